@@ -1,0 +1,117 @@
+/**
+ * The storage interface of Latchkey. An adapter connects Latchkey to a database; every method is
+ * optional, and the features a configuration turns on say which ones must be there (checked when
+ * the configuration is resolved). The shapes match Auth.js's, so an Auth.js adapter works as is.
+ *
+ * @example
+ * ```ts
+ * import type { Adapter } from "@latchkey/core/adapters"
+ * export function MyAdapter(db: Db): Adapter {
+ *   return { async getUser(id) { return db.users.find(id) ?? null }, ... }
+ * }
+ * ```
+ * @module adapters
+ */
+import type { Account, Authenticator, Awaitable, ProviderType, User } from "./types.js";
+
+/** A user as stored: always has an id and an e-mail (which may be empty for some providers). */
+export interface AdapterUser extends User {
+  id: string;
+  email: string;
+  emailVerified: Date | null;
+}
+
+/** The provider types an account can be stored for. */
+export type AdapterAccountType = Extract<ProviderType, "oauth" | "oidc" | "email" | "webauthn">;
+
+/** An account as stored, linked to its user. */
+export interface AdapterAccount extends Account {
+  userId: string;
+  type: AdapterAccountType;
+}
+
+/** A database session. */
+export interface AdapterSession {
+  sessionToken: string;
+  userId: string;
+  expires: Date;
+}
+
+/** A single-use token of an e-mail sign-in. `token` is stored hashed. */
+export interface VerificationToken {
+  identifier: string;
+  expires: Date;
+  token: string;
+}
+
+/** A passkey as stored. */
+export interface AdapterAuthenticator extends Authenticator {
+  userId: string;
+}
+
+/** The storage methods Latchkey calls. */
+export interface Adapter {
+  createUser?(user: AdapterUser): Awaitable<AdapterUser>;
+  getUser?(id: string): Awaitable<AdapterUser | null>;
+  getUserByEmail?(email: string): Awaitable<AdapterUser | null>;
+  getUserByAccount?(account: Pick<AdapterAccount, "provider" | "providerAccountId">): Awaitable<AdapterUser | null>;
+  updateUser?(user: Partial<AdapterUser> & Pick<AdapterUser, "id">): Awaitable<AdapterUser>;
+  /** Deletes the user with its accounts, sessions and authenticators. */
+  deleteUser?(userId: string): Promise<void> | Awaitable<AdapterUser | null | undefined>;
+  linkAccount?(account: AdapterAccount): Promise<void> | Awaitable<AdapterAccount | null | undefined>;
+  unlinkAccount?(
+    account: Pick<AdapterAccount, "provider" | "providerAccountId">,
+  ): Promise<void> | Awaitable<AdapterAccount | undefined>;
+  createSession?(session: { sessionToken: string; userId: string; expires: Date }): Awaitable<AdapterSession>;
+  getSessionAndUser?(sessionToken: string): Awaitable<{ session: AdapterSession; user: AdapterUser } | null>;
+  updateSession?(
+    session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
+  ): Awaitable<AdapterSession | null | undefined>;
+  deleteSession?(sessionToken: string): Promise<void> | Awaitable<AdapterSession | null | undefined>;
+  createVerificationToken?(token: VerificationToken): Awaitable<VerificationToken | null | undefined>;
+  /** Returns the token and deletes it, atomically: of concurrent calls with one token, one wins. */
+  useVerificationToken?(params: { identifier: string; token: string }): Awaitable<VerificationToken | null>;
+  getAccount?(providerAccountId: string, provider: string): Awaitable<AdapterAccount | null>;
+  getAuthenticator?(credentialID: string): Awaitable<AdapterAuthenticator | null>;
+  createAuthenticator?(authenticator: AdapterAuthenticator): Awaitable<AdapterAuthenticator>;
+  listAuthenticatorsByUserId?(userId: string): Awaitable<AdapterAuthenticator[]>;
+  updateAuthenticatorCounter?(credentialID: string, newCounter: number): Awaitable<AdapterAuthenticator>;
+  /**
+   * Latchkey extension: runs `work` in one database transaction, with an adapter bound to it.
+   * Core uses it where several writes must land together (a new user and its account). Adapters
+   * over stores without transactions leave it out.
+   */
+  transaction?<T>(work: (adapter: Adapter) => Promise<T>): Promise<T>;
+}
+
+/** The names of every adapter method, for checks of what an adapter provides. */
+export const adapterMethods = [
+  "createUser",
+  "getUser",
+  "getUserByEmail",
+  "getUserByAccount",
+  "updateUser",
+  "deleteUser",
+  "linkAccount",
+  "unlinkAccount",
+  "createSession",
+  "getSessionAndUser",
+  "updateSession",
+  "deleteSession",
+  "createVerificationToken",
+  "useVerificationToken",
+  "getAccount",
+  "getAuthenticator",
+  "createAuthenticator",
+  "listAuthenticatorsByUserId",
+  "updateAuthenticatorCounter",
+] as const;
+
+/** True when `value` is an ISO 8601 date string, as adapters that store JSON need to revive. */
+export function isDate(value: unknown): value is string {
+  return (
+    typeof value === "string" &&
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value) &&
+    !Number.isNaN(Date.parse(value))
+  );
+}

@@ -1,0 +1,274 @@
+/**
+ * Errors of Latchkey. Every error is an `AuthError` with a stable `type` from a closed union, so
+ * callers can `switch (error.type)`. Only the types in an allow-list ever reach a URL (as
+ * `?error=`); every other error is shown as `Configuration` and logged in full on the server.
+ *
+ * @example
+ * ```ts
+ * import { AuthError } from "@latchkey/core/errors"
+ * logger: { error(e) { if (e instanceof AuthError && e.type === "AdapterError") alert(e) } }
+ * ```
+ * @module errors
+ */
+
+/** Every `type` an `AuthError` can have. */
+export type ErrorType =
+  | "AuthError"
+  | "AccessDenied"
+  | "AccountNotLinked"
+  | "AdapterError"
+  | "CallbackRouteError"
+  | "CredentialsSignin"
+  | "DuplicateConditionalUI"
+  | "EmailSignInError"
+  | "ErrorPageLoop"
+  | "EventError"
+  | "ExperimentalFeatureNotEnabled"
+  | "InvalidCallbackUrl"
+  | "InvalidCheck"
+  | "InvalidConfiguration"
+  | "InvalidEndpoints"
+  | "InvalidProvider"
+  | "JWTSessionError"
+  | "MissingAdapter"
+  | "MissingAdapterMethods"
+  | "MissingAuthorize"
+  | "MissingCSRF"
+  | "MissingSecret"
+  | "MissingWebAuthnAutocomplete"
+  | "OAuthAccountNotLinked"
+  | "OAuthCallbackError"
+  | "OAuthProfileParseError"
+  | "OAuthSignInError"
+  | "RateLimited"
+  | "SessionTokenError"
+  | "SignOutError"
+  | "UnknownAction"
+  | "UnsupportedStrategy"
+  | "UntrustedHost"
+  | "Verification"
+  | "WebAuthnVerificationError";
+
+/** The page an error sends the user to: the sign-in page (with `?error=`) or the error page. */
+export type ErrorPageKind = "signIn" | "error";
+
+/** What `cause` holds: the original error under `err`, and any details. */
+export type ErrorCause = Record<string, unknown> & { err?: Error };
+
+/** Base class of every error Latchkey throws or logs. */
+export class AuthError extends Error {
+  /** The stable identifier of the error. */
+  readonly type: ErrorType;
+  /** Which page the user is sent to. */
+  readonly kind: ErrorPageKind;
+  declare cause?: ErrorCause;
+
+  /**
+   * @param message a message, the original error, or `ErrorOptions`.
+   * @param options `ErrorOptions`, or the original error.
+   */
+  constructor(message?: string | Error | ErrorCause, options?: Error | ErrorCause | { cause?: ErrorCause }) {
+    let text: string | undefined;
+    let cause: ErrorCause | undefined;
+    if (message instanceof Error) {
+      text = message.message;
+      cause = { err: message, ...(options as ErrorCause | undefined) };
+    } else if (typeof message === "string") {
+      text = message;
+      if (options instanceof Error) cause = { err: options };
+      else if (options && "cause" in options) cause = options.cause as ErrorCause;
+      else if (options) cause = options as ErrorCause;
+    } else if (message) {
+      cause = "cause" in message ? (message.cause as ErrorCause) : message;
+    }
+    super(text, cause ? { cause } : undefined);
+    const ctor = new.target as unknown as { type?: ErrorType; kind?: ErrorPageKind };
+    this.name = new.target.name;
+    this.type = ctor.type ?? "AuthError";
+    this.kind = ctor.kind ?? "error";
+    if (cause) this.cause = cause;
+  }
+}
+
+/** A failed sign-in attempt: the user goes back to the sign-in page. */
+export class SignInError extends AuthError {
+  static kind: ErrorPageKind = "signIn";
+}
+
+/** The `signIn` callback refused the user, or threw. */
+export class AccessDenied extends AuthError {
+  static type: ErrorType = "AccessDenied";
+}
+/** The passkey belongs to no account, or to another user. */
+export class AccountNotLinked extends SignInError {
+  static type: ErrorType = "AccountNotLinked";
+}
+/** An adapter method failed. The user sees `Configuration`; the cause is logged. */
+export class AdapterError extends AuthError {
+  static type: ErrorType = "AdapterError";
+}
+/** An unexpected failure in a callback route. */
+export class CallbackRouteError extends AuthError {
+  static type: ErrorType = "CallbackRouteError";
+}
+/**
+ * Throw from a credentials provider's `authorize` to refuse a sign-in. `code` reaches the URL
+ * (`?error=CredentialsSignin&code=...`), so it must not say which field was wrong.
+ *
+ * @example
+ * ```ts
+ * class Locked extends CredentialsSignin { code = "locked" }
+ * ```
+ */
+export class CredentialsSignin extends SignInError {
+  static type: ErrorType = "CredentialsSignin";
+  /** Shown in the URL. @default "credentials" */
+  code = "credentials";
+}
+/** More than one WebAuthn provider asks for conditional UI. */
+export class DuplicateConditionalUI extends AuthError {
+  static type: ErrorType = "DuplicateConditionalUI";
+}
+/** The verification e-mail could not be sent. */
+export class EmailSignInError extends SignInError {
+  static type: ErrorType = "EmailSignInError";
+}
+/** The custom error page itself needs a session: a loop. */
+export class ErrorPageLoop extends AuthError {
+  static type: ErrorType = "ErrorPageLoop";
+}
+/** An event handler threw; logged only. */
+export class EventError extends AuthError {
+  static type: ErrorType = "EventError";
+}
+/** An experimental provider is configured without its `experimental` flag. */
+export class ExperimentalFeatureNotEnabled extends AuthError {
+  static type: ErrorType = "ExperimentalFeatureNotEnabled";
+}
+/** A callback URL is not on the application's origin. */
+export class InvalidCallbackUrl extends AuthError {
+  static type: ErrorType = "InvalidCallbackUrl";
+}
+/** An OAuth check (state, PKCE, nonce) or the WebAuthn challenge failed. */
+export class InvalidCheck extends SignInError {
+  static type: ErrorType = "InvalidCheck";
+}
+/** An option has a wrong value; the message names the option and the fix. */
+export class InvalidConfiguration extends AuthError {
+  static type: ErrorType = "InvalidConfiguration";
+}
+/** A provider's endpoints are missing or not URLs. */
+export class InvalidEndpoints extends AuthError {
+  static type: ErrorType = "InvalidEndpoints";
+}
+/** No provider with that id, or one of a kind the action cannot use. */
+export class InvalidProvider extends AuthError {
+  static type: ErrorType = "InvalidProvider";
+}
+/** A session JWT could not be read or written. */
+export class JWTSessionError extends AuthError {
+  static type: ErrorType = "JWTSessionError";
+}
+/** A feature needs an adapter and none is configured. */
+export class MissingAdapter extends AuthError {
+  static type: ErrorType = "MissingAdapter";
+}
+/** The adapter lacks methods a configured feature needs. */
+export class MissingAdapterMethods extends AuthError {
+  static type: ErrorType = "MissingAdapterMethods";
+}
+/** A credentials provider has no `authorize`. */
+export class MissingAuthorize extends AuthError {
+  static type: ErrorType = "MissingAuthorize";
+}
+/** A POST came without a valid CSRF token. */
+export class MissingCSRF extends SignInError {
+  static type: ErrorType = "MissingCSRF";
+}
+/** No secret, or one too short. */
+export class MissingSecret extends AuthError {
+  static type: ErrorType = "MissingSecret";
+}
+/** A WebAuthn form field lacks `autocomplete="webauthn"`. */
+export class MissingWebAuthnAutocomplete extends AuthError {
+  static type: ErrorType = "MissingWebAuthnAutocomplete";
+}
+/** The e-mail of this OAuth account already belongs to another user. */
+export class OAuthAccountNotLinked extends SignInError {
+  static type: ErrorType = "OAuthAccountNotLinked";
+}
+/** The provider answered the callback with an error, or the token exchange failed. */
+export class OAuthCallbackError extends SignInError {
+  static type: ErrorType = "OAuthCallbackError";
+}
+/** The provider's profile could not be mapped to a user. */
+export class OAuthProfileParseError extends AuthError {
+  static type: ErrorType = "OAuthProfileParseError";
+}
+/** The authorization request could not be made (discovery failed, bad endpoints). */
+export class OAuthSignInError extends SignInError {
+  static type: ErrorType = "OAuthSignInError";
+}
+/** Too many attempts; try again later. */
+export class RateLimited extends SignInError {
+  static type: ErrorType = "RateLimited";
+  /** Seconds until the next attempt is allowed. */
+  retryAfter = 60;
+}
+/** A database session could not be read. */
+export class SessionTokenError extends AuthError {
+  static type: ErrorType = "SessionTokenError";
+}
+/** Sign-out failed to remove the session. */
+export class SignOutError extends AuthError {
+  static type: ErrorType = "SignOutError";
+}
+/** The path names no action, or the method does not fit it. */
+export class UnknownAction extends AuthError {
+  static type: ErrorType = "UnknownAction";
+}
+/** A provider cannot work with the configured session strategy. */
+export class UnsupportedStrategy extends AuthError {
+  static type: ErrorType = "UnsupportedStrategy";
+}
+/** The request's host is not trusted (`trustHost` is off and no `AUTH_URL` is set). */
+export class UntrustedHost extends AuthError {
+  static type: ErrorType = "UntrustedHost";
+}
+/** The e-mail link is unknown, used, expired or for another address. */
+export class Verification extends AuthError {
+  static type: ErrorType = "Verification";
+}
+/** A passkey registration or assertion failed verification. */
+export class WebAuthnVerificationError extends SignInError {
+  static type: ErrorType = "WebAuthnVerificationError";
+}
+
+/**
+ * The value each client-safe error shows as `?error=` (spec §7.2). Anything not listed here is
+ * shown as `Configuration`.
+ */
+const clientErrorValues: Partial<Record<ErrorType, string>> = {
+  AccessDenied: "AccessDenied",
+  AccountNotLinked: "AccountNotLinked",
+  CredentialsSignin: "CredentialsSignin",
+  EmailSignInError: "EmailSignin",
+  InvalidCheck: "OAuthCallbackError",
+  MissingCSRF: "MissingCSRF",
+  OAuthAccountNotLinked: "OAuthAccountNotLinked",
+  OAuthCallbackError: "OAuthCallbackError",
+  OAuthSignInError: "OAuthSignin",
+  RateLimited: "RateLimited",
+  Verification: "Verification",
+  WebAuthnVerificationError: "WebAuthnVerificationError",
+};
+
+/** True when the error may be named to the client. */
+export function isClientError(error: unknown): error is AuthError {
+  return error instanceof AuthError && error.type in clientErrorValues;
+}
+
+/** The `?error=` value for an error: its public name if allow-listed, `Configuration` otherwise. */
+export function clientErrorValue(error: unknown): string {
+  return (error instanceof AuthError && clientErrorValues[error.type]) || "Configuration";
+}

@@ -1,0 +1,95 @@
+/**
+ * Latchkey: authentication for web applications, with the interface of Auth.js.
+ *
+ * `Auth(request, config)` serves every action under `basePath` (`/auth/signin`, `/auth/session`,
+ * ...) and returns a standard `Response`. Framework packages such as `@latchkey/express` wrap it.
+ *
+ * @example
+ * ```ts
+ * import { Auth } from "@latchkey/core"
+ * import Credentials from "@latchkey/core/providers/credentials"
+ *
+ * const config = { secret: process.env.AUTH_SECRET, trustHost: true, providers: [Credentials({ ... })] }
+ * export default { fetch: (request: Request) => Auth(request, config) }
+ * ```
+ * @module @latchkey/core
+ */
+
+import { UnknownAction } from "./errors.js";
+import { type ResolvedConfig, resolveConfig } from "./lib/config.js";
+import { badRequest, configurationErrorResponse, handle } from "./lib/handler.js";
+import { createLogger } from "./lib/logger.js";
+import { BadBody, fromWebRequest, isAuthAction } from "./lib/request.js";
+import { toResponse } from "./lib/response.js";
+import { raw } from "./lib/symbols.js";
+import type { AuthConfig, ResponseInternal } from "./types.js";
+
+export type { Adapter, AdapterAccount, AdapterSession, AdapterUser, VerificationToken } from "./adapters.js";
+export type { ErrorType } from "./errors.js";
+export { AuthError, CredentialsSignin } from "./errors.js";
+export { createActionURL, setEnvDefaults } from "./lib/env.js";
+export { customFetch, raw, skipCSRFCheck } from "./lib/symbols.js";
+export type * from "./types.js";
+export { isAuthAction };
+
+/**
+ * Handles a request to one of Latchkey's actions. Returns a `Response`, or with `raw` in the
+ * configuration the `ResponseInternal` (and then client-safe errors are thrown to the caller,
+ * as frameworks with server-side form actions want).
+ *
+ * @example
+ * ```ts
+ * const response = await Auth(new Request("https://app.example/auth/session", { headers }), config)
+ * const session = await response.json()
+ * ```
+ */
+export async function Auth(request: Request, config: AuthConfig & { raw: typeof raw }): Promise<ResponseInternal>;
+export async function Auth(request: Request, config: AuthConfig): Promise<Response>;
+export async function Auth(request: Request, config: AuthConfig): Promise<Response | ResponseInternal> {
+  const isRaw = config.raw === raw;
+  const finish = (res: ResponseInternal, returnRedirectAsJson: boolean) =>
+    isRaw ? res : toResponse(res, returnRedirectAsJson);
+  const asJson = request.headers.has("x-auth-return-redirect");
+
+  let resolved: ResolvedConfig;
+  try {
+    resolved = resolveConfig(config);
+  } catch (e) {
+    const basePath = typeof config.basePath === "string" ? config.basePath : "/auth";
+    const url = new URL(request.url);
+    const action = url.pathname.startsWith(`${basePath}/`)
+      ? url.pathname.slice(basePath.length + 1).split("/")[0]
+      : undefined;
+    const res = configurationErrorResponse(
+      e,
+      { method: request.method, action: action && isAuthAction(action) ? action : undefined, origin: url.origin },
+      {
+        logger: createLogger(config.logger, !!config.debug),
+        basePath,
+        errorPage: config.pages?.error,
+        theme: config.theme,
+      },
+    );
+    return finish(res, asJson);
+  }
+
+  let req: Awaited<ReturnType<typeof fromWebRequest>>;
+  try {
+    req = await fromWebRequest(request, resolved.basePath);
+  } catch (e) {
+    if (e instanceof BadBody) {
+      resolved.logger.debug(`bad request body: ${e.message}`);
+      return finish(
+        {
+          status: e.status,
+          headers: { "Content-Type": "application/json" },
+          body: { error: "BadRequest", message: e.message },
+        },
+        false,
+      );
+    }
+    if (e instanceof UnknownAction) return finish(badRequest(e.message), false);
+    throw e;
+  }
+  return finish(await handle(req, resolved, isRaw), req.returnRedirectAsJson);
+}

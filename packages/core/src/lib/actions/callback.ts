@@ -1,0 +1,30 @@
+import { InvalidProvider } from "../../errors.js";
+import type { ResponseInternal } from "../../types.js";
+import type { Context } from "../context.js";
+import { credentialsCallback } from "../flows/credentials.js";
+import type { RequestInternal } from "../request.js";
+
+/** `GET|POST /callback/<provider>`: completes the provider's flow and redirects. */
+export async function callback(req: RequestInternal, ctx: Context): Promise<ResponseInternal> {
+  const provider = ctx.provider;
+  if (!provider) throw new InvalidProvider(`No provider with the id "${req.providerId ?? ""}" is configured`);
+  switch (provider.type) {
+    case "credentials":
+      return credentialsCallback(req, ctx);
+    case "oauth":
+    case "oidc": {
+      const { oauthCallback } = await import("../flows/oauth.js");
+      return oauthCallback(req, ctx, provider);
+    }
+    case "email": {
+      const { emailCallback } = await import("../flows/email.js");
+      return emailCallback(req, ctx, provider);
+    }
+    case "webauthn": {
+      const { webauthnCallback } = await import("../flows/webauthn.js");
+      return webauthnCallback(req, ctx, provider);
+    }
+    default:
+      throw new InvalidProvider(`Provider "${(provider as { id: string }).id}" has no callback`);
+  }
+}

@@ -1,0 +1,17 @@
+import type { PublicProvider, ResponseInternal } from "../../types.js";
+import type { Context } from "../context.js";
+
+/** `GET /providers`: the client-safe description of each provider, keyed by id. */
+export function providers(ctx: Context): ResponseInternal {
+  const body: Record<string, PublicProvider> = {};
+  for (const p of ctx.config.providers) {
+    body[p.id] = {
+      id: p.id,
+      name: p.name,
+      type: p.type,
+      signinUrl: `${ctx.origin}${p.signinPath}`,
+      callbackUrl: `${ctx.origin}${p.callbackPath}`,
+    };
+  }
+  return { headers: { "Content-Type": "application/json" }, body: body as unknown as Record<string, unknown> };
+}

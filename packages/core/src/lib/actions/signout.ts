@@ -1,0 +1,42 @@
+import type { Adapter } from "../../adapters.js";
+import { MissingCSRF, SignOutError } from "../../errors.js";
+import type { ResponseInternal } from "../../types.js";
+import type { Context } from "../context.js";
+import { clearChunkedCookie, readChunkedCookie } from "../cookies.js";
+import { otherPages } from "../pages/index.js";
+import type { RequestInternal } from "../request.js";
+import { decodeSessionToken } from "../session/jwt-strategy.js";
+
+/** `GET /signout`: the confirmation page, or a redirect to `pages.signOut`. */
+export async function signoutGet(_req: RequestInternal, ctx: Context): Promise<ResponseInternal> {
+  if (ctx.config.pages.signOut) return { redirect: ctx.config.pages.signOut, cookies: ctx.cookies };
+  ctx.csrf();
+  return otherPages.signout(ctx, await ctx.callbackUrl());
+}
+
+/**
+ * `POST /signout` (CSRF-checked): removes the session (its cookie, and its record under the
+ * database strategy), emits `signOut`, and redirects to the callback URL. The cookie is cleared
+ * even when the store fails; that failure is logged.
+ */
+export async function signoutPost(req: RequestInternal, ctx: Context): Promise<ResponseInternal> {
+  if (!ctx.csrf().verified) throw new MissingCSRF("A sign-out was posted without a valid CSRF token");
+  const { config } = ctx;
+  const redirect = await ctx.callbackUrl();
+  const cookie = ctx.cookieOptions.sessionToken;
+  const raw = readChunkedCookie(req.cookies, cookie.name);
+  if (!raw) return { redirect, cookies: ctx.cookies };
+  try {
+    if (config.session.strategy === "jwt") {
+      const token = await decodeSessionToken(config, raw, cookie.name);
+      await config.events.signOut?.({ token });
+    } else {
+      const removed = (await (config.adapter as Required<Adapter>).deleteSession(raw)) ?? undefined;
+      await config.events.signOut?.({ session: removed });
+    }
+  } catch (e) {
+    config.logger.error(new SignOutError("The session could not be removed", { err: e as Error }));
+  }
+  ctx.cookies.push(...clearChunkedCookie(req.cookies, cookie.name, cookie.options));
+  return { redirect, cookies: ctx.cookies };
+}

@@ -1,0 +1,76 @@
+import type { Cookie, CookieOption } from "../types.js";
+import type { InternalProvider, ResolvedConfig } from "./config.js";
+import type { CookieRole } from "./cookies.js";
+import { createCsrfToken, csrfTokensMatch, readCsrfCookie } from "./csrf.js";
+import type { RequestInternal } from "./request.js";
+
+/**
+ * What an action works with: the resolved configuration and what was derived from this request.
+ * Costly parts (CSRF token, callback URL) are computed on first use, so actions pay only for what
+ * they read (ARCHITECTURE §4).
+ */
+export interface Context {
+  readonly config: ResolvedConfig;
+  /** `scheme://host[:port]` of the application. */
+  readonly origin: string;
+  /** `origin` + `basePath`. */
+  readonly authUrl: string;
+  /** Cookie names and options for this request's scheme. */
+  readonly cookieOptions: Record<CookieRole, CookieOption>;
+  /** Cookies the response will set. */
+  readonly cookies: Cookie[];
+  /** The provider named in the path, if any. */
+  readonly provider?: InternalProvider;
+  /** The CSRF token (a new one is minted, and its cookie queued, when the request has none). */
+  csrf(): { token: string; verified: boolean };
+  /** The validated callback URL (from the body, the query or its cookie); its cookie is queued when it changes. */
+  callbackUrl(): Promise<string>;
+}
+
+export function createContext(req: RequestInternal, config: ResolvedConfig): Context {
+  const origin = req.url.origin;
+  const secure = config.useSecureCookies ?? req.url.protocol === "https:";
+  const cookieOptions = secure ? config.cookies.https : config.cookies.http;
+  const cookies: Cookie[] = [];
+  let csrf: { token: string; verified: boolean } | undefined;
+  let callbackUrl: Promise<string> | undefined;
+
+  return {
+    config,
+    origin,
+    authUrl: `${origin}${config.basePath}`,
+    cookieOptions,
+    cookies,
+    provider: req.providerId ? config.providersById.get(req.providerId) : undefined,
+    csrf() {
+      if (csrf) return csrf;
+      if (!config.csrf) {
+        csrf = { token: "", verified: true };
+        return csrf;
+      }
+      const option = cookieOptions.csrfToken;
+      const existing = readCsrfCookie(config.csrf, req.cookies[option.name]);
+      if (existing) {
+        csrf = { token: existing, verified: req.method === "POST" && csrfTokensMatch(existing, req.body?.csrfToken) };
+      } else {
+        const fresh = createCsrfToken(config.csrf);
+        cookies.push({ name: option.name, value: fresh.cookieValue, options: option.options });
+        csrf = { token: fresh.token, verified: false };
+      }
+      return csrf;
+    },
+    callbackUrl() {
+      callbackUrl ??= (async () => {
+        const option = cookieOptions.callbackUrl;
+        const fromCookie = req.cookies[option.name];
+        const param = req.body?.callbackUrl ?? req.query.callbackUrl;
+        const candidate = typeof param === "string" && param ? param : fromCookie;
+        let url = origin;
+        if (candidate) url = await config.callbacks.redirect({ url: candidate, baseUrl: origin });
+        if (url !== fromCookie) cookies.push({ name: option.name, value: url, options: option.options });
+        return url;
+      })();
+      return callbackUrl;
+    },
+  };
+}

@@ -1,0 +1,169 @@
+import type { Cookie, CookieOption, CookieSerializeOptions, CookiesOptions } from "../types.js";
+
+/** The cookies Latchkey sets, by their role. */
+export type CookieRole = keyof CookiesOptions;
+
+const baseNames: Record<CookieRole, string> = {
+  sessionToken: "authjs.session-token",
+  callbackUrl: "authjs.callback-url",
+  csrfToken: "authjs.csrf-token",
+  pkceCodeVerifier: "authjs.pkce.code_verifier",
+  state: "authjs.state",
+  nonce: "authjs.nonce",
+  webauthnChallenge: "authjs.challenge",
+};
+
+/** Check cookies of a flow in progress live 15 minutes. */
+const FLOW_COOKIE_MAX_AGE = 15 * 60;
+
+/**
+ * The default cookie name of a role, the same as Auth.js's so sessions carry over: `__Secure-`
+ * on https, `__Host-` for the CSRF cookie (which therefore cannot be set by a sub-domain).
+ */
+export function defaultCookieName(role: CookieRole, secure: boolean): string {
+  if (!secure) return baseNames[role];
+  return `${role === "csrfToken" ? "__Host-" : "__Secure-"}${baseNames[role]}`;
+}
+
+/** Default names and options of every cookie, for http (`secure = false`) or https. */
+export function defaultCookies(secure: boolean): Record<CookieRole, CookieOption> {
+  const out = {} as Record<CookieRole, CookieOption>;
+  for (const role of Object.keys(baseNames) as CookieRole[]) {
+    const options: CookieSerializeOptions = { httpOnly: true, sameSite: "lax", path: "/", secure };
+    if (role === "pkceCodeVerifier" || role === "state" || role === "nonce" || role === "webauthnChallenge") {
+      options.maxAge = FLOW_COOKIE_MAX_AGE;
+    }
+    out[role] = { name: defaultCookieName(role, secure), options };
+  }
+  return out;
+}
+
+/**
+ * Parses a `Cookie` header into a record. Values are percent-decoded when they can be; a value
+ * that is not valid percent-encoding is kept as it is. The first occurrence of a name wins, as
+ * browsers send the most specific cookie first.
+ */
+export function parseCookieHeader(header: string | null | undefined): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  if (!header) return out;
+  let start = 0;
+  const length = header.length;
+  while (start < length) {
+    let end = header.indexOf(";", start);
+    if (end === -1) end = length;
+    const eq = header.indexOf("=", start);
+    if (eq !== -1 && eq < end) {
+      const name = header.slice(start, eq).trim();
+      if (name && !(name in out)) {
+        let value = header.slice(eq + 1, end).trim();
+        if (value.length > 1 && value.charCodeAt(0) === 34 && value.charCodeAt(value.length - 1) === 34) {
+          value = value.slice(1, -1);
+        }
+        if (value.includes("%")) {
+          try {
+            value = decodeURIComponent(value);
+          } catch {
+            // keep the raw value: a malformed cookie must not break the request
+          }
+        }
+        out[name] = value;
+      }
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+// RFC 6265 token characters for names; values are percent-encoded where needed.
+const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const SAFE_VALUE = /^[!#$%&'()*+\-./0-9:<=>?@A-Z[\]^_`a-z{}~]*$/;
+
+/** Serialises one `Set-Cookie` header value. */
+export function serializeCookie(name: string, value: string, options: CookieSerializeOptions = {}): string {
+  if (!COOKIE_NAME.test(name)) throw new TypeError(`Invalid cookie name: ${JSON.stringify(name)}`);
+  let out = `${name}=${SAFE_VALUE.test(value) ? value : encodeURIComponent(value)}`;
+  if (options.maxAge !== undefined) out += `; Max-Age=${Math.floor(options.maxAge)}`;
+  if (options.domain) out += `; Domain=${options.domain}`;
+  if (options.path) out += `; Path=${options.path}`;
+  if (options.expires) out += `; Expires=${options.expires.toUTCString()}`;
+  if (options.httpOnly) out += "; HttpOnly";
+  if (options.secure) out += "; Secure";
+  if (options.partitioned) out += "; Partitioned";
+  if (options.priority) out += `; Priority=${options.priority[0]?.toUpperCase()}${options.priority.slice(1)}`;
+  if (options.sameSite) {
+    const sameSite = options.sameSite === true ? "Strict" : options.sameSite;
+    out += `; SameSite=${sameSite === "Strict" ? "Strict" : sameSite[0]?.toUpperCase() + sameSite.slice(1)}`;
+  }
+  return out;
+}
+
+/**
+ * The browser limit is 4096 bytes per cookie, name and attributes included; values are cut into
+ * chunks that leave room for those (the same size Auth.js uses, so either can read the other).
+ */
+const CHUNK_SIZE = 4096 - 160;
+
+/** Reads a possibly chunked cookie: `name`, or `name.0`, `name.1`, ... joined in order. */
+export function readChunkedCookie(cookies: Record<string, string>, name: string): string | undefined {
+  const whole = cookies[name];
+  if (whole) return whole;
+  let value = "";
+  for (let i = 0; ; i++) {
+    const chunk = cookies[`${name}.${i}`];
+    if (chunk === undefined) break;
+    value += chunk;
+  }
+  return value || undefined;
+}
+
+/** The names of every chunk (and the unchunked cookie) of `name` the request carried. */
+function presentChunks(cookies: Record<string, string>, name: string): string[] {
+  const prefix = `${name}.`;
+  return Object.keys(cookies).filter(
+    (key) => key === name || (key.startsWith(prefix) && /^\d+$/.test(key.slice(prefix.length))),
+  );
+}
+
+/**
+ * The cookies that store `value` under `name`: one cookie, or chunks `name.0`, `name.1`, ...
+ * when it is too large. Cookies of an earlier value that are no longer used (stale chunks, or
+ * the unchunked cookie) are expired in the same response.
+ */
+export function writeChunkedCookie(
+  cookies: Record<string, string>,
+  name: string,
+  value: string,
+  options: CookieSerializeOptions,
+): Cookie[] {
+  const out: Cookie[] = [];
+  const written = new Set<string>();
+  if (value.length <= CHUNK_SIZE) {
+    out.push({ name, value, options });
+    written.add(name);
+  } else {
+    for (let i = 0, offset = 0; offset < value.length; i++, offset += CHUNK_SIZE) {
+      const chunkName = `${name}.${i}`;
+      out.push({ name: chunkName, value: value.slice(offset, offset + CHUNK_SIZE), options });
+      written.add(chunkName);
+    }
+  }
+  for (const stale of presentChunks(cookies, name)) {
+    if (!written.has(stale)) out.push(expiredCookie(stale, options));
+  }
+  return out;
+}
+
+/** Cookies that expire every part of a chunked cookie the request carried. */
+export function clearChunkedCookie(
+  cookies: Record<string, string>,
+  name: string,
+  options: CookieSerializeOptions,
+): Cookie[] {
+  return presentChunks(cookies, name).map((chunk) => expiredCookie(chunk, options));
+}
+
+/** A cookie that tells the browser to delete `name`. */
+export function expiredCookie(name: string, options: CookieSerializeOptions): Cookie {
+  const { expires: _expires, ...rest } = options;
+  return { name, value: "", options: { ...rest, maxAge: 0 } };
+}

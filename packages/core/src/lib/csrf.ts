@@ -1,0 +1,50 @@
+import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
+
+/**
+ * Double-submit CSRF tokens (spec §5.4). The cookie holds `token|mac`, where `mac` is an
+ * HMAC-SHA256 of the token under a key derived from the secret: a cookie planted by an attacker
+ * (through a sub-domain, say) cannot carry a valid mac. A POST is verified when its body's
+ * `csrfToken` equals the token of a cookie whose mac checks out.
+ */
+export interface CsrfKeys {
+  /** One key per secret; the first signs, all verify (secret rotation). */
+  keys: Buffer[];
+}
+
+export function deriveCsrfKeys(secrets: readonly string[]): CsrfKeys {
+  return { keys: secrets.map((secret) => Buffer.from(hkdfSync("sha256", secret, "", "Latchkey CSRF token key", 32))) };
+}
+
+function mac(key: Buffer, token: string): Buffer {
+  return createHmac("sha256", key).update(token).digest();
+}
+
+/** A new token and the cookie value that proves it. */
+export function createCsrfToken(keys: CsrfKeys): { token: string; cookieValue: string } {
+  const token = randomBytes(32).toString("hex");
+  return { token, cookieValue: `${token}|${mac(keys.keys[0] as Buffer, token).toString("hex")}` };
+}
+
+const TOKEN = /^[0-9a-f]{64}$/;
+const MAC = /^[0-9a-f]{64}$/;
+
+/** The token of a genuine cookie value, or undefined for a missing or forged one. */
+export function readCsrfCookie(keys: CsrfKeys, cookieValue: string | undefined): string | undefined {
+  if (!cookieValue) return undefined;
+  const bar = cookieValue.indexOf("|");
+  if (bar === -1) return undefined;
+  const token = cookieValue.slice(0, bar);
+  const received = cookieValue.slice(bar + 1);
+  if (!TOKEN.test(token) || !MAC.test(received)) return undefined;
+  const receivedMac = Buffer.from(received, "hex");
+  for (const key of keys.keys) {
+    if (timingSafeEqual(mac(key, token), receivedMac)) return token;
+  }
+  return undefined;
+}
+
+/** Constant-time comparison of the submitted token with the cookie's. */
+export function csrfTokensMatch(cookieToken: string | undefined, submitted: unknown): boolean {
+  if (!cookieToken || typeof submitted !== "string" || submitted.length !== cookieToken.length) return false;
+  return timingSafeEqual(Buffer.from(cookieToken), Buffer.from(submitted));
+}

@@ -1,0 +1,116 @@
+import type { ProviderConfig } from "../providers/index.js";
+import type { AuthAction, AuthConfig } from "../types.js";
+import { createLogger } from "./logger.js";
+
+type Env = Record<string, string | undefined>;
+
+function envFlag(value: string | undefined): boolean | undefined {
+  if (value === undefined || value === "") return undefined;
+  return !["0", "false", "no", "off"].includes(value.trim().toLowerCase());
+}
+
+/**
+ * Fills unset options from the environment: `AUTH_SECRET` (and `AUTH_SECRET_1..3`, newest
+ * first, for rotation), `AUTH_URL` (its path becomes `basePath`), `AUTH_TRUST_HOST`,
+ * `AUTH_REDIRECT_PROXY_URL`, and `AUTH_<PROVIDER>_ID`, `_SECRET`, `_ISSUER`, `_KEY` for each
+ * provider. Options already set are kept. This is the one function that writes to a
+ * configuration; call it before the first request.
+ *
+ * @example
+ * ```ts
+ * setEnvDefaults(process.env, config)
+ * ```
+ */
+export function setEnvDefaults(envObject: Env, config: AuthConfig, suppressBasePathWarning = false): void {
+  const url = envObject.AUTH_URL;
+  if (url) {
+    try {
+      const pathname = new URL(url).pathname.replace(/\/+$/, "");
+      if (config.basePath) {
+        if (pathname && pathname !== config.basePath && !suppressBasePathWarning) {
+          createLogger(config.logger, !!config.debug).warn("env-url-basepath-mismatch");
+        }
+      } else if (pathname) {
+        config.basePath = pathname;
+      }
+    } catch {
+      // an unparsable AUTH_URL is reported where it is used (createActionURL)
+    }
+  }
+  config.basePath ??= "/auth";
+
+  const hasSecret = Array.isArray(config.secret) ? config.secret.length > 0 : !!config.secret;
+  if (!hasSecret) {
+    const secrets: string[] = [];
+    if (envObject.AUTH_SECRET) secrets.push(envObject.AUTH_SECRET);
+    for (const i of [1, 2, 3]) {
+      const rotated = envObject[`AUTH_SECRET_${i}`];
+      if (rotated) secrets.unshift(rotated);
+    }
+    if (secrets.length) config.secret = secrets.length === 1 ? secrets[0] : secrets;
+  }
+
+  config.redirectProxyUrl ??= envObject.AUTH_REDIRECT_PROXY_URL || undefined;
+  config.trustHost ??=
+    envFlag(envObject.AUTH_TRUST_HOST) ?? (!!envObject.AUTH_URL || envObject.NODE_ENV !== "production");
+
+  config.providers = config.providers.map((provider) => {
+    const instance = (typeof provider === "function" ? provider() : provider) as ProviderConfig &
+      Record<string, unknown>;
+    const ID = instance.id.toUpperCase().replace(/-/g, "_");
+    const fromEnv = {
+      clientId: envObject[`AUTH_${ID}_ID`],
+      clientSecret: envObject[`AUTH_${ID}_SECRET`],
+      issuer: envObject[`AUTH_${ID}_ISSUER`],
+      apiKey: envObject[`AUTH_${ID}_KEY`],
+    };
+    const options = (instance.options ?? {}) as Record<string, unknown>;
+    const fill: Record<string, string> = {};
+    const keys =
+      instance.type === "oauth" || instance.type === "oidc"
+        ? (["clientId", "clientSecret", "issuer"] as const)
+        : instance.type === "email"
+          ? (["apiKey"] as const)
+          : [];
+    for (const key of keys) {
+      const value = fromEnv[key];
+      if (value && options[key] === undefined && instance[key] === undefined) fill[key] = value;
+    }
+    if (Object.keys(fill).length === 0) return instance;
+    // A factory given as is (`providers: [GitHub]`) is called again with the values, so defaults
+    // it derives from them (TikTok's client_key, ...) see them too.
+    if (typeof provider === "function") return (provider as unknown as (o: object) => ProviderConfig)(fill);
+    return { ...instance, options: { ...options, ...fill } } as ProviderConfig;
+  });
+}
+
+/**
+ * The URL of an action, from `AUTH_URL` when it is set, otherwise from the request's
+ * `X-Forwarded-Host` / `Host` and `X-Forwarded-Proto` (or `protocol`). Only call it with
+ * forwarded headers your proxy sets.
+ *
+ * @example
+ * ```ts
+ * createActionURL("signin", "https", request.headers, process.env, { basePath: "/auth" })
+ * // → https://app.example/auth/signin
+ * ```
+ */
+export function createActionURL(
+  action: AuthAction,
+  protocol: string,
+  headers: Headers,
+  envObject: Env,
+  config: Pick<AuthConfig, "basePath" | "logger">,
+): URL {
+  const envUrl = envObject.AUTH_URL;
+  let origin: string;
+  if (envUrl) {
+    origin = new URL(envUrl).origin;
+  } else {
+    const host = headers.get("x-forwarded-host")?.split(",")[0]?.trim() ?? headers.get("host");
+    const proto = headers.get("x-forwarded-proto")?.split(",")[0]?.trim() ?? protocol ?? "https";
+    origin = new URL(`${proto.endsWith(":") ? proto : `${proto}:`}//${host}`).origin;
+  }
+  const basePath = (config.basePath ?? "").replace(/^\/+|\/+$/g, "");
+  return new URL(basePath ? `${origin}/${basePath}/${action}` : `${origin}/${action}`);
+}

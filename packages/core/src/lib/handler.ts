@@ -1,0 +1,102 @@
+import {
+  AuthError,
+  CredentialsSignin,
+  clientErrorValue,
+  RateLimited,
+  UnknownAction,
+  UntrustedHost,
+} from "../errors.js";
+import type { LoggerInstance, ResponseInternal, Theme } from "../types.js";
+import type { ResolvedConfig } from "./config.js";
+import { type Context, createContext } from "./context.js";
+import { page } from "./pages/layout.js";
+import { errorPage } from "./pages/other-pages.js";
+import type { RequestInternal } from "./request.js";
+import { route } from "./router.js";
+
+const configurationMessage =
+  "There was a problem with the server configuration. Check the server logs for more information.";
+const htmlActions = new Set(["signin", "signout", "error", "verify-request"]);
+
+/**
+ * The answer when the configuration itself is wrong: the error page for page requests, a 500
+ * JSON message otherwise. The details go to the log only.
+ */
+export function configurationErrorResponse(
+  error: unknown,
+  request: { method: string; action?: string; origin: string },
+  options: { logger: LoggerInstance; basePath: string; errorPage?: string; theme?: Theme },
+): ResponseInternal {
+  options.logger.error(error instanceof Error ? error : new AuthError(String(error)));
+  if (request.method !== "GET" || !request.action || !htmlActions.has(request.action)) {
+    return { status: 500, headers: { "Content-Type": "application/json" }, body: { message: configurationMessage } };
+  }
+  if (options.errorPage) return { redirect: `${request.origin}${options.errorPage}?error=Configuration` };
+  const { title, status, content } = errorPage({
+    authUrl: `${request.origin}${options.basePath}`,
+    origin: request.origin,
+    error: "Configuration",
+  });
+  return page({ title, status, content, theme: options.theme ?? {} });
+}
+
+/** A 400 for requests that name no action or use the wrong method. */
+export function badRequest(message: string): ResponseInternal {
+  return { status: 400, headers: { "Content-Type": "application/json" }, body: { error: "UnknownAction", message } };
+}
+
+/** Runs an action; turns every failure into its redirect, page or JSON answer. */
+export async function handle(req: RequestInternal, config: ResolvedConfig, rawMode = false): Promise<ResponseInternal> {
+  if (!config.trustHost) {
+    return configurationErrorResponse(
+      new UntrustedHost(
+        `The host of ${req.url.origin} is not trusted. Set AUTH_URL to the application's URL, or \`trustHost: true\` (AUTH_TRUST_HOST=true) when a proxy you control sets the Host header.`,
+      ),
+      { method: req.method, action: req.action, origin: req.url.origin },
+      { logger: config.logger, basePath: config.basePath, errorPage: config.pages.error, theme: config.theme },
+    );
+  }
+  const ctx = createContext(req, config);
+  try {
+    return await route(req, ctx);
+  } catch (e) {
+    return errorResponse(e, req, ctx, rawMode);
+  }
+}
+
+function errorResponse(e: unknown, req: RequestInternal, ctx: Context, rawMode: boolean): ResponseInternal {
+  const { config } = ctx;
+  if (e instanceof UnknownAction) {
+    config.logger.debug(`unknown action: ${e.message}`);
+    return badRequest(e.message);
+  }
+  config.logger.error(e instanceof Error ? e : new AuthError(String(e)));
+  if (rawMode && e instanceof AuthError && !req.returnRedirectAsJson) throw e;
+  // Only deletions survive an error: a half-made session or check cookie must not be set.
+  const cookies = ctx.cookies.filter((c) => c.options?.maxAge === 0);
+  if (req.method === "POST" && req.action === "session") {
+    return { status: 400, headers: { "Content-Type": "application/json" }, body: null, cookies };
+  }
+  const params = new URLSearchParams({ error: clientErrorValue(e) });
+  if (e instanceof CredentialsSignin) params.set("code", e.code);
+  const kind = e instanceof AuthError ? e.kind : "error";
+  const path =
+    kind === "signIn"
+      ? (config.pages.signIn ?? `${config.basePath}/signin`)
+      : (config.pages.error ?? `${config.basePath}/error`);
+  const url = `${ctx.origin}${path}${path.includes("?") ? "&" : "?"}${params}`;
+  if (e instanceof RateLimited) {
+    // Scripts get a real 429; browsers posting a form get the sign-in page with the error.
+    const retryAfter = String(Math.max(1, Math.ceil(e.retryAfter)));
+    if (req.returnRedirectAsJson || !req.headers.get("accept")?.includes("text/html")) {
+      return {
+        status: 429,
+        headers: { "Content-Type": "application/json", "Retry-After": retryAfter },
+        body: { error: "RateLimited", url },
+        cookies,
+      };
+    }
+    return { redirect: url, headers: { "Retry-After": retryAfter }, cookies };
+  }
+  return { redirect: url, cookies };
+}

@@ -1,0 +1,25 @@
+/** True for `{}`-style objects: not arrays, dates, URLs, class instances or functions. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== "object") return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Deep-merges plain objects from left to right into a new object. Arrays, functions and class
+ * instances are replaced, not merged; `undefined` never overwrites a value. Symbol keys (such as
+ * `customFetch`) are carried over too. Inputs are never mutated.
+ */
+export function merge<T extends object>(target: T, ...sources: Array<object | undefined | null>): T {
+  const out: Record<PropertyKey, unknown> = { ...(target as Record<PropertyKey, unknown>) };
+  for (const source of sources) {
+    if (!source) continue;
+    for (const key of Reflect.ownKeys(source)) {
+      const value = (source as Record<PropertyKey, unknown>)[key];
+      if (value === undefined) continue;
+      const current = out[key];
+      out[key] = isPlainObject(current) && isPlainObject(value) ? merge(current, value) : value;
+    }
+  }
+  return out as T;
+}

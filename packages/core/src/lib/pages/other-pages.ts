@@ -1,0 +1,62 @@
+import { html, type SafeHtml } from "./html.js";
+
+/** The sign-out confirmation page: one button that POSTs the CSRF token. */
+export function signoutPage(props: { authUrl: string; csrfToken: string; callbackUrl?: string }): {
+  title: string;
+  content: SafeHtml;
+} {
+  return {
+    title: "Sign out",
+    content: html`<div class="card signout"><h1>Sign out</h1><p>Are you sure you want to sign out?</p><form action="${props.authUrl}/signout" method="POST"><input type="hidden" name="csrfToken" value="${props.csrfToken}">${props.callbackUrl ? html`<input type="hidden" name="callbackUrl" value="${props.callbackUrl}">` : ""}<button id="submitButton" type="submit">Sign out</button></form></div>`,
+  };
+}
+
+/** The page shown after a sign-in e-mail was sent. */
+export function verifyRequestPage(props: { origin: string }): { title: string; content: SafeHtml } {
+  const host = new URL(props.origin).host;
+  return {
+    title: "Check your e-mail",
+    content: html`<div class="card verify-request"><h1>Check your e-mail</h1><p>A sign-in link has been sent to your e-mail address.</p><p><a class="site" href="${props.origin}">${host}</a></p></div>`,
+  };
+}
+
+const errorPages: Record<string, { status: number; heading: string; text: string[]; signin?: boolean }> = {
+  Configuration: {
+    status: 500,
+    heading: "Server error",
+    text: ["There is a problem with the server configuration.", "Check the server logs for more information."],
+  },
+  AccessDenied: {
+    status: 403,
+    heading: "Access denied",
+    text: ["You do not have permission to sign in."],
+    signin: true,
+  },
+  Verification: {
+    status: 403,
+    heading: "Unable to sign in",
+    text: ["The sign-in link is no longer valid.", "It may have been used already or it may have expired."],
+    signin: true,
+  },
+};
+
+/** The error page (spec §7.2): a known `error` gets its own text and status, anything else a generic page. */
+export function errorPage(props: { authUrl: string; origin: string; error?: string }): {
+  title: string;
+  status: number;
+  content: SafeHtml;
+} {
+  const known = props.error ? errorPages[props.error] : undefined;
+  const heading = known?.heading ?? "Error";
+  const body = known
+    ? known.text.map((t) => html`<p>${t}</p>`)
+    : html`<p><a class="site" href="${props.origin}">${new URL(props.origin).host}</a></p>`;
+  const signin = known?.signin
+    ? html`<div class="actions"><a class="button" href="${props.authUrl}/signin">Sign in</a></div>`
+    : "";
+  return {
+    title: heading,
+    status: known?.status ?? 200,
+    content: html`<div class="card error-page"><h1>${heading}</h1>${body}${signin}</div>`,
+  };
+}

@@ -1,0 +1,193 @@
+import { UnknownAction } from "../errors.js";
+import type { AuthAction } from "../types.js";
+import { parseCookieHeader } from "./cookies.js";
+
+/** Reads request headers, whatever their source (a `Headers` object or Node's header record). */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
+/** The one internal form of a request, built once at the boundary (ARCHITECTURE §2). */
+export interface RequestInternal {
+  /** The full URL of the request. */
+  url: URL;
+  method: "GET" | "POST";
+  action: AuthAction;
+  providerId?: string;
+  query: Record<string, string>;
+  body?: Record<string, unknown>;
+  cookies: Record<string, string>;
+  headers: HeaderReader;
+  /** `X-Auth-Return-Redirect` was sent: answer a redirect with `200 {"url": ...}`. */
+  returnRedirectAsJson: boolean;
+  /** The client's IP address, when the framework knows it. */
+  clientIp?: string;
+  /** A Web `Request` for callbacks that receive one (`authorize`); built on demand. */
+  toRequest(): Request;
+}
+
+const actions: ReadonlySet<string> = new Set<AuthAction>([
+  "callback",
+  "csrf",
+  "error",
+  "providers",
+  "session",
+  "signin",
+  "signout",
+  "verify-request",
+  "webauthn-options",
+]);
+
+/**
+ * True when `action` names one of the actions of spec §4.
+ *
+ * @example
+ * ```ts
+ * isAuthAction("signin") // true
+ * isAuthAction("admin")  // false
+ * ```
+ */
+export function isAuthAction(action: string): action is AuthAction {
+  return actions.has(action);
+}
+
+const withProvider: ReadonlySet<string> = new Set(["signin", "callback", "webauthn-options"]);
+const PROVIDER_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+/**
+ * Splits `<basePath>/<action>[/<providerId>]`. Anything else (another prefix, an unknown action,
+ * a provider id on an action that takes none, extra segments) is an `UnknownAction`.
+ */
+export function parseActionPath(pathname: string, basePath: string): { action: AuthAction; providerId?: string } {
+  if (!pathname.startsWith(`${basePath}/`))
+    throw new UnknownAction(`${pathname} is not under the base path ${basePath || "/"}`);
+  // The sign-in page's WebAuthn script; a provider id can never contain the ".".
+  if (pathname === `${basePath}/webauthn-script.js`)
+    return { action: "webauthn-options", providerId: "webauthn-script.js" };
+  const segments = pathname.slice(basePath.length + 1).split("/");
+  if (segments.at(-1) === "") segments.pop();
+  const [action, providerId, ...rest] = segments;
+  if (!action || !isAuthAction(action) || rest.length > 0) throw new UnknownAction(`${pathname} names no action`);
+  if (providerId !== undefined) {
+    if (!withProvider.has(action)) throw new UnknownAction(`The ${action} action takes no provider`);
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(providerId);
+    } catch {
+      throw new UnknownAction("Malformed provider id");
+    }
+    if (!PROVIDER_ID.test(decoded)) throw new UnknownAction("Malformed provider id");
+    return { action, providerId: decoded };
+  }
+  return { action };
+}
+
+/** Form and JSON bodies of auth requests are small; larger ones are refused unread. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** A body that cannot be read: too large, or not the JSON / form it claims to be. */
+export class BadBody extends Error {
+  constructor(
+    message: string,
+    readonly status: 400 | 413 | 415 = 400,
+  ) {
+    super(message);
+  }
+}
+
+/** Parses a request body by its content type into a flat record. */
+export function parseBody(contentType: string | null, text: string): Record<string, unknown> | undefined {
+  if (!text) return undefined;
+  const type = contentType?.split(";")[0]?.trim().toLowerCase();
+  if (type === "application/json") {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new BadBody("The JSON body could not be parsed");
+    }
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
+      throw new BadBody("The JSON body must be an object");
+    return parsed as Record<string, unknown>;
+  }
+  if (type === "application/x-www-form-urlencoded") {
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of new URLSearchParams(text)) if (!(key in out)) out[key] = value;
+    return out;
+  }
+  return undefined;
+}
+
+function queryRecord(url: URL): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of url.searchParams) if (!(key in out)) out[key] = value;
+  return out;
+}
+
+async function readLimited(request: Request): Promise<string> {
+  const declared = Number(request.headers.get("content-length"));
+  if (declared > MAX_BODY_BYTES) throw new BadBody("The request body is too large", 413);
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new BadBody("The request body is too large", 413);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * Builds the internal request from a Web `Request`. Throws `UnknownAction` for paths and methods
+ * that are no action, and `BadBody` for unreadable bodies.
+ */
+export async function fromWebRequest(request: Request, basePath: string): Promise<RequestInternal> {
+  const method = request.method;
+  if (method !== "GET" && method !== "POST")
+    throw new UnknownAction(`The method ${method} is not supported; use GET or POST`);
+  const url = new URL(request.url);
+  const { action, providerId } = parseActionPath(url.pathname, basePath);
+  const body =
+    method === "POST" ? parseBody(request.headers.get("content-type"), await readLimited(request)) : undefined;
+  return {
+    url,
+    method,
+    action,
+    providerId,
+    query: queryRecord(url),
+    body,
+    cookies: parseCookieHeader(request.headers.get("cookie")),
+    headers: request.headers,
+    returnRedirectAsJson: request.headers.has("x-auth-return-redirect"),
+    toRequest: () => rebuildRequest(url, method, request.headers, body),
+  };
+}
+
+/** A `Request` equivalent to an internal one, for callbacks that want the Web object. */
+export function rebuildRequest(
+  url: URL,
+  method: string,
+  headers: HeadersInit | HeaderReader,
+  body: Record<string, unknown> | undefined,
+): Request {
+  const init: RequestInit = {
+    method,
+    headers: headers instanceof Headers || !("get" in headers) ? (headers as HeadersInit) : undefined,
+  };
+  if (method === "POST") {
+    init.body = JSON.stringify(body ?? {});
+    const h = new Headers(init.headers);
+    h.set("content-type", "application/json");
+    init.headers = h;
+  }
+  return new Request(url, init);
+}
+
+export { queryRecord };

@@ -1,0 +1,90 @@
+import { JWTSessionError } from "../../errors.js";
+import { type JWT, openToken, sealToken } from "../../jwt.js";
+import type { Cookie, Session } from "../../types.js";
+import type { ResolvedConfig } from "../config.js";
+import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../cookies.js";
+import type { SessionRead, SessionReadOptions } from "./index.js";
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** Opens the session token of a request with the configured (or the built-in) decoder. */
+export async function decodeSessionToken(config: ResolvedConfig, raw: string, salt: string): Promise<JWT | null> {
+  if (!config.jwt.decode) return openToken(raw, config.jwt.secrets, salt);
+  try {
+    return (await config.jwt.decode({ token: raw, secret: [...config.jwt.secrets], salt })) ?? null;
+  } catch (e) {
+    config.logger.error(new JWTSessionError("The session token could not be decoded", { err: e as Error }));
+    return null;
+  }
+}
+
+/** Seals a session token into its cookie (chunked when large), clearing stale chunks. */
+export async function sessionTokenCookies(
+  config: ResolvedConfig,
+  requestCookies: Record<string, string>,
+  cookie: { name: string; options: Cookie["options"] },
+  token: JWT,
+): Promise<Cookie[]> {
+  const { name } = cookie;
+  const value = config.jwt.encode
+    ? await config.jwt.encode({ token, secret: [...config.jwt.secrets], salt: name, maxAge: config.jwt.maxAge })
+    : sealToken(token, config.jwt.secrets, name, config.jwt.maxAge);
+  const expires = new Date(Date.now() + config.session.maxAge * 1000);
+  return writeChunkedCookie(requestCookies, name, value, { ...cookie.options, expires });
+}
+
+/**
+ * Reads (and on update, changes) a JWT session. The `jwt` callback runs only when the
+ * application set one; the cookie is re-issued only when the token changed or `updateAge` has
+ * passed since it was issued.
+ */
+export async function readJwtSession(config: ResolvedConfig, options: SessionReadOptions): Promise<SessionRead> {
+  const { cookies: requestCookies, cookie, update } = options;
+  const raw = readChunkedCookie(requestCookies, cookie.name);
+  if (!raw) return { session: null, cookies: [] };
+  const claims = await decodeSessionToken(config, raw, cookie.name);
+  if (!claims) {
+    config.logger.debug("session token rejected: not a valid token under the configured secrets");
+    return { session: null, cookies: clearChunkedCookie(requestCookies, cookie.name, cookie.options) };
+  }
+
+  let token: JWT | null = claims;
+  let changed = false;
+  if (update || !config.defaultCallbacks.jwt) {
+    const before = update ? "" : JSON.stringify(claims);
+    token = await config.callbacks.jwt({
+      token: claims,
+      user: undefined as never,
+      ...(update ? { trigger: "update" as const, session: update.data } : {}),
+    });
+    changed = !!update || token === null || JSON.stringify(token) !== before;
+  }
+  if (token === null)
+    return { session: null, cookies: clearChunkedCookie(requestCookies, cookie.name, cookie.options) };
+
+  const due = changed || typeof token.iat !== "number" || nowSeconds() - token.iat >= config.session.updateAge;
+  let cookies: Cookie[] = [];
+  let expires: Date;
+  if (due) {
+    expires = new Date(Date.now() + config.session.maxAge * 1000);
+    if (options.reissue) cookies = await sessionTokenCookies(config, requestCookies, cookie, token);
+  } else {
+    expires = new Date((token.exp as number) * 1000);
+  }
+
+  const base: Session = {
+    user: { name: token.name, email: token.email, image: token.picture },
+    expires: expires.toISOString(),
+  };
+  const session =
+    config.defaultCallbacks.session && !update
+      ? base
+      : await config.callbacks.session({
+          session: base as never,
+          token,
+          user: undefined as never,
+          ...(update ? { newSession: update.data, trigger: "update" as const } : {}),
+        });
+  await config.events.session?.({ session, token });
+  return { session, cookies };
+}

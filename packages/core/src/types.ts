@@ -1,0 +1,311 @@
+/**
+ * The public data shapes of Latchkey (spec §2). They match Auth.js's, so code written against
+ * `@auth/core/types` compiles against these unchanged.
+ *
+ * @module types
+ */
+import type { Adapter, AdapterSession, AdapterUser } from "./adapters.js";
+import type { JWT, JWTOptions } from "./jwt.js";
+import type { raw, skipCSRFCheck } from "./lib/symbols.js";
+import type { Provider } from "./providers/index.js";
+import type { RateLimitOptions } from "./rate-limit.js";
+
+export type { JWT } from "./jwt.js";
+export type { Provider } from "./providers/index.js";
+
+/** A value, or a promise of it. */
+export type Awaitable<T> = T | PromiseLike<T>;
+
+/** The kinds of provider Latchkey signs users in with. */
+export type ProviderType = "oauth" | "oidc" | "email" | "credentials" | "webauthn";
+
+/** The names of the actions served under `basePath` (spec §4). */
+export type AuthAction =
+  | "callback"
+  | "csrf"
+  | "error"
+  | "providers"
+  | "session"
+  | "signin"
+  | "signout"
+  | "verify-request"
+  | "webauthn-options";
+
+/** A user as the application sees it (spec §2.2). */
+export interface User {
+  id?: string;
+  name?: string | null;
+  email?: string | null;
+  image?: string | null;
+}
+
+/** The session sent to the client (spec §2.1). `expires` is an ISO 8601 date. */
+export interface Session {
+  user?: User;
+  expires: string;
+}
+
+/** Alias kept for Auth.js compatibility. */
+export type DefaultSession = Session;
+
+/** RFC 9396 authorization details, kept on the account as the provider sent them. */
+export interface AuthorizationDetails {
+  type: string;
+  [key: string]: unknown;
+}
+
+/** The token endpoint's response, as much of it as a provider sent. */
+export interface TokenSet {
+  access_token?: string;
+  token_type?: string;
+  id_token?: string;
+  refresh_token?: string;
+  scope?: string;
+  expires_in?: number;
+  expires_at?: number;
+  authorization_details?: AuthorizationDetails[];
+  [key: string]: unknown;
+}
+
+/** A user's account at a provider (spec §2.3). */
+export interface Account extends Partial<TokenSet> {
+  provider: string;
+  providerAccountId: string;
+  type: ProviderType;
+  userId?: string;
+  /** Always lowercase. */
+  token_type?: string;
+  /** Absolute expiry in seconds since the epoch, computed from `expires_in`. */
+  expires_at?: number;
+}
+
+/** A postal address claim of a profile. */
+export interface ProfileAddress {
+  country?: string | null;
+  formatted?: string | null;
+  locality?: string | null;
+  postal_code?: string | null;
+  region?: string | null;
+  street_address?: string | null;
+}
+
+/** What an OAuth or OIDC provider says about a user (spec §2.4). */
+export interface Profile {
+  sub?: string | null;
+  id?: string | null;
+  name?: string | null;
+  given_name?: string | null;
+  family_name?: string | null;
+  middle_name?: string | null;
+  nickname?: string | null;
+  preferred_username?: string | null;
+  profile?: string | null;
+  email?: string | null;
+  email_verified?: boolean | null;
+  gender?: string | null;
+  birthdate?: string | null;
+  locale?: string | null;
+  phone_number?: string | null;
+  picture?: unknown;
+  website?: string | null;
+  zoneinfo?: string | null;
+  updated_at?: string | number | Date | null;
+  address?: ProfileAddress | null;
+  [claim: string]: unknown;
+}
+
+/** A passkey credential (spec §2.5). */
+export interface Authenticator {
+  /** Base64 credential id. */
+  credentialID: string;
+  /** Base64 public key. */
+  credentialPublicKey: string;
+  counter: number;
+  credentialDeviceType: string;
+  credentialBackedUp: boolean;
+  /** Comma-separated transports. */
+  transports?: string | null;
+  providerAccountId: string;
+  userId?: string;
+}
+
+/** An entry of `GET /auth/providers` (spec §2.6). */
+export interface PublicProvider {
+  id: string;
+  name: string;
+  type: string;
+  signinUrl: string;
+  callbackUrl: string;
+}
+
+/** The options a cookie is serialised with. */
+export interface CookieSerializeOptions {
+  domain?: string;
+  expires?: Date;
+  httpOnly?: boolean;
+  maxAge?: number;
+  path?: string;
+  partitioned?: boolean;
+  priority?: "low" | "medium" | "high";
+  sameSite?: boolean | "lax" | "strict" | "none";
+  secure?: boolean;
+}
+
+/** A cookie to set on the response. */
+export interface Cookie {
+  name: string;
+  value: string;
+  options?: CookieSerializeOptions;
+}
+
+/** A cookie's name and options (spec §2.8). */
+export interface CookieOption {
+  name: string;
+  options: CookieSerializeOptions;
+}
+
+/** Overrides for the cookies Latchkey sets (spec §2.8). */
+export interface CookiesOptions {
+  sessionToken: Partial<CookieOption>;
+  callbackUrl: Partial<CookieOption>;
+  csrfToken: Partial<CookieOption>;
+  pkceCodeVerifier: Partial<CookieOption>;
+  state: Partial<CookieOption>;
+  nonce: Partial<CookieOption>;
+  webauthnChallenge: Partial<CookieOption>;
+}
+
+/** What every action returns before it becomes a `Response` (spec §2.7). */
+export interface ResponseInternal<
+  Body extends string | Record<string, unknown> | unknown[] | null =
+    | string
+    | Record<string, unknown>
+    | unknown[]
+    | null,
+> {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: Body;
+  redirect?: string;
+  cookies?: Cookie[];
+}
+
+/** The look of the built-in pages (spec §2.9). */
+export interface Theme {
+  colorScheme?: "auto" | "dark" | "light";
+  logo?: string;
+  brandColor?: string;
+  buttonText?: string;
+}
+
+/** Paths of the application's own pages, used instead of the built-in ones (spec §2.10). */
+export interface PagesOptions {
+  signIn: string;
+  signOut: string;
+  error: string;
+  verifyRequest: string;
+  newUser: string;
+}
+
+/** What `logger.error`, `logger.warn` and `logger.debug` receive. */
+export interface LoggerInstance {
+  error: (error: Error) => void;
+  warn: (code: string) => void;
+  debug: (message: string, metadata?: unknown) => void;
+}
+
+/** The callbacks that decide what happens in a flow (spec §6). */
+export interface CallbacksOptions {
+  /**
+   * Decides whether a user may sign in: `true` continues, `false` (or a throw) ends on the error
+   * page as `AccessDenied`, a string redirects there.
+   */
+  signIn: (params: {
+    user: User | AdapterUser;
+    account: Account | null;
+    profile?: Profile;
+    email?: { verificationRequest?: boolean };
+    credentials?: Record<string, unknown>;
+  }) => Awaitable<boolean | string>;
+  /** Decides where a redirect may go. The default keeps every redirect on the application's origin. */
+  redirect: (params: { url: string; baseUrl: string }) => Awaitable<string>;
+  /** Shapes the session sent to the client. */
+  session: (params: {
+    session: Session & { user: User | AdapterUser } & Partial<AdapterSession>;
+    token: JWT;
+    user: AdapterUser;
+    newSession?: unknown;
+    trigger?: "update";
+  }) => Awaitable<Session | Record<string, unknown>>;
+  /** Shapes the JWT stored in the session cookie; `null` ends the session. */
+  jwt: (params: {
+    token: JWT;
+    user: User | AdapterUser;
+    account?: Account | null;
+    profile?: Profile;
+    trigger?: "signIn" | "signUp" | "update";
+    /** @deprecated use `trigger === "signUp"` */
+    isNewUser?: boolean;
+    session?: unknown;
+  }) => Awaitable<JWT | null>;
+}
+
+/** Audit notifications (spec §6). Their errors are logged, never thrown. */
+export interface EventCallbacks {
+  signIn: (message: { user: User; account: Account | null; profile?: Profile; isNewUser?: boolean }) => Awaitable<void>;
+  signOut: (message: { session?: AdapterSession | null | undefined; token?: JWT | null }) => Awaitable<void>;
+  createUser: (message: { user: User }) => Awaitable<void>;
+  updateUser: (message: { user: User }) => Awaitable<void>;
+  linkAccount: (message: {
+    user: User | AdapterUser;
+    account: Account;
+    profile: User | AdapterUser;
+  }) => Awaitable<void>;
+  session: (message: { session: Session | Record<string, unknown>; token?: JWT }) => Awaitable<void>;
+}
+
+/** Session options (spec §5.3, §8). */
+export interface SessionOptions {
+  /** @default "jwt" without an adapter, "database" with one */
+  strategy: "jwt" | "database";
+  /** Seconds until an idle session expires. @default 2592000 (30 days) */
+  maxAge: number;
+  /** Seconds between refreshes of the session's expiry; 0 refreshes on every access. @default 86400 */
+  updateAge: number;
+  /** Makes the token of a database session. @default a random UUID */
+  generateSessionToken: () => string;
+}
+
+/** The configuration of Latchkey (spec §5, §8, §9). */
+export interface AuthConfig {
+  /** The sign-in methods. */
+  providers: Provider[];
+  /** At least 32 random characters; an array rotates secrets (the first signs, all verify). */
+  secret?: string | string[];
+  session?: Partial<SessionOptions>;
+  jwt?: Partial<JWTOptions>;
+  pages?: Partial<PagesOptions>;
+  theme?: Theme;
+  callbacks?: Partial<CallbacksOptions>;
+  events?: Partial<EventCallbacks>;
+  adapter?: Adapter;
+  /** Logs debug messages. @default false */
+  debug?: boolean;
+  logger?: Partial<LoggerInstance>;
+  /** @default true for https:// URLs */
+  useSecureCookies?: boolean;
+  cookies?: Partial<CookiesOptions>;
+  /** Trust the request's Host / X-Forwarded-Host headers. @default false unless AUTH_TRUST_HOST or AUTH_URL is set */
+  trustHost?: boolean;
+  /** Turns the CSRF check off (pass the `skipCSRFCheck` symbol). */
+  skipCSRFCheck?: typeof skipCSRFCheck;
+  /** Makes `Auth` return the `ResponseInternal` (pass the `raw` symbol). */
+  raw?: typeof raw;
+  /** Where the actions are served. @default "/auth" */
+  basePath?: string;
+  /** The `redirect_uri` of OAuth requests, for preview deployments. @default AUTH_REDIRECT_PROXY_URL */
+  redirectProxyUrl?: string;
+  experimental?: { enableWebAuthn?: boolean };
+  /** Limits on sign-in attempts per client IP and per identifier; `false` turns them off. @default on */
+  rateLimit?: RateLimitOptions | false;
+}

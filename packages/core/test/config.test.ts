@@ -1,0 +1,179 @@
+import { describe, expect, it } from "vitest";
+import { Auth, type AuthConfig, setEnvDefaults } from "../src/index.js";
+import { resolveConfig } from "../src/lib/config.js";
+import { demoCredentials, makeConfig, recordingLogger, SECRET } from "./helpers.js";
+
+function resolutionError(config: AuthConfig): Error {
+  try {
+    resolveConfig(config);
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error("expected the configuration to be refused");
+}
+
+describe("configuration errors name the option and the fix", () => {
+  it("no secret", () => {
+    const e = resolutionError({ providers: [] });
+    expect(e).toMatchObject({ type: "MissingSecret" });
+    expect(e.message).toMatch(/AUTH_SECRET/);
+  });
+  it("a secret shorter than 32 characters, alone or in an array", () => {
+    expect(resolutionError({ providers: [], secret: "short" }).message).toMatch(
+      /`secret` must be at least 32 characters/,
+    );
+    expect(resolutionError({ providers: [], secret: [SECRET, "short"] }).message).toMatch(/`secret\[1\]`/);
+  });
+  it("credentials with the database strategy", () => {
+    const e = resolutionError(makeConfig({ session: { strategy: "database" }, adapter: {} }));
+    expect(e.message).toMatch(/strategy/);
+    const e2 = resolutionError(makeConfig({ adapter: { createSession: () => ({}) as never } }));
+    expect(e2).toMatchObject({ type: "UnsupportedStrategy" });
+  });
+  it("an unknown provider type", () => {
+    const e = resolutionError(makeConfig({ providers: [{ id: "x", name: "X", type: "saml" } as never] }));
+    expect(e).toMatchObject({ type: "InvalidProvider" });
+    expect(e.message).toMatch(/"saml"/);
+  });
+  it("a WebAuthn provider without the experimental flag", () => {
+    expect(
+      resolutionError(makeConfig({ providers: [{ id: "passkey", name: "Passkey", type: "webauthn" } as never] })),
+    ).toMatchObject({
+      type: "ExperimentalFeatureNotEnabled",
+    });
+  });
+  it("a malformed basePath", () => {
+    for (const basePath of ["auth", "/auth?x=1", "/a//b", "/auth#x", "/a/../b", "/a b"]) {
+      expect(resolutionError(makeConfig({ basePath })).message).toMatch(/basePath/);
+    }
+    expect(resolveConfig(makeConfig({ basePath: "/api/auth/" })).basePath).toBe("/api/auth");
+  });
+  it("a credentials provider without authorize, and duplicate ids", () => {
+    expect(
+      resolutionError(
+        makeConfig({ providers: [{ id: "c", name: "C", type: "credentials", credentials: {} } as never] }),
+      ),
+    ).toMatchObject({
+      type: "MissingAuthorize",
+    });
+    expect(resolutionError(makeConfig({ providers: [demoCredentials(), demoCredentials()] })).message).toMatch(
+      /Two providers/,
+    );
+  });
+  it("the database strategy without an adapter", () => {
+    expect(resolutionError(makeConfig({ providers: [], session: { strategy: "database" } }))).toMatchObject({
+      type: "MissingAdapter",
+    });
+  });
+  it("a bad session.maxAge", () => {
+    expect(resolutionError(makeConfig({ session: { maxAge: -1 } })).message).toMatch(/session\.maxAge/);
+  });
+});
+
+describe("configuration is resolved once and never mutated", () => {
+  it("returns the same frozen resolution for the same object", () => {
+    const config = makeConfig();
+    const a = resolveConfig(config);
+    expect(resolveConfig(config)).toBe(a);
+    expect(Object.isFrozen(a)).toBe(true);
+  });
+  it("does not touch the caller's object", async () => {
+    const config = makeConfig({ theme: { colorScheme: "dark" } });
+    const before = JSON.stringify(config);
+    const keys = Object.keys(config).sort();
+    await Auth(new Request("http://localhost:3000/auth/session"), config);
+    await Auth(new Request("http://localhost:3000/auth/signin"), config);
+    expect(JSON.stringify(config)).toBe(before);
+    expect(Object.keys(config).sort()).toEqual(keys);
+  });
+  it("resolves again when the secret array is changed in place (rotation at run time)", () => {
+    const secrets = [SECRET];
+    const config = makeConfig({ secret: secrets });
+    const a = resolveConfig(config);
+    secrets.unshift("a-brand-new-secret-0123456789abcdefghij");
+    const b = resolveConfig(config);
+    expect(b).not.toBe(a);
+    expect(b.secrets[0]).toBe("a-brand-new-secret-0123456789abcdefghij");
+  });
+  it("a configuration error answers 500 JSON for API actions and the error page for pages, logging the cause", async () => {
+    const { logger, errors } = recordingLogger();
+    const config = { providers: [], logger } as AuthConfig;
+    const api = await Auth(new Request("http://localhost:3000/auth/session"), config);
+    expect(api.status).toBe(500);
+    expect(await api.json()).toEqual({ message: expect.stringMatching(/server configuration/) });
+    const pageResponse = await Auth(new Request("http://localhost:3000/auth/signin"), config);
+    expect(pageResponse.status).toBe(500);
+    expect(await pageResponse.text()).toMatch(/Server error/);
+    expect(errors.map((e) => (e as { type?: string }).type)).toEqual(["MissingSecret", "MissingSecret"]);
+  });
+  it("refuses untrusted hosts unless trustHost is set", async () => {
+    const { logger, errors } = recordingLogger();
+    const response = await Auth(
+      new Request("http://evil.example/auth/session"),
+      makeConfig({ trustHost: false, logger }),
+    );
+    expect(response.status).toBe(500);
+    expect(errors[0]).toMatchObject({ type: "UntrustedHost" });
+  });
+});
+
+describe("setEnvDefaults", () => {
+  it("reads AUTH_SECRET (and rotated secrets first), AUTH_URL's path, AUTH_TRUST_HOST and AUTH_REDIRECT_PROXY_URL", () => {
+    const config: AuthConfig = { providers: [] };
+    setEnvDefaults(
+      {
+        AUTH_SECRET: SECRET,
+        AUTH_SECRET_1: "rotated-secret-0123456789abcdefghijklm",
+        AUTH_URL: "https://app.example/api/auth",
+        AUTH_TRUST_HOST: "false",
+        AUTH_REDIRECT_PROXY_URL: "https://proxy.example/api/auth",
+        NODE_ENV: "development",
+      },
+      config,
+    );
+    expect(config.secret).toEqual(["rotated-secret-0123456789abcdefghijklm", SECRET]);
+    expect(config.basePath).toBe("/api/auth");
+    expect(config.trustHost).toBe(false);
+    expect(config.redirectProxyUrl).toBe("https://proxy.example/api/auth");
+  });
+  it("keeps what the configuration already says, and trusts the host when AUTH_URL is set", () => {
+    const config: AuthConfig = { providers: [], secret: "kept-secret-0123456789abcdefghijklmnop", basePath: "/auth" };
+    setEnvDefaults({ AUTH_SECRET: "x", AUTH_URL: "https://app.example", NODE_ENV: "production" }, config, true);
+    expect(config.secret).toBe("kept-secret-0123456789abcdefghijklmnop");
+    expect(config.basePath).toBe("/auth");
+    expect(config.trustHost).toBe(true);
+  });
+  it("does not trust the host in production without AUTH_URL or AUTH_TRUST_HOST", () => {
+    const config: AuthConfig = { providers: [] };
+    setEnvDefaults({ NODE_ENV: "production" }, config);
+    expect(config.trustHost).toBe(false);
+    expect(config.basePath).toBe("/auth");
+  });
+  it("fills AUTH_<PROVIDER>_ID, _SECRET and _ISSUER into providers that lack them", () => {
+    const oidc = (options: Record<string, unknown> = {}) => ({
+      id: "my-idp",
+      name: "IdP",
+      type: "oidc" as const,
+      options,
+    });
+    const config: AuthConfig = { providers: [oidc(), oidc({ clientId: "explicit" })] };
+    setEnvDefaults(
+      { AUTH_MY_IDP_ID: "env-id", AUTH_MY_IDP_SECRET: "env-secret", AUTH_MY_IDP_ISSUER: "https://idp.example" },
+      config,
+    );
+    const [first, second] = config.providers as Array<{ options: Record<string, unknown> }>;
+    expect(first?.options).toEqual({ clientId: "env-id", clientSecret: "env-secret", issuer: "https://idp.example" });
+    expect(second?.options.clientId).toBe("explicit");
+  });
+});
+
+describe("setEnvDefaults with provider factories", () => {
+  it("calls a bare factory with the environment's values, so derived defaults use them", async () => {
+    const { default: TikTok } = await import("../src/providers/tiktok.js");
+    const config: AuthConfig = { providers: [TikTok] };
+    setEnvDefaults({ AUTH_TIKTOK_ID: "client-key-from-env", AUTH_TIKTOK_SECRET: "s" }, config);
+    const provider = config.providers[0] as { clientId?: string; options?: { clientId?: string }; authorization?: { params?: Record<string, unknown> } };
+    expect(provider.options?.clientId ?? provider.clientId).toBe("client-key-from-env");
+    expect(provider.authorization?.params?.client_key).toBe("client-key-from-env");
+  });
+});

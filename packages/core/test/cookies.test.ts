@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import {
+  clearChunkedCookie,
+  defaultCookies,
+  parseCookieHeader,
+  readChunkedCookie,
+  serializeCookie,
+  writeChunkedCookie,
+} from "../src/lib/cookies.js";
+
+describe("default cookies match Auth.js", () => {
+  it("uses plain names on http", () => {
+    const c = defaultCookies(false);
+    expect(c.sessionToken.name).toBe("authjs.session-token");
+    expect(c.csrfToken.name).toBe("authjs.csrf-token");
+    expect(c.callbackUrl.name).toBe("authjs.callback-url");
+    expect(c.pkceCodeVerifier.name).toBe("authjs.pkce.code_verifier");
+    expect(c.state.name).toBe("authjs.state");
+    expect(c.nonce.name).toBe("authjs.nonce");
+    expect(c.webauthnChallenge.name).toBe("authjs.challenge");
+    expect(c.sessionToken.options).toEqual({ httpOnly: true, sameSite: "lax", path: "/", secure: false });
+  });
+  it("uses __Secure- on https and __Host- for the CSRF cookie", () => {
+    const c = defaultCookies(true);
+    expect(c.sessionToken.name).toBe("__Secure-authjs.session-token");
+    expect(c.csrfToken.name).toBe("__Host-authjs.csrf-token");
+    expect(c.sessionToken.options.secure).toBe(true);
+  });
+  it("gives flow check cookies a 15 minute lifetime", () => {
+    const c = defaultCookies(false);
+    for (const role of ["pkceCodeVerifier", "state", "nonce", "webauthnChallenge"] as const)
+      expect(c[role].options.maxAge).toBe(900);
+    expect(c.sessionToken.options.maxAge).toBeUndefined();
+  });
+});
+
+describe("parseCookieHeader", () => {
+  it("parses pairs, trims, unquotes and percent-decodes", () => {
+    expect(parseCookieHeader(' a=1; b = two ; c="q"; d=%7C')).toEqual({ a: "1", b: "two", c: "q", d: "|" });
+  });
+  it("keeps the first of duplicate names and tolerates malformed encoding and parts", () => {
+    expect(parseCookieHeader("a=1; a=2; junk; =x; e=%E0%A4%A")).toEqual({ a: "1", e: "%E0%A4%A" });
+  });
+  it("is safe with prototype-looking names", () => {
+    const parsed = parseCookieHeader("__proto__=x; constructor=y");
+    expect(Object.getOwnPropertyDescriptor(parsed, "__proto__")?.value).toBe("x");
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+});
+
+describe("serializeCookie", () => {
+  it("writes attributes", () => {
+    const expires = new Date("2030-01-01T00:00:00Z");
+    expect(
+      serializeCookie("n", "v", { httpOnly: true, secure: true, sameSite: "lax", path: "/", expires, maxAge: 10 }),
+    ).toBe("n=v; Max-Age=10; Path=/; Expires=Tue, 01 Jan 2030 00:00:00 GMT; HttpOnly; Secure; SameSite=Lax");
+  });
+  it("percent-encodes values that need it and refuses bad names", () => {
+    expect(serializeCookie("n", "a b;c")).toBe("n=a%20b%3Bc");
+    expect(() => serializeCookie("bad name", "v")).toThrow(TypeError);
+  });
+});
+
+describe("chunked session cookies", () => {
+  const options = { path: "/", httpOnly: true };
+  it("keeps a small value in one cookie", () => {
+    expect(writeChunkedCookie({}, "s", "abc", options)).toEqual([{ name: "s", value: "abc", options }]);
+  });
+  it("splits a large value into ordered chunks under 4 KB that read back whole", () => {
+    const value = "x".repeat(9000);
+    const cookies = writeChunkedCookie({}, "s", value, options);
+    expect(cookies.map((c) => c.name)).toEqual(["s.0", "s.1", "s.2"]);
+    for (const c of cookies) expect(c.value.length + c.name.length).toBeLessThan(4096 - 100);
+    const jar = Object.fromEntries(cookies.map((c) => [c.name, c.value]));
+    expect(readChunkedCookie(jar, "s")).toBe(value);
+  });
+  it("expires stale chunks when the value shrinks, and the whole cookie when it grows", () => {
+    const shrink = writeChunkedCookie({ "s.0": "a", "s.1": "b", "s.2": "c" }, "s", "small", options);
+    expect(shrink.find((c) => c.name === "s")?.value).toBe("small");
+    expect(
+      shrink
+        .filter((c) => c.options?.maxAge === 0)
+        .map((c) => c.name)
+        .sort(),
+    ).toEqual(["s.0", "s.1", "s.2"]);
+    const grow = writeChunkedCookie({ s: "old" }, "s", "y".repeat(5000), options);
+    expect(grow.filter((c) => c.options?.maxAge === 0).map((c) => c.name)).toEqual(["s"]);
+  });
+  it("clears every chunk the request carried, and only those", () => {
+    const cleared = clearChunkedCookie({ s: "1", "s.0": "2", "s.x": "3", session: "4" }, "s", options);
+    expect(cleared.map((c) => c.name).sort()).toEqual(["s", "s.0"]);
+    expect(cleared.every((c) => c.value === "" && c.options?.maxAge === 0)).toBe(true);
+  });
+});

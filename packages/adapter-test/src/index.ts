@@ -1,0 +1,521 @@
+/**
+ * The conformance suite every Latchkey adapter runs: one set of vitest tests, one behaviour.
+ * @module adapter-test
+ */
+import { randomUUID } from "node:crypto";
+import type {
+  Adapter,
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterUser,
+  VerificationToken,
+} from "@latchkey/core/adapters";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/** The kinds of record an adapter stores. */
+export type RecordKind = "user" | "account" | "session" | "verificationToken" | "authenticator";
+
+/**
+ * Reads the store directly, around the adapter, for what the adapter's interface cannot show
+ * (that a record is really gone, not just hidden).
+ */
+export interface StorageProbe {
+  /**
+   * Whether a record is stored, expired or not. Keys: user → id; account → provider,
+   * providerAccountId; session → sessionToken; verificationToken → identifier, token;
+   * authenticator → credentialID.
+   */
+  exists(kind: RecordKind, ...key: string[]): Promise<boolean>;
+  /** How many stored entries (records, index entries, per-user sets) still belong to a user. */
+  recordsOf(userId: string): Promise<number>;
+}
+
+/** What a conformance setup hands the suite. */
+export interface ConformanceFixture {
+  adapter: Adapter;
+  /** Closes connections and removes everything the run stored. */
+  teardown: () => Promise<void>;
+  /** Direct access to the store; the storage checks are skipped without it. */
+  db?: StorageProbe;
+}
+
+/** Options of {@link runAdapterConformance}. */
+export interface ConformanceOptions {
+  /** Registers the tests as skipped (the server the adapter needs is not running). @default false */
+  skip?: boolean;
+}
+
+type Method = Exclude<keyof Adapter, "transaction">;
+type Required<K extends Method> = NonNullable<Adapter[K]>;
+
+/**
+ * Registers the conformance tests of one adapter with vitest, in a `describe` block named `name`.
+ * `setup` runs once before the tests and must return an adapter over an empty (or at least
+ * disjoint) store; every test creates its own records with random ids, so tests do not depend on
+ * each other or on their order.
+ *
+ * @example
+ * ```ts
+ * import { runAdapterConformance } from "@latchkey/adapter-test"
+ * import { MemoryAdapter } from "@latchkey/core/memory-adapter"
+ * runAdapterConformance("MemoryAdapter", async () => ({ adapter: MemoryAdapter(), teardown: async () => {} }))
+ * ```
+ */
+export function runAdapterConformance(
+  name: string,
+  setup: () => Promise<ConformanceFixture>,
+  options: ConformanceOptions = {},
+): void {
+  describe.skipIf(options.skip ?? false)(`${name}: adapter conformance`, () => {
+    let fixture: ConformanceFixture | undefined;
+    beforeAll(async () => {
+      fixture = await setup();
+    });
+    afterAll(async () => {
+      await fixture?.teardown();
+    });
+
+    function method<K extends Method>(key: K): Required<K> {
+      const adapter = fixture?.adapter;
+      if (!adapter) throw new Error("setup did not run");
+      const fn = adapter[key];
+      if (typeof fn !== "function") throw new Error(`the adapter has no ${key}()`);
+      return fn.bind(adapter) as Required<K>;
+    }
+    const call = new Proxy({} as { [K in Method]: Required<K> }, { get: (_, key) => method(key as Method) });
+    const probe = () => fixture?.db;
+
+    // Dates with milliseconds, so a store that drops them fails.
+    const later = (ms: number) => new Date(Math.floor(Date.now() / 1000) * 1000 + ms + 123);
+
+    function newUser(overrides: Partial<AdapterUser> = {}): AdapterUser {
+      const id = randomUUID();
+      return {
+        id,
+        name: "Ada Lovelace",
+        email: `ada-${id}@example.com`,
+        emailVerified: new Date("2024-05-06T07:08:09.123Z"),
+        image: "https://example.com/ada.png",
+        ...overrides,
+      };
+    }
+    function newAccount(userId: string, overrides: Partial<AdapterAccount> = {}): AdapterAccount {
+      return {
+        userId,
+        type: "oidc",
+        provider: "acme",
+        providerAccountId: randomUUID(),
+        access_token: "access-token",
+        refresh_token: "refresh-token",
+        id_token: "header.payload.signature",
+        token_type: "bearer",
+        scope: "openid email profile",
+        expires_at: 1_900_000_000,
+        session_state: "state",
+        ...overrides,
+      };
+    }
+    function newAuthenticator(userId: string, overrides: Partial<AdapterAuthenticator> = {}): AdapterAuthenticator {
+      return {
+        userId,
+        credentialID: randomUUID(),
+        credentialPublicKey: "pQECAyYgASFYIDx2",
+        counter: 0,
+        credentialDeviceType: "multiDevice",
+        credentialBackedUp: true,
+        transports: "internal,hybrid",
+        providerAccountId: randomUUID(),
+        ...overrides,
+      };
+    }
+    function newToken(overrides: Partial<VerificationToken> = {}): VerificationToken {
+      return {
+        identifier: `ada-${randomUUID()}@example.com`,
+        token: randomUUID(),
+        expires: later(60_000),
+        ...overrides,
+      };
+    }
+    async function storedUser(overrides: Partial<AdapterUser> = {}): Promise<AdapterUser> {
+      return call.createUser(newUser(overrides));
+    }
+
+    describe("users", () => {
+      it("createUser stores a user that getUser, getUserByEmail return unchanged", async () => {
+        const user = newUser();
+        expect(await call.createUser(user)).toEqual(user);
+        expect(await call.getUser(user.id)).toEqual(user);
+        expect(await call.getUserByEmail(user.email)).toEqual(user);
+        const read = await call.getUser(user.id);
+        expect(read?.emailVerified).toBeInstanceOf(Date);
+        expect(read?.emailVerified?.toISOString()).toBe("2024-05-06T07:08:09.123Z");
+      });
+
+      it("keeps null fields null", async () => {
+        const user = newUser({ name: null, image: null, emailVerified: null });
+        await call.createUser(user);
+        expect(await call.getUser(user.id)).toEqual(user);
+      });
+
+      it("returns null for a missing user, e-mail or account", async () => {
+        expect(await call.getUser(randomUUID())).toBeNull();
+        expect(await call.getUserByEmail(`nobody-${randomUUID()}@example.com`)).toBeNull();
+        expect(await call.getUserByAccount({ provider: "acme", providerAccountId: randomUUID() })).toBeNull();
+      });
+
+      it("rejects a second user with the same e-mail and keeps the first", async () => {
+        const first = await storedUser();
+        await expect(async () => call.createUser(newUser({ email: first.email, name: "Impostor" }))).rejects.toThrow();
+        expect(await call.getUserByEmail(first.email)).toEqual(first);
+      });
+
+      it("updateUser merges the given fields and moves the e-mail lookup", async () => {
+        const user = await storedUser();
+        const email = `new-${randomUUID()}@example.com`;
+        const emailVerified = new Date("2025-01-02T03:04:05.678Z");
+        const expected = { ...user, name: "Ada King", email, emailVerified };
+        expect(await call.updateUser({ id: user.id, name: "Ada King", email, emailVerified })).toEqual(expected);
+        expect(await call.getUser(user.id)).toEqual(expected);
+        expect(await call.getUserByEmail(email)).toEqual(expected);
+        expect(await call.getUserByEmail(user.email)).toBeNull();
+      });
+
+      it("updateUser can clear a field to null", async () => {
+        const user = await storedUser();
+        await call.updateUser({ id: user.id, image: null, emailVerified: null });
+        expect(await call.getUser(user.id)).toEqual({ ...user, image: null, emailVerified: null });
+      });
+
+      it("updateUser rejects an unknown id and stores nothing", async () => {
+        const id = randomUUID();
+        await expect(async () => call.updateUser({ id, name: "Ghost" })).rejects.toThrow();
+        expect(await call.getUser(id)).toBeNull();
+        if (probe()) expect(await probe()?.exists("user", id)).toBe(false);
+      });
+    });
+
+    describe("accounts", () => {
+      it("linkAccount stores an account that getAccount and getUserByAccount find", async () => {
+        const user = await storedUser();
+        const account = newAccount(user.id);
+        await call.linkAccount(account);
+        expect(await call.getAccount(account.providerAccountId, account.provider)).toEqual(account);
+        expect(await call.getUserByAccount(account)).toEqual(user);
+        const read = await call.getAccount(account.providerAccountId, account.provider);
+        expect(typeof read?.expires_at).toBe("number");
+      });
+
+      it("reads back an account without tokens without inventing fields", async () => {
+        const user = await storedUser();
+        const account: AdapterAccount = {
+          userId: user.id,
+          type: "email",
+          provider: "email",
+          providerAccountId: user.email,
+        };
+        await call.linkAccount(account);
+        expect(await call.getAccount(account.providerAccountId, "email")).toEqual(account);
+      });
+
+      it("accepts token fields beyond the standard ones and keeps the standard ones", async () => {
+        const user = await storedUser();
+        const account = newAccount(user.id);
+        await call.linkAccount({ ...account, refresh_token_expires_in: 15_897_600 });
+        expect(await call.getAccount(account.providerAccountId, account.provider)).toMatchObject(account);
+      });
+
+      it("tells accounts apart by provider", async () => {
+        const user = await storedUser();
+        const other = await storedUser();
+        const providerAccountId = randomUUID();
+        await call.linkAccount(newAccount(user.id, { provider: "acme", providerAccountId }));
+        await call.linkAccount(newAccount(other.id, { provider: "globex", providerAccountId }));
+        expect((await call.getUserByAccount({ provider: "acme", providerAccountId }))?.id).toBe(user.id);
+        expect((await call.getUserByAccount({ provider: "globex", providerAccountId }))?.id).toBe(other.id);
+        expect(await call.getAccount(providerAccountId, "initech")).toBeNull();
+      });
+
+      it("rejects linking the same provider account twice", async () => {
+        const user = await storedUser();
+        const other = await storedUser();
+        const account = newAccount(user.id);
+        await call.linkAccount(account);
+        await expect(async () => call.linkAccount({ ...account, userId: other.id })).rejects.toThrow();
+        expect((await call.getUserByAccount(account))?.id).toBe(user.id);
+      });
+
+      it("unlinkAccount removes the account and keeps the user", async () => {
+        const user = await storedUser();
+        const account = newAccount(user.id);
+        const kept = newAccount(user.id, { provider: "globex" });
+        await call.linkAccount(account);
+        await call.linkAccount(kept);
+        await call.unlinkAccount(account);
+        expect(await call.getAccount(account.providerAccountId, account.provider)).toBeNull();
+        expect(await call.getUserByAccount(account)).toBeNull();
+        expect(await call.getUser(user.id)).toEqual(user);
+        expect(await call.getAccount(kept.providerAccountId, kept.provider)).toEqual(kept);
+        if (probe()) expect(await probe()?.exists("account", account.provider, account.providerAccountId)).toBe(false);
+      });
+
+      it("unlinkAccount of a missing account does not throw", async () => {
+        await expect(
+          Promise.resolve(call.unlinkAccount({ provider: "acme", providerAccountId: randomUUID() })),
+        ).resolves.not.toThrow();
+      });
+    });
+
+    describe("sessions", () => {
+      it("createSession stores a session that getSessionAndUser returns with its user", async () => {
+        const user = await storedUser();
+        const session = { sessionToken: randomUUID(), userId: user.id, expires: later(3_600_000) };
+        expect(await call.createSession(session)).toEqual(session);
+        const found = await call.getSessionAndUser(session.sessionToken);
+        expect(found).toEqual({ session, user });
+        expect(found?.session.expires).toBeInstanceOf(Date);
+      });
+
+      it("returns null for a missing session", async () => {
+        expect(await call.getSessionAndUser(randomUUID())).toBeNull();
+      });
+
+      it("treats an expired session as missing and removes it", async () => {
+        const user = await storedUser();
+        const sessionToken = randomUUID();
+        await call.createSession({ sessionToken, userId: user.id, expires: new Date(Date.now() - 1000) });
+        expect(await call.getSessionAndUser(sessionToken)).toBeNull();
+        if (probe()) expect(await probe()?.exists("session", sessionToken)).toBe(false);
+      });
+
+      it("stops returning a session once its expiry passes", async () => {
+        const user = await storedUser();
+        const sessionToken = randomUUID();
+        const expires = new Date(Date.now() + 1200);
+        await call.createSession({ sessionToken, userId: user.id, expires });
+        expect((await call.getSessionAndUser(sessionToken))?.session.expires).toEqual(expires);
+        await new Promise((resolve) => setTimeout(resolve, expires.getTime() - Date.now() + 150));
+        expect(await call.getSessionAndUser(sessionToken)).toBeNull();
+      });
+
+      it("updateSession moves the expiry and returns the session", async () => {
+        const user = await storedUser();
+        const session = { sessionToken: randomUUID(), userId: user.id, expires: later(60_000) };
+        await call.createSession(session);
+        const expires = later(7_200_000);
+        expect(await call.updateSession({ sessionToken: session.sessionToken, expires })).toEqual({
+          ...session,
+          expires,
+        });
+        expect((await call.getSessionAndUser(session.sessionToken))?.session).toEqual({ ...session, expires });
+      });
+
+      it("updateSession of a missing session returns nothing and stores nothing", async () => {
+        const sessionToken = randomUUID();
+        expect(await call.updateSession({ sessionToken, expires: later(60_000) })).toBeFalsy();
+        if (probe()) expect(await probe()?.exists("session", sessionToken)).toBe(false);
+      });
+
+      it("deleteSession removes one session and keeps the user's others", async () => {
+        const user = await storedUser();
+        const gone = { sessionToken: randomUUID(), userId: user.id, expires: later(60_000) };
+        const kept = { sessionToken: randomUUID(), userId: user.id, expires: later(60_000) };
+        await call.createSession(gone);
+        await call.createSession(kept);
+        await call.deleteSession(gone.sessionToken);
+        expect(await call.getSessionAndUser(gone.sessionToken)).toBeNull();
+        expect(await call.getSessionAndUser(kept.sessionToken)).toEqual({ session: kept, user });
+        if (probe()) expect(await probe()?.exists("session", gone.sessionToken)).toBe(false);
+        await expect(Promise.resolve(call.deleteSession(randomUUID()))).resolves.not.toThrow();
+      });
+    });
+
+    describe("verification tokens", () => {
+      it("useVerificationToken returns the stored token once, then null", async () => {
+        const token = newToken();
+        expect(await call.createVerificationToken(token)).toEqual(token);
+        const used = await call.useVerificationToken(token);
+        expect(used).toEqual(token);
+        expect(used?.expires).toBeInstanceOf(Date);
+        expect(await call.useVerificationToken(token)).toBeNull();
+        if (probe()) expect(await probe()?.exists("verificationToken", token.identifier, token.token)).toBe(false);
+      });
+
+      it("needs both the identifier and the token, and a miss consumes nothing", async () => {
+        const token = newToken();
+        await call.createVerificationToken(token);
+        expect(
+          await call.useVerificationToken({ identifier: "someone-else@example.com", token: token.token }),
+        ).toBeNull();
+        expect(await call.useVerificationToken({ identifier: token.identifier, token: randomUUID() })).toBeNull();
+        expect(await call.useVerificationToken(token)).toEqual(token);
+      });
+
+      it("keeps several tokens of one identifier apart", async () => {
+        const first = newToken();
+        const second = newToken({ identifier: first.identifier });
+        await call.createVerificationToken(first);
+        await call.createVerificationToken(second);
+        expect(await call.useVerificationToken(first)).toEqual(first);
+        expect(await call.useVerificationToken(second)).toEqual(second);
+      });
+
+      it("treats an expired token as missing and removes it", async () => {
+        const token = newToken({ expires: new Date(Date.now() - 1000) });
+        await call.createVerificationToken(token);
+        expect(await call.useVerificationToken(token)).toBeNull();
+        if (probe()) expect(await probe()?.exists("verificationToken", token.identifier, token.token)).toBe(false);
+      });
+
+      it("lets exactly one of 50 concurrent useVerificationToken calls win", async () => {
+        const fifty = <T>(work: () => PromiseLike<T> | T) =>
+          Promise.all(Array.from({ length: 50 }, () => Promise.resolve().then(work)));
+        // Open every connection of a pool first, so that the calls below really overlap.
+        await fifty(() => call.getUser(randomUUID()));
+        for (let round = 0; round < 3; round++) {
+          const token = newToken();
+          await call.createVerificationToken(token);
+          const winners = (await fifty(() => call.useVerificationToken(token))).filter((result) => result !== null);
+          expect(winners).toEqual([token]);
+        }
+      });
+    });
+
+    describe("authenticators", () => {
+      it("createAuthenticator stores one that getAuthenticator returns unchanged", async () => {
+        const user = await storedUser();
+        const backedUp = newAuthenticator(user.id);
+        const single = newAuthenticator(user.id, {
+          credentialBackedUp: false,
+          credentialDeviceType: "singleDevice",
+          counter: 7,
+          transports: null,
+        });
+        expect(await call.createAuthenticator(backedUp)).toEqual(backedUp);
+        expect(await call.createAuthenticator(single)).toEqual(single);
+        expect(await call.getAuthenticator(backedUp.credentialID)).toEqual(backedUp);
+        const read = await call.getAuthenticator(single.credentialID);
+        expect(read).toEqual(single);
+        expect(read?.credentialBackedUp).toBe(false);
+        expect(read?.counter).toBe(7);
+      });
+
+      it("returns null or an empty list when there is none", async () => {
+        expect(await call.getAuthenticator(randomUUID())).toBeNull();
+        expect(await call.listAuthenticatorsByUserId(randomUUID())).toEqual([]);
+      });
+
+      it("listAuthenticatorsByUserId returns the user's authenticators only", async () => {
+        const user = await storedUser();
+        const other = await storedUser();
+        const mine = [newAuthenticator(user.id), newAuthenticator(user.id, { credentialBackedUp: false })];
+        for (const authenticator of mine) await call.createAuthenticator(authenticator);
+        await call.createAuthenticator(newAuthenticator(other.id));
+        const byId = (a: AdapterAuthenticator, b: AdapterAuthenticator) => a.credentialID.localeCompare(b.credentialID);
+        expect((await call.listAuthenticatorsByUserId(user.id)).sort(byId)).toEqual(mine.sort(byId));
+      });
+
+      it("updateAuthenticatorCounter stores the new counter, up to 2^32 - 1", async () => {
+        const user = await storedUser();
+        const authenticator = newAuthenticator(user.id, { counter: 5 });
+        await call.createAuthenticator(authenticator);
+        expect(await call.updateAuthenticatorCounter(authenticator.credentialID, 6)).toEqual({
+          ...authenticator,
+          counter: 6,
+        });
+        expect((await call.getAuthenticator(authenticator.credentialID))?.counter).toBe(6);
+        await call.updateAuthenticatorCounter(authenticator.credentialID, 4_294_967_295);
+        expect(await call.getAuthenticator(authenticator.credentialID)).toEqual({
+          ...authenticator,
+          counter: 4_294_967_295,
+        });
+      });
+
+      it("updateAuthenticatorCounter rejects an unknown credential", async () => {
+        const credentialID = randomUUID();
+        await expect(async () => call.updateAuthenticatorCounter(credentialID, 1)).rejects.toThrow();
+        if (probe()) expect(await probe()?.exists("authenticator", credentialID)).toBe(false);
+      });
+    });
+
+    describe("deleteUser", () => {
+      it("removes the user with its sessions, accounts and authenticators, and nothing else", async () => {
+        const user = await storedUser();
+        const other = await storedUser();
+        const accounts = [newAccount(user.id), newAccount(user.id, { provider: "globex" })];
+        const sessions = [randomUUID(), randomUUID()].map((sessionToken) => ({
+          sessionToken,
+          userId: user.id,
+          expires: later(60_000),
+        }));
+        const authenticators = [newAuthenticator(user.id), newAuthenticator(user.id)];
+        for (const account of accounts) await call.linkAccount(account);
+        for (const session of sessions) await call.createSession(session);
+        for (const authenticator of authenticators) await call.createAuthenticator(authenticator);
+        const otherAccount = newAccount(other.id);
+        const otherSession = { sessionToken: randomUUID(), userId: other.id, expires: later(60_000) };
+        const otherAuthenticator = newAuthenticator(other.id);
+        await call.linkAccount(otherAccount);
+        await call.createSession(otherSession);
+        await call.createAuthenticator(otherAuthenticator);
+
+        await call.deleteUser(user.id);
+
+        expect(await call.getUser(user.id)).toBeNull();
+        expect(await call.getUserByEmail(user.email)).toBeNull();
+        for (const account of accounts) {
+          expect(await call.getAccount(account.providerAccountId, account.provider)).toBeNull();
+          expect(await call.getUserByAccount(account)).toBeNull();
+        }
+        for (const session of sessions) expect(await call.getSessionAndUser(session.sessionToken)).toBeNull();
+        for (const authenticator of authenticators) {
+          expect(await call.getAuthenticator(authenticator.credentialID)).toBeNull();
+        }
+        expect(await call.listAuthenticatorsByUserId(user.id)).toEqual([]);
+        if (probe()) {
+          expect(await probe()?.recordsOf(user.id)).toBe(0);
+          expect(await probe()?.exists("session", sessions[0]?.sessionToken ?? "")).toBe(false);
+        }
+
+        expect(await call.getUser(other.id)).toEqual(other);
+        expect(await call.getAccount(otherAccount.providerAccountId, otherAccount.provider)).toEqual(otherAccount);
+        expect(await call.getSessionAndUser(otherSession.sessionToken)).toEqual({ session: otherSession, user: other });
+        expect(await call.getAuthenticator(otherAuthenticator.credentialID)).toEqual(otherAuthenticator);
+      });
+
+      it("of a missing user does not throw", async () => {
+        await expect(Promise.resolve(call.deleteUser(randomUUID()))).resolves.not.toThrow();
+      });
+    });
+
+    describe("transaction (when the adapter has one)", () => {
+      it("commits the writes of work that succeeds", async (ctx) => {
+        const transaction = fixture?.adapter.transaction;
+        if (!transaction) return ctx.skip();
+        const user = newUser();
+        const account = newAccount(user.id);
+        const result = await fixture?.adapter.transaction?.(async (trx) => {
+          await trx.createUser?.(user);
+          await trx.linkAccount?.(account);
+          return "done";
+        });
+        expect(result).toBe("done");
+        expect(await call.getUserByAccount(account)).toEqual(user);
+      });
+
+      it("rolls back every write of work that throws", async (ctx) => {
+        if (!fixture?.adapter.transaction) return ctx.skip();
+        const user = newUser();
+        const failure = new Error("work failed");
+        await expect(
+          fixture.adapter.transaction(async (trx) => {
+            await trx.createUser?.(user);
+            expect(await trx.getUser?.(user.id)).toEqual(user);
+            throw failure;
+          }),
+        ).rejects.toBe(failure);
+        expect(await call.getUser(user.id)).toBeNull();
+        if (probe()) expect(await probe()?.exists("user", user.id)).toBe(false);
+      });
+    });
+  });
+}

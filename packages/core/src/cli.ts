@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+/**
+ * The `latchkey` command.
+ *
+ * - `npx latchkey secret` prints a new random secret for `AUTH_SECRET` (32 bytes, base64url).
+ * - `npx latchkey migrate <database-url>` creates the SQL adapter's tables (needs
+ *   `@latchkey/sql-adapter` installed).
+ *
+ * @example
+ * ```sh
+ * echo "AUTH_SECRET=$(npx latchkey secret --raw)" >> .env
+ * npx latchkey migrate postgres://postgres@127.0.0.1:5432/app
+ * ```
+ * @module cli
+ */
+import { randomBytes } from "node:crypto";
+
+const usage = `Usage:
+  latchkey secret [--raw]          print a new secret for AUTH_SECRET
+  latchkey migrate <database-url>  create the SQL adapter's tables (@latchkey/sql-adapter)`;
+
+/** Runs the command; resolves with the exit code. */
+export async function main(args: string[]): Promise<number> {
+  const [command, ...rest] = args;
+  switch (command) {
+    case "secret": {
+      const secret = randomBytes(32).toString("base64url");
+      console.log(rest.includes("--raw") ? secret : `AUTH_SECRET="${secret}"`);
+      return 0;
+    }
+    case "migrate": {
+      let cli: { main(args: string[]): Promise<number> };
+      try {
+        cli = (await import("@latchkey/sql-adapter/cli" as string)) as typeof cli;
+      } catch {
+        console.error("latchkey migrate needs the SQL adapter: npm install @latchkey/sql-adapter");
+        return 1;
+      }
+      return cli.main(args);
+    }
+    case "help":
+    case "--help":
+    case "-h":
+      console.log(usage);
+      return 0;
+    default:
+      console.error(usage);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(`latchkey: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  },
+);

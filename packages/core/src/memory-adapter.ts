@@ -1,0 +1,236 @@
+/**
+ * An adapter that keeps everything in plain `Map`s in the memory of one process.
+ *
+ * **For tests and demos only, not for production**: records vanish when the process ends, are not
+ * shared between processes, and expired records are removed only when they are read.
+ *
+ * @example
+ * ```ts
+ * import { Auth } from "@latchkey/core"
+ * import { MemoryAdapter } from "@latchkey/core/memory-adapter"
+ * const response = await Auth(request, { adapter: MemoryAdapter(), providers, secret })
+ * ```
+ * @module memory-adapter
+ */
+import type {
+  Adapter,
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+  VerificationToken,
+} from "./adapters.js";
+
+/** The maps a {@link MemoryAdapter} stores its records in; pass your own to look inside in tests. */
+export interface MemoryStore {
+  /** Users by id. */
+  users: Map<string, AdapterUser>;
+  /** Accounts by {@link memoryAccountKey}. */
+  accounts: Map<string, AdapterAccount>;
+  /** Sessions by session token. */
+  sessions: Map<string, AdapterSession>;
+  /** Verification tokens by {@link memoryTokenKey}. */
+  verificationTokens: Map<string, VerificationToken>;
+  /** Authenticators by credential id. */
+  authenticators: Map<string, AdapterAuthenticator>;
+}
+
+/**
+ * Makes an empty {@link MemoryStore}.
+ *
+ * @example
+ * ```ts
+ * const store = createMemoryStore()
+ * const adapter = MemoryAdapter(store)
+ * await adapter.createSession!({ sessionToken: "t", userId: "u", expires: new Date() })
+ * store.sessions.has("t") // true
+ * ```
+ */
+export function createMemoryStore(): MemoryStore {
+  return {
+    users: new Map(),
+    accounts: new Map(),
+    sessions: new Map(),
+    verificationTokens: new Map(),
+    authenticators: new Map(),
+  };
+}
+
+/**
+ * The key of an account in {@link MemoryStore.accounts}.
+ *
+ * @example
+ * ```ts
+ * store.accounts.get(memoryAccountKey("github", "12345"))
+ * ```
+ */
+export function memoryAccountKey(provider: string, providerAccountId: string): string {
+  // JSON keeps the pair unambiguous whatever characters the two parts contain.
+  return JSON.stringify([provider, providerAccountId]);
+}
+
+/**
+ * The key of a verification token in {@link MemoryStore.verificationTokens}.
+ *
+ * @example
+ * ```ts
+ * store.verificationTokens.has(memoryTokenKey("ada@example.com", hashedToken))
+ * ```
+ */
+export function memoryTokenKey(identifier: string, token: string): string {
+  return JSON.stringify([identifier, token]);
+}
+
+/** The entries of `patch` that are not `undefined`: an absent field leaves the stored one alone. */
+function defined<T extends object>(patch: T): Partial<T> {
+  return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+function isExpired(record: { expires: Date }): boolean {
+  return record.expires.getTime() <= Date.now();
+}
+
+/**
+ * Creates an adapter over plain `Map`s. Records are copied on the way in and out (callers cannot
+ * change stored data by mutating what they passed or got), duplicate e-mails and accounts are
+ * rejected as a database's unique indexes would, expired sessions and verification tokens read as
+ * missing and are removed, a verification token is deleted by the read that returns it, and
+ * deleting a user deletes its sessions, accounts and authenticators.
+ *
+ * **For tests and demos only, not for production.**
+ *
+ * @param store Where to keep the records; a fresh {@link createMemoryStore} by default.
+ * @example
+ * ```ts
+ * import { MemoryAdapter } from "@latchkey/core/memory-adapter"
+ * const adapter = MemoryAdapter()
+ * const user = await adapter.createUser!({ id: "1", email: "ada@example.com", emailVerified: null })
+ * await adapter.getUserByEmail!("ada@example.com") // { id: "1", ... }
+ * ```
+ */
+export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter {
+  const { users, accounts, sessions, verificationTokens, authenticators } = store;
+  const copy = <T>(value: T): T => structuredClone(value);
+
+  function findUserByEmail(email: string): AdapterUser | undefined {
+    for (const user of users.values()) if (user.email === email) return user;
+    return undefined;
+  }
+
+  return {
+    createUser(user) {
+      if (users.has(user.id)) throw new Error(`MemoryAdapter: a user with id ${user.id} already exists`);
+      if (user.email != null && findUserByEmail(user.email)) {
+        throw new Error("MemoryAdapter: a user with this e-mail already exists");
+      }
+      users.set(user.id, copy(user));
+      return copy(user);
+    },
+    getUser(id) {
+      const user = users.get(id);
+      return user ? copy(user) : null;
+    },
+    getUserByEmail(email) {
+      const user = findUserByEmail(email);
+      return user ? copy(user) : null;
+    },
+    getUserByAccount({ provider, providerAccountId }) {
+      const account = accounts.get(memoryAccountKey(provider, providerAccountId));
+      const user = account && users.get(account.userId);
+      return user ? copy(user) : null;
+    },
+    updateUser(patch) {
+      const user = users.get(patch.id);
+      if (!user) throw new Error(`MemoryAdapter: no user with id ${patch.id}`);
+      if (patch.email != null && patch.email !== user.email) {
+        const other = findUserByEmail(patch.email);
+        if (other && other.id !== user.id) throw new Error("MemoryAdapter: a user with this e-mail already exists");
+      }
+      const updated = { ...user, ...defined(copy(patch)) };
+      users.set(updated.id, updated);
+      return copy(updated);
+    },
+    deleteUser(userId) {
+      const user = users.get(userId);
+      for (const [token, session] of sessions) if (session.userId === userId) sessions.delete(token);
+      for (const [key, account] of accounts) if (account.userId === userId) accounts.delete(key);
+      for (const [id, authenticator] of authenticators) if (authenticator.userId === userId) authenticators.delete(id);
+      users.delete(userId);
+      return user ? copy(user) : null;
+    },
+    linkAccount(account) {
+      const key = memoryAccountKey(account.provider, account.providerAccountId);
+      if (accounts.has(key)) throw new Error("MemoryAdapter: this account is already linked");
+      accounts.set(key, copy(account));
+      return copy(account);
+    },
+    unlinkAccount({ provider, providerAccountId }) {
+      const key = memoryAccountKey(provider, providerAccountId);
+      const account = accounts.get(key);
+      accounts.delete(key);
+      return account ? copy(account) : undefined;
+    },
+    getAccount(providerAccountId, provider) {
+      const account = accounts.get(memoryAccountKey(provider, providerAccountId));
+      return account ? copy(account) : null;
+    },
+    createSession(session) {
+      if (sessions.has(session.sessionToken)) throw new Error("MemoryAdapter: this session token already exists");
+      sessions.set(session.sessionToken, copy(session));
+      return copy(session);
+    },
+    getSessionAndUser(sessionToken) {
+      const session = sessions.get(sessionToken);
+      if (!session) return null;
+      if (isExpired(session)) {
+        sessions.delete(sessionToken);
+        return null;
+      }
+      const user = users.get(session.userId);
+      return user ? { session: copy(session), user: copy(user) } : null;
+    },
+    updateSession(patch) {
+      const session = sessions.get(patch.sessionToken);
+      if (!session) return null;
+      const updated = { ...session, ...defined(copy(patch)) };
+      sessions.set(updated.sessionToken, updated);
+      return copy(updated);
+    },
+    deleteSession(sessionToken) {
+      const session = sessions.get(sessionToken);
+      sessions.delete(sessionToken);
+      return session ? copy(session) : null;
+    },
+    createVerificationToken(token) {
+      verificationTokens.set(memoryTokenKey(token.identifier, token.token), copy(token));
+      return copy(token);
+    },
+    useVerificationToken({ identifier, token }) {
+      // Read and delete in one synchronous step: no other call can run in between.
+      const key = memoryTokenKey(identifier, token);
+      const found = verificationTokens.get(key);
+      verificationTokens.delete(key);
+      return found && !isExpired(found) ? copy(found) : null;
+    },
+    getAuthenticator(credentialID) {
+      const authenticator = authenticators.get(credentialID);
+      return authenticator ? copy(authenticator) : null;
+    },
+    createAuthenticator(authenticator) {
+      if (authenticators.has(authenticator.credentialID)) {
+        throw new Error("MemoryAdapter: an authenticator with this credential id already exists");
+      }
+      authenticators.set(authenticator.credentialID, copy(authenticator));
+      return copy(authenticator);
+    },
+    listAuthenticatorsByUserId(userId) {
+      return [...authenticators.values()].filter((a) => a.userId === userId).map(copy);
+    },
+    updateAuthenticatorCounter(credentialID, newCounter) {
+      const authenticator = authenticators.get(credentialID);
+      if (!authenticator) throw new Error(`MemoryAdapter: no authenticator with credential id ${credentialID}`);
+      authenticator.counter = newCounter;
+      return copy(authenticator);
+    },
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * `latchkey migrate <database-url>`: creates the tables and indexes the SQL adapter needs, and
+ * prints what it did. The `latchkey` command of `@latchkey/core` runs it; this module also runs
+ * on its own (`node node_modules/@latchkey/sql-adapter/dist/cli.js migrate <url>`).
+ *
+ * @example
+ * ```sh
+ * npx latchkey migrate sqlite:./auth.db
+ * npx latchkey migrate postgres://postgres@127.0.0.1:5432/app
+ * npx latchkey migrate mysql://root@127.0.0.1:3306/app
+ * ```
+ * @module cli
+ */
+import { pathToFileURL } from "node:url";
+import { openDatabase } from "./open.js";
+import { migrate } from "./schema.js";
+
+const usage = `Usage: latchkey migrate <database-url>
+
+  <database-url>  postgres://user@host:5432/db, mysql://user@host:3306/db,
+                  sqlite:<path> or a path to a SQLite file (created if missing)`;
+
+/** Runs the CLI with its arguments (`["migrate", url]`); resolves with the exit code. */
+export async function main(args: string[]): Promise<number> {
+  const [command, url, ...rest] = args;
+  if (command === "--help" || command === "-h" || command === "help") {
+    console.log(usage);
+    return 0;
+  }
+  if (command !== "migrate" || !url || rest.length > 0) {
+    console.error(usage);
+    return 2;
+  }
+  const db = await openDatabase(url);
+  try {
+    const done = await migrate(db);
+    for (const line of done) console.log(line);
+    console.log(done.length === 0 ? "schema is up to date: nothing to do" : `done: ${done.length} change(s)`);
+    return 0;
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** Runs `main` and sets the exit code, printing a failure instead of a stack trace. */
+export function run(args: string[]): Promise<void> {
+  return main(args).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      console.error(`latchkey migrate failed: ${error instanceof Error ? error.message : String(error)}`);
+      process.exitCode = 1;
+    },
+  );
+}
+
+// Executed directly (not imported by the `latchkey` command).
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void run(process.argv.slice(2));

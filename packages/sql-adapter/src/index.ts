@@ -1,0 +1,396 @@
+/**
+ * A Latchkey adapter over [Kysely](https://kysely.dev), for SQLite (better-sqlite3), PostgreSQL
+ * (pg) and MySQL or MariaDB (mysql2). The tables use Auth.js's column names, so a database made
+ * for Auth.js keeps working; `migrate` (or `npx latchkey migrate <url>`) creates what is missing.
+ *
+ * @example
+ * ```ts
+ * import Database from "better-sqlite3"
+ * import { Kysely, SqliteDialect } from "kysely"
+ * import { SqlAdapter, migrate } from "@latchkey/sql-adapter"
+ * const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new Database("auth.db") }) })
+ * await migrate(db)
+ * const config = { adapter: SqlAdapter(db), providers, secret }
+ * ```
+ * @module sql-adapter
+ */
+import type {
+  Adapter,
+  AdapterAccount,
+  AdapterAccountType,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+  VerificationToken,
+} from "@latchkey/core/adapters";
+import { type AnyKysely, type DialectName, dialectOf, type SqlOptions, type TableNames, tableNames } from "./schema.js";
+
+export { openDatabase } from "./open.js";
+export type { AnyKysely, DialectName, SqlOptions, TableNames } from "./schema.js";
+export { defaultTableNames, dialectOf, migrate } from "./schema.js";
+
+type Row = Record<string, unknown>;
+
+/** The account columns of Auth.js's schema; other token fields are not stored. */
+const accountColumns = [
+  "userId",
+  "type",
+  "provider",
+  "providerAccountId",
+  "refresh_token",
+  "access_token",
+  "expires_at",
+  "token_type",
+  "scope",
+  "id_token",
+  "session_state",
+] as const;
+const userColumns = ["id", "name", "email", "emailVerified", "image"] as const;
+const authenticatorColumns = [
+  "credentialID",
+  "userId",
+  "providerAccountId",
+  "credentialPublicKey",
+  "counter",
+  "credentialDeviceType",
+  "credentialBackedUp",
+  "transports",
+] as const;
+
+function isExpired(expires: Date): boolean {
+  return expires.getTime() <= Date.now();
+}
+
+/** Converts values to and from what a dialect stores, so records read back exactly as written. */
+function codec(dialect: DialectName) {
+  const toDate = (value: unknown): Date | null => {
+    if (value == null) return null;
+    return value instanceof Date ? new Date(value.getTime()) : new Date(value as string | number);
+  };
+  return {
+    // SQLite has no date type: ISO 8601 text, as the Auth.js Kysely adapter stores it.
+    date: (value: Date | null | undefined) =>
+      value == null ? null : dialect === "sqlite" ? value.toISOString() : value,
+    bool: (value: boolean) => (dialect === "sqlite" ? (value ? 1 : 0) : value),
+    toDate,
+    user(row: Row): AdapterUser {
+      return {
+        id: String(row.id),
+        name: (row.name as string | null) ?? null,
+        email: row.email as string,
+        emailVerified: toDate(row.emailVerified),
+        image: (row.image as string | null) ?? null,
+      };
+    },
+    account(row: Row): AdapterAccount {
+      const account: AdapterAccount = {
+        userId: String(row.userId),
+        type: row.type as AdapterAccountType,
+        provider: row.provider as string,
+        providerAccountId: row.providerAccountId as string,
+      };
+      // Token fields are optional in the interface: absent, not null, when the row has none.
+      for (const key of [
+        "refresh_token",
+        "access_token",
+        "token_type",
+        "scope",
+        "id_token",
+        "session_state",
+      ] as const) {
+        if (row[key] != null) account[key] = row[key] as string;
+      }
+      // PostgreSQL returns BIGINT as a string, mysql2 may too.
+      if (row.expires_at != null) account.expires_at = Number(row.expires_at);
+      return account;
+    },
+    session(row: Row): AdapterSession {
+      return {
+        sessionToken: row.sessionToken as string,
+        userId: String(row.userId),
+        expires: toDate(row.expires) as Date,
+      };
+    },
+    verificationToken(row: Row): VerificationToken {
+      return {
+        identifier: row.identifier as string,
+        token: row.token as string,
+        expires: toDate(row.expires) as Date,
+      };
+    },
+    authenticator(row: Row): AdapterAuthenticator {
+      return {
+        credentialID: row.credentialID as string,
+        userId: String(row.userId),
+        providerAccountId: row.providerAccountId as string,
+        credentialPublicKey: row.credentialPublicKey as string,
+        counter: Number(row.counter),
+        credentialDeviceType: row.credentialDeviceType as string,
+        // SQLite and MySQL give 0 or 1.
+        credentialBackedUp: Boolean(row.credentialBackedUp),
+        transports: (row.transports as string | null) ?? null,
+      };
+    },
+  };
+}
+
+/** Picks the listed keys whose values are not `undefined`. */
+function pick<K extends string>(source: Partial<Record<K, unknown>>, keys: readonly K[]): Partial<Record<K, unknown>> {
+  const picked: Partial<Record<K, unknown>> = {};
+  for (const key of keys) if (source[key] !== undefined) picked[key] = source[key];
+  return picked;
+}
+
+function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: SqlOptions): Adapter {
+  const c = codec(dialect);
+
+  /** Runs `work` in the current transaction, or in a new one. */
+  function inTransaction<T>(work: (trx: AnyKysely) => Promise<T>): Promise<T> {
+    return db.isTransaction ? work(db) : db.transaction().execute(work);
+  }
+
+  async function findUser(id: string): Promise<AdapterUser | null> {
+    const row = await db.selectFrom(t.users).select(userColumns).where("id", "=", id).executeTakeFirst();
+    return row ? c.user(row) : null;
+  }
+
+  async function takeVerificationToken(identifier: string, token: string): Promise<Row | undefined> {
+    if (dialect !== "mysql") {
+      // One statement: of concurrent calls, exactly one gets the row back.
+      return db
+        .deleteFrom(t.verificationTokens)
+        .where("identifier", "=", identifier)
+        .where("token", "=", token)
+        .returning(["identifier", "token", "expires"])
+        .executeTakeFirst();
+    }
+    // MySQL has no DELETE ... RETURNING: lock the row, then delete it; waiting callers find it gone.
+    return inTransaction(async (trx) => {
+      const row = await trx
+        .selectFrom(t.verificationTokens)
+        .select(["identifier", "token", "expires"])
+        .where("identifier", "=", identifier)
+        .where("token", "=", token)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const { numDeletedRows } = await trx
+        .deleteFrom(t.verificationTokens)
+        .where("identifier", "=", identifier)
+        .where("token", "=", token)
+        .executeTakeFirstOrThrow();
+      return numDeletedRows === 1n ? row : undefined;
+    });
+  }
+
+  const adapter: Adapter = {
+    async createUser(user) {
+      const values = {
+        id: user.id,
+        name: user.name ?? null,
+        email: user.email ?? null,
+        emailVerified: c.date(user.emailVerified),
+        image: user.image ?? null,
+      };
+      await db.insertInto(t.users).values(values).execute();
+      return c.user({ ...values, emailVerified: user.emailVerified });
+    },
+    getUser: findUser,
+    async getUserByEmail(email) {
+      const row = await db.selectFrom(t.users).select(userColumns).where("email", "=", email).executeTakeFirst();
+      return row ? c.user(row) : null;
+    },
+    async getUserByAccount({ provider, providerAccountId }) {
+      const row = await db
+        .selectFrom(`${t.users} as u`)
+        .innerJoin(`${t.accounts} as a`, "a.userId", "u.id")
+        .select(userColumns.map((column) => `u.${column}` as const))
+        .where("a.provider", "=", provider)
+        .where("a.providerAccountId", "=", providerAccountId)
+        .executeTakeFirst();
+      return row ? c.user(row) : null;
+    },
+    async updateUser(user) {
+      const { id, ...patch } = pick(user, userColumns);
+      if ("emailVerified" in patch) patch.emailVerified = c.date(patch.emailVerified as Date | null);
+      if (Object.keys(patch).length > 0) await db.updateTable(t.users).set(patch).where("id", "=", user.id).execute();
+      const updated = await findUser(user.id);
+      if (!updated) throw new Error(`@latchkey/sql-adapter: updateUser: no user with id ${user.id}`);
+      return updated;
+    },
+    deleteUser(userId) {
+      return inTransaction(async (trx) => {
+        const row = await trx.selectFrom(t.users).select(userColumns).where("id", "=", userId).executeTakeFirst();
+        // Explicit deletes: SQLite enforces the foreign keys' cascade only with PRAGMA foreign_keys.
+        for (const table of [t.sessions, t.accounts, t.authenticators]) {
+          await trx.deleteFrom(table).where("userId", "=", userId).execute();
+        }
+        await trx.deleteFrom(t.users).where("id", "=", userId).execute();
+        return row ? c.user(row) : null;
+      });
+    },
+    async linkAccount(account) {
+      // Only Auth.js's columns: providers send other token fields that no table has a column for.
+      const values = pick(account, accountColumns);
+      await db.insertInto(t.accounts).values(values).execute();
+      return c.account(values);
+    },
+    async unlinkAccount({ provider, providerAccountId }) {
+      return inTransaction(async (trx) => {
+        const row = await trx
+          .selectFrom(t.accounts)
+          .select(accountColumns)
+          .where("provider", "=", provider)
+          .where("providerAccountId", "=", providerAccountId)
+          .executeTakeFirst();
+        if (!row) return undefined;
+        await trx
+          .deleteFrom(t.accounts)
+          .where("provider", "=", provider)
+          .where("providerAccountId", "=", providerAccountId)
+          .execute();
+        return c.account(row);
+      });
+    },
+    async getAccount(providerAccountId, provider) {
+      const row = await db
+        .selectFrom(t.accounts)
+        .select(accountColumns)
+        .where("provider", "=", provider)
+        .where("providerAccountId", "=", providerAccountId)
+        .executeTakeFirst();
+      return row ? c.account(row) : null;
+    },
+    async createSession(session) {
+      const { sessionToken, userId, expires } = session;
+      await db
+        .insertInto(t.sessions)
+        .values({ sessionToken, userId, expires: c.date(expires) })
+        .execute();
+      return { sessionToken, userId, expires: new Date(expires.getTime()) };
+    },
+    async getSessionAndUser(sessionToken) {
+      const row = await db
+        .selectFrom(`${t.sessions} as s`)
+        .innerJoin(`${t.users} as u`, "u.id", "s.userId")
+        .select(["s.sessionToken", "s.userId", "s.expires", ...userColumns.map((column) => `u.${column}` as const)])
+        .where("s.sessionToken", "=", sessionToken)
+        .executeTakeFirst();
+      if (!row) return null;
+      const session = c.session(row);
+      if (isExpired(session.expires)) {
+        // Only if still expired: a concurrent updateSession may just have extended it.
+        await db
+          .deleteFrom(t.sessions)
+          .where("sessionToken", "=", sessionToken)
+          .where("expires", "<=", c.date(new Date()))
+          .execute();
+        return null;
+      }
+      return { session, user: c.user(row) };
+    },
+    async updateSession({ sessionToken, userId, expires }) {
+      const patch = pick({ userId, expires: expires && c.date(expires) }, ["userId", "expires"]);
+      if (Object.keys(patch).length > 0) {
+        await db.updateTable(t.sessions).set(patch).where("sessionToken", "=", sessionToken).execute();
+      }
+      const row = await db
+        .selectFrom(t.sessions)
+        .select(["sessionToken", "userId", "expires"])
+        .where("sessionToken", "=", sessionToken)
+        .executeTakeFirst();
+      return row ? c.session(row) : null;
+    },
+    async deleteSession(sessionToken) {
+      return inTransaction(async (trx) => {
+        const row = await trx
+          .selectFrom(t.sessions)
+          .select(["sessionToken", "userId", "expires"])
+          .where("sessionToken", "=", sessionToken)
+          .executeTakeFirst();
+        await trx.deleteFrom(t.sessions).where("sessionToken", "=", sessionToken).execute();
+        return row ? c.session(row) : null;
+      });
+    },
+    async createVerificationToken({ identifier, token, expires }) {
+      await db
+        .insertInto(t.verificationTokens)
+        .values({ identifier, token, expires: c.date(expires) })
+        .execute();
+      return { identifier, token, expires: new Date(expires.getTime()) };
+    },
+    async useVerificationToken({ identifier, token }) {
+      const row = await takeVerificationToken(identifier, token);
+      if (!row) return null;
+      const found = c.verificationToken(row);
+      return isExpired(found.expires) ? null : found;
+    },
+    async getAuthenticator(credentialID) {
+      const row = await db
+        .selectFrom(t.authenticators)
+        .select(authenticatorColumns)
+        .where("credentialID", "=", credentialID)
+        .executeTakeFirst();
+      return row ? c.authenticator(row) : null;
+    },
+    async createAuthenticator(authenticator) {
+      const values = {
+        ...pick(authenticator, authenticatorColumns),
+        credentialBackedUp: c.bool(authenticator.credentialBackedUp),
+        transports: authenticator.transports ?? null,
+      };
+      await db.insertInto(t.authenticators).values(values).execute();
+      return c.authenticator(values);
+    },
+    async listAuthenticatorsByUserId(userId) {
+      const rows = await db
+        .selectFrom(t.authenticators)
+        .select(authenticatorColumns)
+        .where("userId", "=", userId)
+        .execute();
+      return rows.map(c.authenticator);
+    },
+    async updateAuthenticatorCounter(credentialID, newCounter) {
+      await db
+        .updateTable(t.authenticators)
+        .set({ counter: newCounter })
+        .where("credentialID", "=", credentialID)
+        .execute();
+      const updated = await adapter.getAuthenticator?.(credentialID);
+      if (!updated) {
+        throw new Error(`@latchkey/sql-adapter: updateAuthenticatorCounter: no authenticator ${credentialID}`);
+      }
+      return updated;
+    },
+    transaction(work) {
+      if (db.isTransaction) return work(adapter);
+      return db.transaction().execute((trx) => work(create(trx, dialect, t, options)));
+    },
+  };
+  return adapter;
+}
+
+/**
+ * Creates a Latchkey adapter over a Kysely instance for SQLite, PostgreSQL or MySQL/MariaDB. Run
+ * {@link migrate} once first. Records read back exactly as written in every dialect (SQLite's
+ * text dates and integer booleans are converted back); expired sessions and verification tokens
+ * read as missing and are deleted; `useVerificationToken` consumes a token atomically (`DELETE
+ * ... RETURNING`, on MySQL `SELECT ... FOR UPDATE` then `DELETE` in a transaction); `deleteUser`
+ * deletes the user's sessions, accounts and authenticators in the same transaction; `transaction`
+ * runs work in a Kysely transaction. With mysql2, give the pool `timezone: "Z"` so that DATETIME
+ * values mean UTC whatever the server's time zone.
+ *
+ * @param db A `Kysely` instance (kysely 0.28) with `SqliteDialect`, `PostgresDialect` or `MysqlDialect`.
+ * @param options Other table names (see {@link SqlOptions}).
+ * @example
+ * ```ts
+ * import { Kysely, PostgresDialect } from "kysely"
+ * import pg from "pg"
+ * import { SqlAdapter } from "@latchkey/sql-adapter"
+ * const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString }) }) })
+ * const config = { adapter: SqlAdapter(db), providers, secret }
+ * ```
+ */
+export function SqlAdapter(db: AnyKysely, options: SqlOptions = {}): Adapter {
+  return create(db, dialectOf(db), tableNames(options), options);
+}

@@ -1,0 +1,186 @@
+/**
+ * Sign-in with OAuth 2 and OpenID Connect providers (ARCHITECTURE "Data flow of a sign-in"):
+ * `POST /signin/<id>` → authorization URL with PKCE, state and nonce in sealed cookies →
+ * provider → `GET|POST /callback/<id>` → checks consumed → code redeemed, id_token validated,
+ * profile read → `signIn` callback → user and account through the adapter → session → redirect.
+ */
+import type { Adapter } from "../../adapters.js";
+import { AuthError, InvalidCheck, OAuthSignInError } from "../../errors.js";
+import type { ResponseInternal } from "../../types.js";
+import type { InternalProvider } from "../config.js";
+import type { Context } from "../context.js";
+import { authorizationRequest, proxyOrigin, redirectTarget } from "../oauth/authorization.js";
+import { completeAuthorization, type VerifiedChecks } from "../oauth/callback.js";
+import { clearChecks, decodeState, readCheck } from "../oauth/checks.js";
+import { authorizationServer, type OAuthProvider } from "../oauth/discovery.js";
+import type { RequestInternal } from "../request.js";
+import { loginWithAccount } from "./handle-login.js";
+import { askSignIn, startSession } from "./sign-in.js";
+
+/**
+ * `POST /signin/<id>` for an OAuth or OIDC provider (the CSRF token is already verified): sends the
+ * user to the provider's authorization endpoint, with the check cookies and the callback URL
+ * remembered. A provider that cannot be reached (discovery) is an `OAuthSignInError`, which sends
+ * the user back to the sign-in page with `?error=OAuthSignin`.
+ *
+ * @example
+ * ```ts
+ * const res = await startOAuth(req, ctx, provider) // { redirect: "https://op.example/authorize?...", cookies }
+ * ```
+ */
+export async function startOAuth(
+  req: RequestInternal,
+  ctx: Context,
+  internal: InternalProvider,
+): Promise<ResponseInternal> {
+  const provider = internal as unknown as OAuthProvider;
+  await ctx.callbackUrl();
+  let endpoint: URL;
+  try {
+    if (provider.authorization?.url) {
+      endpoint = provider.authorization.url;
+    } else {
+      const as = await authorizationServer(provider, { authorization: true });
+      if (!as.authorization_endpoint) throw new Error("the provider's metadata has no authorization_endpoint");
+      endpoint = new URL(as.authorization_endpoint);
+    }
+  } catch (e) {
+    if (e instanceof AuthError) throw e;
+    const err = e as Error;
+    throw new OAuthSignInError(
+      `The authorization endpoint of provider "${provider.id}" could not be found: ${err.message}`,
+      {
+        err,
+        provider: provider.id,
+      },
+    );
+  }
+  const { url, cookies } = await authorizationRequest(ctx, provider, endpoint, req.query);
+  ctx.cookies.push(...cookies);
+  ctx.config.logger.debug("oauth: authorization request", {
+    provider: provider.id,
+    url: `${url.origin}${url.pathname}`,
+  });
+  return { redirect: url.href, cookies: ctx.cookies };
+}
+
+/** The authorization response: the form body of a `response_mode=form_post` POST, else the query. */
+function responseParams(req: RequestInternal): URLSearchParams {
+  const params = new URLSearchParams();
+  const source = req.method === "POST" && req.body && Object.keys(req.body).length > 0 ? req.body : req.query;
+  for (const [key, value] of Object.entries(source)) {
+    if (typeof value === "string") params.set(key, value);
+  }
+  return params;
+}
+
+/** Reads and verifies the check cookies the provider's `checks` ask for. */
+function verifyChecks(
+  req: RequestInternal,
+  ctx: Context,
+  provider: OAuthProvider,
+  params: URLSearchParams,
+): VerifiedChecks {
+  const checks: VerifiedChecks = {};
+  if (provider.checks.includes("state")) {
+    const expected = readCheck(req, ctx, "state", provider.id);
+    const received = params.get("state");
+    if (!received)
+      throw new InvalidCheck(`The callback of provider "${provider.id}" has no state parameter`, {
+        provider: provider.id,
+        check: "state",
+      });
+    if (received !== expected)
+      throw new InvalidCheck(`The state of the callback of provider "${provider.id}" does not match its cookie`, {
+        provider: provider.id,
+        check: "state",
+      });
+    checks.state = expected;
+  }
+  // The provider's own error answer says more than a missing PKCE or nonce cookie would.
+  if (params.has("error")) return checks;
+  if (provider.checks.includes("pkce")) checks.code_verifier = readCheck(req, ctx, "pkceCodeVerifier", provider.id);
+  if (provider.checks.includes("nonce")) checks.nonce = readCheck(req, ctx, "nonce", provider.id);
+  return checks;
+}
+
+/**
+ * On the redirect proxy itself: a callback whose state was made by another deployment (sharing
+ * the secret) is forwarded there, where the check cookies are. Returns the URL to forward to.
+ */
+function proxyForward(ctx: Context, provider: OAuthProvider, params: URLSearchParams): string | undefined {
+  const origin = proxyOrigin(provider);
+  const state = params.get("state");
+  if (!origin || origin !== ctx.origin || !state) return undefined;
+  const target = decodeState(ctx, state)?.origin;
+  if (!target) return undefined;
+  let targetUrl: URL;
+  try {
+    targetUrl = new URL(target);
+  } catch {
+    return undefined;
+  }
+  if (targetUrl.origin === ctx.origin) return undefined;
+  return `${targetUrl.origin}${targetUrl.pathname}?${params}`;
+}
+
+/**
+ * `GET|POST /callback/<id>` for an OAuth or OIDC provider. The check cookies are cleared first
+ * (the deletions survive an error response), then verified; the code is redeemed and the profile
+ * mapped; the `signIn` callback decides (before any user is created, as in Auth.js); the user and
+ * account are found or created through the adapter; the session starts; the user is redirected to
+ * the callback URL, or `pages.newUser` the first time. Any failure leaves no session: bad checks
+ * are `InvalidCheck`, provider failures `OAuthCallbackError` (both `?error=OAuthCallbackError`).
+ */
+export async function oauthCallback(
+  req: RequestInternal,
+  ctx: Context,
+  internal: InternalProvider,
+): Promise<ResponseInternal> {
+  const provider = internal as unknown as OAuthProvider;
+  const params = responseParams(req);
+
+  const forward = proxyForward(ctx, provider, params);
+  if (forward) {
+    ctx.config.logger.debug("oauth: redirect proxy forwards the callback", {
+      provider: provider.id,
+      to: forward.split("?")[0],
+    });
+    return { redirect: forward, cookies: ctx.cookies };
+  }
+
+  clearChecks(req, ctx);
+  const checks = verifyChecks(req, ctx, provider, params);
+  const { redirectUri } = redirectTarget(ctx, provider);
+  const { profile, user, account, storedAccount } = await completeAuthorization(provider, params, checks, redirectUri);
+
+  const { config } = ctx;
+  const known = config.adapter
+    ? await (config.adapter as Required<Adapter>).getUserByAccount({
+        provider: provider.id,
+        providerAccountId: account.providerAccountId,
+      })
+    : null;
+  const divert = await askSignIn(ctx, { user: known ?? user, account, profile });
+  if (divert) return { redirect: divert, cookies: ctx.cookies };
+
+  const login = await loginWithAccount(req, ctx, {
+    user,
+    account: storedAccount,
+    profile,
+    allowEmailLinking: provider.allowDangerousEmailAccountLinking,
+  });
+  const callbackUrl = await ctx.callbackUrl();
+  const sessionAccount = { ...account, ...(login.account?.userId ? { userId: login.account.userId } : {}) };
+  await startSession(req, ctx, { user: login.user, account: sessionAccount, profile, isNewUser: login.isNewUser });
+
+  const newUserPage = config.pages.newUser;
+  if (login.isNewUser && newUserPage) {
+    const page = newUserPage.startsWith("/") ? `${ctx.origin}${newUserPage}` : newUserPage;
+    return {
+      redirect: `${page}${page.includes("?") ? "&" : "?"}${new URLSearchParams({ callbackUrl })}`,
+      cookies: ctx.cookies,
+    };
+  }
+  return { redirect: callbackUrl, cookies: ctx.cookies };
+}

@@ -1,0 +1,313 @@
+/**
+ * The protocol half of an OAuth callback: the authorization response is validated, the code is
+ * redeemed at the token endpoint, the id_token is validated (OpenID Connect), the profile is read
+ * (id_token claims or userinfo) and mapped to a user and an account. Everything that talks to the
+ * provider goes through oauth4webapi and the provider's `customFetch`.
+ */
+import { randomUUID } from "node:crypto";
+import * as o from "oauth4webapi";
+import { AuthError, InvalidConfiguration, OAuthCallbackError, OAuthProfileParseError } from "../../errors.js";
+import type { Account, Profile, TokenSet, User } from "../../types.js";
+import { authorizationServer, forgetDiscovery, httpOptions, type OAuthProvider, providerFetch } from "./discovery.js";
+
+/** The verified check values of this callback. */
+export interface VerifiedChecks {
+  state?: string;
+  code_verifier?: string;
+  nonce?: string;
+}
+
+/** What a successful callback yields. */
+export interface OAuthOutcome {
+  /** The provider's user profile (id_token claims or userinfo answer). */
+  profile: Profile;
+  /** The user from `profile()`, with a fresh id (the provider's id is the account's). */
+  user: User;
+  /** The account with the whole token response: what the callbacks and events receive. */
+  account: Account;
+  /** The account as it is stored: `provider.account(tokens)` when the provider has one. */
+  storedAccount: Account;
+}
+
+/** The client metadata oauth4webapi checks responses against. */
+function clientOf(provider: OAuthProvider): o.Client {
+  return { ...(provider.client as o.Client | undefined), client_id: provider.clientId ?? "" };
+}
+
+/** The client authentication of the token request (`client_secret_basic` unless configured otherwise). */
+function clientAuthentication(provider: OAuthProvider): o.ClientAuth {
+  const method = provider.client?.token_endpoint_auth_method ?? "client_secret_basic";
+  if (method === "none") return o.None();
+  if (method !== "client_secret_basic" && method !== "client_secret_post") {
+    throw new InvalidConfiguration(
+      `Provider "${provider.id}": \`client.token_endpoint_auth_method\` must be "client_secret_basic", "client_secret_post" or "none"; received ${JSON.stringify(method)}`,
+    );
+  }
+  if (!provider.clientSecret) {
+    throw new InvalidConfiguration(
+      `Provider "${provider.id}" has no \`clientSecret\` (AUTH_${provider.id.toUpperCase().replace(/-/g, "_")}_SECRET); set it, or \`client: { token_endpoint_auth_method: "none" }\` for a public client.`,
+    );
+  }
+  return method === "client_secret_post"
+    ? o.ClientSecretPost(provider.clientSecret)
+    : clientSecretBasic(provider.clientId ?? "", provider.clientSecret);
+}
+
+/** RFC 6749 §2.3.1 form encoding, as Auth.js does it. */
+function formEncode(value: string): string {
+  return encodeURIComponent(value).replace(/%20/g, "+");
+}
+
+/**
+ * `client_secret_basic` with the encoding Auth.js uses. oauth4webapi's own also escapes "-", "."
+ * and "_", common in client ids, which servers that skip the decoding step then fail to match.
+ */
+function clientSecretBasic(clientId: string, clientSecret: string): o.ClientAuth {
+  const credentials = Buffer.from(`${formEncode(clientId)}:${formEncode(clientSecret)}`).toString("base64");
+  return (_as, _client, _body, headers) => {
+    headers.set("authorization", `Basic ${credentials}`);
+  };
+}
+
+/**
+ * After a failure that outdated metadata can explain (a moved endpoint, a network error), the next
+ * request discovers again. A provider's protocol error answer (such as `invalid_grant`) says
+ * nothing about the metadata and keeps it.
+ */
+function forgetStaleMetadata(e: unknown, provider: OAuthProvider): void {
+  if (e instanceof o.ResponseBodyError || e instanceof o.AuthorizationResponseError || e instanceof AuthError) return;
+  forgetDiscovery(provider);
+}
+
+/** Turns whatever a protocol step threw into an `OAuthCallbackError` that says what failed. */
+export function callbackError(e: unknown, provider: OAuthProvider, step: string): AuthError {
+  if (e instanceof AuthError) return e;
+  const base = { provider: provider.id, step };
+  if (e instanceof o.AuthorizationResponseError) {
+    const details = Object.fromEntries(e.cause.entries());
+    const description = e.error_description ? ` (${e.error_description})` : "";
+    return new OAuthCallbackError(
+      `Provider "${provider.id}" answered the authorization request with the error "${e.error}"${description}`,
+      {
+        ...base,
+        ...details,
+      },
+    );
+  }
+  if (e instanceof o.ResponseBodyError) {
+    const description = e.error_description ? ` (${e.error_description})` : "";
+    return new OAuthCallbackError(
+      `Provider "${provider.id}" refused the ${step} with the error "${e.error}"${description}, HTTP ${e.status}`,
+      { ...base, err: e, error: e.error, error_description: e.error_description, status: e.status },
+    );
+  }
+  if (e instanceof o.WWWAuthenticateChallengeError) {
+    const challenge = e.cause[0];
+    return new OAuthCallbackError(
+      `Provider "${provider.id}" refused the ${step} (HTTP ${e.status}): ${challenge?.parameters.error ?? "challenge"} ${challenge?.parameters.error_description ?? ""}`.trimEnd(),
+      { ...base, err: e, status: e.status },
+    );
+  }
+  const err = e instanceof Error ? e : new Error(String(e));
+  const code = (err as { code?: string }).code ?? ((err.cause as { code?: string } | undefined)?.code || "");
+  const unreachable = err.name === "TimeoutError" || err.name === "AbortError" || err.message === "fetch failed";
+  const why = unreachable
+    ? `could not be reached${code ? ` (${code})` : ""}`
+    : `failed: ${err.message}${code ? ` [${code}]` : ""}`;
+  return new OAuthCallbackError(`The ${step} for provider "${provider.id}" ${why}`, { ...base, err });
+}
+
+/** Maps the common claims to a user: id from `sub` or `id`, `name`, `email`, `image` from `picture`. */
+export function defaultProfile(profile: Profile): User {
+  const id = profile.sub ?? profile.id;
+  return {
+    id: id === undefined || id === null ? undefined : String(id),
+    name: profile.name ?? null,
+    email: profile.email ?? null,
+    image: typeof profile.picture === "string" ? profile.picture : null,
+  };
+}
+
+/** A plain token set: `token_type` lowercased, `expires_at` computed from `expires_in`. */
+function normalizeTokens(raw: Record<string, unknown>): TokenSet {
+  const tokens: TokenSet = { ...raw };
+  if (typeof tokens.token_type === "string") tokens.token_type = tokens.token_type.toLowerCase();
+  if (tokens.expires_in !== undefined && tokens.expires_in !== null) {
+    const expiresIn = Number(tokens.expires_in);
+    if (Number.isFinite(expiresIn)) {
+      tokens.expires_in = expiresIn;
+      tokens.expires_at = Math.floor(Date.now() / 1000) + Math.floor(expiresIn);
+    }
+  }
+  return tokens;
+}
+
+/** A token endpoint response made of a token set, so a custom token request's id_token is validated like any other. */
+function asTokenResponse(tokens: TokenSet): Response {
+  const body = { token_type: "bearer", ...tokens };
+  return new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
+}
+
+/**
+ * Validates the authorization response `params`, redeems the code, reads the profile and maps
+ * it. `checks` are the values already verified from the check cookies. Throws `OAuthCallbackError`
+ * for everything the provider did wrong or refused (its cause says what), `OAuthProfileParseError`
+ * when `profile()` fails.
+ */
+export async function completeAuthorization(
+  provider: OAuthProvider,
+  params: URLSearchParams,
+  checks: VerifiedChecks,
+  redirectUri: string,
+): Promise<OAuthOutcome> {
+  const isOidc = provider.type === "oidc";
+  const customToken = provider.token?.request;
+  const customUserinfo = provider.userinfo?.request;
+  const wantsUserinfo = isOidc ? provider.idToken === false || provider.userinfo !== undefined : true;
+
+  let as: o.AuthorizationServer;
+  try {
+    as = await authorizationServer(provider, { token: !customToken, userinfo: wantsUserinfo && !customUserinfo });
+  } catch (e) {
+    throw callbackError(e, provider, "discovery request");
+  }
+  const client = clientOf(provider);
+
+  // RFC 9207 `iss` can only be compared with an issuer we know; a made-up one would refuse it.
+  const response = new URLSearchParams(params);
+  if (!provider.issuer && !provider.wellKnown) response.delete("iss");
+  let callbackParams: URLSearchParams;
+  try {
+    callbackParams = o.validateAuthResponse(as, client, response, checks.state ?? o.skipStateCheck);
+  } catch (e) {
+    throw callbackError(e, provider, "authorization response");
+  }
+
+  let tokens: TokenSet;
+  let idClaims: o.IDToken | undefined;
+  try {
+    let tokenResponse: Response;
+    if (customToken) {
+      const { tokens: custom } = await customToken({
+        params: Object.fromEntries(callbackParams),
+        checks,
+        provider,
+        redirect_uri: redirectUri,
+        fetch: providerFetch(provider),
+      });
+      tokenResponse = asTokenResponse(normalizeTokens(custom as Record<string, unknown>));
+    } else {
+      const auth = clientAuthentication(provider);
+      const additionalParameters: Record<string, string> = {};
+      for (const [key, value] of Object.entries(provider.token?.params ?? {})) {
+        if (value !== undefined && value !== null) additionalParameters[key] = String(value);
+      }
+      tokenResponse = await o.authorizationCodeGrantRequest(
+        as,
+        client,
+        auth,
+        callbackParams,
+        redirectUri,
+        checks.code_verifier ?? o.nopkce,
+        {
+          ...httpOptions(provider, as.token_endpoint),
+          additionalParameters,
+        } as o.TokenEndpointRequestOptions,
+      );
+    }
+    if (provider.token?.conform) tokenResponse = (await provider.token.conform(tokenResponse.clone())) ?? tokenResponse;
+    if (customToken && !isOidc) {
+      tokens = normalizeTokens((await tokenResponse.json()) as Record<string, unknown>);
+    } else {
+      const processed = await o.processAuthorizationCodeResponse(as, client, tokenResponse, {
+        expectedNonce: checks.nonce ?? o.expectNoNonce,
+        requireIdToken: isOidc,
+      });
+      idClaims = o.getValidatedIdTokenClaims(processed);
+      tokens = normalizeTokens({ ...processed });
+    }
+  } catch (e) {
+    forgetStaleMetadata(e, provider);
+    throw callbackError(e, provider, "token request");
+  }
+
+  let profile: Profile;
+  try {
+    if (isOidc && !wantsUserinfo) {
+      profile = { ...(idClaims as Profile) };
+    } else if (customUserinfo) {
+      const answer = await customUserinfo({ tokens, provider, fetch: providerFetch(provider) });
+      if (!answer || typeof answer !== "object") throw new Error("the custom userinfo request returned no profile");
+      profile = answer;
+    } else {
+      const accessToken = tokens.access_token;
+      if (typeof accessToken !== "string")
+        throw new Error("the token response has no access_token to read the profile with");
+      const userinfo = await o.userInfoRequest(
+        as,
+        client,
+        accessToken,
+        httpOptions(provider, as.userinfo_endpoint) as o.UserInfoRequestOptions,
+      );
+      if (isOidc && idClaims) {
+        profile = (await o.processUserInfoResponse(as, client, idClaims.sub, userinfo)) as Profile;
+      } else {
+        profile = await plainUserinfo(userinfo);
+      }
+    }
+  } catch (e) {
+    forgetStaleMetadata(e, provider);
+    throw callbackError(e, provider, "userinfo request");
+  }
+
+  return mapProfile(provider, profile, tokens);
+}
+
+/** Reads a plain OAuth 2 userinfo answer: a JSON object with status 200. */
+async function plainUserinfo(response: Response): Promise<Profile> {
+  if (response.status !== 200) {
+    const text = await response.text().catch(() => "");
+    throw new Error(`the userinfo endpoint answered HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ""}`);
+  }
+  const body = (await response.json()) as unknown;
+  if (!body || typeof body !== "object" || Array.isArray(body))
+    throw new Error("the userinfo endpoint answered something other than a JSON object");
+  return body as Profile;
+}
+
+/** Runs `profile()` and builds the user and the account (spec §2.3). */
+async function mapProfile(provider: OAuthProvider, profile: Profile, tokens: TokenSet): Promise<OAuthOutcome> {
+  let mapped: User;
+  try {
+    mapped = await (provider.profile ?? defaultProfile)(profile, tokens);
+  } catch (e) {
+    throw new OAuthProfileParseError(
+      `The profile() of provider "${provider.id}" threw: ${(e as Error)?.message ?? String(e)}`,
+      {
+        err: e as Error,
+        provider: provider.id,
+      },
+    );
+  }
+  const accountId = mapped?.id;
+  if (accountId === undefined || accountId === null || accountId === "") {
+    throw new OAuthProfileParseError(
+      `The profile() of provider "${provider.id}" returned no \`id\`; map the provider's user id to \`id\`.`,
+      {
+        provider: provider.id,
+        profileKeys: Object.keys(profile ?? {}),
+      },
+    );
+  }
+  const providerAccountId = String(accountId);
+  // As in Auth.js: the user gets its own id; the provider's id identifies the account.
+  const user: User = {
+    ...mapped,
+    id: randomUUID(),
+    email: typeof mapped.email === "string" ? mapped.email.toLowerCase() : mapped.email,
+  };
+  const identity = { provider: provider.id, type: provider.type, providerAccountId };
+  const account: Account = { ...tokens, ...identity };
+  const storedAccount: Account = provider.account ? { ...(provider.account(tokens) ?? {}), ...identity } : account;
+  return { profile, user, account, storedAccount };
+}

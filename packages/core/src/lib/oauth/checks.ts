@@ -1,0 +1,112 @@
+/**
+ * The OAuth checks (PKCE, state, nonce). Each value lives in its own short-lived cookie, sealed
+ * (encrypted and authenticated, salt = the cookie name) together with the id of the provider that
+ * made it, so a cookie made for one provider is refused on another provider's callback. The
+ * cookies are cleared on every callback, whatever its outcome.
+ */
+import * as o from "oauth4webapi";
+import { InvalidCheck } from "../../errors.js";
+import { openToken, sealToken } from "../../jwt.js";
+import type { Cookie, CookieSerializeOptions } from "../../types.js";
+import type { Context } from "../context.js";
+import { expiredCookie } from "../cookies.js";
+import type { RequestInternal } from "../request.js";
+
+/** Cookie roles that hold a check value. */
+export type CheckRole = "pkceCodeVerifier" | "state" | "nonce";
+
+const CHECK_ROLES: readonly CheckRole[] = ["pkceCodeVerifier", "state", "nonce"];
+const LABEL: Record<CheckRole, string> = { pkceCodeVerifier: "PKCE code_verifier", state: "state", nonce: "nonce" };
+
+/** A check lives 15 minutes: long enough to sign in at the provider, short enough to expire unused. */
+export const CHECK_MAX_AGE = 15 * 60;
+
+/** Salt of the `state` value itself (not of its cookie); the same as Auth.js's, so a redirect proxy can read either. */
+const STATE_SALT = "encodedState";
+
+/**
+ * The cookie that carries one check value for `providerId`. With `crossSite` (response_mode
+ * form_post, where the provider POSTs back from its own site) the cookie is `SameSite=None; Secure`,
+ * or the browser would not send it with the callback.
+ */
+export function checkCookie(
+  ctx: Context,
+  role: CheckRole,
+  providerId: string,
+  value: string,
+  crossSite = false,
+): Cookie {
+  const { name, options } = ctx.cookieOptions[role];
+  const sealed = sealToken({ value, provider: providerId }, ctx.config.secrets, name, CHECK_MAX_AGE);
+  const cookieOptions: CookieSerializeOptions = { ...options, maxAge: options.maxAge ?? CHECK_MAX_AGE };
+  if (crossSite) {
+    cookieOptions.sameSite = "none";
+    cookieOptions.secure = true;
+  }
+  return { name, value: sealed, options: cookieOptions };
+}
+
+/**
+ * Reads the check value of `role` from the request's cookie. Throws `InvalidCheck` when the cookie
+ * is missing, cannot be opened (tampered, expired, another secret) or was made for another provider.
+ */
+export function readCheck(req: RequestInternal, ctx: Context, role: CheckRole, providerId: string): string {
+  const { name } = ctx.cookieOptions[role];
+  const raw = req.cookies[name];
+  if (!raw)
+    throw new InvalidCheck(
+      `The ${LABEL[role]} cookie is missing (the sign-in did not start here, took longer than 15 minutes, or was already completed)`,
+      { provider: providerId, check: role },
+    );
+  const payload = openToken(raw, ctx.config.secrets, name);
+  if (!payload || typeof payload.value !== "string" || !payload.value) {
+    throw new InvalidCheck(
+      `The ${LABEL[role]} cookie could not be read (tampered, expired or sealed with another secret)`,
+      { provider: providerId, check: role },
+    );
+  }
+  if (payload.provider !== providerId) {
+    throw new InvalidCheck(`The ${LABEL[role]} cookie was made for another provider`, {
+      provider: providerId,
+      check: role,
+      madeFor: payload.provider,
+    });
+  }
+  return payload.value;
+}
+
+/** Queues the deletion of every check cookie the request carried (a deletion survives an error response). */
+export function clearChecks(req: RequestInternal, ctx: Context): void {
+  for (const role of CHECK_ROLES) {
+    const { name, options } = ctx.cookieOptions[role];
+    if (req.cookies[name] !== undefined) ctx.cookies.push(expiredCookie(name, options));
+  }
+}
+
+/** A PKCE pair: the verifier (kept in a cookie) and its S256 challenge (sent to the provider). */
+export async function createPkce(): Promise<{ verifier: string; challenge: string }> {
+  const verifier = o.generateRandomCodeVerifier();
+  return { verifier, challenge: await o.calculatePKCECodeChallenge(verifier) };
+}
+
+/** A fresh nonce. */
+export function createNonce(): string {
+  return o.generateRandomNonce();
+}
+
+/**
+ * A fresh `state` value: random, sealed, and carrying `origin` (the callback URL of the deployment
+ * that started the sign-in) when a redirect proxy must send the user back there.
+ */
+export function createState(ctx: Context, origin?: string): string {
+  const claims: Record<string, unknown> = { random: o.generateRandomState() };
+  if (origin) claims.origin = origin;
+  return sealToken(claims, ctx.config.secrets, STATE_SALT, CHECK_MAX_AGE);
+}
+
+/** Opens a `state` value made by {@link createState}; null when it is not one (or expired). */
+export function decodeState(ctx: Context, state: string): { origin?: string } | null {
+  const payload = openToken(state, ctx.config.secrets, STATE_SALT);
+  if (!payload) return null;
+  return typeof payload.origin === "string" ? { origin: payload.origin } : {};
+}

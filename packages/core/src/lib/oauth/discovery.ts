@@ -1,0 +1,163 @@
+/**
+ * The authorization server of a provider: discovered from its `issuer` (OpenID Connect
+ * Discovery), or built from its configured endpoints. Explicit endpoints always win over
+ * discovered ones. Discovery results are cached per resolved provider object (the configuration
+ * itself stays frozen); a failed lookup is not cached, so the next request tries again.
+ */
+import * as o from "oauth4webapi";
+import type { OAuthConfigInternal } from "../../providers/oauth.js";
+import type { Profile } from "../../types.js";
+import { customFetch } from "../symbols.js";
+
+/** A resolved OAuth 2 or OpenID Connect provider. */
+export type OAuthProvider = OAuthConfigInternal<Profile> & {
+  signinPath: string;
+  callbackPath: string;
+  /** OpenID Connect only: read the user from the id_token (default) or, when false, from userinfo. */
+  idToken?: boolean;
+};
+
+/** How long discovered metadata is reused before it is fetched again. */
+const DISCOVERY_TTL_MS = 60 * 60 * 1000;
+/** No provider request may hang a sign-in forever. */
+const REQUEST_TIMEOUT_MS = 15_000;
+
+interface CacheEntry {
+  metadata: Promise<o.AuthorizationServer>;
+  expires: number;
+}
+
+const discovered = new WeakMap<object, CacheEntry>();
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** True for `http://localhost`, `http://127.0.0.1` and `http://[::1]` (any port). */
+export function isLoopback(url: string | URL): boolean {
+  try {
+    return LOOPBACK_HOSTS.has(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** The `fetch` every request to this provider goes through: its `customFetch`, or the global one. */
+export function providerFetch(provider: OAuthProvider): typeof fetch {
+  return provider[customFetch] ?? fetch;
+}
+
+/**
+ * Transport options for one oauth4webapi call to `url`: the provider's `customFetch`, a timeout,
+ * and plain `http://` allowed for loopback hosts only (local development and tests), never for
+ * anything else.
+ */
+export function httpOptions(
+  provider: OAuthProvider,
+  url: string | URL | undefined,
+): o.HttpRequestOptions<"GET" | "POST", URLSearchParams | undefined> {
+  const fetchImpl = providerFetch(provider);
+  const options: o.HttpRequestOptions<"GET" | "POST", URLSearchParams | undefined> = {
+    signal: () => AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    [o.customFetch]: (input, init) => fetchImpl(input, init as RequestInit),
+  };
+  if (url !== undefined && isLoopback(url)) options[o.allowInsecureRequests] = true;
+  return options;
+}
+
+/** Which endpoints the current step needs. */
+export interface EndpointNeeds {
+  authorization?: boolean;
+  token?: boolean;
+  userinfo?: boolean;
+}
+
+/** The endpoints the provider's configuration names itself (as strings, with their query). */
+function configuredEndpoints(provider: OAuthProvider): Partial<o.AuthorizationServer> {
+  const out: Record<string, string> = {};
+  if (provider.authorization?.url) out.authorization_endpoint = provider.authorization.url.href;
+  if (provider.token?.url) out.token_endpoint = provider.token.url;
+  if (provider.userinfo?.url) out.userinfo_endpoint = withParams(provider.userinfo.url, provider.userinfo.params);
+  return out;
+}
+
+/** `url` with `params` added to its query (undefined values skipped). */
+export function withParams(url: string, params: Record<string, unknown> | undefined): string {
+  if (!params) return url;
+  const out = new URL(url);
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null) out.searchParams.set(key, String(value));
+  }
+  return out.href;
+}
+
+async function discover(provider: OAuthProvider): Promise<o.AuthorizationServer> {
+  const issuer = provider.issuer ? new URL(provider.issuer) : undefined;
+  if (provider.wellKnown) {
+    const response = await providerFetch(provider)(provider.wellKnown, {
+      headers: { accept: "application/json" },
+      redirect: "manual",
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    if (issuer) return o.processDiscoveryResponse(issuer, response);
+    if (response.status !== 200) throw new Error(`The discovery document answered with status ${response.status}`);
+    const metadata = (await response.json()) as o.AuthorizationServer;
+    if (typeof metadata?.issuer !== "string") throw new Error("The discovery document has no `issuer`");
+    return metadata;
+  }
+  if (!issuer) throw new Error("The provider has neither `issuer` nor `wellKnown` to discover its endpoints from");
+  const response = await o.discoveryRequest(issuer, {
+    ...httpOptions(provider, issuer),
+    algorithm: "oidc",
+  } as o.DiscoveryRequestOptions);
+  return o.processDiscoveryResponse(issuer, response);
+}
+
+/** The discovered metadata of a provider, from the cache when it is fresh. */
+function cachedDiscovery(provider: OAuthProvider): Promise<o.AuthorizationServer> {
+  const hit = discovered.get(provider);
+  if (hit && hit.expires > Date.now()) return hit.metadata;
+  const metadata = discover(provider);
+  const entry = { metadata, expires: Date.now() + DISCOVERY_TTL_MS };
+  discovered.set(provider, entry);
+  // A failed lookup must not stick: the next request discovers again.
+  metadata.catch(() => {
+    if (discovered.get(provider) === entry) discovered.delete(provider);
+  });
+  return metadata;
+}
+
+/**
+ * The authorization server metadata for `provider`, with the provider's explicit endpoints over
+ * the discovered ones. Discovery runs only when a needed endpoint is not configured, or for an
+ * OpenID Connect provider (whose id_token checks need the issuer's metadata).
+ *
+ * @example
+ * ```ts
+ * const as = await authorizationServer(provider, { token: true })
+ * as.token_endpoint // "https://op.example/token"
+ * ```
+ */
+export async function authorizationServer(
+  provider: OAuthProvider,
+  needs: EndpointNeeds,
+): Promise<o.AuthorizationServer> {
+  const configured = configuredEndpoints(provider);
+  const missing =
+    (needs.authorization && !configured.authorization_endpoint) ||
+    (needs.token && !configured.token_endpoint) ||
+    (needs.userinfo && !configured.userinfo_endpoint);
+  const canDiscover = !!(provider.issuer || provider.wellKnown);
+  if (canDiscover && (missing || (provider.type === "oidc" && (needs.token || needs.userinfo)))) {
+    return { ...(await cachedDiscovery(provider)), ...configured };
+  }
+  // Without discovery oauth4webapi still wants an issuer: the configured one, or the token
+  // endpoint's origin (only ever compared with the `iss` of an id_token, which then fails).
+  const issuer =
+    provider.issuer ??
+    new URL(configured.token_endpoint ?? configured.authorization_endpoint ?? "https://invalid.invalid").origin;
+  return { issuer, ...configured };
+}
+
+/** Forgets the cached metadata of a provider (after a failure that stale metadata may explain). */
+export function forgetDiscovery(provider: OAuthProvider): void {
+  discovered.delete(provider);
+}

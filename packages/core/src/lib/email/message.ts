@@ -1,0 +1,58 @@
+import type { Theme } from "../../types.js";
+import { html, safeColor } from "../pages/html.js";
+
+/** The default sign-in e-mail, in both forms. */
+export interface EmailMessage {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/**
+ * Builds the default sign-in e-mail: a subject naming the site's host, a plain-text body and an
+ * HTML body themed like the built-in pages (`brandColor`, `buttonText`, colour scheme). Every value
+ * is escaped; the host is broken with zero-width spaces in the HTML so that mail clients do not
+ * turn it into a link of their own.
+ *
+ * @example
+ * ```ts
+ * const { subject, text, html } = emailMessage({ url, host: "app.example", theme: {}, expires })
+ * await transport.sendMail({ to: identifier, from, subject, text, html })
+ * ```
+ */
+export function emailMessage(params: { url: string; host: string; theme?: Theme; expires?: Date }): EmailMessage {
+  const { url, host, theme = {} } = params;
+  const minutes = params.expires
+    ? Math.max(1, Math.round((params.expires.getTime() - Date.now()) / 60_000))
+    : undefined;
+  const lifetime = minutes
+    ? `The link works once, within ${minutes} minute${minutes === 1 ? "" : "s"}.`
+    : "The link works once.";
+  const ignore = "If you did not ask for this e-mail, you can safely ignore it.";
+  const brand = safeColor(theme.brandColor) ?? "#3b5bdb";
+  const buttonText = safeColor(theme.buttonText) ?? "#ffffff";
+  const dark = theme.colorScheme === "dark";
+  const background = dark ? "#0d1117" : "#f4f5f7";
+  const card = dark ? "#161b22" : "#ffffff";
+  const textColor = dark ? "#e6edf3" : "#1f2328";
+  const muted = dark ? "#9198a1" : "#59636e";
+  const shownHost = host.replace(/\./g, "\u200b.");
+  const font = "font-family:system-ui,-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
+
+  const body = html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Sign in to ${host}</title></head>
+<body style="margin:0;padding:0;background:${background}">
+<table role="presentation" width="100%" cellspacing="0" cellpadding="0" border="0" style="background:${background};padding:24px 0"><tr><td align="center">
+<table role="presentation" width="100%" cellspacing="0" cellpadding="0" border="0" style="max-width:480px;background:${card};border-radius:10px;padding:28px 24px;${font};color:${textColor}">
+<tr><td align="center" style="font-size:20px;font-weight:600;padding:0 0 12px">Sign in to <strong>${shownHost}</strong></td></tr>
+<tr><td align="center" style="padding:12px 0"><a href="${url}" target="_blank" rel="noopener" style="display:inline-block;background:${brand};color:${buttonText};text-decoration:none;font-weight:600;font-size:16px;border-radius:6px;padding:12px 24px;border:1px solid ${brand}">Sign in</a></td></tr>
+<tr><td align="center" style="font-size:14px;line-height:1.5;color:${muted};padding:12px 0 0">${lifetime}<br>${ignore}</td></tr>
+</table></td></tr></table>
+</body></html>`;
+
+  return {
+    subject: `Sign in to ${host}`,
+    text: `Sign in to ${host}\n\n${url}\n\n${lifetime}\n${ignore}\n`,
+    html: body.value,
+  };
+}

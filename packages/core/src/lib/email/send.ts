@@ -1,0 +1,124 @@
+import type { EmailConfig, SendVerificationRequestParams, SmtpServerOptions } from "../../providers/email.js";
+import { customFetch } from "../symbols.js";
+import { type EmailMessage, emailMessage } from "./message.js";
+
+/** A mailbox split into its display name and address: `"Ada <ada@example.com>"`. */
+export function parseMailbox(value: string): { name?: string; email: string } {
+  const match = /^\s*(.*?)\s*<([^<>\s]+@[^<>\s]+)>\s*$/.exec(value);
+  if (!match) return { email: value.trim() };
+  const name = (match[1] as string).replace(/^"(.*)"$/, "$1").trim();
+  return name ? { name, email: match[2] as string } : { email: match[2] as string };
+}
+
+/** The `from` option, or a clear error naming it. */
+export function requireFrom(provider: EmailConfig): string {
+  if (typeof provider.from !== "string" || provider.from.trim() === "") {
+    throw new TypeError(
+      `E-mail provider "${provider.id}" needs a \`from\` address (for example "Acme <no-reply@acme.example>").`,
+    );
+  }
+  return provider.from;
+}
+
+/** The `apiKey` option (or `AUTH_<ID>_KEY`), or a clear error naming both. */
+export function requireApiKey(provider: EmailConfig): string {
+  if (typeof provider.apiKey !== "string" || provider.apiKey === "") {
+    const env = `AUTH_${provider.id.toUpperCase().replace(/-/g, "_")}_KEY`;
+    throw new TypeError(
+      `E-mail provider "${provider.id}" needs an \`apiKey\` option or the ${env} environment variable.`,
+    );
+  }
+  return provider.apiKey;
+}
+
+/** The default message of a sign-in request, for the site the link points to. */
+export function defaultMessage(params: SendVerificationRequestParams): EmailMessage {
+  return emailMessage({
+    url: params.url,
+    host: new URL(params.url).host,
+    theme: params.theme,
+    expires: params.expires,
+  });
+}
+
+/**
+ * Sends one request to an e-mail service's REST API through the provider's `customFetch` (or
+ * `fetch`), and throws unless the service accepted it: a network failure, a timeout and every
+ * non-2xx status are errors carrying the status and the start of the body.
+ */
+export async function callEmailApi(
+  provider: EmailConfig,
+  service: string,
+  url: string,
+  init: RequestInit,
+): Promise<Response> {
+  const fetcher = (provider[customFetch] as typeof fetch | undefined) ?? fetch;
+  const response = await fetcher(url, { ...init, method: "POST", signal: init.signal ?? AbortSignal.timeout(30_000) });
+  if (!response.ok) {
+    const detail = (await response.text().catch(() => "")).slice(0, 500);
+    throw new Error(`${service} refused the e-mail: HTTP ${response.status}${detail ? ` ${detail}` : ""}`);
+  }
+  return response;
+}
+
+/** The part of nodemailer the provider uses. */
+interface NodemailerLike {
+  createTransport(options: unknown): {
+    sendMail(
+      mail: Record<string, unknown>,
+    ): Promise<{ accepted?: unknown[]; rejected?: unknown[]; pending?: unknown[] }>;
+    close(): void;
+  };
+}
+
+async function loadNodemailer(): Promise<NodemailerLike> {
+  try {
+    const module = (await import("nodemailer")) as unknown as { default?: NodemailerLike } & NodemailerLike;
+    return module.default ?? module;
+  } catch (e) {
+    throw new Error('The Nodemailer provider needs the "nodemailer" package: npm install nodemailer', { cause: e });
+  }
+}
+
+/**
+ * Sends the sign-in e-mail over SMTP with nodemailer (loaded on first use, so core works without
+ * it). The mail goes to the identifier alone, given as an address object so that nodemailer never
+ * parses it as a list. A send that the server did not accept for the recipient throws, even when
+ * nodemailer resolves (partly rejected or pending recipients).
+ */
+export async function sendWithNodemailer(
+  params: SendVerificationRequestParams,
+  message = defaultMessage(params),
+): Promise<void> {
+  const { provider, identifier } = params;
+  const from = requireFrom(provider);
+  const server = provider.server as string | SmtpServerOptions | undefined;
+  if (!server || (typeof server !== "string" && typeof server !== "object")) {
+    throw new TypeError(
+      `E-mail provider "${provider.id}" needs a \`server\`: an SMTP URL or nodemailer transport options.`,
+    );
+  }
+  const nodemailer = await loadNodemailer();
+  const transport = nodemailer.createTransport(server);
+  try {
+    const result = await transport.sendMail({
+      to: { name: "", address: identifier },
+      from,
+      envelope: { from: parseMailbox(from).email, to: [identifier] },
+      subject: message.subject,
+      text: message.text,
+      html: message.html,
+    });
+    const failed = [...(result.rejected ?? []), ...(result.pending ?? [])];
+    const accepted = (result.accepted ?? []).map((a) =>
+      (typeof a === "string" ? a : (a as { address?: string }).address)?.toLowerCase(),
+    );
+    if (failed.length > 0 || !accepted.includes(identifier.toLowerCase())) {
+      throw new Error(
+        `The SMTP server did not accept the recipient (rejected: ${failed.length}, accepted: ${accepted.length})`,
+      );
+    }
+  } finally {
+    transport.close();
+  }
+}

@@ -1,0 +1,147 @@
+// Shared by the e-mail tests: a real SMTP server (smtp-server, AUTH required, read back with
+// mailparser), a cookie jar, and a browser-like walk through the flow with `Auth(Request)`.
+import { createServer as createNetServer } from "node:net";
+import { Auth, type AuthConfig } from "@latchkey/core";
+import { type ParsedMail, simpleParser } from "mailparser";
+import { SMTPServer } from "smtp-server";
+
+export const SECRET = "a-test-secret-that-is-at-least-32-characters-long";
+export const ORIGIN = "http://app.test:3000";
+export const SMTP_USER = "mailer";
+export const SMTP_PASS = "s3cret-smtp-pass";
+
+/** One message the SMTP server received: its envelope and the parsed mail. */
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  mail: ParsedMail;
+}
+
+export interface SmtpFixture {
+  port: number;
+  mails: ReceivedMail[];
+  /** Addresses for which RCPT TO is answered 550. */
+  refuse: Set<string>;
+  close(): Promise<void>;
+}
+
+/** A real SMTP server on 127.0.0.1, port 0, that only takes mail after AUTH with the test credentials. */
+export async function startSmtp(): Promise<SmtpFixture> {
+  const mails: ReceivedMail[] = [];
+  const refuse = new Set<string>();
+  const server = new SMTPServer({
+    authOptional: false,
+    authMethods: ["PLAIN", "LOGIN"],
+    allowInsecureAuth: true,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    onAuth(auth, _session, callback) {
+      if (auth.username === SMTP_USER && auth.password === SMTP_PASS) return callback(null, { user: auth.username });
+      return callback(new Error("Invalid username or password"));
+    },
+    onRcptTo(address, _session, callback) {
+      if (refuse.has(address.address)) {
+        const error = new Error("Mailbox unavailable") as Error & { responseCode: number };
+        error.responseCode = 550;
+        return callback(error);
+      }
+      return callback();
+    },
+    onData(stream, session, callback) {
+      simpleParser(stream)
+        .then((mail) => {
+          mails.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+            to: session.envelope.rcptTo.map((r) => r.address),
+            mail,
+          });
+          callback();
+        })
+        .catch(callback);
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.server.address() as { port: number }).port;
+  return { port, mails, refuse, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** A port on 127.0.0.1 that nothing listens on (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Nodemailer transport options for the fixture. */
+export function smtpServer(port: number, pass = SMTP_PASS) {
+  return { host: "127.0.0.1", port, secure: false, ignoreTLS: true, auth: { user: SMTP_USER, pass } };
+}
+
+/** Cookies as a browser would keep them for one origin (expiry by Max-Age=0 only). */
+export class CookieJar {
+  readonly values = new Map<string, string>();
+  take(response: Response): void {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = "", ...attributes] = line.split(";");
+      const index = pair.indexOf("=");
+      const name = pair.slice(0, index).trim();
+      const value = pair.slice(index + 1).trim();
+      const removed = attributes.some((a) => /^\s*max-age=0\s*$/i.test(a)) || value === "";
+      if (removed) this.values.delete(name);
+      else this.values.set(name, value);
+    }
+  }
+  header(): string {
+    return [...this.values].map(([name, value]) => `${name}=${value}`).join("; ");
+  }
+}
+
+/** Sends one request to `Auth` (redirects are not followed) and keeps its cookies. */
+export async function send(config: AuthConfig, jar: CookieJar, url: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (jar.values.size) headers.set("cookie", jar.header());
+  const response = await Auth(new Request(new URL(url, ORIGIN), { ...init, headers }), config);
+  jar.take(response);
+  return response;
+}
+
+/** GET /auth/csrf, then POST /auth/signin/<id> with the address: the sign-in form of a browser. */
+export async function requestLink(
+  config: AuthConfig,
+  jar: CookieJar,
+  providerId: string,
+  email: string,
+  callbackUrl = `${ORIGIN}/dashboard`,
+): Promise<Response> {
+  const csrf = await send(config, jar, "/auth/csrf");
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  return send(config, jar, `/auth/signin/${providerId}`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ csrfToken, email, callbackUrl }),
+  });
+}
+
+/** The sign-in link in a text body. */
+export function linkIn(text: string | undefined): string {
+  const match = /https?:\/\/\S+\/callback\/\S+/.exec(text ?? "");
+  if (!match) throw new Error(`no sign-in link in: ${text}`);
+  return match[0];
+}
+
+/** The session the jar's cookies carry. */
+export async function sessionOf(config: AuthConfig, jar: CookieJar): Promise<{ user?: { email?: string } } | null> {
+  const response = await send(config, jar, "/auth/session");
+  return (await response.json()) as { user?: { email?: string } } | null;
+}
+
+/** Polls `check` until it is true (for mail that arrives after the SMTP answer). */
+export async function until(check: () => boolean, ms = 2000): Promise<void> {
+  const end = performance.now() + ms;
+  while (!check()) {
+    if (performance.now() > end) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

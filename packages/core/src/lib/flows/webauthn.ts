@@ -1,0 +1,601 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { Adapter, AdapterAuthenticator, AdapterUser } from "../../adapters.js";
+import {
+  AccountNotLinked,
+  AuthError,
+  DuplicateConditionalUI,
+  ExperimentalFeatureNotEnabled,
+  InvalidCheck,
+  InvalidConfiguration,
+  InvalidProvider,
+  MissingAdapter,
+  MissingCSRF,
+  MissingWebAuthnAutocomplete,
+  WebAuthnVerificationError,
+} from "../../errors.js";
+import { openToken, sealToken } from "../../jwt.js";
+import type {
+  RelyingParty,
+  RelyingPartyOptions,
+  WebAuthnAction,
+  WebAuthnConfig,
+  WebAuthnUserInfo,
+} from "../../providers/webauthn.js";
+import type { Account, ResponseInternal, User } from "../../types.js";
+import type { Context } from "../context.js";
+import { expiredCookie, readChunkedCookie } from "../cookies.js";
+import { webauthnScript } from "../pages/webauthn-script.js";
+import type { RequestInternal } from "../request.js";
+import { noStore } from "../response.js";
+import { decodeSessionToken } from "../session/jwt-strategy.js";
+import { currentUser, loginWithAccount } from "./handle-login.js";
+import { askSignIn, startSession } from "./sign-in.js";
+
+/** A WebAuthn provider after resolution: options merged, relying party normalised, paths computed. */
+export type WebAuthnProviderInternal = Omit<WebAuthnConfig, "relayingParty" | "options"> & {
+  relyingParty: { id: string[]; name: string[]; origin: string[] };
+  signinPath: string;
+  callbackPath: string;
+};
+
+/** The adapter methods a WebAuthn provider needs (checked when the configuration is resolved). */
+export const webauthnAdapterMethods = [
+  "getAuthenticator",
+  "createAuthenticator",
+  "listAuthenticatorsByUserId",
+  "updateAuthenticatorCounter",
+  "getAccount",
+  "getUser",
+  "getUserByAccount",
+  "getUserByEmail",
+  "createUser",
+  "linkAccount",
+  "createVerificationToken",
+  "useVerificationToken",
+] as const;
+
+/** The path segment the browser script is served at: `<basePath>/webauthn-script.js`. */
+export const WEBAUTHN_SCRIPT = "webauthn-script.js";
+
+function list(name: string, providerId: string, value: unknown): string[] {
+  if (value === undefined) return [];
+  const values = Array.isArray(value) ? value : [value];
+  if (values.length === 0 || values.some((v) => typeof v !== "string" || v === "")) {
+    throw new InvalidConfiguration(
+      `Provider "${providerId}": \`relyingParty.${name}\` must be a non-empty string or a list of them; received ${JSON.stringify(value)}`,
+    );
+  }
+  return values as string[];
+}
+
+/**
+ * Validates a WebAuthn provider when the configuration is resolved: the experimental flag must be
+ * on, an adapter configured, the relying-party values strings, and a provider with conditional UI
+ * needs a form field whose `autocomplete` contains `webauthn`.
+ *
+ * @example
+ * ```ts
+ * resolveWebAuthnProvider(Passkey(), { signinPath: "/auth/signin/passkey", callbackPath: "/auth/callback/passkey" }, config)
+ * ```
+ */
+export function resolveWebAuthnProvider(
+  provider: WebAuthnConfig,
+  paths: { signinPath: string; callbackPath: string },
+  config: { adapter?: Adapter; experimental?: { enableWebAuthn?: boolean } },
+): WebAuthnProviderInternal {
+  const { id } = provider;
+  if (!config.experimental?.enableWebAuthn) {
+    throw new ExperimentalFeatureNotEnabled(
+      `Provider "${id}" is a WebAuthn provider; turn it on with \`experimental: { enableWebAuthn: true }\`.`,
+    );
+  }
+  if (!config.adapter) {
+    throw new MissingAdapter(
+      `WebAuthn provider "${id}" needs an \`adapter\` that stores users, accounts and authenticators.`,
+    );
+  }
+  if (typeof provider.getUserInfo !== "function") {
+    throw new InvalidProvider(`WebAuthn provider "${id}" needs a \`getUserInfo\` function.`);
+  }
+  const formFields = provider.formFields ?? {};
+  const enableConditionalUI = provider.enableConditionalUI !== false;
+  if (enableConditionalUI) {
+    const hasAutofill = Object.values(formFields).some(
+      (f) => typeof f?.autocomplete === "string" && f.autocomplete.split(/\s+/).includes("webauthn"),
+    );
+    if (!hasAutofill) {
+      throw new MissingWebAuthnAutocomplete(
+        `WebAuthn provider "${id}" uses conditional UI, so one of its \`formFields\` needs \`autocomplete: "username webauthn"\` (or set \`enableConditionalUI: false\`).`,
+      );
+    }
+  }
+  const { relayingParty, options: _options, ...rest } = provider as WebAuthnConfig;
+  const rp: RelyingPartyOptions = { ...relayingParty, ...provider.relyingParty };
+  return {
+    ...rest,
+    enableConditionalUI,
+    formFields,
+    relyingParty: { id: list("id", id, rp.id), name: list("name", id, rp.name), origin: list("origin", id, rp.origin) },
+    ...paths,
+  };
+}
+
+/** At most one provider may offer conditional UI: the browser's autofill serves one request. */
+export function assertConditionalUI(
+  providers: ReadonlyArray<{ id: string; type: string; enableConditionalUI?: boolean }>,
+): void {
+  const withAutofill = providers.filter((p) => p.type === "webauthn" && p.enableConditionalUI);
+  if (withAutofill.length > 1) {
+    throw new DuplicateConditionalUI(
+      `Only one WebAuthn provider may enable conditional UI; set \`enableConditionalUI: false\` on all but one of ${withAutofill.map((p) => `"${p.id}"`).join(", ")}.`,
+    );
+  }
+}
+
+/** The relying party of a request: configured values first, then the request's URL. */
+export function relyingParty(
+  provider: WebAuthnProviderInternal,
+  origin: string,
+): RelyingParty & { ids: string[]; origins: string[] } {
+  const url = new URL(origin);
+  const ids = provider.relyingParty.id.length ? provider.relyingParty.id : [url.hostname];
+  const origins = provider.relyingParty.origin.length ? provider.relyingParty.origin : [url.origin];
+  return {
+    id: ids[0] as string,
+    name: provider.relyingParty.name[0] ?? url.host,
+    origin: origins[0] as string,
+    ids,
+    origins,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// @simplewebauthn/server, loaded on first use (an optional peer)
+
+type Json = Record<string, unknown>;
+interface VerifiedCredential {
+  id: string;
+  publicKey: Uint8Array;
+  counter: number;
+}
+interface Lib {
+  generateAuthenticationOptions(options: Json): Promise<Json & { challenge: string }>;
+  generateRegistrationOptions(options: Json): Promise<Json & { challenge: string }>;
+  verifyAuthenticationResponse(options: Json): Promise<{
+    verified: boolean;
+    authenticationInfo?: { newCounter: number };
+  }>;
+  verifyRegistrationResponse(options: Json): Promise<{
+    verified: boolean;
+    registrationInfo?: { credential: VerifiedCredential; credentialDeviceType: string; credentialBackedUp: boolean };
+  }>;
+}
+
+async function simpleWebAuthn(provider: WebAuthnProviderInternal): Promise<Lib> {
+  if (provider.simpleWebAuthn) return provider.simpleWebAuthn as unknown as Lib;
+  try {
+    return (await import("@simplewebauthn/server")) as unknown as Lib;
+  } catch (e) {
+    throw new InvalidConfiguration(
+      `WebAuthn provider "${provider.id}" needs the optional peer dependency \`@simplewebauthn/server\` (v13); install it with \`npm install @simplewebauthn/server\`.`,
+      { err: e as Error },
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encodings: authenticators store the credential id and public key as standard base64 (as
+// Auth.js does); the browser and @simplewebauthn/server speak base64url.
+
+const toBase64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
+/** Reads base64 or base64url (Node accepts both alphabets, with or without padding). */
+const fromBase64 = (text: string) => new Uint8Array(Buffer.from(text, "base64"));
+const toBase64Url = (base64: string) => Buffer.from(base64, "base64").toString("base64url");
+const TRANSPORTS = new Set(["ble", "cable", "hybrid", "internal", "nfc", "smart-card", "usb"]);
+const parseTransports = (value: string | null | undefined) =>
+  value ? value.split(",").filter((t) => TRANSPORTS.has(t)) : undefined;
+
+// ---------------------------------------------------------------------------------------------
+// The challenge cookie
+
+interface Challenge {
+  provider: string;
+  action: WebAuthnAction;
+  challenge: string;
+  /** The user a registration is for (decided when the options were made). */
+  user?: Partial<AdapterUser>;
+}
+
+// Each challenge is also recorded, hashed, as a verification token and consumed atomically by the
+// callback: the cookie alone would let a captured request be replayed within its lifetime, which
+// the signature counter does not stop for passkeys that always report 0.
+function challengeRecord(provider: string, challenge: string) {
+  return { identifier: `webauthn-challenge:${provider}`, token: createHash("sha256").update(challenge).digest("hex") };
+}
+
+async function challengeCookie(ctx: Context, claims: Challenge) {
+  const { name, options } = ctx.cookieOptions.webauthnChallenge;
+  const maxAge = options.maxAge ?? 15 * 60;
+  const adapter = ctx.config.adapter as Required<Adapter>;
+  await adapter.createVerificationToken({
+    ...challengeRecord(claims.provider, claims.challenge),
+    expires: new Date(Date.now() + maxAge * 1000),
+  });
+  return { name, value: sealToken({ ...claims }, ctx.config.secrets, name, maxAge), options: { ...options, maxAge } };
+}
+
+/**
+ * Reads the challenge cookie and queues its deletion (kept on error responses, so a challenge is
+ * used at most once from this browser). It must be for this provider and this action.
+ */
+async function consumeChallenge(
+  req: RequestInternal,
+  ctx: Context,
+  provider: WebAuthnProviderInternal,
+  action: WebAuthnAction,
+): Promise<Challenge> {
+  const { name, options } = ctx.cookieOptions.webauthnChallenge;
+  const raw = req.cookies[name];
+  if (raw === undefined) throw new InvalidCheck("The WebAuthn challenge cookie is missing; request new options");
+  ctx.cookies.push(expiredCookie(name, options));
+  const claims = openToken(raw, ctx.config.secrets, name) as (Partial<Challenge> & Record<string, unknown>) | null;
+  if (!claims || typeof claims.challenge !== "string")
+    throw new InvalidCheck("The WebAuthn challenge cookie is invalid or expired");
+  if (claims.provider !== provider.id)
+    throw new InvalidCheck(`The WebAuthn challenge was made for another provider (${String(claims.provider)})`);
+  if (claims.action !== action)
+    throw new InvalidCheck(`The WebAuthn challenge was made to ${String(claims.action)}, not to ${action}`);
+  const adapter = ctx.config.adapter as Required<Adapter>;
+  const record = await adapter.useVerificationToken(challengeRecord(provider.id, claims.challenge));
+  if (!record || record.expires.valueOf() < Date.now()) {
+    throw new WebAuthnVerificationError("The WebAuthn challenge was already used or has expired");
+  }
+  return claims as unknown as Challenge;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+/**
+ * What an options request may do (as Auth.js decides it): `authenticate` always; `register` a new
+ * user (unknown e-mail, nobody signed in) or another passkey of the signed-in user; with no
+ * `action`, whatever fits the user info (nobody signed in). `null`: nothing fits.
+ */
+export function decideAction(
+  action: WebAuthnAction | undefined,
+  signedIn: boolean,
+  info: WebAuthnUserInfo | null,
+): WebAuthnAction | null {
+  if (action === "authenticate") return "authenticate";
+  if (action === "register") return info?.user && signedIn === info.exists ? "register" : null;
+  if (signedIn) return null;
+  if (!info?.user) return "authenticate";
+  return info.exists ? "authenticate" : "register";
+}
+
+function jsonResponse(ctx: Context, status: number, body: Record<string, unknown>): ResponseInternal {
+  return { status, headers: { "Content-Type": "application/json", ...noStore }, body, cookies: ctx.cookies };
+}
+
+/** The fields of a registering user that the challenge cookie carries to the callback. */
+function registeringUser(user: Partial<AdapterUser> & { email: string }): Partial<AdapterUser> {
+  const out: Partial<AdapterUser> = { email: user.email };
+  if (user.id) out.id = user.id;
+  if (typeof user.name === "string") out.name = user.name;
+  if (typeof user.image === "string") out.image = user.image;
+  return out;
+}
+
+/**
+ * `GET /webauthn-options/<provider>?action=authenticate|register`: the options of a WebAuthn
+ * ceremony (spec §2.11, `{ action, options }`). The challenge goes into the encrypted
+ * `webauthnChallenge` cookie, bound to the provider and the action, for 15 minutes. Other query
+ * fields (`email` by default) reach `getUserInfo`. A request that fits no action is a 400.
+ *
+ * @example
+ * ```ts
+ * // GET /auth/webauthn-options/passkey?email=ada@example.com   (no user with that address)
+ * // → 200 { "action": "register", "options": { "challenge": "...", "rp": { ... }, ... } }
+ * ```
+ */
+export async function webauthnOptionsFlow(
+  req: RequestInternal,
+  ctx: Context,
+  provider: WebAuthnProviderInternal,
+): Promise<ResponseInternal> {
+  const adapter = ctx.config.adapter as Required<Adapter>;
+  const requested = req.query.action || undefined;
+  if (requested !== undefined && requested !== "authenticate" && requested !== "register") {
+    return jsonResponse(ctx, 400, {
+      error: "InvalidAction",
+      message: 'The `action` query parameter must be "authenticate" or "register"',
+    });
+  }
+  const sessionUser = await currentUser(req, ctx, adapter);
+  const info: WebAuthnUserInfo | null = sessionUser
+    ? { user: sessionUser, exists: true }
+    : await provider.getUserInfo(
+        { adapter, provider: provider as unknown as WebAuthnConfig },
+        { method: req.method, url: req.url, query: req.query, body: req.body, headers: req.headers },
+      );
+  const action = decideAction(requested, !!sessionUser, info);
+  const rp = relyingParty(provider, ctx.origin);
+  const lib = await simpleWebAuthn(provider);
+
+  if (action === "authenticate") {
+    const userId = info?.exists ? info.user.id : undefined;
+    const authenticators = userId ? await adapter.listAuthenticatorsByUserId(userId) : undefined;
+    const options = await lib.generateAuthenticationOptions({
+      ...provider.authenticationOptions,
+      rpID: rp.id,
+      allowCredentials: authenticators?.map((a) => ({
+        id: toBase64Url(a.credentialID),
+        transports: parseTransports(a.transports),
+      })),
+    });
+    ctx.cookies.push(await challengeCookie(ctx, { provider: provider.id, action, challenge: options.challenge }));
+    return jsonResponse(ctx, 200, { action, options });
+  }
+  if (action === "register" && info && typeof info.user.email === "string" && info.user.email) {
+    const user = info.user as Partial<AdapterUser> & { email: string };
+    const authenticators = user.id ? await adapter.listAuthenticatorsByUserId(user.id) : [];
+    const options = await lib.generateRegistrationOptions({
+      ...provider.registrationOptions,
+      rpID: rp.id,
+      rpName: rp.name,
+      userName: user.email,
+      userDisplayName: user.name ?? undefined,
+      // A random user handle: the credential is linked to the user through its stored record.
+      userID: new Uint8Array(randomBytes(32)),
+      excludeCredentials: authenticators.map((a) => ({
+        id: toBase64Url(a.credentialID),
+        transports: parseTransports(a.transports),
+      })),
+    });
+    ctx.cookies.push(
+      await challengeCookie(ctx, {
+        provider: provider.id,
+        action,
+        challenge: options.challenge,
+        user: registeringUser(user),
+      }),
+    );
+    return jsonResponse(ctx, 200, { action, options });
+  }
+  return jsonResponse(ctx, 400, {
+    error: "InvalidRequest",
+    message: sessionUser
+      ? "A signed-in user can only ask for `action=register` (another passkey) or `action=authenticate`"
+      : "Registration needs the e-mail address of a new user",
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Callback
+
+interface CredentialJSON {
+  id: string;
+  rawId?: string;
+  type?: string;
+  response: Json & { transports?: unknown };
+  [key: string]: unknown;
+}
+
+function credentialFrom(data: unknown): CredentialJSON {
+  let parsed: unknown = data;
+  if (typeof data === "string") {
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      throw new WebAuthnVerificationError("The WebAuthn response (`data`) is not JSON");
+    }
+  }
+  const c = parsed as Partial<CredentialJSON> | null;
+  if (
+    !c ||
+    typeof c !== "object" ||
+    typeof c.id !== "string" ||
+    !/^[A-Za-z0-9_\-+/=]{1,1400}$/.test(c.id) ||
+    !c.response ||
+    typeof c.response !== "object"
+  ) {
+    throw new WebAuthnVerificationError("The WebAuthn response (`data`) is not a public-key credential");
+  }
+  return c as CredentialJSON;
+}
+
+function verificationError(what: string, e: unknown): WebAuthnVerificationError {
+  return new WebAuthnVerificationError(
+    `The WebAuthn ${what} could not be verified: ${e instanceof Error ? e.message : String(e)}`,
+    {
+      err: e instanceof Error ? e : new Error(String(e)),
+    },
+  );
+}
+
+/** Verifies an assertion against the stored authenticator; moves its counter on. */
+async function authenticate(
+  ctx: Context,
+  provider: WebAuthnProviderInternal,
+  lib: Lib,
+  credential: CredentialJSON,
+  challenge: Challenge,
+) {
+  const adapter = ctx.config.adapter as Required<Adapter>;
+  const credentialID = toBase64(fromBase64(credential.id));
+  const authenticator = await adapter.getAuthenticator(credentialID);
+  if (!authenticator) throw new AccountNotLinked("No authenticator is stored with this credential id");
+  const rp = relyingParty(provider, ctx.origin);
+  let result: Awaited<ReturnType<Lib["verifyAuthenticationResponse"]>>;
+  try {
+    result = await lib.verifyAuthenticationResponse({
+      ...provider.verifyAuthenticationOptions,
+      response: credential,
+      expectedChallenge: challenge.challenge,
+      expectedOrigin: rp.origins,
+      expectedRPID: rp.ids,
+      credential: {
+        id: toBase64Url(authenticator.credentialID),
+        publicKey: fromBase64(authenticator.credentialPublicKey),
+        counter: authenticator.counter,
+        transports: parseTransports(authenticator.transports),
+      },
+    });
+  } catch (e) {
+    throw verificationError("assertion", e);
+  }
+  if (!result.verified || !result.authenticationInfo)
+    throw new WebAuthnVerificationError("The WebAuthn assertion could not be verified");
+  await adapter.updateAuthenticatorCounter(authenticator.credentialID, result.authenticationInfo.newCounter);
+  const account = await adapter.getAccount(authenticator.providerAccountId, provider.id);
+  if (!account) throw new AccountNotLinked(`The authenticator's account is not stored for provider "${provider.id}"`);
+  const user = await adapter.getUser(account.userId);
+  if (!user) throw new AccountNotLinked("The authenticator's user no longer exists");
+  return { user, account };
+}
+
+/** Verifies an attestation; returns the account and authenticator to store (not yet stored). */
+async function register(
+  ctx: Context,
+  provider: WebAuthnProviderInternal,
+  lib: Lib,
+  credential: CredentialJSON,
+  challenge: Challenge,
+) {
+  if (!challenge.user?.email) throw new InvalidCheck("The WebAuthn challenge carries no registering user");
+  const rp = relyingParty(provider, ctx.origin);
+  let result: Awaited<ReturnType<Lib["verifyRegistrationResponse"]>>;
+  try {
+    result = await lib.verifyRegistrationResponse({
+      ...provider.verifyRegistrationOptions,
+      response: credential,
+      expectedChallenge: challenge.challenge,
+      expectedOrigin: rp.origins,
+      expectedRPID: rp.ids,
+    });
+  } catch (e) {
+    throw verificationError("registration", e);
+  }
+  const info = result.registrationInfo;
+  if (!result.verified || !info) throw new WebAuthnVerificationError("The WebAuthn registration could not be verified");
+  const credentialID = toBase64(fromBase64(info.credential.id));
+  const account: Account = { provider: provider.id, providerAccountId: credentialID, type: "webauthn" };
+  const transports = Array.isArray(credential.response.transports)
+    ? credential.response.transports.filter((t): t is string => typeof t === "string" && TRANSPORTS.has(t))
+    : [];
+  const authenticator: Omit<AdapterAuthenticator, "userId"> = {
+    providerAccountId: credentialID,
+    credentialID,
+    credentialPublicKey: toBase64(info.credential.publicKey),
+    counter: info.credential.counter,
+    credentialDeviceType: info.credentialDeviceType,
+    credentialBackedUp: info.credentialBackedUp,
+    transports: transports.length ? transports.join(",") : null,
+  };
+  return { user: challenge.user as User & { email: string }, account, authenticator };
+}
+
+/**
+ * `POST /callback/<provider>` of a WebAuthn provider (CSRF-checked), with `action`
+ * (`register` | `authenticate`) and `data` (the credential's JSON) in the body.
+ *
+ * - `register` verifies the attestation against the challenge cookie, then creates the user if
+ *   new, the account (`type: "webauthn"`, `providerAccountId` = base64 credential id) and the
+ *   authenticator record, and signs in.
+ * - `authenticate` verifies the assertion against the stored authenticator (signature, challenge,
+ *   origin, RP ID, counter), stores the new counter, and signs in its user.
+ *
+ * The `signIn` callback decides before anything is created; events as for any sign-in. Failures
+ * are `WebAuthnVerificationError`, `AccountNotLinked` or `InvalidCheck` (sign-in page, no session).
+ *
+ * @example
+ * ```ts
+ * // POST /auth/callback/passkey  csrfToken=...&action=authenticate&data={"id":"...","response":{...}}
+ * // → 302 to the callback URL, with the session cookie
+ * ```
+ */
+export async function webauthnCallback(
+  req: RequestInternal,
+  ctx: Context,
+  provider: WebAuthnProviderInternal,
+): Promise<ResponseInternal> {
+  if (req.method !== "POST") return { redirect: `${ctx.authUrl}/signin`, cookies: ctx.cookies };
+  if (!ctx.csrf().verified) throw new MissingCSRF("A WebAuthn response was posted without a valid CSRF token");
+  const action = req.body?.action;
+  if (action !== "authenticate" && action !== "register") {
+    throw new WebAuthnVerificationError('The WebAuthn callback needs `action` "authenticate" or "register"');
+  }
+  const challenge = await consumeChallenge(req, ctx, provider, action);
+  const credential = credentialFrom(req.body?.data);
+  const lib = await simpleWebAuthn(provider);
+  const adapter = ctx.config.adapter as Required<Adapter>;
+
+  let user: User | AdapterUser;
+  let account: Account;
+  let authenticator: Omit<AdapterAuthenticator, "userId"> | undefined;
+  if (action === "authenticate") {
+    ({ user, account } = await authenticate(ctx, provider, lib, credential, challenge));
+  } else {
+    ({ user, account, authenticator } = await register(ctx, provider, lib, credential, challenge));
+    if (await adapter.getAuthenticator(authenticator.credentialID)) {
+      throw new WebAuthnVerificationError("This authenticator is already registered");
+    }
+  }
+
+  const refused = await askSignIn(ctx, { user, account });
+  if (refused) return { redirect: refused, cookies: ctx.cookies };
+  const login = await loginWithAccount(req, ctx, { user, account });
+  const owner = login.user as AdapterUser;
+  if (authenticator)
+    await storeAuthenticator(ctx, provider.id, { ...authenticator, userId: owner.id }, login.isNewUser);
+
+  const callbackUrl = await ctx.callbackUrl();
+  const sessionAccount = login.account ?? { ...account, userId: owner.id };
+  await startSession(req, ctx, { user: owner, account: sessionAccount, isNewUser: login.isNewUser });
+  const newUserPage = ctx.config.pages.newUser;
+  if (login.isNewUser && newUserPage) {
+    const page = newUserPage.startsWith("/") ? `${ctx.origin}${newUserPage}` : newUserPage;
+    return {
+      redirect: `${page}${page.includes("?") ? "&" : "?"}${new URLSearchParams({ callbackUrl })}`,
+      cookies: ctx.cookies,
+    };
+  }
+  return { redirect: callbackUrl, cookies: ctx.cookies };
+}
+
+/**
+ * Stores a new authenticator. If that fails, the account just linked (and the user just created)
+ * are removed again where the adapter can, so no account is left without its passkey.
+ */
+async function storeAuthenticator(
+  ctx: Context,
+  providerId: string,
+  authenticator: AdapterAuthenticator,
+  isNewUser: boolean,
+): Promise<void> {
+  const adapter = ctx.config.adapter as Adapter;
+  try {
+    await adapter.createAuthenticator?.(authenticator);
+  } catch (e) {
+    try {
+      await adapter.unlinkAccount?.({ provider: providerId, providerAccountId: authenticator.providerAccountId });
+      if (isNewUser) await adapter.deleteUser?.(authenticator.userId);
+    } catch (cleanup) {
+      ctx.config.logger.error(cleanup instanceof AuthError ? cleanup : new AuthError(String(cleanup)));
+    }
+    throw e;
+  }
+}
+
+/** `GET <basePath>/webauthn-script.js`: the sign-in page's browser code. */
+export function webauthnScriptResponse(): ResponseInternal {
+  return {
+    status: 200,
+    headers: {
+      "Content-Type": "text/javascript; charset=utf-8",
+      "Cache-Control": "public, max-age=3600",
+      "X-Content-Type-Options": "nosniff",
+    },
+    body: webauthnScript,
+  };
+}

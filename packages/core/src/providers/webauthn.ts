@@ -1,0 +1,196 @@
+/**
+ * Sign-in with WebAuthn credentials (security keys, platform authenticators, passkeys).
+ * **Experimental**: turn it on with `experimental: { enableWebAuthn: true }`, configure an adapter
+ * that stores authenticators, and install the optional peer `@simplewebauthn/server` (v13).
+ *
+ * @example
+ * ```ts
+ * import WebAuthn from "@latchkey/core/providers/webauthn"
+ * Auth(request, {
+ *   adapter,
+ *   experimental: { enableWebAuthn: true },
+ *   providers: [WebAuthn({ relyingParty: { name: "My App" } })],
+ * })
+ * ```
+ * @module providers/webauthn
+ */
+import type { Adapter, AdapterUser } from "../adapters.js";
+import { MissingAdapter } from "../errors.js";
+import type { Awaitable, User } from "../types.js";
+import type { CredentialInput } from "./credentials.js";
+
+/** What a `webauthn-options` request asks for, and what a callback completes. */
+export type WebAuthnAction = "authenticate" | "register";
+
+/** The relying party (the application) that credentials are bound to. */
+export interface RelyingParty {
+  /** The RP ID: the domain credentials are scoped to, e.g. `example.com`. */
+  id: string;
+  /** The name authenticators show to the user. */
+  name: string;
+  /** The origin the browser reports, e.g. `https://example.com`. */
+  origin: string;
+}
+
+/**
+ * Relying-party options. Each value may be a list; the first entry is used to create options,
+ * and every entry is accepted when a response is verified (an RP ID or origin moving).
+ * Unset values come from the request's URL: `id` = host name, `name` = host, `origin` = origin.
+ */
+export type RelyingPartyOptions = { [K in keyof RelyingParty]?: string | string[] };
+
+/** The request, as `getUserInfo` sees it (the same fields Auth.js hands it). */
+export interface WebAuthnUserInfoRequest {
+  method: "GET" | "POST";
+  url: URL;
+  query: Record<string, string>;
+  body?: Record<string, unknown>;
+  headers: { get(name: string): string | null };
+}
+
+/**
+ * Who a `webauthn-options` request is about: a stored user (`exists: true`, may authenticate
+ * with their passkeys) or a new one (`exists: false`, may register). `null`: nobody in
+ * particular (authentication with any discoverable credential).
+ */
+export type WebAuthnUserInfo =
+  | { user: AdapterUser; exists: true }
+  | { user: Omit<User, "id"> & { email: string }; exists: false };
+
+/** Finds the user a `webauthn-options` request is about, from its fields (`email` by default). */
+export type GetUserInfo = (
+  options: { adapter: Adapter; provider: WebAuthnConfig },
+  request: WebAuthnUserInfoRequest,
+) => Awaitable<WebAuthnUserInfo | null>;
+
+/** Options passed on to `generateAuthenticationOptions` of `@simplewebauthn/server`. */
+export interface AuthenticationOptions {
+  /** Milliseconds the user has. @default 300000 */
+  timeout?: number;
+  /** @default "preferred" */
+  userVerification?: "required" | "preferred" | "discouraged";
+  extensions?: Record<string, unknown>;
+}
+
+/** Options passed on to `generateRegistrationOptions` of `@simplewebauthn/server`. */
+export interface RegistrationOptions {
+  /** Milliseconds the user has. @default 300000 */
+  timeout?: number;
+  /** @default "none" */
+  attestationType?: "direct" | "enterprise" | "none";
+  authenticatorSelection?: {
+    authenticatorAttachment?: "platform" | "cross-platform";
+    residentKey?: "required" | "preferred" | "discouraged";
+    requireResidentKey?: boolean;
+    userVerification?: "required" | "preferred" | "discouraged";
+  };
+  extensions?: Record<string, unknown>;
+  /** COSE algorithm ids. @default [-8, -7, -257] */
+  supportedAlgorithmIDs?: number[];
+  preferredAuthenticatorType?: "securityKey" | "localDevice" | "remoteDevice";
+}
+
+/** Options passed on to `verifyAuthenticationResponse`. */
+export interface VerifyAuthenticationOptions {
+  /** @default true */
+  requireUserVerification?: boolean;
+}
+
+/** Options passed on to `verifyRegistrationResponse`. */
+export interface VerifyRegistrationOptions {
+  /** @default true */
+  requireUserPresence?: boolean;
+  /** @default true */
+  requireUserVerification?: boolean;
+  supportedAlgorithmIDs?: number[];
+}
+
+/**
+ * The four functions of `@simplewebauthn/server` Latchkey calls, typed loosely so the optional
+ * peer's types are not needed to compile against Latchkey.
+ */
+export interface SimpleWebAuthnServer {
+  generateAuthenticationOptions(options: never): Promise<unknown>;
+  generateRegistrationOptions(options: never): Promise<unknown>;
+  verifyAuthenticationResponse(options: never): Promise<unknown>;
+  verifyRegistrationResponse(options: never): Promise<unknown>;
+}
+
+/** A WebAuthn provider (spec §1.1, experimental). */
+export interface WebAuthnConfig {
+  id: string;
+  name: string;
+  type: "webauthn";
+  /** The relying party; unset values come from the request's URL. */
+  relyingParty?: RelyingPartyOptions;
+  /** Auth.js's spelling of `relyingParty`, accepted so configurations carry over. */
+  relayingParty?: RelyingPartyOptions;
+  /**
+   * Offer the passkeys of this provider in the browser's autofill (conditional UI). One provider
+   * at most; a form field needs `autocomplete` containing `webauthn`. @default true
+   */
+  enableConditionalUI: boolean;
+  /** The fields of the built-in form, sent to `getUserInfo`. @default an `email` field */
+  formFields: Record<string, CredentialInput>;
+  /** Finds the user a request is about. @default looks `email` up with `adapter.getUserByEmail` */
+  getUserInfo: GetUserInfo;
+  authenticationOptions?: AuthenticationOptions;
+  registrationOptions?: RegistrationOptions;
+  verifyAuthenticationOptions?: VerifyAuthenticationOptions;
+  verifyRegistrationOptions?: VerifyRegistrationOptions;
+  /** The `@simplewebauthn/server` functions to use. @default the installed package, loaded on first use */
+  simpleWebAuthn?: SimpleWebAuthnServer;
+  options?: WebAuthnUserConfig;
+}
+
+/** What a caller may set on a WebAuthn provider. */
+export type WebAuthnUserConfig = Partial<Omit<WebAuthnConfig, "type" | "options">>;
+
+/** Five minutes, as Auth.js gives the user. */
+export const DEFAULT_WEBAUTHN_TIMEOUT = 5 * 60 * 1000;
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+/**
+ * The default `getUserInfo`: the `email` field (query of the options request, body of a POST)
+ * names the user; a stored user with that address `exists`, any other address is a new user.
+ *
+ * @example
+ * ```ts
+ * await defaultGetUserInfo({ adapter, provider }, { method: "GET", query: { email: "ada@example.com" }, ... })
+ * // → { user: { id: "u1", email: "ada@example.com", ... }, exists: true }
+ * ```
+ */
+export const defaultGetUserInfo: GetUserInfo = async ({ adapter }, request) => {
+  if (typeof adapter.getUserByEmail !== "function")
+    throw new MissingAdapter("The WebAuthn provider needs an adapter with `getUserByEmail`");
+  const raw = request.method === "POST" ? request.body?.email : request.query.email;
+  if (typeof raw !== "string") return null;
+  const email = raw.trim().toLowerCase();
+  if (!EMAIL.test(email) || email.length > 320) return null;
+  const existing = await adapter.getUserByEmail(email);
+  return existing ? { user: existing, exists: true } : { user: { email }, exists: false };
+};
+
+/**
+ * Makes a WebAuthn provider. Its default id is `webauthn`. The credentials it registers may be
+ * discoverable or not; for passkeys (discoverable, user-verified) use `Passkey`.
+ *
+ * @example
+ * ```ts
+ * WebAuthn({ relyingParty: { id: "example.com", name: "Example", origin: "https://example.com" } })
+ * ```
+ */
+export default function WebAuthn(options: WebAuthnUserConfig = {}): WebAuthnConfig {
+  return {
+    id: "webauthn",
+    name: "WebAuthn",
+    type: "webauthn",
+    enableConditionalUI: true,
+    formFields: { email: { label: "Email", type: "email", required: true, autocomplete: "username webauthn" } },
+    getUserInfo: defaultGetUserInfo,
+    authenticationOptions: { timeout: DEFAULT_WEBAUTHN_TIMEOUT },
+    registrationOptions: { timeout: DEFAULT_WEBAUTHN_TIMEOUT },
+    options,
+  };
+}

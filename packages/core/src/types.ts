@@ -306,6 +306,12 @@ export interface AuthConfig {
   /** The `redirect_uri` of OAuth requests, for preview deployments. @default AUTH_REDIRECT_PROXY_URL */
   redirectProxyUrl?: string;
   experimental?: { enableWebAuthn?: boolean };
+  /**
+   * Latchkey extension: milliseconds an adapter call may take before it fails as `AdapterError`
+   * (the request then gets a bounded error instead of waiting on a store that stopped answering).
+   * @default 5000
+   */
+  adapterTimeout?: number;
   /** Limits on sign-in attempts per client IP and per identifier; `false` turns them off. @default on */
   rateLimit?: RateLimitOptions | false;
 }

@@ -148,6 +148,15 @@ describe("database sessions", () => {
     expect(jar.get(SESSION)).toBeUndefined();
     expect(errors[0]).toMatchObject({ type: "SignOutError" });
   });
+  it("an adapter call that never answers fails after adapterTimeout with a bounded 500", async () => {
+    const adapter = MemoryAdapter();
+    const { jar } = await seedSession(adapter);
+    adapter.getSessionAndUser = () => new Promise(() => {});
+    const { logger, errors } = recordingLogger();
+    const response = await call(dbConfig(adapter, { logger, adapterTimeout: 50 }), "/auth/session", { jar });
+    expect(response.status).toBe(500);
+    expect((errors[0]?.cause as { err?: Error } | undefined)?.err?.cause).toMatchObject({ err: expect.objectContaining({ message: "no answer within 50 ms" }) });
+  });
   it("an adapter lacking methods the configuration needs is reported at resolution", () => {
     expect(() => resolveConfig(dbConfig({ getSessionAndUser: () => null }))).toThrow(
       /createSession, updateSession, deleteSession/,

@@ -99,8 +99,21 @@ export function requestOrigin(req: ExpressRequestLike): string {
     if (first) host = first;
   }
   const protocol = req.protocol || ((req.socket as { encrypted?: boolean }).encrypted ? "https" : "http");
-  return new URL(`${protocol}://${host ?? "localhost"}`).origin;
+  // Only `host[:port]` is a host: anything else (spaces, paths, user info, a bad port) is refused
+  // with a 400 before it can reach a URL the application builds.
+  const candidate = host ?? "localhost";
+  if (!HOST.test(candidate)) throw new MalformedHost(`The Host header ${JSON.stringify(candidate)} is not host[:port]`);
+  try {
+    return new URL(`${protocol}://${candidate}`).origin;
+  } catch {
+    throw new MalformedHost(`The Host header ${JSON.stringify(candidate)} is not host[:port]`);
+  }
 }
+
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/;
+
+/** A Host (or trusted X-Forwarded-Host) header that is not `host[:port]`. */
+class MalformedHost extends Error {}
 
 /**
  * Serves Latchkey's actions. Mount it on the base path: `app.use("/auth", ExpressAuth(config))`
@@ -116,7 +129,13 @@ export function ExpressAuth(config: AuthConfig) {
   return async function latchkey(req: ExpressRequestLike, res: ExpressResponseLike, next: Next): Promise<void> {
     try {
       const effective = configFor(config, mountPath(req));
-      const origin = requestOrigin(req);
+      let origin: string;
+      try {
+        origin = requestOrigin(req);
+      } catch (e) {
+        if (e instanceof MalformedHost) return writeResponse(res, badRequest(e.message), false);
+        throw e;
+      }
       let resolved: ReturnType<typeof resolveConfig>;
       try {
         resolved = resolveConfig(effective);
@@ -165,7 +184,13 @@ export function ExpressAuth(config: AuthConfig) {
  */
 export async function getSession(req: ExpressRequestLike, config: AuthConfig): Promise<Session | null> {
   const effective = configFor(config, undefined);
-  const origin = requestOrigin(req);
+  let origin: string;
+  try {
+    origin = requestOrigin(req);
+  } catch (e) {
+    if (e instanceof MalformedHost) return null;
+    throw e;
+  }
   const resolved = resolveConfig(effective);
   if (!resolved.trustHost)
     throw new UntrustedHost(`The host of ${origin} is not trusted; set AUTH_URL or AUTH_TRUST_HOST`);

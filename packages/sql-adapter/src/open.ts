@@ -31,10 +31,14 @@ async function load<T>(driver: string, importer: () => Promise<T>): Promise<T> {
 export async function openDatabase(url: string): Promise<AnyKysely> {
   if (/^postgres(ql)?:\/\//i.test(url)) {
     const { default: pg } = await load("pg", () => import("pg"));
-    const pool = new pg.Pool({ connectionString: url, max: 4 });
-    // An idle connection that drops (the server restarts, a proxy resets it) is reported on the
-    // pool; without a listener Node would end the process. The pool replaces it on next use.
-    pool.on("error", (error) => console.error(`[latchkey][sql-adapter] idle PostgreSQL connection lost: ${error.message}`));
+    // Bounded waits: a database that stops answering fails the query instead of holding it.
+    const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5000, query_timeout: 10_000 });
+    // A connection that drops (the server restarts, a proxy resets it) emits "error": on the pool
+    // while idle, on the client while checked out. Without listeners Node would end the process;
+    // the query in flight still rejects, and the pool replaces the connection on next use.
+    const lost = (error: Error) => console.error(`[latchkey][sql-adapter] PostgreSQL connection lost: ${error.message}`);
+    pool.on("error", lost);
+    pool.on("connect", (client) => client.on("error", lost));
     return new Kysely({ dialect: new PostgresDialect({ pool }) });
   }
   if (/^(mysql|mariadb):\/\//i.test(url)) {

@@ -280,24 +280,34 @@ function requiredAdapterMethods(strategy: SessionOptions["strategy"], providers:
   return [...needed];
 }
 
-/** Wraps every adapter method so a failure becomes an `AdapterError` naming the method. */
-function guardAdapter(adapter: Adapter): Adapter {
+/**
+ * Wraps every adapter method so a failure becomes an `AdapterError` naming the method, and so a
+ * store that stops answering (packets dropped, a client queueing commands while it reconnects)
+ * fails after `timeoutMs` instead of holding the request forever.
+ */
+function guardAdapter(adapter: Adapter, timeoutMs: number): Adapter {
   const guarded: Record<string, unknown> = {};
   for (const name of adapterMethods) {
     const method = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof method !== "function") continue;
     guarded[name] = async (...args: unknown[]) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      });
       try {
-        return await method.apply(adapter, args);
+        return await Promise.race([method.apply(adapter, args), timeout]);
       } catch (e) {
         if (e instanceof AdapterError) throw e;
         throw new AdapterError(`Adapter method \`${name}\` failed`, { err: e as Error, method: name });
+      } finally {
+        clearTimeout(timer);
       }
     };
   }
   if (typeof adapter.transaction === "function") {
     const transaction = adapter.transaction.bind(adapter);
-    guarded.transaction = <T>(work: (tx: Adapter) => Promise<T>) => transaction((tx) => work(guardAdapter(tx)));
+    guarded.transaction = <T>(work: (tx: Adapter) => Promise<T>) => transaction((tx) => work(guardAdapter(tx, timeoutMs)));
   }
   return guarded as Adapter;
 }
@@ -385,7 +395,7 @@ function buildConfig(config: AuthConfig): ResolvedConfig {
     callbacks,
     defaultCallbacks: { jwt: !config.callbacks?.jwt, session: !config.callbacks?.session },
     events: guardEvents(config.events, logger),
-    adapter: config.adapter ? guardAdapter(config.adapter) : undefined,
+    adapter: config.adapter ? guardAdapter(config.adapter, positiveSeconds("adapterTimeout", config.adapterTimeout, 5000)) : undefined,
     pages: { ...config.pages },
     theme: { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme },
     logger,

@@ -76,7 +76,8 @@ export function parseCookieHeader(header: string | null | undefined): Record<str
 
 // RFC 6265 token characters for names; values are percent-encoded where needed.
 const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const SAFE_VALUE = /^[!#$%&'()*+\-./0-9:<=>?@A-Z[\]^_`a-z{}~]*$/;
+// "%" is not safe: the parser percent-decodes, so a raw "%" would not read back as written.
+const SAFE_VALUE = /^[!#$&'()*+\-./0-9:<=>?@A-Z[\]^_`a-z{}~]*$/;
 
 /** Serialises one `Set-Cookie` header value. */
 export function serializeCookie(name: string, value: string, options: CookieSerializeOptions = {}): string {

@@ -179,8 +179,8 @@ describe("OIDC sign-in against oidc-provider", () => {
     expect(account?.expires_at).toBeGreaterThanOrEqual(before + (account?.expires_in as number));
     expect(account?.expires_at).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + (account?.expires_in as number));
     expect(signInEvents).toHaveLength(1);
-    // Every provider request went through customFetch; the id_token carried the profile, so no userinfo.
-    expect(h.fetched).toEqual(["GET /.well-known/openid-configuration", "POST /token"]);
+    // Every provider request went through customFetch (the JWKS too, for the id_token signature); the id_token carried the profile, so no userinfo.
+    expect(h.fetched).toEqual(["GET /.well-known/openid-configuration", "POST /token", "GET /jwks"]);
     expect(h.errors).toEqual([]);
   });
 
@@ -271,7 +271,7 @@ describe("OIDC sign-in against oidc-provider", () => {
     });
     await signInThrough(h.browser, APP, "op-userinfo");
     expect(h.errors).toEqual([]);
-    expect(h.fetched).toEqual(["GET /.well-known/openid-configuration", "POST /token", "GET /me"]);
+    expect(h.fetched).toEqual(["GET /.well-known/openid-configuration", "POST /token", "GET /jwks", "GET /me"]);
     expect((await sessionOf(h.browser, APP))?.user?.name).toBe("Alice Liddell (userinfo)");
   });
 

@@ -224,6 +224,13 @@ export async function completeAuthorization(
         requireIdToken: isOidc,
       });
       idClaims = o.getValidatedIdTokenClaims(processed);
+      // TLS already authenticates the token endpoint (OIDC Core §3.1.3.7), but the signature is
+      // checked too (RFC 8725, ASVS V3.5.3): a token endpoint behind a compromised proxy, or a
+      // provider whose TLS is terminated elsewhere, cannot hand us forged claims. HMAC-signed
+      // id_tokens (HS256, keyed by our own client secret) have no published key to check against.
+      if (idClaims && as.jwks_uri && !/^HS/.test(idTokenAlg(processed.id_token))) {
+        await o.validateApplicationLevelSignature(as, tokenResponse, httpOptions(provider, as.jwks_uri) as o.ValidateSignatureOptions);
+      }
       tokens = normalizeTokens({ ...processed });
     }
   } catch (e) {
@@ -310,4 +317,14 @@ async function mapProfile(provider: OAuthProvider, profile: Profile, tokens: Tok
   const account: Account = { ...tokens, ...identity };
   const storedAccount: Account = provider.account ? { ...(provider.account(tokens) ?? {}), ...identity } : account;
   return { profile, user, account, storedAccount };
+}
+
+/** The `alg` of a compact JWS header, or "" when it cannot be read. */
+function idTokenAlg(idToken: string | undefined): string {
+  try {
+    const header = JSON.parse(Buffer.from(idToken?.split(".")[0] ?? "", "base64url").toString("utf8")) as { alg?: unknown };
+    return typeof header.alg === "string" ? header.alg : "";
+  } catch {
+    return "";
+  }
 }

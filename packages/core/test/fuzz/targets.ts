@@ -1,0 +1,502 @@
+/**
+ * The fuzz targets: one property per parser on the request path, shared by the small slice that
+ * runs in `npm test` (fuzz.test.ts, FUZZ_RUNS unset) and the big run of `npm run fuzz`
+ * (FUZZ_RUNS=10000). Each target is an async property over fast-check arbitraries.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createMemoryStore, MemoryAdapter } from "@latchkey/core/memory-adapter";
+import fc from "fast-check";
+import addressparser from "nodemailer/lib/addressparser/index.js";
+import { expect } from "vitest";
+import { UnknownAction } from "../../src/errors.js";
+import { Auth, type AuthConfig } from "../../src/index.js";
+import { openToken, sealToken } from "../../src/jwt.js";
+import { parseCookieHeader, serializeCookie } from "../../src/lib/cookies.js";
+import { deriveCsrfKeys, readCsrfCookie } from "../../src/lib/csrf.js";
+import { normalizeEmailIdentifier } from "../../src/lib/email/identifier.js";
+import { defaultRedirect } from "../../src/lib/redirect.js";
+import { BadBody, parseActionPath, parseBody } from "../../src/lib/request.js";
+import OAuth2 from "../../src/providers/generic-oauth.js";
+import { CookieJar, call, csrfToken, demoCredentials, SECRET, signIn } from "../helpers.js";
+
+export interface FuzzTarget {
+  name: string;
+  /** Builds the property; may set up fixtures first. */
+  property(): Promise<fc.IAsyncProperty<unknown[]> | fc.IProperty<unknown[]>>;
+  teardown?(): Promise<void>;
+}
+
+const ORIGIN = "http://localhost:3000";
+
+/** Strings that mix the characters parsers care about with arbitrary Unicode. */
+const nasty = fc.oneof(
+  fc.string({ maxLength: 200 }),
+  fc.string({ unit: "grapheme", maxLength: 60 }),
+  fc
+    .array(
+      fc.constantFrom(
+        "/",
+        "\\",
+        "//",
+        "%",
+        "%2F",
+        "%5C",
+        "%00",
+        "%E3%80%82",
+        "@",
+        ":",
+        ";",
+        "=",
+        ",",
+        '"',
+        "'",
+        "\t",
+        "\n",
+        "\r",
+        " ",
+        "?",
+        "#",
+        "&",
+        "..",
+        ".",
+        "evil.example",
+        "localhost:3000",
+        "http:",
+        "https:",
+        "javascript:",
+        "data:",
+        "\u0000",
+        "\u3002",
+        "\uff20",
+        "auth",
+        "signin",
+        "callback",
+        "session",
+        "csrf",
+        "A",
+        "0",
+        "-",
+        "_",
+      ),
+      { maxLength: 25 },
+    )
+    .map((parts) => parts.join("")),
+);
+
+/** Fails when `work` does not settle within `ms`: a hang is a finding, not a slow test. */
+async function bounded<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function expectNo5xx(response: Response, what: string): void {
+  expect(response.status, `${what} answered ${response.status}`).toBeLessThan(500);
+}
+
+const hex64 = fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 64, maxLength: 64 });
+const SALT = "authjs.session-token";
+const genuineToken = sealToken({ sub: "u1", name: "Ada" }, [SECRET], SALT, 3600);
+
+export const targets: FuzzTarget[] = [
+  {
+    name: "cookie header parsing: never throws, string values, serialised cookies read back",
+    async property() {
+      const cookieName = fc.stringMatching(/^[!#$&'*+\-.^_`|~0-9A-Za-z]{1,20}$/);
+      return fc.property(nasty, cookieName, fc.string({ maxLength: 100 }), (header, name, value) => {
+        const parsed = parseCookieHeader(header);
+        for (const v of Object.values(parsed)) expect(typeof v).toBe("string");
+        const line = serializeCookie(name, value).split(";")[0] as string;
+        const back = parseCookieHeader(`${line}; other=1`);
+        const trimmed = value.trim();
+        // What survives a round trip is the value, modulo the whitespace trim of cookie parsing.
+        if (value === trimmed && !(value.length > 1 && value.startsWith('"') && value.endsWith('"'))) {
+          expect(back[name]).toBe(value);
+        }
+      });
+    },
+  },
+  {
+    name: "query and form body parsing: only BadBody is thrown, form values are strings",
+    async property() {
+      const type = fc.oneof(
+        fc.constantFrom(
+          "application/json",
+          "application/x-www-form-urlencoded",
+          "text/plain",
+          "multipart/form-data; boundary=x",
+          "APPLICATION/JSON; charset=utf-8",
+        ),
+        nasty,
+        fc.constant(null),
+      );
+      const body = fc.oneof(
+        nasty,
+        fc.json(),
+        fc.jsonValue().map((v) => JSON.stringify(v)),
+      );
+      return fc.property(type, body, (contentType, text) => {
+        let parsed: Record<string, unknown> | undefined;
+        try {
+          parsed = parseBody(contentType, text);
+        } catch (e) {
+          expect(e).toBeInstanceOf(BadBody);
+          return;
+        }
+        if (parsed !== undefined) {
+          expect(typeof parsed).toBe("object");
+          expect(Array.isArray(parsed)).toBe(false);
+        }
+        if (contentType?.toLowerCase().startsWith("application/x-www-form-urlencoded") && parsed) {
+          for (const v of Object.values(parsed)) expect(typeof v).toBe("string");
+        }
+      });
+    },
+  },
+  {
+    name: "action path parsing: only UnknownAction, a known action, a provider id of safe characters",
+    async property() {
+      const base = fc.constantFrom("/auth", "/api/auth", "", "/a/b");
+      const path = fc.oneof(
+        nasty.map((s) => `/${s}`),
+        fc.tuple(base, nasty).map(([b, s]) => `${b}/${s}`),
+        fc
+          .tuple(base, fc.constantFrom("signin", "callback", "session", "webauthn-options"), nasty)
+          .map(([b, a, s]) => `${b}/${a}/${s}`),
+      );
+      return fc.property(path, base, (pathname, basePath) => {
+        let result: ReturnType<typeof parseActionPath>;
+        try {
+          result = parseActionPath(pathname, basePath);
+        } catch (e) {
+          expect(e).toBeInstanceOf(UnknownAction);
+          return;
+        }
+        expect(pathname.startsWith(`${basePath}/`)).toBe(true);
+        if (result.providerId !== undefined && result.providerId !== "webauthn-script.js") {
+          expect(result.providerId).toMatch(/^[A-Za-z0-9_-]{1,100}$/);
+        }
+      });
+    },
+  },
+  {
+    name: "callbackUrl (defaultRedirect): the result is always on the base origin",
+    async property() {
+      const base = fc.constantFrom(
+        "http://localhost:3000",
+        "https://app.example",
+        "http://127.0.0.1:8080/auth",
+        "https://app.example:8443/",
+      );
+      const url = fc.oneof(
+        nasty,
+        fc.webUrl({ withQueryParameters: true, withFragments: true }),
+        fc.tuple(nasty, nasty).map(([a, b]) => `${a}${b}`),
+      );
+      return fc.property(url, base, (candidate, baseUrl) => {
+        const out = defaultRedirect({ url: candidate, baseUrl });
+        const parsed = new URL(out);
+        expect(parsed.origin).toBe(new URL(baseUrl).origin);
+        expect(parsed.username + parsed.password).toBe("");
+      });
+    },
+  },
+  {
+    name: "JWE strings (openToken): never throws, null for anything not sealed by us",
+    async property() {
+      const parts = genuineToken.split(".");
+      const mutated = fc
+        .tuple(fc.nat({ max: genuineToken.length - 1 }), fc.string({ minLength: 0, maxLength: 4 }), fc.nat({ max: 3 }))
+        .map(([i, insert, cut]) => genuineToken.slice(0, i) + insert + genuineToken.slice(i + cut));
+      const shaped = fc
+        .array(
+          fc.oneof(
+            fc.base64String({ maxLength: 80 }).map((s) => s.replace(/=/g, "")),
+            nasty,
+          ),
+          { minLength: 1, maxLength: 7 },
+        )
+        .map((p) => p.join("."));
+      return fc.property(fc.oneof(mutated, shaped, nasty), (token) => {
+        const claims = openToken(token, [SECRET], SALT);
+        if (claims === null) return;
+        // Accepted only when it decodes to the very bytes we sealed (base64url padding bits aside).
+        const same = token
+          .split(".")
+          .every((part, n) => Buffer.from(part, "base64url").equals(Buffer.from(parts[n] as string, "base64url")));
+        expect(same, `accepted a token we did not seal: ${token}`).toBe(true);
+      });
+    },
+  },
+  {
+    name: "CSRF cookie values: never throws, a token only for a value we signed",
+    async property() {
+      const keys = deriveCsrfKeys([SECRET]);
+      return fc.property(
+        fc.oneof(
+          nasty,
+          fc.tuple(hex64, hex64).map(([a, b]) => `${a}|${b}`),
+        ),
+        (value) => {
+          expect(readCsrfCookie(keys, value)).toBeUndefined();
+        },
+      );
+    },
+  },
+  {
+    name: "e-mail identifiers: a normalised address is exactly one mailbox to a mail parser",
+    async property() {
+      const address = fc.oneof(
+        nasty,
+        fc.emailAddress(),
+        fc.tuple(fc.emailAddress(), nasty, fc.emailAddress()).map(([a, s, b]) => `${a}${s}${b}`),
+      );
+      return fc.property(address, (input) => {
+        let normalized: string;
+        try {
+          normalized = normalizeEmailIdentifier(input);
+        } catch {
+          return;
+        }
+        const parsed = addressparser(normalized, { flatten: true }) as Array<{ address: string }>;
+        expect(parsed).toHaveLength(1);
+        expect(parsed[0]?.address).toBe(normalized);
+      });
+    },
+  },
+  wholeRequests(),
+  providerResponses(),
+];
+
+/** Whole requests through `Auth(new Request(...))`: no 5xx, no throw, no hang. */
+function wholeRequests(): FuzzTarget {
+  let config: AuthConfig;
+  let session: CookieJar;
+  let csrf: string;
+  return {
+    name: "whole requests through Auth(): never a 5xx, never a throw, never a hang",
+    async property() {
+      config = {
+        secret: SECRET,
+        trustHost: true,
+        rateLimit: false,
+        adapter: MemoryAdapter(createMemoryStore()),
+        session: { strategy: "jwt" },
+        logger: { error() {}, warn() {}, debug() {} },
+        providers: [
+          demoCredentials(),
+          { id: "mail", name: "Mail", type: "email", sendVerificationRequest: () => {} },
+          OAuth2({
+            id: "oauth",
+            name: "OAuth",
+            clientId: "c",
+            clientSecret: "s",
+            authorization: "http://127.0.0.1:9/a",
+            token: "http://127.0.0.1:9/t",
+            userinfo: "http://127.0.0.1:9/u",
+          }),
+        ],
+      };
+      session = (await signIn(config)).jar;
+      csrf = await csrfToken(config, session);
+      const action = fc.constantFrom(
+        "signin",
+        "signout",
+        "session",
+        "csrf",
+        "providers",
+        "callback",
+        "error",
+        "verify-request",
+        "webauthn-options",
+        "signin/credentials",
+        "signin/mail",
+        "signin/oauth",
+        "callback/credentials",
+        "callback/mail",
+        "callback/oauth",
+        "callback/nope",
+      );
+      const path = fc.oneof(
+        action.map((a) => `/auth/${a}`),
+        nasty.map((s) => `/auth/${encodeURI(s).replace(/%25/g, "%")}`),
+        fc.tuple(action, nasty).map(([a, s]) => `/auth/${a}/${encodeURIComponent(s)}`),
+      );
+      const query = fc.dictionary(
+        fc.constantFrom("callbackUrl", "error", "token", "email", "code", "state", "csrfToken", "x"),
+        nasty,
+        { maxKeys: 4 },
+      );
+      const form = fc.dictionary(
+        fc.constantFrom("callbackUrl", "csrfToken", "email", "username", "password", "token", "data", "x"),
+        nasty,
+        { maxKeys: 5 },
+      );
+      const body = fc.oneof(
+        form.map((f) => ({
+          type: "application/x-www-form-urlencoded",
+          text: new URLSearchParams(f).toString(),
+          form: f,
+        })),
+        fc.jsonValue().map((v) => ({ type: "application/json", text: JSON.stringify(v), form: {} })),
+        fc.tuple(fc.option(nasty), nasty).map(([type, text]) => ({ type: type ?? "", text, form: {} })),
+      );
+      const cookies = fc.oneof(
+        fc.constant(""),
+        nasty,
+        fc.constant("SESSION"),
+        fc.tuple(fc.constant("SESSION"), nasty).map(([s, n]) => `${s}; ${n}`),
+      );
+      return fc.asyncProperty(
+        fc.constantFrom("GET", "POST", "POST", "PUT", "HEAD", "OPTIONS"),
+        path,
+        query,
+        body,
+        cookies,
+        fc.boolean(),
+        fc.boolean(),
+        async (method, pathname, q, b, cookie, withCsrf, asJson) => {
+          const headers = new Headers();
+          let url: string;
+          try {
+            url = new URL(`${pathname}?${new URLSearchParams(q)}`, ORIGIN).href;
+          } catch {
+            return;
+          }
+          const cookieHeader = cookie.replace("SESSION", session.header());
+          try {
+            headers.set("cookie", cookieHeader);
+          } catch {
+            return;
+          }
+          if (asJson) headers.set("x-auth-return-redirect", "1");
+          let text = b.text;
+          if (withCsrf && b.type === "application/x-www-form-urlencoded")
+            text = new URLSearchParams({ ...b.form, csrfToken: csrf }).toString();
+          try {
+            headers.set("content-type", b.type);
+          } catch {
+            // an unusable header value is the client's problem, not a request Auth ever sees
+          }
+          const hasBody = method !== "GET" && method !== "HEAD";
+          const response = await bounded(
+            Auth(new Request(url, { method, headers, body: hasBody ? text : undefined }), config),
+            5000,
+            `${method} ${url}`,
+          );
+          expectNo5xx(response, `${method} ${url}`);
+          await response.arrayBuffer();
+        },
+      );
+    },
+  };
+}
+
+/** The OAuth callback against a local provider whose token and userinfo answers are arbitrary. */
+function providerResponses(): FuzzTarget {
+  let server: Server;
+  let answer: { status: number; type: string; body: string } = { status: 200, type: "application/json", body: "{}" };
+  let userinfo: { status: number; type: string; body: string } = { status: 200, type: "application/json", body: "{}" };
+  return {
+    name: "provider token and userinfo responses: any JSON or bytes end in a redirect, never a 5xx or a hang",
+    async property() {
+      server = createServer((req, res) => {
+        const reply = req.url?.startsWith("/token") ? answer : userinfo;
+        req.resume();
+        req.on("end", () => {
+          res.writeHead(reply.status, { "content-type": reply.type });
+          res.end(reply.body);
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const config: AuthConfig = {
+        secret: SECRET,
+        trustHost: true,
+        rateLimit: false,
+        logger: { error() {}, warn() {}, debug() {} },
+        providers: [
+          OAuth2({
+            id: "fz",
+            name: "Fuzz",
+            clientId: "c",
+            clientSecret: "s",
+            authorization: `${base}/authorize`,
+            token: `${base}/token`,
+            userinfo: `${base}/userinfo`,
+            checks: ["pkce", "state"],
+          }),
+        ],
+      };
+      const jar = new CookieJar();
+      const token = await csrfToken(config, jar);
+      const start = await call(config, "/auth/signin/fz", { jar, form: { csrfToken: token } });
+      const state = new URL(start.headers.get("location") as string).searchParams.get("state") as string;
+      const tokenLike = fc.record(
+        {
+          access_token: fc.oneof(fc.string(), fc.integer(), fc.constant(null)),
+          token_type: fc.oneof(fc.constantFrom("bearer", "Bearer", "DPoP", "mac"), fc.string(), fc.integer()),
+          expires_in: fc.oneof(fc.integer(), fc.string(), fc.double()),
+          refresh_token: fc.string(),
+          scope: fc.oneof(fc.string(), fc.array(fc.string())),
+          id_token: fc.string(),
+          error: fc.string(),
+        },
+        { requiredKeys: [] },
+      );
+      const profileLike = fc.record(
+        {
+          id: fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.object()),
+          sub: fc.oneof(fc.string(), fc.integer()),
+          name: fc.jsonValue(),
+          email: fc.jsonValue(),
+          image: fc.jsonValue(),
+        },
+        { requiredKeys: [] },
+      );
+      const reply = (shape: fc.Arbitrary<unknown>) =>
+        fc.record({
+          status: fc.constantFrom(200, 200, 200, 201, 204, 301, 400, 401, 404, 500, 503),
+          type: fc.constantFrom(
+            "application/json",
+            "application/json; charset=utf-8",
+            "text/html",
+            "application/x-www-form-urlencoded",
+            "",
+          ),
+          body: fc.oneof(
+            shape.map((v) => JSON.stringify(v)),
+            fc.jsonValue().map((v) => JSON.stringify(v)),
+            nasty,
+            fc.uint8Array({ maxLength: 64 }).map((u) => Buffer.from(u).toString("latin1")),
+          ),
+        });
+      return fc.asyncProperty(reply(tokenLike), reply(profileLike), nasty, async (t, u, code) => {
+        answer = t;
+        userinfo = u;
+        const url = `/auth/callback/fz?${new URLSearchParams({ code: code || "c", state })}`;
+        const response = await bounded(
+          call(config, url, { jar: Object.assign(new CookieJar(), { cookies: new Map(jar.cookies) }) }),
+          15000,
+          "the OAuth callback",
+        );
+        expectNo5xx(
+          response,
+          `callback with token ${t.status} ${t.body.slice(0, 80)} / userinfo ${u.status} ${u.body.slice(0, 80)}`,
+        );
+        expect(response.status).toBe(302);
+      });
+    },
+    async teardown() {
+      server?.closeAllConnections();
+      await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    },
+  };
+}

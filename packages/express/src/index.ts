@@ -63,6 +63,9 @@ function configFor(config: AuthConfig, basePath: string | undefined): AuthConfig
     byBase = new Map();
     derived.set(config, byBase);
   }
+  // getSession has no mount path: it reuses the copy ExpressAuth made (reading a session does not
+  // depend on the base path), so the configuration is resolved, and warns, once.
+  if (basePath === undefined && byBase.size > 0) return byBase.values().next().value as AuthConfig;
   const key = basePath ?? "";
   let copy = byBase.get(key);
   if (!copy) {

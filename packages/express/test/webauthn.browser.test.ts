@@ -132,7 +132,7 @@ describe.skipIf(!present && !process.env.CI)("passkeys in Chromium", () => {
     // Register: an unknown e-mail makes the button create a passkey.
     await page.goto(`${server.url}/auth/signin`);
     await page.fill("#input-email-for-passkey-provider", "ada@example.com");
-    await Promise.all([page.waitForURL(`${server.url}/`), page.click("#submitButton-passkey")]);
+    await Promise.all([page.waitForURL(`${server.url}/`), page.click("#passkey-form button[type=submit]")]);
     expect(await page.textContent("#who")).toBe("ada@example.com");
     const registered = { ...authenticator() }; // a copy: the store changes its record in place
     expect(registered).toMatchObject({
@@ -162,7 +162,7 @@ describe.skipIf(!present && !process.env.CI)("passkeys in Chromium", () => {
     const posted = page.waitForRequest(
       (r) => r.url() === `${server.url}/auth/callback/passkey` && r.method() === "POST",
     );
-    await Promise.all([page.waitForURL(`${server.url}/`), page.click("#submitButton-passkey")]);
+    await Promise.all([page.waitForURL(`${server.url}/`), page.click("#passkey-form button[type=submit]")]);
     await page.unrouteAll();
     expect(await page.textContent("#who")).toBe("ada@example.com");
     const request = await posted;

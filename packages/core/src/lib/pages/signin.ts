@@ -61,6 +61,9 @@ export function signinPage(props: SigninPageProps): { title: string; content: Sa
   const buttons: SafeHtml[] = [];
   const forms: SafeHtml[] = [];
   let webauthnScript: SafeHtml | "" = "";
+  // The first form's button keeps Auth.js's id ("submitButton"); later ones get the provider id
+  // appended, so ids stay unique when a page has several forms.
+  const submitId = (providerId: string) => (forms.length === 0 ? "submitButton" : `submitButton-${providerId}`);
   for (const p of providers) {
     if (p.type === "oauth" || p.type === "oidc") {
       const logo = safeImageUrl((p as { style?: { logo?: string } }).style?.logo);
@@ -71,18 +74,18 @@ export function signinPage(props: SigninPageProps): { title: string; content: Sa
     } else if (p.type === "email") {
       const id = `input-email-for-${p.id}-provider`;
       forms.push(
-        html`<div class="provider"><form action="${authUrl}/signin/${p.id}" method="POST">${hidden}<label for="${id}">Email</label><input id="${id}" type="email" name="email" value="${props.email ?? ""}" placeholder="email@example.com" autocomplete="email" required><button id="submitButton" type="submit">Sign in with ${p.name}</button></form></div>`,
+        html`<div class="provider"><form action="${authUrl}/signin/${p.id}" method="POST">${hidden}<label for="${id}">Email</label><input id="${id}" type="email" name="email" value="${props.email ?? ""}" placeholder="email@example.com" autocomplete="email" required><button id="${submitId(p.id)}" type="submit">Sign in with ${p.name}</button></form></div>`,
       );
     } else if (p.type === "credentials") {
       const fields = Object.entries(p.credentials).map(([name, spec]) => field(p.id, name, spec ?? {}));
       forms.push(
-        html`<div class="provider"><form action="${authUrl}/callback/${p.id}" method="POST">${hidden}${fields}<button id="submitButton" type="submit">Sign in with ${p.name}</button></form></div>`,
+        html`<div class="provider"><form action="${authUrl}/callback/${p.id}" method="POST">${hidden}${fields}<button id="${submitId(p.id)}" type="submit">Sign in with ${p.name}</button></form></div>`,
       );
     } else if (p.type === "webauthn") {
       // Driven by the WebAuthn script (served from our own origin: the CSP allows no inline code).
       const fields = Object.entries(p.formFields).map(([name, spec]) => field(p.id, name, spec ?? {}));
       forms.push(
-        html`<div class="provider"><form id="${p.id}-form" action="${authUrl}/callback/${p.id}" method="POST" data-webauthn-options="${authUrl}/webauthn-options/${p.id}"${p.enableConditionalUI ? html` data-webauthn-conditional` : ""}>${hidden}<input type="hidden" name="action" value=""><input type="hidden" name="data" value="">${fields}<div class="error" role="alert" data-webauthn-error hidden></div><button id="submitButton-${p.id}" type="submit">Sign in with ${p.name}</button></form></div>`,
+        html`<div class="provider"><form id="${p.id}-form" action="${authUrl}/callback/${p.id}" method="POST" data-webauthn-options="${authUrl}/webauthn-options/${p.id}"${p.enableConditionalUI ? html` data-webauthn-conditional` : ""}>${hidden}<input type="hidden" name="action" value=""><input type="hidden" name="data" value="">${fields}<div class="error" role="alert" data-webauthn-error hidden></div><button id="${submitId(p.id)}" type="submit">Sign in with ${p.name}</button></form></div>`,
       );
       webauthnScript = html`<script src="${authUrl}/webauthn-script.js" defer></script>`;
     }
@@ -94,6 +97,7 @@ export function signinPage(props: SigninPageProps): { title: string; content: Sa
   const empty = buttons.length + forms.length === 0 ? html`<p>No sign-in method is configured.</p>` : "";
   return {
     title: "Sign in",
-    content: html`<div class="card signin"><h1>Sign in</h1>${errorBox}${buttons}${divider}${forms}${empty}</div>${webauthnScript}`,
+    // Each form is its own way in: a divider between them keeps fields with their button.
+    content: html`<div class="card signin"><h1>Sign in</h1>${errorBox}${buttons}${divider}${forms.flatMap((form, i) => (i ? [html`<div class="divider">or</div>`, form] : [form]))}${empty}</div>${webauthnScript}`,
   };
 }

@@ -1,0 +1,101 @@
+/**
+ * The Latchkey configuration of the demo: the part of this folder an application copies.
+ */
+import type { AuthConfig, Session } from "@latchkey/express";
+import Credentials from "@latchkey/express/providers/credentials";
+import OIDC from "@latchkey/express/providers/generic-oidc";
+import GitHub from "@latchkey/express/providers/github";
+import Google from "@latchkey/express/providers/google";
+import Nodemailer, { type NodemailerUserConfig } from "@latchkey/express/providers/nodemailer";
+import Passkey from "@latchkey/express/providers/passkey";
+import type { DemoIdP } from "./dev-idp.js";
+import type { Storage } from "./storage.js";
+import { checkPassword } from "./users.js";
+
+/** The session as the demo's callbacks shape it: the user's id and how they signed in. */
+export type DemoSession = Session & { user: { id?: string }; provider?: string };
+
+export interface DemoAuthOptions {
+  secret: string;
+  storage: Storage;
+  /** Where magic links are sent from and through; no e-mail sign-in without it. */
+  mail?: { server: NodemailerUserConfig["server"]; from: string } | undefined;
+  /** The local OpenID Provider (development only). */
+  idp?: DemoIdP | undefined;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function authConfig({ secret, storage, mail, idp, env = process.env }: DemoAuthOptions): AuthConfig {
+  const { adapter } = storage;
+  const providers: AuthConfig["providers"] = [];
+
+  // Buttons: OAuth / OpenID Connect providers.
+  if (idp) {
+    providers.push(
+      OIDC({
+        id: "demo-idp",
+        name: "Demo IdP",
+        issuer: idp.issuer, // endpoints come from <issuer>/.well-known/openid-configuration
+        clientId: idp.clientId,
+        clientSecret: idp.clientSecret,
+        // The demo's own provider verifies nothing, but it is ours: let it sign into an existing
+        // user with the same e-mail. Never set this for a provider that does not verify e-mails.
+        allowDangerousEmailAccountLinking: true,
+      }),
+    );
+  }
+  // GitHub and Google read AUTH_GITHUB_ID / AUTH_GITHUB_SECRET and AUTH_GOOGLE_ID /
+  // AUTH_GOOGLE_SECRET themselves; register <origin>/auth/callback/github (or /google) with them.
+  if (env.AUTH_GITHUB_ID && env.AUTH_GITHUB_SECRET) providers.push(GitHub);
+  if (env.AUTH_GOOGLE_ID && env.AUTH_GOOGLE_SECRET) providers.push(Google);
+
+  // Forms: password, magic link, passkey.
+  providers.push(
+    Credentials({
+      name: "Password",
+      credentials: {
+        email: { label: "Email", type: "email", autocomplete: "username", required: true },
+        password: { label: "Password", type: "password", autocomplete: "current-password", required: true },
+      },
+      // Return the stored user: then a password, a magic link and a passkey sign into one user.
+      async authorize({ email, password }) {
+        const address = checkPassword(email, password);
+        return address ? ((await adapter.getUserByEmail?.(address)) ?? null) : null;
+      },
+    }),
+  );
+  if (mail) providers.push(Nodemailer({ name: "Email", server: mail.server, from: mail.from }));
+  // A new address registers a passkey (and a user); a known one signs in with its passkey. The
+  // relying party's id and origin default to the request's host and origin.
+  providers.push(
+    Passkey({
+      relyingParty: { name: "Latchkey demo" },
+      formFields: {
+        email: { label: "Email for your passkey", type: "email", required: true, autocomplete: "username webauthn" },
+      },
+    }),
+  );
+
+  return {
+    secret,
+    trustHost: true, // the demo runs on localhost; behind a proxy, see docs/deployment.md
+    adapter, // users, accounts, magic-link tokens and passkeys
+    // Sessions in an encrypted cookie: the credentials provider requires it (with an adapter the
+    // default would be database sessions).
+    session: { strategy: "jwt" },
+    experimental: { enableWebAuthn: true }, // passkeys
+    theme: { colorScheme: "auto", brandColor: "#3b5bdb" },
+    providers,
+    callbacks: {
+      // On sign-in `account` is set: remember which provider it was.
+      jwt({ token, account }) {
+        if (account) token.provider = account.provider;
+        return token;
+      },
+      // What getSession() and GET /auth/session return.
+      session({ session, token }) {
+        return { ...session, user: { ...session.user, id: token.sub }, provider: token.provider };
+      },
+    },
+  };
+}

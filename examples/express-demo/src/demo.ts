@@ -1,0 +1,106 @@
+/**
+ * Starts the whole demo: storage, the development mail server and identity provider, and the
+ * Express application. `server.ts` calls it with the environment; the tests call it too.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createApp } from "./app.js";
+import { authConfig } from "./auth.js";
+import { startDemoIdP } from "./dev-idp.js";
+import { startMailCatcher } from "./dev-mail.js";
+import { openStorage } from "./storage.js";
+import { DEMO_USER, seedDemoUser } from "./users.js";
+
+export interface DemoOptions {
+  /** @default PORT, else 3000 (0 picks a free port) */
+  port?: number;
+  /** The interface to listen on. @default HOST, else "localhost" */
+  host?: string;
+  /** Where the SQLite file and the generated secret live. @default DEMO_DATA_DIR, else ./data */
+  dataDir?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface RunningDemo {
+  url: string;
+  /** One line per sign-in method and for the storage, for the start-up message. */
+  enabled: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * The secret: AUTH_SECRET when set; otherwise one generated on first start and kept in the data
+ * folder, so sessions survive restarts. Production applications set AUTH_SECRET
+ * (`npx latchkey secret` prints a new one).
+ */
+function demoSecret(dataDir: string, env: NodeJS.ProcessEnv): string {
+  if (env.AUTH_SECRET) return env.AUTH_SECRET;
+  const file = join(dataDir, "auth-secret");
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600 });
+  return readFileSync(file, "utf8").trim();
+}
+
+export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo> {
+  const env = options.env ?? process.env;
+  const development = env.NODE_ENV !== "production";
+  const defaultDataDir = join(dirname(fileURLToPath(import.meta.url)), "..", "data");
+  const dataDir = resolve(options.dataDir ?? env.DEMO_DATA_DIR ?? defaultDataDir);
+  mkdirSync(dataDir, { recursive: true });
+
+  // Listen first: the identity provider must know the demo's address to accept its redirect URI.
+  const server = createServer();
+  await new Promise<void>((done, fail) => {
+    server.once("error", fail);
+    server.listen(options.port ?? Number(env.PORT ?? 3000), options.host ?? env.HOST ?? "localhost", done);
+  });
+  const url = env.AUTH_URL
+    ? new URL(env.AUTH_URL).origin
+    : `http://localhost:${(server.address() as AddressInfo).port}`;
+
+  const storage = await openStorage({ dataDir, databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL });
+  await seedDemoUser(storage.adapter);
+
+  // Development only: a mail server that keeps the magic links, and a local OpenID Provider.
+  const mailbox = development ? await startMailCatcher() : undefined;
+  const idp = development ? await startDemoIdP([`${url}/auth/callback/demo-idp`]) : undefined;
+  const mail = mailbox
+    ? {
+        server: { host: "127.0.0.1", port: mailbox.port, secure: false, ignoreTLS: true },
+        from: "Latchkey demo <no-reply@demo.localhost>",
+      }
+    : env.EMAIL_SERVER
+      ? { server: env.EMAIL_SERVER, from: env.EMAIL_FROM ?? "no-reply@localhost" }
+      : undefined;
+
+  const config = authConfig({ secret: demoSecret(dataDir, env), storage, mail, idp, env });
+  server.on("request", createApp({ config, storage, mailbox }));
+
+  const enabled = [
+    `password: ${DEMO_USER.email} / ${DEMO_USER.password}`,
+    mailbox
+      ? `e-mail magic link: SMTP on 127.0.0.1:${mailbox.port}, messages at ${url}/dev/mail`
+      : mail
+        ? "e-mail magic link: EMAIL_SERVER"
+        : "e-mail magic link: off (set EMAIL_SERVER and EMAIL_FROM)",
+    idp ? `Demo IdP: OpenID Provider at ${idp.issuer} (any name and password)` : "Demo IdP: off in production",
+    "passkeys",
+    env.AUTH_GITHUB_ID && env.AUTH_GITHUB_SECRET ? "GitHub" : "GitHub: off (set AUTH_GITHUB_ID and AUTH_GITHUB_SECRET)",
+    env.AUTH_GOOGLE_ID && env.AUTH_GOOGLE_SECRET ? "Google" : "Google: off (set AUTH_GOOGLE_ID and AUTH_GOOGLE_SECRET)",
+    `storage: ${storage.label}`,
+  ];
+
+  return {
+    url,
+    enabled,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((done) => server.close(done));
+      await Promise.all([idp?.close(), mailbox?.close()]);
+      await storage.close();
+    },
+  };
+}

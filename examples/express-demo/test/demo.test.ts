@@ -1,0 +1,143 @@
+/**
+ * The built demo as `npm start` runs it, over HTTP with fetch: start-up (PORT, data folder,
+ * SQLite migrated, generated secret kept), protected routes, credentials sign-in, and a session
+ * that survives a restart. The browser suite (test/e2e) clicks through every sign-in method.
+ */
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { serviceAvailable } from "@latchkey/adapter-test/services";
+import { redisKeys } from "@latchkey/redis-adapter";
+import Database from "better-sqlite3";
+import { Redis } from "ioredis";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DemoProcess, freePort, startDemoProcess } from "./support.js";
+
+let demo: DemoProcess;
+let port: number;
+beforeAll(async () => {
+  port = await freePort();
+  demo = await startDemoProcess({ PORT: String(port) });
+});
+afterAll(() => demo?.stop());
+
+const cookiesOf = (r: Response) =>
+  r.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
+
+async function signIn(base: string, password: string, callbackUrl = "/protected") {
+  const csrf = await fetch(`${base}/auth/csrf`);
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  return fetch(`${base}/auth/callback/credentials`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { cookie: cookiesOf(csrf), "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ csrfToken, email: "demo@example.com", password, callbackUrl }),
+  });
+}
+
+describe("the demo", () => {
+  it("listens on PORT, prints what is enabled, and creates its SQLite database and secret", async () => {
+    expect(demo.url).toBe(`http://localhost:${port}`);
+    const printed = demo.output();
+    expect(printed).toContain("password: demo@example.com / demo-password");
+    expect(printed).toMatch(
+      /e-mail magic link: SMTP on 127\.0\.0\.1:\d+, messages at http:\/\/localhost:\d+\/dev\/mail/,
+    );
+    expect(printed).toMatch(/Demo IdP: OpenID Provider at http:\/\/127\.0\.0\.1:\d+/);
+    expect(printed).toContain("GitHub: off (set AUTH_GITHUB_ID and AUTH_GITHUB_SECRET)");
+    expect(printed).toContain(`storage: SQLite ${join(demo.dataDir, "demo.sqlite")}`);
+
+    expect(statSync(join(demo.dataDir, "auth-secret")).mode & 0o777).toBe(0o600);
+    const db = new Database(join(demo.dataDir, "demo.sqlite"), { readonly: true });
+    try {
+      const tables = db.prepare("select name from sqlite_master where type = 'table'").all() as Array<{ name: string }>;
+      expect(tables.map((t) => t.name)).toEqual(
+        expect.arrayContaining(["users", "accounts", "sessions", "verification_tokens", "authenticators"]),
+      );
+      expect(db.prepare("select name, email from users").all()).toEqual([
+        { name: "Demo User", email: "demo@example.com" },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("redirects protected pages to sign-in with the callbackUrl, and returns there after signing in", async () => {
+    const protectedPage = await fetch(`${demo.url}/protected`, { redirect: "manual" });
+    expect(protectedPage.headers.get("location")).toBe("/auth/signin?callbackUrl=%2Fprotected");
+    const group = await fetch(`${demo.url}/account`, { redirect: "manual" });
+    expect(group.headers.get("location")).toBe("/auth/signin?callbackUrl=%2Faccount");
+
+    const signin = await signIn(demo.url, "demo-password");
+    expect(signin.headers.get("location")).toBe(`${demo.url}/protected`);
+    const session = cookiesOf(signin);
+    expect(await (await fetch(`${demo.url}/protected`, { headers: { cookie: session } })).text()).toContain(
+      "Only signed-in users see this, Demo User.",
+    );
+    const home = await (await fetch(`${demo.url}/`, { headers: { cookie: session } })).text();
+    expect(home).toContain('with <strong id="method">password</strong>');
+    const account = await (await fetch(`${demo.url}/account`, { headers: { cookie: session } })).text();
+    expect(account).toContain("&#34;email&#34;: &#34;demo@example.com&#34;");
+    expect(account).toContain("&#34;provider&#34;: &#34;credentials&#34;");
+  });
+
+  it("refuses a wrong password", async () => {
+    const signin = await signIn(demo.url, "nope");
+    expect(signin.headers.get("location")).toBe(`${demo.url}/auth/signin?error=CredentialsSignin&code=credentials`);
+  });
+
+  it("keeps its secret and database across restarts, so sessions survive", async () => {
+    const session = cookiesOf(await signIn(demo.url, "demo-password"));
+    await demo.stop();
+    demo = await startDemoProcess({}, demo.dataDir);
+    const me = (await (await fetch(`${demo.url}/auth/session`, { headers: { cookie: session } })).json()) as {
+      user?: { email?: string };
+    };
+    expect(me.user?.email).toBe("demo@example.com");
+    expect(demo.output()).not.toContain("Error");
+    expect(existsSync(join(demo.dataDir, "demo.sqlite"))).toBe(true);
+  });
+});
+
+describe("the demo on other stores", () => {
+  it("uses PostgreSQL when DATABASE_URL is set: migrates it and seeds the demo user", async () => {
+    if (!(await serviceAvailable("PostgreSQL", 5432))) return;
+    const database = `latchkey_demo_${process.pid}_${Date.now()}`;
+    const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    const other = await startDemoProcess({ DATABASE_URL: `postgres://postgres:pw@127.0.0.1:5432/${database}` });
+    try {
+      expect(other.output()).toContain(`storage: postgres://127.0.0.1:5432/${database}`); // no password printed
+      expect((await signIn(other.url, "demo-password")).headers.get("location")).toBe(`${other.url}/protected`);
+      const client = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database });
+      await client.connect();
+      const { rows } = await client.query("select name, email from users");
+      await client.end();
+      expect(rows).toEqual([{ name: "Demo User", email: "demo@example.com" }]);
+    } finally {
+      await other.stop();
+      await admin.query(`DROP DATABASE ${database}`);
+      await admin.end();
+    }
+  });
+
+  it("uses Redis when REDIS_URL is set", async () => {
+    if (!(await serviceAvailable("Redis", 6379))) return;
+    const redis = new Redis("redis://127.0.0.1:6379/13");
+    const other = await startDemoProcess({ REDIS_URL: "redis://127.0.0.1:6379/13" });
+    try {
+      expect(other.output()).toContain("storage: Redis (127.0.0.1:6379)");
+      expect((await signIn(other.url, "demo-password")).headers.get("location")).toBe(`${other.url}/protected`);
+      expect(await redis.get(redisKeys().userByEmail("demo@example.com"))).toBeTruthy();
+    } finally {
+      await other.stop();
+      const keys = await redis.keys("latchkey:*");
+      if (keys.length) await redis.del(...keys);
+      await redis.quit();
+    }
+  });
+});

@@ -1,0 +1,301 @@
+/**
+ * The demo end to end in Debian's Chromium (playwright-core, never a downloaded browser): every
+ * sign-in method through the built-in pages (password, magic link read from /dev/mail, the Demo
+ * IdP's login page, passkeys with a virtual authenticator), the protected-page round trip,
+ * sign-out, and the sign-in page's layout in light and dark themes and at 375 px wide, with
+ * screenshots in test-artifacts/express-demo/.
+ *
+ * Without /usr/bin/chromium the suite is skipped with a notice, unless CI is set: then it fails.
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DemoProcess, startDemoProcess } from "../support.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const present = existsSync(CHROMIUM);
+if (!present && !process.env.CI) {
+  console.warn(
+    `\n[express-demo e2e] SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium). Set CI to make this a failure.\n`,
+  );
+}
+const artifacts = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "..",
+  "..",
+  "..",
+  "test-artifacts",
+  "express-demo",
+);
+
+let demo: DemoProcess;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+
+/** A new page in a fresh context (no cookies shared with other tests). */
+async function freshPage(options: Parameters<Browser["newContext"]>[0] = {}): Promise<Page> {
+  const context = await browser.newContext(options);
+  contexts.push(context);
+  context.setDefaultTimeout(10_000); // a step that hangs fails with its name, within the test's time
+  return context.newPage();
+}
+
+/** The sign-in form of a provider on the built-in page (several forms share `#submitButton`). */
+const formOf = (page: Page, action: string) => page.locator(`form[action$="${action}"]`);
+
+async function whoIsSignedIn(page: Page): Promise<string> {
+  await page.goto(`${demo.url}/`);
+  return (await page.textContent("#who"))?.replace(/\s+/g, " ").trim() ?? "";
+}
+
+/** Signs out through the demo's link and the built-in sign-out page. */
+async function signOut(page: Page): Promise<void> {
+  await page.goto(`${demo.url}/`);
+  await Promise.all([page.waitForURL(/\/auth\/signout/), page.getByRole("link", { name: "Sign out" }).first().click()]);
+  await Promise.all([page.waitForURL(`${demo.url}/`), page.click('form[action$="/auth/signout"] button')]);
+  expect(await whoIsSignedIn(page)).toBe("You are not signed in.");
+}
+
+describe.skipIf(!present && !process.env.CI)("the demo in Chromium", () => {
+  beforeAll(async () => {
+    if (!present) throw new Error(`CI is set and ${CHROMIUM} is missing: install it with apt-get install -y chromium`);
+    // Fake GitHub and Google credentials: their buttons appear (the layout checks cover them);
+    // nothing here contacts them.
+    [demo, browser] = await Promise.all([
+      startDemoProcess({
+        AUTH_GITHUB_ID: "e2e-github-id",
+        AUTH_GITHUB_SECRET: "e2e-github-secret",
+        AUTH_GOOGLE_ID: "e2e-google-id",
+        AUTH_GOOGLE_SECRET: "e2e-google-secret",
+      }),
+      chromium.launch({
+        executablePath: CHROMIUM,
+        args: [
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-quic",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+        ],
+      }),
+    ]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(contexts.map((c) => c.close()));
+    await browser?.close();
+    await demo?.stop();
+  });
+
+  it("password: protected page → sign-in → back to the protected page; then sign-out", async () => {
+    const page = await freshPage();
+    await page.goto(`${demo.url}/protected`);
+    expect(page.url()).toBe(`${demo.url}/auth/signin?callbackUrl=%2Fprotected`);
+
+    const form = formOf(page, "/auth/callback/credentials");
+    await form.locator('input[name="email"]').fill("demo@example.com");
+    await form.locator('input[name="password"]').fill("wrong-password");
+    await Promise.all([page.waitForURL(/error=CredentialsSignin/), form.locator("button").click()]);
+    expect(await page.textContent('[role="alert"]')).toContain("Sign-in failed");
+
+    // The error page lost the callbackUrl; start again from the protected page.
+    await page.goto(`${demo.url}/protected`);
+    await form.locator('input[name="email"]').fill("demo@example.com");
+    await form.locator('input[name="password"]').fill("demo-password");
+    await Promise.all([page.waitForURL(`${demo.url}/protected`), form.locator("button").click()]);
+    expect(await page.textContent("#secret")).toBe("Only signed-in users see this, Demo User.");
+    expect(await whoIsSignedIn(page)).toBe("Signed in as Demo User (demo@example.com) with password.");
+
+    await signOut(page);
+    await page.goto(`${demo.url}/protected`);
+    expect(page.url()).toBe(`${demo.url}/auth/signin?callbackUrl=%2Fprotected`);
+  });
+
+  it("e-mail: the address on the built-in page, the link from /dev/mail, signed in", async () => {
+    const page = await freshPage();
+    const address = `reader-${Date.now()}@example.com`;
+    await page.goto(`${demo.url}/auth/signin?callbackUrl=%2Faccount`);
+    const form = formOf(page, "/auth/signin/nodemailer");
+    await form.locator('input[name="email"]').fill(address);
+    await Promise.all([page.waitForURL(/\/auth\/verify-request/), form.locator("button").click()]);
+    expect(await page.textContent("body")).toMatch(/check your (e-mail|email|inbox)/i);
+
+    await page.goto(`${demo.url}/dev/mail`);
+    const message = page.locator("li.mail", { has: page.locator(".to", { hasText: address }) });
+    await expect.poll(() => message.count()).toBe(1);
+    const link = message.locator('a[href*="/auth/callback/nodemailer"]');
+    expect(await link.count()).toBe(1);
+    await Promise.all([page.waitForURL(`${demo.url}/account`), link.click()]);
+
+    const session = JSON.parse((await page.textContent("#session")) ?? "null");
+    expect(session).toMatchObject({ user: { email: address }, provider: "nodemailer" });
+    expect(await whoIsSignedIn(page)).toBe(`Signed in as ${address} (${address}) with e-mail magic link.`);
+
+    // A magic link works once.
+    await page.goto(`${demo.url}/dev/mail`);
+    const used = await link.getAttribute("href");
+    await signOut(page);
+    await page.goto(used as string);
+    expect(page.url()).toMatch(/\/auth\/error\?error=Verification/);
+  });
+
+  it("Demo IdP: the button, the IdP's login page, back signed in and the account linked", async () => {
+    const page = await freshPage();
+    await page.goto(`${demo.url}/auth/signin?callbackUrl=%2Faccount`);
+    await page.getByRole("button", { name: "Sign in with Demo IdP" }).click();
+    await page.waitForURL(/^http:\/\/127\.0\.0\.1:\d+\/interaction\//);
+    await page.fill('input[name="login"]', "alice");
+    await page.fill('input[name="password"]', "any password");
+    await Promise.all([page.waitForURL(`${demo.url}/account`), page.click('button[type="submit"]')]);
+
+    const session = JSON.parse((await page.textContent("#session")) ?? "null");
+    expect(session).toMatchObject({ user: { name: "alice", email: "alice@idp.example" }, provider: "demo-idp" });
+    const rows = await page
+      .locator("#accounts tr")
+      .evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).innerText.split("\t")));
+    expect(rows).toEqual([
+      ["provider", "type", "account id"],
+      ["Demo IdP", "oidc", "alice"],
+    ]);
+    expect(await whoIsSignedIn(page)).toBe("Signed in as alice (alice@idp.example) with Demo IdP.");
+    await signOut(page);
+  });
+
+  it("Demo IdP with the demo user's address signs into the same user as the password", async () => {
+    const page = await freshPage();
+    await page.goto(`${demo.url}/auth/signin`);
+    await page.getByRole("button", { name: "Sign in with Demo IdP" }).click();
+    await page.fill('input[name="login"]', "demo@example.com");
+    await page.fill('input[name="password"]', "x");
+    await Promise.all([page.waitForURL(`${demo.url}/`), page.click('button[type="submit"]')]);
+    expect(await whoIsSignedIn(page)).toBe("Signed in as Demo User (demo@example.com) with Demo IdP.");
+  });
+
+  it("passkeys: register with a new address, sign out, sign in with the passkey", async () => {
+    const page = await freshPage();
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("WebAuthn.enable", { enableUI: false });
+    const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+      options: {
+        protocol: "ctap2",
+        transport: "internal",
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
+    });
+    const address = `ada-${Date.now()}@example.com`;
+    const passkeyButton = page.getByRole("button", { name: "Sign in with Passkey" });
+
+    // An unknown address: the button creates a passkey and a user.
+    await page.goto(`${demo.url}/auth/signin?callbackUrl=%2Faccount`);
+    await page.fill("#input-email-for-passkey-provider", address);
+    await Promise.all([page.waitForURL(`${demo.url}/account`), passkeyButton.click()]);
+    expect(JSON.parse((await page.textContent("#session")) ?? "null")).toMatchObject({
+      user: { email: address },
+      provider: "passkey",
+    });
+    expect(await page.textContent("#passkeys")).toBe("1 registered.");
+    const { credentials } = await cdp.send("WebAuthn.getCredentials", { authenticatorId });
+    expect(credentials).toHaveLength(1);
+    const credentialId = Buffer.from(credentials[0]?.credentialId as string, "base64").toString("base64url");
+    const rows = await page
+      .locator("#accounts tr")
+      .evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).innerText.split("\t")));
+    expect(
+      rows
+        .slice(1)
+        .map(([name, type, id]) => [name, type, id?.replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_")]),
+    ).toEqual([["passkey", "webauthn", credentialId]]);
+    await signOut(page);
+
+    // Autofill: the page starts a conditional request on load; the virtual authenticator answers
+    // it at once with the one passkey (a person would pick it from the e-mail field's list).
+    await page.goto(`${demo.url}/auth/signin?callbackUrl=%2Fprotected`);
+    await page.waitForURL(`${demo.url}/protected`);
+    expect(await whoIsSignedIn(page)).toBe(`Signed in as ${address} (${address}) with passkey.`);
+    await signOut(page);
+
+    // The button, with conditional requests unavailable (as in browsers without passkey autofill):
+    // a known address makes it ask the authenticator for an assertion.
+    await page.addInitScript(() => {
+      PublicKeyCredential.isConditionalMediationAvailable = async () => false;
+    });
+    await page.goto(`${demo.url}/auth/signin?callbackUrl=%2Faccount`);
+    await page.fill("#input-email-for-passkey-provider", address);
+    await Promise.all([page.waitForURL(`${demo.url}/account`), passkeyButton.click()]);
+    expect(JSON.parse((await page.textContent("#session")) ?? "null")).toMatchObject({ provider: "passkey" });
+    const after = await cdp.send("WebAuthn.getCredentials", { authenticatorId });
+    expect(after.credentials[0]?.signCount).toBeGreaterThan((credentials[0]?.signCount ?? 0) + 1);
+  });
+
+  it("sign-in page: light and dark themes, every button visible, nothing overlapping, fits 375 px", async () => {
+    mkdirSync(artifacts, { recursive: true });
+    const backgrounds: string[] = [];
+    for (const [colorScheme, width] of [
+      ["light", 1024],
+      ["dark", 1024],
+      ["light", 375],
+      ["dark", 375],
+    ] as const) {
+      const page = await freshPage({ colorScheme, viewport: { width, height: 900 } });
+      await page.goto(`${demo.url}/auth/signin`);
+      await page.screenshot({ path: join(artifacts, `signin-${colorScheme}-${width}.png`), fullPage: true });
+      const where = `${colorScheme} ${width}px`;
+
+      const names = (await page.locator("button").allTextContents()).map((t) => t.trim());
+      expect(names, where).toEqual(
+        expect.arrayContaining([
+          "Sign in with Demo IdP",
+          "Sign in with GitHub",
+          "Sign in with Google",
+          "Sign in with Password",
+          "Sign in with Email",
+          "Sign in with Passkey",
+        ]),
+      );
+      const boxes = await page.evaluate(() =>
+        [...document.querySelectorAll("button, input:not([type=hidden]), label")].map((el) => {
+          const r = el.getBoundingClientRect();
+          const style = getComputedStyle(el);
+          return {
+            what: `${el.tagName.toLowerCase()} "${(el.textContent || el.getAttribute("name") || "").trim()}"`,
+            control: el.tagName !== "LABEL",
+            visible: style.visibility !== "hidden" && style.display !== "none" && Number(style.opacity) > 0,
+            left: r.left + window.scrollX,
+            top: r.top + window.scrollY,
+            right: r.right + window.scrollX,
+            bottom: r.bottom + window.scrollY,
+          };
+        }),
+      );
+      for (const box of boxes.filter((b) => b.control)) {
+        expect(box.visible, `${where}: ${box.what} hidden`).toBe(true);
+        expect(box.right - box.left, `${where}: ${box.what} has no width`).toBeGreaterThan(20);
+        expect(box.bottom - box.top, `${where}: ${box.what} has no height`).toBeGreaterThan(10);
+        expect(box.left, `${where}: ${box.what} starts off-screen`).toBeGreaterThanOrEqual(0);
+        expect(box.right, `${where}: ${box.what} ends off-screen`).toBeLessThanOrEqual(width);
+      }
+      for (const [i, a] of boxes.entries()) {
+        for (const b of boxes.slice(i + 1)) {
+          const overlapX = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+          const overlapY = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+          expect(overlapX > 0.5 && overlapY > 0.5, `${where}: ${a.what} overlaps ${b.what}`).toBe(false);
+        }
+      }
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, `${where}: horizontal overflow`).toBeLessThanOrEqual(0);
+      backgrounds.push(await page.evaluate(() => getComputedStyle(document.body).backgroundColor));
+    }
+    // The theme follows the browser's color scheme.
+    expect(backgrounds[0]).not.toBe(backgrounds[1]);
+    expect(backgrounds[2]).toBe(backgrounds[0]);
+    expect(backgrounds[3]).toBe(backgrounds[1]);
+  });
+});

@@ -1,0 +1,80 @@
+// Runs the built demo (`dist/server.js`, what `npm start` runs) as a child process on loopback,
+// with its own data folder, and reads its URL from what it prints.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const serverJs = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "server.js");
+
+export interface DemoProcess {
+  url: string;
+  dataDir: string;
+  /** Everything it printed so far. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** A free port on 127.0.0.1 (bound, then released). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Starts the demo; `env` is added to a copy of this process's environment less the demo's own settings. */
+export async function startDemoProcess(
+  env: Record<string, string> = {},
+  dataDir = mkdtempSync(join(tmpdir(), "latchkey-demo-")),
+): Promise<DemoProcess> {
+  const base = { ...process.env };
+  for (const name of [
+    "PORT",
+    "HOST",
+    "AUTH_SECRET",
+    "AUTH_URL",
+    "DATABASE_URL",
+    "REDIS_URL",
+    "NODE_ENV",
+    "EMAIL_SERVER",
+  ])
+    delete base[name];
+  for (const name of Object.keys(base)) if (/^AUTH_(GITHUB|GOOGLE)_/.test(name)) delete base[name];
+  const child: ChildProcess = spawn(process.execPath, [serverJs], {
+    env: { ...base, PORT: "0", DEMO_DATA_DIR: dataDir, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk) => (output += chunk));
+  child.stderr?.on("data", (chunk) => (output += chunk));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the demo did not start in 20 s:\n${output}`)), 20_000);
+    const check = () => {
+      const match = /Latchkey demo on (http:\/\/\S+)/.exec(output);
+      if (match?.[1] && output.includes("storage:")) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on("data", check);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the demo exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    url,
+    dataDir,
+    output: () => output,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}

@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { type Server, type Socket, createServer, connect } from "node:net";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serviceAvailable } from "../../adapter-test/src/services.js";
-import { SMTP_PASS, SMTP_USER, type SmtpFixture, linkIn, startSmtp } from "../../core/test/email/helpers.js";
+import { linkIn, SMTP_PASS, SMTP_USER, type SmtpFixture, startSmtp } from "../../core/test/email/helpers.js";
+import { startTcpProxy } from "../../core/test/security/tcp-proxy.js";
 import { Jar } from "./helpers.js";
 
 // Several instances of one application share a session store: a session made on one is read on
@@ -52,7 +52,9 @@ async function csrf(base: string, jar: Jar): Promise<string> {
 /** Signs in by e-mail on `base`: asks for a link, follows it from the mail. */
 async function emailSignIn(base: string, jar: Jar, email: string): Promise<void> {
   const before = smtp.mails.length;
-  const asked = await jar.fetch(`${base}/auth/signin/nodemailer`, { form: { csrfToken: await csrf(base, jar), email } });
+  const asked = await jar.fetch(`${base}/auth/signin/nodemailer`, {
+    form: { csrfToken: await csrf(base, jar), email },
+  });
   expect(asked.headers.get("location")).toMatch(/\/auth\/verify-request/);
   const mail = smtp.mails[before];
   expect(mail?.to).toEqual([email]);
@@ -117,14 +119,18 @@ describe("two instances sharing PostgreSQL", () => {
 
   it("survives the database going away mid-run: bounded errors, no crash, right answers once it is back", async (t) => {
     if (!up) return t.skip();
-    const proxy = await tcpProxy(5432);
-    const instance = await startInstance({ STORE: "postgres", DATABASE_URL: `postgres://postgres@127.0.0.1:${proxy.port}/${database}` });
+    const proxy = await startTcpProxy(5432);
+    const instance = await startInstance({
+      STORE: "postgres",
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${proxy.port}/${database}`,
+    });
     const jar = new Jar();
     const email = `fault-${randomBytes(4).toString("hex")}@example.com`;
     await emailSignIn(instance.url, jar, email);
     expect((await sessionOn(instance.url, jar))?.user?.email).toBe(email);
 
-    await proxy.stop();
+    proxy.resetAll();
+    await proxy.setMode("refuse");
     await new Promise((r) => setTimeout(r, 200));
     if (instance.child.exitCode !== null) throw new Error(`the instance crashed: ${instance.log.join("")}`);
     const started = Date.now();
@@ -136,7 +142,7 @@ describe("two instances sharing PostgreSQL", () => {
     expect(await (await jar.fetch(`${instance.url}/me`)).json()).toBeNull();
     expect(instance.child.exitCode).toBeNull();
 
-    await proxy.start();
+    await proxy.setMode("pass");
     let session = null as { user?: { email?: string } } | null;
     for (let i = 0; i < 20 && !session; i++) {
       const response = await jar.fetch(`${instance.url}/auth/session`);
@@ -145,7 +151,7 @@ describe("two instances sharing PostgreSQL", () => {
     }
     expect(session?.user?.email).toBe(email);
     expect(instance.log.join("")).toMatch(/SessionTokenError|AdapterError/);
-    await proxy.stop();
+    await proxy.close();
   });
 });
 
@@ -170,39 +176,3 @@ describe("two instances sharing Redis", () => {
     await provesSharing(a.url, b.url);
   });
 });
-
-/** A TCP proxy on loopback to `targetPort` that can be stopped (every connection reset) and restarted on the same port. */
-async function tcpProxy(targetPort: number): Promise<{ port: number; stop(): Promise<void>; start(): Promise<void> }> {
-  let server: Server | undefined;
-  const sockets = new Set<Socket>();
-  let port = 0;
-  const start = async () => {
-    server = createServer((client) => {
-      const upstream = connect(targetPort, "127.0.0.1");
-      sockets.add(client).add(upstream);
-      client.pipe(upstream).pipe(client);
-      const drop = () => {
-        client.destroy();
-        upstream.destroy();
-        sockets.delete(client);
-        sockets.delete(upstream);
-      };
-      client.on("error", drop).on("close", drop);
-      upstream.on("error", drop).on("close", drop);
-    });
-    await new Promise<void>((resolve) => server?.listen(port, "127.0.0.1", resolve));
-    port = (server.address() as { port: number }).port;
-  };
-  await start();
-  return {
-    get port() {
-      return port;
-    },
-    start,
-    async stop() {
-      for (const socket of sockets) socket.destroy();
-      sockets.clear();
-      await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    },
-  };
-}

@@ -19,7 +19,11 @@ function demoApp(overrides: Partial<AuthConfig> = {}): AuthConfig {
     providers: [
       Credentials({
         credentials: { email: { label: "E-mail" }, password: { label: "Password", type: "password" } },
-        authorize: (c) => checkPassword(c.email, c.password),
+        authorize: (c) => {
+          // the demo's check returns the address it verified, or null
+          const email = checkPassword(c.email, c.password);
+          return email ? { id: email, email } : null;
+        },
       }),
     ],
     ...overrides,

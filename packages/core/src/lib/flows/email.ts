@@ -9,7 +9,7 @@ import { assertSingleMailbox, normalizeEmailIdentifier } from "../email/identifi
 import { hashVerificationToken, randomVerificationToken, verificationTokenKey } from "../email/token.js";
 import type { RequestInternal } from "../request.js";
 import { loginWithEmail } from "./handle-login.js";
-import { askSignIn, startSession } from "./sign-in.js";
+import { askSignIn, landing, startSession } from "./sign-in.js";
 
 type EmailProvider = Extract<InternalProvider, { type: "email" }>;
 
@@ -158,13 +158,5 @@ export async function emailCallback(
   const { user, isNewUser } = await loginWithEmail(ctx, provider.id, identifier);
   const callbackUrl = await ctx.callbackUrl();
   await startSession(req, ctx, { user, account: { ...account, userId: user.id }, isNewUser });
-
-  const newUser = ctx.config.pages.newUser;
-  if (isNewUser && newUser) {
-    return {
-      redirect: `${newUser}${newUser.includes("?") ? "&" : "?"}${new URLSearchParams({ callbackUrl })}`,
-      cookies: ctx.cookies,
-    };
-  }
-  return { redirect: callbackUrl, cookies: ctx.cookies };
+  return landing(ctx, callbackUrl, isNewUser);
 }

@@ -15,7 +15,7 @@ import { clearChecks, decodeState, readCheck } from "../oauth/checks.js";
 import { authorizationServer, type OAuthProvider } from "../oauth/discovery.js";
 import type { RequestInternal } from "../request.js";
 import { loginWithAccount } from "./handle-login.js";
-import { askSignIn, startSession } from "./sign-in.js";
+import { askSignIn, landing, startSession } from "./sign-in.js";
 
 /**
  * `POST /signin/<id>` for an OAuth or OIDC provider (the CSRF token is already verified): sends the
@@ -174,13 +174,5 @@ export async function oauthCallback(
   const sessionAccount = { ...account, ...(login.account?.userId ? { userId: login.account.userId } : {}) };
   await startSession(req, ctx, { user: login.user, account: sessionAccount, profile, isNewUser: login.isNewUser });
 
-  const newUserPage = config.pages.newUser;
-  if (login.isNewUser && newUserPage) {
-    const page = newUserPage.startsWith("/") ? `${ctx.origin}${newUserPage}` : newUserPage;
-    return {
-      redirect: `${page}${page.includes("?") ? "&" : "?"}${new URLSearchParams({ callbackUrl })}`,
-      cookies: ctx.cookies,
-    };
-  }
-  return { redirect: callbackUrl, cookies: ctx.cookies };
+  return landing(ctx, callbackUrl, login.isNewUser);
 }

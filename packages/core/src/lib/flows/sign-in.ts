@@ -1,7 +1,7 @@
 import type { AdapterUser } from "../../adapters.js";
 import { AccessDenied, AuthError } from "../../errors.js";
 import type { JWT } from "../../jwt.js";
-import type { Account, Profile, User } from "../../types.js";
+import type { Account, Profile, ResponseInternal, User } from "../../types.js";
 import type { Context } from "../context.js";
 import { clearChunkedCookie } from "../cookies.js";
 import type { RequestInternal } from "../request.js";
@@ -73,4 +73,18 @@ export async function startSession(
     });
   }
   await config.events.signIn?.({ user, account, profile, isNewUser });
+}
+
+/**
+ * Where a completed sign-in lands: `pages.newUser` (with the callback URL as `callbackUrl`) the
+ * first time a user signs in, the callback URL otherwise.
+ */
+export function landing(ctx: Context, callbackUrl: string, isNewUser: boolean): ResponseInternal {
+  const newUserPage = ctx.config.pages.newUser;
+  if (!isNewUser || !newUserPage) return { redirect: callbackUrl, cookies: ctx.cookies };
+  const page = newUserPage.startsWith("/") ? `${ctx.origin}${newUserPage}` : newUserPage;
+  return {
+    redirect: `${page}${page.includes("?") ? "&" : "?"}${new URLSearchParams({ callbackUrl })}`,
+    cookies: ctx.cookies,
+  };
 }

@@ -29,7 +29,7 @@ import type { RequestInternal } from "../request.js";
 import { noStore } from "../response.js";
 import { decodeSessionToken } from "../session/jwt-strategy.js";
 import { currentUser, loginWithAccount } from "./handle-login.js";
-import { askSignIn, startSession } from "./sign-in.js";
+import { askSignIn, landing, startSession } from "./sign-in.js";
 
 /** A WebAuthn provider after resolution: options merged, relying party normalised, paths computed. */
 export type WebAuthnProviderInternal = Omit<WebAuthnConfig, "relayingParty" | "options"> & {
@@ -552,15 +552,7 @@ export async function webauthnCallback(
   const callbackUrl = await ctx.callbackUrl();
   const sessionAccount = login.account ?? { ...account, userId: owner.id };
   await startSession(req, ctx, { user: owner, account: sessionAccount, isNewUser: login.isNewUser });
-  const newUserPage = ctx.config.pages.newUser;
-  if (login.isNewUser && newUserPage) {
-    const page = newUserPage.startsWith("/") ? `${ctx.origin}${newUserPage}` : newUserPage;
-    return {
-      redirect: `${page}${page.includes("?") ? "&" : "?"}${new URLSearchParams({ callbackUrl })}`,
-      cookies: ctx.cookies,
-    };
-  }
-  return { redirect: callbackUrl, cookies: ctx.cookies };
+  return landing(ctx, callbackUrl, login.isNewUser);
 }
 
 /**

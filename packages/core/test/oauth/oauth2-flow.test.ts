@@ -117,7 +117,7 @@ describe("plain OAuth 2 sign-in", () => {
     expect(authorize.searchParams.has("nonce")).toBe(false);
     const callback = await signInThroughFrom(h, start);
     expect(h.errors).toEqual([]);
-    expect(locationOf(callback)).toBe(`${APP}/welcome?callbackUrl=${encodeURIComponent(`${APP}/home`)}`);
+    expect(locationOf(callback)).toBe(`/welcome?callbackUrl=${encodeURIComponent(`${APP}/home`)}`);
     expect(deletedCookies(callback)).toEqual(["authjs.pkce.code_verifier"]);
 
     // The signIn callback ran before any user existed (as in Auth.js).

@@ -82,9 +82,9 @@ export async function startSession(
 export function landing(ctx: Context, callbackUrl: string, isNewUser: boolean): ResponseInternal {
   const newUserPage = ctx.config.pages.newUser;
   if (!isNewUser || !newUserPage) return { redirect: callbackUrl, cookies: ctx.cookies };
-  const page = newUserPage.startsWith("/") ? `${ctx.origin}${newUserPage}` : newUserPage;
+  // As given (a path stays relative, as Auth.js sends it): the application chose this page.
   return {
-    redirect: `${page}${page.includes("?") ? "&" : "?"}${new URLSearchParams({ callbackUrl })}`,
+    redirect: `${newUserPage}${newUserPage.includes("?") ? "&" : "?"}${new URLSearchParams({ callbackUrl })}`,
     cookies: ctx.cookies,
   };
 }

@@ -28,6 +28,9 @@ describe("the latchkey command", () => {
     expect(second.stdout).toMatch(/nothing to do/);
   });
   it("prints usage and exits 2 for an unknown command", async () => {
-    await expect(run(process.execPath, [cli, "frobnicate"])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/Usage/) });
+    await expect(run(process.execPath, [cli, "frobnicate"])).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/Usage/),
+    });
   });
 });

@@ -172,7 +172,11 @@ describe("setEnvDefaults with provider factories", () => {
     const { default: TikTok } = await import("../src/providers/tiktok.js");
     const config: AuthConfig = { providers: [TikTok] };
     setEnvDefaults({ AUTH_TIKTOK_ID: "client-key-from-env", AUTH_TIKTOK_SECRET: "s" }, config);
-    const provider = config.providers[0] as { clientId?: string; options?: { clientId?: string }; authorization?: { params?: Record<string, unknown> } };
+    const provider = config.providers[0] as {
+      clientId?: string;
+      options?: { clientId?: string };
+      authorization?: { params?: Record<string, unknown> };
+    };
     expect(provider.options?.clientId ?? provider.clientId).toBe("client-key-from-env");
     expect(provider.authorization?.params?.client_key).toBe("client-key-from-env");
   });

@@ -155,7 +155,9 @@ describe("database sessions", () => {
     const { logger, errors } = recordingLogger();
     const response = await call(dbConfig(adapter, { logger, adapterTimeout: 50 }), "/auth/session", { jar });
     expect(response.status).toBe(500);
-    expect((errors[0]?.cause as { err?: Error } | undefined)?.err?.cause).toMatchObject({ err: expect.objectContaining({ message: "no answer within 50 ms" }) });
+    expect((errors[0]?.cause as { err?: Error } | undefined)?.err?.cause).toMatchObject({
+      err: expect.objectContaining({ message: "no answer within 50 ms" }),
+    });
   });
   it("an adapter lacking methods the configuration needs is reported at resolution", () => {
     expect(() => resolveConfig(dbConfig({ getSessionAndUser: () => null }))).toThrow(

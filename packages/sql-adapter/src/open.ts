@@ -36,7 +36,8 @@ export async function openDatabase(url: string): Promise<AnyKysely> {
     // A connection that drops (the server restarts, a proxy resets it) emits "error": on the pool
     // while idle, on the client while checked out. Without listeners Node would end the process;
     // the query in flight still rejects, and the pool replaces the connection on next use.
-    const lost = (error: Error) => console.error(`[latchkey][sql-adapter] PostgreSQL connection lost: ${error.message}`);
+    const lost = (error: Error) =>
+      console.error(`[latchkey][sql-adapter] PostgreSQL connection lost: ${error.message}`);
     pool.on("error", lost);
     pool.on("connect", (client) => client.on("error", lost));
     return new Kysely({ dialect: new PostgresDialect({ pool }) });

@@ -307,7 +307,8 @@ function guardAdapter(adapter: Adapter, timeoutMs: number): Adapter {
   }
   if (typeof adapter.transaction === "function") {
     const transaction = adapter.transaction.bind(adapter);
-    guarded.transaction = <T>(work: (tx: Adapter) => Promise<T>) => transaction((tx) => work(guardAdapter(tx, timeoutMs)));
+    guarded.transaction = <T>(work: (tx: Adapter) => Promise<T>) =>
+      transaction((tx) => work(guardAdapter(tx, timeoutMs)));
   }
   return guarded as Adapter;
 }
@@ -395,7 +396,9 @@ function buildConfig(config: AuthConfig): ResolvedConfig {
     callbacks,
     defaultCallbacks: { jwt: !config.callbacks?.jwt, session: !config.callbacks?.session },
     events: guardEvents(config.events, logger),
-    adapter: config.adapter ? guardAdapter(config.adapter, positiveSeconds("adapterTimeout", config.adapterTimeout, 5000)) : undefined,
+    adapter: config.adapter
+      ? guardAdapter(config.adapter, positiveSeconds("adapterTimeout", config.adapterTimeout, 5000))
+      : undefined,
     pages: { ...config.pages },
     theme: { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme },
     logger,

@@ -23,11 +23,10 @@ import type {
 } from "../../providers/webauthn.js";
 import type { Account, ResponseInternal, User } from "../../types.js";
 import type { Context } from "../context.js";
-import { expiredCookie, readChunkedCookie } from "../cookies.js";
+import { expiredCookie } from "../cookies.js";
 import { webauthnScript } from "../pages/webauthn-script.js";
 import type { RequestInternal } from "../request.js";
 import { noStore } from "../response.js";
-import { decodeSessionToken } from "../session/jwt-strategy.js";
 import { currentUser, loginWithAccount } from "./handle-login.js";
 import { askSignIn, landing, startSession } from "./sign-in.js";
 

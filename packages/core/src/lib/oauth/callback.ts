@@ -229,7 +229,11 @@ export async function completeAuthorization(
       // provider whose TLS is terminated elsewhere, cannot hand us forged claims. HMAC-signed
       // id_tokens (HS256, keyed by our own client secret) have no published key to check against.
       if (idClaims && as.jwks_uri && !/^HS/.test(idTokenAlg(processed.id_token))) {
-        await o.validateApplicationLevelSignature(as, tokenResponse, httpOptions(provider, as.jwks_uri) as o.ValidateSignatureOptions);
+        await o.validateApplicationLevelSignature(
+          as,
+          tokenResponse,
+          httpOptions(provider, as.jwks_uri) as o.ValidateSignatureOptions,
+        );
       }
       tokens = normalizeTokens({ ...processed });
     }
@@ -322,7 +326,9 @@ async function mapProfile(provider: OAuthProvider, profile: Profile, tokens: Tok
 /** The `alg` of a compact JWS header, or "" when it cannot be read. */
 function idTokenAlg(idToken: string | undefined): string {
   try {
-    const header = JSON.parse(Buffer.from(idToken?.split(".")[0] ?? "", "base64url").toString("utf8")) as { alg?: unknown };
+    const header = JSON.parse(Buffer.from(idToken?.split(".")[0] ?? "", "base64url").toString("utf8")) as {
+      alg?: unknown;
+    };
     return typeof header.alg === "string" ? header.alg : "";
   } catch {
     return "";

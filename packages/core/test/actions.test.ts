@@ -370,6 +370,50 @@ describe("GET /session (JWT)", () => {
     expect(await response.json()).toMatchObject({ user: { name: "Ada Lovelace" } });
     expect(await decode({ token: jar.get(SESSION), secret: SECRET, salt: SESSION })).toMatchObject({ sub: "u1" });
   });
+  it("a token read before still expires on time (recently opened tokens are cached)", async () => {
+    const config = makeConfig({ session: { maxAge: 60 } });
+    const token = await encode({ token: { sub: "1", name: "A" }, secret: SECRET, salt: SESSION, maxAge: 60 });
+    const cookie = { cookie: `${SESSION}=${token}` };
+    expect(await (await call(config, "/auth/session", { headers: cookie })).json()).toMatchObject({
+      user: { name: "A" },
+    });
+    vi.useFakeTimers({ now: Date.now() + 76_000, toFake: ["Date"] });
+    try {
+      expect(await (await call(config, "/auth/session", { headers: cookie })).json()).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+  it("a token read before is refused once its secret is removed from the array in place", async () => {
+    const old = "old-secret-for-removal-0123456789abcdef";
+    const secrets = [SECRET, old];
+    const config = makeConfig({ secret: secrets });
+    const token = await encode({ token: { sub: "1", name: "A" }, secret: old, salt: SESSION });
+    const cookie = { cookie: `${SESSION}=${token}` };
+    expect(await (await call(config, "/auth/session", { headers: cookie })).json()).toMatchObject({
+      user: { name: "A" },
+    });
+    secrets.pop();
+    expect(await (await call(config, "/auth/session", { headers: cookie })).json()).toBeNull();
+  });
+  it("the jwt callback gets its own copy of a cached token: changing it does not leak into the next read", async () => {
+    const seen: unknown[] = [];
+    const config = makeConfig({
+      callbacks: {
+        jwt: ({ token }) => {
+          seen.push((token.prefs as { n?: number } | undefined)?.n);
+          (token.prefs as { n: number }).n = 99;
+          return token;
+        },
+      },
+      session: { updateAge: 3600 },
+    });
+    const token = await encode({ token: { sub: "1", prefs: { n: 1 } }, secret: SECRET, salt: SESSION });
+    const cookie = { cookie: `${SESSION}=${token}` };
+    await call(config, "/auth/session", { headers: cookie });
+    await call(config, "/auth/session", { headers: cookie });
+    expect(seen).toEqual([1, 1]);
+  });
   it("handles chunked session cookies end to end", async () => {
     const config = makeConfig({ callbacks: { jwt: ({ token }) => ({ ...token, blob: "q".repeat(7000) }) } });
     const { jar } = await signIn(config);

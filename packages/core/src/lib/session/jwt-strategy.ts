@@ -7,9 +7,40 @@ import type { SessionRead, SessionReadOptions } from "./index.js";
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
+// Tokens opened recently, per resolved configuration: a browser sends the same token with every
+// request until it is re-issued, and opening it again repeats an HMAC and an AES decryption for
+// the same answer. Only tokens that opened are kept (garbage cannot fill the cache); a changed
+// secret array resolves a new configuration and so starts an empty cache; expiry is checked on
+// every hit. The claims are kept as JSON so each hit gets its own object to change.
+const opened = new WeakMap<ResolvedConfig, Map<string, { json: string; exp: number | undefined }>>();
+const OPENED_LIMIT = 2000;
+const CLOCK_TOLERANCE = 15;
+
+function openWithCache(config: ResolvedConfig, raw: string, salt: string): JWT | null {
+  let cache = opened.get(config);
+  if (!cache) {
+    cache = new Map();
+    opened.set(config, cache);
+  }
+  const key = `${salt}\u0000${raw}`;
+  const hit = cache.get(key);
+  if (hit) {
+    if (hit.exp !== undefined && hit.exp <= Math.floor(Date.now() / 1000) - CLOCK_TOLERANCE) {
+      cache.delete(key);
+      return null;
+    }
+    return JSON.parse(hit.json) as JWT;
+  }
+  const claims = openToken(raw, config.jwt.secrets, salt);
+  if (!claims) return null;
+  if (cache.size >= OPENED_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(key, { json: JSON.stringify(claims), exp: typeof claims.exp === "number" ? claims.exp : undefined });
+  return claims;
+}
+
 /** Opens the session token of a request with the configured (or the built-in) decoder. */
 export async function decodeSessionToken(config: ResolvedConfig, raw: string, salt: string): Promise<JWT | null> {
-  if (!config.jwt.decode) return openToken(raw, config.jwt.secrets, salt);
+  if (!config.jwt.decode) return openWithCache(config, raw, salt);
   try {
     return (await config.jwt.decode({ token: raw, secret: [...config.jwt.secrets], salt })) ?? null;
   } catch (e) {

@@ -160,6 +160,9 @@ describe("credentials sign-in", () => {
     expect(credentials).toMatchObject({ username: "ada", password: "lovelace", extra: "x" });
     expect(request).toBeInstanceOf(Request);
     expect(request.method).toBe("POST");
+    expect(request.url).toBe(`${ORIGIN}/auth/callback/credentials`);
+    expect(request.headers.get("content-type")).toBe("application/json");
+    expect(await request.json()).toMatchObject({ username: "ada", extra: "x" });
   });
 
   it("stringifies a numeric user id into the token's sub", async () => {

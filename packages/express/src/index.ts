@@ -93,7 +93,10 @@ function mountPath(req: ExpressRequestLike): string {
  */
 export function requestOrigin(req: ExpressRequestLike): string {
   const envUrl = process.env.AUTH_URL;
-  if (envUrl) return new URL(envUrl).origin;
+  if (envUrl) {
+    if (envUrl !== envOrigin.url) envOrigin = { url: envUrl, origin: new URL(envUrl).origin };
+    return envOrigin.origin;
+  }
   const trust = req.app?.get("trust proxy fn") as ((addr: string | undefined, i: number) => boolean) | undefined;
   let host = req.headers.host;
   if (trust?.(req.socket?.remoteAddress, 0)) {
@@ -105,13 +108,25 @@ export function requestOrigin(req: ExpressRequestLike): string {
   // Only `host[:port]` is a host: anything else (spaces, paths, user info, a bad port) is refused
   // with a 400 before it can reach a URL the application builds.
   const candidate = host ?? "localhost";
+  const key = `${protocol}://${candidate}`;
+  const known = origins.get(key);
+  if (known) return known;
   if (!HOST.test(candidate)) throw new MalformedHost(`The Host header ${JSON.stringify(candidate)} is not host[:port]`);
+  let origin: string;
   try {
-    return new URL(`${protocol}://${candidate}`).origin;
+    origin = new URL(key).origin;
   } catch {
     throw new MalformedHost(`The Host header ${JSON.stringify(candidate)} is not host[:port]`);
   }
+  if (origins.size >= 256) origins.delete(origins.keys().next().value as string);
+  origins.set(key, origin);
+  return origin;
 }
+
+// An application answers on a handful of hosts: their origins (URL-normalised) are remembered
+// instead of parsing a URL on every request. Only hosts that passed the checks are kept.
+const origins = new Map<string, string>();
+let envOrigin = { url: "", origin: "" };
 
 const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/;
 

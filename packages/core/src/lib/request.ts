@@ -170,6 +170,29 @@ export async function fromWebRequest(request: Request, basePath: string): Promis
   };
 }
 
+/**
+ * A `Request` that is built only when something reads it. `authorize(credentials, request)`
+ * receives one on every sign-in, and most implementations never look at it; building it costs
+ * more than the rest of the sign-in's parsing. It is still `instanceof Request`.
+ */
+export function lazyRequest(build: () => Request): Request {
+  let real: Request | undefined;
+  const target = () => {
+    real ??= build();
+    return real;
+  };
+  return new Proxy(Object.create(Request.prototype) as Request, {
+    get(_shell, property) {
+      const request = target();
+      const value = Reflect.get(request, property, request);
+      return typeof value === "function" ? value.bind(request) : value;
+    },
+    has: (_shell, property) => Reflect.has(target(), property),
+    ownKeys: () => Reflect.ownKeys(target()),
+    getOwnPropertyDescriptor: (_shell, property) => Reflect.getOwnPropertyDescriptor(target(), property),
+  });
+}
+
 /** A `Request` equivalent to an internal one, for callbacks that want the Web object. */
 export function rebuildRequest(
   url: URL,

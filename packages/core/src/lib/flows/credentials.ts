@@ -3,7 +3,7 @@ import { AuthError, CallbackRouteError, CredentialsSignin, MissingCSRF } from ".
 import type { Account, ResponseInternal, User } from "../../types.js";
 import type { Context } from "../context.js";
 import { credentialsIdentifier, guardAttempt } from "../rate-limiter.js";
-import type { RequestInternal } from "../request.js";
+import { lazyRequest, type RequestInternal } from "../request.js";
 import { askSignIn, startSession } from "./sign-in.js";
 
 /**
@@ -28,7 +28,10 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   );
   let user: User | null;
   try {
-    user = await provider.authorize(credentials, req.toRequest());
+    user = await provider.authorize(
+      credentials,
+      lazyRequest(() => req.toRequest()),
+    );
   } catch (e) {
     if (e instanceof CredentialsSignin) await attempt.failed();
     if (e instanceof AuthError) throw e;

@@ -1,0 +1,162 @@
+/**
+ * Summarises a V8 CPU profile (`node --cpu-prof`): top functions by self time, the same grouped by
+ * where the code lives, and the top Latchkey functions by inclusive time.
+ *
+ *   node bench/profile.mjs bench/profiles/latchkey-session.cpuprofile
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+/** Where a script lives, as short as it stays readable. */
+export function shortUrl(url) {
+  if (!url) return "";
+  let path = url.startsWith("file://") ? fileURLToPath(url) : url;
+  if (path.startsWith(root)) path = path.slice(root.length);
+  const nm = path.lastIndexOf("node_modules/");
+  if (nm >= 0) path = path.slice(nm + "node_modules/".length);
+  return path;
+}
+
+/** The area a frame belongs to, for the grouped view. */
+export function areaOf(frame) {
+  const { functionName, url } = frame;
+  if (!url) {
+    if (functionName === "(garbage collector)") return "GC";
+    if (functionName === "(program)") return "V8/native (program)";
+    if (functionName === "(idle)") return "idle";
+    return "native";
+  }
+  if (url.startsWith("node:")) return "Node core (node:*)";
+  const path = shortUrl(url);
+  if (path.startsWith("packages/")) return `Latchkey ${path.split("/")[1]}`;
+  if (path.startsWith("bench/")) return "bench app";
+  if (path.startsWith("@auth/")) return path.split("/").slice(0, 2).join("/");
+  const pkg = path.split("/")[0];
+  if (["express4", "express", "router", "body-parser", "finalhandler", "send", "qs", "cookie"].includes(pkg))
+    return `Express (${pkg})`;
+  return pkg || "other";
+}
+
+const keyOf = (f) => `${f.functionName || "(anonymous)"} ${shortUrl(f.url)}:${f.lineNumber + 1}`;
+
+/** Self and inclusive sample counts per function, from a parsed .cpuprofile. */
+export function summarise(profile, { top = 15, window, requests } = {}) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  // `window` ([from, to] in µs of the monotonic clock the samples are stamped with) keeps only
+  // the samples taken in it; a window outside the profile's span (another clock) is ignored.
+  const [from, to] = window ?? [];
+  const trim = window && from >= profile.startTime && from <= profile.endTime;
+  // Sample counts and time (µs, each sample weighted by the gap before it) per node.
+  const hits = new Map();
+  const micros = new Map();
+  let t = profile.startTime;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const delta = profile.timeDeltas?.[i] ?? 0;
+    t += delta;
+    if (trim && (t < from || t > to)) continue;
+    const id = profile.samples[i];
+    hits.set(id, (hits.get(id) ?? 0) + 1);
+    micros.set(id, (micros.get(id) ?? 0) + delta);
+  }
+
+  let busy = 0;
+  let idle = 0;
+  let busyMicros = 0;
+  const self = new Map();
+  const areas = new Map();
+  const inclusive = new Map();
+  for (const [id, count] of hits) {
+    const node = byId.get(id);
+    const frame = node.callFrame;
+    if (frame.functionName === "(idle)") {
+      idle += count;
+      continue;
+    }
+    busy += count;
+    const us = micros.get(id) ?? 0;
+    busyMicros += us;
+    const key = keyOf(frame);
+    const entry = self.get(key) ?? { key, area: areaOf(frame), samples: 0, us: 0 };
+    entry.samples += count;
+    entry.us += us;
+    self.set(key, entry);
+    const area = areaOf(frame);
+    const a = areas.get(area) ?? { samples: 0, us: 0 };
+    a.samples += count;
+    a.us += us;
+    areas.set(area, a);
+    // Inclusive: every distinct function on the stack of this sample, counted once.
+    const seen = new Set();
+    for (let at = id; at !== undefined; at = parent.get(at)) {
+      const f = byId.get(at).callFrame;
+      if (!f.url) continue;
+      const k = keyOf(f);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      const e = inclusive.get(k) ?? { key: k, area: areaOf(f), samples: 0, us: 0 };
+      e.samples += count;
+      e.us += us;
+      inclusive.set(k, e);
+    }
+  }
+  const pct = (n) => (busy ? (100 * n) / busy : 0);
+  // Microseconds of CPU per request served in the window, when the request count is known.
+  const perRequest = (us) => (requests ? us / requests : undefined);
+  const sorted = (m) => [...m.values()].sort((a, b) => b.samples - a.samples);
+  return {
+    trimmed: Boolean(trim),
+    requests,
+    busyPerRequest: perRequest(busyMicros),
+    samples: busy + idle,
+    busyShare: busy + idle ? busy / (busy + idle) : 0,
+    self: sorted(self)
+      .slice(0, top)
+      .map((e) => ({ ...e, percent: pct(e.samples), perRequest: perRequest(e.us) })),
+    areas: [...areas]
+      .sort((a, b) => b[1].samples - a[1].samples)
+      .map(([area, { samples, us }]) => ({ area, samples, percent: pct(samples), perRequest: perRequest(us) })),
+    latchkeyInclusive: sorted(inclusive)
+      .filter((e) => e.area.startsWith("Latchkey"))
+      .slice(0, 10)
+      .map((e) => ({ ...e, percent: pct(e.samples), perRequest: perRequest(e.us) })),
+  };
+}
+
+/** Markdown for one summary. */
+export function toMarkdown(title, s) {
+  const us = (e) => (e.perRequest === undefined ? "" : e.perRequest.toFixed(1));
+  const lines = [`#### ${title}`, ""];
+  lines.push(
+    `${s.samples} samples${s.trimmed ? " in the load window" : " (whole process: the window could not be matched)"}, ` +
+      `${(100 * s.busyShare).toFixed(0)}% busy` +
+      (s.busyPerRequest === undefined ? "" : `, ${s.busyPerRequest.toFixed(0)} µs of sampled CPU per request`) +
+      ". Percentages are of the busy (non-idle) samples; µs/req = sampled time ÷ requests served in the window.",
+    "",
+  );
+  lines.push("| self % | µs/req | function (file:line) | area |", "|---:|---:|---|---|");
+  for (const e of s.self) lines.push(`| ${e.percent.toFixed(1)} | ${us(e)} | \`${e.key}\` | ${e.area} |`);
+  lines.push(
+    "",
+    "By area (self time): " +
+      s.areas
+        .filter((a) => a.percent >= 0.5)
+        .map((a) => `${a.area} ${a.percent.toFixed(1)}%${a.perRequest === undefined ? "" : ` (${us(a)} µs)`}`)
+        .join(", ") +
+      ".",
+  );
+  if (s.latchkeyInclusive.length) {
+    lines.push("", "Latchkey functions by inclusive time:", "", "| incl. % | µs/req | function |", "|---:|---:|---|");
+    for (const e of s.latchkeyInclusive) lines.push(`| ${e.percent.toFixed(1)} | ${us(e)} | \`${e.key}\` |`);
+  }
+  return lines.join("\n");
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  for (const file of process.argv.slice(2)) {
+    console.log(toMarkdown(file, summarise(JSON.parse(readFileSync(file, "utf8")))), "\n");
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * One benchmark server, run as a child process of bench/run.mjs (or of the harness test) with an
+ * IPC channel. `BENCH_APP` picks the app:
+ *
+ *   bare               Express with the bare route only
+ *   latchkey           + Latchkey (`app.use("/auth", ExpressAuth(config))`, `getSession` on /me), JWT sessions
+ *   authjs             + Auth.js   (`app.use("/auth/*", ExpressAuth(config))`, its `getSession` on /me), JWT sessions
+ *   latchkey-sqlite    Latchkey with database sessions through @latchkey/sql-adapter on a SQLite file
+ *   latchkey-postgres  the same on PostgreSQL at 127.0.0.1:5432 (a throw-away database, dropped on exit)
+ *
+ * Every app is Express 4 (`express4`): @auth/express 0.12 derives its base path from `req.params[0]`,
+ * which Express 5's `/auth/*splat` mounts do not set, so Express 4 is the one both libraries run on
+ * unchanged. Same secret, same credentials provider, same silent logger (that counts errors).
+ *
+ * It listens on 127.0.0.1, port 0, and sends `{ type: "ready", port, sessionToken? }` to the
+ * parent. It answers IPC messages `{ id, op }`:
+ *   stats  → { now, cpu: process.cpuUsage(), requests, errors, heapUsed }
+ *   gc     → runs the collector (the process is started with --expose-gc) → { heapUsed }
+ *   exit   → closes the server (and the database), then exits, so --cpu-prof writes its profile.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import express from "express4";
+
+const SECRET = "latchkey-bench-secret-0123456789abcdefghijklmnop";
+
+const app = process.env.BENCH_APP ?? "bare";
+let errors = 0;
+const logger = {
+  error() {
+    errors++;
+  },
+  warn() {},
+  debug() {},
+};
+
+const authorize = async (credentials) =>
+  credentials.username === "ada" && credentials.password === "lovelace"
+    ? { id: "u1", name: "Ada Lovelace", email: "ada@example.com" }
+    : null;
+const credentialsFields = {
+  username: { label: "Username" },
+  password: { label: "Password", type: "password" },
+};
+
+const cleanups = [];
+const ready = { type: "ready" };
+const web = express();
+web.get("/bare", (_req, res) => {
+  res.json({ ok: true });
+});
+
+if (app === "latchkey" || app === "latchkey-sqlite" || app === "latchkey-postgres") {
+  const { ExpressAuth, getSession } = await import("@latchkey/express");
+  const { default: Credentials } = await import("@latchkey/express/providers/credentials");
+  const config = {
+    secret: SECRET,
+    trustHost: true,
+    logger,
+    providers: [Credentials({ credentials: credentialsFields, authorize })],
+    // Latchkey limits credentials attempts per client IP (100 per 15 minutes by default; Auth.js
+    // has no limiter). The limit is raised, not turned off, so the sign-in case still pays for
+    // the counting that the default configuration does.
+    rateLimit: { credentialsPerIp: { max: 1e12, windowSeconds: 900 } },
+  };
+  if (app !== "latchkey") {
+    // Credentials sign-in works with JWT sessions only (as in Auth.js), so the database apps get
+    // an OAuth provider instead; it is never contacted: the session row is made through the adapter.
+    const { default: GitHub } = await import("@latchkey/express/providers/github");
+    config.providers = [GitHub({ clientId: "bench", clientSecret: "bench" })];
+    const { adapter, sessionToken } = await databaseSessions(app === "latchkey-sqlite" ? "sqlite" : "postgres");
+    config.adapter = adapter;
+    config.session = { strategy: "database" };
+    ready.sessionToken = sessionToken;
+  }
+  web.use("/auth", ExpressAuth(config));
+  web.get("/me", async (req, res, next) => {
+    try {
+      res.json(await getSession(req, config));
+    } catch (e) {
+      next(e);
+    }
+  });
+} else if (app === "authjs") {
+  const { ExpressAuth, getSession } = await import("@auth/express");
+  const { default: Credentials } = await import("@auth/express/providers/credentials");
+  const config = {
+    secret: SECRET,
+    trustHost: true,
+    logger,
+    providers: [Credentials({ credentials: credentialsFields, authorize })],
+  };
+  web.use("/auth/*", ExpressAuth(config));
+  web.get("/me", async (req, res, next) => {
+    try {
+      res.json(await getSession(req, config));
+    } catch (e) {
+      next(e);
+    }
+  });
+} else if (app !== "bare") {
+  throw new Error(`unknown BENCH_APP "${app}"`);
+}
+
+/** A migrated database, an adapter over it, and one user with one session row made through it. */
+async function databaseSessions(dialect) {
+  const { SqlAdapter, migrate } = await import("@latchkey/sql-adapter");
+  const { Kysely, PostgresDialect, SqliteDialect } = await import("kysely");
+  let db;
+  if (dialect === "sqlite") {
+    const { default: Database } = await import("better-sqlite3");
+    const dir = mkdtempSync(join(tmpdir(), "latchkey-bench-"));
+    const sqlite = new Database(join(dir, "auth.db"));
+    sqlite.pragma("journal_mode = WAL");
+    db = new Kysely({ dialect: new SqliteDialect({ database: sqlite }) });
+    cleanups.push(async () => {
+      await db.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    });
+  } else {
+    const { default: pg } = await import("pg");
+    const name = `latchkey_bench_${randomBytes(6).toString("hex")}`;
+    const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    const pool = new pg.Pool({ host: "127.0.0.1", port: 5432, user: "postgres", database: name, max: 10 });
+    db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+    cleanups.push(async () => {
+      await db.destroy();
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    });
+  }
+  await migrate(db);
+  const adapter = SqlAdapter(db);
+  const user = await adapter.createUser({
+    id: "u1",
+    name: "Ada Lovelace",
+    email: "ada@example.com",
+    emailVerified: null,
+  });
+  const sessionToken = randomBytes(32).toString("hex");
+  await adapter.createSession({
+    sessionToken,
+    userId: user.id,
+    expires: new Date(Date.now() + 30 * 24 * 3600 * 1000),
+  });
+  return { adapter, sessionToken };
+}
+
+let requests = 0;
+const server = web.listen(0, "127.0.0.1", () => {
+  ready.port = server.address().port;
+  send(ready);
+});
+server.keepAliveTimeout = 30_000;
+server.on("request", () => {
+  requests++;
+});
+
+function send(message) {
+  if (process.send) process.send(message);
+  else console.log(JSON.stringify(message));
+}
+
+function collect() {
+  // Two passes: the first may leave finalizable objects for the second.
+  globalThis.gc?.();
+  globalThis.gc?.();
+  return process.memoryUsage().heapUsed;
+}
+
+let exiting = false;
+async function exit(code) {
+  if (exiting) return;
+  exiting = true;
+  server.closeAllConnections?.();
+  await new Promise((resolve) => server.close(() => resolve()));
+  for (const cleanup of cleanups) await cleanup().catch((e) => console.error(e));
+  process.exit(code);
+}
+
+process.on("message", (message) => {
+  const { id, op } = message ?? {};
+  if (op === "stats") {
+    // `now` is on the monotonic clock V8's profiler stamps its samples with (µs).
+    const now = Number(process.hrtime.bigint() / 1000n);
+    send({ id, now, cpu: process.cpuUsage(), requests, errors, heapUsed: process.memoryUsage().heapUsed });
+  } else if (op === "gc") {
+    send({ id, heapUsed: collect(), gc: typeof globalThis.gc === "function" });
+  } else if (op === "exit") {
+    void exit(0);
+  }
+});
+// The parent went away: do not linger.
+process.on("disconnect", () => void exit(0));
+process.on("SIGTERM", () => void exit(0));

@@ -34,6 +34,7 @@ const PROVIDER_IDS = [
   "op-public",
   "op-userinfo",
   "op-form",
+  "op-apple",
   "op-nononce",
   "op-flaky",
   "op-env",
@@ -286,6 +287,32 @@ describe("OIDC sign-in against oidc-provider", () => {
     expect(h.errors).toEqual([]);
     expect(callback.status).toBe(302);
     expect((await sessionOf(h.browser, APP))?.user?.email).toBe("alice@example.com");
+  });
+
+  it("hands Apple's one-time `user` form field to profile() as profile.user, never over id_token claims", async () => {
+    const seen: Array<Record<string, unknown>> = [];
+    const h = harness({
+      id: "op-apple",
+      authorization: { params: { response_mode: "form_post" } },
+      profile: (p) => {
+        seen.push(p);
+        const user = p.user as { name?: { firstName?: string; lastName?: string } } | undefined;
+        return { id: p.sub ?? undefined, name: `${user?.name?.firstName} ${user?.name?.lastName}`, email: p.email };
+      },
+    });
+    const start = await startSignIn(h.browser, APP, "op-apple");
+    const answer = await loginAtProvider(h.browser, locationOf(start), APP);
+    const user = JSON.stringify({ name: { firstName: "Alice", lastName: "Liddell" }, email: "forged@evil.example" });
+    const callback = await deliver(h.browser, { ...answer, form: { ...answer.form, user } });
+    expect(h.errors).toEqual([]);
+    expect(callback.status).toBe(302);
+    expect(seen[0]?.user).toEqual({ name: { firstName: "Alice", lastName: "Liddell" }, email: "forged@evil.example" });
+    // the signed claims stay what the provider said
+    expect(String(seen[0]?.email).toLowerCase()).toBe("alice@example.com");
+    expect((await sessionOf(h.browser, APP))?.user).toMatchObject({
+      name: "Alice Liddell",
+      email: "alice@example.com",
+    });
   });
 
   it("caches discovery per provider and discovers again after a failed lookup", async () => {

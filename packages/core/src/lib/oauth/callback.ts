@@ -246,6 +246,10 @@ export async function completeAuthorization(
   try {
     if (isOidc && !wantsUserinfo) {
       profile = { ...(idClaims as Profile) };
+      // Apple posts the user's name once, as JSON in a `user` field of its form_post callback; the
+      // id_token never carries it. It is unsigned, so it only ever adds to the verified claims.
+      const posted = parsePostedUser(params.get("user"));
+      if (posted && profile.user === undefined) profile.user = posted;
     } else if (customUserinfo) {
       const answer = await customUserinfo({ tokens, provider, fetch: providerFetch(provider) });
       if (!answer || typeof answer !== "object") throw new Error("the custom userinfo request returned no profile");
@@ -332,5 +336,18 @@ function idTokenAlg(idToken: string | undefined): string {
     return typeof header.alg === "string" ? header.alg : "";
   } catch {
     return "";
+  }
+}
+
+/** The JSON object of a posted `user` field (at most 4 KB), or undefined. */
+function parsePostedUser(value: string | null): Record<string, unknown> | undefined {
+  if (!value || value.length > 4096) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return parsed && typeof parsed === "object" && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
   }
 }

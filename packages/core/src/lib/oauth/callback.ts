@@ -8,7 +8,14 @@ import { randomUUID } from "node:crypto";
 import * as o from "oauth4webapi";
 import { AuthError, InvalidConfiguration, OAuthCallbackError, OAuthProfileParseError } from "../../errors.js";
 import type { Account, Profile, TokenSet, User } from "../../types.js";
-import { authorizationServer, forgetDiscovery, httpOptions, type OAuthProvider, providerFetch } from "./discovery.js";
+import {
+  authorizationServer,
+  forgetDiscovery,
+  httpOptions,
+  type OAuthProvider,
+  providerFetch,
+  TENANT_PLACEHOLDER,
+} from "./discovery.js";
 
 /** The verified check values of this callback. */
 export interface VerifiedChecks {
@@ -219,7 +226,8 @@ export async function completeAuthorization(
     if (customToken && !isOidc) {
       tokens = normalizeTokens((await tokenResponse.json()) as Record<string, unknown>);
     } else {
-      const processed = await o.processAuthorizationCodeResponse(as, client, tokenResponse, {
+      const tokenIssuer = await issuerForIdToken(as, tokenResponse);
+      const processed = await o.processAuthorizationCodeResponse(tokenIssuer, client, tokenResponse, {
         expectedNonce: checks.nonce ?? o.expectNoNonce,
         requireIdToken: isOidc,
       });
@@ -230,7 +238,7 @@ export async function completeAuthorization(
       // id_tokens (HS256, keyed by our own client secret) have no published key to check against.
       if (idClaims && as.jwks_uri && !/^HS/.test(idTokenAlg(processed.id_token))) {
         await o.validateApplicationLevelSignature(
-          as,
+          tokenIssuer,
           tokenResponse,
           httpOptions(provider, as.jwks_uri) as o.ValidateSignatureOptions,
         );
@@ -350,4 +358,25 @@ function parsePostedUser(value: string | null): Record<string, unknown> | undefi
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The authorization server to check an id_token against. For a templated issuer (Microsoft
+ * Entra's multi-tenant endpoints) it is the template filled with the tenant the token names in
+ * `tid`: any tenant may sign in, but the token's `iss` must be that tenant's issuer, and its
+ * signature is still checked against the provider's published keys.
+ */
+async function issuerForIdToken(as: o.AuthorizationServer, response: Response): Promise<o.AuthorizationServer> {
+  if (!as.issuer.includes(TENANT_PLACEHOLDER)) return as;
+  let tid: unknown;
+  try {
+    const body = (await response.clone().json()) as { id_token?: string };
+    tid = JSON.parse(Buffer.from(body.id_token?.split(".")[1] ?? "", "base64url").toString("utf8")).tid;
+  } catch {
+    tid = undefined;
+  }
+  if (typeof tid !== "string" || !/^[0-9a-fA-F-]{1,64}$/.test(tid)) {
+    throw new Error("the id_token of a multi-tenant issuer names no valid tenant (`tid`)");
+  }
+  return { ...as, issuer: as.issuer.replace(TENANT_PLACEHOLDER, tid) };
 }

@@ -89,6 +89,19 @@ export function withParams(url: string, params: Record<string, unknown> | undefi
   return out.href;
 }
 
+// Microsoft Entra's multi-tenant endpoints (common, organizations, consumers) publish a templated
+// issuer, ".../{tenantid}/v2.0": discovery must expect the template, and each id_token is then
+// checked against the template filled with the tenant it names (see issuerForIdToken).
+const ENTRA_MULTI_TENANT = /^https:\/\/login\.microsoftonline\.com\/(?:common|organizations|consumers)\/v2\.0\/?$/;
+export const TENANT_PLACEHOLDER = "{tenantid}";
+
+/** The issuer the discovery document must name for a configured `issuer`. */
+function expectedIssuer(issuer: URL): URL {
+  return ENTRA_MULTI_TENANT.test(issuer.href)
+    ? new URL(`https://login.microsoftonline.com/${TENANT_PLACEHOLDER}/v2.0`)
+    : issuer;
+}
+
 async function discover(provider: OAuthProvider): Promise<o.AuthorizationServer> {
   const issuer = provider.issuer ? new URL(provider.issuer) : undefined;
   if (provider.wellKnown) {
@@ -97,7 +110,7 @@ async function discover(provider: OAuthProvider): Promise<o.AuthorizationServer>
       redirect: "manual",
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
-    if (issuer) return o.processDiscoveryResponse(issuer, response);
+    if (issuer) return o.processDiscoveryResponse(expectedIssuer(issuer), response);
     if (response.status !== 200) throw new Error(`The discovery document answered with status ${response.status}`);
     const metadata = (await response.json()) as o.AuthorizationServer;
     if (typeof metadata?.issuer !== "string") throw new Error("The discovery document has no `issuer`");
@@ -108,7 +121,7 @@ async function discover(provider: OAuthProvider): Promise<o.AuthorizationServer>
     ...httpOptions(provider, issuer),
     algorithm: "oidc",
   } as o.DiscoveryRequestOptions);
-  return o.processDiscoveryResponse(issuer, response);
+  return o.processDiscoveryResponse(expectedIssuer(issuer), response);
 }
 
 /** The discovered metadata of a provider, from the cache when it is fresh. */

@@ -15,11 +15,9 @@
  * @module @latchkey/core
  */
 
-import { UnknownAction } from "./errors.js";
 import { type ResolvedConfig, resolveConfig } from "./lib/config.js";
-import { badRequest, configurationErrorResponse, handle } from "./lib/handler.js";
-import { createLogger } from "./lib/logger.js";
-import { BadBody, fromWebRequest, isAuthAction } from "./lib/request.js";
+import { handle, unparsableRequestResponse, unresolvedConfigResponse } from "./lib/handler.js";
+import { fromWebRequest, isAuthAction } from "./lib/request.js";
 import { toResponse } from "./lib/response.js";
 import { raw } from "./lib/symbols.js";
 import type { AuthConfig, ResponseInternal } from "./types.js";
@@ -55,40 +53,19 @@ export async function Auth(request: Request, config: AuthConfig): Promise<Respon
   try {
     resolved = resolveConfig(config);
   } catch (e) {
-    const basePath = typeof config.basePath === "string" ? config.basePath : "/auth";
     const url = new URL(request.url);
-    const action = url.pathname.startsWith(`${basePath}/`)
-      ? url.pathname.slice(basePath.length + 1).split("/")[0]
-      : undefined;
-    const res = configurationErrorResponse(
-      e,
-      { method: request.method, action: action && isAuthAction(action) ? action : undefined, origin: url.origin },
-      {
-        logger: createLogger(config.logger, !!config.debug),
-        basePath,
-        errorPage: config.pages?.error,
-        theme: config.theme,
-      },
+    return finish(
+      unresolvedConfigResponse(e, config, { method: request.method, pathname: url.pathname, origin: url.origin }),
+      asJson,
     );
-    return finish(res, asJson);
   }
 
   let req: Awaited<ReturnType<typeof fromWebRequest>>;
   try {
     req = await fromWebRequest(request, resolved.basePath);
   } catch (e) {
-    if (e instanceof BadBody) {
-      resolved.logger.debug(`bad request body: ${e.message}`);
-      return finish(
-        {
-          status: e.status,
-          headers: { "Content-Type": "application/json" },
-          body: { error: "BadRequest", message: e.message },
-        },
-        false,
-      );
-    }
-    if (e instanceof UnknownAction) return finish(badRequest(e.message), false);
+    const res = unparsableRequestResponse(e, resolved.logger);
+    if (res) return finish(res, false);
     throw e;
   }
   return finish(await handle(req, resolved, isRaw), req.returnRedirectAsJson);

@@ -5,9 +5,9 @@
  *
  * @module internal
  */
-export { type InternalProvider, type ResolvedConfig, resolveConfig } from "./lib/config.js";
+export { cookiesFor, type InternalProvider, type ResolvedConfig, resolveConfig } from "./lib/config.js";
 export { parseCookieHeader, serializeCookie } from "./lib/cookies.js";
-export { badRequest, configurationErrorResponse, handle } from "./lib/handler.js";
+export { badRequest, handle, unparsableRequestResponse, unresolvedConfigResponse } from "./lib/handler.js";
 export { createLogger } from "./lib/logger.js";
 export {
   BadBody,

@@ -18,16 +18,16 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type AuthConfig, type Session, setEnvDefaults } from "@latchkey/core";
-import { UnknownAction, UntrustedHost } from "@latchkey/core/errors";
+import { UntrustedHost } from "@latchkey/core/errors";
 import {
-  BadBody,
   badRequest,
-  configurationErrorResponse,
-  createLogger,
+  cookiesFor,
   handle,
   parseCookieHeader,
   readSession,
   resolveConfig,
+  unparsableRequestResponse,
+  unresolvedConfigResponse,
 } from "@latchkey/core/internal";
 import { toInternalRequest, writeResponse } from "./convert.js";
 
@@ -158,25 +158,19 @@ export function ExpressAuth(config: AuthConfig) {
       try {
         resolved = resolveConfig(effective);
       } catch (e) {
-        const basePath = effective.basePath ?? "/auth";
-        const action = (req.originalUrl.split("?")[0] ?? "").slice(basePath.length + 1).split("/")[0];
-        const logger = createLogger(effective.logger, !!effective.debug);
-        const response = configurationErrorResponse(
-          e,
-          { method: req.method ?? "GET", action, origin },
-          { logger, basePath, errorPage: effective.pages?.error, theme: effective.theme },
+        const pathname = req.originalUrl.split("?")[0] ?? "";
+        return writeResponse(
+          res,
+          unresolvedConfigResponse(e, effective, { method: req.method ?? "GET", pathname, origin }),
+          false,
         );
-        return writeResponse(res, response, false);
       }
       let internalRequest: Awaited<ReturnType<typeof toInternalRequest>>;
       try {
         internalRequest = await toInternalRequest(req, resolved.basePath, origin);
       } catch (e) {
-        if (e instanceof UnknownAction) return writeResponse(res, badRequest(e.message), false);
-        if (e instanceof BadBody) {
-          const body = { error: "BadRequest", message: e.message };
-          return writeResponse(res, { status: e.status, headers: { "Content-Type": "application/json" }, body }, false);
-        }
+        const response = unparsableRequestResponse(e, resolved.logger);
+        if (response) return writeResponse(res, response, false);
         throw e;
       }
       writeResponse(res, await handle(internalRequest, resolved), internalRequest.returnRedirectAsJson);
@@ -212,8 +206,7 @@ export async function getSession(req: ExpressRequestLike, config: AuthConfig): P
   const resolved = resolveConfig(effective);
   if (!resolved.trustHost)
     throw new UntrustedHost(`The host of ${origin} is not trusted; set AUTH_URL or AUTH_TRUST_HOST`);
-  const secure = resolved.useSecureCookies ?? origin.startsWith("https:");
-  const cookie = (secure ? resolved.cookies.https : resolved.cookies.http).sessionToken;
+  const cookie = cookiesFor(resolved, origin).sessionToken;
   try {
     const { session } = await readSession(resolved, {
       cookies: parseCookieHeader(req.headers.cookie),

@@ -417,6 +417,14 @@ function buildConfig(config: AuthConfig): ResolvedConfig {
   return Object.freeze(resolved);
 }
 
+/**
+ * The cookie names and options for a request on `origin`: the `__Secure-` / `__Host-` set on
+ * https (or whenever `useSecureCookies` says so), the plain set otherwise.
+ */
+export function cookiesFor(config: ResolvedConfig, origin: string): Record<CookieRole, CookieOption> {
+  return (config.useSecureCookies ?? origin.startsWith("https:")) ? config.cookies.https : config.cookies.http;
+}
+
 interface CacheEntry {
   resolved: ResolvedConfig;
   /** The secrets as they were when resolved: a changed array means keys must be derived again. */

@@ -1,5 +1,5 @@
 import type { Cookie, CookieOption } from "../types.js";
-import type { InternalProvider, ResolvedConfig } from "./config.js";
+import { cookiesFor, type InternalProvider, type ResolvedConfig } from "./config.js";
 import type { CookieRole } from "./cookies.js";
 import { createCsrfToken, csrfTokensMatch, readCsrfCookie } from "./csrf.js";
 import type { RequestInternal } from "./request.js";
@@ -29,8 +29,7 @@ export interface Context {
 
 export function createContext(req: RequestInternal, config: ResolvedConfig): Context {
   const origin = req.url.origin;
-  const secure = config.useSecureCookies ?? req.url.protocol === "https:";
-  const cookieOptions = secure ? config.cookies.https : config.cookies.http;
+  const cookieOptions = cookiesFor(config, origin);
   const cookies: Cookie[] = [];
   let csrf: { token: string; verified: boolean } | undefined;
   let callbackUrl: Promise<string> | undefined;

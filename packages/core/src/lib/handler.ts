@@ -6,12 +6,13 @@ import {
   UnknownAction,
   UntrustedHost,
 } from "../errors.js";
-import type { LoggerInstance, ResponseInternal, Theme } from "../types.js";
+import type { AuthConfig, LoggerInstance, ResponseInternal, Theme } from "../types.js";
 import type { ResolvedConfig } from "./config.js";
 import { type Context, createContext } from "./context.js";
+import { createLogger } from "./logger.js";
 import { page } from "./pages/layout.js";
 import { errorPage } from "./pages/other-pages.js";
-import type { RequestInternal } from "./request.js";
+import { BadBody, type RequestInternal } from "./request.js";
 import { route } from "./router.js";
 
 const configurationMessage =
@@ -38,6 +39,46 @@ export function configurationErrorResponse(
     error: "Configuration",
   });
   return page({ title, status, content, theme: options.theme ?? {} });
+}
+
+/**
+ * The answer when the configuration could not be resolved, from what the raw configuration and
+ * the request's path say (the framework shells and `Auth` share it).
+ */
+export function unresolvedConfigResponse(
+  error: unknown,
+  config: AuthConfig,
+  request: { method: string; pathname: string; origin: string },
+): ResponseInternal {
+  const basePath = typeof config.basePath === "string" ? config.basePath : "/auth";
+  const action = request.pathname.startsWith(`${basePath}/`)
+    ? request.pathname.slice(basePath.length + 1).split("/")[0]
+    : undefined;
+  return configurationErrorResponse(
+    error,
+    { method: request.method, action, origin: request.origin },
+    {
+      logger: createLogger(config.logger, !!config.debug),
+      basePath,
+      errorPage: config.pages?.error,
+      theme: config.theme,
+    },
+  );
+}
+
+/**
+ * The answer to a request that could not be turned into an internal request (no action, wrong
+ * method, unreadable body); undefined for any other error.
+ */
+export function unparsableRequestResponse(error: unknown, logger: LoggerInstance): ResponseInternal | undefined {
+  if (error instanceof UnknownAction) return badRequest(error.message);
+  if (!(error instanceof BadBody)) return undefined;
+  logger.debug(`bad request body: ${error.message}`);
+  return {
+    status: error.status,
+    headers: { "Content-Type": "application/json" },
+    body: { error: "BadRequest", message: error.message },
+  };
 }
 
 /** A 400 for requests that name no action or use the wrong method. */

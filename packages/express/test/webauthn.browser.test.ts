@@ -6,23 +6,17 @@
  *
  * Without /usr/bin/chromium the suite is skipped with a notice, unless CI is set: then it fails.
  */
-import { existsSync } from "node:fs";
 import type { AuthConfig } from "@latchkey/core";
 import { createMemoryStore, MemoryAdapter } from "@latchkey/core/memory-adapter";
 import Passkey from "@latchkey/core/providers/passkey";
 import express from "express";
-import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ExpressAuth, getSession } from "../src/index.js";
 import { Jar, listen } from "./helpers.js";
+import { addVirtualPasskey, browserSuiteRuns, launchChromium } from "./support/chromium.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const present = existsSync(CHROMIUM);
-if (!present && !process.env.CI) {
-  console.warn(
-    `\n[webauthn.browser.test] SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium). Set CI to make this a failure.\n`,
-  );
-}
+const runs = browserSuiteRuns("webauthn.browser.test");
 
 const store = createMemoryStore();
 const config: AuthConfig = {
@@ -78,7 +72,7 @@ async function assertionInPage(page: Page): Promise<Record<string, unknown>> {
   });
 }
 
-describe.skipIf(!present && !process.env.CI)("passkeys in Chromium", () => {
+describe.skipIf(!runs)("passkeys in Chromium", () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
@@ -87,7 +81,6 @@ describe.skipIf(!present && !process.env.CI)("passkeys in Chromium", () => {
   let server: { url: string; close: () => Promise<void> };
 
   beforeAll(async () => {
-    if (!present) throw new Error(`CI is set and ${CHROMIUM} is missing: install it with apt-get install -y chromium`);
     const app = express();
     app.use("/auth", ExpressAuth(config));
     app.get("/", async (req, res) => {
@@ -95,32 +88,11 @@ describe.skipIf(!present && !process.env.CI)("passkeys in Chromium", () => {
       res.type("html").send(`<!DOCTYPE html><title>home</title><p id="who">${session?.user?.email ?? "anonymous"}</p>`);
     });
     server = await listen(app);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
     context = await browser.newContext();
     page = await context.newPage();
     cdp = await context.newCDPSession(page);
-    await cdp.send("WebAuthn.enable", { enableUI: false });
-    ({ authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: {
-        protocol: "ctap2",
-        transport: "internal",
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    }));
+    authenticatorId = await addVirtualPasskey(cdp);
   }, 60_000);
 
   afterAll(async () => {

@@ -7,20 +7,19 @@
  *
  * Without /usr/bin/chromium the suite is skipped with a notice, unless CI is set: then it fails.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  addVirtualPasskey,
+  browserSuiteRuns,
+  launchChromium,
+} from "../../../../packages/express/test/support/chromium.js";
 import { type DemoProcess, startDemoProcess } from "../support.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const present = existsSync(CHROMIUM);
-if (!present && !process.env.CI) {
-  console.warn(
-    `\n[express-demo e2e] SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium). Set CI to make this a failure.\n`,
-  );
-}
+const runs = browserSuiteRuns("express-demo e2e");
 const artifacts = join(
   dirname(fileURLToPath(import.meta.url)),
   "..",
@@ -59,9 +58,8 @@ async function signOut(page: Page): Promise<void> {
   expect(await whoIsSignedIn(page)).toBe("You are not signed in.");
 }
 
-describe.skipIf(!present && !process.env.CI)("the demo in Chromium", () => {
+describe.skipIf(!runs)("the demo in Chromium", () => {
   beforeAll(async () => {
-    if (!present) throw new Error(`CI is set and ${CHROMIUM} is missing: install it with apt-get install -y chromium`);
     // Fake GitHub and Google credentials: their buttons appear (the layout checks cover them);
     // nothing here contacts them.
     [demo, browser] = await Promise.all([
@@ -71,18 +69,7 @@ describe.skipIf(!present && !process.env.CI)("the demo in Chromium", () => {
         AUTH_GOOGLE_ID: "e2e-google-id",
         AUTH_GOOGLE_SECRET: "e2e-google-secret",
       }),
-      chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-      }),
+      launchChromium(),
     ]);
   }, 60_000);
 
@@ -179,17 +166,7 @@ describe.skipIf(!present && !process.env.CI)("the demo in Chromium", () => {
   it("passkeys: register with a new address, sign out, sign in with the passkey", async () => {
     const page = await freshPage();
     const cdp = await page.context().newCDPSession(page);
-    await cdp.send("WebAuthn.enable", { enableUI: false });
-    const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: {
-        protocol: "ctap2",
-        transport: "internal",
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    const authenticatorId = await addVirtualPasskey(cdp);
     const address = `ada-${Date.now()}@example.com`;
     const passkeyButton = page.getByRole("button", { name: "Sign in with Passkey" });
 

@@ -15,9 +15,8 @@
  * @module @latchkey/core
  */
 
-import { type ResolvedConfig, resolveConfig } from "./lib/config.js";
-import { handle, unparsableRequestResponse, unresolvedConfigResponse } from "./lib/handler.js";
-import { fromWebRequest, isAuthAction } from "./lib/request.js";
+import { serve } from "./lib/pipeline.js";
+import { isAuthAction, readWebBody } from "./lib/request.js";
 import { toResponse } from "./lib/response.js";
 import { raw } from "./lib/symbols.js";
 import type { AuthConfig, ResponseInternal } from "./types.js";
@@ -45,28 +44,31 @@ export async function Auth(request: Request, config: AuthConfig & { raw: typeof 
 export async function Auth(request: Request, config: AuthConfig): Promise<Response>;
 export async function Auth(request: Request, config: AuthConfig): Promise<Response | ResponseInternal> {
   const isRaw = config.raw === raw;
-  const finish = (res: ResponseInternal, returnRedirectAsJson: boolean) =>
-    isRaw ? res : toResponse(res, returnRedirectAsJson);
-  const asJson = request.headers.has("x-auth-return-redirect");
+  const url = new URL(request.url);
+  const res = await serve(
+    {
+      method: request.method,
+      path: `${url.pathname}${url.search}`,
+      protocol: url.protocol,
+      host: url.host,
+      headers: request.headers,
+      body: () => readWebBody(request),
+      clientIp: clientAddress(config, request),
+      webHeaders: () => request.headers,
+    },
+    config,
+    { raw: isRaw },
+  );
+  return isRaw ? res : toResponse(res);
+}
 
-  let resolved: ResolvedConfig;
+/** The client address the application's `clientAddress` option gives; a throw counts as unknown. */
+function clientAddress(config: AuthConfig, request: Request): string | undefined {
+  if (typeof config.clientAddress !== "function") return undefined;
   try {
-    resolved = resolveConfig(config);
-  } catch (e) {
-    const url = new URL(request.url);
-    return finish(
-      unresolvedConfigResponse(e, config, { method: request.method, pathname: url.pathname, origin: url.origin }),
-      asJson,
-    );
+    const address = config.clientAddress(request);
+    return typeof address === "string" && address ? address : undefined;
+  } catch {
+    return undefined;
   }
-
-  let req: Awaited<ReturnType<typeof fromWebRequest>>;
-  try {
-    req = await fromWebRequest(request, resolved.basePath);
-  } catch (e) {
-    const res = unparsableRequestResponse(e, resolved.logger);
-    if (res) return finish(res, false);
-    throw e;
-  }
-  return finish(await handle(req, resolved, isRaw), req.returnRedirectAsJson);
 }

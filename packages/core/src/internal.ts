@@ -1,23 +1,11 @@
 /**
- * Building blocks for framework packages (`@latchkey/express` and others): the internal request
- * and response, configuration resolution and the action handler. Not for applications; this
- * surface follows the framework packages and may change between minor versions.
+ * Building blocks for framework packages (`@latchkey/express` and others): the one request
+ * pipeline (`serve`), the session read (`sessionOf`) and the conversion of its answer to bytes.
+ * Not for applications; this surface follows the framework packages and may change between
+ * minor versions.
  *
  * @module internal
  */
-export { cookiesFor, type InternalProvider, type ResolvedConfig, resolveConfig } from "./lib/config.js";
-export { parseCookieHeader, serializeCookie } from "./lib/cookies.js";
-export { badRequest, handle, unparsableRequestResponse, unresolvedConfigResponse } from "./lib/handler.js";
-export { createLogger } from "./lib/logger.js";
-export {
-  BadBody,
-  type HeaderReader,
-  MAX_BODY_BYTES,
-  parseActionPath,
-  parseBody,
-  queryRecord,
-  type RequestInternal,
-  rebuildRequest,
-} from "./lib/request.js";
-export { finalizeResponse, toResponse } from "./lib/response.js";
-export { readSession } from "./lib/session/index.js";
+export { type IncomingRequest, type SessionRequest, serve, sessionOf } from "./lib/pipeline.js";
+export { BadBody, type HeaderReader, MAX_BODY_BYTES } from "./lib/request.js";
+export { finalizeResponse } from "./lib/response.js";

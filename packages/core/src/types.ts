@@ -210,7 +210,8 @@ export interface PagesOptions {
 /** What `logger.error`, `logger.warn` and `logger.debug` receive. */
 export interface LoggerInstance {
   error: (error: Error) => void;
-  warn: (code: string) => void;
+  /** `detail` (a Latchkey extension) says more when the code alone does not (which option, ...). */
+  warn: (code: string, detail?: string) => void;
   debug: (message: string, metadata?: unknown) => void;
 }
 
@@ -295,7 +296,11 @@ export interface AuthConfig {
   /** @default true for https:// URLs */
   useSecureCookies?: boolean;
   cookies?: Partial<CookiesOptions>;
-  /** Trust the request's Host / X-Forwarded-Host headers. @default false unless AUTH_TRUST_HOST or AUTH_URL is set */
+  /**
+   * Build URLs from the request's host (`Host`, or a `X-Forwarded-Host` the framework trusts).
+   * Loopback hosts (`localhost`, `127.0.0.1`, `[::1]`) are always trusted.
+   * @default false unless AUTH_TRUST_HOST or AUTH_URL is set
+   */
   trustHost?: boolean;
   /** Turns the CSRF check off (pass the `skipCSRFCheck` symbol). */
   skipCSRFCheck?: typeof skipCSRFCheck;
@@ -314,4 +319,16 @@ export interface AuthConfig {
   adapterTimeout?: number;
   /** Limits on sign-in attempts per client IP and per identifier; `false` turns them off. @default on */
   rateLimit?: RateLimitOptions | false;
+  /**
+   * Latchkey extension: the client's address for a request that `Auth()` serves, for per-client
+   * rate limits. Only the application knows which proxies it trusts, so `Auth()` reads no header
+   * by itself; without this option only per-identifier limits apply. `@latchkey/express` uses
+   * Express's `req.ip` (governed by `trust proxy`) and ignores this option.
+   *
+   * @example
+   * ```ts
+   * clientAddress: (request) => request.headers.get("fly-client-ip") // one trusted proxy sets it
+   * ```
+   */
+  clientAddress?: (request: Request) => string | null | undefined;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Auth, type AuthConfig, setEnvDefaults } from "../src/index.js";
+import { Auth, type AuthConfig, createActionURL, setEnvDefaults } from "../src/index.js";
 import { resolveConfig } from "../src/lib/config.js";
 import { demoCredentials, makeConfig, recordingLogger, SECRET } from "./helpers.js";
 
@@ -106,6 +106,65 @@ describe("configuration is resolved once and never mutated", () => {
     expect(await pageResponse.text()).toMatch(/Server error/);
     expect(errors.map((e) => (e as { type?: string }).type)).toEqual(["MissingSecret", "MissingSecret"]);
   });
+  it("is frozen all the way down: changing a nested value of the resolution is refused and changes nothing", () => {
+    const config = makeConfig({ session: { maxAge: 3600 } });
+    const resolved = resolveConfig(config);
+    expect(() => {
+      (resolved.session as { maxAge: number }).maxAge = 1;
+    }).toThrow(TypeError);
+    expect(() => {
+      (resolved.cookies.https.sessionToken.options as { httpOnly: boolean }).httpOnly = false;
+    }).toThrow(TypeError);
+    expect(() => {
+      (resolved.providers as unknown[]).push({});
+    }).toThrow(TypeError);
+    expect(() => {
+      (resolved.providers[0] as { id: string }).id = "other";
+    }).toThrow(TypeError);
+    expect(resolveConfig(config).session.maxAge).toBe(3600);
+    // ... while the application's own objects stay as they were: never frozen by us
+    expect(Object.isFrozen(config.session)).toBe(false);
+    expect(Object.isFrozen(config.providers[0])).toBe(false);
+  });
+  it("resolves again when the secret or jwt.secret is reassigned, not only changed in place", () => {
+    const config = makeConfig({ secret: SECRET, jwt: { secret: SECRET } });
+    const a = resolveConfig(config);
+    config.secret = "another-secret-0123456789abcdefghijklm";
+    const b = resolveConfig(config);
+    expect(b).not.toBe(a);
+    (config.jwt as { secret: string }).secret = "a-third-secret-0123456789abcdefghijklm";
+    const c = resolveConfig(config);
+    expect(c).not.toBe(b);
+    expect(c.jwt.secrets).toEqual(["a-third-secret-0123456789abcdefghijklm"]);
+  });
+  it("reads the environment once: AUTH_URL changed afterwards does not move the origin", async () => {
+    const config = makeConfig();
+    const env: Record<string, string> = { AUTH_URL: "https://app.example/auth" };
+    const resolved = resolveConfig(config, env);
+    env.AUTH_URL = "https://evil.example/auth";
+    expect(resolveConfig(config, env)).toBe(resolved);
+    expect(resolved.url?.origin).toBe("https://app.example");
+  });
+  it("a misspelled top-level option is warned about, naming the closest known option", () => {
+    const details: string[] = [];
+    const logger = {
+      error() {},
+      debug() {},
+      warn: (code: string, detail?: string) => void details.push(`${code}: ${detail}`),
+    };
+    resolveConfig({ ...makeConfig({ logger }), sesion: { maxAge: 1 } } as AuthConfig);
+    expect(details).toContain(
+      "unknown-option: `sesion` is not a Latchkey option and is ignored; did you mean `session`?",
+    );
+  });
+  it("a callback or event that is not a function is refused when the configuration is resolved", () => {
+    const bad = resolutionError(makeConfig({ callbacks: { jwt: "token" as never } }));
+    expect(bad).toMatchObject({ type: "InvalidConfiguration" });
+    expect(bad.message).toMatch(/`callbacks.jwt` must be a function/);
+    expect(resolutionError(makeConfig({ events: { signIn: {} as never } })).message).toMatch(
+      /`events.signIn` must be a function/,
+    );
+  });
   it("refuses untrusted hosts unless trustHost is set", async () => {
     const { logger, errors } = recordingLogger();
     const response = await Auth(
@@ -114,6 +173,26 @@ describe("configuration is resolved once and never mutated", () => {
     );
     expect(response.status).toBe(500);
     expect(errors[0]).toMatchObject({ type: "UntrustedHost" });
+  });
+});
+
+describe("host trust in the core: loopback names are trusted, other hosts only when configured", () => {
+  it("answers localhost, 127.0.0.1 and [::1] without trustHost, refuses any other host", async () => {
+    for (const origin of ["http://localhost:3000", "http://127.0.0.1:8080", "http://[::1]:3000"]) {
+      const response = await Auth(new Request(`${origin}/auth/csrf`), makeConfig({ trustHost: undefined }));
+      expect(response.status).toBe(200);
+    }
+    for (const origin of [
+      "http://login.evil.example",
+      "http://localhost.evil.example",
+      "http://127.0.0.1.evil.example",
+    ]) {
+      const { logger, errors } = recordingLogger();
+      const response = await Auth(new Request(`${origin}/auth/csrf`), makeConfig({ trustHost: undefined, logger }));
+      expect(response.status).toBe(500);
+      expect(response.headers.getSetCookie()).toEqual([]);
+      expect(errors[0]).toMatchObject({ type: "UntrustedHost" });
+    }
   });
 });
 
@@ -143,11 +222,19 @@ describe("setEnvDefaults", () => {
     expect(config.basePath).toBe("/auth");
     expect(config.trustHost).toBe(true);
   });
-  it("does not trust the host in production without AUTH_URL or AUTH_TRUST_HOST", () => {
+  it("does not trust the host without AUTH_URL or AUTH_TRUST_HOST, whatever NODE_ENV says", () => {
+    for (const env of [{ NODE_ENV: "production" }, { NODE_ENV: "development" }, {}]) {
+      const config: AuthConfig = { providers: [] };
+      setEnvDefaults(env, config);
+      expect(config.trustHost).toBe(false);
+      expect(config.basePath).toBe("/auth");
+    }
+  });
+  it("makes the secret an array, as Auth.js does: config.secret[0] is the secret, not its first character", () => {
     const config: AuthConfig = { providers: [] };
-    setEnvDefaults({ NODE_ENV: "production" }, config);
-    expect(config.trustHost).toBe(false);
-    expect(config.basePath).toBe("/auth");
+    setEnvDefaults({ AUTH_SECRET: SECRET }, config);
+    expect(config.secret).toEqual([SECRET]);
+    expect((config.secret as string[])[0]).toBe(SECRET);
   });
   it("fills AUTH_<PROVIDER>_ID, _SECRET and _ISSUER into providers that lack them", () => {
     const oidc = (options: Record<string, unknown> = {}) => ({
@@ -179,5 +266,28 @@ describe("setEnvDefaults with provider factories", () => {
     };
     expect(provider.options?.clientId ?? provider.clientId).toBe("client-key-from-env");
     expect(provider.authorization?.params?.client_key).toBe("client-key-from-env");
+  });
+});
+
+describe("createActionURL", () => {
+  const headers = new Headers({ host: "request.example" });
+  it("uses the path of AUTH_URL when basePath is unset, as Auth.js does", () => {
+    const url = createActionURL("signout", "https", headers, { AUTH_URL: "https://app.example/api/auth" }, {});
+    expect(url.href).toBe("https://app.example/api/auth/signout");
+  });
+  it("lets an explicit basePath win over AUTH_URL's path, and uses the request's host without AUTH_URL", () => {
+    const warned: string[] = [];
+    const logger = { warn: (code: string) => void warned.push(code), error() {}, debug() {} };
+    const env = { AUTH_URL: "https://app.example/api/auth" };
+    expect(createActionURL("signin", "https", headers, env, { basePath: "/auth", logger }).href).toBe(
+      "https://app.example/auth/signin",
+    );
+    expect(warned).toEqual(["env-url-basepath-mismatch"]);
+    expect(createActionURL("session", "http", headers, {}, { basePath: "/auth" }).href).toBe(
+      "http://request.example/auth/session",
+    );
+    expect(createActionURL("csrf", "https", headers, { AUTH_URL: "https://app.example" }, {}).href).toBe(
+      "https://app.example/csrf",
+    );
   });
 });

@@ -4,7 +4,6 @@ import { adapterMethods } from "../adapters.js";
 import {
   AdapterError,
   EventError,
-  ExperimentalFeatureNotEnabled,
   InvalidConfiguration,
   InvalidEndpoints,
   InvalidProvider,
@@ -31,6 +30,8 @@ import type {
 } from "../types.js";
 import { type CookieRole, defaultCookies } from "./cookies.js";
 import { type CsrfKeys, deriveCsrfKeys } from "./csrf.js";
+import type { Env } from "./env.js";
+import { withEnvDefaults } from "./env.js";
 import {
   assertConditionalUI,
   resolveWebAuthnProvider,
@@ -38,7 +39,7 @@ import {
   webauthnAdapterMethods,
 } from "./flows/webauthn.js";
 import { createLogger } from "./logger.js";
-import { merge } from "./merge.js";
+import { isPlainObject, merge } from "./merge.js";
 import { applyProviderOptions } from "./providers.js";
 import { type ResolvedRateLimit, resolveRateLimit } from "./rate-limiter.js";
 import { defaultRedirect } from "./redirect.js";
@@ -51,9 +52,29 @@ export type InternalProvider =
   | (Required<Pick<EmailConfig, "maxAge">> & EmailConfig & { signinPath: string; callbackPath: string })
   | WebAuthnProviderInternal;
 
-/** The configuration after validation: defaults filled in, keys derived, frozen. */
+export type { Env };
+
+/**
+ * Per-configuration memory that requests fill: bounded, never shared between configurations, and
+ * dropped with the configuration (a secret rotation resolves a new one and so starts empty).
+ */
+export interface ConfigCaches {
+  /** `scheme://host` → its validated origin and whether the host is trusted (256 at most). */
+  readonly origins: Map<string, { origin: string; trusted: boolean }>;
+  /** Session tokens opened recently → their claims as JSON (see session/jwt-strategy.ts). */
+  readonly openedTokens: Map<string, { json: string; exp: number | undefined }>;
+  /** Warnings already logged for this configuration (each once, not per request). */
+  readonly warned: Set<string>;
+}
+
+/** The configuration after validation: defaults filled in, keys derived, deeply frozen. */
 export interface ResolvedConfig {
+  /** The application's own configuration object, as given (never changed by Latchkey). */
   readonly source: AuthConfig;
+  /** The application's URL from `AUTH_URL`, read once when the environment is consulted. */
+  readonly url?: URL;
+  /** True when the application set `basePath` itself (a framework's mount path does not override it). */
+  readonly basePathConfigured: boolean;
   readonly secrets: readonly string[];
   readonly basePath: string;
   readonly providers: readonly InternalProvider[];
@@ -84,6 +105,8 @@ export interface ResolvedConfig {
   readonly debug: boolean;
   /** Null when rate limiting is off. */
   readonly rateLimit: ResolvedRateLimit | null;
+  /** Mutable per-configuration memory (the one part that is not frozen). */
+  readonly caches: ConfigCaches;
 }
 
 const DAY = 24 * 60 * 60;
@@ -175,6 +198,13 @@ function resolveOAuth(config: OAuthConfig, basePath: string): InternalProvider {
       `Provider "${p.id}" needs a \`userinfo\` endpoint (or an \`issuer\`) to read the user's profile.`,
     );
   }
+  const authMethod = p.client?.token_endpoint_auth_method ?? "client_secret_basic";
+  if (authMethod !== "none" && !p.clientSecret && !token?.request) {
+    // Found now, not at the callback: there the user would already have consented at the provider.
+    throw new InvalidProvider(
+      `Provider "${p.id}" has no \`clientSecret\` (AUTH_${p.id.toUpperCase().replace(/-/g, "_")}_SECRET); set it, or \`client: { token_endpoint_auth_method: "none" }\` for a public client.`,
+    );
+  }
   const checks: Array<OAuthCheck | "nonce"> = p.checks
     ? [...p.checks]
     : p.type === "oidc"
@@ -251,13 +281,8 @@ function resolveProviders(
         return resolveWebAuthnProvider(provider, paths, config);
       default: {
         const type = (provider as { type?: unknown }).type;
-        if (type === "webauthn" && !config.experimental?.enableWebAuthn) {
-          throw new ExperimentalFeatureNotEnabled(
-            `Provider "${(provider as { id: string }).id}" is a WebAuthn provider; turn it on with \`experimental: { enableWebAuthn: true }\`.`,
-          );
-        }
         throw new InvalidProvider(
-          `Provider "${(provider as { id: string }).id}" has the unknown type ${JSON.stringify(type)}; use "oauth", "oidc", "email" or "credentials".`,
+          `Provider "${(provider as { id: string }).id}" has the unknown type ${JSON.stringify(type)}; use "oauth", "oidc", "email", "credentials" or "webauthn".`,
         );
       }
     }
@@ -339,11 +364,23 @@ function positiveSeconds(name: string, value: unknown, fallback: number, allowZe
 }
 
 /** Builds the resolved configuration. Throws a typed error naming the option and the fix. */
-function buildConfig(config: AuthConfig): ResolvedConfig {
+function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
+  if (!source || typeof source !== "object" || !Array.isArray(source.providers)) {
+    throw new InvalidConfiguration("`providers` must be an array of providers (it may be empty).");
+  }
+  const config = env ? withEnvDefaults(env, source) : source;
   const debug = !!config.debug;
   const logger = createLogger(config.logger, debug);
-  if (!config || !Array.isArray(config.providers)) {
-    throw new InvalidConfiguration("`providers` must be an array of providers (it may be empty).");
+  warnUnknownOptions(source, logger);
+  let url: URL | undefined;
+  if (env?.AUTH_URL) {
+    try {
+      url = new URL(env.AUTH_URL);
+    } catch {
+      throw new InvalidConfiguration(
+        `AUTH_URL must be the application's absolute URL, such as "https://app.example/auth"; received ${JSON.stringify(env.AUTH_URL)}`,
+      );
+    }
   }
   const secrets = assertSecrets(config.secret);
   const basePath = assertBasePath(config.basePath ?? "/auth");
@@ -364,7 +401,7 @@ function buildConfig(config: AuthConfig): ResolvedConfig {
     // 256 random bits: a session token is a bearer credential.
     generateSessionToken: config.session?.generateSessionToken ?? (() => randomBytes(32).toString("hex")),
   };
-  const providers = resolveProviders(config, basePath, strategy);
+  const providers = frozenCopy(resolveProviders(config, basePath, strategy));
   assertConditionalUI(providers);
   if (config.adapter) {
     const missing = requiredAdapterMethods(strategy, providers).filter(
@@ -375,13 +412,15 @@ function buildConfig(config: AuthConfig): ResolvedConfig {
     }
   }
   const jwtSecrets = config.jwt?.secret !== undefined ? assertSecrets(config.jwt.secret) : secrets;
-  const callbacks = { ...defaultCallbackSet, ...config.callbacks } as CallbacksOptions;
+  const callbacks = { ...defaultCallbackSet, ...functionsOf("callbacks", config.callbacks) } as CallbacksOptions;
   if (debug) logger.warn("debug-enabled");
   if (config.experimental?.enableWebAuthn) logger.warn("experimental-webauthn");
   if (config.skipCSRFCheck === skipCSRFCheck) logger.warn("csrf-disabled");
 
   const resolved: ResolvedConfig = {
-    source: config,
+    source,
+    url,
+    basePathConfigured: source.basePath !== undefined,
     secrets,
     basePath,
     providers,
@@ -395,7 +434,7 @@ function buildConfig(config: AuthConfig): ResolvedConfig {
     },
     callbacks,
     defaultCallbacks: { jwt: !config.callbacks?.jwt, session: !config.callbacks?.session },
-    events: guardEvents(config.events, logger),
+    events: guardEvents(functionsOf("events", config.events), logger),
     adapter: config.adapter
       ? guardAdapter(config.adapter, positiveSeconds("adapterTimeout", config.adapterTimeout, 5000))
       : undefined,
@@ -413,8 +452,91 @@ function buildConfig(config: AuthConfig): ResolvedConfig {
     experimental: { enableWebAuthn: !!config.experimental?.enableWebAuthn },
     debug,
     rateLimit: resolveRateLimit(config.rateLimit),
+    caches: { origins: new Map(), openedTokens: new Map(), warned: new Set() },
   };
-  return Object.freeze(resolved);
+  return frozenCopy(resolved, new Set(["source", "caches", "adapter"]));
+}
+
+/**
+ * A deep copy of the plain objects and arrays of `value`, each frozen. Functions and class
+ * instances (adapters, stores, URLs, Maps) are kept as they are, and so are the top-level fields
+ * in `keep`: the application's own objects are never frozen, only Latchkey's copies of them.
+ */
+function frozenCopy<T>(value: T, keep: ReadonlySet<PropertyKey> = new Set()): T {
+  if (Object.isFrozen(value)) return value;
+  if (Array.isArray(value)) return Object.freeze(value.map((item) => frozenCopy(item))) as T;
+  if (!isPlainObject(value)) return value;
+  const out: Record<PropertyKey, unknown> = Object.create(Object.getPrototypeOf(value));
+  for (const key of Reflect.ownKeys(value)) {
+    const item = (value as Record<PropertyKey, unknown>)[key];
+    out[key] = keep.has(key) ? item : frozenCopy(item);
+  }
+  return Object.freeze(out) as T;
+}
+
+/** Callbacks and events must be functions: anything else is a mistake worth stopping for. */
+function functionsOf<T extends object>(option: string, value: T | undefined): Partial<T> {
+  if (value === undefined) return {};
+  if (!isPlainObject(value)) throw new InvalidConfiguration(`\`${option}\` must be an object of functions.`);
+  for (const [name, fn] of Object.entries(value)) {
+    if (fn !== undefined && typeof fn !== "function")
+      throw new InvalidConfiguration(`\`${option}.${name}\` must be a function; received ${typeof fn}.`);
+  }
+  return value;
+}
+
+const knownOptions = [
+  "providers",
+  "secret",
+  "session",
+  "jwt",
+  "pages",
+  "theme",
+  "callbacks",
+  "events",
+  "adapter",
+  "debug",
+  "logger",
+  "useSecureCookies",
+  "cookies",
+  "trustHost",
+  "skipCSRFCheck",
+  "raw",
+  "basePath",
+  "redirectProxyUrl",
+  "experimental",
+  "adapterTimeout",
+  "rateLimit",
+  "clientAddress",
+] as const;
+
+/** Levenshtein distance, for "did you mean" hints on misspelled option names. */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min(
+        (previous[j] as number) + 1,
+        (current[j - 1] as number) + 1,
+        (previous[j - 1] as number) + cost,
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length] as number;
+}
+
+/** Warns about top-level options Latchkey does not know (a typo silently changes nothing). */
+function warnUnknownOptions(config: AuthConfig, logger: LoggerInstance): void {
+  for (const key of Object.keys(config)) {
+    if ((knownOptions as readonly string[]).includes(key)) continue;
+    const closest = [...knownOptions].sort((a, b) => distance(key, a) - distance(key, b))[0] as string;
+    const hint =
+      distance(key, closest) <= Math.max(2, Math.floor(key.length / 3)) ? `; did you mean \`${closest}\`?` : "";
+    logger.warn("unknown-option", `\`${key}\` is not a Latchkey option and is ignored${hint}`);
+  }
 }
 
 /**
@@ -427,13 +549,20 @@ export function cookiesFor(config: ResolvedConfig, origin: string): Record<Cooki
 
 interface CacheEntry {
   resolved: ResolvedConfig;
-  /** The secrets as they were when resolved: a changed array means keys must be derived again. */
-  secretSnapshot: readonly string[] | string | undefined;
+  /** The secrets as they were when resolved: changed ones mean keys must be derived again. */
+  secret: AuthConfig["secret"];
+  jwtSecret: AuthConfig["secret"];
 }
 
-const cache = new WeakMap<AuthConfig, CacheEntry>();
+// Keyed by the application's object: one resolution per configuration (and one more when a
+// framework shell asks for the environment's defaults), whatever the requests look like.
+const cache = new WeakMap<AuthConfig, { plain?: CacheEntry; env?: CacheEntry }>();
 
-function secretsUnchanged(current: AuthConfig["secret"], snapshot: CacheEntry["secretSnapshot"]): boolean {
+function snapshot(secret: AuthConfig["secret"]): AuthConfig["secret"] {
+  return Array.isArray(secret) ? [...secret] : secret;
+}
+
+function sameSecret(current: AuthConfig["secret"], snapshot: AuthConfig["secret"]): boolean {
   if (!Array.isArray(current) || !Array.isArray(snapshot)) return current === snapshot;
   if (current.length !== snapshot.length) return false;
   for (let i = 0; i < current.length; i++) if (current[i] !== snapshot[i]) return false;
@@ -442,15 +571,30 @@ function secretsUnchanged(current: AuthConfig["secret"], snapshot: CacheEntry["s
 
 /**
  * Resolves a configuration once and returns the cached result afterwards (keyed by the object).
- * A secret array changed in place (a rotation at run time) is noticed and resolved again.
+ * With `env`, unset options are first filled from it (`AUTH_SECRET`, `AUTH_URL`, ...) on a copy:
+ * the application's object is never written to. A secret (`secret` or `jwt.secret`) reassigned
+ * or changed in place is noticed on the next call and the configuration resolved again, so a
+ * retired secret stops opening sessions at once, in every entry point.
+ *
+ * @example
+ * ```ts
+ * const resolved = resolveConfig(config, process.env)
+ * ```
  */
-export function resolveConfig(config: AuthConfig): ResolvedConfig {
-  const hit = cache.get(config);
-  if (hit && secretsUnchanged(config.secret, hit.secretSnapshot)) return hit.resolved;
-  const resolved = buildConfig(config);
-  cache.set(config, {
+export function resolveConfig(config: AuthConfig, env?: Env): ResolvedConfig {
+  let entries = cache.get(config);
+  const hit = env ? entries?.env : entries?.plain;
+  if (hit && sameSecret(config.secret, hit.secret) && sameSecret(config.jwt?.secret, hit.jwtSecret))
+    return hit.resolved;
+  const resolved = buildConfig(config, env);
+  if (!entries) {
+    entries = {};
+    cache.set(config, entries);
+  }
+  entries[env ? "env" : "plain"] = {
     resolved,
-    secretSnapshot: Array.isArray(config.secret) ? [...config.secret] : config.secret,
-  });
+    secret: snapshot(config.secret),
+    jwtSecret: snapshot(config.jwt?.secret),
+  };
   return resolved;
 }

@@ -13,7 +13,7 @@ export interface Context {
   readonly config: ResolvedConfig;
   /** `scheme://host[:port]` of the application. */
   readonly origin: string;
-  /** `origin` + `basePath`. */
+  /** `origin` + the request's base path. */
   readonly authUrl: string;
   /** Cookie names and options for this request's scheme. */
   readonly cookieOptions: Record<CookieRole, CookieOption>;
@@ -37,7 +37,7 @@ export function createContext(req: RequestInternal, config: ResolvedConfig): Con
   return {
     config,
     origin,
-    authUrl: `${origin}${config.basePath}`,
+    authUrl: `${origin}${req.basePath}`,
     cookieOptions,
     cookies,
     provider: req.providerId ? config.providersById.get(req.providerId) : undefined,

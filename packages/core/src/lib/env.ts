@@ -2,7 +2,8 @@ import type { ProviderConfig } from "../providers/index.js";
 import type { AuthAction, AuthConfig } from "../types.js";
 import { createLogger } from "./logger.js";
 
-type Env = Record<string, string | undefined>;
+/** An environment: `process.env` or any record of the same shape. */
+export type Env = Record<string, string | undefined>;
 
 function envFlag(value: string | undefined): boolean | undefined {
   if (value === undefined || value === "") return undefined;
@@ -47,12 +48,15 @@ export function setEnvDefaults(envObject: Env, config: AuthConfig, suppressBaseP
       const rotated = envObject[`AUTH_SECRET_${i}`];
       if (rotated) secrets.unshift(rotated);
     }
-    if (secrets.length) config.secret = secrets.length === 1 ? secrets[0] : secrets;
+    // Always an array, as Auth.js sets it: `config.secret[0]` is the newest secret.
+    if (secrets.length) config.secret = secrets;
   }
 
   config.redirectProxyUrl ??= envObject.AUTH_REDIRECT_PROXY_URL || undefined;
-  config.trustHost ??=
-    envFlag(envObject.AUTH_TRUST_HOST) ?? (!!envObject.AUTH_URL || envObject.NODE_ENV !== "production");
+  // Only what the operator said: AUTH_TRUST_HOST, or AUTH_URL (the application's URL is known).
+  // Never NODE_ENV: unset in many containers, it would trust any Host header (loopback hosts are
+  // trusted by the request pipeline itself, so local development needs nothing).
+  config.trustHost ??= envFlag(envObject.AUTH_TRUST_HOST) ?? !!envObject.AUTH_URL;
 
   config.providers = config.providers.map((provider) => {
     const instance = (typeof provider === "function" ? provider() : provider) as ProviderConfig &
@@ -85,9 +89,19 @@ export function setEnvDefaults(envObject: Env, config: AuthConfig, suppressBaseP
 }
 
 /**
- * The URL of an action, from `AUTH_URL` when it is set, otherwise from the request's
- * `X-Forwarded-Host` / `Host` and `X-Forwarded-Proto` (or `protocol`). Only call it with
- * forwarded headers your proxy sets.
+ * A copy of `config` with the environment's defaults applied (the framework shells' way: the
+ * application's object is left as it is). The base path of `AUTH_URL` is taken silently.
+ */
+export function withEnvDefaults(envObject: Env, config: AuthConfig): AuthConfig {
+  const copy = { ...config };
+  setEnvDefaults(envObject, copy, true);
+  return copy;
+}
+
+/**
+ * The URL of an action, from `AUTH_URL` when it is set (its path is the base path unless
+ * `basePath` is given), otherwise from the request's `X-Forwarded-Host` / `Host` and
+ * `X-Forwarded-Proto` (or `protocol`). Only call it with forwarded headers your proxy sets.
  *
  * @example
  * ```ts
@@ -103,14 +117,20 @@ export function createActionURL(
   config: Pick<AuthConfig, "basePath" | "logger">,
 ): URL {
   const envUrl = envObject.AUTH_URL;
-  let origin: string;
+  const basePath = (config.basePath ?? "").replace(/^\/+|\/+$/g, "");
+  let base: string;
   if (envUrl) {
-    origin = new URL(envUrl).origin;
+    const url = new URL(envUrl);
+    const path = url.pathname.replace(/\/+$/, "");
+    // AUTH_URL's own path is the base path unless `basePath` says otherwise (then it wins).
+    if (basePath && path && path !== `/${basePath}`)
+      createLogger(config.logger, false).warn("env-url-basepath-mismatch");
+    base = basePath ? `${url.origin}/${basePath}` : `${url.origin}${path}`;
   } else {
     const host = headers.get("x-forwarded-host")?.split(",")[0]?.trim() ?? headers.get("host");
     const proto = headers.get("x-forwarded-proto")?.split(",")[0]?.trim() ?? protocol ?? "https";
-    origin = new URL(`${proto.endsWith(":") ? proto : `${proto}:`}//${host}`).origin;
+    const origin = new URL(`${proto.endsWith(":") ? proto : `${proto}:`}//${host}`).origin;
+    base = basePath ? `${origin}/${basePath}` : origin;
   }
-  const basePath = (config.basePath ?? "").replace(/^\/+|\/+$/g, "");
-  return new URL(basePath ? `${origin}/${basePath}/${action}` : `${origin}/${action}`);
+  return new URL(`${base}/${action}`);
 }

@@ -1,11 +1,4 @@
-import {
-  AuthError,
-  CredentialsSignin,
-  clientErrorValue,
-  RateLimited,
-  UnknownAction,
-  UntrustedHost,
-} from "../errors.js";
+import { AuthError, CredentialsSignin, clientErrorValue, RateLimited, UnknownAction } from "../errors.js";
 import type { AuthConfig, LoggerInstance, ResponseInternal, Theme } from "../types.js";
 import type { ResolvedConfig } from "./config.js";
 import { type Context, createContext } from "./context.js";
@@ -14,6 +7,7 @@ import { page } from "./pages/layout.js";
 import { errorPage } from "./pages/other-pages.js";
 import { BadBody, type RequestInternal } from "./request.js";
 import { route } from "./router.js";
+import { withQuery } from "./url.js";
 
 const configurationMessage =
   "There was a problem with the server configuration. Check the server logs for more information.";
@@ -25,17 +19,19 @@ const htmlActions = new Set(["signin", "signout", "error", "verify-request"]);
  */
 export function configurationErrorResponse(
   error: unknown,
-  request: { method: string; action?: string; origin: string },
-  options: { logger: LoggerInstance; basePath: string; errorPage?: string; theme?: Theme },
+  request: { method: string; action?: string; origin?: string; url?: URL; basePath?: string },
+  options: { logger: LoggerInstance; basePath: string; pages?: { error?: string }; theme?: Theme },
 ): ResponseInternal {
   options.logger.error(error instanceof Error ? error : new AuthError(String(error)));
   if (request.method !== "GET" || !request.action || !htmlActions.has(request.action)) {
     return { status: 500, headers: { "Content-Type": "application/json" }, body: { message: configurationMessage } };
   }
-  if (options.errorPage) return { redirect: `${request.origin}${options.errorPage}?error=Configuration` };
+  const origin = request.origin ?? request.url?.origin ?? "";
+  const errorPagePath = options.pages?.error;
+  if (errorPagePath) return { redirect: `${origin}${withQuery(errorPagePath, "error=Configuration")}` };
   const { title, status, content } = errorPage({
-    authUrl: `${request.origin}${options.basePath}`,
-    origin: request.origin,
+    authUrl: `${origin}${request.basePath ?? options.basePath}`,
+    origin,
     error: "Configuration",
   });
   return page({ title, status, content, theme: options.theme ?? {} });
@@ -60,7 +56,7 @@ export function unresolvedConfigResponse(
     {
       logger: createLogger(config.logger, !!config.debug),
       basePath,
-      errorPage: config.pages?.error,
+      pages: config.pages,
       theme: config.theme,
     },
   );
@@ -87,21 +83,16 @@ export function badRequest(message: string): ResponseInternal {
 }
 
 /** Runs an action; turns every failure into its redirect, page or JSON answer. */
-export async function handle(req: RequestInternal, config: ResolvedConfig, rawMode = false): Promise<ResponseInternal> {
-  if (!config.trustHost) {
-    return configurationErrorResponse(
-      new UntrustedHost(
-        `The host of ${req.url.origin} is not trusted. Set AUTH_URL to the application's URL, or \`trustHost: true\` (AUTH_TRUST_HOST=true) when a proxy you control sets the Host header.`,
-      ),
-      { method: req.method, action: req.action, origin: req.url.origin },
-      { logger: config.logger, basePath: config.basePath, errorPage: config.pages.error, theme: config.theme },
-    );
-  }
+export async function handle(
+  req: RequestInternal,
+  config: ResolvedConfig,
+  options: { raw: boolean },
+): Promise<ResponseInternal> {
   const ctx = createContext(req, config);
   try {
     return await route(req, ctx);
   } catch (e) {
-    return errorResponse(e, req, ctx, rawMode);
+    return errorResponse(e, req, ctx, options.raw);
   }
 }
 
@@ -123,9 +114,9 @@ function errorResponse(e: unknown, req: RequestInternal, ctx: Context, rawMode: 
   const kind = e instanceof AuthError ? e.kind : "error";
   const path =
     kind === "signIn"
-      ? (config.pages.signIn ?? `${config.basePath}/signin`)
-      : (config.pages.error ?? `${config.basePath}/error`);
-  const url = `${ctx.origin}${path}${path.includes("?") ? "&" : "?"}${params}`;
+      ? (config.pages.signIn ?? `${req.basePath}/signin`)
+      : (config.pages.error ?? `${req.basePath}/error`);
+  const url = `${ctx.origin}${withQuery(path, params)}`;
   if (e instanceof RateLimited) {
     // Scripts get a real 429; browsers posting a form get the sign-in page with the error.
     const retryAfter = String(Math.max(1, Math.ceil(e.retryAfter)));

@@ -1,13 +1,22 @@
 import type { LoggerInstance } from "../types.js";
 
 /** Warnings Latchkey logs through `logger.warn`. */
-export type WarningCode = "debug-enabled" | "csrf-disabled" | "experimental-webauthn" | "env-url-basepath-mismatch";
+export type WarningCode =
+  | "debug-enabled"
+  | "csrf-disabled"
+  | "experimental-webauthn"
+  | "env-url-basepath-mismatch"
+  | "unknown-option"
+  | "trust-proxy-all";
 
 const warningText: Record<WarningCode, string> = {
   "debug-enabled": "Debug logging is on; it may log secrets and personal data. Turn `debug` off in production.",
   "csrf-disabled": "The CSRF check is off (`skipCSRFCheck`). Only do this when the framework checks CSRF itself.",
   "experimental-webauthn": "WebAuthn is experimental: its API may change or be removed without notice.",
   "env-url-basepath-mismatch": "AUTH_URL has a path and `basePath` is set; the path of AUTH_URL is ignored.",
+  "unknown-option": "The configuration has an option Latchkey does not know; it is ignored.",
+  "trust-proxy-all":
+    "Express's `trust proxy` is `true`: the client address is then the leftmost X-Forwarded-For, which any client can write, so per-client rate limits can be dodged. Set it to the number of proxies in front of the app (e.g. 1) or their subnet.",
 };
 
 /** Builds the logger: the defaults print to the console; the caller may replace any method. */
@@ -28,8 +37,9 @@ export function createLogger(custom: Partial<LoggerInstance> | undefined, debug:
         }
       }
     },
-    warn(code) {
-      console.warn(`[latchkey][warn][${code}] ${warningText[code as WarningCode] ?? ""}`.trimEnd());
+    warn(code, detail) {
+      const text = detail ?? warningText[code as WarningCode] ?? "";
+      console.warn(`[latchkey][warn][${code}] ${text}`.trimEnd());
     },
     debug(message, metadata) {
       if (!debug) return;
@@ -46,4 +56,18 @@ export function createLogger(custom: Partial<LoggerInstance> | undefined, debug:
     };
   }
   return logger;
+}
+
+/**
+ * Logs a warning once per resolved configuration, however many requests cause it (the set lives
+ * on the configuration: `config.caches.warned`).
+ */
+export function warnOnce(
+  config: { caches: { warned: Set<string> }; logger: LoggerInstance },
+  code: WarningCode,
+  detail?: string,
+): void {
+  if (config.caches.warned.has(code)) return;
+  config.caches.warned.add(code);
+  config.logger.warn(code, detail);
 }

@@ -1,6 +1,5 @@
 import { UnknownAction } from "../errors.js";
 import type { AuthAction } from "../types.js";
-import { parseCookieHeader } from "./cookies.js";
 
 /** Reads request headers, whatever their source (a `Headers` object or Node's header record). */
 export interface HeaderReader {
@@ -14,6 +13,8 @@ export interface RequestInternal {
   method: "GET" | "POST";
   action: AuthAction;
   providerId?: string;
+  /** The base path this request was served under (the configured one, or the framework's mount path). */
+  basePath: string;
   query: Record<string, string>;
   body?: Record<string, unknown>;
   cookies: Record<string, string>;
@@ -118,13 +119,18 @@ export function parseBody(contentType: string | null, text: string): Record<stri
   return undefined;
 }
 
-function queryRecord(url: URL): Record<string, string> {
+/** The query as a record; the first of repeated names wins. */
+export function queryRecord(url: URL): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of url.searchParams) if (!(key in out)) out[key] = value;
   return out;
 }
 
-async function readLimited(request: Request): Promise<string> {
+/**
+ * Reads a Web `Request`'s body as text, refusing more than `MAX_BODY_BYTES` (by its declared
+ * length first, then as it streams) with a 413 `BadBody`.
+ */
+export async function readWebBody(request: Request): Promise<string> {
   const declared = Number(request.headers.get("content-length"));
   if (declared > MAX_BODY_BYTES) throw new BadBody("The request body is too large", 413);
   if (!request.body) return "";
@@ -142,32 +148,6 @@ async function readLimited(request: Request): Promise<string> {
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString("utf8");
-}
-
-/**
- * Builds the internal request from a Web `Request`. Throws `UnknownAction` for paths and methods
- * that are no action, and `BadBody` for unreadable bodies.
- */
-export async function fromWebRequest(request: Request, basePath: string): Promise<RequestInternal> {
-  const method = request.method;
-  if (method !== "GET" && method !== "POST")
-    throw new UnknownAction(`The method ${method} is not supported; use GET or POST`);
-  const url = new URL(request.url);
-  const { action, providerId } = parseActionPath(url.pathname, basePath);
-  const body =
-    method === "POST" ? parseBody(request.headers.get("content-type"), await readLimited(request)) : undefined;
-  return {
-    url,
-    method,
-    action,
-    providerId,
-    query: queryRecord(url),
-    body,
-    cookies: parseCookieHeader(request.headers.get("cookie")),
-    headers: request.headers,
-    returnRedirectAsJson: request.headers.has("x-auth-return-redirect"),
-    toRequest: () => rebuildRequest(url, method, request.headers, body),
-  };
 }
 
 /**
@@ -197,20 +177,12 @@ export function lazyRequest(build: () => Request): Request {
 export function rebuildRequest(
   url: URL,
   method: string,
-  headers: HeadersInit | HeaderReader,
+  headers: Headers,
   body: Record<string, unknown> | undefined,
 ): Request {
-  const init: RequestInit = {
-    method,
-    headers: headers instanceof Headers || !("get" in headers) ? (headers as HeadersInit) : undefined,
-  };
-  if (method === "POST") {
-    init.body = JSON.stringify(body ?? {});
-    const h = new Headers(init.headers);
-    h.set("content-type", "application/json");
-    init.headers = h;
-  }
-  return new Request(url, init);
+  if (method !== "POST") return new Request(url, { method, headers });
+  const h = new Headers(headers);
+  h.set("content-type", "application/json");
+  h.delete("content-length");
+  return new Request(url, { method, headers: h, body: JSON.stringify(body ?? {}) });
 }
-
-export { queryRecord };

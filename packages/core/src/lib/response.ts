@@ -12,10 +12,11 @@ export const noStore = {
  * The status, headers and body that a `ResponseInternal` becomes. Shared by the Web conversion
  * and the framework shells, so every exit writes the same bytes.
  */
-export function finalizeResponse(
-  res: ResponseInternal,
-  returnRedirectAsJson: boolean,
-): { status: number; headers: Array<[string, string]>; body: string | null } {
+export function finalizeResponse(res: ResponseInternal): {
+  status: number;
+  headers: Array<[string, string]>;
+  body: string | null;
+} {
   const headers: Array<[string, string]> = [];
   let contentType: string | undefined;
   for (const [name, value] of Object.entries(res.headers ?? {})) {
@@ -25,10 +26,6 @@ export function finalizeResponse(
   for (const cookie of res.cookies ?? [])
     headers.push(["Set-Cookie", serializeCookie(cookie.name, cookie.value, cookie.options)]);
   if (res.redirect) {
-    if (returnRedirectAsJson) {
-      headers.push(["Content-Type", "application/json"]);
-      return { status: 200, headers, body: JSON.stringify({ url: res.redirect }) };
-    }
     headers.push(["Location", res.redirect]);
     return { status: 302, headers, body: null };
   }
@@ -45,8 +42,8 @@ export function finalizeResponse(
 }
 
 /** Turns a `ResponseInternal` into a Web `Response` (one `Set-Cookie` header per cookie). */
-export function toResponse(res: ResponseInternal, returnRedirectAsJson = false): Response {
-  const { status, headers, body } = finalizeResponse(res, returnRedirectAsJson);
+export function toResponse(res: ResponseInternal): Response {
+  const { status, headers, body } = finalizeResponse(res);
   const h = new Headers();
   for (const [name, value] of headers) h.append(name, value);
   return new Response(body, { status, headers: h });

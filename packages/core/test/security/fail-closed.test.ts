@@ -64,22 +64,20 @@ describe("provider misconfiguration fails closed: no session, a clear error", ()
     expect(log.errors[0]?.message).toMatch(/issuer/);
   });
 
-  it("a confidential client without its clientSecret gets no session: the provider refuses the code", async () => {
+  it("a confidential client without its clientSecret is refused when the configuration is resolved, before the user consents at the provider", async () => {
     const { log, browser } = oidcApp({ id: "op-no-secret", issuer: op.issuer });
-    const start = await startSignIn(browser, APP, "op-no-secret");
-    if (locationOf(start).startsWith(`${APP}/`)) {
-      // refused before leaving the application: also closed
-      expect(locationOf(start)).toMatch(/error=/);
-    } else {
-      const callback = await deliver(browser, await loginAtProvider(browser, locationOf(start), APP));
-      expect(locationOf(callback)).toMatch(/\/auth\/(signin|error)\?error=(OAuthCallbackError|Configuration)$/);
-    }
+    const csrf = await browser.get(`${APP}/auth/csrf`);
+    expect(csrf.status).toBe(500);
+    const start = await browser.post(`${APP}/auth/signin/op-no-secret`, { csrfToken: "x" });
+    expect(start.status).toBe(500);
+    expect(start.headers.get("location")).toBeNull();
+    const page = await browser.get(`${APP}/auth/signin`);
+    expect(page.status).toBe(500);
+    expect(await page.text()).not.toContain(op.issuer);
     expect(browser.jar(APP).has("authjs.session-token")).toBe(false);
-    expect(await sessionOf(browser, APP)).toBeNull();
     const last = log.errors.at(-1);
-    expect(`${last?.message} ${(last?.cause as { err?: Error })?.err?.message ?? ""}`).toMatch(
-      /client_?secret|invalid_client|client authentication/i,
-    );
+    expect(last?.type).toBe("InvalidProvider");
+    expect(last?.message).toMatch(/clientSecret.*AUTH_OP_NO_SECRET_SECRET/);
   });
 
   it("a wrong clientSecret gets no session and logs the provider's invalid_client", async () => {

@@ -2,6 +2,7 @@ import type { ResponseInternal } from "../../types.js";
 import type { Context } from "../context.js";
 import { otherPages } from "../pages/index.js";
 import type { RequestInternal } from "../request.js";
+import { withQuery } from "../url.js";
 
 /** `GET /error`: the error page for `?error=` (or a redirect to `pages.error`). */
 export function error(req: RequestInternal, ctx: Context): ResponseInternal {
@@ -9,7 +10,7 @@ export function error(req: RequestInternal, ctx: Context): ResponseInternal {
   const custom = ctx.config.pages.error;
   if (custom) {
     const params = new URLSearchParams(value ? { error: value } : {});
-    return { redirect: `${custom}${custom.includes("?") ? "&" : "?"}${params}`, cookies: ctx.cookies };
+    return { redirect: withQuery(custom, params), cookies: ctx.cookies };
   }
   return otherPages.error(ctx, value);
 }

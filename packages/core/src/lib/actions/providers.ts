@@ -9,8 +9,8 @@ export function providers(ctx: Context): ResponseInternal {
       id: p.id,
       name: p.name,
       type: p.type,
-      signinUrl: `${ctx.origin}${p.signinPath}`,
-      callbackUrl: `${ctx.origin}${p.callbackPath}`,
+      signinUrl: `${ctx.authUrl}/signin/${p.id}`,
+      callbackUrl: `${ctx.authUrl}/callback/${p.id}`,
     };
   }
   return { headers: { "Content-Type": "application/json" }, body: body as unknown as Record<string, unknown> };

@@ -5,6 +5,7 @@ import { page } from "../pages/layout.js";
 import { signinPage } from "../pages/signin.js";
 import { guardAttempt } from "../rate-limiter.js";
 import type { RequestInternal } from "../request.js";
+import { withQuery } from "../url.js";
 
 /** `GET /signin`: the built-in sign-in page, or a redirect to `pages.signIn`. */
 export async function signinGet(req: RequestInternal, ctx: Context): Promise<ResponseInternal> {
@@ -17,7 +18,7 @@ export async function signinGet(req: RequestInternal, ctx: Context): Promise<Res
   if (custom) {
     const params = new URLSearchParams({ callbackUrl });
     if (error) params.set("error", error);
-    return { redirect: `${custom}${custom.includes("?") ? "&" : "?"}${params}`, cookies: ctx.cookies };
+    return { redirect: withQuery(custom, params), cookies: ctx.cookies };
   }
   const { title, content } = signinPage({
     providers: ctx.config.providers,

@@ -6,6 +6,7 @@ import type { Context } from "../context.js";
 import { clearChunkedCookie } from "../cookies.js";
 import type { RequestInternal } from "../request.js";
 import { sessionTokenCookies } from "../session/jwt-strategy.js";
+import { withQuery } from "../url.js";
 
 /**
  * Asks the `signIn` callback. Returns nothing to continue, or the URL it redirected to (already
@@ -84,7 +85,7 @@ export function landing(ctx: Context, callbackUrl: string, isNewUser: boolean): 
   if (!isNewUser || !newUserPage) return { redirect: callbackUrl, cookies: ctx.cookies };
   // As given (a path stays relative, as Auth.js sends it): the application chose this page.
   return {
-    redirect: `${newUserPage}${newUserPage.includes("?") ? "&" : "?"}${new URLSearchParams({ callbackUrl })}`,
+    redirect: withQuery(newUserPage, new URLSearchParams({ callbackUrl })),
     cookies: ctx.cookies,
   };
 }

@@ -131,6 +131,19 @@ export function assertConditionalUI(
   }
 }
 
+/**
+ * A copy the library may write to: @simplewebauthn/server fills defaults into the objects it is
+ * given, and the configuration they come from is frozen.
+ */
+function writableCopy<T>(value: T): T | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return structuredClone(value);
+  } catch {
+    return { ...value };
+  }
+}
+
 /** The relying party of a request: configured values first, then the request's URL. */
 export function relyingParty(
   provider: WebAuthnProviderInternal,
@@ -325,7 +338,7 @@ export async function webauthnOptionsFlow(
     const userId = info?.exists ? info.user.id : undefined;
     const authenticators = userId ? await adapter.listAuthenticatorsByUserId(userId) : undefined;
     const options = await lib.generateAuthenticationOptions({
-      ...provider.authenticationOptions,
+      ...writableCopy(provider.authenticationOptions),
       rpID: rp.id,
       allowCredentials: authenticators?.map((a) => ({
         id: toBase64Url(a.credentialID),
@@ -339,7 +352,7 @@ export async function webauthnOptionsFlow(
     const user = info.user as Partial<AdapterUser> & { email: string };
     const authenticators = user.id ? await adapter.listAuthenticatorsByUserId(user.id) : [];
     const options = await lib.generateRegistrationOptions({
-      ...provider.registrationOptions,
+      ...writableCopy(provider.registrationOptions),
       rpID: rp.id,
       rpName: rp.name,
       userName: user.email,
@@ -428,7 +441,7 @@ async function authenticate(
   let result: Awaited<ReturnType<Lib["verifyAuthenticationResponse"]>>;
   try {
     result = await lib.verifyAuthenticationResponse({
-      ...provider.verifyAuthenticationOptions,
+      ...writableCopy(provider.verifyAuthenticationOptions),
       response: credential,
       expectedChallenge: challenge.challenge,
       expectedOrigin: rp.origins,
@@ -466,7 +479,7 @@ async function register(
   let result: Awaited<ReturnType<Lib["verifyRegistrationResponse"]>>;
   try {
     result = await lib.verifyRegistrationResponse({
-      ...provider.verifyRegistrationOptions,
+      ...writableCopy(provider.verifyRegistrationOptions),
       response: credential,
       expectedChallenge: challenge.challenge,
       expectedOrigin: rp.origins,

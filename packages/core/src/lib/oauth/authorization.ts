@@ -55,7 +55,7 @@ export function proxyOrigin(provider: OAuthProvider): string | undefined {
  * not the proxy itself.
  */
 export function redirectTarget(ctx: Context, provider: OAuthProvider): RedirectTarget {
-  const own = `${ctx.origin}${provider.callbackPath}`;
+  const own = `${ctx.authUrl}/callback/${provider.id}`;
   const origin = proxyOrigin(provider);
   if (!origin || origin === ctx.origin) return { redirectUri: own };
   const proxy = (provider.redirectProxyUrl as string).replace(/\/+$/, "");

@@ -7,21 +7,17 @@ import type { SessionRead, SessionReadOptions } from "./index.js";
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-// Tokens opened recently, per resolved configuration: a browser sends the same token with every
-// request until it is re-issued, and opening it again repeats an HMAC and an AES decryption for
-// the same answer. Only tokens that opened are kept (garbage cannot fill the cache); a changed
-// secret array resolves a new configuration and so starts an empty cache; expiry is checked on
-// every hit. The claims are kept as JSON so each hit gets its own object to change.
-const opened = new WeakMap<ResolvedConfig, Map<string, { json: string; exp: number | undefined }>>();
+// Tokens opened recently, per resolved configuration (`config.caches.openedTokens`): a browser
+// sends the same token with every request until it is re-issued, and opening it again repeats an
+// HMAC and an AES decryption for the same answer. Only tokens that opened are kept (garbage
+// cannot fill the cache); a changed secret resolves a new configuration and so starts an empty
+// cache; expiry is checked on every hit. The claims are kept as JSON so each hit gets its own
+// object to change.
 const OPENED_LIMIT = 2000;
 const CLOCK_TOLERANCE = 15;
 
 function openWithCache(config: ResolvedConfig, raw: string, salt: string): JWT | null {
-  let cache = opened.get(config);
-  if (!cache) {
-    cache = new Map();
-    opened.set(config, cache);
-  }
+  const cache = config.caches.openedTokens;
   const key = `${salt}\u0000${raw}`;
   const hit = cache.get(key);
   if (hit) {

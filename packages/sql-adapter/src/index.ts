@@ -437,7 +437,8 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
  * ... RETURNING`, on MySQL `SELECT ... FOR UPDATE` then `DELETE` in a transaction); `deleteUser`
  * deletes the user's sessions, accounts and authenticators in the same transaction; `transaction`
  * runs work in a Kysely transaction. With mysql2, give the pool `timezone: "Z"` so that DATETIME
- * values mean UTC whatever the server's time zone.
+ * values mean UTC whatever the server's time zone. Keys compare bytes in every dialect once
+ * {@link migrate} has run (on MySQL/MariaDB it gives key columns a NO PAD byte collation).
  *
  * @param db A `Kysely` instance (kysely 0.28) with `SqliteDialect`, `PostgresDialect` or `MysqlDialect`.
  * @param options Other table names (see {@link SqlOptions}).

@@ -487,6 +487,206 @@ export function runAdapterConformance(
       });
     });
 
+    /** Starts `work` and checks it answered with a promise (a synchronous throw fails here). */
+    function started<T>(work: () => PromiseLike<T> | T): Promise<T> {
+      let result: PromiseLike<T> | T | undefined;
+      expect(() => {
+        result = work();
+      }, "the adapter threw synchronously instead of rejecting").not.toThrow();
+      expect(typeof (result as PromiseLike<T> | undefined)?.then, "the adapter did not answer with a promise").toBe(
+        "function",
+      );
+      return Promise.resolve(result as T);
+    }
+    /** Runs `work` `times` times at once and settles them all. */
+    function atOnce<T>(times: number, work: (i: number) => PromiseLike<T> | T) {
+      return Promise.allSettled(Array.from({ length: times }, (_, i) => Promise.resolve().then(() => work(i))));
+    }
+
+    describe("every failure is a rejection, never a synchronous throw", () => {
+      it("rejects an unknown credential, an unknown user, a taken e-mail, account and credential id", async () => {
+        const user = await storedUser();
+        const account = newAccount(user.id);
+        await call.linkAccount(account);
+        const authenticator = newAuthenticator(user.id);
+        await call.createAuthenticator(authenticator);
+        await expect(started(() => call.updateAuthenticatorCounter(randomUUID(), 1))).rejects.toThrow();
+        await expect(started(() => call.updateUser({ id: randomUUID(), name: "Ghost" }))).rejects.toThrow();
+        await expect(started(() => call.createUser(newUser({ email: user.email })))).rejects.toThrow();
+        await expect(started(() => call.linkAccount({ ...account }))).rejects.toThrow();
+        await expect(started(() => call.createAuthenticator({ ...authenticator }))).rejects.toThrow();
+      });
+
+      it("answers every lookup with a promise", async () => {
+        await expect(started(() => call.getUser(randomUUID()))).resolves.toBeNull();
+        await expect(started(() => call.getSessionAndUser(randomUUID()))).resolves.toBeNull();
+        await expect(started(() => call.getAuthenticator(randomUUID()))).resolves.toBeNull();
+        await expect(started(() => call.useVerificationToken(newToken()))).resolves.toBeNull();
+      });
+    });
+
+    describe("keys compare exactly: no case, accent, width or trailing-space folding", () => {
+      // What a case- and accent-insensitive, pad-space collation (MySQL's and MariaDB's default)
+      // would match: each variant must find nothing.
+      const accented: Record<string, string> = { a: "à", c: "ç", e: "é", i: "í", o: "ó", u: "ú" };
+      const variants = (value: string) =>
+        [
+          value.toUpperCase(),
+          `${value} `,
+          `${value}\t`,
+          ` ${value}`,
+          value.replace(/[aceiou]/, (letter) => accented[letter] ?? letter),
+          // The first letter in its fullwidth form (U+FF41 for a).
+          value.replace(/[a-z]/, (letter) => String.fromCharCode(letter.charCodeAt(0) + 0xfee0)),
+        ].filter((variant) => variant !== value);
+
+      it("getUserByAccount, getAccount: provider and providerAccountId", async () => {
+        const user = await storedUser();
+        const providerAccountId = `abc-001-${randomUUID().slice(0, 8)}`;
+        const account = newAccount(user.id, { provider: "corp-oidc", providerAccountId });
+        await call.linkAccount(account);
+        expect((await call.getUserByAccount(account))?.id).toBe(user.id);
+        for (const variant of variants(providerAccountId)) {
+          expect(await call.getUserByAccount({ provider: "corp-oidc", providerAccountId: variant })).toBeNull();
+          expect(await call.getAccount(variant, "corp-oidc")).toBeNull();
+        }
+        for (const variant of variants("corp-oidc")) {
+          expect(await call.getUserByAccount({ provider: variant, providerAccountId })).toBeNull();
+        }
+      });
+
+      it("getSessionAndUser, updateSession: session tokens", async () => {
+        const user = await storedUser();
+        const sessionToken = `a${randomUUID()}`;
+        await call.createSession({ sessionToken, userId: user.id, expires: later(60_000) });
+        for (const variant of variants(sessionToken)) {
+          expect(await call.getSessionAndUser(variant)).toBeNull();
+          expect(await call.updateSession({ sessionToken: variant, expires: later(120_000) })).toBeFalsy();
+        }
+        expect((await call.getSessionAndUser(sessionToken))?.session.expires).toEqual(later(60_000));
+      });
+
+      it("useVerificationToken: identifier and token; a miss consumes nothing", async () => {
+        const token = newToken({ token: `a${randomUUID()}` });
+        await call.createVerificationToken(token);
+        for (const variant of variants(token.token)) {
+          expect(await call.useVerificationToken({ identifier: token.identifier, token: variant })).toBeNull();
+        }
+        for (const variant of variants(token.identifier)) {
+          expect(await call.useVerificationToken({ identifier: variant, token: token.token })).toBeNull();
+        }
+        expect(await call.useVerificationToken(token)).toEqual(token);
+      });
+
+      it("getUser, getUserByEmail, getAuthenticator: user ids, e-mail addresses, credential ids", async () => {
+        const user = await storedUser({ id: `a${randomUUID()}`, email: `ada-${randomUUID()}@example.com` });
+        const authenticator = newAuthenticator(user.id, { credentialID: `a${randomUUID()}` });
+        await call.createAuthenticator(authenticator);
+        for (const variant of variants(user.id)) expect(await call.getUser(variant)).toBeNull();
+        for (const variant of variants(user.email)) expect(await call.getUserByEmail(variant)).toBeNull();
+        for (const variant of variants(authenticator.credentialID)) {
+          expect(await call.getAuthenticator(variant)).toBeNull();
+        }
+        // And a second user whose e-mail differs only by an accent or a trailing space is a different user.
+        const lookalike = await storedUser({ email: user.email.replace(/a/, "à") });
+        expect((await call.getUserByEmail(lookalike.email))?.id).toBe(lookalike.id);
+        expect((await call.getUserByEmail(user.email))?.id).toBe(user.id);
+      });
+    });
+
+    describe("races: a deleted record never comes back", () => {
+      it("updateSession racing deleteSession, 100 sessions at once: every deleted session stays deleted", async () => {
+        const user = await storedUser();
+        const tokens = Array.from({ length: 100 }, () => randomUUID());
+        for (const sessionToken of tokens) {
+          await call.createSession({ sessionToken, userId: user.id, expires: later(60_000) });
+        }
+        const results = await atOnce(tokens.length * 3, (i) => {
+          const sessionToken = tokens[Math.floor(i / 3)] as string;
+          return i % 3 === 1
+            ? call.deleteSession(sessionToken)
+            : call.updateSession({ sessionToken, expires: later(3_600_000 + i) });
+        });
+        expect(results.filter((result) => result.status === "rejected")).toEqual([]);
+        for (const sessionToken of tokens) {
+          expect(await call.getSessionAndUser(sessionToken)).toBeNull();
+          if (probe()) expect(await probe()?.exists("session", sessionToken)).toBe(false);
+        }
+      });
+
+      it("updateUser racing deleteUser, 30 users at once: no user, e-mail or record comes back", async () => {
+        const users = await Promise.all(Array.from({ length: 30 }, () => storedUser()));
+        const newEmails = users.map((user) => `moved-${user.id}@example.com`);
+        const results = await atOnce(users.length * 3, (i) => {
+          const n = Math.floor(i / 3);
+          const user = users[n] as AdapterUser;
+          if (i % 3 === 1) return call.deleteUser(user.id);
+          return call.updateUser(i % 3 === 0 ? { id: user.id, name: "Renamed" } : { id: user.id, email: newEmails[n] });
+        });
+        // updateUser may reject (the user is gone); deleteUser never does.
+        for (const [i, result] of results.entries()) if (i % 3 === 1) expect(result.status).toBe("fulfilled");
+        for (const [n, user] of users.entries()) {
+          const email = newEmails[n] as string;
+          expect(await call.getUser(user.id)).toBeNull();
+          expect(await call.getUserByEmail(user.email)).toBeNull();
+          expect(await call.getUserByEmail(email)).toBeNull();
+          if (probe()) expect(await probe()?.recordsOf(user.id)).toBe(0);
+          // Neither address is still held by the deleted user.
+          await call.createUser(newUser({ email }));
+          await call.createUser(newUser({ email: user.email }));
+        }
+      });
+
+      it("updateAuthenticatorCounter: 50 at once all land on the record, and none revives a deleted one", async () => {
+        const user = await storedUser();
+        const authenticator = newAuthenticator(user.id, { counter: 1 });
+        await call.createAuthenticator(authenticator);
+        const counters = Array.from({ length: 50 }, (_, i) => 1000 + i);
+        const results = await atOnce(counters.length, (i) =>
+          call.updateAuthenticatorCounter(authenticator.credentialID, counters[i] as number),
+        );
+        expect(results.filter((result) => result.status === "rejected")).toEqual([]);
+        const stored = await call.getAuthenticator(authenticator.credentialID);
+        expect(counters).toContain(stored?.counter);
+        expect(stored).toEqual({ ...authenticator, counter: stored?.counter });
+
+        const doomed = await storedUser();
+        const doomedAuthenticator = newAuthenticator(doomed.id);
+        await call.createAuthenticator(doomedAuthenticator);
+        const raced = await atOnce(31, (i) =>
+          i === 15
+            ? call.deleteUser(doomed.id)
+            : call.updateAuthenticatorCounter(doomedAuthenticator.credentialID, 2000 + i),
+        );
+        expect(raced[15]?.status).toBe("fulfilled");
+        expect(await call.getAuthenticator(doomedAuthenticator.credentialID)).toBeNull();
+        expect(await call.listAuthenticatorsByUserId(doomed.id)).toEqual([]);
+        if (probe()) expect(await probe()?.exists("authenticator", doomedAuthenticator.credentialID)).toBe(false);
+      });
+    });
+
+    describe("storage stays bounded by what is live", () => {
+      it("creating a verification token sweeps the expired ones and keeps the live ones", async (ctx) => {
+        if (!probe()) return ctx.skip();
+        const live = [newToken(), newToken({ expires: later(86_400_000) })];
+        for (const token of live) await call.createVerificationToken(token);
+        // As an anonymous WebAuthn options request leaves them: one identifier, many tokens.
+        const expired = Array.from({ length: 40 }, (_, i) =>
+          newToken({
+            identifier: i % 2 ? "webauthn-challenge:passkey" : `ädà-${i}@example.com`,
+            expires: new Date(Date.now() - 1000 - i * 60_000),
+          }),
+        );
+        for (const token of expired) await call.createVerificationToken(token);
+        const fresh = newToken();
+        await call.createVerificationToken(fresh);
+        for (const token of expired) {
+          expect(await probe()?.exists("verificationToken", token.identifier, token.token)).toBe(false);
+        }
+        for (const token of [...live, fresh]) expect(await call.useVerificationToken(token)).toEqual(token);
+      });
+    });
+
     describe("transaction (when the adapter has one)", () => {
       it("commits the writes of work that succeeds", async (ctx) => {
         const transaction = fixture?.adapter.transaction;

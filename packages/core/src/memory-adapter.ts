@@ -1,8 +1,9 @@
 /**
  * An adapter that keeps everything in plain `Map`s in the memory of one process.
  *
- * **For tests and demos only, not for production**: records vanish when the process ends, are not
- * shared between processes, and expired records are removed only when they are read.
+ * **For tests and demos only, not for production**: records vanish when the process ends and are not
+ * shared between processes. Expired sessions are removed when they are read; expired verification
+ * tokens also whenever a new one is created.
  *
  * @example
  * ```ts
@@ -95,7 +96,8 @@ function isExpired(record: { expires: Date }): boolean {
  * change stored data by mutating what they passed or got), duplicate e-mails and accounts are
  * rejected as a database's unique indexes would, expired sessions and verification tokens read as
  * missing and are removed, a verification token is deleted by the read that returns it, and
- * deleting a user deletes its sessions, accounts and authenticators.
+ * deleting a user deletes its sessions, accounts and authenticators. Every method is `async`, so
+ * every failure is a rejected promise, never a synchronous throw (as Auth.js's adapter suite expects).
  *
  * **For tests and demos only, not for production.**
  *
@@ -118,7 +120,7 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
   }
 
   return {
-    createUser(user) {
+    async createUser(user) {
       if (users.has(user.id)) throw new Error(`MemoryAdapter: a user with id ${user.id} already exists`);
       if (user.email != null && findUserByEmail(user.email)) {
         throw new Error("MemoryAdapter: a user with this e-mail already exists");
@@ -126,20 +128,20 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
       users.set(user.id, copy(user));
       return copy(user);
     },
-    getUser(id) {
+    async getUser(id) {
       const user = users.get(id);
       return user ? copy(user) : null;
     },
-    getUserByEmail(email) {
+    async getUserByEmail(email) {
       const user = findUserByEmail(email);
       return user ? copy(user) : null;
     },
-    getUserByAccount({ provider, providerAccountId }) {
+    async getUserByAccount({ provider, providerAccountId }) {
       const account = accounts.get(memoryAccountKey(provider, providerAccountId));
       const user = account && users.get(account.userId);
       return user ? copy(user) : null;
     },
-    updateUser(patch) {
+    async updateUser(patch) {
       const user = users.get(patch.id);
       if (!user) throw new Error(`MemoryAdapter: no user with id ${patch.id}`);
       if (patch.email != null && patch.email !== user.email) {
@@ -150,7 +152,7 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
       users.set(updated.id, updated);
       return copy(updated);
     },
-    deleteUser(userId) {
+    async deleteUser(userId) {
       const user = users.get(userId);
       for (const [token, session] of sessions) if (session.userId === userId) sessions.delete(token);
       for (const [key, account] of accounts) if (account.userId === userId) accounts.delete(key);
@@ -158,28 +160,28 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
       users.delete(userId);
       return user ? copy(user) : null;
     },
-    linkAccount(account) {
+    async linkAccount(account) {
       const key = memoryAccountKey(account.provider, account.providerAccountId);
       if (accounts.has(key)) throw new Error("MemoryAdapter: this account is already linked");
       accounts.set(key, copy(account));
       return copy(account);
     },
-    unlinkAccount({ provider, providerAccountId }) {
+    async unlinkAccount({ provider, providerAccountId }) {
       const key = memoryAccountKey(provider, providerAccountId);
       const account = accounts.get(key);
       accounts.delete(key);
       return account ? copy(account) : undefined;
     },
-    getAccount(providerAccountId, provider) {
+    async getAccount(providerAccountId, provider) {
       const account = accounts.get(memoryAccountKey(provider, providerAccountId));
       return account ? copy(account) : null;
     },
-    createSession(session) {
+    async createSession(session) {
       if (sessions.has(session.sessionToken)) throw new Error("MemoryAdapter: this session token already exists");
       sessions.set(session.sessionToken, copy(session));
       return copy(session);
     },
-    getSessionAndUser(sessionToken) {
+    async getSessionAndUser(sessionToken) {
       const session = sessions.get(sessionToken);
       if (!session) return null;
       if (isExpired(session)) {
@@ -189,44 +191,47 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
       const user = users.get(session.userId);
       return user ? { session: copy(session), user: copy(user) } : null;
     },
-    updateSession(patch) {
+    async updateSession(patch) {
       const session = sessions.get(patch.sessionToken);
       if (!session) return null;
       const updated = { ...session, ...defined(copy(patch)) };
       sessions.set(updated.sessionToken, updated);
       return copy(updated);
     },
-    deleteSession(sessionToken) {
+    async deleteSession(sessionToken) {
       const session = sessions.get(sessionToken);
       sessions.delete(sessionToken);
       return session ? copy(session) : null;
     },
-    createVerificationToken(token) {
+    async createVerificationToken(token) {
+      // Anyone can make the core create a token (a WebAuthn options request needs no session):
+      // dropping the expired ones here keeps the map as large as what is still live.
+      for (const [key, stored] of verificationTokens) if (isExpired(stored)) verificationTokens.delete(key);
       verificationTokens.set(memoryTokenKey(token.identifier, token.token), copy(token));
       return copy(token);
     },
-    useVerificationToken({ identifier, token }) {
-      // Read and delete in one synchronous step: no other call can run in between.
+    async useVerificationToken({ identifier, token }) {
+      // Read and delete with no await in between: no other call can run in between.
       const key = memoryTokenKey(identifier, token);
       const found = verificationTokens.get(key);
       verificationTokens.delete(key);
       return found && !isExpired(found) ? copy(found) : null;
     },
-    getAuthenticator(credentialID) {
+    async getAuthenticator(credentialID) {
       const authenticator = authenticators.get(credentialID);
       return authenticator ? copy(authenticator) : null;
     },
-    createAuthenticator(authenticator) {
+    async createAuthenticator(authenticator) {
       if (authenticators.has(authenticator.credentialID)) {
         throw new Error("MemoryAdapter: an authenticator with this credential id already exists");
       }
       authenticators.set(authenticator.credentialID, copy(authenticator));
       return copy(authenticator);
     },
-    listAuthenticatorsByUserId(userId) {
+    async listAuthenticatorsByUserId(userId) {
       return [...authenticators.values()].filter((a) => a.userId === userId).map(copy);
     },
-    updateAuthenticatorCounter(credentialID, newCounter) {
+    async updateAuthenticatorCounter(credentialID, newCounter) {
       const authenticator = authenticators.get(credentialID);
       if (!authenticator) throw new Error(`MemoryAdapter: no authenticator with credential id ${credentialID}`);
       authenticator.counter = newCounter;

@@ -62,6 +62,11 @@ export interface RedisTransaction {
  *       exec: () => multi.exec(),
  *     }
  *   },
+ *   eval: (script, numkeys, ...args) =>
+ *     client.eval(script, {
+ *       keys: args.slice(0, numkeys).map(String),
+ *       arguments: args.slice(numkeys).map(String),
+ *     }),
  * }
  * const adapter = RedisAdapter(redis)
  * ```
@@ -75,6 +80,12 @@ export interface RedisLike {
   set(key: string, value: string, nx: "NX"): Promise<string | null>;
   /** Starts a `MULTI` transaction. */
   multi(): RedisTransaction;
+  /**
+   * `EVAL script numkeys key... arg...`: runs a Lua script atomically. The adapter's scripts
+   * compare a record with what it read and write only if it is unchanged, so that a write never
+   * undoes a concurrent delete (`WATCH` cannot do this on a connection that concurrent calls share).
+   */
+  eval(script: string, numkeys: number, ...keysAndArgs: (string | number)[]): Promise<unknown>;
 }
 
 /** Options of {@link RedisAdapter}. */
@@ -143,13 +154,90 @@ async function run(transaction: RedisTransaction): Promise<void> {
   }
 }
 
+// Compare-and-set scripts. Each checks that a record still holds the JSON the adapter read (GET of
+// a missing key is `false` in Lua, which equals no string) and only then writes, all in one atomic
+// step: a concurrent delete makes the write a no-op instead of bringing the record back. They
+// answer 1 when they wrote, 0 when the record changed or vanished (the caller reads it again).
+
+/** KEYS: session, old owner's session set, new owner's session set. ARGV: read, new, PXAT, token. */
+const updateSessionScript = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PXAT', ARGV[3])
+if KEYS[2] ~= KEYS[3] then
+  redis.call('SREM', KEYS[2], ARGV[4])
+  redis.call('SADD', KEYS[3], ARGV[4])
+end
+return 1`;
+
+/**
+ * KEYS: user, old e-mail index, new e-mail index (the user key when there is none).
+ * ARGV: read, new, user id, "1" to claim the new address, "1" to release the old one.
+ * Answers -1 when the new address belongs to another user.
+ */
+const updateUserScript = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[4] == '1' then
+  local owner = redis.call('GET', KEYS[3])
+  if owner and owner ~= ARGV[3] then return -1 end
+  redis.call('SET', KEYS[3], ARGV[3])
+end
+if ARGV[5] == '1' and redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('DEL', KEYS[2]) end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1`;
+
+/** KEYS: record. ARGV: read, new. Keeps no TTL (authenticators have none). */
+const replaceScript = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1`;
+
+/**
+ * KEYS: user, e-mail index (the user key when there is none). ARGV: read, user id. Deletes the
+ * user and the e-mail index entry if it still points at this user.
+ */
+const deleteUserScript = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+if redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
+return 1`;
+
+/** KEYS: a user's session set, then the key of each listed token. ARGV: the tokens. */
+const pruneSessionsScript = `
+for i, token in ipairs(ARGV) do
+  if redis.call('EXISTS', KEYS[i + 1]) == 0 then redis.call('SREM', KEYS[1], token) end
+end
+return 1`;
+
+/**
+ * How often a compare-and-set is tried before giving up. Each failed try means another write
+ * landed, so this is only reached under a storm of writes to one record.
+ */
+const maxAttempts = 100;
+
+/** Marks a compare-and-set that lost to a concurrent write: read again and retry. */
+const changed = Symbol("changed");
+
+/**
+ * Runs `attempt` (read, compute, compare-and-set) until it does not answer {@link changed}.
+ * Each retry means another call's write landed, so the calls as a whole always progress.
+ */
+async function retrying<T>(what: string, attempt: () => Promise<T | typeof changed>): Promise<T> {
+  for (let tries = 0; tries < maxAttempts; tries++) {
+    const result = await attempt();
+    if (result !== changed) return result;
+  }
+  throw new Error(`@latchkey/redis-adapter: ${what}: the record kept changing during ${maxAttempts} attempts`);
+}
+
 /**
  * Creates a Latchkey adapter over a Redis client (see {@link RedisLike}). Needs Redis 6.2 or later
  * (`GETDEL`, `SET ... PXAT`). Records are JSON strings; sessions and verification tokens carry a
  * TTL from their `expires`; `useVerificationToken` is one `GETDEL`, so of concurrent calls exactly
  * one wins; `createUser`, `linkAccount` and `createAuthenticator` reject a taken e-mail, account
  * or credential id (`SET ... NX`); every write of a record together with its index entries is one
- * `MULTI`. There is no `transaction()`: Redis has no rollback.
+ * `MULTI`; updates and `deleteUser` are compare-and-set Lua scripts, so an update racing a delete
+ * never brings the record back. Expired tokens leave a user's session set when the user signs in
+ * again. There is no `transaction()`: Redis has no rollback.
  *
  * @param client An ioredis client, or any object with the commands of {@link RedisLike}.
  * @param options The key prefix.
@@ -217,43 +305,58 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
       const account = await getAccount(provider, providerAccountId);
       return account ? getUser(account.userId) : null;
     },
-    async updateUser(patch) {
-      const user = await getUser(patch.id);
-      if (!user) throw new Error(`@latchkey/redis-adapter: updateUser: no user with id ${patch.id}`);
-      const updated: AdapterUser = { ...user, ...defined(patch) };
-      const emailChanged = updated.email !== user.email;
-      if (emailChanged && updated.email != null) {
-        await claim(key.userByEmail(updated.email), updated.id, "a user with this e-mail already exists");
-      }
-      const transaction = client.multi();
-      transaction.set(key.user(updated.id), JSON.stringify(updated));
-      if (emailChanged && user.email != null) transaction.del(key.userByEmail(user.email));
-      if (emailChanged && updated.email != null) await runOrRelease(transaction, key.userByEmail(updated.email));
-      else await run(transaction);
-      return updated;
+    updateUser(patch) {
+      const userKey = key.user(patch.id);
+      return retrying("updateUser", async () => {
+        const json = await client.get(userKey);
+        if (!json) throw new Error(`@latchkey/redis-adapter: updateUser: no user with id ${patch.id}`);
+        const user = reviveUser(json);
+        const updated: AdapterUser = { ...user, ...defined(patch) };
+        const emailChanged = updated.email !== user.email;
+        const claiming = emailChanged && updated.email != null;
+        const releasing = emailChanged && user.email != null;
+        const written = await client.eval(
+          updateUserScript,
+          3,
+          userKey,
+          releasing ? key.userByEmail(user.email) : userKey,
+          claiming ? key.userByEmail(updated.email) : userKey,
+          json,
+          JSON.stringify(updated),
+          updated.id,
+          claiming ? "1" : "0",
+          releasing ? "1" : "0",
+        );
+        if (Number(written) === -1) throw new Error("@latchkey/redis-adapter: a user with this e-mail already exists");
+        return Number(written) === 1 ? updated : changed;
+      });
     },
     async deleteUser(userId) {
-      const user = await getUser(userId);
+      const userKey = key.user(userId);
+      // The user record and its e-mail index entry go in one compare-and-set, so that an updateUser
+      // that moved the address meanwhile cannot leave the new entry pointing at a deleted user.
+      const user = await retrying("deleteUser", async () => {
+        const json = await client.get(userKey);
+        if (!json) return null;
+        const found = reviveUser(json);
+        const emailKey = found.email != null ? key.userByEmail(found.email) : userKey;
+        const deleted = await client.eval(deleteUserScript, 2, userKey, emailKey, json, userId);
+        return Number(deleted) === 1 ? found : changed;
+      });
       const [sessionTokens, accountKeys, credentialIDs] = await Promise.all([
         client.smembers(key.userSessions(userId)),
         client.smembers(key.userAccounts(userId)),
         client.smembers(key.userAuthenticators(userId)),
       ]);
-      const keys = [
-        key.user(userId),
+      const transaction = client.multi();
+      transaction.del(
         key.userSessions(userId),
         key.userAccounts(userId),
         key.userAuthenticators(userId),
         ...sessionTokens.map(key.session),
         ...accountKeys,
         ...credentialIDs.map(key.authenticator),
-      ];
-      // The e-mail index only if it still points at this user.
-      if (user?.email != null && (await client.get(key.userByEmail(user.email))) === userId) {
-        keys.push(key.userByEmail(user.email));
-      }
-      const transaction = client.multi();
-      transaction.del(...keys);
+      );
       await run(transaction);
       return user;
     },
@@ -277,10 +380,17 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
     },
     getAccount: (providerAccountId, provider) => getAccount(provider, providerAccountId),
     async createSession(session) {
+      const sessionsKey = key.userSessions(session.userId);
       const transaction = client.multi();
       transaction.set(key.session(session.sessionToken), JSON.stringify(session), "PXAT", session.expires.getTime());
-      transaction.sadd(key.userSessions(session.userId), session.sessionToken);
+      transaction.sadd(sessionsKey, session.sessionToken);
       await run(transaction);
+      // Redis expires session keys but not their tokens in the user's set: drop the tokens whose
+      // session is gone, so the set stays as large as the user's live sessions.
+      const tokens = (await client.smembers(sessionsKey)).filter((token) => token !== session.sessionToken);
+      if (tokens.length > 0) {
+        await client.eval(pruneSessionsScript, tokens.length + 1, sessionsKey, ...tokens.map(key.session), ...tokens);
+      }
       return { ...session, expires: new Date(session.expires.getTime()) };
     },
     async getSessionAndUser(sessionToken) {
@@ -290,18 +400,26 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
       const user = await getUser(session.userId);
       return user ? { session, user } : null;
     },
-    async updateSession(patch) {
-      const session = await getSession(patch.sessionToken);
-      if (!session) return null;
-      const updated: AdapterSession = { ...session, ...defined(patch) };
-      const transaction = client.multi();
-      transaction.set(key.session(updated.sessionToken), JSON.stringify(updated), "PXAT", updated.expires.getTime());
-      if (updated.userId !== session.userId) {
-        transaction.srem(key.userSessions(session.userId), session.sessionToken);
-        transaction.sadd(key.userSessions(updated.userId), session.sessionToken);
-      }
-      await run(transaction);
-      return updated;
+    updateSession(patch) {
+      const sessionKey = key.session(patch.sessionToken);
+      return retrying("updateSession", async () => {
+        const json = await client.get(sessionKey);
+        if (!json) return null;
+        const session = reviveWithExpiry<AdapterSession>(json);
+        const updated: AdapterSession = { ...session, ...defined(patch) };
+        const written = await client.eval(
+          updateSessionScript,
+          3,
+          sessionKey,
+          key.userSessions(session.userId),
+          key.userSessions(updated.userId),
+          json,
+          JSON.stringify(updated),
+          updated.expires.getTime(),
+          session.sessionToken,
+        );
+        return Number(written) === 1 ? updated : changed;
+      });
     },
     async deleteSession(sessionToken) {
       const session = await getSession(sessionToken);
@@ -342,16 +460,17 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
       const authenticators = await Promise.all(credentialIDs.map(getAuthenticator));
       return authenticators.filter((authenticator) => authenticator !== null);
     },
-    async updateAuthenticatorCounter(credentialID, newCounter) {
-      const authenticator = await getAuthenticator(credentialID);
-      if (!authenticator) {
-        throw new Error(`@latchkey/redis-adapter: updateAuthenticatorCounter: no authenticator ${credentialID}`);
-      }
-      const updated = { ...authenticator, counter: newCounter };
-      const transaction = client.multi();
-      transaction.set(key.authenticator(credentialID), JSON.stringify(updated));
-      await run(transaction);
-      return updated;
+    updateAuthenticatorCounter(credentialID, newCounter) {
+      const authenticatorKey = key.authenticator(credentialID);
+      return retrying("updateAuthenticatorCounter", async () => {
+        const json = await client.get(authenticatorKey);
+        if (!json) {
+          throw new Error(`@latchkey/redis-adapter: updateAuthenticatorCounter: no authenticator ${credentialID}`);
+        }
+        const updated = { ...(JSON.parse(json) as AdapterAuthenticator), counter: newCounter };
+        const written = await client.eval(replaceScript, 1, authenticatorKey, json, JSON.stringify(updated));
+        return Number(written) === 1 ? updated : changed;
+      });
     },
   };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type RecordKind, runAdapterConformance } from "@latchkey/adapter-test";
 import { serviceAvailable } from "@latchkey/adapter-test/services";
-import { RedisAdapter, redisKeys } from "@latchkey/redis-adapter";
+import { RedisAdapter, type RedisLike, redisKeys } from "@latchkey/redis-adapter";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -117,5 +117,208 @@ describe.skipIf(!redisUp)("RedisAdapter storage", () => {
     await RedisAdapter(client, { prefix }).createUser?.({ id: "u3", email: "u3@example.com", emailVerified: null });
     expect(await RedisAdapter(client, { prefix: otherPrefix }).getUser?.("u3")).toBeNull();
     expect(await RedisAdapter(client, { prefix: otherPrefix }).getUserByEmail?.("u3@example.com")).toBeNull();
+  });
+});
+
+describe.skipIf(!redisUp)("RedisAdapter races: a write never undoes a concurrent delete", () => {
+  const prefix = `latchkey-test:${randomUUID()}:`;
+  const key = redisKeys(prefix);
+  let client: Redis;
+  beforeAll(() => {
+    client = new Redis(url);
+  });
+  afterAll(async () => {
+    await removeKeysUnder(client, prefix);
+    await client.quit();
+  });
+
+  /**
+   * The real client, except that the first read of `target` runs `between` (another request's
+   * delete) after Redis answered and before the adapter sees the answer: the widest race window,
+   * every time instead of 6 times in 100.
+   */
+  function interleaved(target: string, between: () => Promise<unknown>): RedisLike {
+    let fired = false;
+    return {
+      get: async (name) => {
+        const value = await client.get(name);
+        if (name === target && !fired) {
+          fired = true;
+          await between();
+        }
+        return value;
+      },
+      getdel: (name) => client.getdel(name),
+      smembers: (name) => client.smembers(name),
+      set: (name, value, nx) => client.set(name, value, nx),
+      multi: () => client.multi(),
+      eval: (script, numkeys, ...args) => client.eval(script, numkeys, ...args),
+    };
+  }
+
+  it("updateSession after a sign-out's delete read the session: the session stays deleted", async () => {
+    const plain = RedisAdapter(client, { prefix });
+    await plain.createUser?.({ id: "u-race", email: "race@example.com", emailVerified: null });
+    await plain.createSession?.({ sessionToken: "s-race", userId: "u-race", expires: new Date(Date.now() + 60_000) });
+    const racing = RedisAdapter(
+      interleaved(key.session("s-race"), () => plain.deleteSession?.("s-race") as Promise<unknown>),
+      { prefix },
+    );
+    expect(
+      await racing.updateSession?.({ sessionToken: "s-race", expires: new Date(Date.now() + 3_600_000) }),
+    ).toBeNull();
+    expect(await client.exists(key.session("s-race"))).toBe(0);
+    expect(await client.smembers(key.userSessions("u-race"))).toEqual([]);
+  });
+
+  it("100 rounds of updateSession racing deleteSession: no deleted session comes back (PTTL -2)", async () => {
+    const adapter = RedisAdapter(client, { prefix });
+    for (let round = 0; round < 100; round++) {
+      const sessionToken = `round-${round}-${randomUUID()}`;
+      await adapter.createSession?.({ sessionToken, userId: "u-rounds", expires: new Date(Date.now() + 60_000) });
+      await Promise.all([
+        adapter.updateSession?.({ sessionToken, expires: new Date(Date.now() + 3_600_000) }),
+        adapter.deleteSession?.(sessionToken),
+      ]);
+      expect(await client.pttl(key.session(sessionToken))).toBe(-2);
+    }
+    expect(await client.smembers(key.userSessions("u-rounds"))).toEqual([]);
+  });
+
+  it("updateUser after deleteUser read the user: no user and no e-mail index entry come back", async () => {
+    const plain = RedisAdapter(client, { prefix });
+    await plain.createUser?.({ id: "u-del", email: "del@example.com", emailVerified: null });
+    const racing = RedisAdapter(
+      interleaved(key.user("u-del"), () => plain.deleteUser?.("u-del") as Promise<unknown>),
+      { prefix },
+    );
+    await expect(racing.updateUser?.({ id: "u-del", email: "moved@example.com" })).rejects.toThrow(/no user/);
+    for (const name of [key.user("u-del"), key.userByEmail("del@example.com"), key.userByEmail("moved@example.com")]) {
+      expect(await client.exists(name)).toBe(0);
+    }
+  });
+
+  it("deleteUser after updateUser moved the address: the new e-mail index entry goes too", async () => {
+    const plain = RedisAdapter(client, { prefix });
+    await plain.createUser?.({ id: "u-move", email: "before@example.com", emailVerified: null });
+    const racing = RedisAdapter(
+      interleaved(
+        key.user("u-move"),
+        () => plain.updateUser?.({ id: "u-move", email: "after@example.com" }) as Promise<unknown>,
+      ),
+      { prefix },
+    );
+    expect((await racing.deleteUser?.("u-move"))?.email).toBe("after@example.com");
+    for (const name of [
+      key.user("u-move"),
+      key.userByEmail("before@example.com"),
+      key.userByEmail("after@example.com"),
+    ]) {
+      expect(await client.exists(name)).toBe(0);
+    }
+  });
+
+  it("updateUser never takes an address another user claimed meanwhile", async () => {
+    const plain = RedisAdapter(client, { prefix });
+    await plain.createUser?.({ id: "u-slow", email: "slow@example.com", emailVerified: null });
+    const racing = RedisAdapter(
+      interleaved(
+        key.user("u-slow"),
+        () =>
+          plain.createUser?.({ id: "u-fast", email: "wanted@example.com", emailVerified: null }) as Promise<unknown>,
+      ),
+      { prefix },
+    );
+    await expect(racing.updateUser?.({ id: "u-slow", email: "wanted@example.com" })).rejects.toThrow(/already exists/);
+    expect(await client.get(key.userByEmail("wanted@example.com"))).toBe("u-fast");
+    expect((await plain.getUser?.("u-slow"))?.email).toBe("slow@example.com");
+    expect(await client.get(key.userByEmail("slow@example.com"))).toBe("u-slow");
+  });
+
+  it("updateAuthenticatorCounter after deleteUser read the authenticator: it stays deleted", async () => {
+    const plain = RedisAdapter(client, { prefix });
+    await plain.createUser?.({ id: "u-key", email: "key@example.com", emailVerified: null });
+    const authenticator = {
+      credentialID: "cred-race",
+      userId: "u-key",
+      providerAccountId: "cred-race",
+      credentialPublicKey: "pQECAyYgASFYIDx2",
+      counter: 1,
+      credentialDeviceType: "singleDevice",
+      credentialBackedUp: false,
+      transports: null,
+    };
+    await plain.createAuthenticator?.(authenticator);
+    const racing = RedisAdapter(
+      interleaved(key.authenticator("cred-race"), () => plain.deleteUser?.("u-key") as Promise<unknown>),
+      { prefix },
+    );
+    await expect(racing.updateAuthenticatorCounter?.("cred-race", 2)).rejects.toThrow(/no authenticator/);
+    expect(await client.exists(key.authenticator("cred-race"))).toBe(0);
+  });
+
+  it("a later counter update wins over the value read before it, not the other way round", async () => {
+    const plain = RedisAdapter(client, { prefix });
+    await plain.createAuthenticator?.({
+      credentialID: "cred-order",
+      userId: "u-order",
+      providerAccountId: "cred-order",
+      credentialPublicKey: "pQECAyYgASFYIDx2",
+      counter: 1,
+      credentialDeviceType: "singleDevice",
+      credentialBackedUp: false,
+      transports: null,
+    });
+    const racing = RedisAdapter(
+      interleaved(
+        key.authenticator("cred-order"),
+        () => plain.updateAuthenticatorCounter?.("cred-order", 7) as Promise<unknown>,
+      ),
+      { prefix },
+    );
+    // The racing call read counter 1, then lost the compare-and-set to the write of 7: it read
+    // again and wrote its own value over 7, with every other field as stored.
+    expect((await racing.updateAuthenticatorCounter?.("cred-order", 8))?.counter).toBe(8);
+    expect(JSON.parse((await client.get(key.authenticator("cred-order"))) ?? "{}").counter).toBe(8);
+  });
+});
+
+describe.skipIf(!redisUp)("RedisAdapter storage stays bounded by what is live", () => {
+  const prefix = `latchkey-test:${randomUUID()}:`;
+  const key = redisKeys(prefix);
+  let client: Redis;
+  beforeAll(() => {
+    client = new Redis(url);
+  });
+  afterAll(async () => {
+    await removeKeysUnder(client, prefix);
+    await client.quit();
+  });
+
+  it("expired verification tokens are gone from Redis itself, without a read", async () => {
+    const adapter = RedisAdapter(client, { prefix });
+    const tokens = Array.from({ length: 200 }, (_, i) => ({
+      identifier: "webauthn-challenge:passkey",
+      token: `expired-${i}`,
+      expires: new Date(Date.now() - 1 - i),
+    }));
+    for (const token of tokens) await adapter.createVerificationToken?.(token);
+    expect(await keysUnder(client, key.verificationToken("webauthn-challenge:passkey", ""))).toEqual([]);
+  });
+
+  it("a sign-in drops the tokens of the user's expired and deleted sessions from the user's set", async () => {
+    const adapter = RedisAdapter(client, { prefix });
+    const expired = Array.from({ length: 30 }, (_, i) => `expired-${i}`);
+    for (const sessionToken of expired) {
+      await adapter.createSession?.({ sessionToken, userId: "u-prune", expires: new Date(Date.now() - 1) });
+    }
+    await adapter.createSession?.({
+      sessionToken: "signed-out",
+      userId: "u-prune",
+      expires: new Date(Date.now() + 60_000),
+    });
+    await client.del(key.session("signed-out")); // as if gone by some other way than deleteSession
+    await adapter.createSession?.({ sessionToken: "live", userId: "u-prune", expires: new Date(Date.now() + 60_000) });
+    expect(await client.smembers(key.userSessions("u-prune"))).toEqual(["live"]);
   });
 });

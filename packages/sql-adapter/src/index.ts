@@ -58,6 +58,13 @@ const authenticatorColumns = [
   "transports",
 ] as const;
 
+/**
+ * How many expired verification tokens one `createVerificationToken` deletes at most. Each creation
+ * adds one row and removes up to this many expired ones, so the table stays as large as what is
+ * live, and a backlog (from before the sweep existed) drains without one long-locking delete.
+ */
+const sweepBatch = 500;
+
 function isExpired(expires: Date): boolean {
   return expires.getTime() <= Date.now();
 }
@@ -183,6 +190,48 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
         .executeTakeFirstOrThrow();
       return numDeletedRows === 1n ? row : undefined;
     });
+  }
+
+  /**
+   * Deletes up to {@link sweepBatch} expired verification tokens, oldest first, through the index
+   * on `expires`. Anonymous requests create tokens (WebAuthn options need no session), so without
+   * this the table grows with every request. Best effort: a failure (a lock conflict with a
+   * concurrent sweep) is logged and the next creation sweeps again. Skipped inside a transaction,
+   * where a failed statement would abort the caller's work on PostgreSQL.
+   */
+  async function sweepExpiredTokens(): Promise<void> {
+    if (db.isTransaction) return;
+    const now = c.date(new Date());
+    try {
+      if (dialect === "mysql") {
+        await db
+          .deleteFrom(t.verificationTokens)
+          .where("expires", "<=", now)
+          .orderBy("expires")
+          .limit(sweepBatch)
+          .execute();
+        return;
+      }
+      // PostgreSQL and SQLite have no DELETE ... LIMIT: delete the keys a bounded select finds. On
+      // PostgreSQL, SKIP LOCKED leaves rows another sweep is deleting to that sweep.
+      let expired = db
+        .selectFrom(t.verificationTokens)
+        .select(["identifier", "token"])
+        .where("expires", "<=", now)
+        .orderBy("expires")
+        .limit(sweepBatch);
+      if (dialect === "postgres") expired = expired.forUpdate().skipLocked();
+      await db
+        .deleteFrom(t.verificationTokens)
+        .where((eb) => eb(eb.refTuple("identifier", "token"), "in", expired))
+        .execute();
+    } catch (error) {
+      console.warn(
+        `[latchkey][sql-adapter] sweeping expired verification tokens failed (the next creation retries): ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      );
+    }
   }
 
   const adapter: Adapter = {
@@ -325,6 +374,7 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
         .insertInto(t.verificationTokens)
         .values({ identifier, token, expires: c.date(expires) })
         .execute();
+      await sweepExpiredTokens();
       return { identifier, token, expires: new Date(expires.getTime()) };
     },
     async useVerificationToken({ identifier, token }) {
@@ -382,11 +432,13 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
  * Creates a Latchkey adapter over a Kysely instance for SQLite, PostgreSQL or MySQL/MariaDB. Run
  * {@link migrate} once first. Records read back exactly as written in every dialect (SQLite's
  * text dates and integer booleans are converted back); expired sessions and verification tokens
- * read as missing and are deleted; `useVerificationToken` consumes a token atomically (`DELETE
+ * read as missing and are deleted, and each `createVerificationToken` also deletes up to 500 expired
+ * tokens (so anonymous requests cannot grow the table); `useVerificationToken` consumes a token atomically (`DELETE
  * ... RETURNING`, on MySQL `SELECT ... FOR UPDATE` then `DELETE` in a transaction); `deleteUser`
  * deletes the user's sessions, accounts and authenticators in the same transaction; `transaction`
  * runs work in a Kysely transaction. With mysql2, give the pool `timezone: "Z"` so that DATETIME
- * values mean UTC whatever the server's time zone.
+ * values mean UTC whatever the server's time zone. Keys compare bytes in every dialect once
+ * {@link migrate} has run (on MySQL/MariaDB it gives key columns a NO PAD byte collation).
  *
  * @param db A `Kysely` instance (kysely 0.28) with `SqliteDialect`, `PostgresDialect` or `MysqlDialect`.
  * @param options Other table names (see {@link SqlOptions}).

@@ -95,12 +95,128 @@ interface ColumnTypes {
 
 // SQLite has no date or boolean type: dates are ISO 8601 text (as the Auth.js Kysely adapter
 // writes them, and they sort as text), booleans 0 and 1. MySQL cannot index TEXT, so keys are
-// VARCHAR(255), small enough for a two-column utf8mb4 unique index.
-const columnTypes: Record<DialectName, ColumnTypes> = {
-  sqlite: { key: "text", text: "text", date: "text", bool: "integer", bigint: "integer" },
-  postgres: { key: "text", text: "text", date: "timestamptz", bool: "boolean", bigint: "bigint" },
-  mysql: { key: "varchar(255)", text: "text", date: "datetime(3)", bool: "boolean", bigint: "bigint" },
-};
+// VARCHAR(255), small enough for a two-column utf8mb4 unique index. SQLite's and PostgreSQL's
+// text compares bytes; MySQL's keys get a byte collation (see binaryCollation).
+function columnTypes(dialect: DialectName, collation: string): ColumnTypes {
+  if (dialect === "sqlite") return { key: "text", text: "text", date: "text", bool: "integer", bigint: "integer" };
+  if (dialect === "postgres") {
+    return { key: "text", text: "text", date: "timestamptz", bool: "boolean", bigint: "bigint" };
+  }
+  return {
+    key: `varchar(255) character set utf8mb4 collate ${collation}`,
+    text: "text",
+    date: "datetime(3)",
+    bool: "boolean",
+    bigint: "bigint",
+  };
+}
+
+/**
+ * The collation MySQL and MariaDB key columns need. Their default (`utf8mb4_general_ci`,
+ * `utf8mb4_0900_ai_ci`) ignores case, accents and trailing spaces, so `ÀBC-001 ` would find the
+ * account of `abc-001` and a session token would match with a space appended. `utf8mb4_bin` still
+ * ignores trailing spaces (PAD SPACE); the NO PAD byte collations do not: MariaDB 10.2+
+ * `utf8mb4_nopad_bin`, MySQL 8 `utf8mb4_0900_bin`. Older servers get `utf8mb4_bin`.
+ */
+async function binaryCollation(db: AnyKysely): Promise<string> {
+  const { rows } = await sql<{ name: string }>`select collation_name as name from information_schema.collations
+    where collation_name in ('utf8mb4_nopad_bin', 'utf8mb4_0900_bin')`.execute(db);
+  const names = new Set(rows.map((row) => String(row.name)));
+  for (const name of ["utf8mb4_nopad_bin", "utf8mb4_0900_bin"]) if (names.has(name)) return name;
+  return "utf8mb4_bin";
+}
+
+/** The columns created with the `key` type: on MySQL each must have the byte collation. */
+function keyColumns(t: TableNames): [string, string[]][] {
+  return [
+    [t.users, ["id", "email"]],
+    [t.accounts, ["userId", "type", "provider", "providerAccountId"]],
+    [t.sessions, ["sessionToken", "userId"]],
+    [t.verificationTokens, ["identifier", "token"]],
+    [t.authenticators, ["credentialID", "userId", "providerAccountId", "credentialDeviceType"]],
+  ];
+}
+
+interface ForeignKey {
+  name: string;
+  table: string;
+  column: string;
+  referencedTable: string;
+  referencedColumn: string;
+  onDelete: string;
+}
+
+async function foreignKeys(db: AnyKysely, tables: string[]): Promise<ForeignKey[]> {
+  const { rows } = await sql<Record<string, unknown>>`select k.constraint_name as name, k.table_name as tbl,
+      k.column_name as col, k.referenced_table_name as rtbl, k.referenced_column_name as rcol,
+      r.delete_rule as rule
+    from information_schema.key_column_usage k
+    join information_schema.referential_constraints r
+      on r.constraint_schema = k.constraint_schema and r.constraint_name = k.constraint_name
+        and r.table_name = k.table_name
+    where k.table_schema = database() and k.referenced_table_name is not null
+      and (k.table_name in (${sql.join(tables)}) or k.referenced_table_name in (${sql.join(tables)}))`.execute(db);
+  return rows.map((row) => ({
+    name: String(row.name),
+    table: String(row.tbl),
+    column: String(row.col),
+    referencedTable: String(row.rtbl),
+    referencedColumn: String(row.rcol),
+    onDelete: String(row.rule),
+  }));
+}
+
+const onDeleteRules = new Set(["CASCADE", "SET NULL", "RESTRICT", "NO ACTION", "SET DEFAULT"]);
+
+/**
+ * MySQL/MariaDB: gives every key column of tables made before (by an older Latchkey, by the Auth.js
+ * Kysely adapter, by hand) the byte collation. Neither server lets a column in a foreign key change
+ * collation, so the foreign keys on these columns are dropped, the columns changed (one ALTER per
+ * table) and the foreign keys added back as they were.
+ */
+async function migrateKeyCollation(db: AnyKysely, t: TableNames, collation: string, done: string[]): Promise<void> {
+  const id = (name: string) => sql.id(name);
+  const tables = keyColumns(t).map(([table]) => table);
+  const { rows } = await sql<Record<string, unknown>>`select table_name as tbl, column_name as col,
+      column_type as type, is_nullable as nullable, collation_name as coll
+    from information_schema.columns
+    where table_schema = database() and table_name in (${sql.join(tables)})`.execute(db);
+  const changes = new Map<string, { column: string; type: string; nullable: boolean }[]>();
+  for (const [table, columns] of keyColumns(t)) {
+    for (const column of columns) {
+      const row = rows.find((r) => String(r.tbl) === table && String(r.col) === column);
+      // A column another tool made non-textual (an integer id) has no collation to change.
+      if (!row || row.coll == null || String(row.coll) === collation) continue;
+      const list = changes.get(table) ?? [];
+      list.push({ column, type: String(row.type), nullable: String(row.nullable) === "YES" });
+      changes.set(table, list);
+    }
+  }
+  const changed = (table: string, column: string) =>
+    changes.get(table)?.some((change) => change.column === column) ?? false;
+  const keys = await foreignKeys(db, tables);
+  const dropped = keys.filter((fk) => changed(fk.table, fk.column) || changed(fk.referencedTable, fk.referencedColumn));
+  for (const fk of dropped) {
+    await sql`alter table ${id(fk.table)} drop foreign key ${id(fk.name)}`.execute(db);
+    done.push(`dropped foreign key ${fk.name} on ${fk.table} (${fk.column}) to change its collation`);
+  }
+  for (const [table, columns] of changes) {
+    const modify = columns.map(
+      ({ column, type, nullable }) =>
+        sql`modify column ${id(column)} ${sql.raw(type)} character set utf8mb4 collate ${sql.raw(collation)} ${sql.raw(nullable ? "null" : "not null")}`,
+    );
+    await sql`alter table ${id(table)} ${sql.join(modify)}`.execute(db);
+    done.push(`changed ${columns.map(({ column }) => `${table}.${column}`).join(", ")} to collation ${collation}`);
+  }
+  // A run that fails between the drop and the add leaves these foreign keys out (the adapter still
+  // works: it deletes a user's rows itself); the failing statement's error names the constraint.
+  for (const fk of dropped) {
+    const rule = onDeleteRules.has(fk.onDelete) ? fk.onDelete : "NO ACTION";
+    await sql`alter table ${id(fk.table)} add constraint ${id(fk.name)} foreign key (${id(fk.column)})
+      references ${id(fk.referencedTable)} (${id(fk.referencedColumn)}) on delete ${sql.raw(rule)}`.execute(db);
+    done.push(`added foreign key ${fk.name} on ${fk.table} (${fk.column}) back`);
+  }
+}
 
 interface IndexSpec {
   name: string;
@@ -123,6 +239,8 @@ function indexSpecs(t: TableNames): IndexSpec[] {
     index(t.sessions, ["sessionToken"], true),
     index(t.sessions, ["userId"], false),
     index(t.verificationTokens, ["identifier", "token"], true),
+    // Expired tokens are swept by expiry when a token is created: an index range, not a scan.
+    index(t.verificationTokens, ["expires"], false),
     index(t.authenticators, ["credentialID"], true),
     index(t.authenticators, ["userId"], false),
   ];
@@ -154,7 +272,9 @@ async function existingNames(db: AnyKysely, dialect: DialectName, kind: "table" 
  * Tables: `users`, `accounts`, `sessions`, `verification_tokens` and `authenticators`, with the
  * column names of Auth.js's schema. Unique indexes on `users.email`, `accounts(provider,
  * providerAccountId)`, `sessions.sessionToken`, `verification_tokens(identifier, token)` and
- * `authenticators.credentialID`; plain indexes on every `userId`.
+ * `authenticators.credentialID`; plain indexes on every `userId` and on `verification_tokens.expires`.
+ * On MySQL and MariaDB, key columns compare bytes (collation `utf8mb4_nopad_bin` or
+ * `utf8mb4_0900_bin`): existing tables whose keys use another collation are changed.
  *
  * @example
  * ```ts
@@ -165,7 +285,8 @@ async function existingNames(db: AnyKysely, dialect: DialectName, kind: "table" 
 export async function migrate(db: AnyKysely, options: SqlOptions = {}): Promise<string[]> {
   const dialect = dialectOf(db);
   const t = tableNames(options);
-  const type = columnTypes[dialect];
+  const collation = dialect === "mysql" ? await binaryCollation(db) : "";
+  const type = columnTypes(dialect, collation);
   const as = (name: string): Expression<unknown> => sql.raw(name);
   const done: string[] = [];
 
@@ -229,6 +350,7 @@ export async function migrate(db: AnyKysely, options: SqlOptions = {}): Promise<
     await builder.execute();
     done.push(`created table ${table}`);
   }
+  if (dialect === "mysql") await migrateKeyCollation(db, t, collation, done);
 
   const indexes = await existingNames(db, dialect, "index");
   for (const index of indexSpecs(t)) {

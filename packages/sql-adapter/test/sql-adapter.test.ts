@@ -9,7 +9,7 @@ import { type RecordKind, runAdapterConformance } from "@latchkey/adapter-test";
 import { serviceAvailable } from "@latchkey/adapter-test/services";
 import { type AnyKysely, type DialectName, defaultTableNames, migrate, SqlAdapter } from "@latchkey/sql-adapter";
 import Database from "better-sqlite3";
-import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from "kysely";
+import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from "kysely";
 import mysql from "mysql2";
 import mysqlPromise from "mysql2/promise";
 import pg from "pg";
@@ -145,7 +145,7 @@ for (const { dialect, label, up } of dialects) {
       await database?.drop();
     });
 
-    it("migrate creates the five tables and eight indexes, then nothing on a second run", async () => {
+    it("migrate creates the five tables and nine indexes, then nothing on a second run", async () => {
       expect(database.migrated.filter((line) => line.startsWith("created table"))).toEqual([
         "created table users",
         "created table accounts",
@@ -160,6 +160,7 @@ for (const { dialect, label, up } of dialects) {
         "created unique index sessions_sessionToken_key on sessions (sessionToken)",
         "created index sessions_userId_idx on sessions (userId)",
         "created unique index verification_tokens_identifier_token_key on verification_tokens (identifier, token)",
+        "created index verification_tokens_expires_idx on verification_tokens (expires)",
         "created unique index authenticators_credentialID_key on authenticators (credentialID)",
         "created index authenticators_userId_idx on authenticators (userId)",
       ]);
@@ -244,12 +245,240 @@ for (const { dialect, label, up } of dialects) {
       await expect(async () => adapter.createVerificationToken?.(token)).rejects.toThrow();
     });
 
+    it("expired verification tokens are swept: 1,000 anonymous creations, 50 at a time, leave only live rows", async () => {
+      const adapter = SqlAdapter(database.db);
+      const count = async () =>
+        Number(
+          (
+            await database.db
+              .selectFrom("verification_tokens")
+              .select((eb) => eb.fn.countAll().as("n"))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      await database.db.deleteFrom("verification_tokens").execute();
+      // As anonymous WebAuthn options requests leave them once their 15 minutes are over.
+      for (let batch = 0; batch < 20; batch++) {
+        const results = await Promise.allSettled(
+          Array.from({ length: 50 }, (_, i) =>
+            adapter.createVerificationToken?.({
+              identifier: "webauthn-challenge:passkey",
+              token: randomBytes(32).toString("hex"),
+              expires: new Date(Date.now() - 1 - batch * 50 - i),
+            }),
+          ),
+        );
+        expect(results.filter((result) => result.status === "rejected")).toEqual([]);
+        // At most the rows of the batches whose sweeps overlapped: never the 50 × batch made so far.
+        expect(await count()).toBeLessThanOrEqual(100);
+      }
+      const live = { identifier: "ada@example.com", token: randomUUID(), expires: new Date(Date.now() + 60_000) };
+      await adapter.createVerificationToken?.(live);
+      expect(await count()).toBe(1);
+      expect(await adapter.useVerificationToken?.(live)).toEqual(live);
+    });
+
+    it("a backlog of expired tokens drains in bounded steps of 500 per creation", async () => {
+      const adapter = SqlAdapter(database.db);
+      await database.db.deleteFrom("verification_tokens").execute();
+      const backlog = 3000;
+      const documentedBatch = 500;
+      const past = Date.now() - 3_600_000;
+      for (let offset = 0; offset < backlog; offset += 500) {
+        await database.db
+          .insertInto("verification_tokens")
+          .values(
+            Array.from({ length: 500 }, (_, i) => {
+              const expires = new Date(past - offset - i);
+              return {
+                identifier: "webauthn-challenge:passkey",
+                token: `old-${offset + i}`,
+                expires: dialect === "sqlite" ? expires.toISOString() : expires,
+              };
+            }),
+          )
+          .execute();
+      }
+      const rows = () =>
+        database.db.selectFrom("verification_tokens").select(["token"]).execute() as Promise<{ token: string }[]>;
+      const created: string[] = [];
+      for (let step = 1; step <= backlog / documentedBatch; step++) {
+        const token = randomUUID();
+        created.push(token);
+        await adapter.createVerificationToken?.({
+          identifier: "ada@example.com",
+          token,
+          expires: new Date(Date.now() + 60_000),
+        });
+        expect((await rows()).length).toBe(backlog - step * documentedBatch + step);
+      }
+      expect((await rows()).map((row) => row.token).sort()).toEqual(created.sort());
+    });
+
     it("the latchkey migrate CLI reports an up-to-date schema", async () => {
       const { stdout } = await run(process.execPath, [cli, "migrate", database.url]);
       expect(stdout).toBe("schema is up to date: nothing to do\n");
     });
   });
 }
+
+describe.skipIf(!mariadbUp)(
+  "SqlAdapter on MariaDB: keys of tables made by the previous migration compare bytes after migrate",
+  () => {
+    let database: TestDatabase;
+    let name: string;
+    beforeAll(async () => {
+      database = await databases.mysql();
+      name = database.url.slice(database.url.lastIndexOf("/") + 1);
+      // The tables as the previous migration made them: VARCHAR(255) keys in the server's default,
+      // case-, accent- and trailing-space-insensitive collation.
+      const db = database.db;
+      for (const table of ["authenticators", "verification_tokens", "sessions", "accounts", "users"]) {
+        await db.schema.dropTable(table).execute();
+      }
+      const key = sql.raw("varchar(255)");
+      const fk = (table: string) =>
+        [`${table}_userId_fkey`, ["userId"], "users", ["id"]] as [string, ["userId"], string, ["id"]];
+      await db.schema
+        .createTable("users")
+        .addColumn("id", key, (col) => col.primaryKey())
+        .addColumn("name", "text")
+        .addColumn("email", key)
+        .addColumn("emailVerified", sql.raw("datetime(3)"))
+        .addColumn("image", "text")
+        .execute();
+      await db.schema
+        .createTable("accounts")
+        .addColumn("userId", key, (col) => col.notNull())
+        .addColumn("type", key, (col) => col.notNull())
+        .addColumn("provider", key, (col) => col.notNull())
+        .addColumn("providerAccountId", key, (col) => col.notNull())
+        .addColumn("refresh_token", "text")
+        .addColumn("access_token", "text")
+        .addColumn("expires_at", "bigint")
+        .addColumn("token_type", "text")
+        .addColumn("scope", "text")
+        .addColumn("id_token", "text")
+        .addColumn("session_state", "text")
+        .addForeignKeyConstraint(...fk("accounts"), (c) => c.onDelete("cascade"))
+        .execute();
+      await db.schema
+        .createTable("sessions")
+        .addColumn("sessionToken", key, (col) => col.notNull())
+        .addColumn("userId", key, (col) => col.notNull())
+        .addColumn("expires", sql.raw("datetime(3)"), (col) => col.notNull())
+        .addForeignKeyConstraint(...fk("sessions"), (c) => c.onDelete("cascade"))
+        .execute();
+      await db.schema
+        .createTable("verification_tokens")
+        .addColumn("identifier", key, (col) => col.notNull())
+        .addColumn("token", key, (col) => col.notNull())
+        .addColumn("expires", sql.raw("datetime(3)"), (col) => col.notNull())
+        .execute();
+      await db.schema
+        .createTable("authenticators")
+        .addColumn("credentialID", key, (col) => col.notNull())
+        .addColumn("userId", key, (col) => col.notNull())
+        .addColumn("providerAccountId", key, (col) => col.notNull())
+        .addColumn("credentialPublicKey", "text", (col) => col.notNull())
+        .addColumn("counter", "bigint", (col) => col.notNull())
+        .addColumn("credentialDeviceType", key, (col) => col.notNull())
+        .addColumn("credentialBackedUp", "boolean", (col) => col.notNull())
+        .addColumn("transports", "text")
+        .addForeignKeyConstraint(...fk("authenticators"), (c) => c.onDelete("cascade"))
+        .execute();
+      await db.schema
+        .createIndex("accounts_provider_providerAccountId_key")
+        .on("accounts")
+        .columns(["provider", "providerAccountId"])
+        .unique()
+        .execute();
+      await db.schema.createIndex("sessions_sessionToken_key").on("sessions").column("sessionToken").unique().execute();
+    });
+    afterAll(async () => {
+      await database?.drop();
+    });
+
+    const attacks = {
+      account: { provider: "corp-oidc", providerAccountId: "ÀBC-001 " },
+      sessionToken: "Session-Token-1 ",
+      credentialID: "CRED-1",
+      email: "ÀDA@EXAMPLE.COM ",
+      token: { identifier: "ADA@example.com", token: "Token-1 " },
+    };
+
+    async function seed() {
+      const adapter = SqlAdapter(database.db);
+      const id = `user-${randomUUID()}`;
+      await adapter.createUser?.({ id, email: "ada@example.com", emailVerified: null });
+      await adapter.linkAccount?.({ userId: id, type: "oidc", provider: "corp-oidc", providerAccountId: "abc-001" });
+      await adapter.createSession?.({
+        sessionToken: "session-token-1",
+        userId: id,
+        expires: new Date(Date.now() + 60_000),
+      });
+      await adapter.createAuthenticator?.({
+        credentialID: "cred-1",
+        userId: id,
+        providerAccountId: "cred-1",
+        credentialPublicKey: "pQECAyYgASFYIDx2",
+        counter: 0,
+        credentialDeviceType: "singleDevice",
+        credentialBackedUp: false,
+        transports: null,
+      });
+      return id;
+    }
+
+    it("migrate changes every key column to a NO PAD byte collation, keeping data and foreign keys", async () => {
+      const id = await seed();
+      const adapter = SqlAdapter(database.db);
+      // Before: the server's collation lets an attacker's look-alike keys find the victim's records.
+      expect((await adapter.getUserByAccount?.(attacks.account))?.id).toBe(id);
+      expect((await adapter.getSessionAndUser?.(attacks.sessionToken))?.user.id).toBe(id);
+      expect((await adapter.getAuthenticator?.(attacks.credentialID))?.userId).toBe(id);
+      expect((await adapter.getUserByEmail?.(attacks.email))?.id).toBe(id);
+
+      const done = await migrate(database.db);
+      expect(done).toContain("changed users.id, users.email to collation utf8mb4_nopad_bin");
+      expect(done).toContain(
+        "changed accounts.userId, accounts.type, accounts.provider, accounts.providerAccountId to collation utf8mb4_nopad_bin",
+      );
+      expect(done).toContain("changed sessions.sessionToken, sessions.userId to collation utf8mb4_nopad_bin");
+      expect(done).toContain(
+        "changed verification_tokens.identifier, verification_tokens.token to collation utf8mb4_nopad_bin",
+      );
+      for (const table of ["accounts", "sessions", "authenticators"]) {
+        expect(done).toContain(`added foreign key ${table}_userId_fkey on ${table} (userId) back`);
+      }
+      const { rows } = await sql<{
+        col: string;
+        coll: string | null;
+      }>`select concat(table_name, '.', column_name) as col,
+        collation_name as coll from information_schema.columns
+      where table_schema = ${name} and data_type = 'varchar'`.execute(database.db);
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.filter((row) => row.coll !== "utf8mb4_nopad_bin")).toEqual([]);
+      expect(await migrate(database.db)).toEqual([]);
+
+      // After: only the exact keys find anything.
+      expect((await adapter.getUserByAccount?.({ provider: "corp-oidc", providerAccountId: "abc-001" }))?.id).toBe(id);
+      expect(await adapter.getUserByAccount?.(attacks.account)).toBeNull();
+      expect(await adapter.getSessionAndUser?.(attacks.sessionToken)).toBeNull();
+      expect(await adapter.getAuthenticator?.(attacks.credentialID)).toBeNull();
+      expect(await adapter.getUserByEmail?.(attacks.email)).toBeNull();
+      const token = { identifier: "ada@example.com", token: "token-1", expires: new Date(Date.now() + 60_000) };
+      await adapter.createVerificationToken?.(token);
+      expect(await adapter.useVerificationToken?.(attacks.token)).toBeNull();
+      expect(await adapter.useVerificationToken?.(token)).toEqual(token);
+      // The foreign keys still cascade.
+      await database.db.deleteFrom("users").where("id", "=", id).execute();
+      for (const table of ["accounts", "sessions", "authenticators"]) {
+        expect(await database.db.selectFrom(table).selectAll().where("userId", "=", id).execute()).toEqual([]);
+      }
+    });
+  },
+);
 
 describe("SqlAdapter with other table names (SQLite)", () => {
   it("migrates and uses the tables it is given, such as the Auth.js Kysely adapter's", async () => {
@@ -279,7 +508,7 @@ describe("latchkey migrate (CLI)", () => {
     const first = await run(process.execPath, [cli, "migrate", url]);
     expect(first.stdout).toContain("created table users\n");
     expect(first.stdout).toContain("created unique index users_email_key on users (email)\n");
-    expect(first.stdout).toContain("done: 13 change(s)\n");
+    expect(first.stdout).toContain("done: 14 change(s)\n");
     const second = await run(process.execPath, [cli, "migrate", url]);
     expect(second.stdout).toBe("schema is up to date: nothing to do\n");
   });

@@ -9,6 +9,7 @@ export { cookiesFor, type InternalProvider, type ResolvedConfig, resolveConfig }
 export { parseCookieHeader, serializeCookie } from "./lib/cookies.js";
 export { badRequest, handle, unparsableRequestResponse, unresolvedConfigResponse } from "./lib/handler.js";
 export { createLogger } from "./lib/logger.js";
+export { shareRateLimitState } from "./lib/rate-limiter.js";
 export {
   BadBody,
   type HeaderReader,

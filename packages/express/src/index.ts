@@ -26,6 +26,7 @@ import {
   parseCookieHeader,
   readSession,
   resolveConfig,
+  shareRateLimitState,
   unparsableRequestResponse,
   unresolvedConfigResponse,
 } from "@latchkey/core/internal";
@@ -72,6 +73,7 @@ function configFor(config: AuthConfig, basePath: string | undefined): AuthConfig
     copy = { ...config };
     if (basePath !== undefined && config.basePath === undefined) copy.basePath = basePath;
     setEnvDefaults(process.env, copy, true);
+    shareRateLimitState(copy, config); // every mount spelling counts against the caller's limits
     byBase.set(key, copy);
   }
   return copy;

@@ -118,7 +118,7 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-describe("credentials are rate limited per identifier (rule: 5 failures per 15 minutes)", () => {
+describe("credentials are rate limited (rule: 5 failures per identifier and client per 15 minutes)", () => {
   it("refuses even the right password after 5 failures, as a 429 with Retry-After for scripts", async () => {
     const config = makeConfig({ logger: recordingLogger().logger });
     for (let i = 0; i < 5; i++) {

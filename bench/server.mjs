@@ -61,9 +61,15 @@ if (app === "latchkey" || app === "latchkey-sqlite" || app === "latchkey-postgre
     logger,
     providers: [Credentials({ credentials: credentialsFields, authorize })],
     // Latchkey limits credentials attempts per client IP (100 per 15 minutes by default; Auth.js
-    // has no limiter). The limit is raised, not turned off, so the sign-in case still pays for
-    // the counting that the default configuration does.
-    rateLimit: { credentialsPerIp: { max: 1e12, windowSeconds: 900 } },
+    // has no limiter), and reserves each attempt on the identifier's counters while authorize()
+    // runs, so at most 5 sign-ins of one account from one address are in flight at once. The
+    // limits are raised, not turned off, so the sign-in case still pays for the counting (three
+    // increments and two give-backs) that the default configuration does.
+    rateLimit: {
+      credentialsPerIp: { max: 1e12, windowSeconds: 900 },
+      credentialsPerIdentifierAndIp: { max: 1e12, windowSeconds: 900 },
+      credentialsPerIdentifier: { max: 1e12, windowSeconds: 900 },
+    },
   };
   if (app !== "latchkey") {
     // Credentials sign-in works with JWT sessions only (as in Auth.js), so the database apps get

@@ -1,9 +1,17 @@
 /**
- * Rate limiting of sign-in attempts (on by default): the credentials callback and e-mail sign-in
- * are limited per client IP and per identifier (the submitted e-mail or user name). A limited
+ * Rate limiting (on by default) of what an anonymous client can make Latchkey do:
+ *
+ * - credentials sign-in: per (identifier, client address) tightly, per identifier loosely, per
+ *   client address for any identifier; the identifier is the field the provider declares
+ *   (`identifier`, else its first credentials field), never a field the client adds;
+ * - sign-in e-mails: per (address, client address), per address, per client address;
+ * - `GET /webauthn-options/<provider>` (it stores a challenge): per client address.
+ *
+ * An attempt is reserved (counted) before `authorize()` runs, so concurrent guesses cannot
+ * overtake the limit; a credentials attempt that signs in gives its reservation back. A limited
  * request gets `429` with `Retry-After`, or for a browser's form post the sign-in page with
- * `?error=RateLimited`. The counters live in a store: in memory by default (one process), or
- * in Redis for several instances.
+ * `?error=RateLimited`. The counters live in a store: in memory by default (one per application
+ * configuration object, one process), or in Redis for several instances.
  *
  * @example
  * ```ts
@@ -21,10 +29,19 @@ export interface RateLimitHit {
   resetAt: number;
 }
 
-/** Where counters live. `increment` must be atomic across the instances that share the store. */
+/**
+ * Where counters live. `increment` and `decrement` must be atomic across the instances that share
+ * the store: the limiter reserves an attempt with `increment` before it runs, so a read followed
+ * by a write would let concurrent attempts through.
+ */
 export interface RateLimitStore {
   /** Adds one to `key` (starting a window of `windowMs` if none is open) and returns the state. */
   increment(key: string, windowMs: number): Promise<RateLimitHit>;
+  /**
+   * Takes one back from `key` (a reservation that turned out not to count). Never goes below zero,
+   * never opens a window and never extends one.
+   */
+  decrement(key: string): Promise<void>;
   /** The state of `key` without changing it; null when no window is open. */
   get(key: string): Promise<RateLimitHit | null>;
 }
@@ -35,18 +52,43 @@ export interface RateLimit {
   windowSeconds: number;
 }
 
-/** The `rateLimit` option. Pass `false` to turn rate limiting off. */
+/**
+ * The `rateLimit` option. Pass `false` to turn rate limiting off.
+ *
+ * "Client address" is `RequestInternal.clientIp` (Express: `req.ip`); IPv6 addresses are counted
+ * per /64, the block one subscriber usually holds. Without a client address only the
+ * per-identifier limits apply, and the tight `...PerIdentifierAndIp` limit is then applied to the
+ * identifier alone: guessing stays as slow, at the price that anyone can make an identifier wait.
+ *
+ * @example
+ * ```ts
+ * rateLimit: { credentialsPerIdentifierAndIp: { max: 3, windowSeconds: 600 } }
+ * ```
+ */
 export interface RateLimitOptions {
-  /** @default a MemoryRateLimitStore for this configuration */
+  /** @default a MemoryRateLimitStore kept for this configuration object */
   store?: RateLimitStore;
-  /** Failed credentials attempts per identifier. @default 5 per 15 minutes */
+  /**
+   * Failed credentials attempts per (identifier, client address): the limit a guesser meets.
+   * @default 5 per 15 minutes
+   */
+  credentialsPerIdentifierAndIp?: RateLimit;
+  /**
+   * Failed credentials attempts per identifier from all clients together: bounds a distributed
+   * guesser, loose enough that one client failing on purpose cannot lock the owner out.
+   * @default 50 per 15 minutes
+   */
   credentialsPerIdentifier?: RateLimit;
-  /** Credentials attempts (any outcome) per client IP. @default 100 per 15 minutes */
+  /** Credentials attempts (any outcome, any identifier) per client address. @default 100 per 15 minutes */
   credentialsPerIp?: RateLimit;
-  /** Sign-in e-mails per address. @default 5 per 15 minutes */
+  /** Sign-in e-mails per (address, client address). @default 5 per 15 minutes */
+  emailPerIdentifierAndIp?: RateLimit;
+  /** Sign-in e-mails per address from all clients together. @default 15 per 15 minutes */
   emailPerIdentifier?: RateLimit;
-  /** Sign-in e-mails per client IP. @default 30 per 15 minutes */
+  /** Sign-in e-mails per client address. @default 30 per 15 minutes */
   emailPerIp?: RateLimit;
+  /** `GET /webauthn-options/<provider>` requests per client address. @default 300 per 15 minutes */
+  webauthnOptionsPerIp?: RateLimit;
 }
 
 /**
@@ -75,6 +117,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
     }
     hit.count++;
     return { ...hit };
+  }
+
+  async decrement(key: string): Promise<void> {
+    const hit = this.#windows.get(key);
+    if (hit && hit.resetAt > Date.now() && hit.count > 0) hit.count--;
   }
 
   async get(key: string): Promise<RateLimitHit | null> {
@@ -108,6 +155,10 @@ return {c, t}`;
 const READ = `local c = redis.call('GET', KEYS[1])
 if not c then return nil end
 return {tonumber(c), redis.call('PTTL', KEYS[1])}`;
+// DECR keeps the key's TTL; a key that expired (or never was) is not created at -1.
+const DECREMENT = `local c = redis.call('GET', KEYS[1])
+if c and tonumber(c) > 0 then redis.call('DECR', KEYS[1]) end
+return 0`;
 
 /**
  * Counters in Redis, shared by every instance, each window a key with a TTL.
@@ -127,6 +178,9 @@ export function RedisRateLimitStore(client: RedisEvalLike, options: { prefix?: s
   return {
     async increment(key, windowMs) {
       return parse(await client.eval(INCREMENT, 1, prefix + key, Math.max(1, Math.ceil(windowMs)))) as RateLimitHit;
+    },
+    async decrement(key) {
+      await client.eval(DECREMENT, 1, prefix + key);
     },
     async get(key) {
       return parse(await client.eval(READ, 1, prefix + key));

@@ -260,6 +260,15 @@ function resolveProviders(
             `Credentials provider "${provider.id}" only works with JWT sessions; set \`session: { strategy: "jwt" }\` (an adapter makes "database" the default).`,
           );
         }
+        if (
+          provider.identifier !== undefined &&
+          typeof provider.identifier !== "function" &&
+          (typeof provider.identifier !== "string" || provider.identifier === "")
+        ) {
+          throw new InvalidProvider(
+            `Credentials provider "${provider.id}": \`identifier\` must be the name of a credentials field or a function of the credentials.`,
+          );
+        }
         return { ...provider, credentials: provider.credentials ?? {}, ...paths };
       case "email":
         if (!config.adapter) {
@@ -451,7 +460,7 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
     redirectProxyUrl: config.redirectProxyUrl,
     experimental: { enableWebAuthn: !!config.experimental?.enableWebAuthn },
     debug,
-    rateLimit: resolveRateLimit(config.rateLimit),
+    rateLimit: resolveRateLimit(config.rateLimit, source),
     caches: { origins: new Map(), openedTokens: new Map(), warned: new Set() },
   };
   return frozenCopy(resolved, new Set(["source", "caches", "adapter"]));

@@ -1,6 +1,14 @@
 import { createHash } from "node:crypto";
-import { AuthError, RateLimited } from "../errors.js";
-import { MemoryRateLimitStore, type RateLimit, type RateLimitOptions, type RateLimitStore } from "../rate-limit.js";
+import { isIPv4, isIPv6 } from "node:net";
+import { AuthError, InvalidConfiguration, RateLimited } from "../errors.js";
+import {
+  MemoryRateLimitStore,
+  type RateLimit,
+  type RateLimitHit,
+  type RateLimitOptions,
+  type RateLimitStore,
+} from "../rate-limit.js";
+import type { AuthConfig } from "../types.js";
 import type { Context } from "./context.js";
 import type { RequestInternal } from "./request.js";
 
@@ -9,93 +17,280 @@ const WINDOW = 15 * 60;
 /** The rate limits of a resolved configuration. */
 export interface ResolvedRateLimit {
   store: RateLimitStore;
+  credentialsPerIdentifierAndIp: RateLimit;
   credentialsPerIdentifier: RateLimit;
   credentialsPerIp: RateLimit;
+  emailPerIdentifierAndIp: RateLimit;
   emailPerIdentifier: RateLimit;
   emailPerIp: RateLimit;
+  webauthnOptionsPerIp: RateLimit;
 }
 
-export function resolveRateLimit(options: RateLimitOptions | false | undefined): ResolvedRateLimit | null {
+const defaults: Omit<ResolvedRateLimit, "store"> = {
+  credentialsPerIdentifierAndIp: { max: 5, windowSeconds: WINDOW },
+  credentialsPerIdentifier: { max: 50, windowSeconds: WINDOW },
+  credentialsPerIp: { max: 100, windowSeconds: WINDOW },
+  emailPerIdentifierAndIp: { max: 5, windowSeconds: WINDOW },
+  emailPerIdentifier: { max: 15, windowSeconds: WINDOW },
+  emailPerIp: { max: 30, windowSeconds: WINDOW },
+  webauthnOptionsPerIp: { max: 300, windowSeconds: WINDOW },
+};
+
+// The default store belongs to the application's configuration object, not to a resolution of
+// it: a secret rotation resolves the same object again, and framework packages resolve copies of
+// it (one per mount path); none of these may start the counters from zero.
+const defaultStores = new WeakMap<AuthConfig, MemoryRateLimitStore>();
+function checkLimit(name: string, value: unknown): RateLimit {
+  const limit = value as Partial<RateLimit> | null;
+  if (
+    typeof limit !== "object" ||
+    limit === null ||
+    !Number.isInteger(limit.max) ||
+    (limit.max as number) < 1 ||
+    typeof limit.windowSeconds !== "number" ||
+    !(limit.windowSeconds > 0) ||
+    !Number.isFinite(limit.windowSeconds)
+  ) {
+    throw new InvalidConfiguration(
+      `\`rateLimit.${name}\` must be { max: <integer >= 1>, windowSeconds: <number > 0> }; use \`rateLimit: false\` to turn limiting off.`,
+    );
+  }
+  return { max: limit.max as number, windowSeconds: limit.windowSeconds };
+}
+
+/** Validates the `rateLimit` option of `config` and fills in the defaults (and the default store). */
+export function resolveRateLimit(
+  options: RateLimitOptions | false | undefined,
+  owner: AuthConfig,
+): ResolvedRateLimit | null {
   if (options === false) return null;
-  return {
-    store: options?.store ?? new MemoryRateLimitStore(),
-    credentialsPerIdentifier: options?.credentialsPerIdentifier ?? { max: 5, windowSeconds: WINDOW },
-    credentialsPerIp: options?.credentialsPerIp ?? { max: 100, windowSeconds: WINDOW },
-    emailPerIdentifier: options?.emailPerIdentifier ?? { max: 5, windowSeconds: WINDOW },
-    emailPerIp: options?.emailPerIp ?? { max: 30, windowSeconds: WINDOW },
-  };
+  if (options !== undefined && (typeof options !== "object" || options === null)) {
+    throw new InvalidConfiguration("`rateLimit` must be an object of limits, or `false` to turn limiting off.");
+  }
+  let store = options?.store;
+  if (store !== undefined) {
+    for (const method of ["increment", "decrement", "get"] as const) {
+      if (typeof store?.[method] !== "function") {
+        throw new InvalidConfiguration(
+          `\`rateLimit.store\` needs an atomic \`${method}\` method (see RateLimitStore in @latchkey/core/rate-limit).`,
+        );
+      }
+    }
+  } else {
+    store = defaultStores.get(owner);
+    if (!store) {
+      store = new MemoryRateLimitStore();
+      defaultStores.set(owner, store as MemoryRateLimitStore);
+    }
+  }
+  const resolved = { store } as ResolvedRateLimit;
+  for (const name of Object.keys(defaults) as Array<keyof typeof defaults>) {
+    const given = options?.[name];
+    resolved[name] = given === undefined ? defaults[name] : checkLimit(name, given);
+  }
+  return resolved;
 }
 
-/** Identifiers are hashed into keys: a shared store never holds e-mail addresses in clear. */
-function identifierKey(kind: string, providerId: string, identifier: string): string {
-  const digest = createHash("sha256").update(identifier.trim().toLowerCase()).digest("base64url").slice(0, 32);
-  return `${kind}:id:${providerId}:${digest}`;
+/**
+ * The counter key of a client address: IPv4-mapped IPv6 as IPv4, IPv6 by its /64 (one subscriber
+ * usually holds a whole /64, so counting single addresses would give them 2^64 counters).
+ */
+export function clientKey(address: string | null | undefined): string | undefined {
+  if (typeof address !== "string") return undefined;
+  const value = address.trim().toLowerCase();
+  if (!value) return undefined;
+  if (value.startsWith("::ffff:") && isIPv4(value.slice(7))) return value.slice(7);
+  const bare = value.split("%")[0] as string;
+  if (!isIPv6(bare)) return value.slice(0, 100);
+  const [head = "", tail] = bare.split("::");
+  const first = head ? head.split(":") : [];
+  let groups = first;
+  if (tail !== undefined) {
+    const last = tail ? tail.split(":") : [];
+    const lastCount = last.length + (last.at(-1)?.includes(".") ? 1 : 0);
+    groups = [...first, ...Array<string>(Math.max(0, 8 - first.length - lastCount)).fill("0"), ...last];
+  }
+  return `${groups
+    .slice(0, 4)
+    .map((g) => Number.parseInt(g, 16).toString(16))
+    .join(":")}::/64`;
 }
 
-function limited(hit: { resetAt: number }, what: string): RateLimited {
+/**
+ * Identifiers are normalised (NFKC, trimmed, lower case) so that `Ada`, ` ada ` and `ａｄａ` share
+ * one counter, then hashed: a shared store never holds e-mail addresses or user names in clear.
+ */
+function identifierDigest(identifier: string): string {
+  return createHash("sha256")
+    .update(identifier.normalize("NFKC").trim().toLowerCase())
+    .digest("base64url")
+    .slice(0, 32);
+}
+
+interface Counter {
+  key: string;
+  limit: RateLimit;
+  /** Completes "Too many ..." in the logged error. */
+  what: string;
+}
+
+function limited(hit: RateLimitHit, what: string): RateLimited {
   const error = new RateLimited(`Too many ${what}`);
   error.retryAfter = Math.max(1, Math.ceil((hit.resetAt - Date.now()) / 1000));
   return error;
 }
 
-/** The identifier a credentials form names: `email`, `username`, or its first field. */
-export function credentialsIdentifier(body: Record<string, unknown> | undefined, fields: string[]): string | undefined {
-  for (const name of ["email", "username", ...fields]) {
-    const value = body?.[name];
-    if (typeof value === "string" && value.trim()) return value;
-  }
-  return undefined;
-}
-
 /**
- * Guards one sign-in attempt. Counts the attempt against the client IP (when known) and refuses
- * it when a limit is reached. For credentials, the identifier's counter counts failures only
- * (`failed()`); for e-mail, every send counts. A store that fails is logged and lets the attempt
- * through: an outage of the limiter must not lock every user out.
+ * Reserves one attempt on every counter, stage by stage (the counters of a stage in parallel).
+ * The reservation is the increment itself, so concurrent attempts can never all read "below the
+ * limit". A refused attempt gives back everything it reserved: it did not happen, and it must not
+ * use up an honest client's budget (the tight counter of the pair before the loose one).
+ * Returns the keys reserved, or null when the store failed (logged; the attempt goes through: an
+ * outage of the limiter must not lock every user out).
  */
-export async function guardAttempt(
-  req: RequestInternal,
-  ctx: Context,
-  kind: "credentials" | "email",
-  providerId: string,
-  identifier: string | undefined,
-): Promise<{ failed(): Promise<void> }> {
-  const limits = ctx.config.rateLimit;
-  const none = { failed: async () => {} };
-  if (!limits) return none;
-  const perIp = kind === "credentials" ? limits.credentialsPerIp : limits.emailPerIp;
-  const perIdentifier = kind === "credentials" ? limits.credentialsPerIdentifier : limits.emailPerIdentifier;
-  const key = identifier ? identifierKey(kind, providerId, identifier) : undefined;
+async function reserve(ctx: Context, store: RateLimitStore, stages: Counter[][]): Promise<string[] | null> {
+  const reserved: string[] = [];
   try {
-    if (req.clientIp) {
-      const hit = await limits.store.increment(`${kind}:ip:${req.clientIp}`, perIp.windowSeconds * 1000);
-      if (hit.count > perIp.max) throw limited(hit, "attempts from this address");
+    for (const stage of stages) {
+      if (stage.length === 0) continue;
+      const hits = await Promise.all(stage.map((c) => store.increment(c.key, c.limit.windowSeconds * 1000)));
+      for (const c of stage) reserved.push(c.key);
+      const over = stage.findIndex((c, i) => (hits[i] as RateLimitHit).count > c.limit.max);
+      if (over >= 0) {
+        await giveBack(ctx, store, reserved);
+        throw limited(hits[over] as RateLimitHit, (stage[over] as Counter).what);
+      }
     }
-    if (key && kind === "email") {
-      const hit = await limits.store.increment(key, perIdentifier.windowSeconds * 1000);
-      if (hit.count > perIdentifier.max) throw limited(hit, "sign-in e-mails for this address");
-    }
-    if (key && kind === "credentials") {
-      const hit = await limits.store.get(key);
-      if (hit && hit.count >= perIdentifier.max) throw limited(hit, "failed attempts for this identifier");
-    }
+    return reserved;
   } catch (e) {
     if (e instanceof AuthError) throw e;
     ctx.config.logger.error(
       new AuthError("The rate-limit store failed; the attempt was let through", { err: e as Error }),
     );
-    return none;
+    return null;
   }
-  if (!key || kind !== "credentials") return none;
-  return {
-    async failed() {
-      try {
-        await limits.store.increment(key, perIdentifier.windowSeconds * 1000);
-      } catch (e) {
-        ctx.config.logger.error(
-          new AuthError("The rate-limit store failed to count a failed attempt", { err: e as Error }),
-        );
-      }
-    },
+}
+
+async function giveBack(ctx: Context, store: RateLimitStore, keys: string[]): Promise<void> {
+  try {
+    await Promise.all(keys.map((key) => store.decrement(key)));
+  } catch (e) {
+    ctx.config.logger.error(
+      new AuthError("The rate-limit store failed to give back a reservation", { err: e as Error }),
+    );
+  }
+}
+
+/** What a credentials attempt holds until its outcome is known. */
+export interface CredentialsReservation {
+  /** `authorize()` returned a user: the attempt was not a guess, its reservation is given back. */
+  succeeded(): Promise<void>;
+}
+
+const nothingReserved: CredentialsReservation = { succeeded: async () => {} };
+
+/**
+ * Reserves a credentials attempt before `authorize()` runs, or throws `RateLimited`.
+ *
+ * Counters: per client address (any identifier), per (identifier, client address) (tight: the
+ * limit a guesser meets), per identifier alone (loose: only many clients together reach it, so
+ * one client failing on purpose cannot lock the owner out). Without a client address the tight
+ * limit applies to the identifier alone. `identifier` undefined (a provider that declares no
+ * field) counts the provider as one identifier.
+ *
+ * Every attempt counts unless `authorize()` returns a user (then the caller gives it back with
+ * `succeeded()`): a `null`, a thrown `CredentialsSignin` and any other error alike, so that no
+ * outcome an attacker can provoke is free.
+ */
+export async function reserveCredentialsAttempt(
+  req: RequestInternal,
+  ctx: Context,
+  providerId: string,
+  identifier: string | undefined,
+): Promise<CredentialsReservation> {
+  const limits = ctx.config.rateLimit;
+  if (!limits) return nothingReserved;
+  const client = clientKey(req.clientIp);
+  const digest = identifier === undefined ? "-" : identifierDigest(identifier);
+  const pair: Counter = {
+    key: `credentials:idc:${providerId}:${digest}:${client ?? "-"}`,
+    limit: limits.credentialsPerIdentifierAndIp,
+    what: client ? "failed attempts for this identifier from this address" : "failed attempts for this identifier",
   };
+  const stages: Counter[][] = client
+    ? [
+        [{ key: `credentials:ip:${client}`, limit: limits.credentialsPerIp, what: "attempts from this address" }, pair],
+        [
+          {
+            key: `credentials:id:${providerId}:${digest}`,
+            limit: limits.credentialsPerIdentifier,
+            what: "failed attempts for this identifier",
+          },
+        ],
+      ]
+    : [[pair]];
+  const reserved = await reserve(ctx, limits.store, stages);
+  if (!reserved) return nothingReserved;
+  // The per-address counter counts attempts of any outcome; only the identifier's counters are
+  // given back on success.
+  const identifierKeys = reserved.filter((key) => !key.startsWith("credentials:ip:"));
+  return { succeeded: () => giveBack(ctx, limits.store, identifierKeys) };
+}
+
+/**
+ * Reserves the sending of one sign-in e-mail to `address` (already normalised), or throws
+ * `RateLimited`. Counters as for credentials (per client, per (address, client), per address);
+ * every send counts.
+ */
+export async function reserveEmailSend(
+  req: RequestInternal,
+  ctx: Context,
+  providerId: string,
+  address: string,
+): Promise<void> {
+  const limits = ctx.config.rateLimit;
+  if (!limits) return;
+  const client = clientKey(req.clientIp);
+  const digest = identifierDigest(address);
+  const pair: Counter = {
+    key: `email:idc:${providerId}:${digest}:${client ?? "-"}`,
+    limit: limits.emailPerIdentifierAndIp,
+    what: client ? "sign-in e-mails for this address from this client" : "sign-in e-mails for this address",
+  };
+  await reserve(
+    ctx,
+    limits.store,
+    client
+      ? [
+          [{ key: `email:ip:${client}`, limit: limits.emailPerIp, what: "sign-in e-mails from this client" }, pair],
+          [
+            {
+              key: `email:id:${providerId}:${digest}`,
+              limit: limits.emailPerIdentifier,
+              what: "sign-in e-mails for this address",
+            },
+          ],
+        ]
+      : [[pair]],
+  );
+}
+
+/**
+ * Reserves one `GET /webauthn-options/<provider>` (each stores a challenge) per client address,
+ * or throws `RateLimited`. Without a client address nothing is counted: one counter for every
+ * client would let anyone block passkeys for everybody.
+ */
+export async function reserveWebAuthnOptions(req: RequestInternal, ctx: Context): Promise<void> {
+  const limits = ctx.config.rateLimit;
+  const client = clientKey(req.clientIp);
+  if (!limits || !client) return;
+  await reserve(ctx, limits.store, [
+    [
+      {
+        key: `webauthn-options:ip:${client}`,
+        limit: limits.webauthnOptionsPerIp,
+        what: "WebAuthn options requests from this address",
+      },
+    ],
+  ]);
 }

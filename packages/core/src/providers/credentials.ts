@@ -36,6 +36,22 @@ export interface CredentialsConfig<C extends Record<string, CredentialInput> = R
    * `error=CredentialsSignin`). Throw `CredentialsSignin` with a `code` to say more, safely.
    */
   authorize: (credentials: Partial<Record<keyof C, unknown>>, request: Request) => Awaitable<User | null>;
+  /**
+   * What names the account an attempt is for, so that failed attempts are counted (and rate
+   * limited) per account: the name of a submitted field, or a function of the submitted fields
+   * returning the identifier. It must be what `authorize()` looks the account up by. An attempt
+   * whose identifier is missing, empty or not a single string is refused as `CredentialsSignin`
+   * without calling `authorize()`.
+   *
+   * @default the first field of `credentials` (no identifier when `credentials` is empty: every
+   * attempt then counts against the provider as a whole)
+   * @example
+   * ```ts
+   * Credentials({ credentials: { password: {}, email: {} }, identifier: "email", authorize })
+   * Credentials({ identifier: (c) => `${c.tenant}/${c.user}`, authorize })
+   * ```
+   */
+  identifier?: (keyof C & string) | ((credentials: Partial<Record<keyof C, unknown>>) => string | null | undefined);
   options?: CredentialsUserConfig<C>;
 }
 

@@ -1,9 +1,96 @@
+import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { AuthConfig } from "../../src/index.js";
+import { Auth } from "../../src/index.js";
+import { resolveConfig } from "../../src/lib/config.js";
+import { MemoryAdapter } from "../../src/memory-adapter.js";
+import Credentials from "../../src/providers/credentials.js";
+import Email from "../../src/providers/email.js";
+import Passkey from "../../src/providers/passkey.js";
 import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from "../../src/rate-limit.js";
-import { CookieJar, call, csrfToken, makeConfig, ORIGIN, recordingLogger } from "../helpers.js";
+import { CookieJar, call, csrfToken, makeConfig, ORIGIN, recordingLogger, SECRET } from "../helpers.js";
 
-async function attempt(config: ReturnType<typeof makeConfig>, password: string, headers: Record<string, string> = {}) {
+const CLIENT_HEADER = "x-test-client-address";
+
+/**
+ * `Auth()` with the documented `clientAddress` option reading the address this test names (in
+ * a header only this test's option reads). Undefined sends none, like `Auth()` without the option.
+ */
+function withClientAddress(config: AuthConfig, clientIp: string | undefined, headers: Headers): AuthConfig {
+  config.clientAddress ??= (request) => request.headers.get(CLIENT_HEADER);
+  if (clientIp !== undefined) headers.set(CLIENT_HEADER, clientIp);
+  return config;
+}
+
+/**
+ * One request through the core as a framework shell sends it: `clientIp` is what the shell (or
+ * the `clientAddress` option) says the client's address is. Undefined sends none.
+ */
+async function callFrom(
+  config: AuthConfig,
+  clientIp: string | undefined,
+  path: string,
+  options: { form?: Record<string, string>; json?: unknown; jar?: CookieJar; headers?: Record<string, string> } = {},
+): Promise<Response> {
+  const headers = new Headers(options.headers);
+  if (options.jar?.cookies.size) headers.set("cookie", options.jar.header());
+  let body: string | undefined;
+  if (options.form) {
+    headers.set("content-type", "application/x-www-form-urlencoded");
+    body = new URLSearchParams(options.form).toString();
+  } else if (options.json !== undefined) {
+    headers.set("content-type", "application/json");
+    body = JSON.stringify(options.json);
+  }
+  withClientAddress(config, clientIp, headers);
+  const request = new Request(`${ORIGIN}${path}`, { method: body ? "POST" : "GET", headers, body });
+  const response = await Auth(request, config);
+  options.jar?.apply(response);
+  return response;
+}
+
+/** A credentials provider over one account that records every authorize() call. */
+function recordingCredentials(options: Partial<Parameters<typeof Credentials>[0]> = {}) {
+  const seen: Array<Record<string, unknown>> = [];
+  const provider = Credentials({
+    credentials: { username: { label: "Username" }, password: { label: "Password", type: "password" } },
+    authorize: async (c) => {
+      seen.push({ ...c });
+      return c.username === "ada" && c.password === "lovelace" ? { id: "u1", name: "Ada" } : null;
+    },
+    ...options,
+  });
+  return { provider, seen };
+}
+
+/** A credentials POST with a fresh CSRF pair; `body` is sent as a raw form (repeats kept) or JSON. */
+async function post(
+  config: AuthConfig,
+  clientIp: string | undefined,
+  body: Array<[string, string]> | Record<string, unknown>,
+  provider = "credentials",
+): Promise<Response> {
+  const jar = new CookieJar();
+  const token = await csrfToken(config, jar);
+  const path = `/auth/callback/${provider}`;
+  if (Array.isArray(body)) {
+    return rawPost(config, clientIp, path, jar, new URLSearchParams([["csrfToken", token], ...body]).toString());
+  }
+  return callFrom(config, clientIp, path, { jar, json: { csrfToken: token, ...body } });
+}
+
+/** Posts an already encoded form (so repeated fields reach the parser as the client sent them). */
+async function rawPost(config: AuthConfig, clientIp: string | undefined, path: string, jar: CookieJar, form: string) {
+  const headers = new Headers({ "content-type": "application/x-www-form-urlencoded", cookie: jar.header() });
+  withClientAddress(config, clientIp, headers);
+  return Auth(new Request(`${ORIGIN}${path}`, { method: "POST", headers, body: form }), config);
+}
+
+const isFailure = (r: Response) => r.status === 302 && /error=CredentialsSignin/.test(r.headers.get("location") ?? "");
+const isSignedIn = (r: Response) => r.status === 302 && r.headers.get("location") === ORIGIN;
+
+async function guess(config: AuthConfig, password: string, headers: Record<string, string> = {}) {
   const jar = new CookieJar();
   const token = await csrfToken(config, jar);
   return call(config, "/auth/callback/credentials", {
@@ -13,77 +100,9 @@ async function attempt(config: ReturnType<typeof makeConfig>, password: string, 
   });
 }
 
-describe("credentials are rate limited per identifier (rule: 5 failures per 15 minutes)", () => {
-  it("refuses even the right password after 5 failures, as a 429 with Retry-After for scripts", async () => {
-    const config = makeConfig({ logger: recordingLogger().logger });
-    for (let i = 0; i < 5; i++) {
-      expect((await attempt(config, "wrong")).headers.get("location")).toMatch(/error=CredentialsSignin/);
-    }
-    const limited = await attempt(config, "lovelace");
-    expect(limited.status).toBe(429);
-    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(800);
-    expect(limited.headers.getSetCookie().some((c) => c.startsWith("authjs.session-token"))).toBe(false);
-  });
-  it("sends a browser's form post to the sign-in page with error=RateLimited", async () => {
-    const config = makeConfig({ logger: recordingLogger().logger });
-    for (let i = 0; i < 5; i++) await attempt(config, "wrong");
-    const limited = await attempt(config, "lovelace", { accept: "text/html,application/xhtml+xml" });
-    expect(limited.status).toBe(302);
-    expect(limited.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=RateLimited`);
-  });
-  it("does not count successful sign-ins", async () => {
-    const config = makeConfig();
-    for (let i = 0; i < 8; i++) expect((await attempt(config, "lovelace")).headers.get("location")).toBe(ORIGIN);
-  });
-  it("opens again when the window ends", async () => {
-    vi.useFakeTimers({ now: Date.now(), toFake: ["Date"] });
-    try {
-      const config = makeConfig({ logger: recordingLogger().logger });
-      for (let i = 0; i < 5; i++) await attempt(config, "wrong");
-      expect((await attempt(config, "lovelace")).status).toBe(429);
-      vi.setSystemTime(Date.now() + 15 * 60_000 + 1000);
-      expect((await attempt(config, "lovelace")).headers.get("location")).toBe(ORIGIN);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
-  it("can be configured and turned off", async () => {
-    const strict = makeConfig({
-      rateLimit: { credentialsPerIdentifier: { max: 1, windowSeconds: 60 } },
-      logger: recordingLogger().logger,
-    });
-    await attempt(strict, "wrong");
-    expect((await attempt(strict, "lovelace")).status).toBe(429);
-    const off = makeConfig({ rateLimit: false, logger: recordingLogger().logger });
-    for (let i = 0; i < 7; i++) await attempt(off, "wrong");
-    expect((await attempt(off, "lovelace")).headers.get("location")).toBe(ORIGIN);
-  });
-  it("lets attempts through, and logs, when the store fails", async () => {
-    const broken: RateLimitStore = {
-      increment: () => Promise.reject(new Error("store down")),
-      get: () => Promise.reject(new Error("store down")),
-    };
-    const { logger, errors } = recordingLogger();
-    const config = makeConfig({ rateLimit: { store: broken }, logger });
-    expect((await attempt(config, "lovelace")).headers.get("location")).toBe(ORIGIN);
-    expect(errors.some((e) => /rate-limit store failed/.test(e.message))).toBe(true);
-  });
-});
-
-describe("MemoryRateLimitStore", () => {
-  it("counts in fixed windows and keeps at most maxKeys entries", async () => {
-    const store = new MemoryRateLimitStore({ maxKeys: 2 });
-    expect((await store.increment("a", 1000)).count).toBe(1);
-    expect((await store.increment("a", 1000)).count).toBe(2);
-    await store.increment("b", 1000);
-    await store.increment("c", 1000);
-    expect(await store.get("a")).toBeNull();
-    expect((await store.get("c"))?.count).toBe(1);
-  });
-});
-
 const redis = new Redis({ host: "127.0.0.1", port: 6379, lazyConnect: true, maxRetriesPerRequest: 1 });
 let redisUp = false;
+const prefix = `latchkey-test:rl:${process.pid}:${Date.now()}:`;
 beforeAll(async () => {
   try {
     await redis.connect();
@@ -100,7 +119,520 @@ afterAll(async () => {
   }
   redis.disconnect();
 });
-const prefix = `latchkey-test:rl:${process.pid}:${Date.now()}:`;
+
+describe("credentials are rate limited (rule: 5 failures per identifier and client per 15 minutes)", () => {
+  it("refuses even the right password after 5 failures, as a 429 with Retry-After for scripts", async () => {
+    const config = makeConfig({ logger: recordingLogger().logger });
+    for (let i = 0; i < 5; i++) {
+      expect((await guess(config, "wrong")).headers.get("location")).toMatch(/error=CredentialsSignin/);
+    }
+    const limited = await guess(config, "lovelace");
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(800);
+    expect(limited.headers.getSetCookie().some((c) => c.startsWith("authjs.session-token"))).toBe(false);
+  });
+  it("sends a browser's form post to the sign-in page with error=RateLimited", async () => {
+    const config = makeConfig({ logger: recordingLogger().logger });
+    for (let i = 0; i < 5; i++) await guess(config, "wrong");
+    const limited = await guess(config, "lovelace", { accept: "text/html,application/xhtml+xml" });
+    expect(limited.status).toBe(302);
+    expect(limited.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=RateLimited`);
+  });
+  it("does not count successful sign-ins: an owner who signs in often is never limited", async () => {
+    const config = makeConfig({ logger: recordingLogger().logger });
+    for (let i = 0; i < 4; i++) await guess(config, "wrong");
+    for (let i = 0; i < 8; i++) expect((await guess(config, "lovelace")).headers.get("location")).toBe(ORIGIN);
+    expect(isFailure(await guess(config, "wrong"))).toBe(true);
+    expect((await guess(config, "lovelace")).status).toBe(429);
+  });
+  it("opens again when the window ends", async () => {
+    vi.useFakeTimers({ now: Date.now(), toFake: ["Date"] });
+    try {
+      const config = makeConfig({ logger: recordingLogger().logger });
+      for (let i = 0; i < 5; i++) await guess(config, "wrong");
+      expect((await guess(config, "lovelace")).status).toBe(429);
+      vi.setSystemTime(Date.now() + 15 * 60_000 + 1000);
+      expect((await guess(config, "lovelace")).headers.get("location")).toBe(ORIGIN);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+  it("can be configured and turned off", async () => {
+    const strict = makeConfig({
+      rateLimit: { credentialsPerIdentifierAndIp: { max: 1, windowSeconds: 60 } },
+      logger: recordingLogger().logger,
+    });
+    await guess(strict, "wrong");
+    expect((await guess(strict, "lovelace")).status).toBe(429);
+    const off = makeConfig({ rateLimit: false, logger: recordingLogger().logger });
+    for (let i = 0; i < 7; i++) await guess(off, "wrong");
+    expect((await guess(off, "lovelace")).headers.get("location")).toBe(ORIGIN);
+  });
+  it("lets attempts through, and logs, when the store fails", async () => {
+    const down = () => Promise.reject(new Error("store down"));
+    const broken: RateLimitStore = { increment: down, decrement: down, get: down };
+    const { logger, errors } = recordingLogger();
+    const config = makeConfig({ rateLimit: { store: broken }, logger });
+    expect((await guess(config, "lovelace")).headers.get("location")).toBe(ORIGIN);
+    expect(errors.some((e) => /rate-limit store failed/.test(e.message))).toBe(true);
+  });
+  it("refuses, when the configuration is first used, a store without decrement and limits that are not limits", async () => {
+    const { increment, get } = new MemoryRateLimitStore();
+    const cases: Array<[AuthConfig["rateLimit"], RegExp]> = [
+      [{ store: { increment, get } as unknown as RateLimitStore }, /rateLimit\.store.*decrement/],
+      [{ credentialsPerIdentifier: { max: 0, windowSeconds: 60 } }, /rateLimit\.credentialsPerIdentifier/],
+      [{ emailPerIp: { max: 3, windowSeconds: Number.NaN } }, /rateLimit\.emailPerIp/],
+      [{ webauthnOptionsPerIp: "lots" as never }, /rateLimit\.webauthnOptionsPerIp/],
+    ];
+    for (const [rateLimit, message] of cases) {
+      expect(() => resolveConfig(makeConfig({ rateLimit }))).toThrow(message);
+    }
+  });
+});
+
+describe("rule: a credentials attempt is counted on the identifier the provider declares, never on a field the client adds", () => {
+  it("guesses that each add a fresh email=, Email=, user= or login= field still share ada's counter", async () => {
+    const { provider, seen } = recordingCredentials();
+    const config = makeConfig({ providers: [provider], logger: recordingLogger().logger });
+    const max = 5;
+    const answers: Response[] = [];
+    for (let i = 0; i < 20; i++) {
+      const noise = randomBytes(6).toString("hex");
+      answers.push(
+        await post(config, "203.0.113.7", [
+          ["email", `${noise}@evil.example`],
+          ["Email", noise],
+          ["user", noise],
+          ["login", noise],
+          ["username", "ada"],
+          ["password", `guess-${noise}`],
+        ]),
+      );
+    }
+    expect(seen).toHaveLength(max);
+    expect(answers.filter(isFailure)).toHaveLength(max);
+    expect(answers.filter((r) => r.status === 429)).toHaveLength(20 - max);
+    expect((await post(config, "203.0.113.7", { username: "ada", password: "lovelace" })).status).toBe(429);
+  });
+
+  it("spellings of one identifier (case, surrounding spaces, full-width, NFKC) share one counter", async () => {
+    const fold = (v: unknown) => String(v).normalize("NFKC").trim().toLowerCase();
+    const { provider, seen } = recordingCredentials({
+      authorize: async (c) => {
+        seen.push({ ...c });
+        return fold(c.username) === "ada" && c.password === "lovelace" ? { id: "u1" } : null;
+      },
+    });
+    const config = makeConfig({ providers: [provider], logger: recordingLogger().logger });
+    const spellings = ["ADA", " ada", "Ada\t", "ａｄａ", "ＡＤＡ", "aDa", "ada "];
+    for (const username of spellings) await post(config, "203.0.113.7", { username, password: "wrong" });
+    expect(seen).toHaveLength(5);
+  });
+
+  it("a repeated identifier field is counted on the value authorize() receives (the first)", async () => {
+    const { provider, seen } = recordingCredentials();
+    const config = makeConfig({ providers: [provider], logger: recordingLogger().logger });
+    for (let i = 0; i < 9; i++) {
+      await post(config, "203.0.113.7", [
+        ["username", "ada"],
+        ["username", `decoy-${i}`],
+        ["password", "wrong"],
+      ]);
+    }
+    expect(seen.map((c) => c.username)).toEqual(Array(5).fill("ada"));
+  });
+
+  it("an attempt without one non-empty string identifier is refused before authorize(), like a wrong password, and logged", async () => {
+    const { provider, seen } = recordingCredentials();
+    const { logger, errors } = recordingLogger();
+    const config = makeConfig({ providers: [provider], logger });
+    const reference = await post(config, "203.0.113.7", { username: "nobody", password: "wrong" });
+    seen.length = 0;
+    const bodies: Array<Record<string, unknown>> = [
+      { password: "wrong" },
+      { username: "", password: "wrong" },
+      { username: " \t\n", password: "wrong" },
+      { username: ["ada"], password: "wrong" },
+      { username: ["ada", "bob"], password: "wrong" },
+      { username: { 0: "ada" }, password: "wrong" },
+      { username: 12345, password: "wrong" },
+      { username: null, password: "wrong" },
+      { username: true, password: "wrong" },
+      JSON.parse('{"__proto__": {"username": "ada"}, "password": "wrong"}'),
+      { Username: "ada", USERNAME: "ada", password: "wrong" },
+    ];
+    for (const body of bodies) {
+      const answer = await post(config, "203.0.113.7", body);
+      expect(answer.status).toBe(reference.status);
+      expect(answer.headers.get("location")).toBe(reference.headers.get("location"));
+    }
+    expect(seen).toHaveLength(0);
+    expect(errors.filter((e) => /field "username" is not a non-empty string/.test(e.message))).toHaveLength(
+      bodies.length,
+    );
+  });
+
+  it("`identifier` names the field: a provider keyed on email ignores a client-added username", async () => {
+    const seen: unknown[] = [];
+    const provider = Credentials({
+      credentials: { password: { type: "password" }, email: { label: "E-mail" } },
+      identifier: "email",
+      authorize: async (c) => {
+        seen.push(c.email);
+        return null;
+      },
+    });
+    const config = makeConfig({ providers: [provider], logger: recordingLogger().logger });
+    for (let i = 0; i < 12; i++) {
+      await post(config, "203.0.113.7", {
+        password: `p${i}`,
+        email: "ada@example.com",
+        username: randomBytes(4).toString("hex"),
+      });
+    }
+    expect(seen).toEqual(Array(5).fill("ada@example.com"));
+  });
+
+  it("`identifier` as a function of the credentials (tenant and user together)", async () => {
+    const seen: unknown[] = [];
+    const provider = Credentials({
+      credentials: { tenant: {}, user: {}, password: { type: "password" } },
+      identifier: (c) => (typeof c.tenant === "string" && typeof c.user === "string" ? `${c.tenant}/${c.user}` : null),
+      authorize: async (c) => {
+        seen.push(`${c.tenant}/${c.user}`);
+        return null;
+      },
+    });
+    const config = makeConfig({ providers: [provider], logger: recordingLogger().logger });
+    for (let i = 0; i < 8; i++) await post(config, "203.0.113.7", { tenant: "acme", user: "ada", password: "x" });
+    for (let i = 0; i < 3; i++) await post(config, "203.0.113.7", { tenant: "globex", user: "ada", password: "x" });
+    await post(config, "203.0.113.7", { tenant: ["acme"], user: "ada", password: "x" });
+    expect(seen).toEqual([...Array(5).fill("acme/ada"), ...Array(3).fill("globex/ada")]);
+  });
+
+  it("refuses an `identifier` that is neither a field name nor a function when the configuration is first used", () => {
+    for (const identifier of [42, "", { field: "username" }]) {
+      const provider = Credentials({ identifier: identifier as never, authorize: () => null });
+      expect(() => resolveConfig(makeConfig({ providers: [provider] }))).toThrow(/`identifier` must be/);
+    }
+  });
+});
+
+/**
+ * 50 guesses at once. authorize() holds every call until each of the 50 requests has either
+ * reached it or been answered, so a limiter that reads before and counts after would let all 50
+ * in (each read sees no failure yet), and a correct one lets exactly the limit in.
+ */
+async function concurrentGuesses(config: AuthConfig, clients: (i: number) => string | undefined, seen: { n: number }) {
+  const total = 50;
+  let answered = 0;
+  let release!: () => void;
+  const allArrived = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const check = () => {
+    if (seen.n + answered === total) release();
+  };
+  const gate = async () => {
+    seen.n++;
+    check();
+    await allArrived;
+  };
+  (config.providers as Array<{ options?: { authorize?: unknown } }>)[0] = Credentials({
+    credentials: { username: {}, password: { type: "password" } },
+    authorize: async () => {
+      await gate();
+      return null;
+    },
+  });
+  const jars = await Promise.all(
+    Array.from({ length: total }, async () => {
+      const jar = new CookieJar();
+      return { jar, token: await csrfToken(config, jar) };
+    }),
+  );
+  return Promise.all(
+    jars.map(async ({ jar, token }, i) => {
+      const answer = await callFrom(config, clients(i), "/auth/callback/credentials", {
+        jar,
+        form: { csrfToken: token, username: "ada", password: `guess-${i}` },
+      });
+      if (answer.status === 429) {
+        answered++;
+        check();
+      }
+      return answer;
+    }),
+  );
+}
+
+describe("rule: an attempt is reserved before authorize() runs, so 50 concurrent guesses never exceed the limit", () => {
+  const stores: Array<[string, () => RateLimitStore | null]> = [
+    ["the memory store", () => new MemoryRateLimitStore()],
+    [
+      "the Redis store (real Redis)",
+      () => (redisUp ? RedisRateLimitStore(redis, { prefix: `${prefix}${randomBytes(4).toString("hex")}:` }) : null),
+    ],
+  ];
+  it.for(stores)(
+    "one client, one identifier, 50 at once: authorize() runs the per-pair limit's times (%s)",
+    async ([, make], t) => {
+      const store = make();
+      if (!store) return t.skip();
+      const max = 5;
+      const config = makeConfig({
+        providers: [],
+        rateLimit: { store, credentialsPerIdentifierAndIp: { max, windowSeconds: 60 } },
+        logger: recordingLogger().logger,
+      });
+      const seen = { n: 0 };
+      const answers = await concurrentGuesses(config, () => "203.0.113.7", seen);
+      expect(seen.n).toBe(max);
+      expect(answers.filter(isFailure)).toHaveLength(max);
+      expect(answers.filter((r) => r.status === 429)).toHaveLength(50 - max);
+    },
+  );
+  it.for(stores)(
+    "50 clients, one identifier, 50 at once: authorize() runs the per-identifier limit's times (%s)",
+    async ([, make], t) => {
+      const store = make();
+      if (!store) return t.skip();
+      const max = 7;
+      const config = makeConfig({
+        providers: [],
+        rateLimit: { store, credentialsPerIdentifier: { max, windowSeconds: 60 } },
+        logger: recordingLogger().logger,
+      });
+      const seen = { n: 0 };
+      const answers = await concurrentGuesses(config, (i) => `198.51.100.${i + 1}`, seen);
+      expect(seen.n).toBe(max);
+      expect(answers.filter((r) => r.status === 429)).toHaveLength(50 - max);
+    },
+  );
+  it.for(stores)(
+    "no client address, 50 at once: the tight limit holds for the identifier alone (%s)",
+    async ([, make], t) => {
+      const store = make();
+      if (!store) return t.skip();
+      const max = 5;
+      const config = makeConfig({
+        providers: [],
+        rateLimit: { store, credentialsPerIdentifierAndIp: { max, windowSeconds: 60 } },
+        logger: recordingLogger().logger,
+      });
+      const seen = { n: 0 };
+      await concurrentGuesses(config, () => undefined, seen);
+      expect(seen.n).toBe(max);
+    },
+  );
+});
+
+describe("rule: one client failing on purpose cannot lock the owner out (tight per identifier and client, loose per identifier)", () => {
+  it("an attacker's 40 failures for ada do not stop ada signing in from her own address", async () => {
+    const { provider, seen } = recordingCredentials();
+    const config = makeConfig({ providers: [provider], logger: recordingLogger().logger });
+    for (let i = 0; i < 40; i++) await post(config, "203.0.113.7", { username: "ada", password: `x${i}` });
+    expect(seen).toHaveLength(5);
+    expect(isSignedIn(await post(config, "198.51.100.20", { username: "ada", password: "lovelace" }))).toBe(true);
+  });
+  it("refused attempts use up nothing: the owner's own client keeps its whole budget", async () => {
+    const { provider, seen } = recordingCredentials();
+    const config = makeConfig({
+      providers: [provider],
+      rateLimit: { credentialsPerIdentifier: { max: 6, windowSeconds: 60 } },
+      logger: recordingLogger().logger,
+    });
+    // Six attackers use up the identifier's loose limit; the seventh and the owner are refused.
+    for (let i = 0; i < 6; i++) await post(config, `203.0.113.${i + 1}`, { username: "ada", password: "x" });
+    for (let i = 0; i < 10; i++) {
+      expect((await post(config, "198.51.100.20", { username: "ada", password: "lovelace" })).status).toBe(429);
+    }
+    expect(seen).toHaveLength(6);
+  });
+  it("an IPv6 client is one client per /64, and an IPv4-mapped address is its IPv4 address", async () => {
+    const { provider, seen } = recordingCredentials();
+    const config = makeConfig({ providers: [provider], logger: recordingLogger().logger });
+    for (let i = 0; i < 12; i++) {
+      const suffix = randomBytes(8).toString("hex").match(/.{4}/g)?.join(":");
+      const spelled = i % 2 ? `2001:DB8:0:42:${suffix}` : `2001:db8::42:${suffix}`;
+      await post(config, spelled, { username: "ada", password: "x" });
+    }
+    expect(seen).toHaveLength(5);
+    seen.length = 0;
+    for (const address of [
+      "192.0.2.9",
+      "::ffff:192.0.2.9",
+      "::FFFF:192.0.2.9",
+      "192.0.2.9",
+      "::ffff:192.0.2.9",
+      " 192.0.2.9",
+      "::ffff:192.0.2.9",
+    ]) {
+      await post(config, address, { username: "bob", password: "x" });
+    }
+    expect(seen).toHaveLength(5);
+  });
+  it("a client is limited across identifiers (credentialsPerIp), whatever identifiers it tries", async () => {
+    const { provider, seen } = recordingCredentials();
+    const max = 9;
+    const config = makeConfig({
+      providers: [provider],
+      rateLimit: { credentialsPerIp: { max, windowSeconds: 60 } },
+      logger: recordingLogger().logger,
+    });
+    for (let i = 0; i < 20; i++) await post(config, "203.0.113.7", { username: `user${i}`, password: "x" });
+    expect(seen).toHaveLength(max);
+    expect(isSignedIn(await post(config, "198.51.100.20", { username: "ada", password: "lovelace" }))).toBe(true);
+  });
+});
+
+describe("rule: sign-in e-mails a stranger can make us send are limited per (address, client), per address and per client", () => {
+  function emailSetup(rateLimit: AuthConfig["rateLimit"] = {}) {
+    const sent: string[] = [];
+    const config = makeConfig({
+      adapter: MemoryAdapter(),
+      providers: [Email({ sendVerificationRequest: async ({ identifier }) => void sent.push(identifier) })],
+      rateLimit,
+      logger: recordingLogger().logger,
+    });
+    return { config, sent };
+  }
+  async function requestLink(config: AuthConfig, clientIp: string | undefined, email: string) {
+    const jar = new CookieJar();
+    const token = await csrfToken(config, jar);
+    return callFrom(config, clientIp, "/auth/signin/email", { jar, form: { csrfToken: token, email } });
+  }
+
+  it("50 requests at once for one address from one client send the per-pair limit's e-mails", async () => {
+    const max = 5;
+    const { config, sent } = emailSetup({ emailPerIdentifierAndIp: { max, windowSeconds: 60 } });
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => requestLink(config, "203.0.113.7", "victim@example.com")),
+    );
+    expect(sent).toHaveLength(max);
+    expect(answers.filter((r) => r.status === 429)).toHaveLength(50 - max);
+  });
+  it("spellings of one mailbox share its counter (the normalised address is counted)", async () => {
+    const { config, sent } = emailSetup();
+    const spellings = ["Victim@Example.com", " victim@example.com", "VICTIM@EXAMPLE.COM", "victim@Example.COM "];
+    for (let i = 0; i < 3; i++) for (const email of spellings) await requestLink(config, "203.0.113.7", email);
+    expect(new Set(sent)).toEqual(new Set(["victim@example.com"]));
+    expect(sent).toHaveLength(5);
+  });
+  it("a stranger who used up the address's budget from one client does not stop the owner getting a link", async () => {
+    const { config, sent } = emailSetup();
+    for (let i = 0; i < 20; i++) await requestLink(config, "203.0.113.7", "victim@example.com");
+    const own = await requestLink(config, "198.51.100.20", "victim@example.com");
+    expect(own.headers.get("location")).toMatch(/verify-request/);
+    expect(sent).toHaveLength(6);
+  });
+  it("many clients together send at most emailPerIdentifier e-mails to one address", async () => {
+    const max = 8;
+    const { config, sent } = emailSetup({ emailPerIdentifier: { max, windowSeconds: 60 } });
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) => requestLink(config, `198.51.100.${i + 1}`, "victim@example.com")),
+    );
+    expect(sent).toHaveLength(max);
+  });
+  it("one client sends at most emailPerIp e-mails, whatever addresses it names", async () => {
+    const max = 6;
+    const { config, sent } = emailSetup({ emailPerIp: { max, windowSeconds: 60 } });
+    for (let i = 0; i < 15; i++) await requestLink(config, "203.0.113.7", `v${i}@example.com`);
+    expect(sent).toHaveLength(max);
+  });
+  it("without a client address the per-pair limit applies to the address alone", async () => {
+    const { config, sent } = emailSetup();
+    for (let i = 0; i < 10; i++) await requestLink(config, undefined, "victim@example.com");
+    expect(sent).toHaveLength(5);
+  });
+});
+
+describe("rule: limiter state belongs to the application's configuration object", () => {
+  it("a secret rotation (reassigned or changed in place) keeps the counters", async () => {
+    const config = makeConfig({ logger: recordingLogger().logger });
+    const store = resolveConfig(config).rateLimit?.store;
+    for (let i = 0; i < 3; i++) await guess(config, "wrong");
+    config.secret = ["a-brand-new-secret-0123456789-abcdefgh", SECRET];
+    expect(resolveConfig(config).rateLimit?.store).toBe(store);
+    await guess(config, "wrong");
+    (config.secret as string[]).unshift("another-new-secret-0123456789-abcdefgh");
+    expect(resolveConfig(config).rateLimit?.store).toBe(store);
+    await guess(config, "wrong");
+    expect((await guess(config, "lovelace")).status).toBe(429);
+  });
+  it("two configuration objects count apart", async () => {
+    const one = makeConfig({ logger: recordingLogger().logger });
+    const two = makeConfig({ logger: recordingLogger().logger });
+    for (let i = 0; i < 5; i++) await guess(one, "wrong");
+    expect((await guess(one, "lovelace")).status).toBe(429);
+    expect((await guess(two, "lovelace")).headers.get("location")).toBe(ORIGIN);
+  });
+});
+
+describe("rule: GET /webauthn-options is limited per client address", () => {
+  function passkeySetup(max: number) {
+    return makeConfig({
+      adapter: MemoryAdapter(),
+      experimental: { enableWebAuthn: true },
+      providers: [Passkey()],
+      rateLimit: { webauthnOptionsPerIp: { max, windowSeconds: 60 } },
+      logger: recordingLogger().logger,
+    });
+  }
+  it("answers 429 JSON with Retry-After past the limit, even to a client that accepts HTML; other clients go on", async () => {
+    const max = 12;
+    const config = passkeySetup(max);
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        callFrom(config, "203.0.113.7", "/auth/webauthn-options/passkey?action=authenticate", {
+          headers: { accept: "text/html,application/xhtml+xml" },
+        }),
+      ),
+    );
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(max);
+    const limited = answers.filter((r) => r.status === 429);
+    expect(limited).toHaveLength(40 - max);
+    for (const r of limited) {
+      expect(r.headers.get("content-type")).toMatch(/application\/json/);
+      expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(((await r.json()) as { error: string }).error).toBe("RateLimited");
+      expect(r.headers.getSetCookie()).toEqual([]);
+    }
+    const other = await callFrom(config, "198.51.100.20", "/auth/webauthn-options/passkey?action=authenticate");
+    expect(other.status).toBe(200);
+  });
+  it("has a generous default", async () => {
+    const config = makeConfig({
+      adapter: MemoryAdapter(),
+      experimental: { enableWebAuthn: true },
+      providers: [Passkey()],
+      logger: recordingLogger().logger,
+    });
+    expect(resolveConfig(config).rateLimit?.webauthnOptionsPerIp.max).toBeGreaterThanOrEqual(100);
+  });
+});
+
+describe("MemoryRateLimitStore", () => {
+  it("counts in fixed windows and keeps at most maxKeys entries", async () => {
+    const store = new MemoryRateLimitStore({ maxKeys: 2 });
+    expect((await store.increment("a", 1000)).count).toBe(1);
+    expect((await store.increment("a", 1000)).count).toBe(2);
+    await store.increment("b", 1000);
+    await store.increment("c", 1000);
+    expect(await store.get("a")).toBeNull();
+    expect((await store.get("c"))?.count).toBe(1);
+  });
+  it("decrement never goes below zero and never opens a window", async () => {
+    const store = new MemoryRateLimitStore();
+    await store.decrement("none");
+    expect(await store.get("none")).toBeNull();
+    await store.increment("k", 60_000);
+    await store.decrement("k");
+    await store.decrement("k");
+    expect((await store.get("k"))?.count).toBe(0);
+    expect((await store.increment("k", 60_000)).count).toBe(1);
+  });
+});
 
 describe("RedisRateLimitStore", () => {
   it("is atomic: 50 concurrent increments from two instances count 1..50, with one expiry", async (t) => {
@@ -114,13 +646,23 @@ describe("RedisRateLimitStore", () => {
     expect((await a.get("k"))?.count).toBe(50);
     expect(await a.get("missing")).toBeNull();
   });
+  it("decrement keeps the expiry, never goes below zero and never creates a key", async (t) => {
+    if (!redisUp) return t.skip();
+    const store = RedisRateLimitStore(redis, { prefix });
+    await store.decrement("absent");
+    expect(await redis.exists(`${prefix}absent`)).toBe(0);
+    await store.increment("d", 60_000);
+    await Promise.all(Array.from({ length: 10 }, () => store.decrement("d")));
+    expect((await store.get("d"))?.count).toBe(0);
+    expect(await redis.pttl(`${prefix}d`)).toBeGreaterThan(50_000);
+  });
   it("limits sign-ins across two application instances sharing Redis", async (t) => {
     if (!redisUp) return t.skip();
     const store = () => RedisRateLimitStore(redis, { prefix: `${prefix}app:` });
     const one = makeConfig({ rateLimit: { store: store() }, logger: recordingLogger().logger });
     const two = makeConfig({ rateLimit: { store: store() }, logger: recordingLogger().logger });
-    for (let i = 0; i < 5; i++) await attempt(i % 2 ? one : two, "wrong");
-    expect((await attempt(one, "lovelace")).status).toBe(429);
-    expect((await attempt(two, "lovelace")).status).toBe(429);
+    for (let i = 0; i < 5; i++) await guess(i % 2 ? one : two, "wrong");
+    expect((await guess(one, "lovelace")).status).toBe(429);
+    expect((await guess(two, "lovelace")).status).toBe(429);
   });
 });

@@ -3,7 +3,6 @@ import type { ResponseInternal } from "../../types.js";
 import type { Context } from "../context.js";
 import { page } from "../pages/layout.js";
 import { signinPage } from "../pages/signin.js";
-import { guardAttempt } from "../rate-limiter.js";
 import type { RequestInternal } from "../request.js";
 import { withQuery } from "../url.js";
 
@@ -50,8 +49,6 @@ export async function signinPost(req: RequestInternal, ctx: Context): Promise<Re
       return startOAuth(req, ctx, provider);
     }
     case "email": {
-      const email = typeof req.body?.email === "string" ? req.body.email : undefined;
-      await guardAttempt(req, ctx, "email", provider.id, email);
       const { sendSignInLink } = await import("../flows/email.js");
       return sendSignInLink(req, ctx, provider);
     }

@@ -1,6 +1,8 @@
+import { RateLimited } from "../../errors.js";
 import type { ResponseInternal } from "../../types.js";
 import type { Context } from "../context.js";
 import { WEBAUTHN_SCRIPT, webauthnOptionsFlow, webauthnScriptResponse } from "../flows/webauthn.js";
+import { reserveWebAuthnOptions } from "../rate-limiter.js";
 import type { RequestInternal } from "../request.js";
 
 /**
@@ -8,13 +10,30 @@ import type { RequestInternal } from "../request.js";
  * only when `experimental.enableWebAuthn` is on and the provider is a WebAuthn provider (spec §4);
  * otherwise it answers 404. `GET /webauthn-script.js` (parsed as this action) serves the sign-in
  * page's browser code under the same condition.
+ *
+ * The options need no session and no CSRF token and each answer stores a challenge, so they are
+ * rate limited per client address (`rateLimit.webauthnOptionsPerIp`): past the limit the answer
+ * is `429` JSON with `Retry-After`, whatever the client accepts (it is fetched by script).
  */
 export async function webauthnOptions(req: RequestInternal, ctx: Context): Promise<ResponseInternal> {
   const { config } = ctx;
   if (config.experimental.enableWebAuthn) {
     if (req.providerId === WEBAUTHN_SCRIPT && config.providers.some((p) => p.type === "webauthn"))
       return webauthnScriptResponse();
-    if (ctx.provider?.type === "webauthn") return webauthnOptionsFlow(req, ctx, ctx.provider);
+    if (ctx.provider?.type === "webauthn") {
+      try {
+        await reserveWebAuthnOptions(req, ctx);
+      } catch (e) {
+        if (!(e instanceof RateLimited)) throw e;
+        config.logger.error(e);
+        return {
+          status: 429,
+          headers: { "Content-Type": "application/json", "Retry-After": String(e.retryAfter) },
+          body: { error: "RateLimited", message: "Too many WebAuthn options requests; retry later" },
+        };
+      }
+      return webauthnOptionsFlow(req, ctx, ctx.provider);
+    }
   }
   return {
     status: 404,

@@ -2,15 +2,46 @@ import { randomUUID } from "node:crypto";
 import { AuthError, CallbackRouteError, CredentialsSignin, MissingCSRF } from "../../errors.js";
 import type { Account, ResponseInternal, User } from "../../types.js";
 import type { Context } from "../context.js";
-import { credentialsIdentifier, guardAttempt } from "../rate-limiter.js";
+import { reserveCredentialsAttempt } from "../rate-limiter.js";
 import { lazyRequest, type RequestInternal } from "../request.js";
 import { askSignIn, startSession } from "./sign-in.js";
 
+type CredentialsProvider = Extract<NonNullable<Context["provider"]>, { type: "credentials" }>;
+
 /**
- * `POST /callback/<credentials provider>`: CSRF check, `authorize`, `signIn` callback, JWT
- * session, redirect to the callback URL. A refusal is always `CredentialsSignin` with the
- * provider's `code`: nothing tells which field was wrong. Unexpected errors are logged in full
- * and shown as `Configuration`.
+ * The identifier the attempt is counted on: what the provider declares (`identifier`, else its
+ * first credentials field), read from the same object `authorize()` receives, never a field the
+ * client chose. A repeated form field is read once by the body parser (the first value), so the
+ * limiter and `authorize()` see the same value. `undefined` when the provider declares no field.
+ */
+function attemptIdentifier(provider: CredentialsProvider, credentials: Record<string, unknown>): string | undefined {
+  const source = provider.identifier ?? Object.keys(provider.credentials)[0];
+  if (source === undefined) return undefined;
+  let value: unknown;
+  if (typeof source === "function") {
+    try {
+      value = source(credentials);
+    } catch (e) {
+      throw new CallbackRouteError("The credentials provider's identifier() threw", {
+        err: e as Error,
+        provider: provider.id,
+      });
+    }
+  } else {
+    value = Object.hasOwn(credentials, source) ? credentials[source] : undefined;
+  }
+  if (typeof value !== "string" || value.trim() === "") {
+    const what = typeof source === "function" ? "identifier() returned" : `the field "${source}" is`;
+    throw new CredentialsSignin(`Refused before authorize(): ${what} not a non-empty string`);
+  }
+  return value;
+}
+
+/**
+ * `POST /callback/<credentials provider>`: CSRF check, rate limit (the attempt is reserved before
+ * `authorize` runs), `authorize`, `signIn` callback, JWT session, redirect to the callback URL. A
+ * refusal is always `CredentialsSignin` with the provider's `code`: nothing tells which field was
+ * wrong. Unexpected errors are logged in full and shown as `Configuration`.
  */
 export async function credentialsCallback(req: RequestInternal, ctx: Context): Promise<ResponseInternal> {
   const provider = ctx.provider;
@@ -19,13 +50,7 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   if (!ctx.csrf().verified) throw new MissingCSRF("The credentials form was posted without a valid CSRF token");
 
   const credentials = { ...req.body } as Record<string, unknown>;
-  const attempt = await guardAttempt(
-    req,
-    ctx,
-    "credentials",
-    provider.id,
-    credentialsIdentifier(req.body, Object.keys(provider.credentials)),
-  );
+  const attempt = await reserveCredentialsAttempt(req, ctx, provider.id, attemptIdentifier(provider, credentials));
   let user: User | null;
   try {
     user = await provider.authorize(
@@ -33,17 +58,16 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
       lazyRequest(() => req.toRequest()),
     );
   } catch (e) {
-    if (e instanceof CredentialsSignin) await attempt.failed();
     if (e instanceof AuthError) throw e;
     throw new CallbackRouteError("The credentials provider's authorize() threw", {
       err: e as Error,
       provider: provider.id,
     });
   }
-  if (!user) {
-    await attempt.failed();
-    throw new CredentialsSignin("authorize() returned no user");
-  }
+  if (!user) throw new CredentialsSignin("authorize() returned no user");
+  // The right credentials are not a guess: the reservation goes back, so an owner who signs in
+  // often is never limited, while every failure keeps its count.
+  await attempt.succeeded();
   const signedIn: User = { ...user, id: user.id?.toString() ?? randomUUID() };
   const account: Account = { providerAccountId: signedIn.id as string, type: "credentials", provider: provider.id };
 

@@ -7,6 +7,7 @@ import type { InternalProvider } from "../config.js";
 import type { Context } from "../context.js";
 import { assertSingleMailbox, normalizeEmailIdentifier } from "../email/identifier.js";
 import { hashVerificationToken, randomVerificationToken, verificationTokenKey } from "../email/token.js";
+import { reserveEmailSend } from "../rate-limiter.js";
 import type { RequestInternal } from "../request.js";
 import { loginWithEmail } from "./handle-login.js";
 import { askSignIn, landing, startSession } from "./sign-in.js";
@@ -31,7 +32,9 @@ function adapterOf(ctx: Context): Required<Adapter> {
 }
 
 /**
- * `POST /signin/<email provider>` (CSRF already verified): normalises the address, asks the
+ * `POST /signin/<email provider>` (CSRF already verified): normalises the address, counts the
+ * send against the rate limits (on the normalised address, so spellings of one mailbox share a
+ * counter), asks the
  * `signIn` callback (`email.verificationRequest: true`), stores the keyed hash of a fresh token
  * with its expiry, mails the link and redirects to the verify-request page.
  *
@@ -53,6 +56,7 @@ export async function sendSignInLink(
   } catch (e) {
     throw new EmailSignInError("The e-mail address was refused", { err: e as Error, provider: provider.id });
   }
+  await reserveEmailSend(req, ctx, provider.id, identifier);
 
   const existing = await adapter.getUserByEmail(identifier);
   const user: AdapterUser = existing ?? { id: identifier, email: identifier, emailVerified: null };

@@ -145,7 +145,10 @@ export async function emailCallback(
   }
 
   const existing = await adapter.getUserByEmail(identifier);
-  const candidate: AdapterUser = existing ?? { id: randomUUID(), email: identifier, emailVerified: null };
+  // A holder of the address who never proved it is not who signs in (loginWithEmail releases it).
+  const candidate: AdapterUser = existing?.emailVerified
+    ? existing
+    : { id: randomUUID(), email: identifier, emailVerified: null };
   const account: Account = {
     provider: provider.id,
     providerAccountId: identifier,

@@ -1,13 +1,20 @@
 import type { LoggerInstance } from "../types.js";
 
 /** Warnings Latchkey logs through `logger.warn`. */
-export type WarningCode = "debug-enabled" | "csrf-disabled" | "experimental-webauthn" | "env-url-basepath-mismatch";
+export type WarningCode =
+  | "debug-enabled"
+  | "csrf-disabled"
+  | "experimental-webauthn"
+  | "env-url-basepath-mismatch"
+  | "unverified-email-released";
 
 const warningText: Record<WarningCode, string> = {
   "debug-enabled": "Debug logging is on; it may log secrets and personal data. Turn `debug` off in production.",
   "csrf-disabled": "The CSRF check is off (`skipCSRFCheck`). Only do this when the framework checks CSRF itself.",
   "experimental-webauthn": "WebAuthn is experimental: its API may change or be removed without notice.",
   "env-url-basepath-mismatch": "AUTH_URL has a path and `basePath` is set; the path of AUTH_URL is ignored.",
+  "unverified-email-released":
+    "An e-mail address held by a user who never proved it was given to a new user who did (possible account pre-hijacking; see the `unverifiedEmailReleased` event).",
 };
 
 /** Builds the logger: the defaults print to the console; the caller may replace any method. */

@@ -11,9 +11,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AdapterUser } from "../../src/adapters.js";
 import { Auth, type AuthConfig } from "../../src/index.js";
 import { hashVerificationToken, verificationTokenKey } from "../../src/lib/email/token.js";
+import { oauthEmailProven } from "../../src/lib/flows/handle-login.js";
+import { applyProviderOptions } from "../../src/lib/providers.js";
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from "../../src/memory-adapter.js";
 import Apple from "../../src/providers/apple.js";
+import Discord from "../../src/providers/discord.js";
 import { OIDC } from "../../src/providers/generic-oidc.js";
+import GitHub from "../../src/providers/github.js";
+import Google from "../../src/providers/google.js";
 import MicrosoftEntraID from "../../src/providers/microsoft-entra-id.js";
 import Nodemailer from "../../src/providers/nodemailer.js";
 import Passkey from "../../src/providers/passkey.js";
@@ -442,5 +447,70 @@ describe("honest flows keep working", () => {
     await magicLink(other, VICTIM);
     expect((await whoIs(other))?.id).toBe("legacy-1");
     expect(a.released).toEqual([]);
+  });
+});
+
+describe("what each sign-in proves about the address it names", () => {
+  const tokens = { access_token: "at", token_type: "bearer" };
+  // biome-ignore lint/suspicious/noExplicitAny: providers of several profile types in one table
+  const resolved = (p: any) => applyProviderOptions(p) as Parameters<typeof oauthEmailProven>[0];
+  const cases: Array<
+    [string, Parameters<typeof oauthEmailProven>[0], Record<string, unknown>, string | null, boolean]
+  > = [
+    ["Google, email_verified true", resolved(Google()), { email: VICTIM, email_verified: true }, VICTIM, true],
+    ["Google, email_verified false", resolved(Google()), { email: VICTIM, email_verified: false }, VICTIM, false],
+    ["Google, no claim", resolved(Google()), { email: VICTIM }, VICTIM, false],
+    ['Apple, the string "true"', resolved(Apple()), { email: VICTIM, email_verified: "true" }, VICTIM, true],
+    [
+      'a look-alike truthy claim ("TRUE")',
+      resolved(Google()),
+      { email: VICTIM, email_verified: "TRUE" },
+      VICTIM,
+      false,
+    ],
+    ["a look-alike truthy claim (1)", resolved(Google()), { email: VICTIM, email_verified: 1 }, VICTIM, false],
+    [
+      "the claim, for another address than the user's",
+      resolved(Google()),
+      { email: "mallory@example.com", email_verified: true },
+      VICTIM,
+      false,
+    ],
+    [
+      "the claim, in another case",
+      resolved(Google()),
+      { email: "Victim@Example.COM", email_verified: true },
+      VICTIM,
+      true,
+    ],
+    [
+      "Entra ID, even with a verified claim",
+      resolved(MicrosoftEntraID()),
+      { email: VICTIM, email_verified: true },
+      VICTIM,
+      false,
+    ],
+    [
+      "Entra ID, single tenant trusted by the app",
+      resolved(MicrosoftEntraID({ isEmailVerified: true })),
+      { email: VICTIM },
+      VICTIM,
+      true,
+    ],
+    ["Discord, verified", resolved(Discord()), { email: VICTIM, verified: true }, VICTIM, true],
+    ["Discord, unverified", resolved(Discord()), { email: VICTIM, verified: false }, VICTIM, false],
+    [
+      "GitHub, listed verified by /user/emails",
+      resolved(GitHub()),
+      { email: VICTIM, email_verified: true },
+      VICTIM,
+      true,
+    ],
+    ["GitHub, not listed verified", resolved(GitHub()), { email: VICTIM, email_verified: false }, VICTIM, false],
+    ["no address at all", resolved(Google()), { email_verified: true }, null, false],
+    ["an empty address", resolved(Google()), { email: "", email_verified: true }, "", false],
+  ];
+  it.each(cases)("%s", async (_label, provider, profile, email, proven) => {
+    expect(await oauthEmailProven(provider, profile, tokens, email)).toBe(proven);
   });
 });

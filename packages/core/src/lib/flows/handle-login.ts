@@ -102,9 +102,12 @@ async function releaseToProver(
     if (now?.emailVerified && now.id !== unproven.id) return null;
     throw e;
   }
-  ctx.config.logger.warn(
-    `An unproven claim on an e-mail address was released: user ${unproven.id} never proved it; the address now belongs to the new user ${outcome.user.id} who signed in with "${provider}"`,
-  );
+  ctx.config.logger.warn("unverified-email-released");
+  ctx.config.logger.debug("login: unverified e-mail released", {
+    previousUser: unproven.id,
+    user: outcome.user.id,
+    provider,
+  });
   await ctx.config.events.unverifiedEmailReleased?.({
     email: fields.email,
     provider,

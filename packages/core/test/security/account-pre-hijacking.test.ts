@@ -251,6 +251,32 @@ describe("account pre-hijacking: a credential attached before the address was pr
     },
   );
 
+  it("a passkey planted before the victim's first sign-in with a provider that verified the address never opens the victim's account", async () => {
+    const a = app();
+    const attacker = a.browser();
+    const device = new SoftAuthenticator(APP);
+    await passkeySignUp(attacker, device, VICTIM);
+    const attackerId = (await whoIs(attacker))?.id as string;
+
+    const victim = a.browser();
+    expect((await oidcSignIn(victim, "op", "victim-verified")).status).toBe(302);
+    const victimId = (await whoIs(victim))?.id as string;
+    expect(victimId).not.toBe(attackerId);
+    expect(a.user(victimId)).toMatchObject({ email: VICTIM });
+    expect(a.user(victimId)?.emailVerified).toBeInstanceOf(Date);
+    expect(a.released.map((r) => [r.provider, r.previousUser.id, r.user.id])).toEqual([["op", attackerId, victimId]]);
+
+    const again = a.browser();
+    await passkeySignIn(again, device);
+    expect((await whoIs(again))?.id).toBe(attackerId);
+    // The victim's magic link and provider sign-in both keep opening the victim's account.
+    const later = a.browser();
+    await magicLink(later, VICTIM);
+    expect((await whoIs(later))?.id).toBe(victimId);
+    await oidcSignIn(later, "op", "victim-verified");
+    expect((await whoIs(later))?.id).toBe(victimId);
+  });
+
   it.each([
     ["upper case", "VICTIM@EXAMPLE.COM"],
     ["padded, mixed case", "  Victim@Example.com "],

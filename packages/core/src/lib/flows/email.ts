@@ -55,7 +55,10 @@ export async function sendSignInLink(
   }
 
   const existing = await adapter.getUserByEmail(identifier);
-  const user: AdapterUser = existing ?? { id: identifier, email: identifier, emailVerified: null };
+  // As in the callback: a holder of the address who never proved it is not who will sign in.
+  const user: AdapterUser = existing?.emailVerified
+    ? existing
+    : { id: identifier, email: identifier, emailVerified: null };
   const account: Account = { provider: provider.id, providerAccountId: identifier, type: "email", userId: user.id };
   const redirect = await askSignIn(ctx, { user, account, email: { verificationRequest: true } });
   if (redirect) return { redirect, cookies: ctx.cookies };

@@ -539,4 +539,27 @@ describe("what each sign-in proves about the address it names", () => {
   it.each(cases)("%s", async (_label, provider, profile, email, proven) => {
     expect(await oauthEmailProven(provider, profile, tokens, email)).toBe(proven);
   });
+
+  it("an isEmailVerified that throws ends the sign-in with a clear error (Configuration, as a throwing profile() does), creating nothing", async () => {
+    const a = app();
+    const provider = OIDC({
+      id: "op",
+      name: "Test OP",
+      issuer: op.issuer,
+      clientId: "latchkey",
+      clientSecret: "latchkey-secret",
+      isEmailVerified: () => {
+        throw new Error("directory lookup failed");
+      },
+    });
+    const config = { ...a.config, providers: [provider] };
+    const browser = new Browser({ [APP]: (r) => Auth(r, config) });
+    const response = await oidcSignIn(browser, "op", "victim-verified");
+    // As for a throwing profile(): the error page with `Configuration`, the cause in the log.
+    expect(locationOf(response)).toBe(`${APP}/auth/error?error=Configuration`);
+    expect((a.errors.at(-1) as { type?: string } | undefined)?.type).toBe("OAuthProfileParseError");
+    expect(await whoIs(browser)).toBeNull();
+    expect(a.errors.at(-1)?.message).toMatch(/isEmailVerified\(\) of provider "op" threw: directory lookup failed/);
+    expect(a.store.users.size).toBe(0);
+  });
 });

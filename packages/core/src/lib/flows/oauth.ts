@@ -5,7 +5,7 @@
  * profile read → `signIn` callback → user and account through the adapter → session → redirect.
  */
 import type { Adapter } from "../../adapters.js";
-import { AuthError, InvalidCheck, OAuthSignInError } from "../../errors.js";
+import { AuthError, InvalidCheck, OAuthProfileParseError, OAuthSignInError } from "../../errors.js";
 import type { ResponseInternal, TokenSet } from "../../types.js";
 import type { InternalProvider } from "../config.js";
 import type { Context } from "../context.js";
@@ -164,12 +164,21 @@ export async function oauthCallback(
   const divert = await askSignIn(ctx, { user: known ?? user, account, profile });
   if (divert) return { redirect: divert, cookies: ctx.cookies };
 
-  const emailProven = await oauthEmailProven(
-    provider as Parameters<typeof oauthEmailProven>[0],
-    profile,
-    account as unknown as TokenSet,
-    user.email,
-  );
+  let emailProven: boolean;
+  try {
+    emailProven = await oauthEmailProven(
+      provider as Parameters<typeof oauthEmailProven>[0],
+      profile,
+      account as unknown as TokenSet,
+      user.email,
+    );
+  } catch (e) {
+    // A throwing `isEmailVerified` ends the sign-in like a throwing `profile()`: nothing is created.
+    throw new OAuthProfileParseError(
+      `The isEmailVerified() of provider "${provider.id}" threw: ${(e as Error)?.message ?? String(e)}`,
+      { err: e as Error, provider: provider.id },
+    );
+  }
   const login = await loginWithAccount(req, ctx, {
     user,
     account: storedAccount,

@@ -263,6 +263,28 @@ export interface EventCallbacks {
     profile: User | AdapterUser;
   }) => Awaitable<void>;
   session: (message: { session: Session | Record<string, unknown>; token?: JWT }) => Awaitable<void>;
+  /**
+   * Latchkey extension (Auth.js has no such event). Someone proved control of `email` (a magic
+   * link, or a provider that verified it) while `previousUser` held that address without ever
+   * having proved it (a passkey sign-up, an unverified OAuth profile: a possible account
+   * pre-hijacking). The address was taken off `previousUser` (now `email: null`, its accounts,
+   * passkeys and sessions untouched) and given to `user`, a fresh user with `emailVerified` set, so
+   * nothing attached before the proof opens the prover's account. `provider` is the proving one.
+   *
+   * @example
+   * ```ts
+   * events: {
+   *   unverifiedEmailReleased: ({ email, previousUser, user }) =>
+   *     audit.warn("pre-hijacking suspected", { email, from: previousUser.id, to: user.id }),
+   * }
+   * ```
+   */
+  unverifiedEmailReleased: (message: {
+    email: string;
+    provider: string;
+    previousUser: AdapterUser;
+    user: AdapterUser;
+  }) => Awaitable<void>;
 }
 
 /** Session options (spec §5.3, §8). */

@@ -7,7 +7,8 @@ export type WarningCode =
   | "experimental-webauthn"
   | "env-url-basepath-mismatch"
   | "unknown-option"
-  | "trust-proxy-all";
+  | "trust-proxy-all"
+  | "unverified-email-released";
 
 const warningText: Record<WarningCode, string> = {
   "debug-enabled": "Debug logging is on; it may log secrets and personal data. Turn `debug` off in production.",
@@ -17,6 +18,8 @@ const warningText: Record<WarningCode, string> = {
   "unknown-option": "The configuration has an option Latchkey does not know; it is ignored.",
   "trust-proxy-all":
     "Express's `trust proxy` is `true`: the client address is then the leftmost X-Forwarded-For, which any client can write, so per-client rate limits can be dodged. Set it to the number of proxies in front of the app (e.g. 1) or their subnet.",
+  "unverified-email-released":
+    "An e-mail address held by a user who never proved it was given to a new user who did (possible account pre-hijacking; see the `unverifiedEmailReleased` event).",
 };
 
 /** Builds the logger: the defaults print to the console; the caller may replace any method. */

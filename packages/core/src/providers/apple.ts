@@ -3,7 +3,8 @@
  *
  * Apple answers with a form POST (`response_mode=form_post`), so the callback is a POST and the
  * session cookies must allow a cross-site POST. The user's name is sent once, in the `user` field
- * of the first callback; the ID token never has it.
+ * of the first callback; the ID token never has it. That field is unsigned (anyone can post it), so
+ * only its name is read; the address comes from the ID token, proven by its `email_verified`.
  *
  * - Callback URL to register: `<origin>/auth/callback/apple` (HTTPS only, no localhost)
  * - Environment variables: `AUTH_APPLE_ID` (the Services ID), `AUTH_APPLE_SECRET` (a client secret
@@ -37,8 +38,8 @@ export interface AppleProfile {
   nonce?: string;
   nonce_supported?: boolean;
   auth_time?: number;
-  /** Only on the first sign-in. */
-  user?: { name?: { firstName?: string; lastName?: string }; email?: string };
+  /** Only on the first sign-in, from the unsigned form field: Latchkey keeps its `name` only. */
+  user?: { name?: { firstName?: string; lastName?: string } };
   [claim: string]: unknown;
 }
 
@@ -54,7 +55,8 @@ export default function Apple(options: OIDCUserConfig<AppleProfile> = {}): OIDCC
     checks: ["nonce", "state"],
     profile(profile) {
       const name = [profile.user?.name?.firstName, profile.user?.name?.lastName].filter(Boolean).join(" ");
-      return { id: profile.sub, name: name || null, email: profile.email ?? profile.user?.email ?? null, image: null };
+      // Only the signed id_token's address: the posted `user` field is unsigned (its name is all we take).
+      return { id: profile.sub, name: name || null, email: profile.email ?? null, image: null };
     },
     style: { brandColor: "#000000", bg: "#000000", text: "#ffffff" },
     options,

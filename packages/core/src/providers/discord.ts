@@ -30,6 +30,7 @@ export interface DiscordProfile {
   banner?: string | null;
   accent_color?: number | null;
   locale?: string;
+  /** Whether the e-mail on this account has been verified (Discord's user object, scope `email`). */
   verified?: boolean;
   email?: string | null;
   flags?: number;
@@ -60,6 +61,8 @@ export default function Discord(options: OAuthUserConfig<DiscordProfile> = {}): 
     authorization: { url: "https://discord.com/oauth2/authorize", params: { scope: "identify email" } },
     token: "https://discord.com/api/oauth2/token",
     userinfo: "https://discord.com/api/users/@me",
+    // Discord says whether it verified the address in `verified` (there is no `email_verified`).
+    isEmailVerified: (profile) => profile.verified === true && typeof profile.email === "string",
     profile(profile) {
       return {
         id: profile.id,

@@ -89,16 +89,15 @@ export default function GitHub(options: GitHubOptions = {}): OAuthConfig<GitHubP
         };
         const response = await fetchFn(provider.userinfo?.url ?? `${apiUrl}/user`, { headers });
         if (!response.ok) throw new Error(`GitHub: GET /user answered ${response.status}`);
-        const profile = (await response.json()) as GitHubProfile;
-        if (!profile.email) {
-          // A private address is not in /user; /user/emails lists it (scope user:email).
-          const emails = await fetchFn(`${apiUrl}/user/emails`, { headers });
-          if (emails.ok) {
-            const list = (await emails.json()) as GitHubEmail[];
-            const chosen = list.find((e) => e.primary && e.verified) ?? list.find((e) => e.verified);
-            profile.email = chosen?.email ?? null;
-          }
-        }
+        const profile = (await response.json()) as GitHubProfile & { email_verified?: boolean };
+        // /user/emails (scope user:email) lists a private address, and says which addresses GitHub
+        // verified: the public one of /user carries no such flag. Without the list, nothing is proven.
+        const emails = await fetchFn(`${apiUrl}/user/emails`, { headers });
+        const list = emails.ok ? ((await emails.json()) as unknown) : [];
+        const verified = Array.isArray(list) ? (list as GitHubEmail[]).filter((e) => e?.verified === true) : [];
+        if (!profile.email) profile.email = (verified.find((e) => e.primary) ?? verified[0])?.email ?? null;
+        const address = profile.email?.toLowerCase();
+        profile.email_verified = !!address && verified.some((e) => e.email?.toLowerCase() === address);
         return profile as unknown as Profile;
       },
     },

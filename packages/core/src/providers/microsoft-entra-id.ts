@@ -9,6 +9,11 @@
  * - Environment variables: `AUTH_MICROSOFT_ENTRA_ID_ID`, `AUTH_MICROSOFT_ENTRA_ID_SECRET`,
  *   `AUTH_MICROSOFT_ENTRA_ID_ISSUER`
  *
+ * The address is never taken as proven (`isEmailVerified: false`): under a multi-tenant issuer any
+ * tenant's administrator chooses `email` and `preferred_username`, so a user created by Entra has
+ * no `emailVerified`, is never linked by e-mail, and loses the address to whoever proves it.
+ * Pass `isEmailVerified: true` for a single tenant whose directory you trust.
+ *
  * Set `profilePhotoSize` to read the user's photo from Microsoft Graph at sign-in (one more
  * request); without it `image` is `null`.
  *
@@ -60,6 +65,10 @@ export default function MicrosoftEntraID(options: MicrosoftEntraIDOptions = {}):
     name: "Microsoft Entra ID",
     type: "oidc",
     issuer: options.issuer ?? "https://login.microsoftonline.com/common/v2.0",
+    // Entra sends no `email_verified`; `email` and `preferred_username` are whatever the signing-in
+    // tenant's administrator typed (any tenant, under `common`). Set `isEmailVerified` for a
+    // tenant whose addresses you trust.
+    isEmailVerified: false,
     authorization: { params: { scope: "openid profile email User.Read" } },
     async profile(profile, tokens) {
       let image: string | null = null;

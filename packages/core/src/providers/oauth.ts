@@ -104,8 +104,26 @@ export interface OAuth2Config<P> {
   clientSecret?: string;
   client?: OAuthClientOptions;
   style?: OAuthProviderButtonStyles;
-  /** Lets a user who signed in with another provider and the same e-mail be linked to this one. */
+  /**
+   * Lets a user who signed in with another provider and the same e-mail be linked to this one.
+   * Latchkey links only when this sign-in proved the address (`isEmailVerified`) and the stored
+   * user proved it too (`emailVerified` set).
+   */
   allowDangerousEmailAccountLinking?: boolean;
+  /**
+   * Whether this provider proved that the user controls the profile's e-mail address. A boolean
+   * for providers that only hand out addresses they verified (or never do), or a function of the
+   * profile. Default: proven only when the profile says `email_verified: true` (or `"true"`) for
+   * the address the user was given. An unproven sign-in creates a user without `emailVerified`,
+   * never links by e-mail, and loses the address to whoever proves it later (docs/security.md).
+   *
+   * @example
+   * ```ts
+   * // A single-tenant Entra ID whose directory assigns every address itself:
+   * MicrosoftEntraID({ issuer: "https://login.microsoftonline.com/<tenant-id>/v2.0", isEmailVerified: true })
+   * ```
+   */
+  isEmailVerified?: boolean | ((profile: P, tokens: TokenSet) => Awaitable<boolean>);
   redirectProxyUrl?: string;
   [customFetch]?: typeof fetch;
   /** The caller's options, merged over the defaults when the configuration is resolved. */

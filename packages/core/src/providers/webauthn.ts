@@ -135,6 +135,19 @@ export interface WebAuthnConfig {
   /** Finds the user a request is about. @default looks `email` up with `adapter.getUserByEmail` */
   getUserInfo: GetUserInfo;
   authenticationOptions?: AuthenticationOptions;
+  /**
+   * List the named user's credential IDs in `allowCredentials` of the authentication options (as
+   * Auth.js does). Off by default: the list tells anyone who asks whether an address has an
+   * account, and which passkeys it has. Without it the options are the same for every address and
+   * the browser offers its discoverable credentials (passkeys). Turn it on only for authenticators
+   * that cannot store discoverable credentials (older security keys). @default false
+   *
+   * @example
+   * ```ts
+   * WebAuthn({ listCredentials: true }) // reveals whether an address has an account
+   * ```
+   */
+  listCredentials?: boolean;
   registrationOptions?: RegistrationOptions;
   verifyAuthenticationOptions?: VerifyAuthenticationOptions;
   verifyRegistrationOptions?: VerifyRegistrationOptions;
@@ -165,7 +178,9 @@ export const defaultGetUserInfo: GetUserInfo = async ({ adapter }, request) => {
   if (typeof adapter.getUserByEmail !== "function")
     throw new MissingAdapter("The WebAuthn provider needs an adapter with `getUserByEmail`");
   const raw = request.method === "POST" ? request.body?.email : request.query.email;
-  if (typeof raw !== "string") return null;
+  // A NUL or line break would make a second, look-alike spelling of somebody's address.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused here
+  if (typeof raw !== "string" || /[\u0000-\u001f\u007f]/.test(raw)) return null;
   const email = raw.trim().toLowerCase();
   if (!EMAIL.test(email) || email.length > 320) return null;
   const existing = await adapter.getUserByEmail(email);

@@ -272,13 +272,19 @@ describe("e-mail sign-in over a real SMTP server", () => {
     expect((await send(config, new CookieJar(), second)).headers.get("location")).toBe(`${ORIGIN}/dashboard`);
   });
 
-  it("signs an existing user in without creating another, and sets emailVerified", async () => {
+  it("signs an existing verified user in without creating another (an unverified one: security/account-pre-hijacking.test.ts)", async () => {
     const { config, store, events } = setup();
-    await MemoryAdapter(store).createUser?.({ id: "u1", email: "olga@example.com", emailVerified: null, name: "Olga" });
+    const verifiedAt = new Date(Date.now() - 86_400_000);
+    await MemoryAdapter(store).createUser?.({
+      id: "u1",
+      email: "olga@example.com",
+      emailVerified: verifiedAt,
+      name: "Olga",
+    });
     const link = await mailedLink(config, "OLGA@example.com");
     await send(config, new CookieJar(), link);
     expect(store.users.size).toBe(1);
-    expect(store.users.get("u1")?.emailVerified).toBeInstanceOf(Date);
+    expect(store.users.get("u1")?.emailVerified).toEqual(verifiedAt);
     expect([...store.sessions.values()][0]?.userId).toBe("u1");
     expect(events).toEqual(["signIn"]);
   });

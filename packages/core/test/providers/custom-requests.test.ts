@@ -42,16 +42,40 @@ describe("GitHub userinfo", () => {
     });
   });
 
-  it("makes one request when the e-mail is public, and uses the Enterprise API", async () => {
-    const fake = fakeFetch(() => json({ ...user, email: "public@example.com" }));
+  it("reads the public e-mail from /user, its verification from /user/emails, and uses the Enterprise API", async () => {
+    const fake = fakeFetch((r) =>
+      r.url.pathname.endsWith("/user/emails")
+        ? json([{ email: "Public@example.com", primary: false, verified: true, visibility: "public" }])
+        : json({ ...user, email: "public@example.com" }),
+    );
     const config = applyProviderOptions(
       GitHub({ enterprise: { baseUrl: "https://github.example.com/" }, [customFetch]: fake.fetch }),
     ) as Any;
     expect(config.authorization.url).toBe("https://github.example.com/login/oauth/authorize");
     expect(config.token).toBe("https://github.example.com/login/oauth/access_token");
     const profile = await config.userinfo.request({ tokens, provider: config });
-    expect(fake.requests.map((r) => r.url.href)).toEqual(["https://github.example.com/api/v3/user"]);
+    expect(fake.requests.map((r) => r.url.href)).toEqual([
+      "https://github.example.com/api/v3/user",
+      "https://github.example.com/api/v3/user/emails",
+    ]);
     expect(profile.email).toBe("public@example.com");
+    expect(profile.email_verified).toBe(true);
+  });
+
+  it("does not take a public e-mail as verified when /user/emails does not list it as verified", async () => {
+    for (const answer of [
+      json([{ email: "public@example.com", primary: true, verified: false, visibility: "public" }]),
+      new Response("forbidden", { status: 403 }),
+      json({ message: "not a list" }),
+    ]) {
+      const fake = fakeFetch((r) =>
+        r.url.pathname === "/user/emails" ? answer.clone() : json({ ...user, email: "public@example.com" }),
+      );
+      const config = applyProviderOptions(GitHub({ [customFetch]: fake.fetch })) as Any;
+      const profile = await config.userinfo.request({ tokens, provider: config });
+      expect(profile.email).toBe("public@example.com");
+      expect(profile.email_verified).toBe(false);
+    }
   });
 });
 

@@ -79,19 +79,29 @@ describe("webauthn-options", () => {
     expect((body.options as unknown as { rp: unknown }).rp).toEqual({ id: "example.com", name: "Example" });
   });
 
-  it("answers authenticate with the user's credentials for a known e-mail, and refuses to register it", async () => {
+  it("answers authenticate with no credential list for a known e-mail (discoverable credentials), and refuses to register it", async () => {
     const ctx = setup();
     const device = new SoftAuthenticator(ORIGIN);
-    const { credential } = await register(ctx, device);
+    await register(ctx, device);
     const { body } = await getOptions(ctx.config, new CookieJar(), { email: "ada@example.com" });
     expect(body.action).toBe("authenticate");
-    expect(body.options.allowCredentials).toEqual([
-      { id: credential.id, type: "public-key", transports: ["internal"] },
-    ]);
+    expect(body.options.allowCredentials ?? []).toEqual([]);
 
     const refused = await getOptions(ctx.config, new CookieJar(), { email: "ada@example.com", action: "register" });
     expect(refused.status).toBe(400);
     expect(refused.setCookie.some((c) => c.startsWith(`${CHALLENGE_COOKIE}=`))).toBe(false);
+  });
+
+  it("lists the user's credentials only when the provider sets listCredentials", async () => {
+    const ctx = setup({ providers: [Passkey({ listCredentials: true })] });
+    const { credential } = await register(ctx, new SoftAuthenticator(ORIGIN));
+    const { body } = await getOptions(ctx.config, new CookieJar(), {
+      email: "ada@example.com",
+      action: "authenticate",
+    });
+    expect(body.options.allowCredentials).toEqual([
+      { id: credential.id, type: "public-key", transports: ["internal"] },
+    ]);
   });
 
   it("lets a signed-in user register another passkey, excluding the ones they have", async () => {

@@ -59,7 +59,10 @@ export async function sendSignInLink(
   await reserveEmailSend(req, ctx, provider.id, identifier);
 
   const existing = await adapter.getUserByEmail(identifier);
-  const user: AdapterUser = existing ?? { id: identifier, email: identifier, emailVerified: null };
+  // As in the callback: a holder of the address who never proved it is not who will sign in.
+  const user: AdapterUser = existing?.emailVerified
+    ? existing
+    : { id: identifier, email: identifier, emailVerified: null };
   const account: Account = { provider: provider.id, providerAccountId: identifier, type: "email", userId: user.id };
   const redirect = await askSignIn(ctx, { user, account, email: { verificationRequest: true } });
   if (redirect) return { redirect, cookies: ctx.cookies };
@@ -149,7 +152,10 @@ export async function emailCallback(
   }
 
   const existing = await adapter.getUserByEmail(identifier);
-  const candidate: AdapterUser = existing ?? { id: randomUUID(), email: identifier, emailVerified: null };
+  // A holder of the address who never proved it is not who signs in (loginWithEmail releases it).
+  const candidate: AdapterUser = existing?.emailVerified
+    ? existing
+    : { id: randomUUID(), email: identifier, emailVerified: null };
   const account: Account = {
     provider: provider.id,
     providerAccountId: identifier,

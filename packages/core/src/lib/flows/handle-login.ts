@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Adapter, AdapterAccount, AdapterUser } from "../../adapters.js";
 import { AccountNotLinked, OAuthAccountNotLinked } from "../../errors.js";
-import type { Account, Profile, User } from "../../types.js";
+import type { Account, Awaitable, Profile, TokenSet, User } from "../../types.js";
 import type { Context } from "../context.js";
 import { readChunkedCookie } from "../cookies.js";
 import type { RequestInternal } from "../request.js";
@@ -39,24 +39,110 @@ function atomically<T>(adapter: Adapter, work: (tx: Required<Adapter>) => Promis
 }
 
 /**
+ * Whether a sign-in proved control of the address it names (ARCHITECTURE principle 9). For OAuth
+ * and OIDC: the provider's `isEmailVerified` (a boolean or a function of the profile) when it has
+ * one, else the profile's own `email_verified` claim (`true` or `"true"`) for the very address the
+ * user was given. Anything else is no proof.
+ *
+ * @example
+ * ```ts
+ * await oauthEmailProven(Google(), { email: "ada@example.com", email_verified: true }, tokens, "ada@example.com") // true
+ * await oauthEmailProven(MicrosoftEntraID(), { preferred_username: "ada@example.com" }, tokens, "ada@example.com") // false
+ * ```
+ */
+export async function oauthEmailProven(
+  provider: { isEmailVerified?: boolean | ((profile: Profile, tokens: TokenSet) => Awaitable<boolean>) },
+  profile: Profile,
+  tokens: TokenSet,
+  email: string | null | undefined,
+): Promise<boolean> {
+  if (typeof email !== "string" || email.trim() === "") return false;
+  const rule = provider.isEmailVerified;
+  if (typeof rule === "boolean") return rule;
+  if (typeof rule === "function") return (await rule(profile, tokens)) === true;
+  const claimed = typeof profile.email === "string" ? profile.email.toLowerCase() : undefined;
+  // The claim speaks of `profile.email` only: a profile() that picked another field proved nothing.
+  const verified: unknown = profile.email_verified;
+  return claimed === email.toLowerCase() && (verified === true || verified === "true");
+}
+
+/**
+ * Gives the address to the one who just proved it: a fresh user with `emailVerified` set, and the
+ * address taken off `unproven` (a user who never proved it), whose credentials, accounts and
+ * sessions stay with that old record and so never open the prover's. Returns null when another
+ * request already did it (the caller then reads the address's user again).
+ */
+async function releaseToProver(
+  ctx: Context,
+  adapter: Required<Adapter>,
+  unproven: AdapterUser,
+  fields: Partial<AdapterUser> & { email: string },
+  provider: string,
+  account?: AdapterAccount | Account,
+): Promise<{ user: AdapterUser; linked?: AdapterAccount } | null> {
+  let outcome: { released: AdapterUser; user: AdapterUser; linked?: AdapterAccount };
+  try {
+    outcome = await atomically(adapter, async (tx) => {
+      // The store's unique e-mail makes a concurrent second proof fail at createUser, not merge.
+      const released = await tx.updateUser({ id: unproven.id, email: null as unknown as string });
+      const user = await tx.createUser({
+        ...fields,
+        id: randomUUID(),
+        emailVerified: new Date(),
+      } as AdapterUser);
+      let linked: AdapterAccount | undefined;
+      if (account) {
+        linked = { ...account, userId: user.id } as AdapterAccount;
+        await tx.linkAccount(linked);
+      }
+      return { released, user, linked };
+    });
+  } catch (e) {
+    const now = await adapter.getUserByEmail(fields.email);
+    if (now?.emailVerified && now.id !== unproven.id) return null;
+    throw e;
+  }
+  ctx.config.logger.warn("unverified-email-released");
+  ctx.config.logger.debug("login: unverified e-mail released", {
+    previousUser: unproven.id,
+    user: outcome.user.id,
+    provider,
+  });
+  await ctx.config.events.unverifiedEmailReleased?.({
+    email: fields.email,
+    provider,
+    previousUser: outcome.released,
+    user: outcome.user,
+  });
+  await ctx.config.events.createUser?.({ user: outcome.user });
+  return { user: outcome.user, linked: outcome.linked };
+}
+
+/**
  * Finds or creates the user behind an OAuth / OIDC / WebAuthn sign-in and links the account.
  * Without an adapter, the provider's user is the user. With one:
- * - an account already linked signs in its user (refused if another user is signed in);
- * - an unlinked account is linked to the signed-in user, or to the user with the same e-mail
- *   when the provider allows it (`allowDangerousEmailAccountLinking`), else `OAuthAccountNotLinked`;
- * - otherwise a new user is created with the account, in one transaction where possible.
- * Emits `createUser` and `linkAccount`.
+ * - an account already linked signs in its user (refused if another user is signed in); when the
+ *   sign-in proves that user's address, `emailVerified` is set;
+ * - an unlinked account is linked to the signed-in user;
+ * - else, when a user already has the e-mail: with a proven address and a verified owner, it is
+ *   linked when the provider allows it (`allowDangerousEmailAccountLinking`); with a proven address
+ *   and an owner who never proved it, the prover gets a fresh user and the address is taken off the
+ *   old one (`unverifiedEmailReleased`); otherwise `OAuthAccountNotLinked` / `AccountNotLinked`;
+ * - otherwise a new user is created with the account, in one transaction where possible, with
+ *   `emailVerified` set only when this sign-in proved the address.
+ * Emits `createUser`, `updateUser`, `linkAccount` and `unverifiedEmailReleased`.
  */
 export async function loginWithAccount(
   req: RequestInternal,
   ctx: Context,
-  params: { user: User; account: Account; profile?: Profile; allowEmailLinking?: boolean },
+  params: { user: User; account: Account; profile?: Profile; allowEmailLinking?: boolean; emailProven: boolean },
 ): Promise<LoginResult> {
   const { config } = ctx;
-  const { user: providerUser, account } = params;
+  const { user: providerUser, account, emailProven } = params;
   if (!config.adapter) return { user: providerUser, account, isNewUser: false };
   const adapter = config.adapter as Required<Adapter>;
   const signedIn = await currentUser(req, ctx, adapter);
+  const email = providerUser.email?.trim() ? providerUser.email : null;
   const stored = await adapter.getUserByAccount({
     provider: account.provider,
     providerAccountId: account.providerAccountId,
@@ -66,7 +152,13 @@ export async function loginWithAccount(
     if (signedIn && signedIn.id !== stored.id) {
       throw new OAuthAccountNotLinked("This account is already linked to another user");
     }
-    return { user: stored, account: { ...account, userId: stored.id }, isNewUser: false };
+    let user = stored;
+    // This account made (or was linked to) the record; now it proves the record's own address.
+    if (emailProven && !stored.emailVerified && email && stored.email === email) {
+      user = await adapter.updateUser({ id: stored.id, emailVerified: new Date() });
+      await config.events.updateUser?.({ user });
+    }
+    return { user, account: { ...account, userId: stored.id }, isNewUser: false };
   }
 
   const link = async (owner: AdapterUser, tx: Required<Adapter> = adapter) => {
@@ -81,13 +173,26 @@ export async function loginWithAccount(
     return { user: signedIn, account: linked, isNewUser: false };
   }
 
-  const email = providerUser.email?.trim() ? providerUser.email : null;
+  const { id: _providerId, ...fields } = providerUser;
   const owner = email ? await adapter.getUserByEmail(email) : null;
-  if (owner) {
-    if (!params.allowEmailLinking) {
+  if (owner && email) {
+    if (emailProven && !owner.emailVerified) {
+      const released = await releaseToProver(ctx, adapter, owner, { ...fields, email }, account.provider, account);
+      if (released?.linked) {
+        await config.events.linkAccount?.({ user: released.user, account: released.linked, profile: providerUser });
+        return { user: released.user, account: released.linked, isNewUser: true };
+      }
+      // Another request proved the address first: decide again against its verified user.
+      return loginWithAccount(req, ctx, params);
+    }
+    if (!params.allowEmailLinking || !emailProven || !owner.emailVerified) {
       if (account.type === "webauthn")
         throw new AccountNotLinked("This e-mail belongs to a user who has not linked this passkey");
-      throw new OAuthAccountNotLinked("Another account already uses this e-mail address");
+      throw new OAuthAccountNotLinked(
+        emailProven
+          ? "Another account already uses this e-mail address"
+          : "Another account already uses this e-mail address, and this provider did not prove it belongs to whoever signs in",
+      );
     }
     const linked = await link(owner);
     await config.events.linkAccount?.({ user: owner, account: linked, profile: providerUser });
@@ -95,13 +200,12 @@ export async function loginWithAccount(
   }
 
   const { created, linked } = await atomically(adapter, async (tx) => {
-    const { id: _providerId, ...fields } = providerUser;
     // A provider without e-mail (TikTok, ...) gives null, not "": e-mail is unique in every store.
     const created = await tx.createUser({
       ...fields,
       id: randomUUID(),
       email,
-      emailVerified: null,
+      emailVerified: emailProven && email ? new Date() : null,
     } as unknown as AdapterUser);
     const linked = await link(created, tx);
     return { created, linked };
@@ -112,8 +216,11 @@ export async function loginWithAccount(
 }
 
 /**
- * Finds or creates the user of a verified e-mail address (magic link). An existing user gets
- * `emailVerified` set (`updateUser` event); a new one is created with it (`createUser` event).
+ * Finds or creates the user of an e-mail address whose control was just proved (magic link). A
+ * verified user signs in as is; a new address gets a new user with `emailVerified` set. A user
+ * holding the address without ever having proved it (a passkey sign-up, an unverified OAuth
+ * profile) does not become the prover's: the prover gets a fresh user and the address is taken off
+ * the old record (`unverifiedEmailReleased`), so nothing attached before the proof opens it.
  */
 export async function loginWithEmail(
   ctx: Context,
@@ -124,14 +231,21 @@ export async function loginWithEmail(
   const adapter = config.adapter as Required<Adapter>;
   const account: Account = { provider: providerId, providerAccountId: email, type: "email" };
   const existing = await adapter.getUserByEmail(email);
+  if (existing?.emailVerified) return { user: existing, account, isNewUser: false };
   if (existing) {
-    const user = existing.emailVerified
-      ? existing
-      : await adapter.updateUser({ id: existing.id, emailVerified: new Date() });
-    if (!existing.emailVerified) await config.events.updateUser?.({ user });
-    return { user, account, isNewUser: false };
+    const released = await releaseToProver(ctx, adapter, existing, { email }, providerId);
+    if (released) return { user: released.user, account, isNewUser: true };
+    return loginWithEmail(ctx, providerId, email);
   }
-  const user = await adapter.createUser({ id: randomUUID(), email, emailVerified: new Date() } as AdapterUser);
+  let user: AdapterUser;
+  try {
+    user = await adapter.createUser({ id: randomUUID(), email, emailVerified: new Date() } as AdapterUser);
+  } catch (e) {
+    // Two links for a new address used at once: the second finds the first one's user.
+    const now = await adapter.getUserByEmail(email);
+    if (now?.emailVerified) return { user: now, account, isNewUser: false };
+    throw e;
+  }
   await config.events.createUser?.({ user });
   return { user, account, isNewUser: true };
 }

@@ -5,8 +5,8 @@
  * profile read → `signIn` callback → user and account through the adapter → session → redirect.
  */
 import type { Adapter } from "../../adapters.js";
-import { AuthError, InvalidCheck, OAuthSignInError } from "../../errors.js";
-import type { ResponseInternal } from "../../types.js";
+import { AuthError, InvalidCheck, OAuthProfileParseError, OAuthSignInError } from "../../errors.js";
+import type { ResponseInternal, TokenSet } from "../../types.js";
 import type { InternalProvider } from "../config.js";
 import type { Context } from "../context.js";
 import { authorizationRequest, proxyOrigin, redirectTarget } from "../oauth/authorization.js";
@@ -14,7 +14,7 @@ import { completeAuthorization, type VerifiedChecks } from "../oauth/callback.js
 import { clearChecks, decodeState, readCheck } from "../oauth/checks.js";
 import { authorizationServer, type OAuthProvider } from "../oauth/discovery.js";
 import type { RequestInternal } from "../request.js";
-import { loginWithAccount } from "./handle-login.js";
+import { loginWithAccount, oauthEmailProven } from "./handle-login.js";
 import { askSignIn, landing, startSession } from "./sign-in.js";
 
 /**
@@ -164,11 +164,27 @@ export async function oauthCallback(
   const divert = await askSignIn(ctx, { user: known ?? user, account, profile });
   if (divert) return { redirect: divert, cookies: ctx.cookies };
 
+  let emailProven: boolean;
+  try {
+    emailProven = await oauthEmailProven(
+      provider as Parameters<typeof oauthEmailProven>[0],
+      profile,
+      account as unknown as TokenSet,
+      user.email,
+    );
+  } catch (e) {
+    // A throwing `isEmailVerified` ends the sign-in like a throwing `profile()`: nothing is created.
+    throw new OAuthProfileParseError(
+      `The isEmailVerified() of provider "${provider.id}" threw: ${(e as Error)?.message ?? String(e)}`,
+      { err: e as Error, provider: provider.id },
+    );
+  }
   const login = await loginWithAccount(req, ctx, {
     user,
     account: storedAccount,
     profile,
     allowEmailLinking: provider.allowDangerousEmailAccountLinking,
+    emailProven,
   });
   const callbackUrl = await ctx.callbackUrl();
   const sessionAccount = { ...account, ...(login.account?.userId ? { userId: login.account.userId } : {}) };

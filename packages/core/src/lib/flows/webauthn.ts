@@ -300,7 +300,9 @@ function registeringUser(user: Partial<AdapterUser> & { email: string }): Partia
 
 /**
  * `GET /webauthn-options/<provider>?action=authenticate|register`: the options of a WebAuthn
- * ceremony (spec §2.11, `{ action, options }`). The challenge goes into the encrypted
+ * ceremony (spec §2.11, `{ action, options }`). Authentication options have an empty
+ * `allowCredentials` (discoverable credentials) unless the provider sets `listCredentials`, so
+ * they are the same for every address. The challenge goes into the encrypted
  * `webauthnChallenge` cookie, bound to the provider and the action, for 15 minutes. Other query
  * fields (`email` by default) reach `getUserInfo`. A request that fits no action is a 400.
  *
@@ -324,18 +326,25 @@ export async function webauthnOptionsFlow(
     });
   }
   const sessionUser = await currentUser(req, ctx, adapter);
+  // An explicit `authenticate` needs no user unless credentials are listed: not looking one up
+  // keeps the answer (and its timing) the same for every address.
+  const needsInfo = !(requested === "authenticate" && !provider.listCredentials);
   const info: WebAuthnUserInfo | null = sessionUser
     ? { user: sessionUser, exists: true }
-    : await provider.getUserInfo(
-        { adapter, provider: provider as unknown as WebAuthnConfig },
-        { method: req.method, url: req.url, query: req.query, body: req.body, headers: req.headers },
-      );
+    : needsInfo
+      ? await provider.getUserInfo(
+          { adapter, provider: provider as unknown as WebAuthnConfig },
+          { method: req.method, url: req.url, query: req.query, body: req.body, headers: req.headers },
+        )
+      : null;
   const action = decideAction(requested, !!sessionUser, info);
   const rp = relyingParty(provider, ctx.origin);
   const lib = await simpleWebAuthn(provider);
 
   if (action === "authenticate") {
-    const userId = info?.exists ? info.user.id : undefined;
+    // Discoverable credentials by default: an empty `allowCredentials` says nothing about the
+    // address (docs/security.md); `listCredentials` restores Auth.js's list for older keys.
+    const userId = provider.listCredentials && info?.exists ? info.user.id : undefined;
     const authenticators = userId ? await adapter.listAuthenticatorsByUserId(userId) : undefined;
     const options = await lib.generateAuthenticationOptions({
       ...writableCopy(provider.authenticationOptions),
@@ -556,7 +565,8 @@ export async function webauthnCallback(
 
   const refused = await askSignIn(ctx, { user, account });
   if (refused) return { redirect: refused, cookies: ctx.cookies };
-  const login = await loginWithAccount(req, ctx, { user, account });
+  // A passkey proves nothing about the address it was registered with (a sign-up names any address).
+  const login = await loginWithAccount(req, ctx, { user, account, emailProven: false });
   const owner = login.user as AdapterUser;
   if (authenticator)
     await storeAuthenticator(ctx, provider.id, { ...authenticator, userId: owner.id }, login.isNewUser);

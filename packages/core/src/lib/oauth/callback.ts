@@ -255,7 +255,8 @@ export async function completeAuthorization(
     if (isOidc && !wantsUserinfo) {
       profile = { ...(idClaims as Profile) };
       // Apple posts the user's name once, as JSON in a `user` field of its form_post callback; the
-      // id_token never carries it. It is unsigned, so it only ever adds to the verified claims.
+      // id_token never carries it. It is unsigned (anyone can post it), so only its name is kept:
+      // an e-mail in it must never reach the profile.
       const posted = parsePostedUser(params.get("user"));
       if (posted && profile.user === undefined) profile.user = posted;
     } else if (customUserinfo) {
@@ -347,14 +348,20 @@ function idTokenAlg(idToken: string | undefined): string {
   }
 }
 
-/** The JSON object of a posted `user` field (at most 4 KB), or undefined. */
-function parsePostedUser(value: string | null): Record<string, unknown> | undefined {
+/** The `name` of a posted `user` field (at most 4 KB) as `{ name }`, or undefined; nothing else is read. */
+function parsePostedUser(value: string | null): { name: Record<string, unknown> } | undefined {
   if (!value || value.length > 4096) return undefined;
   try {
     const parsed: unknown = JSON.parse(value);
-    return parsed && typeof parsed === "object" && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : undefined;
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return undefined;
+    const name = Object.hasOwn(parsed, "name") ? (parsed as { name: unknown }).name : undefined;
+    if (!name || typeof name !== "object" || Array.isArray(name)) return undefined;
+    const out: Record<string, unknown> = {};
+    for (const part of ["firstName", "middleName", "lastName"]) {
+      const v = (name as Record<string, unknown>)[part];
+      if (typeof v === "string" && Object.hasOwn(name, part)) out[part] = v;
+    }
+    return { name: out };
   } catch {
     return undefined;
   }

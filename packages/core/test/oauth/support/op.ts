@@ -100,11 +100,12 @@ async function interaction(op: OidcProvider, req: IncomingMessage, res: ServerRe
 
 /**
  * Starts an OpenID Provider with `clients`. `conformIdTokenClaims: false` (the default here) puts
- * the profile and e-mail claims into the id_token, as most public providers do.
+ * the profile and e-mail claims into the id_token, as most public providers do. `accounts` adds
+ * users (login_hint) whose claims are given as is; `email_verified` is true unless they say so.
  */
 export async function startOP(
   clients: ClientMetadata[],
-  options: { conformIdTokenClaims?: boolean } = {},
+  options: { conformIdTokenClaims?: boolean; accounts?: Record<string, Record<string, unknown>> } = {},
 ): Promise<TestOP> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -115,14 +116,14 @@ export async function startOP(
     clients,
     jwks: { keys: [{ ...key, kid: "test-key", use: "sig", alg: "RS256" }] },
     cookies: { keys: ["oidc-provider-test-cookie-key-0123456789"] },
-    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "picture"] },
+    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "picture", "preferred_username"] },
     conformIdTokenClaims: options.conformIdTokenClaims ?? false,
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx: unknown, i: { uid: string }) => `/interaction/${i.uid}` },
     async findAccount(_ctx: unknown, id: string) {
-      const account = ACCOUNTS[id];
+      const account = options.accounts?.[id] ?? ACCOUNTS[id];
       if (!account) return undefined;
-      return { accountId: id, claims: async () => ({ sub: id, ...account, email_verified: true }) };
+      return { accountId: id, claims: async () => ({ sub: id, email_verified: true, ...account }) };
     },
   });
   const requests: TestOP["requests"] = [];

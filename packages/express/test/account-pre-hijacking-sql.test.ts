@@ -1,0 +1,186 @@
+/**
+ * Account pre-hijacking over Express and the SQL adapter on PostgreSQL and MariaDB: an attacker
+ * plants a passkey on the victim's address, then thirty proofs of the address (magic links) arrive
+ * at once. The store's unique e-mail and its transactions must give one fresh user to the prover,
+ * leave the passkey on the old record, and answer every request without a 5xx. The in-process
+ * variants of the rule are in packages/core/test/security/account-pre-hijacking.test.ts.
+ */
+import { randomBytes } from "node:crypto";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type AuthConfig, ExpressAuth } from "@latchkey/express";
+import Nodemailer from "@latchkey/express/providers/nodemailer";
+import Passkey from "@latchkey/express/providers/passkey";
+import { migrate, SqlAdapter } from "@latchkey/sql-adapter";
+import express from "express";
+import { Kysely, MysqlDialect, PostgresDialect } from "kysely";
+import mysql from "mysql2";
+import mysqlPromise from "mysql2/promise";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serviceAvailable } from "../../adapter-test/src/services.js";
+import { hashVerificationToken, verificationTokenKey } from "../../core/src/lib/email/token.js";
+import { SECRET, type SmtpFixture, smtpServer, startSmtp } from "../../core/test/email/helpers.js";
+import { Browser } from "../../core/test/oauth/support/browser.js";
+import { SoftAuthenticator } from "../../core/test/webauthn/soft-authenticator.js";
+
+const VICTIM = "victim@example.com";
+type Db = Kysely<Record<string, Record<string, unknown>>>;
+
+interface Store {
+  db: Db;
+  drop(): Promise<void>;
+}
+
+const name = () => `latchkey_prehijack_${randomBytes(5).toString("hex")}`;
+
+const stores: Record<"postgres" | "mariadb", { port: number; open(): Promise<Store> }> = {
+  postgres: {
+    port: 5432,
+    async open() {
+      const database = name();
+      const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${database}`);
+      const pool = new pg.Pool({ host: "127.0.0.1", port: 5432, user: "postgres", database, max: 10 });
+      // DROP ... WITH (FORCE) at teardown can reach a connection that is still closing (57P01).
+      pool.on("error", (error) => {
+        if ((error as { code?: string }).code !== "57P01") throw error;
+      });
+      const db: Db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+      await migrate(db as never);
+      return {
+        db,
+        async drop() {
+          await db.destroy();
+          await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+          await admin.end();
+        },
+      };
+    },
+  },
+  mariadb: {
+    port: 3306,
+    async open() {
+      const database = name();
+      const admin = await mysqlPromise.createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
+      await admin.query(`CREATE DATABASE ${database}`);
+      const pool = mysql.createPool({ host: "127.0.0.1", port: 3306, user: "root", database, connectionLimit: 10 });
+      const db: Db = new Kysely({ dialect: new MysqlDialect({ pool }) });
+      await migrate(db as never);
+      return {
+        db,
+        async drop() {
+          await db.destroy();
+          await admin.query(`DROP DATABASE IF EXISTS ${database}`);
+          await admin.end();
+        },
+      };
+    },
+  },
+};
+
+let smtp: SmtpFixture;
+beforeAll(async () => {
+  smtp = await startSmtp();
+});
+afterAll(() => smtp?.close());
+
+describe.each(Object.keys(stores) as Array<keyof typeof stores>)("account pre-hijacking on %s", (kind) => {
+  let up = false;
+  let store: Store;
+  let server: Server;
+  let app = "";
+  let config: AuthConfig;
+  const released: Array<{ previousUser: { id: string }; user: { id: string } }> = [];
+
+  beforeAll(async () => {
+    up = await serviceAvailable(kind === "postgres" ? "PostgreSQL" : "MariaDB", stores[kind].port);
+    if (!up) return;
+    store = await stores[kind].open();
+    config = {
+      secret: SECRET,
+      trustHost: true,
+      adapter: SqlAdapter(store.db as never),
+      experimental: { enableWebAuthn: true },
+      logger: { error() {}, warn() {}, debug() {} },
+      events: { unverifiedEmailReleased: (m) => void released.push(m) },
+      callbacks: { session: ({ session, user }) => ({ ...session, user: { ...session.user, id: user?.id } }) },
+      providers: [Passkey(), Nodemailer({ server: smtpServer(smtp.port), from: "Latchkey <no-reply@app.test>" })],
+    };
+    const application = express();
+    application.use("/auth", ExpressAuth(config));
+    server = application.listen(0, "127.0.0.1");
+    await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+    app = `http://localhost:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    if (!up) return;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await store.drop();
+  });
+
+  async function csrf(browser: Browser): Promise<string> {
+    return ((await (await browser.get(`${app}/auth/csrf`)).json()) as { csrfToken: string }).csrfToken;
+  }
+  async function whoIs(browser: Browser): Promise<{ id?: string; email?: string | null } | undefined> {
+    const response = await browser.get(`${app}/auth/session`);
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { user?: { id?: string; email?: string | null } } | null)?.user;
+  }
+  async function passkey(browser: Browser, device: SoftAuthenticator, query: Record<string, string>) {
+    const answer = await browser.get(`${app}/auth/webauthn-options/passkey?${new URLSearchParams(query)}`);
+    expect(answer.status).toBe(200);
+    const { action, options } = (await answer.json()) as { action: string; options: never };
+    const data = action === "register" ? await device.create(options) : await device.get(options);
+    const response = await browser.post(`${app}/auth/callback/passkey`, {
+      csrfToken: await csrf(browser),
+      action,
+      data: JSON.stringify(data),
+    });
+    expect(response.status).toBe(302);
+  }
+
+  it("thirty magic-link proofs at once after a planted passkey: one fresh user, the passkey opens only the old record, no 5xx", async (t) => {
+    if (!up) return t.skip();
+    const attacker = new Browser();
+    const device = new SoftAuthenticator(app);
+    await passkey(attacker, device, { email: VICTIM });
+    const attackerId = (await whoIs(attacker))?.id;
+    expect(attackerId).toBeTruthy();
+
+    const key = verificationTokenKey(SECRET);
+    const links = await Promise.all(
+      Array.from({ length: 30 }, async (_, i) => {
+        const token = `${kind}-proof-${i}-${randomBytes(8).toString("hex")}`;
+        await config.adapter?.createVerificationToken?.({
+          identifier: VICTIM,
+          token: hashVerificationToken(key, VICTIM, token),
+          expires: new Date(Date.now() + 600_000),
+        });
+        return `${app}/auth/callback/nodemailer?${new URLSearchParams({ token, email: VICTIM, callbackUrl: `${app}/` })}`;
+      }),
+    );
+    const tabs = links.map(() => new Browser());
+    const answers = await Promise.all(links.map((link, i) => (tabs[i] as Browser).get(link)));
+    expect(answers.map((r) => r.status)).toEqual(links.map(() => 302));
+    expect(answers.map((r) => new URL(r.headers.get("location") ?? "", app).searchParams.get("error"))).toEqual(
+      links.map(() => null),
+    );
+    const ids = new Set(await Promise.all(tabs.map(async (tab) => (await whoIs(tab))?.id)));
+    expect(ids.size).toBe(1);
+    const [victimId] = [...ids];
+    expect(victimId).toBeTruthy();
+    expect(victimId).not.toBe(attackerId);
+
+    const rows = await store.db.selectFrom("users").select(["id", "email", "emailVerified"]).execute();
+    expect(rows.filter((r) => r.email === VICTIM).map((r) => r.id)).toEqual([victimId]);
+    expect(rows.find((r) => r.id === attackerId)?.email ?? null).toBeNull();
+    expect(rows.find((r) => r.id === victimId)?.emailVerified).toBeTruthy();
+    expect(released.map((r) => [r.previousUser.id, r.user.id])).toEqual([[attackerId, victimId]]);
+
+    const again = new Browser();
+    await passkey(again, device, { action: "authenticate" });
+    expect((await whoIs(again))?.id).toBe(attackerId);
+  });
+});

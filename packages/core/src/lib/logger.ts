@@ -29,7 +29,9 @@ export function createLogger(custom: Partial<LoggerInstance> | undefined, debug:
       }
     },
     warn(code) {
-      console.warn(`[latchkey][warn][${code}] ${warningText[code as WarningCode] ?? ""}`.trimEnd());
+      console.warn(
+        `[latchkey][warn][${code}] ${Object.hasOwn(warningText, code) ? warningText[code as WarningCode] : ""}`.trimEnd(),
+      );
     },
     debug(message, metadata) {
       if (!debug) return;

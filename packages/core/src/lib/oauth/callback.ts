@@ -8,6 +8,7 @@ import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import * as o from "oauth4webapi";
 import { AuthError, InvalidConfiguration, OAuthCallbackError, OAuthProfileParseError } from "../../errors.js";
 import type { Account, Profile, TokenSet, User } from "../../types.js";
+import { escapeForLog } from "../logger.js";
 import {
   authorizationServer,
   forgetDiscovery,
@@ -86,14 +87,20 @@ function forgetStaleMetadata(e: unknown, provider: OAuthProvider): void {
   forgetDiscovery(provider);
 }
 
-/** Turns whatever a protocol step threw into an `OAuthCallbackError` that says what failed. */
+/**
+ * Turns whatever a protocol step threw into an `OAuthCallbackError` that says what failed. Its
+ * message quotes what the provider (or whoever forged its answer) wrote, so it is escaped for a
+ * log line whichever logger prints it.
+ */
 export function callbackError(e: unknown, provider: OAuthProvider, step: string): AuthError {
   if (e instanceof AuthError) return e;
+  const callbackFailure = (message: string, cause: Record<string, unknown>) =>
+    new OAuthCallbackError(escapeForLog(message), cause);
   const base = { provider: provider.id, step };
   if (e instanceof o.AuthorizationResponseError) {
     const details = Object.fromEntries(e.cause.entries());
     const description = e.error_description ? ` (${e.error_description})` : "";
-    return new OAuthCallbackError(
+    return callbackFailure(
       `Provider "${provider.id}" answered the authorization request with the error "${e.error}"${description}`,
       {
         ...base,
@@ -103,14 +110,14 @@ export function callbackError(e: unknown, provider: OAuthProvider, step: string)
   }
   if (e instanceof o.ResponseBodyError) {
     const description = e.error_description ? ` (${e.error_description})` : "";
-    return new OAuthCallbackError(
+    return callbackFailure(
       `Provider "${provider.id}" refused the ${step} with the error "${e.error}"${description}, HTTP ${e.status}`,
       { ...base, err: e, error: e.error, error_description: e.error_description, status: e.status },
     );
   }
   if (e instanceof o.WWWAuthenticateChallengeError) {
     const challenge = e.cause[0];
-    return new OAuthCallbackError(
+    return callbackFailure(
       `Provider "${provider.id}" refused the ${step} (HTTP ${e.status}): ${challenge?.parameters.error ?? "challenge"} ${challenge?.parameters.error_description ?? ""}`.trimEnd(),
       { ...base, err: e, status: e.status },
     );
@@ -121,7 +128,7 @@ export function callbackError(e: unknown, provider: OAuthProvider, step: string)
   const why = unreachable
     ? `could not be reached${code ? ` (${code})` : ""}`
     : `failed: ${err.message}${code ? ` [${code}]` : ""}`;
-  return new OAuthCallbackError(`The ${step} for provider "${provider.id}" ${why}`, { ...base, err });
+  return callbackFailure(`The ${step} for provider "${provider.id}" ${why}`, { ...base, err });
 }
 
 /** Maps the common claims to a user: id from `sub` or `id`, `name`, `email`, `image` from `picture`. */

@@ -1,5 +1,5 @@
 import { JWTSessionError } from "../../errors.js";
-import { type JWT, openToken, sealToken } from "../../jwt.js";
+import { type JWT, openTokenWithReason, sealToken } from "../../jwt.js";
 import type { Cookie, Session } from "../../types.js";
 import type { ResolvedConfig } from "../config.js";
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../cookies.js";
@@ -16,6 +16,22 @@ const opened = new WeakMap<ResolvedConfig, Map<string, { json: string; exp: numb
 const OPENED_LIMIT = 2000;
 const CLOCK_TOLERANCE = 15;
 
+// The configurations that already warned about a session cookie no configured secret opens.
+// Keyed by the resolved configuration (so the warning comes once per configuration, not per
+// request); a WeakSet, so it can move onto the resolved configuration with the other caches.
+const warnedUnknownSecret = new WeakSet<ResolvedConfig>();
+
+/**
+ * A well-formed session cookie that no configured secret opens: most often a secret retired too
+ * early, which signs everybody out. The operator hears it once as a warning; every rejection,
+ * this one included, is also logged at debug level by the caller.
+ */
+function noticeUnknownSecret(config: ResolvedConfig): void {
+  if (warnedUnknownSecret.has(config)) return;
+  warnedUnknownSecret.add(config);
+  config.logger.warn("session-secret-mismatch");
+}
+
 function openWithCache(config: ResolvedConfig, raw: string, salt: string): JWT | null {
   let cache = opened.get(config);
   if (!cache) {
@@ -31,8 +47,12 @@ function openWithCache(config: ResolvedConfig, raw: string, salt: string): JWT |
     }
     return JSON.parse(hit.json) as JWT;
   }
-  const claims = openToken(raw, config.jwt.secrets, salt);
-  if (!claims) return null;
+  const result = openTokenWithReason(raw, config.jwt.secrets, salt);
+  if (!("claims" in result)) {
+    if (result.failure === "unknown-secret") noticeUnknownSecret(config);
+    return null;
+  }
+  const { claims } = result;
   if (cache.size >= OPENED_LIMIT) cache.delete(cache.keys().next().value as string);
   cache.set(key, { json: JSON.stringify(claims), exp: typeof claims.exp === "number" ? claims.exp : undefined });
   return claims;

@@ -265,10 +265,10 @@ const clientErrorValues: Partial<Record<ErrorType, string>> = {
 
 /** True when the error may be named to the client. */
 export function isClientError(error: unknown): error is AuthError {
-  return error instanceof AuthError && error.type in clientErrorValues;
+  return error instanceof AuthError && Object.hasOwn(clientErrorValues, error.type);
 }
 
 /** The `?error=` value for an error: its public name if allow-listed, `Configuration` otherwise. */
 export function clientErrorValue(error: unknown): string {
-  return (error instanceof AuthError && clientErrorValues[error.type]) || "Configuration";
+  return (isClientError(error) && clientErrorValues[error.type]) || "Configuration";
 }

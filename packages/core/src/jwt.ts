@@ -141,6 +141,15 @@ export function sealToken(
 
 const B64URL = /^[A-Za-z0-9_-]*$/;
 
+/** Why {@link openTokenWithReason} opened nothing. @internal */
+export type OpenFailure =
+  /** Not a JWE of ours at all: shape, header or encoding. */
+  | "malformed"
+  /** A well-formed token whose tag no configured secret verifies (a retired secret, or a forgery). */
+  | "unknown-secret"
+  /** Authentic, but its payload or time claims are unusable, or it expired. */
+  | "invalid-claims";
+
 /**
  * Opens a JWE made by `sealToken` or by Auth.js. Returns null for anything that is not a valid,
  * unexpired token under one of the secrets: a wrong header (only `dir` + `A256CBC-HS512`, no
@@ -148,9 +157,25 @@ const B64URL = /^[A-Za-z0-9_-]*$/;
  * @internal
  */
 export function openToken(token: string, secrets: readonly string[], salt: string): JWT | null {
-  if (token.length > MAX_TOKEN_LENGTH) return null;
+  const opened = openTokenWithReason(token, secrets, salt);
+  return "claims" in opened ? opened.claims : null;
+}
+
+/**
+ * {@link openToken}, saying why nothing opened: an operator needs to know when well-formed
+ * cookies stop opening (a secret retired too early) apart from garbage and expiry.
+ * @internal
+ */
+export function openTokenWithReason(
+  token: string,
+  secrets: readonly string[],
+  salt: string,
+): { claims: JWT } | { failure: OpenFailure } {
+  const malformed = { failure: "malformed" } as const;
+  const invalid = { failure: "invalid-claims" } as const;
+  if (token.length > MAX_TOKEN_LENGTH) return malformed;
   const parts = token.split(".");
-  if (parts.length !== 5) return null;
+  if (parts.length !== 5) return malformed;
   const [protectedHeader, encryptedKey, ivPart, ciphertextPart, tagPart] = parts as [
     string,
     string,
@@ -158,25 +183,25 @@ export function openToken(token: string, secrets: readonly string[], salt: strin
     string,
     string,
   ];
-  if (encryptedKey !== "" || !protectedHeader || !ivPart || !ciphertextPart || !tagPart) return null;
-  for (const part of parts) if (!B64URL.test(part)) return null;
+  if (encryptedKey !== "" || !protectedHeader || !ivPart || !ciphertextPart || !tagPart) return malformed;
+  for (const part of parts) if (!B64URL.test(part)) return malformed;
   let header: Record<string, unknown>;
   try {
     header = JSON.parse(Buffer.from(protectedHeader, "base64url").toString("utf8"));
   } catch {
-    return null;
+    return malformed;
   }
-  if (header === null || typeof header !== "object" || Array.isArray(header)) return null;
+  if (header === null || typeof header !== "object" || Array.isArray(header)) return malformed;
   for (const name of Object.keys(header)) {
-    if (name !== "alg" && name !== "enc" && name !== "kid") return null;
+    if (name !== "alg" && name !== "enc" && name !== "kid") return malformed;
   }
-  if (header.alg !== "dir" || header.enc !== "A256CBC-HS512") return null;
-  if (header.kid !== undefined && typeof header.kid !== "string") return null;
+  if (header.alg !== "dir" || header.enc !== "A256CBC-HS512") return malformed;
+  if (header.kid !== undefined && typeof header.kid !== "string") return malformed;
   const iv = Buffer.from(ivPart, "base64url");
   const ciphertext = Buffer.from(ciphertextPart, "base64url");
   const received = Buffer.from(tagPart, "base64url");
   if (iv.length !== 16 || received.length !== 32 || ciphertext.length === 0 || ciphertext.length % 16 !== 0)
-    return null;
+    return malformed;
 
   for (const secret of secrets) {
     const key = deriveKey(secret, salt);
@@ -187,19 +212,19 @@ export function openToken(token: string, secrets: readonly string[], salt: strin
       const decipher = createDecipheriv("aes-256-cbc", key.encKey, iv);
       claims = JSON.parse(Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString("utf8"));
     } catch {
-      return null;
+      return invalid;
     }
-    if (claims === null || typeof claims !== "object" || Array.isArray(claims)) return null;
+    if (claims === null || typeof claims !== "object" || Array.isArray(claims)) return invalid;
     const jwt = claims as JWT;
     for (const claim of ["exp", "iat", "nbf"] as const) {
-      if (jwt[claim] !== undefined && (typeof jwt[claim] !== "number" || !Number.isFinite(jwt[claim]))) return null;
+      if (jwt[claim] !== undefined && (typeof jwt[claim] !== "number" || !Number.isFinite(jwt[claim]))) return invalid;
     }
     const t = now();
-    if (typeof jwt.exp === "number" && jwt.exp <= t - CLOCK_TOLERANCE) return null;
-    if (typeof jwt.nbf === "number" && jwt.nbf > t + CLOCK_TOLERANCE) return null;
-    return jwt;
+    if (typeof jwt.exp === "number" && jwt.exp <= t - CLOCK_TOLERANCE) return invalid;
+    if (typeof jwt.nbf === "number" && jwt.nbf > t + CLOCK_TOLERANCE) return invalid;
+    return { claims: jwt };
   }
-  return null;
+  return { failure: "unknown-secret" };
 }
 
 /**

@@ -267,3 +267,94 @@ describe("over HTTP without AUTH_URL", () => {
     expect(cookiesOf(good).some((c) => c.startsWith("authjs.session-token="))).toBe(true);
   });
 });
+
+describe("bad input never throws or 5xx over Express: redirect targets and inherited names", () => {
+  let server: Awaited<ReturnType<typeof listen>>;
+  let port: number;
+  let host: Record<string, string>;
+  let origin: string;
+  const saved = process.env.AUTH_URL;
+
+  beforeAll(async () => {
+    delete process.env.AUTH_URL;
+    const app = express();
+    app.use("/auth", ExpressAuth(authConfig({ trustHost: true })));
+    server = await listen(app);
+    port = Number(new URL(server.url).port);
+    origin = `http://localhost:${port}`;
+    host = { host: `localhost:${port}` };
+  });
+  afterAll(async () => {
+    if (saved !== undefined) process.env.AUTH_URL = saved;
+    await server?.close();
+  });
+
+  /** A fresh CSRF token with its cookie, as a browser holds them. */
+  async function csrf(): Promise<{ token: string; cookie: string }> {
+    const r = await raw(port, "/auth/csrf", { headers: host });
+    return { token: (JSON.parse(r.body) as { csrfToken: string }).csrfToken, cookie: jarHeader(r) };
+  }
+
+  // Each is a same-origin path an attacker can put into a link or a form.
+  const paths = ["/€", "/a\u0000b", "/a\r\nSet-Cookie: pwned=1", "/\u2028x\u0085", "/a b\t?q=é#ü", "/\u007f%zz"];
+
+  it("a same-origin callbackUrl with non-ASCII or control characters becomes a valid, encoded Location (form and JSON)", async () => {
+    const answers = await Promise.all(
+      paths.flatMap((target) =>
+        ["form", "json", "json-lone-surrogate"].map(async (kind) => {
+          const { token, cookie } = await csrf();
+          const callbackUrl = kind === "json-lone-surrogate" ? `${target}\ud800` : target;
+          const json = kind !== "form";
+          const r = await raw(port, "/auth/signout", {
+            method: "POST",
+            headers: {
+              ...host,
+              cookie,
+              "content-type": json ? "application/json" : "application/x-www-form-urlencoded",
+            },
+            body: json
+              ? JSON.stringify({ csrfToken: token, callbackUrl })
+              : new URLSearchParams({ csrfToken: token, callbackUrl }).toString(),
+          });
+          return { target, kind, r };
+        }),
+      ),
+    );
+    for (const { target, kind, r } of answers) {
+      const what = `${kind} ${JSON.stringify(target)}`;
+      expect(r.status, what).toBe(302);
+      const location = r.headers.location as string;
+      expect(location, what).toMatch(/^[\x21-\x7e]+$/);
+      expect(new URL(location).origin, what).toBe(origin);
+      expect(
+        cookiesOf(r).some((c) => c.startsWith("pwned")),
+        what,
+      ).toBe(false);
+    }
+    // What the browser lands on is the path it was asked for, encoded: "/€" is "/%E2%82%AC".
+    const euro = answers.find((a) => a.target === "/€" && a.kind === "form");
+    expect(decodeURIComponent(new URL(euro?.r.headers.location as string).pathname)).toBe("/€");
+  });
+
+  it("?error= and ?code= named like Object.prototype members get the unknown-value page, no 5xx", async () => {
+    const inherited = Object.getOwnPropertyNames(Object.prototype);
+    const page = async (path: string) => {
+      const r = await raw(port, path, { headers: host });
+      expect(r.status, path).toBeLessThan(500);
+      expect(r.body, path).not.toMatch(/\[native code\]|function \w*\(|at .*\.js:\d+/);
+      return {
+        status: r.status,
+        alert: r.body.match(/role="alert"><p>(.*?)<\/p>/)?.[1],
+        h1: r.body.match(/<h1>(.*?)<\/h1>/)?.[1],
+      };
+    };
+    const unknownError = await page("/auth/error?error=NoSuchError");
+    const unknownSignin = await page("/auth/signin?error=NoSuchError");
+    expect(unknownSignin.alert).toBeTruthy();
+    for (const name of inherited) {
+      const q = encodeURIComponent(name);
+      expect(await page(`/auth/error?error=${q}`), name).toEqual(unknownError);
+      expect(await page(`/auth/signin?error=${q}&code=${q}`), name).toEqual(unknownSignin);
+    }
+  });
+});

@@ -79,10 +79,15 @@ const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // "%" is not safe: the parser percent-decodes, so a raw "%" would not read back as written.
 const SAFE_VALUE = /^[!#$&'()*+\-./0-9:<=>?@A-Z[\]^_`a-z{}~]*$/;
 
+// A UTF-16 surrogate without its other half: `encodeURIComponent` throws on it.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
 /** Serialises one `Set-Cookie` header value. */
 export function serializeCookie(name: string, value: string, options: CookieSerializeOptions = {}): string {
   if (!COOKIE_NAME.test(name)) throw new TypeError(`Invalid cookie name: ${JSON.stringify(name)}`);
-  let out = `${name}=${SAFE_VALUE.test(value) ? value : encodeURIComponent(value)}`;
+  // A lone surrogate (from a JSON body's "\ud800") is stored as U+FFFD rather than thrown on.
+  const encoded = SAFE_VALUE.test(value) ? value : encodeURIComponent(value.replace(LONE_SURROGATE, "\uFFFD"));
+  let out = `${name}=${encoded}`;
   if (options.maxAge !== undefined) out += `; Max-Age=${Math.floor(options.maxAge)}`;
   if (options.domain) out += `; Domain=${options.domain}`;
   if (options.path) out += `; Path=${options.path}`;

@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import type { LoggerInstance } from "../types.js";
 
 /** Warnings Latchkey logs through `logger.warn`. */
@@ -8,7 +9,8 @@ export type WarningCode =
   | "env-url-basepath-mismatch"
   | "unknown-option"
   | "trust-proxy-all"
-  | "unverified-email-released";
+  | "unverified-email-released"
+  | "session-secret-mismatch";
 
 const warningText: Record<WarningCode, string> = {
   "debug-enabled": "Debug logging is on; it may log secrets and personal data. Turn `debug` off in production.",
@@ -20,34 +22,87 @@ const warningText: Record<WarningCode, string> = {
     "Express's `trust proxy` is `true`: the client address is then the leftmost X-Forwarded-For, which any client can write, so per-client rate limits can be dodged. Set it to the number of proxies in front of the app (e.g. 1) or their subnet.",
   "unverified-email-released":
     "An e-mail address held by a user who never proved it was given to a new user who did (possible account pre-hijacking; see the `unverifiedEmailReleased` event).",
+  "session-secret-mismatch":
+    "A session cookie was sealed with a secret that is not configured (or forged), so its user is signed out. If you rotated `secret` (AUTH_SECRET), keep the retired one after the new one until old sessions expire: `secret: [NEW, OLD]` (AUTH_SECRET_1, ...). Logged once; later ones only at debug level.",
 };
 
-/** Builds the logger: the defaults print to the console; the caller may replace any method. */
+// Everything that can end or disguise a log line: C0 controls (CR, LF, ...), DEL, C1 controls
+// (U+0085 NEL among them), the Unicode line and paragraph separators, and the bidirectional
+// overrides and isolates that reorder what a terminal shows.
+const UNSAFE_IN_LOG = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
+const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/**
+ * A value from outside (a provider's `error_description`, a request path, an e-mail address) made
+ * safe to print on one log line: every character that could end the line or disguise it is
+ * written as an escape (`\n`, `\r`, `\t`, `\u2028`, ...), so nobody can forge a log entry.
+ *
+ * @example
+ * ```ts
+ * escapeForLog("denied\n[ERROR] forged") // "denied\\n[ERROR] forged"
+ * ```
+ */
+export function escapeForLog(text: string): string {
+  return text.replace(UNSAFE_IN_LOG, (c) =>
+    Object.hasOwn(NAMED, c) ? (NAMED[c] as string) : `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, "0")}`,
+  );
+}
+
+/** Any value as one escaped line: strings as they are, everything else as `util.inspect` shows it. */
+function oneLine(value: unknown): string {
+  const text = typeof value === "string" ? value : inspect(value, { breakLength: Number.POSITIVE_INFINITY, depth: 4 });
+  return escapeForLog(text);
+}
+
+/**
+ * The lines of an error's stack: its header (name and message, which may carry outside text) on
+ * one escaped line, then V8's frames, one line each. A stack that does not start with the header
+ * (changed after the error was made) is printed as one escaped line.
+ */
+function stackLines(err: Error): string[] {
+  const header = err.message ? `${err.name}: ${err.message}` : err.name;
+  const stack = typeof err.stack === "string" ? err.stack : "";
+  if (!stack.startsWith(header)) return [oneLine(stack || header)];
+  const frames = stack
+    .slice(header.length)
+    .split("\n")
+    .filter((line) => line.trim() !== "");
+  return [oneLine(header), ...frames.map(oneLine)];
+}
+
+/**
+ * Builds the logger: the defaults print to the console, one escaped line per message (a stack adds
+ * one line per frame); the caller may replace any method, and then prints what it likes.
+ */
 export function createLogger(custom: Partial<LoggerInstance> | undefined, debug: boolean): LoggerInstance {
   const logger: LoggerInstance = {
     error(error) {
       const type = (error as { type?: string }).type ?? error.name;
-      console.error(`[latchkey][error] ${type}: ${error.message}`);
       let cause = (error as { cause?: unknown }).cause;
+      const firstErr = cause instanceof Error ? cause : (cause as { err?: unknown } | undefined)?.err;
+      // Details without an underlying error (a provider's error answer, say) stay on the same line.
+      const details = cause !== undefined && !(firstErr instanceof Error) ? ` ${oneLine(cause)}` : "";
+      console.error(`[latchkey][error] ${oneLine(String(type))}: ${oneLine(error.message)}${details}`);
       for (let depth = 0; cause && depth < 5; depth++) {
         const err = cause instanceof Error ? cause : (cause as { err?: unknown }).err;
-        if (err instanceof Error) {
-          console.error(`[latchkey][cause] ${err.stack ?? err.message}`);
-          cause = (err as { cause?: unknown }).cause;
-        } else {
-          console.error("[latchkey][cause]", cause);
+        if (!(err instanceof Error)) {
+          // The first level's details are already on the error's line.
+          if (depth > 0) console.error(`[latchkey][cause] ${oneLine(cause)}`);
           break;
         }
+        const [header, ...frames] = stackLines(err);
+        console.error([`[latchkey][cause] ${header}`, ...frames].join("\n"));
+        cause = (err as { cause?: unknown }).cause;
       }
     },
     warn(code, detail) {
-      const text = detail ?? warningText[code as WarningCode] ?? "";
-      console.warn(`[latchkey][warn][${code}] ${text}`.trimEnd());
+      const text = detail ?? (Object.hasOwn(warningText, code) ? warningText[code as WarningCode] : "");
+      console.warn(`[latchkey][warn][${oneLine(code)}] ${oneLine(text)}`.trimEnd());
     },
     debug(message, metadata) {
       if (!debug) return;
-      if (metadata === undefined) console.log(`[latchkey][debug] ${message}`);
-      else console.log(`[latchkey][debug] ${message}`, metadata);
+      const extra = metadata === undefined ? "" : ` ${oneLine(metadata)}`;
+      console.log(`[latchkey][debug] ${oneLine(message)}${extra}`);
     },
   };
   if (custom?.error) logger.error = custom.error;

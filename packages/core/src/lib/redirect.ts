@@ -25,3 +25,33 @@ export function defaultRedirect({ url, baseUrl }: { url: string; baseUrl: string
   if (cleaned.startsWith("/") && !cleaned.startsWith("//")) return `${base.origin}${cleaned}`;
   return target.href;
 }
+
+// Everything a header value may carry as is: printable ASCII without the space.
+const HEADER_SAFE = /^[\x21-\x7e]*$/;
+
+/**
+ * A redirect target as it may be written into a `Location` header (and the JSON `{ url }` answer):
+ * spaces, control characters and non-ASCII characters are percent-encoded as UTF-8, a lone UTF-16
+ * surrogate becomes U+FFFD. What is already printable ASCII (including existing `%XX` escapes) is
+ * kept, so a valid URL is returned unchanged. Without this, `callbackUrl=/€` or a redirect
+ * callback's `"/a\r\nb"` makes the Web `Headers` (or Node's `setHeader`) throw: a 500 instead of a
+ * redirect.
+ *
+ * @example
+ * ```ts
+ * headerSafeUrl("https://app.example/€?q=a b") // "https://app.example/%E2%82%AC?q=a%20b"
+ * headerSafeUrl("https://app.example/a%20b")   // unchanged
+ * ```
+ */
+export function headerSafeUrl(url: string): string {
+  if (HEADER_SAFE.test(url)) return url;
+  let out = "";
+  // for...of walks code points: a surrogate pair arrives whole, a lone surrogate alone.
+  for (const char of url) {
+    const code = char.codePointAt(0) as number;
+    if (code > 0x20 && code < 0x7f) out += char;
+    else if (code >= 0xd800 && code <= 0xdfff) out += "%EF%BF%BD";
+    else out += encodeURIComponent(char);
+  }
+  return out;
+}

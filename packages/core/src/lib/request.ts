@@ -113,7 +113,7 @@ export function parseBody(contentType: string | null, text: string): Record<stri
   }
   if (type === "application/x-www-form-urlencoded") {
     const out: Record<string, unknown> = {};
-    for (const [key, value] of new URLSearchParams(text)) if (!(key in out)) out[key] = value;
+    for (const [key, value] of new URLSearchParams(text)) if (!Object.hasOwn(out, key)) out[key] = value;
     return out;
   }
   return undefined;
@@ -122,7 +122,7 @@ export function parseBody(contentType: string | null, text: string): Record<stri
 /** The query as a record; the first of repeated names wins. */
 export function queryRecord(url: URL): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of url.searchParams) if (!(key in out)) out[key] = value;
+  for (const [key, value] of url.searchParams) if (!Object.hasOwn(out, key)) out[key] = value;
   return out;
 }
 

@@ -1,5 +1,6 @@
 import type { ResponseInternal } from "../types.js";
 import { serializeCookie } from "./cookies.js";
+import { headerSafeUrl } from "./redirect.js";
 
 /** Headers of answers that must never be cached (sessions, CSRF tokens). */
 export const noStore = {
@@ -26,7 +27,9 @@ export function finalizeResponse(res: ResponseInternal): {
   for (const cookie of res.cookies ?? [])
     headers.push(["Set-Cookie", serializeCookie(cookie.name, cookie.value, cookie.options)]);
   if (res.redirect) {
-    headers.push(["Location", res.redirect]);
+    // The one exit of every redirect (callbackUrl, the redirect callback's answer, pages.*): a
+    // target with characters a header cannot carry is percent-encoded here, never a throw.
+    headers.push(["Location", headerSafeUrl(res.redirect)]);
     return { status: 302, headers, body: null };
   }
   let body: string | null = null;

@@ -76,7 +76,19 @@ export interface OAuthProviderButtonStyles {
 export interface OAuthClientOptions {
   /** @default "client_secret_basic" */
   token_endpoint_auth_method?: "client_secret_basic" | "client_secret_post" | "none";
-  /** @default "RS256" */
+  /**
+   * The algorithm the provider signs this client's id_tokens with. Unset, any asymmetric algorithm
+   * the provider advertises is accepted (RS256 if it advertises none) and checked against its
+   * published keys. `"HS256"` (or HS384/HS512) must be set explicitly for a provider that signs
+   * with the client secret: such id_tokens are then verified with the secret, and refused when it
+   * is not set, whatever the provider advertises.
+   *
+   * @example
+   * ```ts
+   * Keycloak({ client: { id_token_signed_response_alg: "HS256" } })
+   * ```
+   * @default undefined (asymmetric only)
+   */
   id_token_signed_response_alg?: string;
   [key: string]: unknown;
 }

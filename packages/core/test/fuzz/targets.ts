@@ -3,6 +3,7 @@
  * runs in `npm test` (fuzz.test.ts, FUZZ_RUNS unset) and the big run of `npm run fuzz`
  * (FUZZ_RUNS=10000). Each target is an async property over fast-check arbitraries.
  */
+import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createMemoryStore, MemoryAdapter } from "@latchkey/core/memory-adapter";
@@ -272,6 +273,8 @@ export const targets: FuzzTarget[] = [
     },
   },
   wholeRequests(),
+  redirectTargets(),
+  prototypeNames(),
   providerResponses(),
 ];
 
@@ -497,6 +500,182 @@ function providerResponses(): FuzzTarget {
     async teardown() {
       server?.closeAllConnections();
       await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    },
+  };
+}
+
+/** Characters a header, a cookie or a log line cannot carry as they are, mixed with any code point. */
+const unruly = fc.oneof(
+  fc.string({ unit: "binary", maxLength: 20 }),
+  fc.constantFrom(
+    "\u0000",
+    "\t",
+    "\r",
+    "\n",
+    "\r\nSet-Cookie: x=1",
+    "\u007f",
+    "\u0085",
+    "\u00a0",
+    "\u2028",
+    "\u2029",
+    "\u202e",
+    "\ud800",
+    "\udfff",
+    "\ud83d\ude00",
+    "€",
+    "é",
+    " ",
+    "%",
+    "%zz",
+    "%E2%82",
+    "?",
+    "#",
+  ),
+);
+
+/** A header value as a client can read it: printable ASCII only. */
+function expectHeaderSafe(value: string, what: string): void {
+  expect(value, what).toMatch(/^[\x21-\x7e]+$/);
+}
+
+/**
+ * Redirect targets through whole requests: a `callbackUrl` with any code point (control characters,
+ * non-ASCII, lone surrogates) in a form or JSON body, through the default redirect and through an
+ * application's permissive `redirect` callback, up to `pages.newUser` after a magic link. Every
+ * answer is a redirect (or page) with a printable `Location` on our origin: never a throw or a 5xx.
+ */
+function redirectTargets(): FuzzTarget {
+  let mailed: string[] = [];
+  const provider = {
+    id: "mail",
+    name: "Mail",
+    type: "email",
+    sendVerificationRequest: ({ url }: { url: string }) => void mailed.push(url),
+  } as const;
+  const base = (extra: Partial<AuthConfig>): AuthConfig => ({
+    secret: SECRET,
+    trustHost: true,
+    rateLimit: false,
+    adapter: MemoryAdapter(createMemoryStore()),
+    session: { strategy: "jwt" },
+    logger: { error() {}, warn() {}, debug() {} },
+    providers: [demoCredentials(), provider],
+    ...extra,
+  });
+  return {
+    name: "redirect targets: any callbackUrl ends in a printable Location on our origin, never a throw or a 5xx",
+    async property() {
+      const configs = {
+        default: base({}),
+        // An application callback that trusts any path, as Auth.js's documentation shows.
+        permissive: base({
+          pages: { newUser: "/welcome/€ new" },
+          callbacks: { redirect: ({ url, baseUrl }) => (url.startsWith("/") ? `${baseUrl}${url}` : url) },
+        }),
+      };
+      const callbackUrl = fc
+        .tuple(fc.constantFrom("/", "/a/", `${ORIGIN}/`, "", "/\\", "//"), fc.array(unruly, { maxLength: 5 }))
+        .map(([prefix, parts]) => prefix + parts.join(""));
+      const flow = fc.constantFrom("signout-form", "signout-json", "credentials", "signin-page", "magic-link");
+      return fc.asyncProperty(
+        fc.constantFrom("default", "permissive" as const),
+        flow,
+        callbackUrl,
+        async (which, kind, target) => {
+          const config = configs[which as keyof typeof configs];
+          const jar = new CookieJar();
+          const csrf = await csrfToken(config, jar);
+          let response: Response;
+          if (kind === "signin-page") {
+            response = await call(config, `/auth/signin?${new URLSearchParams({ callbackUrl: target })}`, { jar });
+            expect(response.status).toBe(200);
+            return;
+          }
+          if (kind === "signout-json") {
+            response = await call(config, "/auth/signout", {
+              jar,
+              json: { csrfToken: csrf, callbackUrl: target },
+              headers: { "x-auth-return-redirect": "1" },
+            });
+            expect(response.status).toBe(200);
+            const { url } = (await response.json()) as { url: string };
+            expectHeaderSafe(url, "the JSON redirect url");
+            if (which === "default") expect(new URL(url).origin).toBe(ORIGIN);
+            return;
+          }
+          if (kind === "signout-form") {
+            response = await call(config, "/auth/signout", { jar, form: { csrfToken: csrf, callbackUrl: target } });
+          } else if (kind === "credentials") {
+            response = await call(config, "/auth/callback/credentials", {
+              jar,
+              form: { csrfToken: csrf, username: "ada", password: "lovelace", callbackUrl: target },
+            });
+          } else {
+            mailed = [];
+            const email = `fuzz-${randomUUID()}@example.com`;
+            const sent = await call(config, "/auth/signin/mail", {
+              jar,
+              json: { csrfToken: csrf, email, callbackUrl: target },
+            });
+            expect(sent.status).toBe(302);
+            const link = new URL(mailed[0] as string);
+            response = await call(config, `${link.pathname}${link.search}`, { jar });
+          }
+          expect(response.status, `${kind} answered ${response.status}`).toBe(302);
+          const location = response.headers.get("location") as string;
+          expectHeaderSafe(location, `the Location of ${kind}`);
+          if (which === "default" || kind === "magic-link") expect(new URL(location, ORIGIN).origin).toBe(ORIGIN);
+        },
+      );
+    },
+  };
+}
+
+/**
+ * `?error=` and `?code=` values named like what every object inherits (`constructor`, `__proto__`,
+ * `toString`, ...): the pages treat them as the unknown values they are (the same answer as for a
+ * name nothing defines), never a throw, a 5xx or a printed function.
+ */
+function prototypeNames(): FuzzTarget {
+  const inherited = [
+    ...Object.getOwnPropertyNames(Object.prototype),
+    ...Object.getOwnPropertyNames(Function.prototype),
+  ];
+  const config: AuthConfig = {
+    secret: SECRET,
+    trustHost: true,
+    rateLimit: false,
+    logger: { error() {}, warn() {}, debug() {} },
+    providers: [demoCredentials()],
+  };
+  /** What a page says to the user: the heading and the alert, without the per-request CSRF token. */
+  const said = async (response: Response) => {
+    const body = await response.text();
+    expect(body).not.toMatch(/\[native code\]|function \w*\(/);
+    return {
+      status: response.status,
+      heading: body.match(/<h1>(.*?)<\/h1>/)?.[1],
+      alert: body.match(/role="alert"><p>(.*?)<\/p>/)?.[1],
+    };
+  };
+  return {
+    name: "error and code values named like Object.prototype members: the unknown-value answer, never a throw",
+    async property() {
+      const value = fc.oneof(
+        fc.constantFrom(...inherited),
+        fc.constantFrom(...inherited).map((n) => n.toUpperCase()),
+        nasty,
+      );
+      const page = fc.constantFrom("/auth/error", "/auth/signin");
+      return fc.asyncProperty(page, value, value, async (path, error, code) => {
+        const unknown = `Unknown${randomUUID().slice(0, 8)}`;
+        const url = (e: string, c: string) => `${path}?${new URLSearchParams({ error: e, code: c })}`;
+        const answer = await call(config, url(error, code));
+        expect(answer.status, `${path} ${error} answered ${answer.status}`).toBeLessThan(500);
+        const shown = await said(answer);
+        // No page knows a value named like an inherited member: it reads exactly as an unknown one.
+        if (inherited.includes(error)) expect(shown).toEqual(await said(await call(config, url(unknown, code))));
+      });
     },
   };
 }

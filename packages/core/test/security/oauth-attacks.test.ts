@@ -47,11 +47,32 @@ interface Harness {
   config: AuthConfig;
   browser: Browser;
   errors: Array<Error & { type?: string }>;
+  /** The `alg` of every id_token the provider itself issued (before any forgery). */
+  issuedAlgs: string[];
 }
 
-function harness(options: { id?: string; checks?: Array<"pkce" | "state" | "nonce">; forge?: Forge } = {}): Harness {
+interface HarnessOptions {
+  id?: string;
+  checks?: Array<"pkce" | "state" | "nonce">;
+  forge?: Forge;
+  /** The provider to sign in at (default: the module's `op`) and the client registered there. */
+  provider?: () => TestOP;
+  clientId?: string;
+  clientSecret?: string;
+  client?: Record<string, unknown>;
+  /** Rewrites the `id_token_signing_alg_values_supported` the discovery document advertises. */
+  advertise?: string[];
+}
+
+function algOf(jwt: string): string {
+  return JSON.parse(Buffer.from(jwt.split(".")[0] as string, "base64url").toString()).alg;
+}
+
+function harness(options: HarnessOptions = {}): Harness {
   const errors: Harness["errors"] = [];
+  const issuedAlgs: string[] = [];
   const forge = options.forge;
+  const target = options.provider ?? (() => op);
   const config: AuthConfig = {
     secret: SECRET,
     trustHost: true,
@@ -60,32 +81,38 @@ function harness(options: { id?: string; checks?: Array<"pkce" | "state" | "nonc
       OIDC({
         id: options.id ?? "op",
         name: "OP",
-        issuer: op.issuer,
-        clientId: "latchkey",
-        clientSecret: "latchkey-secret",
+        issuer: target().issuer,
+        clientId: options.clientId ?? "latchkey",
+        clientSecret: options.clientSecret ?? "latchkey-secret",
         checks: options.checks ?? ["pkce", "nonce"],
+        ...(options.client ? { client: options.client } : {}),
         [customFetch]: async (input: string | URL | Request, init?: RequestInit) => {
           const response = await fetch(input, init);
-          if (!forge) return response;
           const path = new URL(input instanceof Request ? input.url : input).pathname;
-          if (path === "/jwks") {
-            const jwks = (await response.json()) as { keys: unknown[] };
-            const mine = { ...mitmKey.publicKey.export({ format: "jwk" }), kid: "mitm", alg: "RS256", use: "sig" };
-            return Response.json({ keys: [...jwks.keys, mine] });
+          if (path === "/.well-known/openid-configuration" && options.advertise) {
+            const metadata = (await response.json()) as Record<string, unknown>;
+            return Response.json({ ...metadata, id_token_signing_alg_values_supported: options.advertise });
           }
           if (path === "/token") {
             const body = (await response.json()) as Record<string, unknown>;
+            if (typeof body.id_token === "string") issuedAlgs.push(algOf(body.id_token));
+            if (!forge) return Response.json(body, { status: response.status });
             const claims = JSON.parse(
               Buffer.from(String(body.id_token).split(".")[1] as string, "base64url").toString(),
             );
             return Response.json({ ...body, id_token: forge(claims) });
+          }
+          if (path === "/jwks" && forge) {
+            const jwks = (await response.json()) as { keys: unknown[] };
+            const mine = { ...mitmKey.publicKey.export({ format: "jwk" }), kid: "mitm", alg: "RS256", use: "sig" };
+            return Response.json({ keys: [...jwks.keys, mine] });
           }
           return response;
         },
       } as Parameters<typeof OIDC>[0]),
     ],
   };
-  return { config, errors, browser: new Browser({ [APP]: (r) => Auth(r, config) }) };
+  return { config, errors, issuedAlgs, browser: new Browser({ [APP]: (r) => Auth(r, config) }) };
 }
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -166,6 +193,109 @@ describe("id_token rejection matrix (OIDC Core §3.1.3.7) behind a key the clien
       await expectRefused(h, await runFlow(h));
     });
   }
+});
+
+function signHS(alg: "HS256" | "HS384" | "HS512", claims: Record<string, unknown>, key: string | Buffer): string {
+  const input = `${b64({ alg, typ: "JWT" })}.${b64(claims)}`;
+  return `${input}.${createHmac(`sha${alg.slice(2)}`, key)
+    .update(input)
+    .digest("base64url")}`;
+}
+
+describe("id_token signatures are always verified, HS256 included (OIDC Core §10.1, RFC 8725 §3.1)", () => {
+  // A provider that advertises HS256 next to RS256, as Keycloak and Auth0 do, with one client
+  // registered for HS256 id_tokens (signed with its client secret) and one left at RS256.
+  const HS_SECRET = "hs256-client-secret-0123456789-abcdefghijklmnopqrstuvwxyz-0123";
+  let hsOp: TestOP;
+  beforeAll(async () => {
+    const redirect_uris = ["hs", "rs"].map((id) => `${APP}/auth/callback/${id}`);
+    hsOp = await startOP(
+      [
+        { client_id: "latchkey-hs", client_secret: HS_SECRET, redirect_uris, id_token_signed_response_alg: "HS256" },
+        { client_id: "latchkey-rs", client_secret: "latchkey-rs-secret", redirect_uris },
+      ],
+      { idTokenSigningAlgs: ["RS256", "HS256"] },
+    );
+  });
+  afterAll(() => hsOp?.close());
+
+  const hsClient = (forge?: Forge, client: Record<string, unknown> = { id_token_signed_response_alg: "HS256" }) =>
+    harness({ id: "hs", provider: () => hsOp, clientId: "latchkey-hs", clientSecret: HS_SECRET, client, forge });
+  const rsClient = (forge?: Forge, options: Partial<HarnessOptions> = {}) =>
+    harness({
+      id: "rs",
+      provider: () => hsOp,
+      clientId: "latchkey-rs",
+      clientSecret: "latchkey-rs-secret",
+      forge,
+      ...options,
+    });
+
+  it("control: a genuine HS256 id_token from the provider, for a client configured for HS256, signs in", async () => {
+    const h = hsClient();
+    const response = await runFlow(h, "hs");
+    expect(h.issuedAlgs).toEqual(["HS256"]); // the provider really signed with the client secret
+    expect(h.errors).toEqual([]);
+    expect(locationOf(response)).toBe(`${APP}/`);
+    expect((await sessionOf(h.browser, APP))?.user?.email).toBe("alice@example.com");
+  });
+
+  it("control: the RS256 client of the same provider (which advertises HS256) signs in", async () => {
+    const h = rsClient();
+    const response = await runFlow(h, "rs");
+    expect(h.issuedAlgs).toEqual(["RS256"]);
+    expect(locationOf(response)).toBe(`${APP}/`);
+  });
+
+  const configuredForHS: Array<[string, Forge]> = [
+    [
+      "claims changed (sub: mallory) and signed with a guessed key",
+      (c) => signHS("HS256", { ...c, sub: "mallory" }, "guessed-key"),
+    ],
+    ["unchanged claims signed with an empty key", (c) => signHS("HS256", c, Buffer.alloc(0))],
+    ["the client secret with one character changed", (c) => signHS("HS256", c, `${HS_SECRET.slice(0, -1)}4`)],
+    [
+      "a genuine HS256 signature over a tampered payload",
+      (c) => {
+        const [header, , signature] = signHS("HS256", c, HS_SECRET).split(".");
+        return `${header}.${b64({ ...c, email: "mallory@example.com" })}.${signature}`;
+      },
+    ],
+    ["HS512 under the right client secret while HS256 is configured", (c) => signHS("HS512", c, HS_SECRET)],
+    ["alg none", (c) => `${b64({ alg: "none", typ: "JWT" })}.${b64(c)}.`],
+  ];
+  for (const [name, forge] of configuredForHS) {
+    it(`a client configured for HS256 refuses ${name}: no session`, async () => {
+      const h = hsClient(forge);
+      await expectRefused(h, await runFlow(h, "hs"));
+    });
+  }
+
+  const expectingRS: Array<[string, Forge]> = [
+    ["an HS256 token forged with any key", (c) => signHS("HS256", { ...c, sub: "mallory" }, "any-key-at-all")],
+    ["an HS256 token signed with the client's own secret", (c) => signHS("HS256", c, "latchkey-rs-secret")],
+    ["an HS384 token", (c) => signHS("HS384", c, "any-key-at-all")],
+  ];
+  for (const [name, forge] of expectingRS) {
+    it(`a client that expects RS256 refuses ${name}, though the provider advertises HS256: no session`, async () => {
+      const h = rsClient(forge);
+      await expectRefused(h, await runFlow(h, "rs"));
+      // Refused for its algorithm (ours, or oauth4webapi's when the provider does not even advertise it).
+      expect(h.errors.at(-1)?.message).toMatch(/HS\d+.*not configured for|unexpected JWT "alg"/);
+    });
+    it(`a client configured for RS256 explicitly refuses ${name}: no session`, async () => {
+      const h = rsClient(forge, { client: { id_token_signed_response_alg: "RS256" } });
+      await expectRefused(h, await runFlow(h, "rs"));
+    });
+  }
+
+  it("alg none is refused even when the provider advertises it", async () => {
+    const h = rsClient((c) => `${b64({ alg: "none", typ: "JWT" })}.${b64(c)}.`, {
+      advertise: ["none", "RS256", "HS256"],
+    });
+    await expectRefused(h, await runFlow(h, "rs"));
+    expect(h.errors.at(-1)?.message).toMatch(/not signed/);
+  });
 });
 
 describe("OAuth checks against the real provider", () => {

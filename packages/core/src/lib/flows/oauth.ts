@@ -107,12 +107,28 @@ function verifyChecks(
 /**
  * On the redirect proxy itself: a callback whose state was made by another deployment (sharing
  * the secret) is forwarded there, where the check cookies are. Returns the URL to forward to.
+ * A state the proxy cannot open, for a sign-in that did not start here (no state cookie), is
+ * refused with that cause: "the state cookie is missing" would send the operator looking in the
+ * wrong place when the deployments do not share the secret.
  */
-function proxyForward(ctx: Context, provider: OAuthProvider, params: URLSearchParams): string | undefined {
+function proxyForward(
+  req: RequestInternal,
+  ctx: Context,
+  provider: OAuthProvider,
+  params: URLSearchParams,
+): string | undefined {
   const origin = proxyOrigin(provider);
   const state = params.get("state");
   if (!origin || origin !== ctx.origin || !state) return undefined;
-  const target = decodeState(ctx, state)?.origin;
+  const decoded = decodeState(ctx, state);
+  if (!decoded) {
+    if (req.cookies[ctx.cookieOptions.state.name]) return undefined; // started here: the checks say more
+    throw new InvalidCheck(
+      `The state of the callback of provider "${provider.id}" could not be decoded on this redirect proxy: it was sealed with another secret (the proxy and every deployment that uses it must share AUTH_SECRET), altered, or is older than 15 minutes`,
+      { provider: provider.id, check: "state" },
+    );
+  }
+  const target = decoded.origin;
   if (!target) return undefined;
   let targetUrl: URL;
   try {
@@ -140,7 +156,7 @@ export async function oauthCallback(
   const provider = internal as unknown as OAuthProvider;
   const params = responseParams(req);
 
-  const forward = proxyForward(ctx, provider, params);
+  const forward = proxyForward(req, ctx, provider, params);
   if (forward) {
     ctx.config.logger.debug("oauth: redirect proxy forwards the callback", {
       provider: provider.id,

@@ -4,10 +4,11 @@
  * (id_token claims or userinfo) and mapped to a user and an account. Everything that talks to the
  * provider goes through oauth4webapi and the provider's `customFetch`.
  */
-import { randomUUID } from "node:crypto";
+import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import * as o from "oauth4webapi";
 import { AuthError, InvalidConfiguration, OAuthCallbackError, OAuthProfileParseError } from "../../errors.js";
 import type { Account, Profile, TokenSet, User } from "../../types.js";
+import { escapeForLog } from "../logger.js";
 import {
   authorizationServer,
   forgetDiscovery,
@@ -86,14 +87,20 @@ function forgetStaleMetadata(e: unknown, provider: OAuthProvider): void {
   forgetDiscovery(provider);
 }
 
-/** Turns whatever a protocol step threw into an `OAuthCallbackError` that says what failed. */
+/**
+ * Turns whatever a protocol step threw into an `OAuthCallbackError` that says what failed. Its
+ * message quotes what the provider (or whoever forged its answer) wrote, so it is escaped for a
+ * log line whichever logger prints it.
+ */
 export function callbackError(e: unknown, provider: OAuthProvider, step: string): AuthError {
   if (e instanceof AuthError) return e;
+  const callbackFailure = (message: string, cause: Record<string, unknown>) =>
+    new OAuthCallbackError(escapeForLog(message), cause);
   const base = { provider: provider.id, step };
   if (e instanceof o.AuthorizationResponseError) {
     const details = Object.fromEntries(e.cause.entries());
     const description = e.error_description ? ` (${e.error_description})` : "";
-    return new OAuthCallbackError(
+    return callbackFailure(
       `Provider "${provider.id}" answered the authorization request with the error "${e.error}"${description}`,
       {
         ...base,
@@ -103,14 +110,14 @@ export function callbackError(e: unknown, provider: OAuthProvider, step: string)
   }
   if (e instanceof o.ResponseBodyError) {
     const description = e.error_description ? ` (${e.error_description})` : "";
-    return new OAuthCallbackError(
+    return callbackFailure(
       `Provider "${provider.id}" refused the ${step} with the error "${e.error}"${description}, HTTP ${e.status}`,
       { ...base, err: e, error: e.error, error_description: e.error_description, status: e.status },
     );
   }
   if (e instanceof o.WWWAuthenticateChallengeError) {
     const challenge = e.cause[0];
-    return new OAuthCallbackError(
+    return callbackFailure(
       `Provider "${provider.id}" refused the ${step} (HTTP ${e.status}): ${challenge?.parameters.error ?? "challenge"} ${challenge?.parameters.error_description ?? ""}`.trimEnd(),
       { ...base, err: e, status: e.status },
     );
@@ -121,7 +128,7 @@ export function callbackError(e: unknown, provider: OAuthProvider, step: string)
   const why = unreachable
     ? `could not be reached${code ? ` (${code})` : ""}`
     : `failed: ${err.message}${code ? ` [${code}]` : ""}`;
-  return new OAuthCallbackError(`The ${step} for provider "${provider.id}" ${why}`, { ...base, err });
+  return callbackFailure(`The ${step} for provider "${provider.id}" ${why}`, { ...base, err });
 }
 
 /** Maps the common claims to a user: id from `sub` or `id`, `name`, `email`, `image` from `picture`. */
@@ -232,17 +239,7 @@ export async function completeAuthorization(
         requireIdToken: isOidc,
       });
       idClaims = o.getValidatedIdTokenClaims(processed);
-      // TLS already authenticates the token endpoint (OIDC Core §3.1.3.7), but the signature is
-      // checked too (RFC 8725, ASVS V3.5.3): a token endpoint behind a compromised proxy, or a
-      // provider whose TLS is terminated elsewhere, cannot hand us forged claims. HMAC-signed
-      // id_tokens (HS256, keyed by our own client secret) have no published key to check against.
-      if (idClaims && as.jwks_uri && !/^HS/.test(idTokenAlg(processed.id_token))) {
-        await o.validateApplicationLevelSignature(
-          tokenIssuer,
-          tokenResponse,
-          httpOptions(provider, as.jwks_uri) as o.ValidateSignatureOptions,
-        );
-      }
+      if (idClaims) await verifyIdTokenSignature(provider, tokenIssuer, tokenResponse, processed.id_token as string);
       tokens = normalizeTokens({ ...processed });
     }
   } catch (e) {
@@ -334,6 +331,72 @@ async function mapProfile(provider: OAuthProvider, profile: Profile, tokens: Tok
   const account: Account = { ...tokens, ...identity };
   const storedAccount: Account = provider.account ? { ...(provider.account(tokens) ?? {}), ...identity } : account;
   return { profile, user, account, storedAccount };
+}
+
+/**
+ * Verifies the signature of an id_token whose claims oauth4webapi has already validated.
+ *
+ * TLS already authenticates the token endpoint (OIDC Core §3.1.3.7 item 6), but the signature is
+ * checked too (RFC 8725 §3.1, ASVS V3.5.3): a token endpoint behind a compromised proxy, or a
+ * provider whose TLS is terminated elsewhere, cannot hand us forged claims.
+ *
+ * - `none` (or no readable `alg`) is refused, whatever the provider advertises.
+ * - `HS256` / `HS384` / `HS512` is accepted only when the provider is configured for it
+ *   (`client.id_token_signed_response_alg`), and then checked with the octets of the client
+ *   secret as the HMAC key (OIDC Core §10.1). Otherwise it is refused: a provider that merely
+ *   advertises HS256 (Keycloak and Auth0 do) must not let whoever alters the token response choose
+ *   an algorithm nobody checks.
+ * - Anything else is checked against the provider's published keys (`jwks_uri`, fetched through
+ *   `customFetch` and cached by oauth4webapi); a provider that publishes none cannot be verified,
+ *   so its id_token is refused.
+ */
+async function verifyIdTokenSignature(
+  provider: OAuthProvider,
+  as: o.AuthorizationServer,
+  tokenResponse: Response,
+  idToken: string,
+): Promise<void> {
+  const alg = idTokenAlg(idToken);
+  const configured = provider.client?.id_token_signed_response_alg;
+  const refuse = (why: string) =>
+    new OAuthCallbackError(`The id_token of provider "${provider.id}" was refused: ${why}`, {
+      provider: provider.id,
+      step: "id_token signature",
+      alg,
+    });
+  if (alg === "" || alg.toLowerCase() === "none") throw refuse("it is not signed (alg none)");
+  const hmac = /^HS(256|384|512)$/.exec(alg);
+  if (hmac || alg.startsWith("HS")) {
+    if (!hmac || configured !== alg) {
+      throw refuse(
+        `it is signed with ${alg} (an HMAC keyed by the client secret), which this client is not configured for. If the provider really signs id_tokens with the client secret, set \`client: { id_token_signed_response_alg: "${alg}" }\` on the provider.`,
+      );
+    }
+    if (!provider.clientSecret) {
+      throw new InvalidConfiguration(
+        `Provider "${provider.id}" expects ${alg} id_tokens, keyed by the client secret, but has no \`clientSecret\`.`,
+      );
+    }
+    const [header, payload, signature] = idToken.split(".") as [string, string, string];
+    const expected = createHmac(`sha${hmac[1]}`, Buffer.from(provider.clientSecret, "utf8"))
+      .update(`${header}.${payload}`)
+      .digest();
+    const received = Buffer.from(signature, "base64url");
+    if (received.length !== expected.length || !timingSafeEqual(received, expected)) {
+      throw refuse(`its ${alg} signature does not verify with the client secret`);
+    }
+    return;
+  }
+  if (!as.jwks_uri) {
+    throw refuse(
+      `it is signed with ${alg}, and the provider publishes no keys (\`jwks_uri\`) to check it against; give the provider its \`issuer\` so they are discovered`,
+    );
+  }
+  await o.validateApplicationLevelSignature(
+    as,
+    tokenResponse,
+    httpOptions(provider, as.jwks_uri) as o.ValidateSignatureOptions,
+  );
 }
 
 /** The `alg` of a compact JWS header, or "" when it cannot be read. */

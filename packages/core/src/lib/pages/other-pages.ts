@@ -46,7 +46,8 @@ export function errorPage(props: { authUrl: string; origin: string; error?: stri
   status: number;
   content: SafeHtml;
 } {
-  const known = props.error ? errorPages[props.error] : undefined;
+  // Own keys only: `?error=constructor` must not find Object.prototype's constructor.
+  const known = props.error && Object.hasOwn(errorPages, props.error) ? errorPages[props.error] : undefined;
   const heading = known?.heading ?? "Error";
   const body = known
     ? known.text.map((t) => html`<p>${t}</p>`)

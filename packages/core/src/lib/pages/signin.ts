@@ -92,7 +92,7 @@ export function signinPage(props: SigninPageProps): { title: string; content: Sa
   }
   const divider = buttons.length && forms.length ? html`<div class="divider">or</div>` : "";
   const errorBox = error
-    ? html`<div class="error" role="alert"><p>${messages[error] ?? fallbackMessage}</p></div>`
+    ? html`<div class="error" role="alert"><p>${(Object.hasOwn(messages, error) && messages[error]) || fallbackMessage}</p></div>`
     : "";
   const empty = buttons.length + forms.length === 0 ? html`<p>No sign-in method is configured.</p>` : "";
   return {

@@ -1,8 +1,9 @@
 import { JWTSessionError } from "../../errors.js";
-import { type JWT, openToken, sealToken } from "../../jwt.js";
+import { type JWT, openTokenWithReason, sealToken } from "../../jwt.js";
 import type { Cookie, Session } from "../../types.js";
 import type { ResolvedConfig } from "../config.js";
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../cookies.js";
+import { warnOnce } from "../logger.js";
 import type { SessionRead, SessionReadOptions } from "./index.js";
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -16,6 +17,15 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 const OPENED_LIMIT = 2000;
 const CLOCK_TOLERANCE = 15;
 
+/**
+ * A well-formed session cookie that no configured secret opens: most often a secret retired too
+ * early, which signs everybody out. The operator hears it once per configuration as a warning;
+ * every rejection, this one included, is also logged at debug level by the caller.
+ */
+function noticeUnknownSecret(config: ResolvedConfig): void {
+  warnOnce(config, "session-secret-mismatch");
+}
+
 function openWithCache(config: ResolvedConfig, raw: string, salt: string): JWT | null {
   const cache = config.caches.openedTokens;
   const key = `${salt}\u0000${raw}`;
@@ -27,8 +37,12 @@ function openWithCache(config: ResolvedConfig, raw: string, salt: string): JWT |
     }
     return JSON.parse(hit.json) as JWT;
   }
-  const claims = openToken(raw, config.jwt.secrets, salt);
-  if (!claims) return null;
+  const result = openTokenWithReason(raw, config.jwt.secrets, salt);
+  if (!("claims" in result)) {
+    if (result.failure === "unknown-secret") noticeUnknownSecret(config);
+    return null;
+  }
+  const { claims } = result;
   if (cache.size >= OPENED_LIMIT) cache.delete(cache.keys().next().value as string);
   cache.set(key, { json: JSON.stringify(claims), exp: typeof claims.exp === "number" ? claims.exp : undefined });
   return claims;

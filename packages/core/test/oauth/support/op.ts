@@ -102,10 +102,17 @@ async function interaction(op: OidcProvider, req: IncomingMessage, res: ServerRe
  * Starts an OpenID Provider with `clients`. `conformIdTokenClaims: false` (the default here) puts
  * the profile and e-mail claims into the id_token, as most public providers do. `accounts` adds
  * users (login_hint) whose claims are given as is; `email_verified` is true unless they say so.
+ * `idTokenSigningAlgs` is what the provider may sign id_tokens with and advertises (default
+ * oidc-provider's: asymmetric only); add "HS256" to behave like Keycloak or Auth0, which sign with
+ * the client secret for a client registered with `id_token_signed_response_alg: "HS256"`.
  */
 export async function startOP(
   clients: ClientMetadata[],
-  options: { conformIdTokenClaims?: boolean; accounts?: Record<string, Record<string, unknown>> } = {},
+  options: {
+    conformIdTokenClaims?: boolean;
+    accounts?: Record<string, Record<string, unknown>>;
+    idTokenSigningAlgs?: string[];
+  } = {},
 ): Promise<TestOP> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -118,6 +125,7 @@ export async function startOP(
     cookies: { keys: ["oidc-provider-test-cookie-key-0123456789"] },
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "picture", "preferred_username"] },
     conformIdTokenClaims: options.conformIdTokenClaims ?? false,
+    ...(options.idTokenSigningAlgs ? { enabledJWA: { idTokenSigningAlgValues: options.idTokenSigningAlgs } } : {}),
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx: unknown, i: { uid: string }) => `/interaction/${i.uid}` },
     async findAccount(_ctx: unknown, id: string) {

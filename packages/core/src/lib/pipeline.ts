@@ -16,6 +16,7 @@ import {
   unresolvedConfigResponse,
 } from "./handler.js";
 import { warnOnce } from "./logger.js";
+import { headerSafeUrl } from "./redirect.js";
 import {
   BadBody,
   type HeaderReader,
@@ -116,7 +117,10 @@ function untrustedHost(origin: string): UntrustedHost {
   );
 }
 
-/** Applies `X-Auth-Return-Redirect`: a redirect becomes `200 {"url": ...}` without `Location`. */
+/**
+ * Applies `X-Auth-Return-Redirect`: a redirect becomes `200 {"url": ...}` without `Location`,
+ * its URL made header-safe as the `Location` would be.
+ */
 function redirectAsJson(res: ResponseInternal): ResponseInternal {
   if (!res.redirect) return res;
   const { redirect, ...rest } = res;
@@ -124,7 +128,7 @@ function redirectAsJson(res: ResponseInternal): ResponseInternal {
     ...rest,
     status: 200,
     headers: { ...rest.headers, "Content-Type": "application/json" },
-    body: { url: redirect },
+    body: { url: headerSafeUrl(redirect) },
   };
 }
 

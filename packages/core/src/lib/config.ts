@@ -298,18 +298,39 @@ function resolveProviders(
   });
 }
 
-/** The adapter methods each feature needs. */
+// What each feature asks of an adapter, as Auth.js asks it (an adapter that works with Auth.js
+// resolves here too): database sessions need the user, account and session methods; e-mail
+// sign-in only its tokens and the lookup by address; WebAuthn its authenticators. A method a
+// particular sign-in needs beyond these (creating the user of a new address under JWT
+// sessions) is checked when that sign-in runs, with the same error.
+const databaseSessionMethods = [
+  "createUser",
+  "getUser",
+  "getUserByEmail",
+  "getUserByAccount",
+  "updateUser",
+  "linkAccount",
+  "createSession",
+  "getSessionAndUser",
+  "updateSession",
+  "deleteSession",
+];
+const emailMethods = ["createVerificationToken", "useVerificationToken", "getUserByEmail"];
+const accountMethods = ["createUser", "getUser", "getUserByAccount", "getUserByEmail", "linkAccount"];
+
+/** The adapter methods the chosen strategy and providers need. */
 function requiredAdapterMethods(strategy: SessionOptions["strategy"], providers: InternalProvider[]): string[] {
-  const needed = new Set<string>();
-  if (strategy === "database")
-    for (const m of ["createSession", "getSessionAndUser", "updateSession", "deleteSession"]) needed.add(m);
+  const needed = new Set<string>(strategy === "database" ? databaseSessionMethods : []);
   for (const p of providers) {
-    if (p.type === "oauth" || p.type === "oidc" || p.type === "email") {
-      for (const m of ["createUser", "getUser", "getUserByAccount", "getUserByEmail", "linkAccount", "updateUser"])
-        needed.add(m);
-    }
-    if (p.type === "email") for (const m of ["createVerificationToken", "useVerificationToken"]) needed.add(m);
-    if (p.type === "webauthn") for (const m of webauthnAdapterMethods) needed.add(m);
+    const methods =
+      p.type === "email"
+        ? emailMethods
+        : p.type === "webauthn"
+          ? webauthnAdapterMethods
+          : p.type === "oauth" || p.type === "oidc"
+            ? accountMethods
+            : [];
+    for (const m of methods) needed.add(m);
   }
   return [...needed];
 }

@@ -69,6 +69,8 @@ export function parseActionPath(pathname: string, basePath: string): { action: A
   if (segments.at(-1) === "") segments.pop();
   const [action, providerId, ...rest] = segments;
   if (!action || !isAuthAction(action) || rest.length > 0) throw new UnknownAction(`${pathname} names no action`);
+  // `signIn()` of Auth.js's framework clients without a provider posts to `/signin/undefined`.
+  if (action === "signin" && providerId === "undefined") return { action };
   if (providerId !== undefined) {
     if (!withProvider.has(action)) throw new UnknownAction(`The ${action} action takes no provider`);
     let decoded: string;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Adapter, AdapterAccount, AdapterUser } from "../../adapters.js";
-import { AccountNotLinked, OAuthAccountNotLinked } from "../../errors.js";
+import { AccountNotLinked, MissingAdapterMethods, OAuthAccountNotLinked } from "../../errors.js";
 import type { Account, Awaitable, Profile, TokenSet, User } from "../../types.js";
 import type { Context } from "../context.js";
 import { readChunkedCookie } from "../cookies.js";
@@ -64,6 +64,20 @@ export async function oauthEmailProven(
   // The claim speaks of `profile.email` only: a profile() that picked another field proved nothing.
   const verified: unknown = profile.email_verified;
   return claimed === email.toLowerCase() && (verified === true || verified === "true");
+}
+
+/**
+ * Fails with `MissingAdapterMethods` when this sign-in needs a method the adapter lacks: an
+ * adapter made for Auth.js's minimal e-mail requirements (`createVerificationToken`,
+ * `useVerificationToken`, `getUserByEmail`) resolves, and a sign-in that must create or update a
+ * user then says which method is missing instead of failing with a `TypeError`.
+ */
+function requireMethods(adapter: Adapter, methods: Array<keyof Adapter>): void {
+  const missing = methods.filter((m) => typeof adapter[m] !== "function");
+  if (missing.length)
+    throw new MissingAdapterMethods(
+      `This sign-in needs the adapter methods ${missing.join(", ")}, which the adapter lacks.`,
+    );
 }
 
 /**
@@ -232,6 +246,7 @@ export async function loginWithEmail(
   const account: Account = { provider: providerId, providerAccountId: email, type: "email" };
   const existing = await adapter.getUserByEmail(email);
   if (existing?.emailVerified) return { user: existing, account, isNewUser: false };
+  requireMethods(adapter, existing ? ["updateUser", "createUser"] : ["createUser"]);
   if (existing) {
     const released = await releaseToProver(ctx, adapter, existing, { email }, providerId);
     if (released) return { user: released.user, account, isNewUser: true };

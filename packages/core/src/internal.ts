@@ -1,11 +1,15 @@
 /**
  * Building blocks for framework packages (`@latchkey/express` and others): the one request
- * pipeline (`serve`), the session read (`sessionOf`) and the conversion of its answer to bytes.
+ * pipeline (`serve`), the session read (`sessionOf`), the conversion of its answer to bytes, and
+ * Node's request body and response (`readNodeBody`, `writeNodeResponse`).
  * Not for applications; this surface follows the framework packages and may change between
  * minor versions.
  *
  * @module internal
  */
+
+export { readNodeBody, writeNodeResponse } from "./lib/node-http.js";
 export { type IncomingRequest, type SessionRequest, serve, sessionOf } from "./lib/pipeline.js";
 export { BadBody, type HeaderReader, MAX_BODY_BYTES } from "./lib/request.js";
 export { finalizeResponse } from "./lib/response.js";
+export { withQuery } from "./lib/url.js";

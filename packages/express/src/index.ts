@@ -18,13 +18,13 @@
  */
 import type { ServerResponse } from "node:http";
 import type { AuthConfig, Session } from "@latchkey/core";
-import { serve, sessionOf } from "@latchkey/core/internal";
-import { type ExpressRequestLike, toIncoming, writeResponse } from "./convert.js";
+import { serve, sessionOf, withQuery, writeNodeResponse } from "@latchkey/core/internal";
+import { type ExpressRequestLike, toIncoming } from "./convert.js";
 
 export { customFetch, skipCSRFCheck } from "@latchkey/core";
 export * from "@latchkey/core/errors";
 export type * from "@latchkey/core/types";
-export { type ExpressRequestLike, toIncoming, writeResponse } from "./convert.js";
+export { type ExpressRequestLike, toIncoming } from "./convert.js";
 
 type Next = (error?: unknown) => void;
 
@@ -44,12 +44,24 @@ export function ExpressAuth(config: AuthConfig) {
     try {
       const incoming = toIncoming(req);
       incoming.clientIpForgeable = req.app?.get("trust proxy") === true;
-      writeResponse(res, await serve(incoming, config, { env: process.env }));
+      writeNodeResponse(res, await serve(incoming, config, { env: process.env }));
     } catch (e) {
       next(e);
     }
   };
 }
+
+/**
+ * The session an application's configuration produces: what its `session` callback returns, or
+ * `Session` (which module augmentation of `@latchkey/core/types` can extend, as with Auth.js).
+ */
+export type SessionOf<C> = AuthConfig extends C
+  ? Session
+  : C extends { callbacks?: { session?: (...args: never[]) => infer R } }
+    ? unknown extends R
+      ? Session
+      : Awaited<R>
+    : Session;
 
 /**
  * The session of a request, or null. It runs the `jwt` and `session` callbacks like
@@ -65,7 +77,52 @@ export function ExpressAuth(config: AuthConfig) {
  * })
  * ```
  */
-export function getSession(req: ExpressRequestLike, config: AuthConfig): Promise<Session | null> {
+export function getSession<C extends AuthConfig>(req: ExpressRequestLike, config: C): Promise<SessionOf<C> | null> {
   const { protocol, host } = toIncoming(req);
-  return sessionOf({ protocol, host, cookieHeader: req.headers.cookie }, config, { env: process.env });
+  const read = sessionOf({ protocol, host, cookieHeader: req.headers.cookie }, config, { env: process.env });
+  return read as Promise<SessionOf<C> | null>;
+}
+
+/**
+ * The response `requireAuth` hands on: `res.locals.session` is the signed-in session. Shaped like
+ * Express's own `Response<ResBody, Locals>` (`locals: Record<string, any> & Locals`) so that
+ * Express infers `Locals` from it for the handlers after it, without depending on Express's types.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: mirrors Express's own `locals` type for inference
+type WithSession<S> = ServerResponse & { locals: Record<string, any> & { session: S } };
+
+/**
+ * Middleware for routes and routers that need a signed-in user. With one, the session is put on
+ * `res.locals.session` (typed, never null, for the handlers after it). Without one, a browser is
+ * redirected to the sign-in page with this URL as `callbackUrl`; any other client (one that does
+ * not accept HTML) gets `401 {"error":"SessionRequired"}`.
+ *
+ * @example
+ * ```ts
+ * app.get("/account", requireAuth(config), (req, res) => res.json(res.locals.session.user))
+ * app.use("/admin", requireAuth(config, { signInPage: "/login" })) // a whole path, before its router
+ * app.use("/admin", adminRouter)
+ * ```
+ */
+export function requireAuth<C extends AuthConfig>(config: C, options: { signInPage?: string } = {}) {
+  const signInPage = options.signInPage ?? `${config.basePath ?? "/auth"}/signin`;
+  return async function requireSession(req: ExpressRequestLike, res: WithSession<SessionOf<C>>, next: Next) {
+    try {
+      const session = (await getSession(req, config)) as { user?: unknown } | null;
+      if (session?.user) {
+        res.locals.session = session as SessionOf<C>;
+        return next();
+      }
+      const browser = /\btext\/html\b/.test(req.headers.accept ?? "");
+      const callbackUrl = new URLSearchParams({ callbackUrl: req.originalUrl ?? req.url ?? "/" });
+      if (browser) {
+        res.writeHead(302, { Location: withQuery(signInPage, callbackUrl) });
+        return void res.end();
+      }
+      res.writeHead(401, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ error: "SessionRequired", message: "Sign in to use this resource." }));
+    } catch (e) {
+      next(e);
+    }
+  };
 }

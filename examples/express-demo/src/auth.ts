@@ -59,7 +59,7 @@ export function authConfig({ secret, storage, mail, idp, env = process.env }: De
       },
       // Return the stored user: then a password, a magic link and a passkey sign into one user.
       async authorize({ email, password }) {
-        const address = checkPassword(email, password);
+        const address = await checkPassword(email, password);
         return address ? ((await adapter.getUserByEmail?.(address)) ?? null) : null;
       },
     }),

@@ -1,35 +1,29 @@
-import { randomBytes, randomUUID, scryptSync, timingSafeEqual } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { Adapter, AdapterUser } from "@latchkey/core/adapters";
+import { dummyVerify, hashPassword, needsRehash, verifyPassword } from "@latchkey/core/password";
 
 /** The seeded account of the demo. */
 export const DEMO_USER = { name: "Demo User", email: "demo@example.com", password: "demo-password" };
 
-function hashPassword(password: string): string {
-  const salt = randomBytes(16);
-  return `${salt.toString("hex")}:${scryptSync(password, salt, 32).toString("hex")}`;
-}
+// Password hashes by e-mail (scrypt, `$scrypt$ln=17,r=8,p=1$...`). A real application keeps them
+// in its own users table; Latchkey's adapters store users, accounts and passkeys, never
+// passwords. The seeded hash is computed once, off the event loop, when the module loads.
+const passwords = new Map<string, Promise<string>>([[DEMO_USER.email, hashPassword(DEMO_USER.password)]]);
 
-function verifyPassword(password: string, stored: string): boolean {
-  const [salt, hash] = stored.split(":") as [string, string];
-  const expected = Buffer.from(hash, "hex");
-  return timingSafeEqual(scryptSync(password, Buffer.from(salt, "hex"), expected.length), expected);
-}
-
-// Password hashes by e-mail. A real application keeps them in its own users table; Latchkey's
-// adapters store users, accounts and passkeys, never passwords.
-const passwords = new Map([[DEMO_USER.email, hashPassword(DEMO_USER.password)]]);
-
-// Verifying against this when the address is unknown makes an unknown user cost as much as a
-// wrong password, so timing does not tell which one it was.
-const decoyHash = hashPassword(randomBytes(16).toString("hex"));
-
-/** Checks an e-mail and password; returns the normalized e-mail when they match, else null. */
-export function checkPassword(email: unknown, password: unknown): string | null {
+/** Checks an e-mail and password; resolves to the normalized e-mail when they match, else null. */
+export async function checkPassword(email: unknown, password: unknown): Promise<string | null> {
   if (typeof email !== "string" || typeof password !== "string") return null;
   const address = email.trim().toLowerCase();
-  const stored = passwords.get(address);
-  const ok = verifyPassword(password, stored ?? decoyHash);
-  return stored && ok ? address : null;
+  const stored = await passwords.get(address);
+  if (!stored) {
+    // An unknown address costs what a wrong password costs: timing does not tell which it was.
+    await dummyVerify(password);
+    return null;
+  }
+  if (!(await verifyPassword(password, stored))) return null;
+  // Hashes made with weaker parameters than today's are upgraded while the password is at hand.
+  if (needsRehash(stored)) passwords.set(address, hashPassword(password));
+  return address;
 }
 
 /**

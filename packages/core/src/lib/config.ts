@@ -255,9 +255,15 @@ function resolveProviders(
         if (typeof provider.authorize !== "function") {
           throw new MissingAuthorize(`Credentials provider "${provider.id}" needs an \`authorize\` function.`);
         }
-        if (strategy === "database") {
+        if (provider.databaseSessions !== undefined && typeof provider.databaseSessions !== "boolean") {
+          throw new InvalidProvider(
+            `Credentials provider "${provider.id}": \`databaseSessions\` must be true or false.`,
+          );
+        }
+        // Auth.js's answer stays the default; database sessions for credentials are an opt-in.
+        if (strategy === "database" && provider.databaseSessions !== true) {
           throw new UnsupportedStrategy(
-            `Credentials provider "${provider.id}" only works with JWT sessions; set \`session: { strategy: "jwt" }\` (an adapter makes "database" the default).`,
+            `Credentials provider "${provider.id}" only works with JWT sessions unless it opts in: set \`databaseSessions: true\` on the provider (its users and "credentials" accounts are then stored through the adapter), or \`session: { strategy: "jwt" }\` (an adapter makes "database" the default).`,
           );
         }
         if (
@@ -327,7 +333,7 @@ function requiredAdapterMethods(strategy: SessionOptions["strategy"], providers:
         ? emailMethods
         : p.type === "webauthn"
           ? webauthnAdapterMethods
-          : p.type === "oauth" || p.type === "oidc"
+          : p.type === "oauth" || p.type === "oidc" || (p.type === "credentials" && strategy === "database")
             ? accountMethods
             : [];
     for (const m of methods) needed.add(m);

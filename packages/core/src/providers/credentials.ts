@@ -1,6 +1,7 @@
 /**
  * Sign-in with a form the application checks itself (a password, a one-time code, ...).
- * Sessions of credentials users are always JWTs.
+ * Sessions of credentials users are JWTs, unless the provider opts in to database sessions
+ * (`databaseSessions: true`). Hash passwords with `@latchkey/core/password`.
  *
  * @example
  * ```ts
@@ -52,6 +53,29 @@ export interface CredentialsConfig<C extends Record<string, CredentialInput> = R
    * ```
    */
   identifier?: (keyof C & string) | ((credentials: Partial<Record<keyof C, unknown>>) => string | null | undefined);
+  /**
+   * Latchkey extension: lets this provider sign in with `session.strategy: "database"` (Auth.js
+   * refuses that combination, and so does Latchkey without this option). A sign-in then:
+   *
+   * - signs in the user whose `"credentials"` account (`providerAccountId` = the `id` that
+   *   `authorize()` returned) is stored; else
+   * - the stored user with that `id`, linking the account to it (so `authorize()` may return a
+   *   user it read through the adapter, one who first came with OAuth or a magic link); else
+   * - creates a user with that `id` (and the `name`, `email`, `image` returned) and the account.
+   *
+   * The `id` is the application's word: Latchkey never matches users by e-mail here, and whoever
+   * `authorize()` names is who signs in. An `id` is required; a new user whose e-mail another
+   * user already has is refused (logged), as is an id that is not a non-empty string or number.
+   * Events `createUser`, `linkAccount` and `signIn` fire as for other sign-ins; the `jwt`
+   * callback does not run (there is no token).
+   *
+   * @default false
+   * @example
+   * ```ts
+   * Credentials({ databaseSessions: true, credentials: { email: {}, password: {} }, authorize })
+   * ```
+   */
+  databaseSessions?: boolean;
   options?: CredentialsUserConfig<C>;
 }
 

@@ -4,7 +4,8 @@ import type { Account, ResponseInternal, User } from "../../types.js";
 import type { Context } from "../context.js";
 import { reserveCredentialsAttempt } from "../rate-limiter.js";
 import { lazyRequest, type RequestInternal } from "../request.js";
-import { askSignIn, startSession } from "./sign-in.js";
+import { loginWithCredentials } from "./handle-login.js";
+import { askSignIn, landing, startSession } from "./sign-in.js";
 
 type CredentialsProvider = Extract<NonNullable<Context["provider"]>, { type: "credentials" }>;
 
@@ -39,7 +40,10 @@ function attemptIdentifier(provider: CredentialsProvider, credentials: Record<st
 
 /**
  * `POST /callback/<credentials provider>`: CSRF check, rate limit (the attempt is reserved before
- * `authorize` runs), `authorize`, `signIn` callback, JWT session, redirect to the callback URL. A
+ * `authorize` runs), `authorize`, `signIn` callback, session, redirect to the callback URL. The
+ * session is a JWT, or with the provider's `databaseSessions` opt-in a database session of the
+ * user and `credentials` account found or created through the adapter (see
+ * `loginWithCredentials`), landing on `pages.newUser` the first time. A
  * refusal is always `CredentialsSignin` with the provider's `code`: nothing tells which field was
  * wrong. Unexpected errors are logged in full and shown as `Configuration`.
  */
@@ -68,12 +72,34 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   // The right credentials are not a guess: the reservation goes back, so an owner who signs in
   // often is never limited, while every failure keeps its count.
   await attempt.succeeded();
-  const signedIn: User = { ...user, id: user.id?.toString() ?? randomUUID() };
+  const database = ctx.config.session.strategy === "database";
+  const signedIn: User = { ...user, id: database ? storedId(provider, user) : (user.id?.toString() ?? randomUUID()) };
   const account: Account = { providerAccountId: signedIn.id as string, type: "credentials", provider: provider.id };
 
   const redirect = await askSignIn(ctx, { user: signedIn, account, credentials });
   if (redirect) return { redirect, cookies: ctx.cookies };
   const callbackUrl = await ctx.callbackUrl();
-  await startSession(req, ctx, { user: signedIn, account });
-  return { redirect: callbackUrl, cookies: ctx.cookies };
+  if (!database) {
+    await startSession(req, ctx, { user: signedIn, account });
+    return { redirect: callbackUrl, cookies: ctx.cookies };
+  }
+  // Database sessions (the provider's `databaseSessions` opt-in, checked at resolution).
+  const login = await loginWithCredentials(ctx, { user: signedIn, account });
+  await startSession(req, ctx, login);
+  return landing(ctx, callbackUrl, login.isNewUser);
+}
+
+/**
+ * The id `authorize()` returned, which names the stored user and account under database sessions.
+ * A random id (what a JWT session makes do with) would create a new user at every sign-in.
+ */
+function storedId(provider: CredentialsProvider, user: User): string {
+  const id: unknown = user.id;
+  if ((typeof id === "string" && id.trim() !== "") || (typeof id === "number" && Number.isFinite(id))) {
+    return String(id);
+  }
+  throw new CallbackRouteError(
+    `Credentials provider "${provider.id}" has \`databaseSessions\`: authorize() must return the user's \`id\` (a non-empty string or a number)`,
+    { provider: provider.id },
+  );
 }

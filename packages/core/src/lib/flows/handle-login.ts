@@ -230,6 +230,81 @@ export async function loginWithAccount(
 }
 
 /**
+ * Finds or creates the user of a credentials sign-in under database sessions (the provider's
+ * `databaseSessions` opt-in). `authorize()` names the user: `account.providerAccountId` is the
+ * id it returned. In order: the user of the stored `credentials` account; the stored user with
+ * that id (the account is linked to it); a new user with that id and the account. Never by
+ * e-mail: a new user whose e-mail another user has is refused as `AccountNotLinked`. The user
+ * signed in on this browser plays no part (a credentials sign-in switches users, it does not
+ * link). Emits `createUser` and `linkAccount`.
+ */
+export async function loginWithCredentials(
+  ctx: Context,
+  params: { user: User; account: Account },
+): Promise<LoginResult & { user: AdapterUser }> {
+  const { config } = ctx;
+  const adapter = config.adapter as Required<Adapter>;
+  const { user: returned, account } = params;
+  const key = { provider: account.provider, providerAccountId: account.providerAccountId };
+  // The first sign-ins of one user may arrive together: all see no account, one creates the user
+  // and the account, the others' writes fail on the unique keys (user id; provider and account
+  // id) and the next round finds what the winner stored. A round ends in a return, a refusal, or
+  // a write that lost to another request, so a few rounds are enough.
+  for (let round = 1; ; round++) {
+    const stored = await adapter.getUserByAccount(key);
+    if (stored) return { user: stored, account: { ...account, userId: stored.id }, isNewUser: false };
+    let outcome: { user: AdapterUser; account: AdapterAccount; isNewUser: boolean };
+    try {
+      outcome = await storeCredentialsUser(adapter, returned, account);
+    } catch (error) {
+      if (error instanceof AccountNotLinked || round >= 4) throw error;
+      continue;
+    }
+    // Events after the writes, outside the retry: a failing event is the application's error.
+    if (outcome.isNewUser) await config.events.createUser?.({ user: outcome.user });
+    await config.events.linkAccount?.({ user: outcome.user, account: outcome.account, profile: returned });
+    return outcome;
+  }
+}
+
+/** One attempt of `loginWithCredentials` to link the account to the stored user, or create both. */
+async function storeCredentialsUser(
+  adapter: Required<Adapter>,
+  returned: User,
+  account: Account,
+): Promise<{ user: AdapterUser; account: AdapterAccount; isNewUser: boolean }> {
+  const id = account.providerAccountId;
+  const existing = await adapter.getUser(id);
+  if (existing) {
+    const linked = { ...account, userId: existing.id } as AdapterAccount;
+    await adapter.linkAccount(linked);
+    return { user: existing, account: linked, isNewUser: false };
+  }
+  const email = typeof returned.email === "string" && returned.email.trim() !== "" ? returned.email : null;
+  const owner = email ? await adapter.getUserByEmail(email) : null;
+  if (owner && owner.id !== id) {
+    throw new AccountNotLinked(
+      `authorize() of "${account.provider}" returned a new user id whose e-mail belongs to another user; return that user's id to sign them in (users are never matched by e-mail)`,
+    );
+  }
+  const verified = (returned as Partial<AdapterUser>).emailVerified;
+  return atomically(adapter, async (tx) => {
+    // Only the user columns: whatever else authorize() returned (a password hash, a role) is the
+    // application's and is not copied into the store.
+    const user = await tx.createUser({
+      id,
+      name: returned.name ?? null,
+      email,
+      image: returned.image ?? null,
+      emailVerified: verified instanceof Date && !Number.isNaN(verified.valueOf()) ? verified : null,
+    } as AdapterUser);
+    const linked = { ...account, userId: user.id } as AdapterAccount;
+    await tx.linkAccount(linked);
+    return { user, account: linked, isNewUser: true };
+  });
+}
+
+/**
  * Finds or creates the user of an e-mail address whose control was just proved (magic link). A
  * verified user signs in as is; a new address gets a new user with `emailVerified` set. A user
  * holding the address without ever having proved it (a passkey sign-up, an unverified OAuth

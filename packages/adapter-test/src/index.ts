@@ -258,6 +258,69 @@ export function runAdapterConformance(
         if (probe()) expect(await probe()?.exists("account", account.provider, account.providerAccountId)).toBe(false);
       });
 
+      it("getAccountsByUserId lists the user's accounts and no one else's", async () => {
+        const user = await storedUser();
+        const other = await storedUser();
+        const mine = [newAccount(user.id), newAccount(user.id, { provider: "globex" })];
+        for (const account of mine) await call.linkAccount(account);
+        await call.linkAccount(newAccount(other.id));
+        const listed = await call.getAccountsByUserId(user.id);
+        expect(listed.map((a) => a.providerAccountId).sort()).toEqual(mine.map((a) => a.providerAccountId).sort());
+        expect(await call.getAccountsByUserId(randomUUID())).toEqual([]);
+      });
+
+      it("updateAccount writes the token fields, clears them with null and keeps the rest", async () => {
+        const user = await storedUser();
+        const account = newAccount(user.id);
+        await call.linkAccount(account);
+        const { provider, providerAccountId } = account;
+        const updated = await call.updateAccount({
+          provider,
+          providerAccountId,
+          access_token: "new",
+          expires_at: 1_950_000_000,
+        });
+        expect(updated).toMatchObject({
+          access_token: "new",
+          expires_at: 1_950_000_000,
+          refresh_token: "refresh-token",
+        });
+        await call.updateAccount({ provider, providerAccountId, access_token: null, refresh_token: null });
+        const read = await call.getAccount(providerAccountId, provider);
+        expect(read?.access_token ?? null).toBeNull();
+        expect(read?.refresh_token ?? null).toBeNull();
+        expect(read).toMatchObject({ userId: user.id, id_token: account.id_token, scope: account.scope });
+        expect(await call.updateAccount({ provider, providerAccountId: randomUUID(), access_token: "x" })).toBeNull();
+      });
+
+      it("rule: updateAccount with an expected refresh token is a compare-and-set; of 30 concurrent writers one wins", async () => {
+        const user = await storedUser();
+        const account = newAccount(user.id);
+        await call.linkAccount(account);
+        const { provider, providerAccountId } = account;
+        const results = await Promise.all(
+          Array.from({ length: 30 }, (_, i) =>
+            call.updateAccount(
+              { provider, providerAccountId, access_token: `access-${i}`, refresh_token: `rotated-${i}` },
+              { refresh_token: "refresh-token" },
+            ),
+          ),
+        );
+        const winners = results.filter((r) => r !== null);
+        expect(winners).toHaveLength(1);
+        const read = await call.getAccount(providerAccountId, provider);
+        expect(read?.refresh_token).toBe(winners[0]?.refresh_token);
+        expect(read?.access_token).toBe(winners[0]?.access_token);
+        // A writer holding the stale refresh token changes nothing.
+        expect(
+          await call.updateAccount(
+            { provider, providerAccountId, refresh_token: "stale" },
+            { refresh_token: "refresh-token" },
+          ),
+        ).toBeNull();
+        expect((await call.getAccount(providerAccountId, provider))?.refresh_token).toBe(read?.refresh_token);
+      });
+
       it("unlinkAccount of a missing account does not throw", async () => {
         await expect(
           Promise.resolve(call.unlinkAccount({ provider: "acme", providerAccountId: randomUUID() })),

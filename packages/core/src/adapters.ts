@@ -30,6 +30,26 @@ export interface AdapterAccount extends Account {
   type: AdapterAccountType;
 }
 
+/** The token fields `updateAccount` writes: `undefined` leaves a field alone, `null` clears it. */
+export interface AccountTokenChanges {
+  access_token?: string | null;
+  refresh_token?: string | null;
+  expires_at?: number | null;
+  token_type?: string | null;
+  scope?: string | null;
+  id_token?: string | null;
+}
+
+/** The fields of {@link AccountTokenChanges}, for adapters that copy them. */
+export const accountTokenFields = [
+  "access_token",
+  "refresh_token",
+  "expires_at",
+  "token_type",
+  "scope",
+  "id_token",
+] as const satisfies ReadonlyArray<keyof AccountTokenChanges>;
+
 /** A database session. */
 export interface AdapterSession {
   sessionToken: string;
@@ -72,6 +92,21 @@ export interface Adapter {
   /** Returns the token and deletes it, atomically: of concurrent calls with one token, one wins. */
   useVerificationToken?(params: { identifier: string; token: string }): Awaitable<VerificationToken | null>;
   getAccount?(providerAccountId: string, provider: string): Awaitable<AdapterAccount | null>;
+  /**
+   * Latchkey extension: the accounts of a user (for `getAccessToken` under database sessions).
+   */
+  getAccountsByUserId?(userId: string): Awaitable<AdapterAccount[]>;
+  /**
+   * Latchkey extension: writes the token fields of an account (`undefined` leaves a field alone,
+   * `null` clears it). With `expected`, it writes only while the stored `refresh_token` still is
+   * `expected.refresh_token` (a compare-and-set in one statement or script), so a rotated refresh
+   * token is never overwritten by a stale one. Returns the account as written, or null when the
+   * account is gone or its refresh token changed.
+   */
+  updateAccount?(
+    account: Pick<AdapterAccount, "provider" | "providerAccountId"> & AccountTokenChanges,
+    expected?: { refresh_token: string | null },
+  ): Awaitable<AdapterAccount | null>;
   getAuthenticator?(credentialID: string): Awaitable<AdapterAuthenticator | null>;
   createAuthenticator?(authenticator: AdapterAuthenticator): Awaitable<AdapterAuthenticator>;
   listAuthenticatorsByUserId?(userId: string): Awaitable<AdapterAuthenticator[]>;
@@ -101,6 +136,8 @@ export const adapterMethods = [
   "createVerificationToken",
   "useVerificationToken",
   "getAccount",
+  "getAccountsByUserId",
+  "updateAccount",
   "getAuthenticator",
   "createAuthenticator",
   "listAuthenticatorsByUserId",

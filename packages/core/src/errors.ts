@@ -15,6 +15,7 @@
 export type ErrorType =
   | "AuthError"
   | "AccessDenied"
+  | "AccessTokenError"
   | "AccountNotLinked"
   | "AdapterError"
   | "CallbackRouteError"
@@ -41,6 +42,7 @@ export type ErrorType =
   | "OAuthProfileParseError"
   | "OAuthSignInError"
   | "RateLimited"
+  | "RefreshTokenRevoked"
   | "SessionTokenError"
   | "SignOutError"
   | "UnknownAction"
@@ -99,6 +101,15 @@ export class SignInError extends AuthError {
 export class AccessDenied extends AuthError {
   static type: ErrorType = "AccessDenied";
 }
+/**
+ * `getAccessToken` could not give a token for a reason that may pass: the provider could not be
+ * reached or answered with an error other than `invalid_grant`, or the shared store failed.
+ * Retrying later may succeed; `cause` says what failed.
+ */
+export class AccessTokenError extends AuthError {
+  static type: ErrorType = "AccessTokenError";
+}
+
 /** The passkey belongs to no account, or to another user. */
 export class AccountNotLinked extends SignInError {
   static type: ErrorType = "AccountNotLinked";
@@ -216,6 +227,21 @@ export class RateLimited extends SignInError {
   retryAfter = 60;
 }
 /** A database session could not be read. */
+/**
+ * `getAccessToken` has no access token to give and none can be had without the user: the provider
+ * refused the refresh token for good (`invalid_grant`: revoked, expired, or reused), the account
+ * was marked so by an earlier refresh, or there is no refresh token (or no account) at all. The
+ * application asks the user to sign in with the provider again. `cause.reason` says which.
+ * `cookies` holds the session cookie to set (JWT sessions: the token marked revoked).
+ */
+export class RefreshTokenRevoked extends AuthError {
+  static type: ErrorType = "RefreshTokenRevoked";
+  /** Cookies the response should set (a JWT session re-issued with the mark); may be empty. */
+  cookies: import("./types.js").Cookie[] = [];
+  /** The same cookies as `Set-Cookie` header values. */
+  setCookie: string[] = [];
+}
+
 export class SessionTokenError extends AuthError {
   static type: ErrorType = "SessionTokenError";
 }

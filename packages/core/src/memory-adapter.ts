@@ -21,6 +21,7 @@ import type {
   AdapterUser,
   VerificationToken,
 } from "./adapters.js";
+import { accountTokenFields } from "./adapters.js";
 
 /** The maps a {@link MemoryAdapter} stores its records in; pass your own to look inside in tests. */
 export interface MemoryStore {
@@ -175,6 +176,24 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
     async getAccount(providerAccountId, provider) {
       const account = accounts.get(memoryAccountKey(provider, providerAccountId));
       return account ? copy(account) : null;
+    },
+    async getAccountsByUserId(userId) {
+      return [...accounts.values()].filter((a) => a.userId === userId).map(copy);
+    },
+    async updateAccount({ provider, providerAccountId, ...changes }, expected) {
+      // Read, compare and write with no await in between: atomic within the process.
+      const key = memoryAccountKey(provider, providerAccountId);
+      const account = accounts.get(key);
+      if (!account) return null;
+      if (expected && (account.refresh_token ?? null) !== expected.refresh_token) return null;
+      const updated: Record<string, unknown> = { ...account };
+      for (const field of accountTokenFields) {
+        const value = changes[field];
+        if (value === null) delete updated[field];
+        else if (value !== undefined) updated[field] = value;
+      }
+      accounts.set(key, updated as unknown as AdapterAccount);
+      return copy(updated as unknown as AdapterAccount);
     },
     async createSession(session) {
       if (sessions.has(session.sessionToken)) throw new Error("MemoryAdapter: this session token already exists");

@@ -299,6 +299,37 @@ export interface SessionOptions {
   generateSessionToken: () => string;
 }
 
+/**
+ * Latchkey extension: how `getAccessToken` keeps provider access tokens fresh.
+ *
+ * @example
+ * ```ts
+ * accessTokens: { jwt: true, skewSeconds: 120, store: RedisRefreshStore(redis) }
+ * ```
+ */
+export interface AccessTokensOptions {
+  /**
+   * JWT sessions: keep the provider's tokens (access, refresh, expiry) in the session token at
+   * sign-in, under `token.providerTokens[providerId]`, sealed like the rest of the token. They
+   * never reach the client unless a `session` callback copies them there.
+   * @default false
+   */
+  jwt?: boolean;
+  /** A token expiring within this many seconds is refreshed first. @default 60 */
+  skewSeconds?: number;
+  /**
+   * Where instances coordinate refreshes (one provider call per refresh token). Share one store
+   * between instances: `RedisRefreshStore` or `PostgresRefreshStore`.
+   * @default a MemoryRefreshStore for this configuration (one process)
+   */
+  store?: import("./refresh-store.js").RefreshStore;
+  /**
+   * How long the outcome of a refresh stays available to requests that still carry the refresh
+   * token it replaced. @default 30
+   */
+  reuseWindowSeconds?: number;
+}
+
 /** The configuration of Latchkey (spec §5, §8, §9). */
 export interface AuthConfig {
   /** The sign-in methods. */
@@ -353,4 +384,6 @@ export interface AuthConfig {
    * ```
    */
   clientAddress?: (request: Request) => string | null | undefined;
+  /** Latchkey extension: provider access tokens kept fresh by `getAccessToken`. */
+  accessTokens?: AccessTokensOptions;
 }

@@ -24,6 +24,7 @@ import { type ExpressRequestLike, toIncoming } from "./convert.js";
 export { customFetch, skipCSRFCheck } from "@latchkey/core";
 export * from "@latchkey/core/errors";
 export type * from "@latchkey/core/types";
+export { getAccessToken } from "./access-token.js";
 export { type ExpressRequestLike, toIncoming } from "./convert.js";
 
 type Next = (error?: unknown) => void;

@@ -214,6 +214,9 @@ return 1`;
  */
 const maxAttempts = 100;
 
+/** The token fields `updateAccount` writes. */
+const accountTokenFields = ["access_token", "refresh_token", "expires_at", "token_type", "scope", "id_token"] as const;
+
 /** Marks a compare-and-set that lost to a concurrent write: read again and retry. */
 const changed = Symbol("changed");
 
@@ -379,6 +382,29 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
       return account;
     },
     getAccount: (providerAccountId, provider) => getAccount(provider, providerAccountId),
+    async getAccountsByUserId(userId) {
+      const keys = await client.smembers(key.userAccounts(userId));
+      const found = await Promise.all(keys.map((k) => client.get(k)));
+      return found.filter((json): json is string => !!json).map((json) => JSON.parse(json) as AdapterAccount);
+    },
+    updateAccount({ provider, providerAccountId, ...changes }, expected) {
+      const accountKey = key.account(provider, providerAccountId);
+      // Compare-and-set on the whole record: the expected refresh token is checked on what was
+      // read, and the script writes only if that record is still there unchanged.
+      return retrying("updateAccount", async () => {
+        const json = await client.get(accountKey);
+        if (!json) return null;
+        const account = JSON.parse(json) as Record<string, unknown>;
+        if (expected && (account.refresh_token ?? null) !== expected.refresh_token) return null;
+        for (const field of accountTokenFields) {
+          const value = changes[field];
+          if (value === null) delete account[field];
+          else if (value !== undefined) account[field] = value;
+        }
+        const written = await client.eval(replaceScript, 1, accountKey, json, JSON.stringify(account));
+        return Number(written) === 1 ? (account as unknown as AdapterAccount) : changed;
+      });
+    },
     async createSession(session) {
       const sessionsKey = key.userSessions(session.userId);
       const transaction = client.multi();

@@ -46,6 +46,8 @@ const accountColumns = [
   "id_token",
   "session_state",
 ] as const;
+/** The token columns `updateAccount` writes. */
+const accountTokenFields = ["access_token", "refresh_token", "expires_at", "token_type", "scope", "id_token"] as const;
 const userColumns = ["id", "name", "email", "emailVerified", "image"] as const;
 const authenticatorColumns = [
   "credentialID",
@@ -310,6 +312,42 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
         .where("provider", "=", provider)
         .where("providerAccountId", "=", providerAccountId)
         .executeTakeFirst();
+      return row ? c.account(row) : null;
+    },
+    async getAccountsByUserId(userId) {
+      const rows = await db.selectFrom(t.accounts).select(accountColumns).where("userId", "=", userId).execute();
+      return rows.map((row) => c.account(row));
+    },
+    async updateAccount({ provider, providerAccountId, ...changes }, expected) {
+      const values: Row = {};
+      for (const field of accountTokenFields) if (changes[field] !== undefined) values[field] = changes[field];
+      const read = () =>
+        db
+          .selectFrom(t.accounts)
+          .select(accountColumns)
+          .where("provider", "=", provider)
+          .where("providerAccountId", "=", providerAccountId)
+          .executeTakeFirst();
+      if (Object.keys(values).length === 0) {
+        const row = await read();
+        return row && (!expected || (row.refresh_token ?? null) === expected.refresh_token) ? c.account(row) : null;
+      }
+      // One UPDATE whose WHERE holds the compare: of concurrent writers expecting one refresh
+      // token, the database lets exactly one match.
+      let update = db
+        .updateTable(t.accounts)
+        .set(values)
+        .where("provider", "=", provider)
+        .where("providerAccountId", "=", providerAccountId);
+      if (expected) {
+        update =
+          expected.refresh_token === null
+            ? update.where("refresh_token", "is", null)
+            : update.where("refresh_token", "=", expected.refresh_token);
+      }
+      const result = await update.executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return null;
+      const row = await read();
       return row ? c.account(row) : null;
     },
     async createSession(session) {

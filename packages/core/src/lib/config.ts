@@ -17,6 +17,7 @@ import type { JWT, JWTOptions } from "../jwt.js";
 import type { CredentialsConfig } from "../providers/credentials.js";
 import type { EmailConfig } from "../providers/email.js";
 import type { OAuthCheck, OAuthConfig, OAuthConfigInternal } from "../providers/oauth.js";
+import { MemoryRefreshStore, type RefreshStore } from "../refresh-store.js";
 import type {
   AuthConfig,
   CallbacksOptions,
@@ -40,6 +41,7 @@ import {
 } from "./flows/webauthn.js";
 import { createLogger } from "./logger.js";
 import { isPlainObject, merge } from "./merge.js";
+import type { RefreshOutcome } from "./oauth/refresh.js";
 import { applyProviderOptions } from "./providers.js";
 import { type ResolvedRateLimit, resolveRateLimit } from "./rate-limiter.js";
 import { defaultRedirect } from "./redirect.js";
@@ -65,6 +67,8 @@ export interface ConfigCaches {
   readonly openedTokens: Map<string, { json: string; exp: number | undefined }>;
   /** Warnings already logged for this configuration (each once, not per request). */
   readonly warned: Set<string>;
+  /** Provider refreshes under way in this process, by store key (see refresh/single-flight.ts). */
+  readonly refreshes: Map<string, Promise<RefreshOutcome>>;
 }
 
 /** The configuration after validation: defaults filled in, keys derived, deeply frozen. */
@@ -105,6 +109,13 @@ export interface ResolvedConfig {
   readonly debug: boolean;
   /** Null when rate limiting is off. */
   readonly rateLimit: ResolvedRateLimit | null;
+  /** How `getAccessToken` keeps provider tokens fresh. */
+  readonly accessTokens: Readonly<{
+    jwt: boolean;
+    skewSeconds: number;
+    store: RefreshStore;
+    reuseWindowSeconds: number;
+  }>;
   /** Mutable per-configuration memory (the one part that is not frozen). */
   readonly caches: ConfigCaches;
 }
@@ -399,6 +410,24 @@ function positiveSeconds(name: string, value: unknown, fallback: number, allowZe
   return value;
 }
 
+function resolveAccessTokens(options: AuthConfig["accessTokens"]): ResolvedConfig["accessTokens"] {
+  if (options !== undefined && !isPlainObject(options))
+    throw new InvalidConfiguration("`accessTokens` must be an object such as `{ jwt: true }`.");
+  const store: RefreshStore = (options as { store?: RefreshStore } | undefined)?.store ?? new MemoryRefreshStore();
+  for (const method of ["acquire", "release", "put", "get"] as const) {
+    if (typeof (store as unknown as Record<string, unknown>)[method] !== "function")
+      throw new InvalidConfiguration(
+        `\`accessTokens.store\` must have an \`${method}\` method (a RefreshStore such as RedisRefreshStore).`,
+      );
+  }
+  return Object.freeze({
+    jwt: !!options?.jwt,
+    skewSeconds: positiveSeconds("accessTokens.skewSeconds", options?.skewSeconds, 60, true),
+    store,
+    reuseWindowSeconds: positiveSeconds("accessTokens.reuseWindowSeconds", options?.reuseWindowSeconds, 30),
+  });
+}
+
 /** Builds the resolved configuration. Throws a typed error naming the option and the fix. */
 function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
   if (!source || typeof source !== "object" || !Array.isArray(source.providers)) {
@@ -488,9 +517,10 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
     experimental: { enableWebAuthn: !!config.experimental?.enableWebAuthn },
     debug,
     rateLimit: resolveRateLimit(config.rateLimit, source),
-    caches: { origins: new Map(), openedTokens: new Map(), warned: new Set() },
+    accessTokens: resolveAccessTokens(config.accessTokens),
+    caches: { origins: new Map(), openedTokens: new Map(), warned: new Set(), refreshes: new Map() },
   };
-  return frozenCopy(resolved, new Set(["source", "caches", "adapter"]));
+  return frozenCopy(resolved, new Set(["source", "caches", "adapter", "accessTokens"]));
 }
 
 /**
@@ -544,6 +574,7 @@ const knownOptions = [
   "adapterTimeout",
   "rateLimit",
   "clientAddress",
+  "accessTokens",
 ] as const;
 
 /** Levenshtein distance, for "did you mean" hints on misspelled option names. */

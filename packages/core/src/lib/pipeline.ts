@@ -242,6 +242,30 @@ export interface SessionRequest {
 }
 
 /**
+ * The resolved configuration, the session cookie (name and options for the request's scheme) and
+ * the parsed cookies of a request, for readers of the session outside the pipeline
+ * (`getAccessToken`). Null for a malformed host; an untrusted host throws `UntrustedHost`.
+ *
+ * @example
+ * ```ts
+ * const found = sessionCookieOf({ protocol: "https", host, cookieHeader }, config, process.env)
+ * ```
+ */
+export function sessionCookieOf(request: SessionRequest, config: AuthConfig, env?: Env) {
+  const resolved = resolveConfig(config, env);
+  let origin: { origin: string; trusted: boolean };
+  try {
+    origin = originOf(resolved, request.protocol, request.host);
+  } catch (e) {
+    if (e instanceof MalformedHost) return null;
+    throw e;
+  }
+  if (!origin.trusted) throw untrustedHost(origin.origin);
+  const cookie = cookiesFor(resolved, origin.origin).sessionToken;
+  return { config: resolved, cookie, cookies: parseCookieHeader(request.cookieHeader) };
+}
+
+/**
  * The session of a request, or null, as `GET /session` would answer it but without setting a
  * cookie. A malformed host gives null; an untrusted host throws `UntrustedHost` (the application
  * is misconfigured); a failing session store is logged and gives null (treated as signed out).

@@ -1,5 +1,11 @@
 import { randomUUID } from "node:crypto";
-import type { Adapter, AdapterAccount, AdapterUser } from "../../adapters.js";
+import {
+  type AccountTokenChanges,
+  type Adapter,
+  type AdapterAccount,
+  type AdapterUser,
+  accountTokenFields,
+} from "../../adapters.js";
 import { AccountNotLinked, MissingAdapterMethods, OAuthAccountNotLinked } from "../../errors.js";
 import type { Account, Awaitable, Profile, TokenSet, User } from "../../types.js";
 import type { Context } from "../context.js";
@@ -133,6 +139,22 @@ async function releaseToProver(
 }
 
 /**
+ * A sign-in with an account already linked brings fresh tokens (after a revoked refresh token,
+ * the only way to get new ones): they replace the stored ones when the adapter can update an
+ * account. A field the provider did not send this time (Google sends a refresh token only on
+ * consent) keeps its stored value.
+ */
+async function storeNewTokens(adapter: Adapter, account: Account): Promise<void> {
+  if (typeof adapter.updateAccount !== "function" || typeof account.access_token !== "string") return;
+  const changes: AccountTokenChanges = {};
+  for (const field of accountTokenFields) {
+    const value = account[field];
+    if (value !== undefined && value !== null) (changes as Record<string, unknown>)[field] = value;
+  }
+  await adapter.updateAccount({ provider: account.provider, providerAccountId: account.providerAccountId, ...changes });
+}
+
+/**
  * Finds or creates the user behind an OAuth / OIDC / WebAuthn sign-in and links the account.
  * Without an adapter, the provider's user is the user. With one:
  * - an account already linked signs in its user (refused if another user is signed in); when the
@@ -167,6 +189,7 @@ export async function loginWithAccount(
       throw new OAuthAccountNotLinked("This account is already linked to another user");
     }
     let user = stored;
+    await storeNewTokens(adapter, account);
     // This account made (or was linked to) the record; now it proves the record's own address.
     if (emailProven && !stored.emailVerified && email && stored.email === email) {
       user = await adapter.updateUser({ id: stored.id, emailVerified: new Date() });

@@ -4,6 +4,7 @@ import type { JWT } from "../../jwt.js";
 import type { Account, Profile, ResponseInternal, User } from "../../types.js";
 import type { Context } from "../context.js";
 import { clearChunkedCookie } from "../cookies.js";
+import { providerTokensOf } from "../refresh/tokens.js";
 import type { RequestInternal } from "../request.js";
 import { sessionTokenCookies } from "../session/jwt-strategy.js";
 import { withQuery } from "../url.js";
@@ -48,6 +49,10 @@ export async function startSession(
   const cookie = ctx.cookieOptions.sessionToken;
   if (config.session.strategy === "jwt") {
     const initial: JWT = { name: user.name, email: user.email, picture: user.image, sub: user.id?.toString() };
+    // `accessTokens.jwt`: the provider's tokens ride in the sealed token for getAccessToken; the
+    // `jwt` callback sees them and may drop them.
+    const providerTokens = config.accessTokens.jwt ? providerTokensOf(account) : undefined;
+    if (providerTokens && account) initial.providerTokens = { [account.provider]: providerTokens };
     const token = await config.callbacks.jwt({
       token: initial,
       user,

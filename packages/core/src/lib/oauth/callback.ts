@@ -38,12 +38,12 @@ export interface OAuthOutcome {
 }
 
 /** The client metadata oauth4webapi checks responses against. */
-function clientOf(provider: OAuthProvider): o.Client {
+export function clientOf(provider: OAuthProvider): o.Client {
   return { ...(provider.client as o.Client | undefined), client_id: provider.clientId ?? "" };
 }
 
 /** The client authentication of the token request (`client_secret_basic` unless configured otherwise). */
-function clientAuthentication(provider: OAuthProvider): o.ClientAuth {
+export function clientAuthentication(provider: OAuthProvider): o.ClientAuth {
   const method = provider.client?.token_endpoint_auth_method ?? "client_secret_basic";
   if (method === "none") return o.None();
   if (method !== "client_secret_basic" && method !== "client_secret_post") {
@@ -82,7 +82,7 @@ function clientSecretBasic(clientId: string, clientSecret: string): o.ClientAuth
  * request discovers again. A provider's protocol error answer (such as `invalid_grant`) says
  * nothing about the metadata and keeps it.
  */
-function forgetStaleMetadata(e: unknown, provider: OAuthProvider): void {
+export function forgetStaleMetadata(e: unknown, provider: OAuthProvider): void {
   if (e instanceof o.ResponseBodyError || e instanceof o.AuthorizationResponseError || e instanceof AuthError) return;
   forgetDiscovery(provider);
 }
@@ -143,7 +143,7 @@ export function defaultProfile(profile: Profile): User {
 }
 
 /** A plain token set: `token_type` lowercased, `expires_at` computed from `expires_in`. */
-function normalizeTokens(raw: Record<string, unknown>): TokenSet {
+export function normalizeTokens(raw: Record<string, unknown>): TokenSet {
   const tokens: TokenSet = { ...raw };
   if (typeof tokens.token_type === "string") tokens.token_type = tokens.token_type.toLowerCase();
   if (tokens.expires_in !== undefined && tokens.expires_in !== null) {

@@ -112,6 +112,12 @@ export async function startOP(
     conformIdTokenClaims?: boolean;
     accounts?: Record<string, Record<string, unknown>>;
     idTokenSigningAlgs?: string[];
+    /**
+     * Issue a refresh token with every code (whatever the scope and prompt) and rotate it on each
+     * use, as providers with reuse detection do: a rotated refresh token presented again is
+     * refused with `invalid_grant`, and oidc-provider then revokes the whole grant.
+     */
+    refreshTokens?: boolean;
   } = {},
 ): Promise<TestOP> {
   const server = createServer();
@@ -126,7 +132,8 @@ export async function startOP(
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "picture", "preferred_username"] },
     conformIdTokenClaims: options.conformIdTokenClaims ?? false,
     ...(options.idTokenSigningAlgs ? { enabledJWA: { idTokenSigningAlgValues: options.idTokenSigningAlgs } } : {}),
-    features: { devInteractions: { enabled: false } },
+    features: { devInteractions: { enabled: false }, revocation: { enabled: !!options.refreshTokens } },
+    ...(options.refreshTokens ? { issueRefreshToken: () => true, rotateRefreshToken: true } : {}),
     interactions: { url: (_ctx: unknown, i: { uid: string }) => `/interaction/${i.uid}` },
     async findAccount(_ctx: unknown, id: string) {
       const account = options.accounts?.[id] ?? ACCOUNTS[id];

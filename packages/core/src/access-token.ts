@@ -1,0 +1,305 @@
+/**
+ * A provider access token that is valid when the application uses it. `getAccessToken` reads the
+ * signed-in user's tokens for a provider (database sessions: the account record; JWT sessions:
+ * the session token, with `accessTokens: { jwt: true }`), and when the access token has expired
+ * or will within `skewSeconds`, redeems the refresh token (RFC 6749 §6) once, however many
+ * requests and instances ask at the same moment, writes the rotated tokens back, and returns the
+ * new access token with the session cookie to set (JWT sessions).
+ *
+ * @example
+ * ```ts
+ * import { getAccessToken } from "@latchkey/core/access-token"
+ * const token = await getAccessToken(request, config, { provider: "google" })
+ * if (!token) return Response.redirect("/auth/signin")
+ * const events = await fetch("https://www.googleapis.com/calendar/v3/users/me/calendarList", {
+ *   headers: { authorization: `Bearer ${token.accessToken}` },
+ * })
+ * ```
+ * @module access-token
+ */
+import type { Adapter } from "./adapters.js";
+import { AccessTokenError, AuthError, InvalidProvider, MissingAdapterMethods, RefreshTokenRevoked } from "./errors.js";
+import type { JWT } from "./jwt.js";
+import type { ResolvedConfig } from "./lib/config.js";
+import { readChunkedCookie, serializeCookie } from "./lib/cookies.js";
+import type { Env } from "./lib/env.js";
+import type { OAuthProvider } from "./lib/oauth/discovery.js";
+import { type RefreshOutcome, refreshGrant } from "./lib/oauth/refresh.js";
+import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
+import { singleFlight } from "./lib/refresh/single-flight.js";
+import { type ProviderTokens, tokenFields } from "./lib/refresh/tokens.js";
+import { decodeSessionToken, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
+import type { AuthConfig, Cookie, CookieOption } from "./types.js";
+
+export { AccessTokenError, RefreshTokenRevoked } from "./errors.js";
+export type { ProviderTokens } from "./lib/refresh/tokens.js";
+
+/** Options of {@link getAccessToken}. */
+export interface GetAccessTokenOptions {
+  /** The provider id, such as `"google"`. */
+  provider: string;
+  /** Overrides `accessTokens.skewSeconds` for this call. */
+  skewSeconds?: number;
+  /**
+   * Refresh even though the token looks valid (the provider's API just answered 401). Still one
+   * refresh for all concurrent callers.
+   * @default false
+   */
+  forceRefresh?: boolean;
+  /** Database sessions: which account when the user linked several of this provider. */
+  providerAccountId?: string;
+  /** Fill unset options from this environment (`AUTH_SECRET`, `AUTH_URL`, ...), as framework shells do. */
+  env?: Env;
+}
+
+/** What {@link getAccessToken} gives. */
+export interface AccessToken {
+  accessToken: string;
+  tokenType?: string;
+  /** Absolute, in seconds; undefined when the provider did not say. */
+  expiresAt?: number;
+  scope?: string;
+  /** True when this call (or one it joined) refreshed the token. */
+  refreshed: boolean;
+  /** Cookies to set on the response: the re-issued session cookie of a JWT session; may be empty. */
+  cookies: Cookie[];
+  /** The same cookies as `Set-Cookie` header values (`headers.append("Set-Cookie", value)` each). */
+  setCookie: string[];
+}
+
+/** The parts of a request {@link getAccessToken} reads: a Web `Request`, or where it arrived and its cookies. */
+export type AccessTokenRequest = Request | SessionRequest;
+
+function describe(request: AccessTokenRequest): SessionRequest {
+  if (typeof Request !== "undefined" && request instanceof Request) {
+    const url = new URL(request.url);
+    return { protocol: url.protocol, host: url.host, cookieHeader: request.headers.get("cookie") };
+  }
+  return request as SessionRequest;
+}
+
+function headerValues(cookies: Cookie[]): string[] {
+  return cookies.map((c) => serializeCookie(c.name, c.value, c.options));
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** Valid for at least `skew` more seconds; a token without a known expiry counts as valid. */
+function isFresh(tokens: { access_token?: unknown; expires_at?: unknown }, skew: number): boolean {
+  if (typeof tokens.access_token !== "string" || tokens.access_token === "") return false;
+  const expiresAt = Number(tokens.expires_at);
+  if (tokens.expires_at === undefined || tokens.expires_at === null || !Number.isFinite(expiresAt)) return true;
+  return expiresAt - skew > nowSeconds();
+}
+
+function revoked(providerId: string, reason: string, message: string, cookies: Cookie[] = []): RefreshTokenRevoked {
+  const error = new RefreshTokenRevoked(message, { provider: providerId, reason });
+  error.cookies = cookies;
+  error.setCookie = headerValues(cookies);
+  return error;
+}
+
+function answer(tokens: Partial<ProviderTokens>, refreshed: boolean, cookies: Cookie[]): AccessToken {
+  return {
+    accessToken: tokens.access_token as string,
+    tokenType: tokens.token_type,
+    expiresAt: tokens.expires_at,
+    scope: tokens.scope,
+    refreshed,
+    cookies,
+    setCookie: headerValues(cookies),
+  };
+}
+
+function oauthProvider(config: ResolvedConfig, id: string): OAuthProvider {
+  const provider = config.providersById.get(id);
+  if (!provider || (provider.type !== "oauth" && provider.type !== "oidc")) {
+    throw new InvalidProvider(`getAccessToken: no OAuth or OpenID Connect provider with the id ${JSON.stringify(id)}`);
+  }
+  return provider as unknown as OAuthProvider;
+}
+
+/** Runs the shared refresh; store failures become `AccessTokenError`. */
+async function refreshOnce(
+  config: ResolvedConfig,
+  provider: OAuthProvider,
+  refreshToken: string,
+  persist: (outcome: RefreshOutcome) => Promise<void>,
+): Promise<RefreshOutcome> {
+  try {
+    return await singleFlight(
+      config,
+      config.accessTokens.store,
+      provider.id,
+      refreshToken,
+      async () => {
+        const outcome = await refreshGrant(provider, refreshToken);
+        try {
+          await persist(outcome);
+        } catch (e) {
+          // The provider has rotated: the new tokens are still handed out (and recorded for the
+          // waiting requests); failing here would lose the only copy of the new refresh token.
+          config.logger.error(
+            new AccessTokenError(`The refreshed tokens of provider "${provider.id}" could not be stored`, {
+              err: e as Error,
+              provider: provider.id,
+            }),
+          );
+        }
+        return outcome;
+      },
+      config.accessTokens.reuseWindowSeconds * 1000,
+    );
+  } catch (e) {
+    throw new AccessTokenError(`The refresh of provider "${provider.id}" could not be coordinated`, {
+      err: e as Error,
+      provider: provider.id,
+    });
+  }
+}
+
+function transient(providerId: string, message: string): AccessTokenError {
+  return new AccessTokenError(message, { provider: providerId });
+}
+
+/**
+ * A valid access token of `options.provider` for the signed-in user of `request`, refreshed
+ * first when it has expired or will within the skew; null when nobody is signed in.
+ *
+ * Throws `RefreshTokenRevoked` when only the user can get a new token (the provider refused the
+ * refresh token for good, or there is none): send the user to sign in with the provider again.
+ * It marks the account (or the session token: set `error.cookies`), so later calls fail at once
+ * without asking the provider again. Throws `AccessTokenError` for failures that may pass (the
+ * provider could not be reached), `InvalidProvider` for an unknown provider id.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   const token = await getAccessToken(request, config, { provider: "google" })
+ *   // token.cookies: set them on the response (JWT sessions re-issue the session cookie)
+ * } catch (e) {
+ *   if (e instanceof RefreshTokenRevoked) return redirectToSignIn(e.cookies)
+ *   throw e
+ * }
+ * ```
+ */
+export async function getAccessToken(
+  request: AccessTokenRequest,
+  config: AuthConfig,
+  options: GetAccessTokenOptions,
+): Promise<AccessToken | null> {
+  const found = sessionCookieOf(describe(request), config, options.env);
+  if (!found) return null;
+  const provider = oauthProvider(found.config, options.provider);
+  const skew = options.skewSeconds ?? found.config.accessTokens.skewSeconds;
+  return found.config.session.strategy === "jwt"
+    ? fromJwt(found.config, found.cookie, found.cookies, provider, skew, options)
+    : fromAccount(found.config, found.cookie, found.cookies, provider, skew, options);
+}
+
+async function fromJwt(
+  config: ResolvedConfig,
+  cookie: CookieOption,
+  cookies: Record<string, string>,
+  provider: OAuthProvider,
+  skew: number,
+  options: GetAccessTokenOptions,
+): Promise<AccessToken | null> {
+  const raw = readChunkedCookie(cookies, cookie.name);
+  if (!raw) return null;
+  const claims = await decodeSessionToken(config, raw, cookie.name);
+  if (!claims) return null;
+  const all = (claims.providerTokens ?? {}) as Record<string, ProviderTokens>;
+  const tokens = Object.hasOwn(all, provider.id) ? all[provider.id] : undefined;
+  if (!tokens) {
+    throw revoked(
+      provider.id,
+      "no-tokens",
+      `The session holds no tokens of provider "${provider.id}": sign in with it (with \`accessTokens: { jwt: true }\` set)`,
+    );
+  }
+  if (tokens.error === "RefreshTokenRevoked") {
+    throw revoked(provider.id, "marked", `Provider "${provider.id}" refused this session's refresh token earlier`);
+  }
+  if (!options.forceRefresh && isFresh(tokens, skew)) return answer(tokens, false, []);
+  const refreshToken = tokens.refresh_token;
+  if (typeof refreshToken !== "string" || refreshToken === "") {
+    throw revoked(provider.id, "no-refresh-token", `Provider "${provider.id}" gave this session no refresh token`);
+  }
+  const outcome = await refreshOnce(config, provider, refreshToken, async () => {});
+  const reseal = (entry: ProviderTokens) => {
+    const token: JWT = { ...claims, providerTokens: { ...all, [provider.id]: entry } };
+    return sessionTokenCookies(config, cookies, cookie, token);
+  };
+  if (outcome.ok) {
+    const entry: ProviderTokens = { providerAccountId: tokens.providerAccountId, ...tokenFields(outcome.tokens) };
+    return answer(entry, true, await reseal(entry));
+  }
+  if (outcome.revoked) {
+    const marked: ProviderTokens = { providerAccountId: tokens.providerAccountId, error: "RefreshTokenRevoked" };
+    throw revoked(provider.id, "invalid_grant", outcome.message, await reseal(marked));
+  }
+  throw transient(provider.id, outcome.message);
+}
+
+async function fromAccount(
+  config: ResolvedConfig,
+  cookie: CookieOption,
+  cookies: Record<string, string>,
+  provider: OAuthProvider,
+  skew: number,
+  options: GetAccessTokenOptions,
+): Promise<AccessToken | null> {
+  const adapter = config.adapter as Adapter;
+  const missing = (["getSessionAndUser", "getAccountsByUserId", "updateAccount"] as const).filter(
+    (m) => typeof adapter[m] !== "function",
+  );
+  if (missing.length) {
+    throw new MissingAdapterMethods(`getAccessToken needs these adapter methods: ${missing.join(", ")}.`);
+  }
+  const sessionToken = cookies[cookie.name];
+  if (!sessionToken) return null;
+  const found = await (adapter as Required<Adapter>).getSessionAndUser(sessionToken);
+  if (!found || found.session.expires.valueOf() < Date.now()) return null;
+  const accounts = (await (adapter as Required<Adapter>).getAccountsByUserId(found.user.id)).filter(
+    (a) =>
+      a.provider === provider.id &&
+      (options.providerAccountId === undefined || a.providerAccountId === options.providerAccountId),
+  );
+  const account = accounts[0];
+  if (!account) {
+    throw revoked(provider.id, "no-account", `The user has no account of provider "${provider.id}"`);
+  }
+  if (!options.forceRefresh && isFresh(account, skew)) return answer(account as Partial<ProviderTokens>, false, []);
+  const refreshToken = account.refresh_token;
+  if (typeof refreshToken !== "string" || refreshToken === "") {
+    throw revoked(
+      provider.id,
+      account.access_token ? "no-refresh-token" : "marked",
+      account.access_token
+        ? `Provider "${provider.id}" gave this account no refresh token`
+        : `The account of provider "${provider.id}" holds no tokens (its refresh token was refused earlier)`,
+    );
+  }
+  const identity = { provider: account.provider, providerAccountId: account.providerAccountId };
+  const outcome = await refreshOnce(config, provider, refreshToken, async (result) => {
+    const update = (adapter as Required<Adapter>).updateAccount;
+    // Compare-and-set on the refresh token that was redeemed: a newer one (a sign-in meanwhile)
+    // is never overwritten.
+    if (result.ok) await update({ ...identity, ...tokenFields(result.tokens) }, { refresh_token: refreshToken });
+    else if (result.revoked)
+      await update(
+        { ...identity, access_token: null, refresh_token: null, expires_at: null },
+        { refresh_token: refreshToken },
+      );
+  });
+  if (outcome.ok) return answer(tokenFields(outcome.tokens), true, []);
+  if (outcome.revoked) throw revoked(provider.id, "invalid_grant", outcome.message);
+  throw transient(provider.id, outcome.message);
+}
+
+export type { RefreshStore } from "./refresh-store.js";
+export { MemoryRefreshStore, PostgresRefreshStore, RedisRefreshStore } from "./refresh-store.js";
+
+// AuthError is re-exported so `instanceof` checks need one import.
+export { AuthError };

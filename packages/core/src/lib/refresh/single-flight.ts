@@ -1,0 +1,136 @@
+/**
+ * One refresh per refresh token, however many requests and instances need it at once.
+ *
+ * - Within a process, concurrent callers for one refresh token share one promise (a map on the
+ *   resolved configuration, `config.caches.refreshes`).
+ * - Across instances, the shared `RefreshStore` holds a short lock per refresh token: its holder
+ *   calls the provider; the others wait for the outcome record it writes before releasing.
+ * - The outcome stays recorded for a short while under the OLD refresh token, so a request that
+ *   still carries it (a tab, a cookie from before the rotation, an instance that read the account
+ *   a moment too early) gets the new tokens instead of replaying a rotated token, which providers
+ *   with reuse detection answer by revoking the whole grant (RFC 9700 §4.14.2).
+ *
+ * Store keys are HMACs of the refresh token and values are sealed with AES-256-GCM, both under
+ * keys derived from the configuration's secret: the store never holds a token in the clear.
+ */
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, randomUUID } from "node:crypto";
+import type { RefreshStore } from "../../refresh-store.js";
+import type { RefreshOutcome } from "../oauth/refresh.js";
+
+/** Longer than a provider request may take (15 s), so a live holder never loses its lock. */
+export const LOCK_TTL_MS = 20_000;
+/** A failure that may pass is shared with the requests waiting for it, then forgotten. */
+const TRANSIENT_TTL_MS = 2_000;
+
+/** What the coordination needs of the resolved configuration. */
+export interface FlightConfig {
+  readonly secrets: readonly string[];
+  readonly caches: { readonly refreshes: Map<string, Promise<RefreshOutcome>> };
+}
+
+function derive(secret: string, purpose: string): Buffer {
+  return Buffer.from(hkdfSync("sha256", secret, "latchkey refresh store", purpose, 32));
+}
+
+/** The store key of a refresh token of a provider (the same on every instance sharing the secret). */
+function keyOf(secret: string, providerId: string, refreshToken: string): string {
+  return createHmac("sha256", derive(secret, "key")).update(`${providerId}\u0000${refreshToken}`).digest("base64url");
+}
+
+function seal(secret: string, key: string, outcome: RefreshOutcome): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", derive(secret, "value"), iv);
+  cipher.setAAD(Buffer.from(key)); // a record moved under another key does not open
+  const body = Buffer.concat([cipher.update(JSON.stringify(outcome), "utf8"), cipher.final()]);
+  return `${iv.toString("base64url")}.${body.toString("base64url")}.${cipher.getAuthTag().toString("base64url")}`;
+}
+
+/** Opens a record with any configured secret (rotation); null for anything that does not open. */
+function open(secrets: readonly string[], key: string, sealed: string): RefreshOutcome | null {
+  const [iv, body, tag] = sealed.split(".");
+  if (iv === undefined || body === undefined || tag === undefined) return null;
+  for (const secret of secrets) {
+    try {
+      const decipher = createDecipheriv("aes-256-gcm", derive(secret, "value"), Buffer.from(iv, "base64url"));
+      decipher.setAAD(Buffer.from(key));
+      decipher.setAuthTag(Buffer.from(tag, "base64url"));
+      const json = Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
+      return JSON.parse(json) as RefreshOutcome;
+    } catch {
+      // another secret may open it
+    }
+  }
+  return null;
+}
+
+/**
+ * Runs `refresh` for `refreshToken` at most once across the callers, processes and instances
+ * that share `store`, and returns its outcome to each. `refresh` runs while the lock is held, so
+ * what it writes (the rotated tokens on the account) lands before anyone else acts on the token.
+ *
+ * @example
+ * ```ts
+ * const outcome = await singleFlight(config, store, "google", refreshToken, () => refreshGrant(provider, refreshToken), 30_000)
+ * ```
+ */
+export function singleFlight(
+  config: FlightConfig,
+  store: RefreshStore,
+  providerId: string,
+  refreshToken: string,
+  refresh: () => Promise<RefreshOutcome>,
+  recordTtlMs: number,
+): Promise<RefreshOutcome> {
+  const secret = config.secrets[0] as string;
+  const key = keyOf(secret, providerId, refreshToken);
+  const inflight = config.caches.refreshes;
+  const running = inflight.get(key);
+  if (running) return running;
+  const flight = coordinate(config, store, key, refresh, recordTtlMs).finally(() => inflight.delete(key));
+  inflight.set(key, flight);
+  return flight;
+}
+
+async function coordinate(
+  config: FlightConfig,
+  store: RefreshStore,
+  key: string,
+  refresh: () => Promise<RefreshOutcome>,
+  recordTtlMs: number,
+): Promise<RefreshOutcome> {
+  const secret = config.secrets[0] as string;
+  const recorded = async () => {
+    const sealed = await store.get(key);
+    return sealed ? open(config.secrets, key, sealed) : null;
+  };
+  const owner = randomUUID();
+  // A holder that crashed leaves its lock to expire: waiting past that, the lock is taken again.
+  const deadline = Date.now() + LOCK_TTL_MS * 2;
+  let pause = 5;
+  for (;;) {
+    const done = await recorded();
+    if (done) return done;
+    if (await store.acquire(key, owner, LOCK_TTL_MS)) {
+      try {
+        // Finished by another instance between our read and our lock.
+        const late = await recorded();
+        if (late) return late;
+        const outcome = await refresh();
+        const ttl = outcome.ok || outcome.revoked ? recordTtlMs : TRANSIENT_TTL_MS;
+        await store.put(key, seal(secret, key, outcome), ttl);
+        return outcome;
+      } finally {
+        await store.release(key, owner).catch(() => {
+          // the lock expires by itself
+        });
+      }
+    }
+    if (Date.now() > deadline) {
+      return { ok: false, revoked: false, message: "another instance holds the refresh lock and wrote no outcome" };
+    }
+    // Waiting on another instance: the store has no push in its interface, so its record is read
+    // again after a short, growing pause (at most 100 ms), bounded by the lock's lifetime.
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    pause = Math.min(pause * 2, 100);
+  }
+}

@@ -1,0 +1,332 @@
+/**
+ * `getAccessToken` against a real OpenID Provider (`oidc-provider` on 127.0.0.1) that issues a
+ * refresh token with every code and rotates it on each use, refusing a rotated one with
+ * `invalid_grant` and revoking the grant (reuse detection). The provider's own request log counts
+ * the calls to its token endpoint. Expired access tokens are made by writing a past `expires_at`
+ * where Latchkey keeps the tokens (the sealed session token, or the account record): no clock
+ * games, no sleeps.
+ */
+import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serviceAvailable } from "../../../adapter-test/src/services.js";
+import { type AccessToken, getAccessToken, RefreshTokenRevoked } from "../../src/access-token.js";
+import { Auth, type AuthConfig } from "../../src/index.js";
+import { decode, encode } from "../../src/jwt.js";
+import { MemoryAdapter } from "../../src/memory-adapter.js";
+import { OIDC } from "../../src/providers/generic-oidc.js";
+import { PostgresRefreshStore, RedisRefreshStore, type RefreshStore } from "../../src/refresh-store.js";
+import { Browser } from "./support/browser.js";
+import { SECRET, signInThrough } from "./support/flow.js";
+import { startOP, type TestOP } from "./support/op.js";
+
+const APP = "http://localhost:3000";
+const COOKIE = "authjs.session-token";
+let op: TestOP;
+
+beforeAll(async () => {
+  op = await startOP(
+    [
+      {
+        client_id: "latchkey",
+        client_secret: "latchkey-secret",
+        redirect_uris: [`${APP}/auth/callback/op`],
+        grant_types: ["authorization_code", "refresh_token"],
+      },
+    ],
+    { refreshTokens: true },
+  );
+});
+afterAll(async () => {
+  await op?.close();
+});
+
+/** Calls of the provider's token endpoint so far (code redemptions and refreshes). */
+const tokenCalls = () => op.requests.filter((r) => r.method === "POST" && r.path === "/token").length;
+
+/** The provider accepts `accessToken` (its userinfo endpoint answers 200 with it). */
+async function providerAccepts(accessToken: string): Promise<boolean> {
+  const response = await fetch(`${op.issuer}/me`, { headers: { authorization: `Bearer ${accessToken}` } });
+  await response.body?.cancel();
+  return response.status === 200;
+}
+
+/** Revokes a refresh token at the provider (RFC 7009), as a user removing the app's access does. */
+async function revokeAtProvider(refreshToken: string): Promise<void> {
+  const response = await fetch(`${op.issuer}/token/revocation`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      authorization: `Basic ${Buffer.from("latchkey:latchkey-secret").toString("base64")}`,
+    },
+    body: new URLSearchParams({ token: refreshToken, token_type_hint: "refresh_token" }),
+  });
+  expect(response.status).toBe(200);
+}
+
+function appConfig(extra: Partial<AuthConfig> = {}): AuthConfig {
+  return {
+    secret: SECRET,
+    trustHost: true,
+    providers: [
+      OIDC({ id: "op", name: "Test OP", issuer: op.issuer, clientId: "latchkey", clientSecret: "latchkey-secret" }),
+    ],
+    logger: { error: () => {}, warn: () => {}, debug: () => {} },
+    ...extra,
+  };
+}
+
+/** Signs a new browser in through the provider; returns its `Cookie` header. */
+async function signedIn(config: AuthConfig, login = "alice"): Promise<string> {
+  const browser = new Browser({ [APP]: (r) => Auth(r, config) });
+  const response = await signInThrough(browser, APP, "op", { query: { login_hint: login } });
+  expect(response.status).toBe(302);
+  return [...browser.jar(APP)].map(([k, v]) => `${k}=${v}`).join("; ");
+}
+
+const request = (cookieHeader: string) => ({ protocol: "http:", host: "localhost:3000", cookieHeader });
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** The claims of a JWT session cookie header. */
+async function claimsOf(cookieHeader: string) {
+  const raw = /authjs\.session-token=([^;]+)/.exec(cookieHeader)?.[1] ?? "";
+  const claims = await decode({ token: raw, secret: SECRET, salt: COOKIE });
+  if (!claims) throw new Error("the session cookie does not open");
+  return claims as {
+    providerTokens: Record<
+      string,
+      { access_token?: string; refresh_token?: string; expires_at?: number; error?: string }
+    >;
+  };
+}
+
+/** The same JWT session with the provider's access token expired ten seconds ago. */
+async function withExpiredAccessToken(cookieHeader: string): Promise<string> {
+  const claims = await claimsOf(cookieHeader);
+  (claims.providerTokens.op as { expires_at: number }).expires_at = nowSeconds() - 10;
+  return `${COOKIE}=${await encode({ token: claims, secret: SECRET, salt: COOKIE })}`;
+}
+
+/** The session cookie a result or error re-issued, as a `Cookie` header. */
+function reissued(cookies: AccessToken["cookies"]): string {
+  const cookie = cookies.find((c) => c.name === COOKIE);
+  if (!cookie) throw new Error("no session cookie was re-issued");
+  return `${COOKIE}=${cookie.value}`;
+}
+
+describe("getAccessToken, JWT sessions (tokens sealed in the session token)", () => {
+  it("rule: concurrent requests needing one refresh cause exactly one provider call (single flight), and every one gets the new token", async () => {
+    const config = appConfig({ accessTokens: { jwt: true } });
+    const expired = await withExpiredAccessToken(await signedIn(config));
+    const before = tokenCalls();
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => getAccessToken(request(expired), config, { provider: "op" })),
+    );
+    expect(tokenCalls() - before).toBe(1);
+    const tokens = new Set(results.map((r) => r?.accessToken));
+    expect(tokens.size).toBe(1);
+    const [token] = results;
+    expect(token?.refreshed).toBe(true);
+    expect(await providerAccepts(token?.accessToken as string)).toBe(true);
+    // Each response re-issues the session with the rotated refresh token in it.
+    const next = await claimsOf(reissued(token?.cookies ?? []));
+    const old = await claimsOf(expired);
+    expect(next.providerTokens.op?.refresh_token).not.toBe(old.providerTokens.op?.refresh_token);
+    expect(next.providerTokens.op?.expires_at).toBeGreaterThan(nowSeconds());
+    expect(token?.setCookie[0]).toMatch(/^authjs\.session-token=/);
+  });
+
+  it("rule: a request still carrying the pre-rotation refresh token just after the rotation gets the new tokens, without replaying the rotated token", async () => {
+    const config = appConfig({ accessTokens: { jwt: true } });
+    const stale = await withExpiredAccessToken(await signedIn(config));
+    const first = await getAccessToken(request(stale), config, { provider: "op" });
+    const calls = tokenCalls();
+    // Another tab sends the cookie from before the rotation.
+    const late = await getAccessToken(request(stale), config, { provider: "op" });
+    expect(tokenCalls()).toBe(calls);
+    expect(late?.accessToken).toBe(first?.accessToken);
+    // Had the rotated token been replayed, the provider would have revoked the grant: the new
+    // refresh token still works.
+    const fresh = await withExpiredAccessToken(reissued(late?.cookies ?? []));
+    const again = await getAccessToken(request(fresh), config, { provider: "op" });
+    expect(tokenCalls()).toBe(calls + 1);
+    expect(await providerAccepts(again?.accessToken as string)).toBe(true);
+  });
+
+  it("rule: a token valid beyond the skew is returned as is, without a provider call", async () => {
+    const config = appConfig({ accessTokens: { jwt: true } });
+    const cookie = await signedIn(config);
+    const before = tokenCalls();
+    const token = await getAccessToken(request(cookie), config, { provider: "op" });
+    expect(tokenCalls()).toBe(before);
+    expect(token?.refreshed).toBe(false);
+    expect(token?.cookies).toEqual([]);
+    expect(token?.accessToken).toBe((await claimsOf(cookie)).providerTokens.op?.access_token);
+  });
+
+  it("rule: a revoked grant gives RefreshTokenRevoked, marks the session, and is not retried in a loop", async () => {
+    const config = appConfig({ accessTokens: { jwt: true } });
+    const cookie = await signedIn(config);
+    await revokeAtProvider((await claimsOf(cookie)).providerTokens.op?.refresh_token as string);
+    const expired = await withExpiredAccessToken(cookie);
+    const before = tokenCalls();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 30 }, () => getAccessToken(request(expired), config, { provider: "op" })),
+    );
+    expect(tokenCalls() - before).toBe(1);
+    for (const outcome of outcomes) {
+      expect(outcome.status).toBe("rejected");
+      expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(RefreshTokenRevoked);
+      expect(((outcome as PromiseRejectedResult).reason as RefreshTokenRevoked).type).toBe("RefreshTokenRevoked");
+    }
+    const error = (outcomes[0] as PromiseRejectedResult).reason as RefreshTokenRevoked;
+    const marked = reissued(error.cookies);
+    expect((await claimsOf(marked)).providerTokens.op).toEqual({
+      providerAccountId: "alice",
+      error: "RefreshTokenRevoked",
+    });
+    // The marked session fails at once; so does the old cookie within the reuse window.
+    await expect(getAccessToken(request(marked), config, { provider: "op" })).rejects.toBeInstanceOf(
+      RefreshTokenRevoked,
+    );
+    await expect(getAccessToken(request(expired), config, { provider: "op" })).rejects.toBeInstanceOf(
+      RefreshTokenRevoked,
+    );
+    expect(tokenCalls() - before).toBe(1);
+    // No token leaks into the error's message.
+    expect(error.message).not.toContain((await claimsOf(cookie)).providerTokens.op?.refresh_token as string);
+  });
+
+  it("rule: nobody signed in gives null, an unknown provider a typed error", async () => {
+    const config = appConfig({ accessTokens: { jwt: true } });
+    expect(await getAccessToken(request(""), config, { provider: "op" })).toBeNull();
+    expect(await getAccessToken(request(`${COOKIE}=garbage`), config, { provider: "op" })).toBeNull();
+    const cookie = await signedIn(config);
+    await expect(getAccessToken(request(cookie), config, { provider: "nope" })).rejects.toMatchObject({
+      type: "InvalidProvider",
+    });
+  });
+});
+
+describe("getAccessToken, database sessions (tokens on the account record)", () => {
+  it("rule: concurrent requests cause one refresh, and the rotated tokens are written back to the account", async () => {
+    const adapter = MemoryAdapter();
+    const config = appConfig({ adapter });
+    const cookie = await signedIn(config, "bob");
+    const stored = await adapter.getAccount?.("bob", "op");
+    expect(stored?.refresh_token).toEqual(expect.any(String));
+    await adapter.updateAccount?.({ provider: "op", providerAccountId: "bob", expires_at: nowSeconds() - 10 });
+    const before = tokenCalls();
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => getAccessToken(request(cookie), config, { provider: "op" })),
+    );
+    expect(tokenCalls() - before).toBe(1);
+    expect(new Set(results.map((r) => r?.accessToken)).size).toBe(1);
+    const after = await adapter.getAccount?.("bob", "op");
+    expect(after?.access_token).toBe(results[0]?.accessToken);
+    expect(after?.refresh_token).not.toBe(stored?.refresh_token);
+    expect(await providerAccepts(after?.access_token as string)).toBe(true);
+    // The next request reads the fresh token from the account.
+    const next = await getAccessToken(request(cookie), config, { provider: "op" });
+    expect(next?.refreshed).toBe(false);
+    expect(tokenCalls() - before).toBe(1);
+  });
+
+  it("rule: a revoked grant marks the account (tokens cleared), and later requests fail without calling the provider", async () => {
+    const adapter = MemoryAdapter();
+    const config = appConfig({ adapter });
+    const cookie = await signedIn(config, "bob");
+    const stored = await adapter.getAccount?.("bob", "op");
+    await revokeAtProvider(stored?.refresh_token as string);
+    await adapter.updateAccount?.({ provider: "op", providerAccountId: "bob", expires_at: nowSeconds() - 10 });
+    const before = tokenCalls();
+    await expect(getAccessToken(request(cookie), config, { provider: "op" })).rejects.toMatchObject({
+      type: "RefreshTokenRevoked",
+    });
+    const marked = await adapter.getAccount?.("bob", "op");
+    expect(marked?.refresh_token).toBeUndefined();
+    expect(marked?.access_token).toBeUndefined();
+    const again = await Promise.allSettled(
+      Array.from({ length: 30 }, () => getAccessToken(request(cookie), config, { provider: "op" })),
+    );
+    expect(again.every((o) => o.status === "rejected" && o.reason instanceof RefreshTokenRevoked)).toBe(true);
+    expect(tokenCalls() - before).toBe(1);
+    // Signing in again stores the new tokens on the account, and the token works again.
+    const renewed = await signedIn(config, "bob");
+    const token = await getAccessToken(request(renewed), config, { provider: "op" });
+    expect(await providerAccepts(token?.accessToken as string)).toBe(true);
+  });
+});
+
+/**
+ * Two application instances: two configurations (each resolved on its own, so each has its own
+ * in-process flights and nothing in memory in common) sharing a store, as two processes would.
+ */
+async function acrossInstances(store: () => RefreshStore) {
+  const a = appConfig({ accessTokens: { jwt: true, store: store() } });
+  const b = appConfig({ accessTokens: { jwt: true, store: store() } });
+  const expired = await withExpiredAccessToken(await signedIn(a));
+  const before = tokenCalls();
+  const results = await Promise.all(
+    Array.from({ length: 50 }, (_, i) => getAccessToken(request(expired), i % 2 ? a : b, { provider: "op" })),
+  );
+  expect(tokenCalls() - before).toBe(1);
+  expect(new Set(results.map((r) => r?.accessToken)).size).toBe(1);
+  expect(await providerAccepts(results[0]?.accessToken as string)).toBe(true);
+  // Later, on the other instance, the pre-rotation cookie still gets the new tokens.
+  const late = await getAccessToken(request(expired), b, { provider: "op" });
+  expect(late?.accessToken).toBe(results[0]?.accessToken);
+  expect(tokenCalls() - before).toBe(1);
+}
+
+describe("getAccessToken across instances sharing a store", () => {
+  let redisUp = false;
+  let pgUp = false;
+  const redis: Redis[] = [];
+  let pool: pg.Pool | undefined;
+  let admin: pg.Client | undefined;
+  const database = `latchkey_refresh_${randomBytes(4).toString("hex")}`;
+
+  beforeAll(async () => {
+    redisUp = await serviceAvailable("Redis", 6379);
+    pgUp = await serviceAvailable("PostgreSQL", 5432);
+    if (pgUp) {
+      admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${database}`);
+      pool = new pg.Pool({ host: "127.0.0.1", port: 5432, user: "postgres", database, max: 10 });
+    }
+  });
+  afterAll(async () => {
+    for (const client of redis) client.disconnect();
+    await pool?.end();
+    if (admin) {
+      await admin.query(`DROP DATABASE IF EXISTS ${database}`);
+      await admin.end();
+    }
+  });
+
+  it("rule: on Redis, 50 concurrent requests split over two instances cause one refresh", async ({ skip }) => {
+    if (!redisUp) skip();
+    const prefix = `test:refresh:${randomBytes(4).toString("hex")}:`;
+    await acrossInstances(() => {
+      const client = new Redis({ host: "127.0.0.1", port: 6379 });
+      redis.push(client);
+      return RedisRefreshStore(client, { prefix });
+    });
+  });
+
+  it("rule: on PostgreSQL, 50 concurrent requests split over two instances cause one refresh", async ({ skip }) => {
+    if (!pgUp) skip();
+    await acrossInstances(() => PostgresRefreshStore(pool as pg.Pool));
+  });
+
+  it("rule: tokens at rest in the shared store are encrypted and keyed by a hash", async ({ skip }) => {
+    if (!pgUp) skip();
+    const rows = await (pool as pg.Pool).query("SELECT key, value FROM latchkey_refresh");
+    expect(rows.rows.length).toBeGreaterThan(0);
+    const text = JSON.stringify(rows.rows);
+    expect(text).not.toMatch(/access_token|refresh_token/);
+  });
+});

@@ -114,10 +114,6 @@ describe("tampered and hostile tokens give no session", () => {
       .encrypt(key);
     expect(await decode({ token, secret, salt })).toBeNull();
   });
-  it("refuses a 20 KB token without doing cryptographic work on it", async () => {
-    expect(openToken("x".repeat(20_000), [secret], salt)).toBeNull();
-    expect(openToken(`${"e".repeat(70_000)}..a.b.c`, [secret], salt)).toBeNull();
-  });
   it("refuses a payload that is not a JSON object", async () => {
     const key = new Uint8Array(hkdfSync("sha256", secret, salt, `Auth.js Generated Encryption Key (${salt})`, 64));
     const { CompactEncrypt } = await import("jose");

@@ -1,12 +1,12 @@
 import { type RecordKind, runAdapterConformance } from "@latchkey/adapter-test";
+import { describe, expect, it } from "vitest";
 import {
   createMemoryStore,
   MemoryAdapter,
   type MemoryStore,
   memoryAccountKey,
   memoryTokenKey,
-} from "@latchkey/core/memory-adapter";
-import { describe, expect, it } from "vitest";
+} from "../src/memory-adapter.js";
 
 function probe(store: MemoryStore) {
   return {

@@ -19,11 +19,25 @@ beforeAll(async () => {
   smtp = await startSmtp();
 });
 afterAll(async () => {
-  for (const child of children) child.kill("SIGTERM");
+  await stopAll();
   await smtp?.close();
 });
 
 /** Starts one instance; resolves with its base URL once it listens. */
+/** Stops every instance and waits until each has exited (not a guessed delay). */
+async function stopAll(): Promise<void> {
+  await Promise.all(
+    children.map((child) =>
+      child.exitCode !== null || child.signalCode !== null
+        ? undefined
+        : new Promise<void>((resolve) => {
+            child.once("exit", () => resolve());
+            child.kill("SIGTERM");
+          }),
+    ),
+  );
+}
+
 function startInstance(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; log: string[] }> {
   const child = spawn(process.execPath, [new URL("./fixtures/instance.mjs", import.meta.url).pathname], {
     env: { ...process.env, AUTH_SECRET: SECRET, SMTP_PORT: String(smtp.port), SMTP_USER, SMTP_PASS, ...env },
@@ -104,8 +118,7 @@ describe("two instances sharing PostgreSQL", () => {
   });
   afterAll(async () => {
     if (!up) return;
-    for (const child of children) child.kill("SIGTERM");
-    await new Promise((r) => setTimeout(r, 300));
+    await stopAll();
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await admin.end();
   });
@@ -131,7 +144,6 @@ describe("two instances sharing PostgreSQL", () => {
 
     proxy.resetAll();
     await proxy.setMode("refuse");
-    await new Promise((r) => setTimeout(r, 200));
     if (instance.child.exitCode !== null) throw new Error(`the instance crashed: ${instance.log.join("")}`);
     const started = Date.now();
     const during = await jar.fetch(`${instance.url}/auth/session`);
@@ -144,10 +156,12 @@ describe("two instances sharing PostgreSQL", () => {
 
     await proxy.setMode("pass");
     let session = null as { user?: { email?: string } } | null;
-    for (let i = 0; i < 20 && !session; i++) {
+    const deadline = Date.now() + 10_000;
+    while (!session && Date.now() < deadline) {
       const response = await jar.fetch(`${instance.url}/auth/session`);
+      // each attempt is itself the wait: the pool replaces its dead connections as it is asked
       if (response.status === 200) session = (await response.json()) as typeof session;
-      else await new Promise((r) => setTimeout(r, 200));
+      else await response.arrayBuffer();
     }
     expect(session?.user?.email).toBe(email);
     expect(instance.log.join("")).toMatch(/SessionTokenError|AdapterError/);

@@ -1,9 +1,9 @@
 // Shared by the e-mail tests: a real SMTP server (smtp-server, AUTH required, read back with
 // mailparser), a cookie jar, and a browser-like walk through the flow with `Auth(Request)`.
 import { createServer as createNetServer } from "node:net";
-import { Auth, type AuthConfig } from "@latchkey/core";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
+import { Auth, type AuthConfig } from "../../src/index.js";
 
 export const SECRET = "a-test-secret-that-is-at-least-32-characters-long";
 export const ORIGIN = "http://app.test:3000";

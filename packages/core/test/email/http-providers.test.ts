@@ -2,14 +2,14 @@
 // API expects. `customFetch` sends the provider's real URL to the local server, after the test has
 // checked that URL.
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import { type AuthConfig, customFetch, setEnvDefaults } from "@latchkey/core";
-import { createMemoryStore, MemoryAdapter, type MemoryStore } from "@latchkey/core/memory-adapter";
-import type { EmailConfig } from "@latchkey/core/providers/email";
-import Mailgun from "@latchkey/core/providers/mailgun";
-import Postmark from "@latchkey/core/providers/postmark";
-import Resend from "@latchkey/core/providers/resend";
-import SendGrid from "@latchkey/core/providers/sendgrid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AuthConfig, customFetch, setEnvDefaults } from "../../src/index.js";
+import { createMemoryStore, MemoryAdapter, type MemoryStore } from "../../src/memory-adapter.js";
+import type { EmailConfig } from "../../src/providers/email.js";
+import Mailgun from "../../src/providers/mailgun.js";
+import Postmark from "../../src/providers/postmark.js";
+import Resend from "../../src/providers/resend.js";
+import SendGrid from "../../src/providers/sendgrid.js";
 import { CookieJar, linkIn, ORIGIN, requestLink, SECRET, send } from "./helpers.js";
 
 interface Captured {

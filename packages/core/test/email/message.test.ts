@@ -1,5 +1,5 @@
-import { emailMessage, normalizeEmailIdentifier } from "@latchkey/core/providers/email";
 import { describe, expect, it } from "vitest";
+import { emailMessage, normalizeEmailIdentifier } from "../../src/providers/email.js";
 
 describe("the default e-mail", () => {
   it("has the link and the host in both forms, and escapes what it shows", () => {

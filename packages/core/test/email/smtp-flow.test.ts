@@ -1,9 +1,9 @@
-import type { AuthConfig } from "@latchkey/core";
-import { createMemoryStore, MemoryAdapter, type MemoryStore } from "@latchkey/core/memory-adapter";
-import Email from "@latchkey/core/providers/email";
-import Nodemailer from "@latchkey/core/providers/nodemailer";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { AuthConfig } from "../../src/index.js";
 import { hashVerificationToken, verificationTokenKey } from "../../src/lib/email/token.js";
+import { createMemoryStore, MemoryAdapter, type MemoryStore } from "../../src/memory-adapter.js";
+import Email from "../../src/providers/email.js";
+import Nodemailer from "../../src/providers/nodemailer.js";
 import {
   CookieJar,
   closedPort,

@@ -6,7 +6,6 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createMemoryStore, MemoryAdapter } from "@latchkey/core/memory-adapter";
 import fc from "fast-check";
 import addressparser from "nodemailer/lib/addressparser/index.js";
 import { expect } from "vitest";
@@ -18,6 +17,7 @@ import { deriveCsrfKeys, readCsrfCookie } from "../../src/lib/csrf.js";
 import { normalizeEmailIdentifier } from "../../src/lib/email/identifier.js";
 import { defaultRedirect } from "../../src/lib/redirect.js";
 import { BadBody, parseActionPath, parseBody } from "../../src/lib/request.js";
+import { createMemoryStore, MemoryAdapter } from "../../src/memory-adapter.js";
 import OAuth2 from "../../src/providers/generic-oauth.js";
 import { CookieJar, call, csrfToken, demoCredentials, SECRET, signIn } from "../helpers.js";
 

@@ -6,8 +6,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { checkBreachedPassword, isBreachedPassword } from "@latchkey/core/password";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { checkBreachedPassword, isBreachedPassword } from "../../src/password.js";
 
 const sha1 = (text: string) => createHash("sha1").update(text, "utf8").digest("hex").toUpperCase();
 

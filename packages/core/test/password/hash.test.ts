@@ -4,6 +4,7 @@
  */
 import { scryptSync } from "node:crypto";
 import { performance } from "node:perf_hooks";
+import { describe, expect, it } from "vitest";
 import {
   DEFAULT_SCRYPT_PARAMETERS,
   dummyVerify,
@@ -11,8 +12,7 @@ import {
   MAX_PASSWORD_BYTES,
   needsRehash,
   verifyPassword,
-} from "@latchkey/core/password";
-import { describe, expect, it } from "vitest";
+} from "../../src/password.js";
 
 // Cheap parameters keep the suite fast; the defaults get one round trip of their own.
 const FAST = { parameters: { ln: 12 } };

@@ -3,8 +3,8 @@
  * composition rules, not the user's own identifier; reasons as codes, never a throw.
  */
 import { performance } from "node:perf_hooks";
-import { checkPasswordPolicy, type PasswordPolicyReason } from "@latchkey/core/password";
 import { describe, expect, it } from "vitest";
+import { checkPasswordPolicy, type PasswordPolicyReason } from "../../src/password.js";
 
 const reasons = (password: unknown, options?: Parameters<typeof checkPasswordPolicy>[1]) =>
   checkPasswordPolicy(password, options).reasons;

@@ -5,9 +5,9 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { createMemoryStore, MemoryAdapter, type MemoryStore } from "@latchkey/core/memory-adapter";
 import { describe, expect, it } from "vitest";
 import type { AuthConfig } from "../../src/index.js";
+import { createMemoryStore, MemoryAdapter, type MemoryStore } from "../../src/memory-adapter.js";
 import Credentials from "../../src/providers/credentials.js";
 import OAuth2 from "../../src/providers/generic-oauth.js";
 import { CookieJar, call, csrfToken, SECRET, signIn } from "../helpers.js";

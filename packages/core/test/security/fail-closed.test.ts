@@ -4,9 +4,10 @@
  * mailer that throws, a credentials `authorize` that throws, a callback that throws — each ends
  * with no session, an error the user can see, and the cause in the server log.
  */
-import { createMemoryStore, MemoryAdapter } from "@latchkey/core/memory-adapter";
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Auth, type AuthConfig } from "../../src/index.js";
+import { createMemoryStore, MemoryAdapter } from "../../src/memory-adapter.js";
 import Credentials from "../../src/providers/credentials.js";
 import { OIDC } from "../../src/providers/generic-oidc.js";
 import { CookieJar, call, csrfToken, demoCredentials, SECRET, signIn } from "../helpers.js";

@@ -3,10 +3,11 @@
  * query, the form body, the callback-url cookie) ends up on the application's own origin, on every
  * action that redirects or renders it, whatever its encoding.
  */
-import { createMemoryStore, MemoryAdapter } from "@latchkey/core/memory-adapter";
-import Nodemailer from "@latchkey/core/providers/nodemailer";
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuthConfig } from "../../src/index.js";
+import { createMemoryStore, MemoryAdapter } from "../../src/memory-adapter.js";
+import Nodemailer from "../../src/providers/nodemailer.js";
 import { linkIn, SMTP_PASS, SMTP_USER, type SmtpFixture, startSmtp, until } from "../email/helpers.js";
 import { CookieJar, call, csrfToken, demoCredentials, SECRET, signIn } from "../helpers.js";
 import { APP_ORIGIN, EVIL_CALLBACK_URLS, expectOnOrigin, isOnOrigin, setCookieValue } from "./support.js";

@@ -21,8 +21,10 @@ export type ErrorType =
   | "CredentialsSignin"
   | "DuplicateConditionalUI"
   | "EmailSignInError"
+  | "ErrorPageLoop"
   | "EventError"
   | "ExperimentalFeatureNotEnabled"
+  | "InvalidCallbackUrl"
   | "InvalidCheck"
   | "InvalidConfiguration"
   | "InvalidEndpoints"
@@ -142,6 +144,15 @@ export class EmailSignInError extends SignInError {
   static type = "EmailSignInError" as const;
   declare readonly type: "EmailSignInError";
 }
+/**
+ * A configuration error would redirect to `pages.error`, but the request came from that page
+ * (its `callbackUrl` is the error page: the page requires a session). Logged, and the built-in
+ * error page is shown instead of redirecting in a loop.
+ */
+export class ErrorPageLoop extends AuthError {
+  static type = "ErrorPageLoop" as const;
+  declare readonly type: "ErrorPageLoop";
+}
 /** An event handler threw; logged only. */
 export class EventError extends AuthError {
   static type = "EventError" as const;
@@ -151,6 +162,15 @@ export class EventError extends AuthError {
 export class ExperimentalFeatureNotEnabled extends AuthError {
   static type = "ExperimentalFeatureNotEnabled" as const;
   declare readonly type: "ExperimentalFeatureNotEnabled";
+}
+/**
+ * Never thrown by Latchkey: an invalid `callbackUrl` is ignored (the default redirect is used),
+ * where Auth.js answers 500. Exported so that code written for Auth.js that names it keeps loading.
+ * @deprecated Nothing to catch; remove the checks that name it.
+ */
+export class InvalidCallbackUrl extends AuthError {
+  static type = "InvalidCallbackUrl" as const;
+  declare readonly type: "InvalidCallbackUrl";
 }
 /** An OAuth check (state, PKCE, nonce) or the WebAuthn challenge failed. */
 export class InvalidCheck extends SignInError {

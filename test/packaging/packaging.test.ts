@@ -330,19 +330,21 @@ describe("the packed packages, installed from their tarballs", () => {
   }, 120_000);
 
   it("publint finds nothing to report in any tarball", async () => {
-    for (const p of packages) {
-      const outcome = await publint(p.tarball);
+    const outcomes = await Promise.all(packages.map((p) => publint(p.tarball)));
+    packages.forEach((p, i) => {
+      const outcome = outcomes[i] as Outcome;
       expect(outcome.code, `${p.manifest.name}:\n${outcome.output}`).toBe(0);
       expect(outcome.output, p.manifest.name).toContain("All good!");
-    }
+    });
   }, 120_000);
 
   it("@arethetypeswrong/cli finds no problem in any tarball (esm-only profile)", async () => {
-    for (const p of packages) {
-      const report = await attw(p.tarball, entries.get(p.manifest.name) ?? []);
+    const reports = await Promise.all(packages.map((p) => attw(p.tarball, entries.get(p.manifest.name) ?? [])));
+    packages.forEach((p, i) => {
+      const report = reports[i] as AttwReport;
       expect(report.problems, p.manifest.name).toEqual([]);
       expect(report.code, `${p.manifest.name}:\n${report.output.slice(0, 2000)}`).toBe(0);
-    }
+    });
   }, 120_000);
 
   it("a CommonJS Express application require()s Latchkey and signs in with credentials", async () => {
@@ -433,8 +435,12 @@ describe("the checks catch a broken exports entry", () => {
     expect(lint.code).not.toBe(0);
     expect(lint.output).toContain('pkg.exports["./jwt"].types is ./dist/jwt-moved.d.ts but the file does not exist');
     expect(lint.output).toContain('pkg.exports["./jwt"].default is ./dist/jwt-moved.js but the file does not exist');
+    // publint numbers its messages: these two and nothing else.
+    expect(lint.output.split("\n").filter((line) => /^\d+\. /.test(line))).toHaveLength(2);
 
-    const types = await attw(tarball, await entrypoints(copy, manifest));
+    // The entries as declared (attw's own discovery), not the 61 expanded providers: the broken
+    // entry is ./jwt, and the expanded ones are checked on the real package above.
+    const types = await attw(tarball, Object.keys(manifest.exports));
     expect(types.code).not.toBe(0);
     expect(types.problems).toEqual(
       expect.arrayContaining(["./jwt (node16-esm): NoResolution", "./jwt (bundler): NoResolution"]),

@@ -4,7 +4,12 @@ import { defineConfig } from "vitest/config";
 // `npm test`), so they exercise exactly what users install.
 export default defineConfig({
   test: {
-    include: ["packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts", "bench/test/**/*.test.ts"],
+    include: [
+      "packages/*/test/**/*.test.ts",
+      "test/**/*.test.ts",
+      "examples/*/test/**/*.test.ts",
+      "bench/test/**/*.test.ts",
+    ],
     exclude: ["**/node_modules/**", "**/dist/**"],
     pool: "forks",
     testTimeout: 30_000,

@@ -57,7 +57,11 @@ export type ErrorPageKind = "signIn" | "error";
 /** What `cause` holds: the original error under `err`, and any details. */
 export type ErrorCause = Record<string, unknown> & { err?: Error };
 
-/** Base class of every error Latchkey throws or logs. */
+/**
+ * Base class of every error Latchkey throws or logs. Each subclass names its `type` twice: a
+ * static (Auth.js's shape; the constructor copies it to the instance) and a `declare`d literal
+ * type, which emits nothing but lets `instanceof` narrow `error.type`.
+ */
 export class AuthError extends Error {
   /** The stable identifier of the error. */
   readonly type: ErrorType;
@@ -99,7 +103,8 @@ export class SignInError extends AuthError {
 
 /** The `signIn` callback refused the user, or threw. */
 export class AccessDenied extends AuthError {
-  static type: ErrorType = "AccessDenied";
+  static type = "AccessDenied" as const;
+  declare readonly type: "AccessDenied";
 }
 /**
  * `getAccessToken` could not give a token for a reason that may pass: the provider could not be
@@ -112,15 +117,18 @@ export class AccessTokenError extends AuthError {
 
 /** The passkey belongs to no account, or to another user. */
 export class AccountNotLinked extends SignInError {
-  static type: ErrorType = "AccountNotLinked";
+  static type = "AccountNotLinked" as const;
+  declare readonly type: "AccountNotLinked";
 }
 /** An adapter method failed. The user sees `Configuration`; the cause is logged. */
 export class AdapterError extends AuthError {
-  static type: ErrorType = "AdapterError";
+  static type = "AdapterError" as const;
+  declare readonly type: "AdapterError";
 }
 /** An unexpected failure in a callback route. */
 export class CallbackRouteError extends AuthError {
-  static type: ErrorType = "CallbackRouteError";
+  static type = "CallbackRouteError" as const;
+  declare readonly type: "CallbackRouteError";
 }
 /**
  * Throw from a credentials provider's `authorize` to refuse a sign-in. `code` reaches the URL
@@ -132,97 +140,128 @@ export class CallbackRouteError extends AuthError {
  * ```
  */
 export class CredentialsSignin extends SignInError {
-  static type: ErrorType = "CredentialsSignin";
+  static type = "CredentialsSignin" as const;
+  declare readonly type: "CredentialsSignin";
   /** Shown in the URL. @default "credentials" */
   code = "credentials";
 }
 /** More than one WebAuthn provider asks for conditional UI. */
 export class DuplicateConditionalUI extends AuthError {
-  static type: ErrorType = "DuplicateConditionalUI";
+  static type = "DuplicateConditionalUI" as const;
+  declare readonly type: "DuplicateConditionalUI";
 }
 /** The verification e-mail could not be sent. */
 export class EmailSignInError extends SignInError {
-  static type: ErrorType = "EmailSignInError";
+  static type = "EmailSignInError" as const;
+  declare readonly type: "EmailSignInError";
 }
-/** The custom error page itself needs a session: a loop. */
+/**
+ * A configuration error would redirect to `pages.error`, but the request came from that page
+ * (its `callbackUrl` is the error page: the page requires a session). Logged, and the built-in
+ * error page is shown instead of redirecting in a loop.
+ */
 export class ErrorPageLoop extends AuthError {
-  static type: ErrorType = "ErrorPageLoop";
+  static type = "ErrorPageLoop" as const;
+  declare readonly type: "ErrorPageLoop";
 }
 /** An event handler threw; logged only. */
 export class EventError extends AuthError {
-  static type: ErrorType = "EventError";
+  static type = "EventError" as const;
+  declare readonly type: "EventError";
 }
 /** An experimental provider is configured without its `experimental` flag. */
 export class ExperimentalFeatureNotEnabled extends AuthError {
-  static type: ErrorType = "ExperimentalFeatureNotEnabled";
+  static type = "ExperimentalFeatureNotEnabled" as const;
+  declare readonly type: "ExperimentalFeatureNotEnabled";
 }
-/** A callback URL is not on the application's origin. */
+/**
+ * Never thrown by Latchkey: an invalid `callbackUrl` is ignored (the default redirect is used),
+ * where Auth.js answers 500. Exported so that code written for Auth.js that names it keeps loading.
+ * @deprecated Nothing to catch; remove the checks that name it.
+ */
 export class InvalidCallbackUrl extends AuthError {
-  static type: ErrorType = "InvalidCallbackUrl";
+  static type = "InvalidCallbackUrl" as const;
+  declare readonly type: "InvalidCallbackUrl";
 }
 /** An OAuth check (state, PKCE, nonce) or the WebAuthn challenge failed. */
 export class InvalidCheck extends SignInError {
-  static type: ErrorType = "InvalidCheck";
+  static type = "InvalidCheck" as const;
+  declare readonly type: "InvalidCheck";
 }
 /** An option has a wrong value; the message names the option and the fix. */
 export class InvalidConfiguration extends AuthError {
-  static type: ErrorType = "InvalidConfiguration";
+  static type = "InvalidConfiguration" as const;
+  declare readonly type: "InvalidConfiguration";
 }
 /** A provider's endpoints are missing or not URLs. */
 export class InvalidEndpoints extends AuthError {
-  static type: ErrorType = "InvalidEndpoints";
+  static type = "InvalidEndpoints" as const;
+  declare readonly type: "InvalidEndpoints";
 }
 /** No provider with that id, or one of a kind the action cannot use. */
 export class InvalidProvider extends AuthError {
-  static type: ErrorType = "InvalidProvider";
+  static type = "InvalidProvider" as const;
+  declare readonly type: "InvalidProvider";
 }
 /** A session JWT could not be read or written. */
 export class JWTSessionError extends AuthError {
-  static type: ErrorType = "JWTSessionError";
+  static type = "JWTSessionError" as const;
+  declare readonly type: "JWTSessionError";
 }
 /** A feature needs an adapter and none is configured. */
 export class MissingAdapter extends AuthError {
-  static type: ErrorType = "MissingAdapter";
+  static type = "MissingAdapter" as const;
+  declare readonly type: "MissingAdapter";
 }
 /** The adapter lacks methods a configured feature needs. */
 export class MissingAdapterMethods extends AuthError {
-  static type: ErrorType = "MissingAdapterMethods";
+  static type = "MissingAdapterMethods" as const;
+  declare readonly type: "MissingAdapterMethods";
 }
 /** A credentials provider has no `authorize`. */
 export class MissingAuthorize extends AuthError {
-  static type: ErrorType = "MissingAuthorize";
+  static type = "MissingAuthorize" as const;
+  declare readonly type: "MissingAuthorize";
 }
 /** A POST came without a valid CSRF token. */
 export class MissingCSRF extends SignInError {
-  static type: ErrorType = "MissingCSRF";
+  static type = "MissingCSRF" as const;
+  declare readonly type: "MissingCSRF";
 }
 /** No secret, or one too short. */
 export class MissingSecret extends AuthError {
-  static type: ErrorType = "MissingSecret";
+  static type = "MissingSecret" as const;
+  declare readonly type: "MissingSecret";
 }
 /** A WebAuthn form field lacks `autocomplete="webauthn"`. */
 export class MissingWebAuthnAutocomplete extends AuthError {
-  static type: ErrorType = "MissingWebAuthnAutocomplete";
+  static type = "MissingWebAuthnAutocomplete" as const;
+  declare readonly type: "MissingWebAuthnAutocomplete";
 }
 /** The e-mail of this OAuth account already belongs to another user. */
 export class OAuthAccountNotLinked extends SignInError {
-  static type: ErrorType = "OAuthAccountNotLinked";
+  static type = "OAuthAccountNotLinked" as const;
+  declare readonly type: "OAuthAccountNotLinked";
 }
 /** The provider answered the callback with an error, or the token exchange failed. */
 export class OAuthCallbackError extends SignInError {
-  static type: ErrorType = "OAuthCallbackError";
+  static type = "OAuthCallbackError" as const;
+  declare readonly type: "OAuthCallbackError";
 }
 /** The provider's profile could not be mapped to a user. */
 export class OAuthProfileParseError extends AuthError {
-  static type: ErrorType = "OAuthProfileParseError";
+  static type = "OAuthProfileParseError" as const;
+  declare readonly type: "OAuthProfileParseError";
 }
 /** The authorization request could not be made (discovery failed, bad endpoints). */
 export class OAuthSignInError extends SignInError {
-  static type: ErrorType = "OAuthSignInError";
+  static type = "OAuthSignInError" as const;
+  declare readonly type: "OAuthSignInError";
 }
 /** Too many attempts; try again later. */
 export class RateLimited extends SignInError {
-  static type: ErrorType = "RateLimited";
+  static type = "RateLimited" as const;
+  declare readonly type: "RateLimited";
   /** Seconds until the next attempt is allowed. */
   retryAfter = 60;
 }
@@ -243,31 +282,38 @@ export class RefreshTokenRevoked extends AuthError {
 }
 
 export class SessionTokenError extends AuthError {
-  static type: ErrorType = "SessionTokenError";
+  static type = "SessionTokenError" as const;
+  declare readonly type: "SessionTokenError";
 }
 /** Sign-out failed to remove the session. */
 export class SignOutError extends AuthError {
-  static type: ErrorType = "SignOutError";
+  static type = "SignOutError" as const;
+  declare readonly type: "SignOutError";
 }
 /** The path names no action, or the method does not fit it. */
 export class UnknownAction extends AuthError {
-  static type: ErrorType = "UnknownAction";
+  static type = "UnknownAction" as const;
+  declare readonly type: "UnknownAction";
 }
 /** A provider cannot work with the configured session strategy. */
 export class UnsupportedStrategy extends AuthError {
-  static type: ErrorType = "UnsupportedStrategy";
+  static type = "UnsupportedStrategy" as const;
+  declare readonly type: "UnsupportedStrategy";
 }
 /** The request's host is not trusted (`trustHost` is off and no `AUTH_URL` is set). */
 export class UntrustedHost extends AuthError {
-  static type: ErrorType = "UntrustedHost";
+  static type = "UntrustedHost" as const;
+  declare readonly type: "UntrustedHost";
 }
 /** The e-mail link is unknown, used, expired or for another address. */
 export class Verification extends AuthError {
-  static type: ErrorType = "Verification";
+  static type = "Verification" as const;
+  declare readonly type: "Verification";
 }
 /** A passkey registration or assertion failed verification. */
 export class WebAuthnVerificationError extends SignInError {
-  static type: ErrorType = "WebAuthnVerificationError";
+  static type = "WebAuthnVerificationError" as const;
+  declare readonly type: "WebAuthnVerificationError";
 }
 
 /**

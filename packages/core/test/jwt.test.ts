@@ -2,7 +2,8 @@ import { hkdfSync } from "node:crypto";
 import { decode as authjsDecode, encode as authjsEncode } from "@auth/core/jwt";
 import { base64url, EncryptJWT, jwtDecrypt } from "jose";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { decode, encode, getToken, openToken } from "../src/jwt.js";
+import { decode, encode, getToken } from "../src/jwt.js";
+import { openToken } from "../src/lib/jwe.js";
 
 const secret = "jwt-test-secret-0123456789abcdefghijkl";
 const salt = "authjs.session-token";

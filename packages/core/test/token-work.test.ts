@@ -24,7 +24,7 @@ vi.mock("node:crypto", async (original) => {
   };
 });
 
-const { openToken, sealToken } = await import("../src/jwt.js");
+const { openToken, sealToken } = await import("../src/lib/jwe.js");
 const salt = "authjs.session-token";
 
 beforeEach(() => {

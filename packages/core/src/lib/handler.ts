@@ -1,4 +1,11 @@
-import { AuthError, CredentialsSignin, clientErrorValue, RateLimited, UnknownAction } from "../errors.js";
+import {
+  AuthError,
+  CredentialsSignin,
+  clientErrorValue,
+  ErrorPageLoop,
+  RateLimited,
+  UnknownAction,
+} from "../errors.js";
 import type { AuthConfig, LoggerInstance, ResponseInternal, Theme } from "../types.js";
 import type { ResolvedConfig } from "./config.js";
 import { type Context, createContext } from "./context.js";
@@ -19,7 +26,7 @@ const htmlActions = new Set(["signin", "signout", "error", "verify-request"]);
  */
 export function configurationErrorResponse(
   error: unknown,
-  request: { method: string; action?: string; origin?: string; url?: URL; basePath?: string },
+  request: { method: string; action?: string; origin?: string; url?: URL; basePath?: string; callbackUrl?: string },
   options: { logger: LoggerInstance; basePath: string; pages?: { error?: string }; theme?: Theme },
 ): ResponseInternal {
   options.logger.error(error instanceof Error ? error : new AuthError(String(error)));
@@ -28,13 +35,32 @@ export function configurationErrorResponse(
   }
   const origin = request.origin ?? request.url?.origin ?? "";
   const errorPagePath = options.pages?.error;
-  if (errorPagePath) return { redirect: `${origin}${withQuery(errorPagePath, "error=Configuration")}` };
+  const callbackUrl = request.callbackUrl ?? request.url?.searchParams.get("callbackUrl") ?? undefined;
+  if (errorPagePath && isSamePage(callbackUrl, errorPagePath, origin)) {
+    // The application's error page asked to sign in (callbackUrl is the error page itself):
+    // sending the browser there again would loop, so the built-in page answers instead.
+    options.logger.error(new ErrorPageLoop(`The error page ${errorPagePath} should not require authentication`));
+  } else if (errorPagePath) {
+    return { redirect: `${origin}${withQuery(errorPagePath, "error=Configuration")}` };
+  }
   const { title, status, content } = errorPage({
     authUrl: `${origin}${request.basePath ?? options.basePath}`,
     origin,
     error: "Configuration",
   });
   return page({ title, status, content, theme: options.theme ?? {} });
+}
+
+/** True when `url` (absolute or relative to `origin`) names the page at `path` on that origin. */
+function isSamePage(url: string | undefined, path: string, origin: string): boolean {
+  if (!url) return false;
+  try {
+    const base = origin || "http://localhost";
+    const [target, page] = [new URL(url, base), new URL(path, base)];
+    return target.origin === page.origin && target.pathname === page.pathname;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -44,7 +70,7 @@ export function configurationErrorResponse(
 export function unresolvedConfigResponse(
   error: unknown,
   config: AuthConfig,
-  request: { method: string; pathname: string; origin: string },
+  request: { method: string; pathname: string; origin: string; callbackUrl?: string },
 ): ResponseInternal {
   const basePath = typeof config.basePath === "string" ? config.basePath : "/auth";
   const action = request.pathname.startsWith(`${basePath}/`)
@@ -52,7 +78,7 @@ export function unresolvedConfigResponse(
     : undefined;
   return configurationErrorResponse(
     error,
-    { method: request.method, action, origin: request.origin },
+    { method: request.method, action, origin: request.origin, callbackUrl: request.callbackUrl },
     {
       logger: createLogger(config.logger, !!config.debug),
       basePath,

@@ -163,8 +163,9 @@ export async function serve(
     } catch {
       // keep the placeholder: the answer only needs an origin for the error page's links
     }
-    const pathname = incoming.path.split("?")[0] ?? "";
-    return finish(unresolvedConfigResponse(e, config, { method: incoming.method, pathname, origin }));
+    const [pathname = "", ...query] = incoming.path.split("?");
+    const callbackUrl = new URLSearchParams(query.join("?")).get("callbackUrl") ?? undefined;
+    return finish(unresolvedConfigResponse(e, config, { method: incoming.method, pathname, origin, callbackUrl }));
   }
 
   if (incoming.clientIpForgeable) warnOnce(resolved, "trust-proxy-all");

@@ -13,7 +13,6 @@ import {
   MissingWebAuthnAutocomplete,
   WebAuthnVerificationError,
 } from "../../errors.js";
-import { openToken, sealToken } from "../../jwt.js";
 import type {
   RelyingParty,
   RelyingPartyOptions,
@@ -24,6 +23,7 @@ import type {
 import type { Account, ResponseInternal, User } from "../../types.js";
 import type { Context } from "../context.js";
 import { expiredCookie } from "../cookies.js";
+import { openToken, sealToken } from "../jwe.js";
 import { webauthnScript } from "../pages/webauthn-script.js";
 import type { RequestInternal } from "../request.js";
 import { noStore } from "../response.js";

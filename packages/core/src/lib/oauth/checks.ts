@@ -6,10 +6,10 @@
  */
 import * as o from "oauth4webapi";
 import { InvalidCheck } from "../../errors.js";
-import { openToken, sealToken } from "../../jwt.js";
 import type { Cookie, CookieSerializeOptions } from "../../types.js";
 import type { Context } from "../context.js";
 import { expiredCookie } from "../cookies.js";
+import { openToken, sealToken } from "../jwe.js";
 import type { RequestInternal } from "../request.js";
 
 /** Cookie roles that hold a check value. */

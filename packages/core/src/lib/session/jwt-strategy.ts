@@ -1,8 +1,8 @@
 import { JWTSessionError } from "../../errors.js";
-import { type JWT, openTokenWithReason, sealToken } from "../../jwt.js";
 import type { Cookie, Session } from "../../types.js";
 import type { ResolvedConfig } from "../config.js";
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../cookies.js";
+import { type JWT, openTokenWithReason, sealToken } from "../jwe.js";
 import { warnOnce } from "../logger.js";
 import type { SessionRead, SessionReadOptions } from "./index.js";
 

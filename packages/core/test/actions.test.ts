@@ -582,6 +582,8 @@ describe("routing", () => {
       ["/auth/session", "PUT"],
       ["/auth/csrf", "POST"],
       ["/auth/session/x", "GET"],
+      ["/auth//session", "GET"],
+      ["/auth/session//", "GET"],
       ["/auth/signin/credentials/extra", "GET"],
       ["/other/session", "GET"],
     ] as const) {

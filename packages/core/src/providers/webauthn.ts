@@ -126,6 +126,29 @@ export interface WebAuthnConfig {
   /** Auth.js's spelling of `relyingParty`, accepted so configurations carry over. */
   relayingParty?: RelyingPartyOptions;
   /**
+   * Picks the relying party per request (a multi-domain application), as in Auth.js. Called with
+   * the provider and the URL of the actions, and the request; it must return `id`, `name` and
+   * `origin` strings. When absent: the first configured value of each, else the request's URL.
+   *
+   * @example
+   * ```ts
+   * getRelayingParty: (_options, request) => {
+   *   const host = request.url.hostname // one of the domains the application serves
+   *   return { id: host, name: "Example", origin: `https://${host}` }
+   * }
+   * ```
+   */
+  getRelayingParty?: (
+    options: { provider: WebAuthnConfig; url: URL },
+    request: {
+      method: string;
+      url: URL;
+      query: Record<string, string>;
+      body?: Record<string, unknown>;
+      headers: { get(name: string): string | null };
+    },
+  ) => { id: string; name: string; origin: string };
+  /**
    * Offer the passkeys of this provider in the browser's autofill (conditional UI). One provider
    * at most; a form field needs `autocomplete` containing `webauthn`. @default true
    */

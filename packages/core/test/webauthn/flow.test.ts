@@ -3,7 +3,7 @@ import type { AdapterAuthenticator } from "../../src/adapters.js";
 import { openToken } from "../../src/lib/jwe.js";
 import Passkey from "../../src/providers/passkey.js";
 import WebAuthn from "../../src/providers/webauthn.js";
-import { SECRET } from "../helpers.js";
+import { call, SECRET } from "../helpers.js";
 import { FLAGS, SoftAuthenticator } from "./soft-authenticator.js";
 import {
   CHALLENGE_COOKIE,
@@ -77,6 +77,44 @@ describe("webauthn-options", () => {
     });
     const { body } = await getOptions(config, new CookieJar(), { email: "a@example.com" });
     expect((body.options as unknown as { rp: unknown }).rp).toEqual({ id: "example.com", name: "Example" });
+  });
+
+  it("getRelayingParty picks the relying party per request (multi-domain), for options and verification", async () => {
+    const seen: string[] = [];
+    const perHost = Passkey({
+      getRelayingParty: (options, request) => {
+        seen.push(`${options.url.pathname} ${request.url.hostname}`);
+        return { id: request.url.hostname, name: `Site ${request.url.hostname}`, origin: request.url.origin };
+      },
+    });
+    const { config } = setup({ providers: [perHost] });
+    for (const origin of ["http://shop.localhost:3000", "http://blog.localhost:3000"]) {
+      const response = await call(config, "/auth/webauthn-options/passkey?email=a@example.com", {
+        jar: new CookieJar(),
+        origin,
+      });
+      const { options } = (await response.json()) as { options: { rp: unknown } };
+      const hostname = new URL(origin).hostname;
+      expect(options.rp).toEqual({ id: hostname, name: `Site ${hostname}` });
+    }
+    expect(seen).toEqual(["/auth shop.localhost", "/auth blog.localhost"]);
+    // the same choice verifies: a registration on the default origin goes through ...
+    const ctx = setup({ providers: [perHost] });
+    const { response } = await register(ctx, new SoftAuthenticator(ORIGIN));
+    expect(response.headers.get("location")).toBe(`${ORIGIN}/welcome`);
+    // ... and one whose chosen origin is not where the credential was made is refused
+    const elsewhere = setup({
+      providers: [
+        Passkey({ getRelayingParty: () => ({ id: "localhost", name: "X", origin: "https://other.example" }) }),
+      ],
+    });
+    const jar = new CookieJar();
+    const { body } = await getOptions(elsewhere.config, jar, { email: "ada@example.com" });
+    const credential = await new SoftAuthenticator(ORIGIN).create(body.options as never);
+    expect(errorOf(await postCredential(elsewhere.config, jar, "register", credential))).toBe(
+      "WebAuthnVerificationError",
+    );
+    expect(elsewhere.store.authenticators.size).toBe(0);
   });
 
   it("answers authenticate with no credential list for a known e-mail (discoverable credentials), and refuses to register it", async () => {

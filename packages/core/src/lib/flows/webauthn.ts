@@ -144,12 +144,30 @@ function writableCopy<T>(value: T): T | undefined {
   }
 }
 
-/** The relying party of a request: configured values first, then the request's URL. */
+/**
+ * The relying party of a request. The provider's `getRelayingParty(options, request)` decides when
+ * it has one (multi-domain applications, as in Auth.js); otherwise configured values, then the
+ * request's URL: the first configured value creates options, every configured value verifies.
+ */
 export function relyingParty(
   provider: WebAuthnProviderInternal,
-  origin: string,
+  ctx: Context,
+  req: RequestInternal,
 ): RelyingParty & { ids: string[]; origins: string[] } {
-  const url = new URL(origin);
+  if (typeof provider.getRelayingParty === "function") {
+    const chosen = provider.getRelayingParty(
+      { provider: provider as unknown as WebAuthnConfig, url: new URL(ctx.authUrl) },
+      { method: req.method, url: req.url, query: req.query, body: req.body, headers: req.headers },
+    ) as Partial<RelyingParty> | null | undefined;
+    const { id, name, origin } = chosen ?? {};
+    if (typeof id !== "string" || !id || typeof name !== "string" || typeof origin !== "string" || !origin) {
+      throw new InvalidConfiguration(
+        `Provider "${provider.id}": \`getRelayingParty\` must return { id, name, origin } as non-empty strings.`,
+      );
+    }
+    return { id, name, origin, ids: [id], origins: [origin] };
+  }
+  const url = new URL(ctx.origin);
   const ids = provider.relyingParty.id.length ? provider.relyingParty.id : [url.hostname];
   const origins = provider.relyingParty.origin.length ? provider.relyingParty.origin : [url.origin];
   return {
@@ -338,7 +356,7 @@ export async function webauthnOptionsFlow(
         )
       : null;
   const action = decideAction(requested, !!sessionUser, info);
-  const rp = relyingParty(provider, ctx.origin);
+  const rp = relyingParty(provider, ctx, req);
   const lib = await simpleWebAuthn(provider);
 
   if (action === "authenticate") {
@@ -437,6 +455,7 @@ function verificationError(what: string, e: unknown): WebAuthnVerificationError 
 /** Verifies an assertion against the stored authenticator; moves its counter on. */
 async function authenticate(
   ctx: Context,
+  req: RequestInternal,
   provider: WebAuthnProviderInternal,
   lib: Lib,
   credential: CredentialJSON,
@@ -446,7 +465,7 @@ async function authenticate(
   const credentialID = toBase64(fromBase64(credential.id));
   const authenticator = await adapter.getAuthenticator(credentialID);
   if (!authenticator) throw new AccountNotLinked("No authenticator is stored with this credential id");
-  const rp = relyingParty(provider, ctx.origin);
+  const rp = relyingParty(provider, ctx, req);
   let result: Awaited<ReturnType<Lib["verifyAuthenticationResponse"]>>;
   try {
     result = await lib.verifyAuthenticationResponse({
@@ -478,13 +497,14 @@ async function authenticate(
 /** Verifies an attestation; returns the account and authenticator to store (not yet stored). */
 async function register(
   ctx: Context,
+  req: RequestInternal,
   provider: WebAuthnProviderInternal,
   lib: Lib,
   credential: CredentialJSON,
   challenge: Challenge,
 ) {
   if (!challenge.user?.email) throw new InvalidCheck("The WebAuthn challenge carries no registering user");
-  const rp = relyingParty(provider, ctx.origin);
+  const rp = relyingParty(provider, ctx, req);
   let result: Awaited<ReturnType<Lib["verifyRegistrationResponse"]>>;
   try {
     result = await lib.verifyRegistrationResponse({
@@ -555,9 +575,9 @@ export async function webauthnCallback(
   let account: Account;
   let authenticator: Omit<AdapterAuthenticator, "userId"> | undefined;
   if (action === "authenticate") {
-    ({ user, account } = await authenticate(ctx, provider, lib, credential, challenge));
+    ({ user, account } = await authenticate(ctx, req, provider, lib, credential, challenge));
   } else {
-    ({ user, account, authenticator } = await register(ctx, provider, lib, credential, challenge));
+    ({ user, account, authenticator } = await register(ctx, req, provider, lib, credential, challenge));
     if (await adapter.getAuthenticator(authenticator.credentialID)) {
       throw new WebAuthnVerificationError("This authenticator is already registered");
     }

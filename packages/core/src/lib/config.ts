@@ -43,6 +43,7 @@ import { isPlainObject, merge } from "./merge.js";
 import { applyProviderOptions } from "./providers.js";
 import { type ResolvedRateLimit, resolveRateLimit } from "./rate-limiter.js";
 import { defaultRedirect } from "./redirect.js";
+import { type ResolvedRevocation, resolveRevocation } from "./session/revocation-list.js";
 import { skipCSRFCheck } from "./symbols.js";
 
 /** A provider after resolution: defaults merged, endpoints normalised, paths computed. */
@@ -105,6 +106,8 @@ export interface ResolvedConfig {
   readonly debug: boolean;
   /** Null when rate limiting is off. */
   readonly rateLimit: ResolvedRateLimit | null;
+  /** Null unless `session.revocation` is set (JWT sessions only). */
+  readonly revocation: ResolvedRevocation | null;
   /** Mutable per-configuration memory (the one part that is not frozen). */
   readonly caches: ConfigCaches;
 }
@@ -461,6 +464,7 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
     experimental: { enableWebAuthn: !!config.experimental?.enableWebAuthn },
     debug,
     rateLimit: resolveRateLimit(config.rateLimit, source),
+    revocation: resolveRevocation(config.session?.revocation, strategy, source, logger),
     caches: { origins: new Map(), openedTokens: new Map(), warned: new Set() },
   };
   return frozenCopy(resolved, new Set(["source", "caches", "adapter"]));

@@ -562,11 +562,9 @@ export function PostgresRevocationStore(
       health.stop();
       clearTimeout(reconnecting);
       listener = undefined;
-      if (listening) {
-        await listening.query(`UNLISTEN ${channel}`).catch(() => {});
-        drop(listening);
-        listening = undefined;
-      }
+      // Destroying the connection ends its LISTEN; an UNLISTEN first could wait on a dead link.
+      if (listening) drop(listening);
+      listening = undefined;
     },
   };
 }

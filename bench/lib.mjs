@@ -13,7 +13,7 @@ import autocannon from "autocannon";
 const serverFile = fileURLToPath(new URL("./server.mjs", import.meta.url));
 
 /** Every server the benchmark can start (see server.mjs). */
-export const APPS = ["bare", "latchkey", "authjs", "latchkey-sqlite", "latchkey-postgres"];
+export const APPS = ["bare", "latchkey", "authjs", "latchkey-sqlite", "latchkey-postgres", "latchkey-revocation"];
 
 export const LABELS = {
   bare: "bare Express",
@@ -21,6 +21,7 @@ export const LABELS = {
   authjs: "Auth.js",
   "latchkey-sqlite": "Latchkey (SQLite)",
   "latchkey-postgres": "Latchkey (PostgreSQL)",
+  "latchkey-revocation": "Latchkey, revocation on (Redis)",
 };
 
 const json = (body) => {
@@ -126,6 +127,16 @@ export const CASES = [
     check: (r) => (isAda(json(r.body)) ? null : "getSession gave no user"),
   },
   {
+    // Every request carries another user's token (a new `sub` and `sid`), so the opened-token cache
+    // never hits and, with revocation on, every lookup is a different key of a non-empty list.
+    id: "session-newuser",
+    title: "signed-in GET /auth/session (JWT), a new user's token on every request",
+    apps: ["latchkey", "latchkey-revocation", "authjs"],
+    request: (p) => ({ method: "GET", path: "/auth/session", cookies: p.newUserCookies }),
+    status: 200,
+    check: (r) => (isAda(json(r.body)) ? null : "no signed-in user in the session body"),
+  },
+  {
     id: "db-session-sqlite",
     title: "database-session GET /auth/session, SQLite",
     apps: ["latchkey-sqlite"],
@@ -154,7 +165,11 @@ export async function send(port, { method = "GET", path, headers = {}, body }) {
 
 /** Runs a case's request once against a prepared server: null when right, else the problem. */
 export async function verify(kase, server) {
-  const r = await send(server.port, kase.request(server.prepared));
+  const request = kase.request(server.prepared);
+  const r = await send(
+    server.port,
+    request.cookies ? { ...request, headers: { cookie: request.cookies[0] } } : request,
+  );
   if (r.status !== kase.status) return `status ${r.status}, expected ${kase.status}: ${r.body.slice(0, 200)}`;
   return kase.check(r);
 }
@@ -179,6 +194,42 @@ const cookieHeader = (jar) => [...jar].map(([name, value]) => `${name}=${value}`
  */
 export async function prepare(server) {
   if (server.app === "bare") return {};
+  if (!server.sessionToken) return { ...(await signInPrepared(server)), newUserCookies: await newUserCookies() };
+  return signInPrepared(server);
+}
+
+const NEW_USER_TOKENS = 20_000;
+let newUserTokens;
+/**
+ * Session cookies of 20,000 different users (10 times the opened-token cache), sealed once per run
+ * with `@latchkey/core/jwt` (the JWE both libraries read) under the bench secret, each with the
+ * claims a sign-in gives: name, e-mail, picture, `sub`, `sid`, `auth_time`.
+ */
+async function newUserCookies() {
+  if (newUserTokens) return newUserTokens;
+  const { encode } = await import("@latchkey/core/jwt");
+  const { randomUUID } = await import("node:crypto");
+  const { SECRET } = await import("./secret.mjs");
+  newUserTokens = [];
+  for (let i = 0; i < NEW_USER_TOKENS; i++) {
+    const token = await encode({
+      token: {
+        name: "Ada Lovelace",
+        email: "ada@example.com",
+        picture: null,
+        sub: `user-${i}`,
+        sid: randomUUID(),
+        auth_time: Date.now() / 1000,
+      },
+      secret: SECRET,
+      salt: "authjs.session-token",
+    });
+    newUserTokens.push(`authjs.session-token=${token}`);
+  }
+  return newUserTokens;
+}
+
+async function signInPrepared(server) {
   if (server.sessionToken) return { sessionCookie: `authjs.session-token=${server.sessionToken}` };
   const jar = new Map();
   const csrf = await send(server.port, { path: "/auth/csrf" });
@@ -312,6 +363,20 @@ export async function load(server, request, { seconds, amount, connections = 10 
   const latencies = [];
   const statuses = {};
   const started = process.hrtime.bigint();
+  // A request with `cookies` sends the next one of the list with each request (round robin).
+  let next = 0;
+  const rotating = request.cookies
+    ? [
+        {
+          method: request.method,
+          path: request.path,
+          setupRequest: (req) => {
+            const cookie = request.cookies[next++ % request.cookies.length];
+            return { ...req, headers: { ...req.headers, cookie } };
+          },
+        },
+      ]
+    : undefined;
   const result = await new Promise((resolve, reject) => {
     const instance = autocannon(
       {
@@ -319,6 +384,7 @@ export async function load(server, request, { seconds, amount, connections = 10 
         method: request.method,
         headers: request.headers,
         body: request.body,
+        ...(rotating ? { requests: rotating } : {}),
         connections,
         ...(amount ? { amount } : { duration: seconds }),
         timeout: 10,

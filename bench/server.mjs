@@ -7,6 +7,7 @@
  *   authjs             + Auth.js   (`app.use("/auth/*", ExpressAuth(config))`, its `getSession` on /me), JWT sessions
  *   latchkey-sqlite    Latchkey with database sessions through @latchkey/sql-adapter on a SQLite file
  *   latchkey-postgres  the same on PostgreSQL at 127.0.0.1:5432 (a throw-away database, dropped on exit)
+ *   latchkey-revocation  `latchkey` with `session.revocation` on a Redis store at 127.0.0.1:6379
  *
  * Every app is Express 4 (`express4`): @auth/express 0.12 derives its base path from `req.params[0]`,
  * which Express 5's `/auth/*splat` mounts do not set, so Express 4 is the one both libraries run on
@@ -24,7 +25,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import express from "express4";
 
-const SECRET = "latchkey-bench-secret-0123456789abcdefghijklmnop";
+import { SECRET } from "./secret.mjs";
 
 const app = process.env.BENCH_APP ?? "bare";
 let errors = 0;
@@ -52,7 +53,7 @@ web.get("/bare", (_req, res) => {
   res.json({ ok: true });
 });
 
-if (app === "latchkey" || app === "latchkey-sqlite" || app === "latchkey-postgres") {
+if (app === "latchkey" || app === "latchkey-sqlite" || app === "latchkey-postgres" || app === "latchkey-revocation") {
   const { ExpressAuth, getSession } = await import("@latchkey/express");
   const { default: Credentials } = await import("@latchkey/express/providers/credentials");
   const config = {
@@ -71,7 +72,8 @@ if (app === "latchkey" || app === "latchkey-sqlite" || app === "latchkey-postgre
       credentialsPerIdentifier: { max: 1e12, windowSeconds: 900 },
     },
   };
-  if (app !== "latchkey") {
+  if (app === "latchkey-revocation") config.session = { revocation: { store: await revocationStore() } };
+  if (app !== "latchkey" && app !== "latchkey-revocation") {
     // Credentials sign-in works with JWT sessions only (as in Auth.js), so the database apps get
     // an OAuth provider instead; it is never contacted: the session row is made through the adapter.
     const { default: GitHub } = await import("@latchkey/express/providers/github");
@@ -108,6 +110,37 @@ if (app === "latchkey" || app === "latchkey-sqlite" || app === "latchkey-postgre
   });
 } else if (app !== "bare") {
   throw new Error(`unknown BENCH_APP "${app}"`);
+}
+
+/**
+ * The revocation list of the `latchkey-revocation` app: in Redis at 127.0.0.1:6379 (a throw-away
+ * key prefix, deleted on exit), holding 1,000 revoked sessions and 1,000 users with a "revoked
+ * before" time, none of them the tokens the cases send, so every read looks up a non-empty list.
+ */
+async function revocationStore() {
+  const { Redis } = await import("ioredis");
+  const { RedisRevocationStore } = await import("@latchkey/core/revocation");
+  const prefix = `latchkey-bench:${randomBytes(6).toString("hex")}:`;
+  const client = new Redis({ host: "127.0.0.1", port: 6379 });
+  const subscriber = new Redis({ host: "127.0.0.1", port: 6379 });
+  const store = RedisRevocationStore(client, subscriber, {
+    prefix: `${prefix}revoked:`,
+    channel: `${prefix}revocations`,
+  });
+  const now = Date.now();
+  const expiresAt = now + 3600_000;
+  for (let i = 0; i < 1000; i++) {
+    await store.add({ kind: "session", id: `revoked-session-${i}`, before: now, expiresAt });
+    await store.add({ kind: "user", id: `revoked-user-${i}`, before: now, expiresAt });
+  }
+  cleanups.push(async () => {
+    await store.close();
+    const keys = await client.keys(`${prefix}*`);
+    if (keys.length) await client.del(...keys);
+    client.disconnect();
+    subscriber.disconnect();
+  });
+  return store;
 }
 
 /** A migrated database, an adapter over it, and one user with one session row made through it. */

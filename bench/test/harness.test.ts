@@ -29,8 +29,12 @@ interface Case {
 
 const sqlAdapterBuilt = existsSync(fileURLToPath(new URL("../../packages/sql-adapter/dist/index.js", import.meta.url)));
 const postgresUp = sqlAdapterBuilt && (await serviceAvailable("PostgreSQL", 5432));
+const redisUp = await serviceAvailable("Redis", 6379);
 const runnable = (APPS as string[]).filter(
-  (app) => (app !== "latchkey-sqlite" || sqlAdapterBuilt) && (app !== "latchkey-postgres" || postgresUp),
+  (app) =>
+    (app !== "latchkey-sqlite" || sqlAdapterBuilt) &&
+    (app !== "latchkey-postgres" || postgresUp) &&
+    (app !== "latchkey-revocation" || redisUp),
 );
 
 const servers: Record<string, Server> = {};

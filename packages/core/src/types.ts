@@ -6,6 +6,7 @@
  */
 import type { Adapter, AdapterSession, AdapterUser } from "./adapters.js";
 import type { JWT, JWTOptions } from "./jwt.js";
+import type { RevocationOptions } from "./lib/session/revocation-list.js";
 import type { raw, skipCSRFCheck } from "./lib/symbols.js";
 import type { Provider } from "./providers/index.js";
 import type { RateLimitOptions } from "./rate-limit.js";
@@ -297,6 +298,13 @@ export interface SessionOptions {
   updateAge: number;
   /** Makes the token of a database session. @default a random UUID */
   generateSessionToken: () => string;
+  /**
+   * Latchkey extension: instant revocation of JWT sessions (`revokeJwtSession`,
+   * `revokeUserSessions` and sign-out, from `@latchkey/core/revocation`), on every instance that
+   * shares the store. `true` keeps the list in this process's memory.
+   * @default off
+   */
+  revocation?: RevocationOptions | boolean;
 }
 
 /**

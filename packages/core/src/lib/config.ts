@@ -45,6 +45,7 @@ import type { RefreshOutcome } from "./oauth/refresh.js";
 import { applyProviderOptions } from "./providers.js";
 import { type ResolvedRateLimit, resolveRateLimit } from "./rate-limiter.js";
 import { defaultRedirect } from "./redirect.js";
+import { type ResolvedRevocation, resolveRevocation } from "./session/revocation-list.js";
 import { skipCSRFCheck } from "./symbols.js";
 
 /** A provider after resolution: defaults merged, endpoints normalised, paths computed. */
@@ -116,6 +117,8 @@ export interface ResolvedConfig {
     store: RefreshStore;
     reuseWindowSeconds: number;
   }>;
+  /** Null unless `session.revocation` is set (JWT sessions only). */
+  readonly revocation: ResolvedRevocation | null;
   /** Mutable per-configuration memory (the one part that is not frozen). */
   readonly caches: ConfigCaches;
 }
@@ -518,6 +521,7 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
     debug,
     rateLimit: resolveRateLimit(config.rateLimit, source),
     accessTokens: resolveAccessTokens(config.accessTokens),
+    revocation: resolveRevocation(config.session?.revocation, strategy, source, logger),
     caches: { origins: new Map(), openedTokens: new Map(), warned: new Set(), refreshes: new Map() },
   };
   return frozenCopy(resolved, new Set(["source", "caches", "adapter", "accessTokens"]));

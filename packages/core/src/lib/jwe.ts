@@ -24,6 +24,13 @@ export interface JWT extends Record<string, unknown> {
   iat?: number;
   exp?: number;
   jti?: string;
+  /**
+   * The session's id, set at sign-in and kept by every re-issue of the session (`jti` is new on
+   * each seal): what `revokeJwtSession` revokes.
+   */
+  sid?: string;
+  /** When the session began (epoch seconds, fractional), kept by every re-issue; `revokeUserSessions` compares it. */
+  auth_time?: number;
 }
 
 /** Seconds of clock difference tolerated on `exp`, as Auth.js does. */

@@ -10,7 +10,9 @@ export type WarningCode =
   | "unknown-option"
   | "trust-proxy-all"
   | "unverified-email-released"
-  | "session-secret-mismatch";
+  | "session-secret-mismatch"
+  | "revocation-unavailable"
+  | "revocation-restored";
 
 const warningText: Record<WarningCode, string> = {
   "debug-enabled": "Debug logging is on; it may log secrets and personal data. Turn `debug` off in production.",
@@ -24,6 +26,9 @@ const warningText: Record<WarningCode, string> = {
     "An e-mail address held by a user who never proved it was given to a new user who did (possible account pre-hijacking; see the `unverifiedEmailReleased` event).",
   "session-secret-mismatch":
     "A session cookie was sealed with a secret that is not configured (or forged), so its user is signed out. If you rotated `secret` (AUTH_SECRET), keep the retired one after the new one until old sessions expire: `secret: [NEW, OLD]` (AUTH_SECRET_1, ...). Logged once; later ones only at debug level.",
+  "revocation-unavailable":
+    "The revocation list of JWT sessions cannot be kept current (its store does not answer); `session.revocation.onUnavailable` decides whether JWT sessions are refused or served meanwhile.",
+  "revocation-restored": "The revocation store answers again; the revocation list of JWT sessions was reloaded.",
 };
 
 // Everything that can end or disguise a log line: C0 controls (CR, LF, ...), DEL, C1 controls

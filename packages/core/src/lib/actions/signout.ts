@@ -6,6 +6,7 @@ import { clearChunkedCookie, readChunkedCookie } from "../cookies.js";
 import { otherPages } from "../pages/index.js";
 import type { RequestInternal } from "../request.js";
 import { decodeSessionToken } from "../session/jwt-strategy.js";
+import { entryLifetimeMs, sessionIdOf } from "../session/revocation-list.js";
 
 /** `GET /signout`: the confirmation page, or a redirect to `pages.signOut`. */
 export async function signoutGet(_req: RequestInternal, ctx: Context): Promise<ResponseInternal> {
@@ -16,8 +17,9 @@ export async function signoutGet(_req: RequestInternal, ctx: Context): Promise<R
 
 /**
  * `POST /signout` (CSRF-checked): removes the session (its cookie, and its record under the
- * database strategy), emits `signOut`, and redirects to the callback URL. The cookie is cleared
- * even when the store fails; that failure is logged.
+ * database strategy, or with `session.revocation` its id on the revocation list), emits
+ * `signOut`, and redirects to the callback URL. The cookie is cleared even when the store fails;
+ * that failure is logged.
  */
 export async function signoutPost(req: RequestInternal, ctx: Context): Promise<ResponseInternal> {
   if (!ctx.csrf().verified) throw new MissingCSRF("A sign-out was posted without a valid CSRF token");
@@ -29,6 +31,17 @@ export async function signoutPost(req: RequestInternal, ctx: Context): Promise<R
   try {
     if (config.session.strategy === "jwt") {
       const token = await decodeSessionToken(config, raw, cookie.name);
+      // With revocation on, a copy of this cookie (another tab, a stolen one) stops working too.
+      const sid = token && config.revocation ? sessionIdOf(token) : undefined;
+      if (sid !== undefined) {
+        const now = Date.now();
+        // Revoked in this instance's memory at once; a store failure is logged and the sign-out goes on.
+        await config.revocation?.list
+          .add({ kind: "session", id: sid, before: now, expiresAt: now + entryLifetimeMs(config.session, config.jwt) })
+          .catch((e: Error) =>
+            config.logger.error(new SignOutError("The session could not be revoked on other instances", { err: e })),
+          );
+      }
       await config.events.signOut?.({ token });
     } else {
       const removed = (await (config.adapter as Required<Adapter>).deleteSession(raw)) ?? undefined;

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { AdapterUser } from "../../adapters.js";
 import { AccessDenied, AuthError } from "../../errors.js";
 import type { JWT } from "../../jwt.js";
@@ -48,7 +49,16 @@ export async function startSession(
   const { user, account, profile, isNewUser = false } = params;
   const cookie = ctx.cookieOptions.sessionToken;
   if (config.session.strategy === "jwt") {
-    const initial: JWT = { name: user.name, email: user.email, picture: user.image, sub: user.id?.toString() };
+    // The session's id and start survive every re-issue (jwt-strategy.ts carries them), so a
+    // revocation (by id, or of a user's sessions begun before a time) reaches every later token.
+    const identity = { sid: randomUUID(), auth_time: Date.now() / 1000 };
+    const initial: JWT = {
+      name: user.name,
+      email: user.email,
+      picture: user.image,
+      sub: user.id?.toString(),
+      ...identity,
+    };
     // `accessTokens.jwt`: the provider's tokens ride in the sealed token for getAccessToken; the
     // `jwt` callback sees them and may drop them.
     const providerTokens = config.accessTokens.jwt ? providerTokensOf(account) : undefined;
@@ -65,7 +75,7 @@ export async function startSession(
       // The application declined to keep a token: no session, and any old one is removed.
       ctx.cookies.push(...clearChunkedCookie(req.cookies, cookie.name, cookie.options));
     } else {
-      ctx.cookies.push(...(await sessionTokenCookies(config, req.cookies, cookie, token)));
+      ctx.cookies.push(...(await sessionTokenCookies(config, req.cookies, cookie, { ...token, ...identity })));
     }
   } else {
     const adapter = config.adapter!;

@@ -5,6 +5,7 @@ import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../co
 import { type JWT, openTokenWithReason, sealToken } from "../jwe.js";
 import { warnOnce } from "../logger.js";
 import type { SessionRead, SessionReadOptions } from "./index.js";
+import { sessionIdOf, signedInAt } from "./revocation-list.js";
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
@@ -75,9 +76,25 @@ export async function sessionTokenCookies(
 }
 
 /**
+ * The token to re-issue, with the session's id and sign-in time of the token it replaces: the
+ * `jwt` callback may return a new object without them, and a re-issued cookie that lost them
+ * would escape a revocation of its session. A token minted before sessions had an id (or by
+ * Auth.js) takes its `jti` as id and its `iat` as sign-in time, from then on.
+ */
+function keepSessionIdentity(token: JWT, sid: string | undefined, authTime: number | undefined): JWT {
+  if ((sid === undefined || token.sid === sid) && (authTime === undefined || token.auth_time === authTime))
+    return token;
+  const kept: JWT = { ...token };
+  if (sid !== undefined) kept.sid = sid;
+  if (authTime !== undefined) kept.auth_time = authTime;
+  return kept;
+}
+
+/**
  * Reads (and on update, changes) a JWT session. The `jwt` callback runs only when the
  * application set one; the cookie is re-issued only when the token changed or `updateAge` has
- * passed since it was issued.
+ * passed since it was issued. With `session.revocation`, a revoked session reads as signed out
+ * (its cookie cleared), decided in memory.
  */
 export async function readJwtSession(config: ResolvedConfig, options: SessionReadOptions): Promise<SessionRead> {
   const { cookies: requestCookies, cookie, update } = options;
@@ -89,6 +106,23 @@ export async function readJwtSession(config: ResolvedConfig, options: SessionRea
     return { session: null, cookies: clearChunkedCookie(requestCookies, cookie.name, cookie.options) };
   }
 
+  const { revocation } = config;
+  if (revocation) {
+    // In memory: a Map lookup per read. The list is loaded once, before the first read.
+    if (revocation.list.state === "idle") await revocation.list.start();
+    const verdict = revocation.list.verdict(claims, revocation.refuseWhenUnavailable);
+    if (verdict === "revoked") {
+      config.logger.debug("session token rejected: its session was revoked");
+      return { session: null, cookies: clearChunkedCookie(requestCookies, cookie.name, cookie.options) };
+    }
+    // Refused, not signed out: the cookie stays for when the store answers again.
+    if (verdict === "unavailable")
+      throw new Error('The revocation list is unavailable and `session.revocation.onUnavailable` is "refuse"');
+  }
+
+  // Read before the `jwt` callback, which may change the claims object in place.
+  const sid = sessionIdOf(claims);
+  const authTime = signedInAt(claims);
   let token: JWT | null = claims;
   let changed = false;
   if (update || !config.defaultCallbacks.jwt) {
@@ -107,6 +141,7 @@ export async function readJwtSession(config: ResolvedConfig, options: SessionRea
   let cookies: Cookie[] = [];
   let expires: Date;
   if (due) {
+    token = keepSessionIdentity(token, sid, authTime);
     expires = new Date(Date.now() + config.session.maxAge * 1000);
     if (options.reissue) cookies = await sessionTokenCookies(config, requestCookies, cookie, token);
   } else {

@@ -1,0 +1,378 @@
+/**
+ * The in-memory copy of the revocation list of JWT sessions (issue 15.3), kept on the store
+ * instance it mirrors. A session read asks it with a Map lookup and no round trip; the store's
+ * pushes keep it current, and it loads the whole list from the store once before the first read,
+ * and again after every reconnection (pushes may have been missed meanwhile).
+ */
+import { InvalidConfiguration } from "../../errors.js";
+import type { JWT } from "../../jwt.js";
+import type { AuthConfig, LoggerInstance } from "../../types.js";
+
+/**
+ * One revocation. `session`: every token of the session `id` (its `sid` claim). `user`: every
+ * session of the user `id` (its `sub` claim) signed in at or before `before`.
+ */
+export interface RevocationEntry {
+  kind: "session" | "user";
+  id: string;
+  /** Epoch milliseconds: when the session was revoked, or the user's "revoked before" time. */
+  before: number;
+  /** Epoch milliseconds after which no token the entry concerns can still be valid. */
+  expiresAt: number;
+}
+
+/** What a store tells the instance that subscribed. */
+export interface RevocationListener {
+  /** An entry added by any instance (this one included). */
+  entry(entry: RevocationEntry): void;
+  /** The push channel is lost: entries may be missed until `up`. */
+  down(error: Error): void;
+  /** The push channel works again: the caller reloads the list to catch up. */
+  up(): void;
+}
+
+/**
+ * Where the revocation list lives and how instances hear of new entries. Latchkey provides one for
+ * Redis, one for PostgreSQL and one in memory (`@latchkey/core/revocation`); any object with these
+ * methods works.
+ */
+export interface RevocationStore {
+  /** Saves `entry` in the shared store (keeping the later `before` of a user) and pushes it to every instance. */
+  add(entry: RevocationEntry): Promise<void>;
+  /** Every entry that has not expired. */
+  load(): Promise<RevocationEntry[]>;
+  /** Starts pushing entries (and connection changes) to `listener`; resolves once listening. */
+  subscribe(listener: RevocationListener): Promise<void>;
+  /** Stops listening and releases what the store opened itself (not the clients it was given). */
+  close?(): Promise<void>;
+}
+
+/**
+ * The `session.revocation` option (JWT sessions only). `true` is `{}`: an in-memory list, for a
+ * single process.
+ *
+ * @example
+ * ```ts
+ * session: { revocation: { store: RedisRevocationStore(redis, new Redis()), onUnavailable: "refuse" } }
+ * ```
+ */
+export interface RevocationOptions {
+  /** @default a MemoryRevocationStore kept for this configuration object (one process only) */
+  store?: RevocationStore;
+  /**
+   * While the list cannot be known to be current (the store is unreachable, or was at start):
+   * `"refuse"` answers every JWT session read with an error (`GET /session` 500, `getSession`
+   * null; cookies are kept), `"serve"` keeps serving against the entries already known.
+   * @default "refuse"
+   */
+  onUnavailable?: "serve" | "refuse";
+  /** Milliseconds a store call may take (the first load is awaited at most this long). @default 3000 */
+  timeout?: number;
+}
+
+/** The revocation settings of a resolved configuration. */
+export interface ResolvedRevocation {
+  readonly list: RevocationList;
+  readonly refuseWhenUnavailable: boolean;
+}
+
+/** What a read of the list says about a token. */
+export type RevocationVerdict = "valid" | "revoked" | "unavailable";
+
+const LIST = Symbol.for("latchkey.revocationList");
+const RETRY_MS = 1000;
+
+function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The session id of a token: `sid`, or for a token minted before sessions had one, its `jti`. */
+export function sessionIdOf(claims: JWT): string | undefined {
+  const sid = claims.sid ?? claims.jti;
+  return typeof sid === "string" ? sid : undefined;
+}
+
+/** Epoch seconds of the sign-in: `auth_time`, or for an older token its `iat` (never later). */
+export function signedInAt(claims: JWT): number | undefined {
+  const at = typeof claims.auth_time === "number" ? claims.auth_time : claims.iat;
+  return typeof at === "number" && Number.isFinite(at) ? at : undefined;
+}
+
+/** A pushed or loaded value that is an entry; anything else is ignored (and logged). */
+export function isEntry(value: unknown): value is RevocationEntry {
+  const e = value as Partial<RevocationEntry> | null;
+  return (
+    typeof e === "object" &&
+    e !== null &&
+    (e.kind === "session" || e.kind === "user") &&
+    typeof e.id === "string" &&
+    e.id.length > 0 &&
+    Number.isFinite(e.before) &&
+    Number.isFinite(e.expiresAt)
+  );
+}
+
+/**
+ * The in-memory list of one store. States: `idle` (nothing loaded yet), `ready` (loaded and
+ * listening), `down` (the store or its push channel is lost; what is known is kept, and a reload
+ * is retried until it succeeds).
+ */
+export class RevocationList {
+  /** Session id → epoch ms when its entry expires. */
+  readonly sessions = new Map<string, number>();
+  /** User id → { before, expiresAt } in epoch ms. */
+  readonly users = new Map<string, { before: number; expiresAt: number }>();
+  state: "idle" | "ready" | "down" = "idle";
+  readonly #store: RevocationStore;
+  readonly #timeout: number;
+  readonly #logger: LoggerInstance;
+  #starting: Promise<void> | null = null;
+  #subscribed = false;
+  #retry: ReturnType<typeof setTimeout> | undefined;
+  #reloading: Promise<void> | null = null;
+  #lastSweep = Date.now();
+
+  constructor(store: RevocationStore, timeout: number, logger: LoggerInstance) {
+    this.#store = store;
+    this.#timeout = timeout;
+    this.#logger = logger;
+  }
+
+  /** Loads the list once (concurrent first readers share the one load); later calls return at once. */
+  start(): Promise<void> {
+    this.#starting ??= this.#reload();
+    return this.#starting;
+  }
+
+  /** The verdict on a token, from memory. Call `start()` first. */
+  verdict(claims: JWT, refuseWhenUnavailable: boolean): RevocationVerdict {
+    if (this.state !== "ready" && refuseWhenUnavailable) return "unavailable";
+    if (this.sessions.size > 0) {
+      const sid = sessionIdOf(claims);
+      if (sid !== undefined && this.sessions.has(sid)) return "revoked";
+    }
+    if (this.users.size > 0 && typeof claims.sub === "string") {
+      const user = this.users.get(claims.sub);
+      if (user !== undefined) {
+        const at = signedInAt(claims);
+        // A token that cannot say when its session began is treated as older than any revocation.
+        if (at === undefined || at * 1000 <= user.before) return "revoked";
+      }
+    }
+    return "valid";
+  }
+
+  /** Applies an entry to memory (idempotent: a user keeps the latest `before`). */
+  apply(entry: RevocationEntry): void {
+    const now = Date.now();
+    if (entry.expiresAt <= now) return;
+    if (entry.kind === "session") {
+      const known = this.sessions.get(entry.id);
+      if (known === undefined || known < entry.expiresAt) this.sessions.set(entry.id, entry.expiresAt);
+    } else {
+      const known = this.users.get(entry.id);
+      if (known === undefined || known.before < entry.before || known.expiresAt < entry.expiresAt) {
+        this.users.set(entry.id, {
+          before: Math.max(entry.before, known?.before ?? 0),
+          expiresAt: Math.max(entry.expiresAt, known?.expiresAt ?? 0),
+        });
+      }
+    }
+    if (now - this.#lastSweep > 60_000) this.#sweep(now);
+  }
+
+  /** Records an entry: in this instance's memory at once, then in the store (which pushes it). */
+  async add(entry: RevocationEntry): Promise<void> {
+    this.apply(entry);
+    await withTimeout(this.#store.add(entry), this.#timeout, "saving a revocation");
+  }
+
+  #sweep(now: number): void {
+    this.#lastSweep = now;
+    for (const [id, expiresAt] of this.sessions) if (expiresAt <= now) this.sessions.delete(id);
+    for (const [id, user] of this.users) if (user.expiresAt <= now) this.users.delete(id);
+  }
+
+  /**
+   * Subscribes (once), then loads the whole list: pushes that arrive during the load are applied
+   * too, and since applying is idempotent their order does not matter. A failure leaves the list
+   * `down` and schedules another attempt.
+   */
+  #reload(): Promise<void> {
+    this.#reloading ??= (async () => {
+      try {
+        if (!this.#subscribed) {
+          await withTimeout(
+            this.#store.subscribe({
+              entry: (e) => (isEntry(e) ? this.apply(e) : this.#logger.debug("revocation push ignored", e)),
+              down: (error) => this.#markDown(error),
+              up: () => void this.#reload(),
+            }),
+            this.#timeout,
+            "subscribing to revocations",
+          );
+          this.#subscribed = true;
+        }
+        const entries = await withTimeout(this.#store.load(), this.#timeout, "loading revocations");
+        for (const entry of entries) if (isEntry(entry)) this.apply(entry);
+        this.#sweep(Date.now());
+        if (this.state === "down") this.#logger.warn("revocation-restored");
+        this.state = "ready";
+      } catch (e) {
+        this.#markDown(e as Error);
+        this.#scheduleRetry();
+      } finally {
+        this.#reloading = null;
+      }
+    })();
+    return this.#reloading;
+  }
+
+  #markDown(error: Error): void {
+    if (this.state !== "down") {
+      this.#logger.warn(
+        "revocation-unavailable",
+        `The revocation list of JWT sessions cannot be kept current (${error.message}); Latchkey retries until the store answers, then reloads the list.`,
+      );
+    }
+    this.state = "down";
+  }
+
+  #scheduleRetry(): void {
+    if (this.#retry) return;
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      if (this.state !== "ready") void this.#reload();
+    }, RETRY_MS);
+    this.#retry.unref?.();
+  }
+}
+
+/**
+ * The list that mirrors `store`, made the first time the store is used. It lives on the store
+ * instance (a symbol-keyed property), so every configuration sharing a store, and every
+ * re-resolution of one configuration, shares one list and one subscription.
+ */
+function listFor(store: RevocationStore, timeout: number, logger: LoggerInstance): RevocationList {
+  const holder = store as RevocationStore & { [LIST]?: RevocationList };
+  const existing = holder[LIST];
+  if (existing) return existing;
+  if (!Object.isExtensible(store)) {
+    throw new InvalidConfiguration(
+      "`session.revocation.store` must not be frozen or sealed: Latchkey keeps its in-memory copy of the list on it.",
+    );
+  }
+  const list = new RevocationList(store, timeout, logger);
+  Object.defineProperty(store, LIST, { value: list, enumerable: false });
+  return list;
+}
+
+/**
+ * An in-memory store: one process only (instances each keep their own list). The default when
+ * `session.revocation` is set without a `store`.
+ *
+ * @example
+ * ```ts
+ * session: { revocation: { store: new MemoryRevocationStore() } }
+ * ```
+ */
+export class MemoryRevocationStore implements RevocationStore {
+  readonly #entries = new Map<string, RevocationEntry>();
+  readonly #listeners = new Set<RevocationListener>();
+
+  async add(entry: RevocationEntry): Promise<void> {
+    const key = `${entry.kind}\u0000${entry.id}`;
+    const known = this.#entries.get(key);
+    this.#entries.set(key, {
+      ...entry,
+      before: Math.max(entry.before, known?.before ?? 0),
+      expiresAt: Math.max(entry.expiresAt, known?.expiresAt ?? 0),
+    });
+    for (const listener of this.#listeners) listener.entry({ ...entry });
+  }
+
+  async load(): Promise<RevocationEntry[]> {
+    const now = Date.now();
+    const live: RevocationEntry[] = [];
+    for (const [key, entry] of this.#entries) {
+      if (entry.expiresAt <= now) this.#entries.delete(key);
+      else live.push({ ...entry });
+    }
+    return live;
+  }
+
+  async subscribe(listener: RevocationListener): Promise<void> {
+    this.#listeners.add(listener);
+  }
+
+  async close(): Promise<void> {
+    this.#listeners.clear();
+  }
+}
+
+// The default store belongs to the application's configuration object, as the rate limiter's does
+// (lib/rate-limiter.ts): a secret rotation or a framework shell resolves the same object again,
+// and none of these may forget a revocation.
+const defaultStores = new WeakMap<AuthConfig, MemoryRevocationStore>();
+
+/** Validates `session.revocation` and returns its resolved form, or null when it is off. */
+export function resolveRevocation(
+  option: RevocationOptions | boolean | undefined,
+  strategy: "jwt" | "database",
+  owner: AuthConfig,
+  logger: LoggerInstance,
+): ResolvedRevocation | null {
+  if (option === undefined || option === false) return null;
+  const options: RevocationOptions = option === true ? {} : option;
+  if (typeof options !== "object" || options === null) {
+    throw new InvalidConfiguration(
+      "`session.revocation` must be `true` or an object `{ store?, onUnavailable?, timeout? }` (see @latchkey/core/revocation).",
+    );
+  }
+  if (strategy !== "jwt") {
+    throw new InvalidConfiguration(
+      '`session.revocation` applies to JWT sessions; a database session is revoked by deleting its record. Remove the option or use `session: { strategy: "jwt" }`.',
+    );
+  }
+  const { onUnavailable = "refuse", timeout = 3000 } = options;
+  if (onUnavailable !== "serve" && onUnavailable !== "refuse") {
+    throw new InvalidConfiguration(
+      `\`session.revocation.onUnavailable\` must be "serve" or "refuse"; received ${JSON.stringify(onUnavailable)}`,
+    );
+  }
+  if (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0) {
+    throw new InvalidConfiguration(
+      `\`session.revocation.timeout\` must be a positive number of milliseconds; received ${String(timeout)}`,
+    );
+  }
+  let store = options.store;
+  if (store !== undefined) {
+    for (const method of ["add", "load", "subscribe"] as const) {
+      if (typeof (store as unknown as Record<string, unknown> | null)?.[method] !== "function") {
+        throw new InvalidConfiguration(
+          `\`session.revocation.store\` needs an \`${method}\` method (see RevocationStore in @latchkey/core/revocation).`,
+        );
+      }
+    }
+  } else {
+    store = defaultStores.get(owner);
+    if (!store) {
+      store = new MemoryRevocationStore();
+      defaultStores.set(owner, store as MemoryRevocationStore);
+    }
+  }
+  return { list: listFor(store, timeout, logger), refuseWhenUnavailable: onUnavailable === "refuse" };
+}
+
+/**
+ * How long an entry made now must live: no token of a session revoked now can outlive the longest
+ * token lifetime from now (a revoked session is never re-issued again), plus the clock tolerance
+ * with which tokens are opened.
+ */
+export function entryLifetimeMs(session: { maxAge: number }, jwt: { maxAge: number }): number {
+  return (Math.max(session.maxAge, jwt.maxAge) + 15) * 1000;
+}

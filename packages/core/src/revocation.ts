@@ -1,0 +1,570 @@
+/**
+ * Instant revocation of JWT sessions, on every instance at once, with no storage round trip on a
+ * session read. Each JWT session carries an id (`sid`) and its sign-in time (`auth_time`), set at
+ * sign-in and kept by every re-issue. A revocation (one session, or all of a user's sessions begun
+ * before now) is saved in a shared store with a lifetime of the longest session, pushed to every
+ * instance (Redis pub/sub, PostgreSQL `LISTEN/NOTIFY`), and checked in each instance's memory.
+ * An instance loads the whole list before its first session read, and again after losing the
+ * store. `POST /signout` revokes the session it ends.
+ *
+ * @example
+ * ```ts
+ * import { Redis } from "ioredis"
+ * import { RedisRevocationStore, revokeUserSessions } from "@latchkey/core/revocation"
+ *
+ * const config = {
+ *   providers,
+ *   session: { revocation: { store: RedisRevocationStore(new Redis(), new Redis()) } },
+ * }
+ * // after a password change: every session of the user, on every instance
+ * await revokeUserSessions(config, user.id)
+ * ```
+ * @module revocation
+ */
+import type { JWT } from "./jwt.js";
+import { type Env, resolveConfig } from "./lib/config.js";
+import {
+  entryLifetimeMs,
+  isEntry,
+  MemoryRevocationStore,
+  type RevocationEntry,
+  type RevocationListener,
+  type RevocationOptions,
+  type RevocationStore,
+  sessionIdOf,
+} from "./lib/session/revocation-list.js";
+import type { AuthConfig } from "./types.js";
+
+export {
+  MemoryRevocationStore,
+  type RevocationEntry,
+  type RevocationListener,
+  type RevocationOptions,
+  type RevocationStore,
+};
+
+const processEnv = (): Env | undefined => (globalThis as { process?: { env?: Env } }).process?.env;
+
+function revocationOf(config: AuthConfig, env: Env | undefined) {
+  const resolved = resolveConfig(config, env ?? processEnv());
+  if (!resolved.revocation) {
+    throw new TypeError(
+      "Revocation is off in this configuration: set `session.revocation` (JWT sessions) to revoke sessions.",
+    );
+  }
+  return { resolved, list: resolved.revocation.list };
+}
+
+/**
+ * Revokes one JWT session on every instance sharing the store: each of its tokens, the re-issued
+ * ones included, reads as signed out from now on. `target` is the session's id (`sid`, as the
+ * `jwt` and `session` callbacks see it), its decoded claims, or a session token (the cookie's
+ * value). Resolves once the store has it; rejects when the store fails (this instance has
+ * revoked it in memory all the same).
+ *
+ * @example
+ * ```ts
+ * // "sign out this device" from a list of the user's sessions
+ * await revokeJwtSession(config, sessionId)
+ * ```
+ */
+export async function revokeJwtSession(
+  config: AuthConfig,
+  target: string | JWT,
+  options: { env?: Env } = {},
+): Promise<void> {
+  const { resolved, list } = revocationOf(config, options.env);
+  let sid: string | undefined;
+  if (typeof target === "string" && target.includes(".")) {
+    // A session token: opened under either cookie name (http and https origins salt it differently).
+    const { decodeSessionToken } = await import("./lib/session/jwt-strategy.js");
+    for (const name of new Set([resolved.cookies.http.sessionToken.name, resolved.cookies.https.sessionToken.name])) {
+      const claims = await decodeSessionToken(resolved, target, name);
+      if (claims) {
+        sid = sessionIdOf(claims);
+        break;
+      }
+    }
+    if (sid === undefined) throw new TypeError("`target` is no open-able session token of this configuration.");
+  } else if (typeof target === "string") {
+    sid = target;
+  } else if (target && typeof target === "object") {
+    sid = sessionIdOf(target);
+  }
+  if (!sid) throw new TypeError("`target` must be a session id, a session token, or claims with a `sid`.");
+  const now = Date.now();
+  await list.add({
+    kind: "session",
+    id: sid,
+    before: now,
+    expiresAt: now + entryLifetimeMs(resolved.session, resolved.jwt),
+  });
+}
+
+/**
+ * Revokes every JWT session of a user begun before now (or before `options.before`), on every
+ * instance sharing the store: "sign out everywhere", or after a password change. Sessions the
+ * user starts afterwards are not affected. Compared with the session's sign-in time (`auth_time`),
+ * which re-issues keep, so instance clocks should agree (NTP). Rejects when the store fails (this
+ * instance has revoked them in memory all the same).
+ *
+ * @example
+ * ```ts
+ * await changePassword(user, newPassword)
+ * await revokeUserSessions(config, user.id)
+ * ```
+ */
+export async function revokeUserSessions(
+  config: AuthConfig,
+  userId: string,
+  options: { before?: Date; env?: Env } = {},
+): Promise<void> {
+  if (typeof userId !== "string" || userId === "") throw new TypeError("`userId` must be a non-empty string.");
+  const { resolved, list } = revocationOf(config, options.env);
+  const now = Date.now();
+  const before = options.before?.valueOf() ?? now;
+  if (!Number.isFinite(before)) throw new TypeError("`options.before` must be a valid Date.");
+  await list.add({
+    kind: "user",
+    id: userId,
+    before,
+    expiresAt: now + entryLifetimeMs(resolved.session, resolved.jwt),
+  });
+}
+
+// ---------------------------------------------------------------- shared by the two stores
+
+/** The wire form of an entry in a push or a stored value. */
+function encodeEntry(entry: RevocationEntry): string {
+  return JSON.stringify({ k: entry.kind === "session" ? "s" : "u", i: entry.id, b: entry.before, e: entry.expiresAt });
+}
+
+function decodeEntry(text: string | undefined | null): RevocationEntry | null {
+  if (!text) return null;
+  try {
+    const raw = JSON.parse(text) as { k?: unknown; i?: unknown; b?: unknown; e?: unknown };
+    const entry = {
+      kind: raw.k === "s" ? "session" : raw.k === "u" ? "user" : undefined,
+      id: raw.i,
+      before: raw.b,
+      expiresAt: raw.e,
+    };
+    return isEntry(entry) ? entry : null;
+  } catch {
+    return null;
+  }
+}
+
+function failAfter(ms: number, what: string): { promise: Promise<never>; cancel(): void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const promise = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  promise.catch(() => {});
+  return { promise, cancel: () => clearTimeout(timer) };
+}
+
+/**
+ * Watches a push connection with a heartbeat: `check` must answer within `heartbeatMs`, or the
+ * listener hears `down`; the first answer after that gives `up`. Connection events of the client
+ * call `down` / `up` directly; both are reported only on a change.
+ */
+class Health {
+  #up = true;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #checking = false;
+  constructor(
+    private readonly listener: () => RevocationListener | undefined,
+    private readonly check: () => Promise<unknown>,
+    private readonly heartbeatMs: number,
+    private readonly onDown?: () => void,
+  ) {}
+  start(): void {
+    this.#timer ??= setInterval(() => void this.beat(), this.heartbeatMs);
+    this.#timer.unref?.();
+  }
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+  down(error: Error): void {
+    this.onDown?.();
+    if (!this.#up) return;
+    this.#up = false;
+    this.listener()?.down(error);
+  }
+  up(): void {
+    if (this.#up) return;
+    this.#up = true;
+    this.listener()?.up();
+  }
+  async beat(): Promise<void> {
+    if (this.#checking) return;
+    this.#checking = true;
+    const limit = failAfter(this.heartbeatMs, "revocation heartbeat");
+    try {
+      await Promise.race([this.check(), limit.promise]);
+      this.up();
+    } catch (e) {
+      this.down(e as Error);
+    } finally {
+      limit.cancel();
+      this.#checking = false;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- Redis
+
+/** The commands the Redis store sends on its command connection (ioredis's signatures). */
+export interface RedisRevocationClient {
+  eval(script: string, numKeys: number, ...keysAndArgs: Array<string | number>): Promise<unknown>;
+  scan(
+    cursor: string,
+    matchToken: "MATCH",
+    pattern: string,
+    countToken: "COUNT",
+    count: number,
+  ): Promise<[string, string[]]>;
+  mget(...keys: string[]): Promise<Array<string | null>>;
+}
+
+/**
+ * The connection the Redis store subscribes on (a connection in subscriber mode can send nothing
+ * else, hence a second one), as ioredis exposes it: `subscribe`, `ping`, and the `message`,
+ * `close` and `ready` events (ioredis subscribes again by itself after a reconnection).
+ */
+export interface RedisRevocationSubscriber {
+  subscribe(channel: string): Promise<unknown>;
+  unsubscribe?(channel: string): Promise<unknown>;
+  ping(): Promise<unknown>;
+  on(event: "message", listener: (channel: string, message: string) => void): unknown;
+  on(event: "close" | "ready", listener: () => void): unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: matches the listener type of Node's EventEmitter
+  removeListener?(event: string, listener: (...args: any[]) => void): unknown;
+}
+
+/** Options of {@link RedisRevocationStore}. */
+export interface RedisRevocationOptions {
+  /** Prefix of the entries' keys. @default "latchkey:revoked:" */
+  prefix?: string;
+  /** The pub/sub channel. @default "latchkey:revocations" */
+  channel?: string;
+  /** Milliseconds between checks that the subscriber connection answers. @default 5000 */
+  heartbeatMs?: number;
+}
+
+// Saves the entry unless a later `before` is stored already (a user's entry only moves forward),
+// and publishes it, in one script: no instance sees a push whose entry is not saved.
+const SAVE_AND_PUBLISH = `local current = redis.call('GET', KEYS[1])
+if current then
+  local b = tonumber(string.match(current, '"b":(%d+)'))
+  local e = tonumber(string.match(current, '"e":(%d+)'))
+  if b and e and b >= tonumber(ARGV[2]) and e >= tonumber(ARGV[3]) then
+    redis.call('PUBLISH', ARGV[4], current)
+    return 0
+  end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[5])
+redis.call('PUBLISH', ARGV[4], ARGV[1])
+return 1`;
+
+/**
+ * A revocation list in Redis: one key per entry, expiring with it, and a pub/sub channel for the
+ * pushes. `client` runs commands; `subscriber` is a second connection for the channel (ioredis:
+ * `new Redis(url)` twice, or `client.duplicate()`). Neither is closed by `close()`.
+ *
+ * @example
+ * ```ts
+ * const redis = new Redis(process.env.REDIS_URL)
+ * const store = RedisRevocationStore(redis, redis.duplicate(), { prefix: "myapp:revoked:" })
+ * ```
+ */
+export function RedisRevocationStore(
+  client: RedisRevocationClient,
+  subscriber: RedisRevocationSubscriber,
+  options: RedisRevocationOptions = {},
+): RevocationStore {
+  const prefix = options.prefix ?? "latchkey:revoked:";
+  const channel = options.channel ?? "latchkey:revocations";
+  let listener: RevocationListener | undefined;
+  let subscribed = false;
+  const health = new Health(
+    () => listener,
+    () => subscriber.ping(),
+    options.heartbeatMs ?? 5000,
+  );
+  const keyOf = (entry: RevocationEntry) => `${prefix}${entry.kind === "session" ? "s" : "u"}:${entry.id}`;
+  const onMessage = (from: string, message: string) => {
+    if (from !== channel) return;
+    const entry = decodeEntry(message);
+    if (entry) listener?.entry(entry);
+  };
+  const onClose = () => health.down(new Error("the Redis subscriber connection closed"));
+  // ioredis re-subscribes on "ready"; pushes sent meanwhile are lost, which `up` makes the list reload for.
+  const onReady = () => health.up();
+  return {
+    async add(entry) {
+      const ttl = Math.max(1, Math.ceil(entry.expiresAt - Date.now()));
+      await client.eval(
+        SAVE_AND_PUBLISH,
+        1,
+        keyOf(entry),
+        encodeEntry(entry),
+        entry.before,
+        entry.expiresAt,
+        channel,
+        ttl,
+      );
+    },
+    async load() {
+      const entries: RevocationEntry[] = [];
+      let cursor = "0";
+      do {
+        const [next, keys] = await client.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
+        cursor = String(next);
+        if (keys.length === 0) continue;
+        const values = await client.mget(...keys);
+        for (const value of values) {
+          const entry = decodeEntry(value);
+          if (entry) entries.push(entry);
+        }
+      } while (cursor !== "0");
+      return entries;
+    },
+    async subscribe(next) {
+      listener = next;
+      if (subscribed) return;
+      subscriber.on("message", onMessage);
+      subscriber.on("close", onClose);
+      subscriber.on("ready", onReady);
+      await subscriber.subscribe(channel);
+      subscribed = true;
+      health.start();
+    },
+    async close() {
+      health.stop();
+      listener = undefined;
+      subscriber.removeListener?.("message", onMessage);
+      subscriber.removeListener?.("close", onClose);
+      subscriber.removeListener?.("ready", onReady);
+      if (subscribed) await subscriber.unsubscribe?.(channel).catch(() => {});
+      subscribed = false;
+    },
+  };
+}
+
+// ---------------------------------------------------------------- PostgreSQL
+
+/** A `pg` client taken from the pool: the one the store LISTENs on. */
+export interface PgRevocationClient {
+  query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
+  on(event: "notification", listener: (message: { channel: string; payload?: string }) => void): unknown;
+  on(event: "error" | "end", listener: (error?: Error) => void): unknown;
+  removeAllListeners?(event?: string): unknown;
+  release(destroy?: boolean | Error): void;
+}
+
+/** The `pg.Pool` methods the PostgreSQL store uses. */
+export interface PgRevocationPool {
+  query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
+  connect(): Promise<PgRevocationClient>;
+}
+
+/** Options of {@link PostgresRevocationStore}. */
+export interface PostgresRevocationOptions {
+  /** The table (created if missing). @default "latchkey_revocations" */
+  table?: string;
+  /** The `LISTEN/NOTIFY` channel. @default "latchkey_revocations" */
+  channel?: string;
+  /** Milliseconds between checks that the listening connection answers. @default 5000 */
+  heartbeatMs?: number;
+}
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * A revocation list in PostgreSQL: a table (created on first use) whose rows expire with their
+ * entries (expired rows are deleted on each load), and `LISTEN/NOTIFY` for the pushes, on one
+ * connection the store keeps from `pool` (reconnected after a failure). The pool is not ended by
+ * `close()`.
+ *
+ * @example
+ * ```ts
+ * import pg from "pg"
+ * const store = PostgresRevocationStore(new pg.Pool({ connectionString: process.env.DATABASE_URL }))
+ * ```
+ */
+export function PostgresRevocationStore(
+  pool: PgRevocationPool,
+  options: PostgresRevocationOptions = {},
+): RevocationStore {
+  const table = options.table ?? "latchkey_revocations";
+  const channel = options.channel ?? "latchkey_revocations";
+  for (const [name, value] of [
+    ["table", table],
+    ["channel", channel],
+  ] as const) {
+    if (!IDENTIFIER.test(value)) {
+      throw new TypeError(
+        `PostgresRevocationStore: \`${name}\` must be a lower-case SQL identifier; received ${JSON.stringify(value)}`,
+      );
+    }
+  }
+  const heartbeatMs = options.heartbeatMs ?? 5000;
+  let listener: RevocationListener | undefined;
+  let listening: PgRevocationClient | undefined;
+  let closed = false;
+  let reconnecting: ReturnType<typeof setTimeout> | undefined;
+  let created: Promise<void> | undefined;
+
+  // Two instances starting together both run CREATE TABLE IF NOT EXISTS, which can still collide
+  // in PostgreSQL's catalogue; a transaction-scoped advisory lock makes them take turns.
+  const ensureTable = () => {
+    created ??= (async () => {
+      const db = await pool.connect();
+      try {
+        await db.query("BEGIN");
+        await db.query("SELECT pg_advisory_xact_lock(hashtext($1))", [table]);
+        await db.query(
+          `CREATE TABLE IF NOT EXISTS ${table} (kind text NOT NULL, id text NOT NULL, revoked_before bigint NOT NULL, expires_at bigint NOT NULL, PRIMARY KEY (kind, id))`,
+        );
+        await db.query("COMMIT");
+        db.release();
+      } catch (e) {
+        db.release(true);
+        throw e;
+      }
+    })();
+    created.catch(() => {
+      created = undefined;
+    });
+    return created;
+  };
+
+  const drop = (client: PgRevocationClient) => {
+    client.removeAllListeners?.("notification");
+    client.removeAllListeners?.("error");
+    client.removeAllListeners?.("end");
+    // An `error` after this must not crash the process: pg emits it on the client.
+    client.on("error", () => {});
+    try {
+      client.release(true);
+    } catch {
+      // already released
+    }
+  };
+
+  // A heartbeat that fails (a black hole keeps a dead connection looking open) replaces the
+  // listening connection, like an `error` or `end` event does.
+  const health = new Health(
+    () => listener,
+    async () => {
+      if (!listening) throw new Error("the PostgreSQL listener is reconnecting");
+      await listening.query("SELECT 1");
+    },
+    heartbeatMs,
+    () => {
+      if (listening) drop(listening);
+      listening = undefined;
+      scheduleReconnect();
+    },
+  );
+  const lost = (error: Error) => health.down(error);
+
+  const listen = async () => {
+    await ensureTable();
+    const client = await pool.connect();
+    try {
+      client.on("notification", (message) => {
+        if (message.channel !== channel) return;
+        const entry = decodeEntry(message.payload);
+        if (entry) listener?.entry(entry);
+      });
+      client.on("error", (e) => lost(e ?? new Error("the PostgreSQL listening connection failed")));
+      client.on("end", () => lost(new Error("the PostgreSQL listening connection ended")));
+      await client.query(`LISTEN ${channel}`);
+    } catch (e) {
+      drop(client);
+      throw e;
+    }
+    if (closed) {
+      drop(client);
+      return;
+    }
+    listening = client;
+  };
+
+  const scheduleReconnect = () => {
+    if (reconnecting || closed) return;
+    reconnecting = setTimeout(
+      async () => {
+        reconnecting = undefined;
+        const limit = failAfter(heartbeatMs, "reconnecting the PostgreSQL listener");
+        try {
+          await Promise.race([listen(), limit.promise]);
+          health.up();
+        } catch {
+          scheduleReconnect();
+        } finally {
+          limit.cancel();
+        }
+      },
+      Math.min(1000, heartbeatMs),
+    );
+    reconnecting.unref?.();
+  };
+
+  return {
+    async add(entry) {
+      await ensureTable();
+      const payload = encodeEntry(entry);
+      // One statement, one transaction: the NOTIFY is sent when (and only if) the row is saved.
+      await pool.query(
+        `WITH saved AS (
+           INSERT INTO ${table} (kind, id, revoked_before, expires_at) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (kind, id) DO UPDATE SET
+             revoked_before = GREATEST(${table}.revoked_before, EXCLUDED.revoked_before),
+             expires_at = GREATEST(${table}.expires_at, EXCLUDED.expires_at)
+           RETURNING 1)
+         SELECT pg_notify($5, $6) FROM saved`,
+        [entry.kind, entry.id, entry.before, entry.expiresAt, channel, payload],
+      );
+    },
+    async load() {
+      await ensureTable();
+      const now = Date.now();
+      await pool.query(`DELETE FROM ${table} WHERE expires_at <= $1`, [now]);
+      const { rows } = await pool.query(
+        `SELECT kind, id, revoked_before, expires_at FROM ${table} WHERE expires_at > $1`,
+        [now],
+      );
+      const entries: RevocationEntry[] = [];
+      for (const row of rows) {
+        const entry = {
+          kind: row.kind,
+          id: row.id,
+          before: Number(row.revoked_before),
+          expiresAt: Number(row.expires_at),
+        };
+        if (isEntry(entry)) entries.push(entry);
+      }
+      return entries;
+    },
+    async subscribe(next) {
+      listener = next;
+      if (listening) return;
+      await listen();
+      health.start();
+    },
+    async close() {
+      closed = true;
+      health.stop();
+      clearTimeout(reconnecting);
+      listener = undefined;
+      // Destroying the connection ends its LISTEN; an UNLISTEN first could wait on a dead link.
+      if (listening) drop(listening);
+      listening = undefined;
+    },
+  };
+}

@@ -1,0 +1,442 @@
+/**
+ * Instant revocation of JWT sessions (issue 15.3; OWASP ASVS 3.3.1 / 3.3.3 "logout and
+ * 'sign out everywhere' invalidate the session", RFC 8725 §3.10 stateless tokens need a deny
+ * list to be revoked). Every rule is attacked through `Auth()` in process: a revoked token is
+ * replayed, raced against re-issues, carried over by a `jwt` callback that drops claims, and
+ * presented to a second "instance" (its own configuration object and its own store connections
+ * on the same Redis or PostgreSQL).
+ */
+import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serviceAvailable } from "../../../adapter-test/src/services.js";
+import type { AuthConfig } from "../../src/index.js";
+import { decode, type JWT } from "../../src/jwt.js";
+import {
+  MemoryRevocationStore,
+  PostgresRevocationStore,
+  RedisRevocationStore,
+  type RevocationStore,
+  revokeJwtSession,
+  revokeUserSessions,
+} from "../../src/revocation.js";
+import { CookieJar, call, csrfToken, makeConfig, SECRET, signIn } from "../helpers.js";
+import { startTcpProxy, type TcpProxy } from "./tcp-proxy.js";
+
+const NAME = "authjs.session-token";
+const quiet = { error() {}, warn() {}, debug() {} };
+
+function configWith(store: RevocationStore | undefined, extra: Partial<AuthConfig> = {}): AuthConfig {
+  return makeConfig({
+    rateLimit: false,
+    logger: quiet,
+    session: { revocation: store ? { store, onUnavailable: "refuse", timeout: 1500 } : true },
+    ...extra,
+  });
+}
+
+async function claimsOf(token: string | undefined): Promise<JWT> {
+  const claims = await decode({ token, secret: SECRET, salt: NAME });
+  expect(claims, "the cookie must open").not.toBeNull();
+  return claims as JWT;
+}
+
+function jarWith(token: string): CookieJar {
+  const jar = new CookieJar();
+  jar.cookies.set(NAME, token);
+  return jar;
+}
+
+async function sessionEmail(config: AuthConfig, token: string): Promise<string | null> {
+  const response = await call(config, "/auth/session", { jar: jarWith(token) });
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as { user?: { email?: string } } | null;
+  return body?.user?.email ?? null;
+}
+
+/** Posts a session update with `token`; returns the re-issued token (or undefined when none). */
+async function update(config: AuthConfig, token: string): Promise<string | undefined> {
+  const jar = jarWith(token);
+  const csrf = await csrfToken(config, jar);
+  await call(config, "/auth/session", { jar, json: { csrfToken: csrf, data: { theme: "dark" } } });
+  const after = jar.get(NAME);
+  return after !== token ? after : undefined;
+}
+
+/**
+ * Resolves once `config` reads `token` as signed out (a 200 with no session); the delay in ms.
+ * Bounded, never a fixed sleep. A 500 (refused while the store recovers) counts as "not yet".
+ */
+async function untilSignedOut(config: AuthConfig, token: string, deadlineMs = 5000): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const response = await call(config, "/auth/session", { jar: jarWith(token) });
+    if (response.status === 200 && (await response.json()) === null) return performance.now() - started;
+    expect([200, 500]).toContain(response.status);
+    if (performance.now() - started > deadlineMs) throw new Error(`still not signed out after ${deadlineMs} ms`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+describe("JWT session identity: the session id and sign-in time survive every re-issue", () => {
+  it("sign-in sets sid, sub and auth_time; a re-issue changes jti and keeps sid and auth_time", async () => {
+    const config = configWith(undefined);
+    const { jar } = await signIn(config);
+    const first = await claimsOf(jar.get(NAME));
+    expect(first.sub).toBe("u1");
+    expect(first.sid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(typeof first.auth_time).toBe("number");
+    const reissued = await update(config, jar.get(NAME) as string);
+    const second = await claimsOf(reissued);
+    expect(second.jti).not.toBe(first.jti);
+    expect(second.sid).toBe(first.sid);
+    expect(second.auth_time).toBe(first.auth_time);
+  });
+
+  it("a jwt callback that returns a new object without sid/auth_time cannot shed them on re-issue", async () => {
+    const config = configWith(undefined, {
+      callbacks: { jwt: ({ token }) => ({ sub: token.sub, email: token.email, name: token.name }) },
+    });
+    const { jar } = await signIn(config);
+    const token = jar.get(NAME) as string;
+    const first = await claimsOf(token);
+    expect(first.sid).toBeTruthy();
+    const reissued = (await update(config, token)) as string;
+    expect((await claimsOf(reissued)).sid).toBe(first.sid);
+    await revokeJwtSession(config, token);
+    expect(await sessionEmail(config, reissued)).toBeNull();
+  });
+
+  it("two sign-ins of one user get two different session ids", async () => {
+    const config = configWith(undefined);
+    const ids = new Set<string>();
+    for (const { jar } of await Promise.all(Array.from({ length: 30 }, () => signIn(config))))
+      ids.add((await claimsOf(jar.get(NAME))).sid as string);
+    expect(ids.size).toBe(30);
+  });
+});
+
+describe("revocation in one process (memory store)", () => {
+  it("a revoked token replayed 50 times at once gets no session, and its cookie is cleared", async () => {
+    const config = configWith(undefined);
+    const { jar } = await signIn(config);
+    const token = jar.get(NAME) as string;
+    expect(await sessionEmail(config, token)).toBe("ada@example.com");
+    await revokeJwtSession(config, token);
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () => call(config, "/auth/session", { jar: jarWith(token) })),
+    );
+    for (const response of responses) {
+      expect(response.status).toBe(200);
+      expect(await response.json()).toBeNull();
+      expect(response.headers.getSetCookie().some((c) => c.startsWith(`${NAME}=;`))).toBe(true);
+    }
+  });
+
+  it("revoking one session leaves the user's other sessions alone", async () => {
+    const config = configWith(undefined);
+    const [a, b] = await Promise.all([signIn(config), signIn(config)]);
+    const sid = (await claimsOf(a.jar.get(NAME))).sid as string;
+    await revokeJwtSession(config, sid);
+    expect(await sessionEmail(config, a.jar.get(NAME) as string)).toBeNull();
+    expect(await sessionEmail(config, b.jar.get(NAME) as string)).toBe("ada@example.com");
+  });
+
+  it("revoking a user's sessions ends every session begun before, and none begun after", async () => {
+    const config = configWith(undefined);
+    const before = await Promise.all(Array.from({ length: 5 }, () => signIn(config)));
+    await revokeUserSessions(config, "u1");
+    for (const { jar } of before) expect(await sessionEmail(config, jar.get(NAME) as string)).toBeNull();
+    const { jar } = await signIn(config);
+    expect(await sessionEmail(config, jar.get(NAME) as string)).toBe("ada@example.com");
+  });
+
+  it("a revocation racing 30 concurrent session updates: no re-issued cookie revives the session", async () => {
+    const config = configWith(undefined, { session: { revocation: true, updateAge: 0 } });
+    const { jar } = await signIn(config);
+    const token = jar.get(NAME) as string;
+    // Updates in flight before the revocation (one of them finished, so a re-issued cookie exists),
+    // and more started together with it.
+    const racing = Array.from({ length: 15 }, () => update(config, token));
+    await racing[0];
+    const revoked = revokeJwtSession(config, token);
+    racing.push(...Array.from({ length: 15 }, () => update(config, token)));
+    const reissued = (await Promise.all(racing)).filter((t): t is string => !!t);
+    await revoked;
+    expect(reissued.length).toBeGreaterThan(0);
+    for (const t of new Set(reissued)) expect(await sessionEmail(config, t)).toBeNull();
+  });
+
+  it("POST /auth/signout revokes the session: a copy of the cookie stops working", async () => {
+    const config = configWith(undefined);
+    const { jar } = await signIn(config);
+    const copied = jar.get(NAME) as string;
+    const csrf = await csrfToken(config, jar);
+    const out = await call(config, "/auth/signout", { jar, form: { csrfToken: csrf } });
+    expect(out.status).toBe(302);
+    expect(jar.get(NAME)).toBeUndefined();
+    expect(await sessionEmail(config, copied)).toBeNull();
+  });
+
+  it("a token minted before sessions had an id is revoked by its jti, re-issues included", async () => {
+    const config = configWith(undefined, { session: { revocation: true, updateAge: 0 } });
+    const { encode } = await import("../../src/jwt.js");
+    const legacy = await encode({ token: { sub: "u1", email: "ada@example.com" }, secret: SECRET, salt: NAME });
+    const reissued = (await update(config, legacy)) as string;
+    expect((await claimsOf(reissued)).sid).toBe((await claimsOf(legacy)).jti);
+    await revokeJwtSession(config, legacy);
+    expect(await sessionEmail(config, reissued)).toBeNull();
+  });
+});
+
+describe("session.revocation is validated when the configuration is resolved", () => {
+  it.each([
+    [{ onUnavailable: "maybe" }, /onUnavailable/],
+    [{ timeout: -1 }, /timeout/],
+    [{ store: { add() {} } }, /store.*load/],
+    ["yes", /session\.revocation/],
+  ])("rejects %j with a message naming the option", async (revocation, message) => {
+    const config = makeConfig({ logger: quiet, session: { revocation: revocation as never } });
+    const response = await call(config, "/auth/session");
+    expect(response.status).toBe(500);
+    await expect(revokeUserSessions(config, "u1")).rejects.toThrow(message);
+  });
+
+  it("refuses revocation with database sessions (they are revoked by deleting the record)", async () => {
+    const { MemoryAdapter } = await import("../../src/memory-adapter.js");
+    const config = makeConfig({
+      logger: quiet,
+      providers: [],
+      adapter: MemoryAdapter(),
+      session: { strategy: "database", revocation: true },
+    });
+    await expect(revokeUserSessions(config, "u1")).rejects.toThrow(/JWT sessions/);
+  });
+
+  it("revoking without revocation configured is a TypeError, not a silent no-op", async () => {
+    await expect(revokeJwtSession(makeConfig({ logger: quiet }), "some-sid")).rejects.toThrow(TypeError);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Two instances in one process: two configuration objects, each with its own store object and
+// its own connections to one Redis / one PostgreSQL.
+
+interface Backend {
+  name: string;
+  up: () => Promise<boolean>;
+  /** A store on its own connections; `port` overrides the server's port (for a TCP proxy). */
+  store: (options?: { port?: number; heartbeatMs?: number }) => RevocationStore;
+  serverPort: number;
+  cleanup: () => Promise<void>;
+}
+
+const run = randomBytes(4).toString("hex");
+const closers: Array<() => Promise<unknown> | unknown> = [];
+const database = `latchkey_revoke_${process.pid}_${run}`;
+
+const backends: Backend[] = [
+  {
+    name: "Redis",
+    serverPort: 6379,
+    up: () => serviceAvailable("Redis", 6379),
+    store: ({ port = 6379, heartbeatMs = 200 } = {}) => {
+      const options = { host: "127.0.0.1", port, maxRetriesPerRequest: 1, retryStrategy: () => 50 };
+      const client = new Redis(options);
+      const subscriber = new Redis(options);
+      closers.push(
+        () => client.disconnect(),
+        () => subscriber.disconnect(),
+      );
+      return RedisRevocationStore(client, subscriber, {
+        prefix: `latchkey-test:${run}:revoked:`,
+        channel: `latchkey-test:${run}:revocations`,
+        heartbeatMs,
+      });
+    },
+    cleanup: async () => {
+      const redis = new Redis({ host: "127.0.0.1", port: 6379 });
+      const keys = await redis.keys(`latchkey-test:${run}:*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    },
+  },
+  {
+    name: "PostgreSQL",
+    serverPort: 5432,
+    up: async () => {
+      if (!(await serviceAvailable("PostgreSQL", 5432))) return false;
+      const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${database}`);
+      await admin.end();
+      return true;
+    },
+    store: ({ port = 5432, heartbeatMs = 200 } = {}) => {
+      const pool = new pg.Pool({
+        host: "127.0.0.1",
+        port,
+        user: "postgres",
+        database,
+        max: 4,
+        connectionTimeoutMillis: 1000,
+        query_timeout: 1500,
+      });
+      pool.on("error", () => {});
+      closers.push(() => pool.end());
+      return PostgresRevocationStore(pool, { heartbeatMs });
+    },
+    cleanup: async () => {
+      const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await admin.end();
+    },
+  },
+];
+
+describe.each(backends)("two instances on one $name", (backend) => {
+  let up = false;
+  const stores: RevocationStore[] = [];
+  const storeOf = (options?: Parameters<Backend["store"]>[0]) => {
+    const store = backend.store(options);
+    stores.push(store);
+    return store;
+  };
+  beforeAll(async () => {
+    up = await backend.up();
+  });
+  afterAll(async () => {
+    if (!up) return;
+    for (const store of stores) await store.close?.();
+    // Bounded: a pg pool whose connection went through the black-holed proxy may never finish
+    // `end()` (pg waits for the dead socket's end); the database is dropped WITH (FORCE) anyway.
+    for (const close of closers.splice(0))
+      await Promise.race([close(), new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
+    await backend.cleanup();
+  });
+
+  it("revoked on one, the next request on the other is signed out (delay measured)", async (t) => {
+    if (!up) return t.skip();
+    const a = configWith(storeOf());
+    const b = configWith(storeOf());
+    const { jar } = await signIn(a);
+    const token = jar.get(NAME) as string;
+    expect(await sessionEmail(b, token)).toBe("ada@example.com");
+    await revokeJwtSession(a, token);
+    const delay = await untilSignedOut(b, token);
+    console.log(
+      `[revocation] ${backend.name}: in-process instance signed out ${delay.toFixed(1)} ms after the revoke resolved`,
+    );
+    expect(delay).toBeLessThan(1000);
+  });
+
+  it("a revoked token replayed 50 times concurrently on both instances gets no session", async (t) => {
+    if (!up) return t.skip();
+    const a = configWith(storeOf());
+    const b = configWith(storeOf());
+    const { jar } = await signIn(a);
+    const token = jar.get(NAME) as string;
+    expect(await sessionEmail(b, token)).toBe("ada@example.com");
+    await revokeUserSessions(b, "u1");
+    await untilSignedOut(a, token);
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => sessionEmail(i % 2 ? a : b, token)));
+    expect(answers.every((email) => email === null)).toBe(true);
+  });
+
+  it("a new instance started after the revocation refuses the token before serving anything", async (t) => {
+    if (!up) return t.skip();
+    const a = configWith(storeOf());
+    const { jar } = await signIn(a);
+    const token = jar.get(NAME) as string;
+    await revokeJwtSession(a, token);
+    const late = configWith(storeOf());
+    expect(await sessionEmail(late, token)).toBeNull();
+  });
+
+  it("updates racing a revocation on the other instance: no re-issued cookie revives the session", async (t) => {
+    if (!up) return t.skip();
+    const a = configWith(storeOf());
+    const store = storeOf();
+    const b = configWith(store, { session: { revocation: { store }, updateAge: 0 } });
+    const { jar } = await signIn(a);
+    const token = jar.get(NAME) as string;
+    expect(await sessionEmail(b, token)).toBe("ada@example.com");
+    const racing = Array.from({ length: 30 }, () => update(b, token));
+    await revokeJwtSession(a, token);
+    const reissued = (await Promise.all(racing)).filter((x): x is string => !!x);
+    await untilSignedOut(b, token);
+    for (const x of new Set(reissued)) {
+      expect(await sessionEmail(a, x)).toBeNull();
+      expect(await sessionEmail(b, x)).toBeNull();
+    }
+  });
+
+  describe("store outage", () => {
+    let proxy: TcpProxy;
+    beforeAll(async () => {
+      if (up) proxy = await startTcpProxy(backend.serverPort);
+    });
+    afterAll(async () => {
+      await proxy?.close();
+    });
+
+    it.for(["refuse", "serve"] as const)(
+      'onUnavailable "%s": follows the choice while the store is black-holed, then reloads and catches up',
+      async (choice, t) => {
+        if (!up) return t.skip();
+        await proxy.setMode("pass");
+        const direct = configWith(storeOf());
+        const behind = storeOf({ port: proxy.port });
+        const cut = makeConfig({
+          rateLimit: false,
+          logger: quiet,
+          session: { revocation: { store: behind, onUnavailable: choice, timeout: 1000 } },
+        });
+        const { jar } = await signIn(direct);
+        const kept = jar.get(NAME) as string;
+        const doomed = (await signIn(direct)).jar.get(NAME) as string;
+        expect(await sessionEmail(cut, kept)).toBe("ada@example.com");
+
+        await proxy.setMode("blackhole");
+        // Wait on the event: the instance noticing the outage (its heartbeat), seen as its answer changing.
+        if (choice === "refuse") {
+          const started = performance.now();
+          let status = 200;
+          while (status === 200) {
+            if (performance.now() - started > 5000) throw new Error("the outage was never noticed");
+            const response = await call(cut, "/auth/session", { jar: jarWith(kept) });
+            status = response.status;
+            if (status === 200) await new Promise((resolve) => setTimeout(resolve, 20));
+            else {
+              expect(status).toBe(500);
+              // refused, not signed out: the cookie is not cleared
+              expect(response.headers.getSetCookie().some((c) => c.startsWith(`${NAME}=`))).toBe(false);
+            }
+          }
+        } else {
+          expect(await sessionEmail(cut, kept)).toBe("ada@example.com");
+        }
+        // A revocation made elsewhere while this instance cannot hear it...
+        await revokeJwtSession(direct, doomed);
+        await proxy.setMode("pass");
+        proxy.resetAll();
+        // ...is caught by the reload once the store answers again.
+        await untilSignedOut(cut, doomed, 10_000);
+        expect(await sessionEmail(cut, kept)).toBe("ada@example.com");
+        expect(await sessionEmail(direct, doomed)).toBeNull();
+      },
+    );
+  });
+});
+
+describe("MemoryRevocationStore", () => {
+  it("keeps a user's latest revoked-before time whatever the order entries arrive in", async () => {
+    const store = new MemoryRevocationStore();
+    const now = Date.now();
+    await store.add({ kind: "user", id: "u", before: now, expiresAt: now + 60_000 });
+    await store.add({ kind: "user", id: "u", before: now - 1000, expiresAt: now + 30_000 });
+    expect(await store.load()).toEqual([{ kind: "user", id: "u", before: now, expiresAt: now + 60_000 }]);
+  });
+});

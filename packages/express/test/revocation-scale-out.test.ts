@@ -1,0 +1,256 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serviceAvailable } from "../../adapter-test/src/services.js";
+import { startTcpProxy } from "../../core/test/security/tcp-proxy.js";
+import { Jar } from "./helpers.js";
+
+// Instant revocation of JWT sessions across application processes (issue 15.3-4): separate
+// Node processes (fixtures/instance-jwt.mjs) share one Redis or one PostgreSQL; a revocation on
+// one reaches the others by push, a process started later loads it, and an outage of the store
+// follows `onUnavailable: "refuse"` and recovers. Delays are measured by waiting on the event
+// (the other instance's answer changing), never by sleeping.
+
+const SECRET = `revocation-${randomBytes(16).toString("hex")}`;
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of children) child.kill("SIGTERM");
+});
+
+type Instance = { url: string; child: ChildProcess; log: string[] };
+
+function startInstance(env: Record<string, string>): Promise<Instance> {
+  const child = spawn(process.execPath, [new URL("./fixtures/instance-jwt.mjs", import.meta.url).pathname], {
+    env: { ...process.env, AUTH_SECRET: SECRET, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  const log: string[] = [];
+  child.stderr?.on("data", (d) => log.push(String(d)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`instance did not start: ${log.join("")}`)), 20_000);
+    child.stdout?.on("data", (data) => {
+      const match = /listening (\d+)/.exec(String(data));
+      if (match) {
+        clearTimeout(timer);
+        resolve({ url: `http://localhost:${match[1]}`, child, log });
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`instance exited with ${code}: ${log.join("")}`)));
+  });
+}
+
+async function signIn(base: string, user: string): Promise<Jar> {
+  const jar = new Jar();
+  const { csrfToken } = (await (await jar.fetch(`${base}/auth/csrf`)).json()) as { csrfToken: string };
+  const response = await jar.fetch(`${base}/auth/callback/credentials`, {
+    form: { csrfToken, username: user, password: "pw" },
+  });
+  expect(response.status).toBe(302);
+  expect(jar.cookies.has("authjs.session-token")).toBe(true);
+  return jar;
+}
+
+function copyOf(jar: Jar): Jar {
+  const copy = new Jar();
+  for (const [k, v] of jar.cookies) copy.cookies.set(k, v);
+  return copy;
+}
+
+/** The session's e-mail on `base` for the cookies of `jar` (not applying what it sets), or null; the status too. */
+async function read(base: string, jar: Jar): Promise<{ status: number; email: string | null }> {
+  const response = await fetch(`${base}/auth/session`, { headers: { cookie: jar.header() } });
+  const body = response.status === 200 ? ((await response.json()) as { user?: { email?: string } } | null) : null;
+  return { status: response.status, email: body?.user?.email ?? null };
+}
+
+async function revoke(base: string, body: { token?: string; userId?: string }): Promise<Response> {
+  return fetch(`${base}/admin/revoke`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+/** Polls `base` back to back until the session reads as signed out; returns the delay in ms. */
+async function untilSignedOut(base: string, jar: Jar, deadlineMs = 10_000): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const { status, email } = await read(base, jar);
+    if (status === 200 && email === null) return performance.now() - started;
+    if (performance.now() - started > deadlineMs) throw new Error(`still not signed out after ${deadlineMs} ms`);
+  }
+}
+
+const backends = [
+  {
+    name: "Redis",
+    port: 6379,
+    prefix: `latchkey-revoke-scale:${process.pid}:${randomBytes(4).toString("hex")}:`,
+    async setup() {
+      return serviceAvailable("Redis", 6379);
+    },
+    env(this: { prefix: string }, port = 6379) {
+      return { STORE: "redis", REDIS_PORT: String(port), REDIS_PREFIX: this.prefix };
+    },
+    async cleanup(this: { prefix: string }) {
+      const redis = new Redis({ host: "127.0.0.1", port: 6379 });
+      const keys = await redis.keys(`${this.prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    },
+  },
+  {
+    name: "PostgreSQL",
+    port: 5432,
+    prefix: `latchkey_revoke_scale_${process.pid}_${randomBytes(4).toString("hex")}`,
+    async setup(this: { prefix: string }) {
+      if (!(await serviceAvailable("PostgreSQL", 5432))) return false;
+      const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${this.prefix}`);
+      await admin.end();
+      return true;
+    },
+    env(this: { prefix: string }, port = 5432) {
+      return { STORE: "postgres", DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/${this.prefix}` };
+    },
+    async cleanup(this: { prefix: string }) {
+      for (const child of children) child.kill("SIGTERM");
+      const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${this.prefix} WITH (FORCE)`);
+      await admin.end();
+    },
+  },
+];
+
+describe.each(backends)("JWT revocation across processes on one $name", (backend) => {
+  let up = false;
+  let a: Instance;
+  let b: Instance;
+  beforeAll(async () => {
+    up = await backend.setup();
+    if (up) [a, b] = await Promise.all([startInstance(backend.env()), startInstance(backend.env())]);
+  }, 30_000);
+  afterAll(async () => {
+    if (up) await backend.cleanup();
+  });
+
+  it("revoked on one, the next request on the other is signed out (delay measured)", async (t) => {
+    if (!up) return t.skip();
+    const delays: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const jar = await signIn(a.url, `delay${i}`);
+      expect((await read(b.url, jar)).email).toBe(`delay${i}@example.com`);
+      const token = jar.cookies.get("authjs.session-token") as string;
+      expect((await revoke(a.url, { token })).status).toBe(200);
+      delays.push(await untilSignedOut(b.url, jar));
+    }
+    delays.sort((x, y) => x - y);
+    console.log(
+      `[revocation] ${backend.name}, two processes: other instance signed out ${delays.map((d) => d.toFixed(1)).join(", ")} ms after the revoke call returned`,
+    );
+    expect(delays.at(-1)).toBeLessThan(2000);
+  });
+
+  it("a revoked token replayed 50 times concurrently on both instances gets no session", async (t) => {
+    if (!up) return t.skip();
+    const jar = await signIn(b.url, "replay");
+    expect((await read(a.url, jar)).email).toBe("replay@example.com");
+    expect((await revoke(b.url, { userId: "replay" })).status).toBe(200);
+    await untilSignedOut(a.url, jar);
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => read(i % 2 ? a.url : b.url, jar)));
+    expect(answers).toEqual(Array.from({ length: 50 }, () => ({ status: 200, email: null })));
+  });
+
+  it("sign-out on one revokes the session: the copied cookie stops working on the other", async (t) => {
+    if (!up) return t.skip();
+    const jar = await signIn(a.url, "copied");
+    const copied = copyOf(jar);
+    expect((await read(b.url, copied)).email).toBe("copied@example.com");
+    const { csrfToken } = (await (await jar.fetch(`${a.url}/auth/csrf`)).json()) as { csrfToken: string };
+    expect((await jar.fetch(`${a.url}/auth/signout`, { form: { csrfToken } })).status).toBe(302);
+    await untilSignedOut(b.url, copied);
+    expect(await read(a.url, copied)).toEqual({ status: 200, email: null });
+  });
+
+  it("session updates on one racing a revocation on the other: no re-issued cookie revives the session", async (t) => {
+    if (!up) return t.skip();
+    const jar = await signIn(a.url, "racer");
+    const { csrfToken } = (await (await jar.fetch(`${b.url}/auth/csrf`)).json()) as { csrfToken: string };
+    const updates = Array.from({ length: 30 }, async () => {
+      const own = copyOf(jar);
+      await own.fetch(`${b.url}/auth/session`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ csrfToken, data: { theme: "dark" } }),
+      });
+      return own;
+    });
+    await updates[0];
+    const revoked = revoke(a.url, { token: jar.cookies.get("authjs.session-token") as string });
+    const jars = await Promise.all(updates);
+    expect((await revoked).status).toBe(200);
+    await untilSignedOut(b.url, jar);
+    const reissued = new Set(jars.map((j) => j.cookies.get("authjs.session-token")));
+    reissued.delete(jar.cookies.get("authjs.session-token"));
+    expect(reissued.size).toBeGreaterThan(0);
+    for (const token of reissued) {
+      const holder = new Jar();
+      holder.cookies.set("authjs.session-token", token as string);
+      expect(await read(a.url, holder)).toEqual({ status: 200, email: null });
+      expect(await read(b.url, holder)).toEqual({ status: 200, email: null });
+    }
+  });
+
+  it("a process started after the revocation refuses the token from its first request", async (t) => {
+    if (!up) return t.skip();
+    const jar = await signIn(a.url, "late");
+    expect((await revoke(a.url, { token: jar.cookies.get("authjs.session-token") as string })).status).toBe(200);
+    const late = await startInstance(backend.env());
+    expect(await read(late.url, jar)).toEqual({ status: 200, email: null });
+    late.child.kill("SIGTERM");
+  });
+
+  it('a store outage: "refuse" answers 500 and keeps the cookie; once back, a revocation made meanwhile holds', async (t) => {
+    if (!up) return t.skip();
+    const proxy = await startTcpProxy(backend.port);
+    const cut = await startInstance(backend.env(proxy.port));
+    const kept = await signIn(a.url, "kept");
+    const doomed = await signIn(a.url, "doomed");
+    expect((await read(cut.url, kept)).email).toBe("kept@example.com");
+
+    proxy.resetAll();
+    await proxy.setMode("refuse");
+    const started = performance.now();
+    let during = await read(cut.url, kept);
+    while (during.status === 200) {
+      if (performance.now() - started > 10_000) throw new Error("the outage was never noticed");
+      during = await read(cut.url, kept);
+    }
+    const noticed = performance.now() - started;
+    expect(during.status).toBe(500);
+    const refused = await fetch(`${cut.url}/auth/session`, { headers: { cookie: kept.header() } });
+    expect(refused.headers.getSetCookie()).toEqual([]);
+    expect(await (await fetch(`${cut.url}/me`, { headers: { cookie: kept.header() } })).json()).toBeNull();
+    // revoking through the cut instance fails loudly instead of pretending
+    expect((await revoke(cut.url, { userId: "someone" })).status).toBe(503);
+    // a revocation on an instance that still reaches the store
+    expect((await revoke(a.url, { token: doomed.cookies.get("authjs.session-token") as string })).status).toBe(200);
+
+    await proxy.setMode("pass");
+    const back = performance.now();
+    await untilSignedOut(cut.url, doomed, 15_000);
+    const recovered = performance.now() - back;
+    expect(await read(cut.url, kept)).toEqual({ status: 200, email: "kept@example.com" });
+    expect(cut.child.exitCode).toBeNull();
+    console.log(
+      `[revocation] ${backend.name} outage: noticed after ${noticed.toFixed(0)} ms, caught up ${recovered.toFixed(0)} ms after the store came back`,
+    );
+    cut.child.kill("SIGTERM");
+    await proxy.close();
+  }, 40_000);
+});

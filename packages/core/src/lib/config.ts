@@ -38,7 +38,7 @@ import {
   resolveWebAuthnProvider,
   type WebAuthnProviderInternal,
   webauthnAdapterMethods,
-} from "./flows/webauthn.js";
+} from "./flows/webauthn-config.js";
 import { createLogger } from "./logger.js";
 import { isPlainObject, merge } from "./merge.js";
 import type { RefreshOutcome } from "./oauth/refresh.js";

@@ -1,3 +1,4 @@
+import { MissingCSRF } from "../errors.js";
 import type { Cookie, CookieOption } from "../types.js";
 import { cookiesFor, type InternalProvider, type ResolvedConfig } from "./config.js";
 import type { CookieRole } from "./cookies.js";
@@ -23,6 +24,11 @@ export interface Context {
   readonly provider?: InternalProvider;
   /** The CSRF token (a new one is minted, and its cookie queued, when the request has none). */
   csrf(): { token: string; verified: boolean };
+  /**
+   * The one CSRF guard of every state-changing POST: throws `MissingCSRF` (naming `what` was
+   * posted) unless the body carries the token of a cookie we signed.
+   */
+  requireCsrf(what: string): void;
   /** The validated callback URL (from the body, the query or its cookie); its cookie is queued when it changes. */
   callbackUrl(): Promise<string>;
 }
@@ -57,6 +63,9 @@ export function createContext(req: RequestInternal, config: ResolvedConfig): Con
         csrf = { token: fresh.token, verified: false };
       }
       return csrf;
+    },
+    requireCsrf(what) {
+      if (!this.csrf().verified) throw new MissingCSRF(`${what} was posted without a valid CSRF token`);
     },
     callbackUrl() {
       callbackUrl ??= (async () => {

@@ -21,29 +21,16 @@
  * ```
  * @module providers/generic-oauth
  */
-import type { Profile, User } from "../types.js";
+
+import { defaultProfile } from "../lib/profile.js";
+import type { Profile } from "../types.js";
 import type { OAuth2Config, OAuthConfig, OAuthUserConfig } from "./oauth.js";
+
+export { defaultProfile };
 
 /** The options of {@link OAuth}: an id, a name and the authorization and token endpoints are required. */
 export type GenericOAuthOptions<P> = OAuthUserConfig<P> &
   Required<Pick<OAuth2Config<P>, "id" | "name" | "authorization" | "token">>;
-
-/** Maps the claims most OAuth 2 and OIDC servers share to a user. */
-export function defaultProfile(profile: Profile): User {
-  const id = profile.sub ?? profile.id;
-  if (id === undefined || id === null || id === "") {
-    throw new TypeError("The profile has neither `sub` nor `id`; give the provider a `profile` callback.");
-  }
-  const image = [profile.picture, profile.avatar_url, profile.image].find((v) => typeof v === "string") as
-    | string
-    | undefined;
-  return {
-    id: String(id),
-    name: profile.name ?? profile.preferred_username ?? profile.nickname ?? null,
-    email: profile.email ?? null,
-    image: image ?? null,
-  };
-}
 
 function requireOption(value: unknown, name: string, factory: string): void {
   if (value === undefined || value === null || value === "") {

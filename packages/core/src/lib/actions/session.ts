@@ -1,4 +1,4 @@
-import { MissingCSRF, SessionTokenError } from "../../errors.js";
+import { SessionTokenError } from "../../errors.js";
 import type { ResponseInternal } from "../../types.js";
 import type { Context } from "../context.js";
 import type { RequestInternal } from "../request.js";
@@ -12,7 +12,7 @@ import { readSession } from "../session/index.js";
  */
 export async function session(req: RequestInternal, ctx: Context): Promise<ResponseInternal> {
   const isUpdate = req.method === "POST";
-  if (isUpdate && !ctx.csrf().verified) throw new MissingCSRF("A session update was posted without a valid CSRF token");
+  if (isUpdate) ctx.requireCsrf("A session update");
   const headers: Record<string, string> = isUpdate
     ? { "Content-Type": "application/json" }
     : { "Content-Type": "application/json", ...noStore };

@@ -1,4 +1,4 @@
-import { InvalidProvider, MissingCSRF, UnknownAction } from "../../errors.js";
+import { InvalidProvider, UnknownAction } from "../../errors.js";
 import type { ResponseInternal } from "../../types.js";
 import type { Context } from "../context.js";
 import { page } from "../pages/layout.js";
@@ -36,7 +36,7 @@ export async function signinGet(req: RequestInternal, ctx: Context): Promise<Res
  * step and go back to the sign-in page.
  */
 export async function signinPost(req: RequestInternal, ctx: Context): Promise<ResponseInternal> {
-  if (!ctx.csrf().verified) throw new MissingCSRF("A sign-in was posted without a valid CSRF token");
+  ctx.requireCsrf("A sign-in");
   const provider = ctx.provider;
   if (!provider) {
     if (req.providerId) throw new InvalidProvider(`No provider with the id "${req.providerId}" is configured`);

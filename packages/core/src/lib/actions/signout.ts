@@ -1,5 +1,5 @@
 import type { Adapter } from "../../adapters.js";
-import { MissingCSRF, SignOutError } from "../../errors.js";
+import { SignOutError } from "../../errors.js";
 import type { ResponseInternal } from "../../types.js";
 import type { Context } from "../context.js";
 import { clearChunkedCookie, readChunkedCookie } from "../cookies.js";
@@ -22,7 +22,7 @@ export async function signoutGet(_req: RequestInternal, ctx: Context): Promise<R
  * that failure is logged.
  */
 export async function signoutPost(req: RequestInternal, ctx: Context): Promise<ResponseInternal> {
-  if (!ctx.csrf().verified) throw new MissingCSRF("A sign-out was posted without a valid CSRF token");
+  ctx.requireCsrf("A sign-out");
   const { config } = ctx;
   const redirect = await ctx.callbackUrl();
   const cookie = ctx.cookieOptions.sessionToken;

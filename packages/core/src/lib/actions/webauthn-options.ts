@@ -1,7 +1,7 @@
 import { RateLimited } from "../../errors.js";
 import type { ResponseInternal } from "../../types.js";
 import type { Context } from "../context.js";
-import { WEBAUTHN_SCRIPT, webauthnOptionsFlow, webauthnScriptResponse } from "../flows/webauthn.js";
+import { WEBAUTHN_SCRIPT } from "../flows/webauthn-config.js";
 import { reserveWebAuthnOptions } from "../rate-limiter.js";
 import type { RequestInternal } from "../request.js";
 
@@ -18,8 +18,9 @@ import type { RequestInternal } from "../request.js";
 export async function webauthnOptions(req: RequestInternal, ctx: Context): Promise<ResponseInternal> {
   const { config } = ctx;
   if (config.experimental.enableWebAuthn) {
+    // The flow (and its optional peer) loads on the first WebAuthn request, not with the router.
     if (req.providerId === WEBAUTHN_SCRIPT && config.providers.some((p) => p.type === "webauthn"))
-      return webauthnScriptResponse();
+      return (await import("../flows/webauthn.js")).webauthnScriptResponse();
     if (ctx.provider?.type === "webauthn") {
       try {
         await reserveWebAuthnOptions(req, ctx);
@@ -32,7 +33,7 @@ export async function webauthnOptions(req: RequestInternal, ctx: Context): Promi
           body: { error: "RateLimited", message: "Too many WebAuthn options requests; retry later" },
         };
       }
-      return webauthnOptionsFlow(req, ctx, ctx.provider);
+      return (await import("../flows/webauthn.js")).webauthnOptionsFlow(req, ctx, ctx.provider);
     }
   }
   return {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { AuthError, CallbackRouteError, CredentialsSignin, MissingCSRF } from "../../errors.js";
+import { AuthError, CallbackRouteError, CredentialsSignin } from "../../errors.js";
 import type { Account, ResponseInternal, User } from "../../types.js";
 import type { Context } from "../context.js";
 import { reserveCredentialsAttempt } from "../rate-limiter.js";
@@ -51,7 +51,7 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   const provider = ctx.provider;
   if (provider?.type !== "credentials") throw new CallbackRouteError("Not a credentials provider");
   if (req.method !== "POST") return { redirect: `${ctx.authUrl}/signin`, cookies: ctx.cookies };
-  if (!ctx.csrf().verified) throw new MissingCSRF("The credentials form was posted without a valid CSRF token");
+  ctx.requireCsrf("The credentials form");
 
   const credentials = { ...req.body } as Record<string, unknown>;
   const attempt = await reserveCredentialsAttempt(req, ctx, provider.id, attemptIdentifier(provider, credentials));

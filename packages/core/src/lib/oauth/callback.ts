@@ -9,6 +9,7 @@ import * as o from "oauth4webapi";
 import { AuthError, InvalidConfiguration, OAuthCallbackError, OAuthProfileParseError } from "../../errors.js";
 import type { Account, Profile, TokenSet, User } from "../../types.js";
 import { escapeForLog } from "../logger.js";
+import { defaultProfile } from "../profile.js";
 import {
   authorizationServer,
   forgetDiscovery,
@@ -129,17 +130,6 @@ export function callbackError(e: unknown, provider: OAuthProvider, step: string)
     ? `could not be reached${code ? ` (${code})` : ""}`
     : `failed: ${err.message}${code ? ` [${code}]` : ""}`;
   return callbackFailure(`The ${step} for provider "${provider.id}" ${why}`, { ...base, err });
-}
-
-/** Maps the common claims to a user: id from `sub` or `id`, `name`, `email`, `image` from `picture`. */
-export function defaultProfile(profile: Profile): User {
-  const id = profile.sub ?? profile.id;
-  return {
-    id: id === undefined || id === null ? undefined : String(id),
-    name: profile.name ?? null,
-    email: profile.email ?? null,
-    image: typeof profile.picture === "string" ? profile.picture : null,
-  };
 }
 
 /** A plain token set: `token_type` lowercased, `expires_at` computed from `expires_in`. */

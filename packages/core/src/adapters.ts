@@ -55,6 +55,12 @@ export interface AdapterSession {
   sessionToken: string;
   userId: string;
   expires: Date;
+  /**
+   * Latchkey extension: how the user signed in (`["pwd", "otp"]`), written only when a second
+   * factor is configured. Adapters that cannot store it leave it out (the session then counts
+   * as one factor for `requireAuth`).
+   */
+  amr?: string[];
 }
 
 /** A single-use token of an e-mail sign-in. `token` is stored hashed. */
@@ -67,6 +73,23 @@ export interface VerificationToken {
 /** A passkey as stored. */
 export interface AdapterAuthenticator extends Authenticator {
   userId: string;
+}
+
+/**
+ * Latchkey extension: a user's second factor (TOTP) as stored. `secret` is sealed with a key
+ * derived from the configuration's secret (never the raw TOTP key); backup codes are stored as
+ * hashes only, each usable once.
+ */
+export interface AdapterSecondFactor {
+  userId: string;
+  /** The sealed TOTP secret (opaque to the adapter). */
+  secret: string;
+  /** False between enrolment and the first valid code that confirms it. */
+  active: boolean;
+  /** The last TOTP time step used (a code of this step or an earlier one is refused). */
+  lastStep: number;
+  /** How many unused backup codes are left (what `getSecondFactor` reports). */
+  backupCodesLeft?: number;
 }
 
 /** The storage methods Latchkey calls. */
@@ -82,7 +105,12 @@ export interface Adapter {
   unlinkAccount?(
     account: Pick<AdapterAccount, "provider" | "providerAccountId">,
   ): Promise<void> | Awaitable<AdapterAccount | undefined>;
-  createSession?(session: { sessionToken: string; userId: string; expires: Date }): Awaitable<AdapterSession>;
+  createSession?(session: {
+    sessionToken: string;
+    userId: string;
+    expires: Date;
+    amr?: string[];
+  }): Awaitable<AdapterSession>;
   getSessionAndUser?(sessionToken: string): Awaitable<{ session: AdapterSession; user: AdapterUser } | null>;
   updateSession?(
     session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
@@ -111,6 +139,23 @@ export interface Adapter {
   createAuthenticator?(authenticator: AdapterAuthenticator): Awaitable<AdapterAuthenticator>;
   listAuthenticatorsByUserId?(userId: string): Awaitable<AdapterAuthenticator[]>;
   updateAuthenticatorCounter?(credentialID: string, newCounter: number): Awaitable<AdapterAuthenticator>;
+  /** Latchkey extension (second factor): the user's TOTP record, with `backupCodesLeft`. */
+  getSecondFactor?(userId: string): Awaitable<AdapterSecondFactor | null>;
+  /**
+   * Latchkey extension (second factor): writes the user's record, replacing any earlier one, and
+   * with `backupCodes` (hashes) replaces the user's backup codes.
+   */
+  setSecondFactor?(record: Omit<AdapterSecondFactor, "backupCodesLeft">, backupCodes?: string[]): Awaitable<void>;
+  /** Latchkey extension (second factor): removes the record and the backup codes of the user. */
+  deleteSecondFactor?(userId: string): Awaitable<void>;
+  /**
+   * Latchkey extension (second factor): moves `lastStep` from `expected` to `next`, atomically
+   * (a compare-and-set in one statement): true for exactly one of concurrent callers, false when
+   * the stored value is no longer `expected` or the record is gone or not active.
+   */
+  useSecondFactorStep?(userId: string, expected: number, next: number): Awaitable<boolean>;
+  /** Latchkey extension (second factor): deletes one backup code by its hash; true if it existed. */
+  useBackupCode?(userId: string, codeHash: string): Awaitable<boolean>;
   /**
    * Latchkey extension: runs `work` in one database transaction, with an adapter bound to it.
    * Core uses it where several writes must land together (a new user and its account). Adapters
@@ -142,6 +187,20 @@ export const adapterMethods = [
   "createAuthenticator",
   "listAuthenticatorsByUserId",
   "updateAuthenticatorCounter",
+  "getSecondFactor",
+  "setSecondFactor",
+  "deleteSecondFactor",
+  "useSecondFactorStep",
+  "useBackupCode",
+] as const;
+
+/** The adapter methods a second factor (the TOTP provider) needs. */
+export const secondFactorMethods = [
+  "getSecondFactor",
+  "setSecondFactor",
+  "deleteSecondFactor",
+  "useSecondFactorStep",
+  "useBackupCode",
 ] as const;
 
 /** True when `value` is an ISO 8601 date string, as adapters that store JSON need to revive. */

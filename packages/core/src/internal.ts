@@ -9,7 +9,13 @@
  */
 
 export { readNodeBody, writeNodeResponse } from "./lib/node-http.js";
-export { type IncomingRequest, type SessionRequest, serve, sessionOf } from "./lib/pipeline.js";
+export {
+  authenticationOf,
+  type IncomingRequest,
+  type SessionRequest,
+  serve,
+  sessionOf,
+} from "./lib/pipeline.js";
 export { BadBody, type HeaderReader, MAX_BODY_BYTES } from "./lib/request.js";
 export { finalizeResponse } from "./lib/response.js";
 export { withQuery } from "./lib/url.js";

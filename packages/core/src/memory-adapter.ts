@@ -17,6 +17,7 @@ import type {
   Adapter,
   AdapterAccount,
   AdapterAuthenticator,
+  AdapterSecondFactor,
   AdapterSession,
   AdapterUser,
   VerificationToken,
@@ -35,6 +36,8 @@ export interface MemoryStore {
   verificationTokens: Map<string, VerificationToken>;
   /** Authenticators by credential id. */
   authenticators: Map<string, AdapterAuthenticator>;
+  /** Second factors (TOTP) by user id, each with the hashes of its unused backup codes. */
+  secondFactors?: Map<string, { record: Omit<AdapterSecondFactor, "backupCodesLeft">; backupCodes: Set<string> }>;
 }
 
 /**
@@ -55,6 +58,7 @@ export function createMemoryStore(): MemoryStore {
     sessions: new Map(),
     verificationTokens: new Map(),
     authenticators: new Map(),
+    secondFactors: new Map(),
   };
 }
 
@@ -113,6 +117,8 @@ function isExpired(record: { expires: Date }): boolean {
  */
 export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter {
   const { users, accounts, sessions, verificationTokens, authenticators } = store;
+  store.secondFactors ??= new Map();
+  const secondFactors = store.secondFactors;
   const copy = <T>(value: T): T => structuredClone(value);
 
   function findUserByEmail(email: string): AdapterUser | undefined {
@@ -153,7 +159,30 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
       users.set(updated.id, updated);
       return copy(updated);
     },
+    async getSecondFactor(userId) {
+      const found = secondFactors.get(userId);
+      return found ? { ...copy(found.record), backupCodesLeft: found.backupCodes.size } : null;
+    },
+    async setSecondFactor(record, backupCodes) {
+      const { backupCodesLeft: _left, ...stored } = record as AdapterSecondFactor;
+      const codes = backupCodes ? new Set(backupCodes) : (secondFactors.get(record.userId)?.backupCodes ?? new Set());
+      secondFactors.set(record.userId, { record: copy(stored), backupCodes: codes });
+    },
+    async deleteSecondFactor(userId) {
+      secondFactors.delete(userId);
+    },
+    async useSecondFactorStep(userId, expected, next) {
+      // Compare and set with no await in between: of concurrent calls, one sees `expected`.
+      const found = secondFactors.get(userId);
+      if (!found?.record.active || found.record.lastStep !== expected) return false;
+      found.record.lastStep = next;
+      return true;
+    },
+    async useBackupCode(userId, codeHash) {
+      return secondFactors.get(userId)?.backupCodes.delete(codeHash) ?? false;
+    },
     async deleteUser(userId) {
+      secondFactors.delete(userId);
       const user = users.get(userId);
       for (const [token, session] of sessions) if (session.userId === userId) sessions.delete(token);
       for (const [key, account] of accounts) if (account.userId === userId) accounts.delete(key);

@@ -89,6 +89,16 @@ export interface RateLimitOptions {
   emailPerIp?: RateLimit;
   /** `GET /webauthn-options/<provider>` requests per client address. @default 300 per 15 minutes */
   webauthnOptionsPerIp?: RateLimit;
+  /**
+   * Second-factor codes tried with one pending sign-in (one first factor); the user must sign in
+   * again after this many. @default 5 per 15 minutes
+   */
+  secondFactorPerPending?: RateLimit;
+  /**
+   * Failed second-factor codes per user, from all pending sign-ins together: bounds a guesser
+   * who holds the first factor. @default 10 per 15 minutes
+   */
+  secondFactorPerUser?: RateLimit;
 }
 
 /**

@@ -18,7 +18,8 @@ export type { Provider } from "./providers/index.js";
 export type Awaitable<T> = T | PromiseLike<T>;
 
 /** The kinds of provider Latchkey signs users in with. */
-export type ProviderType = "oauth" | "oidc" | "email" | "credentials" | "webauthn";
+/** Provider types; `"totp"` (a second factor) is a Latchkey extension. */
+export type ProviderType = "oauth" | "oidc" | "email" | "credentials" | "webauthn" | "totp";
 
 /** The names of the actions served under `basePath` (spec §4). */
 export type AuthAction =
@@ -206,6 +207,12 @@ export interface PagesOptions {
   error: string;
   verifyRequest: string;
   newUser: string;
+  /**
+   * Latchkey extension: the application's page asking for the second factor's code (see
+   * `@latchkey/core/providers/totp`). It receives `?callbackUrl=` (and `?error=` after a refused
+   * code) and posts `code` and `csrfToken` to `<basePath>/callback/<provider id>`.
+   */
+  secondFactor: string;
 }
 
 /** What `logger.error`, `logger.warn` and `logger.debug` receive. */

@@ -18,7 +18,7 @@
  */
 import type { ServerResponse } from "node:http";
 import type { AuthConfig, Session } from "@latchkey/core";
-import { serve, sessionOf, withQuery, writeNodeResponse } from "@latchkey/core/internal";
+import { authenticationOf, serve, sessionOf, withQuery, writeNodeResponse } from "@latchkey/core/internal";
 import { type ExpressRequestLike, toIncoming } from "./convert.js";
 
 export { customFetch, skipCSRFCheck } from "@latchkey/core";
@@ -98,24 +98,54 @@ type WithSession<S> = ServerResponse & { locals: Record<string, any> & { session
  * redirected to the sign-in page with this URL as `callbackUrl`; any other client (one that does
  * not accept HTML) gets `401 {"error":"SessionRequired"}`.
  *
+ * `factors` and `amr` demand how the user signed in (recorded when a second factor is
+ * configured, see `@latchkey/core/providers/totp`): a session that signed in with fewer distinct
+ * methods, or without each listed one, gets `403 {"error":"SecondFactorRequired"}`, or a
+ * redirect to `factorPage` (with this URL as `callbackUrl`) for a browser when one is given.
+ *
  * @example
  * ```ts
  * app.get("/account", requireAuth(config), (req, res) => res.json(res.locals.session.user))
  * app.use("/admin", requireAuth(config, { signInPage: "/login" })) // a whole path, before its router
  * app.use("/admin", adminRouter)
+ * app.post("/transfer", requireAuth(config, { factors: 2, factorPage: "/account" }), transfer)
  * ```
  */
-export function requireAuth<C extends AuthConfig>(config: C, options: { signInPage?: string } = {}) {
+export function requireAuth<C extends AuthConfig>(
+  config: C,
+  options: { signInPage?: string; factors?: number; amr?: string[]; factorPage?: string } = {},
+) {
   const signInPage = options.signInPage ?? `${config.basePath ?? "/auth"}/signin`;
+  const factors = options.factors ?? 1;
+  const required = options.amr ?? [];
+  if (!Number.isInteger(factors) || factors < 1)
+    throw new TypeError("requireAuth: `factors` must be an integer >= 1 (2 demands a second factor).");
   return async function requireSession(req: ExpressRequestLike, res: WithSession<SessionOf<C>>, next: Next) {
     try {
-      const session = (await getSession(req, config)) as { user?: unknown } | null;
-      if (session?.user) {
-        res.locals.session = session as SessionOf<C>;
-        return next();
-      }
+      const { protocol, host } = toIncoming(req);
+      const { session, amr } = await authenticationOf({ protocol, host, cookieHeader: req.headers.cookie }, config, {
+        env: process.env,
+      });
       const browser = /\btext\/html\b/.test(req.headers.accept ?? "");
       const callbackUrl = new URLSearchParams({ callbackUrl: req.originalUrl ?? req.url ?? "/" });
+      if ((session as { user?: unknown } | null)?.user) {
+        // One factor is what every session has, recorded or not; more must be recorded.
+        if ((factors === 1 || new Set(amr).size >= factors) && required.every((m) => amr.includes(m))) {
+          res.locals.session = session as SessionOf<C>;
+          return next();
+        }
+        if (browser && options.factorPage) {
+          res.writeHead(302, { Location: withQuery(options.factorPage, callbackUrl) });
+          return void res.end();
+        }
+        res.writeHead(403, { "Content-Type": "application/json" });
+        return void res.end(
+          JSON.stringify({
+            error: "SecondFactorRequired",
+            message: "Sign in with a second factor to use this resource.",
+          }),
+        );
+      }
       if (browser) {
         res.writeHead(302, { Location: withQuery(signInPage, callbackUrl) });
         return void res.end();

@@ -275,7 +275,7 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
       return inTransaction(async (trx) => {
         const row = await trx.selectFrom(t.users).select(userColumns).where("id", "=", userId).executeTakeFirst();
         // Explicit deletes: SQLite enforces the foreign keys' cascade only with PRAGMA foreign_keys.
-        for (const table of [t.sessions, t.accounts, t.authenticators]) {
+        for (const table of [t.sessions, t.accounts, t.authenticators, t.secondFactors, t.backupCodes]) {
           await trx.deleteFrom(table).where("userId", "=", userId).execute();
         }
         await trx.deleteFrom(t.users).where("id", "=", userId).execute();
@@ -349,6 +349,67 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
       if (Number(result.numUpdatedRows) === 0) return null;
       const row = await read();
       return row ? c.account(row) : null;
+    },
+    async getSecondFactor(userId) {
+      const row = await db
+        .selectFrom(t.secondFactors)
+        .select(["userId", "secret", "active", "lastStep"])
+        .where("userId", "=", userId)
+        .executeTakeFirst();
+      if (!row) return null;
+      const { count } = await db
+        .selectFrom(t.backupCodes)
+        .select((eb) => eb.fn.countAll().as("count"))
+        .where("userId", "=", userId)
+        .executeTakeFirstOrThrow();
+      return {
+        userId: String(row.userId),
+        secret: String(row.secret),
+        active: Boolean(row.active),
+        lastStep: Number(row.lastStep),
+        backupCodesLeft: Number(count),
+      };
+    },
+    async setSecondFactor({ userId, secret, active, lastStep }, backupCodes) {
+      await inTransaction(async (trx) => {
+        await trx.deleteFrom(t.secondFactors).where("userId", "=", userId).execute();
+        await trx
+          .insertInto(t.secondFactors)
+          .values({ userId, secret, active: c.bool(active), lastStep })
+          .execute();
+        if (!backupCodes) return;
+        await trx.deleteFrom(t.backupCodes).where("userId", "=", userId).execute();
+        if (backupCodes.length)
+          await trx
+            .insertInto(t.backupCodes)
+            .values(backupCodes.map((codeHash) => ({ userId, codeHash })))
+            .execute();
+      });
+    },
+    async deleteSecondFactor(userId) {
+      await inTransaction(async (trx) => {
+        await trx.deleteFrom(t.backupCodes).where("userId", "=", userId).execute();
+        await trx.deleteFrom(t.secondFactors).where("userId", "=", userId).execute();
+      });
+    },
+    async useSecondFactorStep(userId, expected, next) {
+      // One statement, a compare-and-set: of concurrent callers one updates the row.
+      const result = await db
+        .updateTable(t.secondFactors)
+        .set({ lastStep: next })
+        .where("userId", "=", userId)
+        .where("lastStep", "=", expected)
+        .where("active", "=", c.bool(true))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+    async useBackupCode(userId, codeHash) {
+      const result = await db
+        .deleteFrom(t.backupCodes)
+        .where("userId", "=", userId)
+        .where("codeHash", "=", codeHash)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) === 1;
     },
     async createSession(session) {
       const { sessionToken, userId, expires } = session;

@@ -31,6 +31,10 @@ export interface TableNames {
   verificationTokens: string;
   /** @default "authenticators" */
   authenticators: string;
+  /** Latchkey's second factor (TOTP), one row per user. @default "second_factors" */
+  secondFactors: string;
+  /** Hashes of unused backup codes. @default "backup_codes" */
+  backupCodes: string;
 }
 
 /** The default table names. */
@@ -40,6 +44,8 @@ export const defaultTableNames: Readonly<TableNames> = Object.freeze({
   sessions: "sessions",
   verificationTokens: "verification_tokens",
   authenticators: "authenticators",
+  secondFactors: "second_factors",
+  backupCodes: "backup_codes",
 });
 
 /** Options shared by `SqlAdapter` and `migrate`. */
@@ -134,6 +140,8 @@ function keyColumns(t: TableNames): [string, string[]][] {
     [t.sessions, ["sessionToken", "userId"]],
     [t.verificationTokens, ["identifier", "token"]],
     [t.authenticators, ["credentialID", "userId", "providerAccountId", "credentialDeviceType"]],
+    [t.secondFactors, ["userId"]],
+    [t.backupCodes, ["userId", "codeHash"]],
   ];
 }
 
@@ -342,8 +350,30 @@ export async function migrate(db: AnyKysely, options: SqlOptions = {}): Promise<
       .addColumn("credentialBackedUp", as(type.bool), (col) => col.notNull())
       .addColumn("transports", as(type.text))
       .addForeignKeyConstraint(...userReference(t.authenticators), (fk) => fk.onDelete("cascade")),
+    // No foreign key to users: a credentials provider's users may live outside these tables.
+    db.schema
+      .createTable(t.secondFactors)
+      .ifNotExists()
+      .addColumn("userId", as(type.key), (col) => col.primaryKey())
+      .addColumn("secret", as(type.text), (col) => col.notNull())
+      .addColumn("active", as(type.bool), (col) => col.notNull())
+      .addColumn("lastStep", as(type.bigint), (col) => col.notNull()),
+    db.schema
+      .createTable(t.backupCodes)
+      .ifNotExists()
+      .addColumn("userId", as(type.key), (col) => col.notNull())
+      .addColumn("codeHash", as(type.key), (col) => col.notNull())
+      .addPrimaryKeyConstraint(`${t.backupCodes}_pkey`, ["userId", "codeHash"]),
   ];
-  const order = [t.users, t.accounts, t.sessions, t.verificationTokens, t.authenticators];
+  const order = [
+    t.users,
+    t.accounts,
+    t.sessions,
+    t.verificationTokens,
+    t.authenticators,
+    t.secondFactors,
+    t.backupCodes,
+  ];
   for (const [i, builder] of builders.entries()) {
     const table = order[i] as string;
     if (tables.has(table)) continue;

@@ -145,13 +145,15 @@ for (const { dialect, label, up } of dialects) {
       await database?.drop();
     });
 
-    it("migrate creates the five tables and nine indexes, then nothing on a second run", async () => {
+    it("migrate creates the seven tables and nine indexes, then nothing on a second run", async () => {
       expect(database.migrated.filter((line) => line.startsWith("created table"))).toEqual([
         "created table users",
         "created table accounts",
         "created table sessions",
         "created table verification_tokens",
         "created table authenticators",
+        "created table second_factors",
+        "created table backup_codes",
       ]);
       expect(database.migrated.filter((line) => line.includes("index"))).toEqual([
         "created unique index users_email_key on users (email)",
@@ -313,6 +315,31 @@ for (const { dialect, label, up } of dialects) {
         expect((await rows()).length).toBe(backlog - step * documentedBatch + step);
       }
       expect((await rows()).map((row) => row.token).sort()).toEqual(created.sort());
+    });
+
+    it("rule: a second factor's time step moves on once under 40 concurrent uses, a backup code works once", async () => {
+      const adapter = SqlAdapter(database.db);
+      const userId = `u-${randomUUID()}`;
+      await adapter.setSecondFactor?.({ userId, secret: "sealed", active: true, lastStep: 100 }, ["h1", "h2"]);
+      const steps = await Promise.all(
+        Array.from({ length: 40 }, () => adapter.useSecondFactorStep?.(userId, 100, 101)),
+      );
+      expect(steps.filter(Boolean).length).toBe(1);
+      expect(await adapter.useSecondFactorStep?.(userId, 100, 102)).toBe(false);
+      const codes = await Promise.all(Array.from({ length: 40 }, () => adapter.useBackupCode?.(userId, "h1")));
+      expect(codes.filter(Boolean).length).toBe(1);
+      expect(await adapter.getSecondFactor?.(userId)).toEqual({
+        userId,
+        secret: "sealed",
+        active: true,
+        lastStep: 101,
+        backupCodesLeft: 1,
+      });
+      await adapter.setSecondFactor?.({ userId, secret: "sealed", active: false, lastStep: 0 }, []);
+      // An enrolment not yet confirmed cannot be used to sign in.
+      expect(await adapter.useSecondFactorStep?.(userId, 0, 1)).toBe(false);
+      await adapter.deleteSecondFactor?.(userId);
+      expect(await adapter.getSecondFactor?.(userId)).toBeNull();
     });
 
     it("the latchkey migrate CLI reports an up-to-date schema", async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Adapter } from "../adapters.js";
-import { adapterMethods } from "../adapters.js";
+import { adapterMethods, secondFactorMethods } from "../adapters.js";
 import {
   AdapterError,
   EventError,
@@ -17,6 +17,7 @@ import type { JWT, JWTOptions } from "../jwt.js";
 import type { CredentialsConfig } from "../providers/credentials.js";
 import type { EmailConfig } from "../providers/email.js";
 import type { OAuthCheck, OAuthConfig, OAuthConfigInternal } from "../providers/oauth.js";
+import type { TOTPConfig } from "../providers/totp.js";
 import { MemoryRefreshStore, type RefreshStore } from "../refresh-store.js";
 import type {
   AuthConfig,
@@ -53,7 +54,8 @@ export type InternalProvider =
   | (OAuthConfigInternal<Profile> & { signinPath: string; callbackPath: string })
   | (CredentialsConfig & { signinPath: string; callbackPath: string })
   | (Required<Pick<EmailConfig, "maxAge">> & EmailConfig & { signinPath: string; callbackPath: string })
-  | WebAuthnProviderInternal;
+  | WebAuthnProviderInternal
+  | (TOTPConfig & { signinPath: string; callbackPath: string });
 
 export type { Env };
 
@@ -308,10 +310,23 @@ function resolveProviders(
         );
       case "webauthn":
         return resolveWebAuthnProvider(provider, paths, config);
+      case "totp": {
+        // One second factor at most: the pending cookie and the code page name one provider.
+        if (index !== (config.providers ?? []).findIndex((p) => applyProviderOptions(p).type === "totp")) {
+          throw new InvalidProvider("Only one TOTP provider may be configured.");
+        }
+        if (!config.adapter) {
+          throw new MissingAdapter(
+            `TOTP provider "${provider.id}" needs an \`adapter\` with the second-factor methods (getSecondFactor, setSecondFactor, deleteSecondFactor, useSecondFactorStep, useBackupCode).`,
+          );
+        }
+        const pendingMaxAge = positiveSeconds(`providers.${provider.id}.pendingMaxAge`, provider.pendingMaxAge, 300);
+        return { ...provider, pendingMaxAge, issuer: String(provider.issuer || "Latchkey"), ...paths };
+      }
       default: {
         const type = (provider as { type?: unknown }).type;
         throw new InvalidProvider(
-          `Provider "${(provider as { id: string }).id}" has the unknown type ${JSON.stringify(type)}; use "oauth", "oidc", "email", "credentials" or "webauthn".`,
+          `Provider "${(provider as { id: string }).id}" has the unknown type ${JSON.stringify(type)}; use "oauth", "oidc", "email", "credentials", "webauthn" or "totp".`,
         );
       }
     }
@@ -347,9 +362,11 @@ function requiredAdapterMethods(strategy: SessionOptions["strategy"], providers:
         ? emailMethods
         : p.type === "webauthn"
           ? webauthnAdapterMethods
-          : p.type === "oauth" || p.type === "oidc" || (p.type === "credentials" && strategy === "database")
-            ? accountMethods
-            : [];
+          : p.type === "totp"
+            ? secondFactorMethods
+            : p.type === "oauth" || p.type === "oidc" || (p.type === "credentials" && strategy === "database")
+              ? accountMethods
+              : [];
     for (const m of methods) needed.add(m);
   }
   return [...needed];

@@ -281,24 +281,42 @@ export async function sessionOf(
   config: AuthConfig,
   options: Pick<ServeOptions, "env"> = {},
 ): Promise<Session | null> {
+  return (await authenticationOf(request, config, options)).session;
+}
+
+/**
+ * {@link sessionOf} with how the session's user signed in (`amr`, recorded when a second factor
+ * is configured), for guards that demand two factors (`requireAuth(config, { factors: 2 })`).
+ *
+ * @example
+ * ```ts
+ * const { session, amr } = await authenticationOf({ protocol, host, cookieHeader }, config)
+ * ```
+ */
+export async function authenticationOf(
+  request: SessionRequest,
+  config: AuthConfig,
+  options: Pick<ServeOptions, "env"> = {},
+): Promise<{ session: Session | null; amr: string[] }> {
+  const none = { session: null, amr: [] };
   const resolved = resolveConfig(config, options.env);
   let origin: { origin: string; trusted: boolean };
   try {
     origin = originOf(resolved, request.protocol, request.host);
   } catch (e) {
-    if (e instanceof MalformedHost) return null;
+    if (e instanceof MalformedHost) return none;
     throw e;
   }
   if (!origin.trusted) throw untrustedHost(origin.origin);
   try {
-    const { session } = await readSession(resolved, {
+    const { session, amr } = await readSession(resolved, {
       cookies: parseCookieHeader(request.cookieHeader),
       cookie: cookiesFor(resolved, origin.origin).sessionToken,
       reissue: false,
     });
-    return session as Session | null;
+    return { session: session as Session | null, amr: session ? (amr ?? []) : [] };
   } catch (e) {
     resolved.logger.error(e instanceof Error ? e : new AuthError(String(e)));
-    return null;
+    return none;
   }
 }

@@ -24,6 +24,8 @@ export interface ResolvedRateLimit {
   emailPerIdentifier: RateLimit;
   emailPerIp: RateLimit;
   webauthnOptionsPerIp: RateLimit;
+  secondFactorPerPending: RateLimit;
+  secondFactorPerUser: RateLimit;
 }
 
 const defaults: Omit<ResolvedRateLimit, "store"> = {
@@ -34,6 +36,8 @@ const defaults: Omit<ResolvedRateLimit, "store"> = {
   emailPerIdentifier: { max: 15, windowSeconds: WINDOW },
   emailPerIp: { max: 30, windowSeconds: WINDOW },
   webauthnOptionsPerIp: { max: 300, windowSeconds: WINDOW },
+  secondFactorPerPending: { max: 5, windowSeconds: WINDOW },
+  secondFactorPerUser: { max: 10, windowSeconds: WINDOW },
 };
 
 // The default store belongs to the application's configuration object, not to a resolution of
@@ -293,4 +297,33 @@ export async function reserveWebAuthnOptions(req: RequestInternal, ctx: Context)
       },
     ],
   ]);
+}
+
+/**
+ * Reserves one second-factor code attempt, or throws `RateLimited`. Counters: per pending sign-in
+ * (`pendingId`, the sealed cookie's id: a cookie is worth a few guesses, then the first factor
+ * must be given again) and per user (all pending sign-ins together: a guesser who holds the
+ * password cannot mint fresh budgets). Both are keyed on what the server sealed, never on a
+ * field of the request. A right code gives the per-user reservation back.
+ */
+export async function reserveSecondFactorAttempt(
+  ctx: Context,
+  userId: string,
+  pendingId: string,
+): Promise<CredentialsReservation> {
+  const limits = ctx.config.rateLimit;
+  if (!limits) return nothingReserved;
+  const user = identifierDigest(userId);
+  const reserved = await reserve(ctx, limits.store, [
+    [
+      {
+        key: `second-factor:pending:${pendingId}`,
+        limit: limits.secondFactorPerPending,
+        what: "codes for this sign-in",
+      },
+      { key: `second-factor:user:${user}`, limit: limits.secondFactorPerUser, what: "failed codes for this user" },
+    ],
+  ]);
+  if (!reserved) return nothingReserved;
+  return { succeeded: () => giveBack(ctx, limits.store, [`second-factor:user:${user}`]) };
 }

@@ -7,11 +7,13 @@ import type { Awaitable, ProviderType, User } from "../types.js";
 import type { CredentialsConfig } from "./credentials.js";
 import type { EmailConfig } from "./email.js";
 import type { OAuthConfig } from "./oauth.js";
+import type { TOTPConfig } from "./totp.js";
 import type { WebAuthnConfig } from "./webauthn.js";
 
 export type { CredentialInput, CredentialsConfig } from "./credentials.js";
 export type { EmailConfig } from "./email.js";
 export type * from "./oauth.js";
+export type { TOTPConfig, TOTPUserConfig } from "./totp.js";
 export type { WebAuthnConfig } from "./webauthn.js";
 
 /** What every provider has. */
@@ -24,7 +26,7 @@ export interface CommonProviderOptions {
 /** Any provider configuration. */
 // `any` profile: a provider typed with its own profile (GitHubProfile, ...) must fit the list.
 // biome-ignore lint/suspicious/noExplicitAny: profile types vary per provider
-export type ProviderConfig = OAuthConfig<any> | CredentialsConfig<any> | EmailConfig | WebAuthnConfig;
+export type ProviderConfig = OAuthConfig<any> | CredentialsConfig<any> | EmailConfig | WebAuthnConfig | TOTPConfig;
 
 /**
  * A provider in `providers`: a configuration, or a factory called with no options

@@ -20,6 +20,10 @@ export async function callback(req: RequestInternal, ctx: Context): Promise<Resp
       const { emailCallback } = await import("../flows/email.js");
       return emailCallback(req, ctx, provider);
     }
+    case "totp": {
+      const { secondFactorCallback } = await import("../flows/second-factor.js");
+      return secondFactorCallback(req, ctx, provider);
+    }
     case "webauthn": {
       const { webauthnCallback } = await import("../flows/webauthn.js");
       return webauthnCallback(req, ctx, provider);

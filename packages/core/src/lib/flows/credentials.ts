@@ -81,7 +81,7 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   const callbackUrl = await ctx.callbackUrl();
   if (!database) {
     await startSession(req, ctx, { user: signedIn, account });
-    return { redirect: callbackUrl, cookies: ctx.cookies };
+    return landing(ctx, callbackUrl, false);
   }
   // Database sessions (the provider's `databaseSessions` opt-in, checked at resolution).
   const login = await loginWithCredentials(ctx, { user: signedIn, account });

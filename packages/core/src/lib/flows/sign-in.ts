@@ -9,6 +9,11 @@ import { providerTokensOf } from "../refresh/tokens.js";
 import type { RequestInternal } from "../request.js";
 import { sessionTokenCookies } from "../session/jwt-strategy.js";
 import { withQuery } from "../url.js";
+import { holdForSecondFactor, methodOf, totpProviderOf } from "./second-factor.js";
+
+// Sign-ins held for a second factor in this request: `landing` sends them to the code page.
+// Keyed by the request's context, so the flows that call `startSession` need no other change.
+const heldForSecondFactor = new WeakMap<Context, string>();
 
 /**
  * Asks the `signIn` callback. Returns nothing to continue, or the URL it redirected to (already
@@ -39,14 +44,38 @@ export async function askSignIn(
 /**
  * Starts the session of a signed-in user: a JWT cookie (after the `jwt` callback with trigger
  * `signIn`, or `signUp` for a new user) or a database session. Emits the `signIn` event.
+ *
+ * With a TOTP provider configured, the session records its methods (`amr`: the first factor's,
+ * or `params.amr` from the second-factor check), and a user with an active second factor gets no
+ * session here: the sign-in is held in the pending cookie and `landing` sends them to the code
+ * page.
  */
 export async function startSession(
   req: RequestInternal,
   ctx: Context,
-  params: { user: User | AdapterUser; account: Account | null; profile?: Profile; isNewUser?: boolean },
+  params: {
+    user: User | AdapterUser;
+    account: Account | null;
+    profile?: Profile;
+    isNewUser?: boolean;
+    /** Set by the second-factor check only: the methods of a completed two-factor sign-in. */
+    amr?: string[];
+  },
 ): Promise<void> {
   const { config } = ctx;
   const { user, account, profile, isNewUser = false } = params;
+  const totp = totpProviderOf(ctx);
+  let amr: string[] | undefined;
+  if (totp) {
+    amr = params.amr ?? [methodOf(account)];
+    if (!params.amr) {
+      const codePage = await holdForSecondFactor(req, ctx, totp, { user, account, profile, isNewUser, amr });
+      if (codePage) {
+        heldForSecondFactor.set(ctx, codePage);
+        return;
+      }
+    }
+  }
   const cookie = ctx.cookieOptions.sessionToken;
   if (config.session.strategy === "jwt") {
     // The session's id and start survive every re-issue (jwt-strategy.ts carries them), so a
@@ -59,6 +88,8 @@ export async function startSession(
       sub: user.id?.toString(),
       ...identity,
     };
+    // Only with a second factor configured: without one, tokens stay exactly Auth.js's.
+    if (amr) initial.amr = amr;
     // `accessTokens.jwt`: the provider's tokens ride in the sealed token for getAccessToken; the
     // `jwt` callback sees them and may drop them.
     const providerTokens = config.accessTokens.jwt ? providerTokensOf(account) : undefined;
@@ -81,7 +112,12 @@ export async function startSession(
     const adapter = config.adapter!;
     const sessionToken = config.session.generateSessionToken();
     const expires = new Date(Date.now() + config.session.maxAge * 1000);
-    const created = await adapter.createSession!({ sessionToken, userId: (user as AdapterUser).id, expires });
+    const created = await adapter.createSession!({
+      sessionToken,
+      userId: (user as AdapterUser).id,
+      expires,
+      ...(amr ? { amr } : {}),
+    });
     ctx.cookies.push({
       name: cookie.name,
       value: created.sessionToken,
@@ -96,6 +132,8 @@ export async function startSession(
  * first time a user signs in, the callback URL otherwise.
  */
 export function landing(ctx: Context, callbackUrl: string, isNewUser: boolean): ResponseInternal {
+  const codePage = heldForSecondFactor.get(ctx);
+  if (codePage) return { redirect: codePage, cookies: ctx.cookies };
   const newUserPage = ctx.config.pages.newUser;
   if (!isNewUser || !newUserPage) return { redirect: callbackUrl, cookies: ctx.cookies };
   // As given (a path stays relative, as Auth.js sends it): the application chose this page.

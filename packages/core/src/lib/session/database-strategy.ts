@@ -2,6 +2,7 @@ import type { Adapter } from "../../adapters.js";
 import type { ResolvedConfig } from "../config.js";
 import { expiredCookie } from "../cookies.js";
 import type { SessionRead, SessionReadOptions } from "./index.js";
+import { amrOf } from "./jwt-strategy.js";
 
 /**
  * Reads (and on update, changes) a database session. An expired session is deleted; the expiry
@@ -38,5 +39,5 @@ export async function readDatabaseSession(config: ResolvedConfig, options: Sessi
     ...(update ? { newSession: update.data, trigger: "update" as const } : {}),
   });
   await config.events.session?.({ session: result });
-  return { session: result, cookies };
+  return { session: result, cookies, amr: amrOf(session.amr) };
 }

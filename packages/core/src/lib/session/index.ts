@@ -18,6 +18,8 @@ export interface SessionRead {
   session: Session | Record<string, unknown> | null;
   /** Cookies to set: a refreshed session cookie, or deletions of an invalid one. */
   cookies: Cookie[];
+  /** How the user signed in (`["pwd", "otp"]`), when the session recorded it (second factor configured). */
+  amr?: string[];
 }
 
 /** Reads the session of a request under the configured strategy. */

@@ -49,6 +49,11 @@ function openWithCache(config: ResolvedConfig, raw: string, salt: string): JWT |
   return claims;
 }
 
+/** A recorded `amr` claim, if it is a list of strings. */
+export function amrOf(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((v) => typeof v === "string") ? value : undefined;
+}
+
 /** Opens the session token of a request with the configured (or the built-in) decoder. */
 export async function decodeSessionToken(config: ResolvedConfig, raw: string, salt: string): Promise<JWT | null> {
   if (!config.jwt.decode) return openWithCache(config, raw, salt);
@@ -162,5 +167,5 @@ export async function readJwtSession(config: ResolvedConfig, options: SessionRea
           ...(update ? { newSession: update.data, trigger: "update" as const } : {}),
         });
   await config.events.session?.({ session, token });
-  return { session, cookies };
+  return { session, cookies, amr: amrOf(token.amr) };
 }

@@ -1,0 +1,79 @@
+/**
+ * How second-factor material is kept: the TOTP key sealed (JWE, key derived from the
+ * configuration's secret, bound to the user id) and backup codes hashed. Internal; shared by the
+ * enrolment functions (`@latchkey/core/second-factor`) and the code check (flows/second-factor.ts).
+ */
+import { createHash, randomBytes } from "node:crypto";
+import type { Adapter } from "../adapters.js";
+import { InvalidConfiguration, MissingAdapterMethods } from "../errors.js";
+import type { ResolvedConfig } from "./config.js";
+import { openToken, sealToken } from "./jwe.js";
+import { base32Decode, base32Encode } from "./totp.js";
+
+/** HKDF salt of the key sealing TOTP secrets: no cookie has this name, so no cookie opens with it. */
+const SECRET_SALT = "latchkey.second-factor.secret";
+/** A sealed secret does not expire by itself: it lives until the user disables the factor. */
+const SECRET_MAX_AGE = 100 * 365 * 24 * 60 * 60;
+
+/** 160-bit TOTP key (RFC 4226 §4 recommends 160 bits), base32 as authenticator apps take it. */
+export function newTotpSecret(): string {
+  return base32Encode(randomBytes(20));
+}
+
+/** Seals a base32 TOTP secret for storage, bound to the user (a sealed secret moved to another user opens as nothing). */
+export function sealSecret(config: ResolvedConfig, userId: string, secret: string): string {
+  return sealToken({ uid: userId, totp: secret }, config.secrets, SECRET_SALT, SECRET_MAX_AGE);
+}
+
+/** The TOTP key of a stored record, or null when no configured secret opens it or it is someone else's. */
+export function openSecret(config: ResolvedConfig, userId: string, sealed: string): Buffer | null {
+  const claims = openToken(sealed, config.secrets, SECRET_SALT);
+  if (!claims || claims.uid !== userId || typeof claims.totp !== "string") return null;
+  return base32Decode(claims.totp);
+}
+
+const BACKUP_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+/** 12 characters of a 32-letter alphabet: 60 bits, so a leaked hash is not worth inverting. */
+const BACKUP_LENGTH = 12;
+
+/** Ten backup codes as shown to the user: `ABCD-EFGH-JKLM`. */
+export function newBackupCodes(count = 10): string[] {
+  return Array.from({ length: count }, () => {
+    const bytes = randomBytes(BACKUP_LENGTH);
+    let code = "";
+    for (const byte of bytes) code += BACKUP_ALPHABET[byte & 31];
+    return `${code.slice(0, 4)}-${code.slice(4, 8)}-${code.slice(8)}`;
+  });
+}
+
+/** A backup code as typed (any case, spaces, dashes) in canonical form, or null if it cannot be one. */
+export function canonicalBackupCode(input: string): string | null {
+  const code = input.replace(/[\s-]/g, "").toUpperCase();
+  if (code.length !== BACKUP_LENGTH) return null;
+  for (const char of code) if (!BACKUP_ALPHABET.includes(char)) return null;
+  return code;
+}
+
+/**
+ * The stored form of a backup code: SHA-256 over the user id and the code. A fast hash is enough
+ * for 60 random bits, and it must be deterministic so that one atomic `DELETE` finds the code.
+ */
+export function hashBackupCode(userId: string, canonical: string): string {
+  return createHash("sha256").update(`${userId}\u0000${canonical}`).digest("base64url");
+}
+
+type SecondFactorAdapter = Required<
+  Pick<Adapter, "getSecondFactor" | "setSecondFactor" | "deleteSecondFactor" | "useSecondFactorStep" | "useBackupCode">
+>;
+
+/** The adapter's second-factor methods, or a clear error naming what is missing. */
+export function secondFactorStore(config: ResolvedConfig): SecondFactorAdapter {
+  const adapter = config.adapter;
+  if (!adapter) throw new InvalidConfiguration("A second factor needs an `adapter` that stores it.");
+  const missing = (
+    ["getSecondFactor", "setSecondFactor", "deleteSecondFactor", "useSecondFactorStep", "useBackupCode"] as const
+  ).filter((m) => typeof adapter[m] !== "function");
+  if (missing.length)
+    throw new MissingAdapterMethods(`The adapter lacks second-factor methods: ${missing.join(", ")}.`);
+  return adapter as SecondFactorAdapter;
+}

@@ -1,0 +1,336 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { base32Decode, base32Encode, hotp, TOTP_PERIOD, timeStep } from "../../src/lib/totp.js";
+import { createMemoryStore, MemoryAdapter } from "../../src/memory-adapter.js";
+import Credentials from "../../src/providers/credentials.js";
+import TOTP from "../../src/providers/totp.js";
+import { confirmTotpEnrolment, disableTotp, secondFactorStatus, startTotpEnrolment } from "../../src/second-factor.js";
+import type { AuthConfig } from "../../src/types.js";
+import { CookieJar, call, csrfToken, recordingLogger, SECRET } from "../helpers.js";
+
+const users: Record<string, { id: string; password: string; email: string }> = {
+  ada: { id: "u-ada", password: "lovelace", email: "ada@example.com" },
+  bob: { id: "u-bob", password: "builder", email: "bob@example.com" },
+};
+
+function setup(overrides: Partial<AuthConfig> = {}) {
+  const store = createMemoryStore();
+  const seen: { jwt: unknown[]; session: unknown[] } = { jwt: [], session: [] };
+  const config: AuthConfig = {
+    secret: SECRET,
+    trustHost: true,
+    adapter: MemoryAdapter(store),
+    session: { strategy: "jwt" },
+    logger: recordingLogger().logger,
+    providers: [
+      Credentials({
+        credentials: { username: {}, password: { type: "password" } },
+        authorize: async (c) => {
+          const user = users[String(c.username)];
+          return user && user.password === c.password
+            ? { id: user.id, email: user.email, name: String(c.username) }
+            : null;
+        },
+      }),
+      TOTP({ issuer: "Latchkey Test" }),
+    ],
+    callbacks: {
+      jwt: ({ token }) => {
+        seen.jwt.push(token.amr);
+        return token;
+      },
+      session: ({ session, token }) => {
+        seen.session.push(token.amr);
+        return { ...session, amr: token.amr };
+      },
+    },
+    ...overrides,
+  };
+  return { config, store, seen };
+}
+
+/** The code an authenticator app holding `secret` shows at time step `step`. */
+function codeAt(secret: string, step: number): string {
+  return hotp(base32Decode(secret) as Buffer, step);
+}
+
+async function enrol(config: AuthConfig, name: string) {
+  const user = users[name] as { id: string; email: string };
+  const enrolment = await startTotpEnrolment(config, { id: user.id, label: user.email });
+  const confirmed = await confirmTotpEnrolment(config, user.id, codeAt(enrolment.secret, timeStep()));
+  if (!confirmed.ok) throw new Error("enrolment was not confirmed");
+  return { ...enrolment, backupCodes: confirmed.backupCodes };
+}
+
+/** First factor: password. Returns the jar (holding the pending cookie) and the answer. */
+async function password(config: AuthConfig, name: string, jar = new CookieJar()) {
+  const csrf = await csrfToken(config, jar);
+  const response = await call(config, "/auth/callback/credentials", {
+    jar,
+    form: { csrfToken: csrf, username: name, password: (users[name] as { password: string }).password },
+  });
+  return { jar, response, csrf };
+}
+
+async function submitCode(config: AuthConfig, jar: CookieJar, code: string) {
+  const csrf = await csrfToken(config, jar);
+  return call(config, "/auth/callback/totp", { jar, form: { csrfToken: csrf, code } });
+}
+
+async function sessionOf(config: AuthConfig, jar: CookieJar) {
+  const response = await call(config, "/auth/session", { jar });
+  return (await response.json()) as { user?: { email?: string }; amr?: string[] } | null;
+}
+
+const SESSION = "authjs.session-token";
+const PENDING = "latchkey.second-factor";
+
+beforeEach(() => {
+  // Only the clock is faked, to the middle of a time step, so "the next-but-one step" is
+  // exactly that however long a test takes; timers and I/O stay real.
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(Math.floor(Date.now() / 1000 / TOTP_PERIOD) * TOTP_PERIOD * 1000 + 15_000);
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("TOTP arithmetic (RFC 4226 Appendix D, RFC 6238 Appendix B)", () => {
+  it("computes the published HOTP and TOTP values", () => {
+    const key = Buffer.from("12345678901234567890");
+    const rfc4226 = [
+      "755224",
+      "287082",
+      "359152",
+      "969429",
+      "338314",
+      "254676",
+      "287922",
+      "162583",
+      "399871",
+      "520489",
+    ];
+    for (const [counter, value] of rfc4226.entries()) expect(hotp(key, counter)).toBe(value);
+    // RFC 6238 SHA-1 vectors, last six of the eight digits: T = 59 s and T = 1111111109 s.
+    expect(hotp(key, Math.floor(59 / 30))).toBe("287082");
+    expect(hotp(key, Math.floor(1111111109 / 30))).toBe("081804");
+    expect(base32Decode(base32Encode(key))?.equals(key)).toBe(true);
+  });
+});
+
+describe("enrolment", () => {
+  it("makes a 160-bit secret, shown as an otpauth URI and a QR code, inactive until a first valid code", async () => {
+    const { config, store } = setup();
+    const enrolment = await startTotpEnrolment(config, { id: "u-ada", label: "ada@example.com" });
+    expect(base32Decode(enrolment.secret)?.length).toBe(20);
+    const uri = new URL(enrolment.uri);
+    expect(uri.protocol).toBe("otpauth:");
+    expect(uri.searchParams.get("secret")).toBe(enrolment.secret);
+    expect(uri.searchParams.get("issuer")).toBe("Latchkey Test");
+    expect(enrolment.qrSvg.startsWith("<svg")).toBe(true);
+    expect(enrolment.qrDataUrl.startsWith("data:image/svg+xml;base64,")).toBe(true);
+    expect((await secondFactorStatus(config, "u-ada")).active).toBe(false);
+    // Stored sealed: the raw secret appears nowhere in the store.
+    const stored = store.secondFactors?.get("u-ada");
+    expect(JSON.stringify(stored?.record)).not.toContain(enrolment.secret);
+
+    const wrong = String((Number(codeAt(enrolment.secret, timeStep())) + 1) % 1_000_000).padStart(6, "0");
+    expect(await confirmTotpEnrolment(config, "u-ada", wrong)).toEqual({ ok: false, reason: "invalid" });
+    const confirmed = await confirmTotpEnrolment(config, "u-ada", codeAt(enrolment.secret, timeStep()));
+    expect(confirmed.ok).toBe(true);
+    if (!confirmed.ok) return;
+    expect(confirmed.backupCodes).toHaveLength(10);
+    expect(new Set(confirmed.backupCodes).size).toBe(10);
+    // Backup codes are stored hashed only.
+    const hashes = [...(store.secondFactors?.get("u-ada")?.backupCodes ?? [])];
+    expect(hashes).toHaveLength(10);
+    for (const code of confirmed.backupCodes) expect(hashes.join()).not.toContain(code.replaceAll("-", ""));
+    expect(await secondFactorStatus(config, "u-ada")).toEqual({ active: true, pending: false, backupCodesLeft: 10 });
+  });
+});
+
+describe("sign-in with a second factor", () => {
+  it("rule: a first factor alone issues no session, only a pending cookie and the code page", async () => {
+    const { config } = setup();
+    await enrol(config, "ada");
+    const { jar, response } = await password(config, "ada");
+    expect(response.status).toBe(302);
+    expect(response.headers.get("location")).toBe("http://localhost:3000/auth/callback/totp");
+    expect(jar.get(SESSION)).toBeUndefined();
+    expect(jar.get(PENDING)).toBeTruthy();
+    const page = await call(config, "/auth/callback/totp", { jar });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('name="code"');
+    expect(await sessionOf(config, jar)).toBeNull();
+  });
+
+  it("rule: the right code starts the session, recording both factors (amr) for the callbacks", async () => {
+    const { config, enrolled, seen } = await (async () => {
+      const s = setup();
+      return { ...s, enrolled: await enrol(s.config, "ada") };
+    })();
+    const { jar } = await password(config, "ada");
+    const response = await submitCode(config, jar, codeAt(enrolled.secret, timeStep() + 1));
+    expect(response.headers.get("location")).toBe("http://localhost:3000");
+    expect(jar.get(PENDING)).toBeUndefined();
+    const session = await sessionOf(config, jar);
+    expect(session?.user?.email).toBe("ada@example.com");
+    expect(session?.amr).toEqual(["pwd", "otp"]);
+    expect(seen.jwt).toContainEqual(["pwd", "otp"]);
+  });
+
+  it("rule: a user without a second factor signs in as before, with one factor recorded", async () => {
+    const { config } = setup();
+    const { jar, response } = await password(config, "bob");
+    expect(response.headers.get("location")).toBe("http://localhost:3000");
+    expect((await sessionOf(config, jar))?.amr).toEqual(["pwd"]);
+  });
+
+  it("rule: a code is never accepted twice (replay with a new pending sign-in is refused)", async () => {
+    const { config } = setup();
+    const { secret } = await enrol(config, "ada");
+    const code = codeAt(secret, timeStep() + 1);
+    const first = await password(config, "ada");
+    await submitCode(config, first.jar, code);
+    expect((await sessionOf(config, first.jar))?.user).toBeTruthy();
+
+    const attacker = await password(config, "ada");
+    const replay = await submitCode(config, attacker.jar, code);
+    expect(replay.headers.get("location")).toBe("http://localhost:3000/auth/callback/totp?error=CredentialsSignin");
+    expect(attacker.jar.get(SESSION)).toBeUndefined();
+  });
+
+  it("rule: one step of drift either way, not two; a wrong code says nothing more than 'not accepted'", async () => {
+    const { config } = setup();
+    const { secret } = await enrol(config, "ada");
+    const { jar } = await password(config, "ada");
+    const answers: string[] = [];
+    for (const code of [
+      codeAt(secret, timeStep() + 2),
+      codeAt(secret, timeStep() - 2),
+      String((Number(codeAt(secret, timeStep())) + 7) % 1_000_000).padStart(6, "0"),
+      "12345",
+      "not-a-code",
+    ]) {
+      answers.push(String((await submitCode(config, jar, code)).headers.get("location")));
+    }
+    expect(new Set(answers)).toEqual(new Set(["http://localhost:3000/auth/callback/totp?error=CredentialsSignin"]));
+    expect(jar.get(SESSION)).toBeUndefined();
+  });
+
+  it("rule: a pending cookie is single use (replayed after its sign-in, even with the next code, it is refused)", async () => {
+    const { config } = setup();
+    const { secret } = await enrol(config, "ada");
+    const { jar } = await password(config, "ada");
+    const stolen = jar.get(PENDING) as string;
+    await submitCode(config, jar, codeAt(secret, timeStep() + 1));
+    expect((await sessionOf(config, jar))?.user).toBeTruthy();
+
+    // A step later, with a code that was never used, the spent cookie is still refused.
+    vi.setSystemTime(Date.now() + TOTP_PERIOD * 1000);
+    const replayJar = new CookieJar();
+    replayJar.cookies.set(PENDING, stolen);
+    const replay = await submitCode(config, replayJar, codeAt(secret, timeStep() + 1));
+    expect(replay.headers.get("location")).toBe("http://localhost:3000/auth/callback/totp?error=CredentialsSignin");
+    expect(replayJar.get(SESSION)).toBeUndefined();
+  });
+
+  it("rule: a code is checked against the user the pending cookie was sealed for (another user's code fails)", async () => {
+    const { config } = setup();
+    const ada = await enrol(config, "ada");
+    await enrol(config, "bob");
+    const { jar } = await password(config, "bob");
+    const response = await submitCode(config, jar, codeAt(ada.secret, timeStep() + 1));
+    expect(response.headers.get("location")).toBe("http://localhost:3000/auth/callback/totp?error=CredentialsSignin");
+    expect(jar.get(SESSION)).toBeUndefined();
+    // A pending cookie cannot be re-sealed by the client: an altered one means "sign in again".
+    const forged = new CookieJar();
+    forged.cookies.set(PENDING, `${(jar.get(PENDING) as string).slice(0, -4)}AAAA`);
+    const refused = await submitCode(config, forged, codeAt(ada.secret, timeStep()));
+    expect(refused.headers.get("location")).toBe("http://localhost:3000/auth/signin?error=SessionRequired");
+  });
+
+  it("rule: 50 concurrent submissions of one code give exactly one session", async () => {
+    const { config } = setup({
+      rateLimit: {
+        secondFactorPerPending: { max: 100, windowSeconds: 900 },
+        secondFactorPerUser: { max: 100, windowSeconds: 900 },
+      },
+    });
+    const { secret } = await enrol(config, "ada");
+    const { jar } = await password(config, "ada");
+    const csrf = await csrfToken(config, jar);
+    // The current step confirmed the enrolment; the next one is fresh.
+    const code = codeAt(secret, timeStep() + 1);
+    const cookie = jar.header();
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => {
+        const own = new CookieJar();
+        for (const [k, v] of jar.cookies) own.cookies.set(k, v);
+        return call(config, "/auth/callback/totp", { jar: own, form: { csrfToken: csrf, code } }).then(() => own);
+      }),
+    );
+    expect(cookie).toBe(jar.header());
+    expect(answers.filter((j) => j.get(SESSION)).length).toBe(1);
+  });
+
+  it("rule: guessing stops at the limit, per pending sign-in and per user; the right code then fails too", async () => {
+    const { config } = setup();
+    const { secret } = await enrol(config, "ada");
+    const wrong = String((Number(codeAt(secret, timeStep())) + 500_000) % 1_000_000).padStart(6, "0");
+    const { jar } = await password(config, "ada");
+    const locations: string[] = [];
+    for (let i = 0; i < 6; i++) locations.push(String((await submitCode(config, jar, wrong)).headers.get("location")));
+    expect(locations.slice(0, 5).every((l) => l.endsWith("error=CredentialsSignin"))).toBe(true);
+    expect(locations[5]).toBe("http://localhost:3000/auth/callback/totp?error=RateLimited");
+    const right = await submitCode(config, jar, codeAt(secret, timeStep()));
+    expect(right.headers.get("location")).toBe("http://localhost:3000/auth/callback/totp?error=RateLimited");
+    // A fresh pending sign-in has its own budget, but the user's budget (10) still ends the guessing.
+    const again = await password(config, "ada");
+    const more: string[] = [];
+    for (let i = 0; i < 6; i++) more.push(String((await submitCode(config, again.jar, wrong)).headers.get("location")));
+    expect(more.filter((l) => l.endsWith("error=CredentialsSignin")).length).toBe(5);
+    const third = await password(config, "ada");
+    expect((await submitCode(config, third.jar, wrong)).headers.get("location")).toMatch(/error=RateLimited$/);
+    expect(third.jar.get(SESSION)).toBeUndefined();
+  });
+
+  it("rule: a backup code works once", async () => {
+    const { config } = setup();
+    const { backupCodes } = await enrol(config, "ada");
+    const code = (backupCodes[3] as string).toLowerCase().replaceAll("-", " ");
+    const first = await password(config, "ada");
+    await submitCode(config, first.jar, code);
+    expect((await sessionOf(config, first.jar))?.amr).toEqual(["pwd", "otp"]);
+    const second = await password(config, "ada");
+    const replay = await submitCode(config, second.jar, backupCodes[3] as string);
+    expect(replay.headers.get("location")).toMatch(/error=CredentialsSignin$/);
+    expect(second.jar.get(SESSION)).toBeUndefined();
+    expect((await secondFactorStatus(config, "u-ada")).backupCodesLeft).toBe(9);
+  });
+
+  it("rule: disabling the factor requires a fresh code", async () => {
+    const { config } = setup();
+    const { secret } = await enrol(config, "ada");
+    // The code that confirmed the enrolment is spent.
+    expect(await disableTotp(config, "u-ada", codeAt(secret, timeStep()))).toEqual({ ok: false, reason: "invalid" });
+    expect(await disableTotp(config, "u-ada", "000000x")).toEqual({ ok: false, reason: "invalid" });
+    expect((await secondFactorStatus(config, "u-ada")).active).toBe(true);
+    expect(await disableTotp(config, "u-ada", codeAt(secret, timeStep() + 1))).toEqual({ ok: true });
+    expect((await secondFactorStatus(config, "u-ada")).active).toBe(false);
+    const { jar } = await password(config, "ada");
+    expect(jar.get(SESSION)).toBeTruthy();
+  });
+
+  it("rule: the code form is CSRF-checked, and without a pending sign-in it sends to the sign-in page", async () => {
+    const { config } = setup();
+    const { secret } = await enrol(config, "ada");
+    const { jar } = await password(config, "ada");
+    const noToken = await call(config, "/auth/callback/totp", { jar, form: { code: codeAt(secret, timeStep() + 1) } });
+    expect(noToken.headers.get("location")).toMatch(/error=MissingCSRF$/);
+    expect(jar.get(SESSION)).toBeUndefined();
+    const fresh = new CookieJar();
+    const csrf = await csrfToken(config, fresh);
+    const none = await call(config, "/auth/callback/totp", { jar: fresh, form: { csrfToken: csrf, code: "123456" } });
+    expect(none.headers.get("location")).toBe("http://localhost:3000/auth/signin?error=SessionRequired");
+  });
+});

@@ -292,6 +292,57 @@ describe("rule: an e-mailed code signs in once, in the browser that asked for it
   });
 });
 
+describe("rule: the code reaches the application's own sender and pages, and only where codes are on", () => {
+  it("passes the code to a custom sendVerificationRequest, and it signs in", async () => {
+    const sent: Array<{ code?: string; url: string }> = [];
+    const { config } = setup({
+      sendVerificationRequest: ({ code, url }) => void sent.push({ code, url }),
+    });
+    const jar = new CookieJar();
+    await requestLink(config, jar, "nodemailer", "custom@example.com");
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.code).toMatch(/^\d{6}$/);
+    expect((await submit(config, jar, sent[0]?.code as string)).headers.get("location")).toBe(DASHBOARD);
+  });
+
+  it("shows no code form for a provider without codes, and refuses a posted code there", async () => {
+    const { config, store } = setup({ code: false });
+    const jar = new CookieJar();
+    await requestLink(config, jar, "nodemailer", "linkonly@example.com");
+    expect(jar.values.has("authjs.email-code")).toBe(false);
+    expect(smtp.mails.at(-1)?.mail.text).not.toMatch(/code:/);
+    const page = await (await send(config, jar, VERIFY)).text();
+    expect(page).not.toContain('name="code"');
+    const { csrfToken } = (await (await send(config, jar, "/auth/csrf")).json()) as { csrfToken: string };
+    const posted = await send(config, jar, "/auth/callback/nodemailer", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrfToken, code: "123456" }),
+    });
+    expect(posted.headers.get("location")).toBe(REFUSED);
+    expect(store.sessions.size).toBe(0);
+  });
+
+  it("sends the application's verify-request page the error, and the code cookie to the auth routes only", async () => {
+    const { config } = setup({}, { pages: { verifyRequest: "/check-mail" } });
+    const jar = new CookieJar();
+    const response = await requestLink(config, jar, "nodemailer", "pages@example.com");
+    expect(response.headers.get("location")).toBe("/check-mail?provider=nodemailer&type=email");
+    const line = response.headers.getSetCookie().find((c) => c.startsWith("authjs.email-code="));
+    expect(line).toMatch(/; Path=\/auth(;|$)/);
+    expect(line).toMatch(/HttpOnly/);
+    expect(line).toMatch(/SameSite=Strict/);
+    expect(line).toMatch(/Max-Age=600/);
+    const { csrfToken } = (await (await send(config, jar, "/auth/csrf")).json()) as { csrfToken: string };
+    const posted = await send(config, jar, "/auth/callback/nodemailer", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrfToken, code: "000000" }),
+    });
+    expect(posted.headers.get("location")).toBe("/check-mail?provider=nodemailer&type=email&error=Verification");
+  });
+});
+
 describe("rule: with link: false the e-mail carries the code alone", () => {
   it("mails no link, shows the code form, and signs in with the code; a guessed link is refused", async () => {
     const { config, store } = setup({ link: false, code: { length: 8 } });

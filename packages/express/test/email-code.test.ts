@@ -1,5 +1,5 @@
 // E-mail one-time codes over Express on a real socket, with the real SMTP server, on the
-// MemoryAdapter, SqlAdapter on PostgreSQL (fresh database) and RedisAdapter (random prefix): the
+// MemoryAdapter, SqlAdapter on PostgreSQL and MariaDB (fresh databases) and RedisAdapter (random prefix): the
 // code is read from the caught mail and posted through the verify-request page's form.
 import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
@@ -12,7 +12,9 @@ import { RedisAdapter } from "@latchkey/redis-adapter";
 import { migrate, SqlAdapter } from "@latchkey/sql-adapter";
 import express from "express";
 import { Redis } from "ioredis";
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely, MysqlDialect, PostgresDialect } from "kysely";
+import mysql from "mysql2";
+import mysqlPromise from "mysql2/promise";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CookieJar, linkIn, SECRET, type SmtpFixture, smtpServer, startSmtp } from "../../core/test/email/helpers.js";
@@ -64,6 +66,25 @@ async function postgres(): Promise<Backend> {
   };
 }
 
+async function mariadb(): Promise<Backend> {
+  const database = `latchkey_code_${randomBytes(6).toString("hex")}`;
+  const admin = await mysqlPromise.createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
+  await admin.query(`CREATE DATABASE ${database}`);
+  const pool = mysql.createPool({ host: "127.0.0.1", port: 3306, user: "root", database, connectionLimit: 20 });
+  const db = new Kysely<Record<string, Record<string, unknown>>>({ dialect: new MysqlDialect({ pool }) });
+  await migrate(db as never);
+  return {
+    adapter: SqlAdapter(db as never),
+    sessions: async () =>
+      Number((await db.selectFrom("sessions").select(db.fn.countAll().as("n")).executeTakeFirstOrThrow()).n),
+    close: async () => {
+      await db.destroy();
+      await admin.query(`DROP DATABASE IF EXISTS ${database}`);
+      await admin.end();
+    },
+  };
+}
+
 async function redis(): Promise<Backend> {
   const prefix = `latchkey-code-test:${randomBytes(6).toString("hex")}:`;
   const client = new Redis({ host: "127.0.0.1", port: 6379 });
@@ -81,6 +102,7 @@ async function redis(): Promise<Backend> {
 const backends: Array<[string, boolean, () => Promise<Backend>]> = [
   ["MemoryAdapter", true, memory],
   ["SqlAdapter on PostgreSQL", await listening(5432), postgres],
+  ["SqlAdapter on MariaDB", await listening(3306), mariadb],
   ["RedisAdapter", await listening(6379), redis],
 ];
 

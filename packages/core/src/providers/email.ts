@@ -10,6 +10,9 @@
  * is mailed, and the user lands on the verify-request page. Following the link consumes the token
  * once and starts the session. An adapter is required.
  *
+ * With `code: true` the e-mail also carries a six-digit code (or only the code, with `link: false`),
+ * typed on the verify-request page, which posts it to `/auth/callback/<id>`; see `code`.
+ *
  * @example
  * ```ts
  * import Email from "@latchkey/core/providers/email"

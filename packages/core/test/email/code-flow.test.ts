@@ -168,6 +168,29 @@ describe("rule: an e-mailed code signs in once, in the browser that asked for it
     expect(errors.map((e) => e.message)).toContainEqual(expect.stringMatching(/guessed wrong too many times/));
   });
 
+  it("counts 50 concurrent wrong guesses atomically: five are tried, the rest and then the right code are refused", async () => {
+    const { config, store, errors } = setup({}, { rateLimit: false });
+    const jar = new CookieJar();
+    const { code } = await mailedCode(config, "burst@example.com", jar);
+    const { action, csrfToken } = await codeForm(config, jar);
+    const header = jar.header();
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        send(config, new CookieJar(), action, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded", cookie: header },
+          body: new URLSearchParams({ csrfToken, code: wrong(code, i + 1) }),
+        }),
+      ),
+    );
+    expect(responses.every((r) => r.headers.get("location") === REFUSED)).toBe(true);
+    const reasons = errors.map((e) => e.message);
+    expect(reasons.filter((m) => /wrong or already used code/.test(m))).toHaveLength(5);
+    expect(reasons.filter((m) => /no attempt left/.test(m))).toHaveLength(45);
+    expect((await submit(config, jar, code)).headers.get("location")).toBe(REFUSED);
+    expect(store.sessions.size).toBe(0);
+  });
+
   it("still accepts the right code after four wrong ones", async () => {
     const { config } = setup();
     const jar = new CookieJar();

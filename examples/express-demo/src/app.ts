@@ -12,7 +12,7 @@ import { DEMO_USER } from "./users.js";
 /** How each provider id reads on the pages. */
 const methodNames: Record<string, string> = {
   credentials: "password",
-  nodemailer: "e-mail magic link",
+  nodemailer: "e-mail link or code",
   passkey: "passkey",
   "demo-idp": "Demo IdP",
   github: "GitHub",
@@ -59,7 +59,7 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
          <p><a class="button" href="/auth/signout?callbackUrl=%2F">Sign out</a></p>`
       : `<p id="who">You are not signed in.</p><p><a class="button" href="/auth/signin">Sign in</a></p>
          <p>Demo account: <code>${DEMO_USER.email}</code> / <code>${DEMO_USER.password}</code>.
-         Magic links arrive at <a href="/dev/mail">/dev/mail</a>; the Demo IdP takes any name and password.</p>`;
+         Sign-in e-mails (a link and a code) arrive at <a href="/dev/mail">/dev/mail</a>; the Demo IdP takes any name and password.</p>`;
     res.send(page("Latchkey demo", body));
   });
 
@@ -110,7 +110,7 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
           (
             m,
           ) => `<li class="mail"><strong>${esc(m.subject)}</strong> to <span class="to">${esc(m.to.join(", "))}</span>,
-            <time>${esc(m.date.toLocaleTimeString())}</time><br>${m.links.map((l) => `<a href="${esc(l)}">${esc(l)}</a>`).join("<br>")}</li>`,
+            <time>${esc(m.date.toLocaleTimeString())}</time><br>${m.code ? `Code: <code class="code">${esc(m.code)}</code><br>` : ""}${m.links.map((l) => `<a href="${esc(l)}">${esc(l)}</a>`).join("<br>")}</li>`,
         )
         .join("");
       res.send(

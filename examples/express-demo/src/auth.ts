@@ -18,7 +18,7 @@ export type DemoSession = Session & { user: { id?: string }; provider?: string }
 export interface DemoAuthOptions {
   secret: string;
   storage: Storage;
-  /** Where magic links are sent from and through; no e-mail sign-in without it. */
+  /** Where sign-in e-mails (link and code) are sent from and through; no e-mail sign-in without it. */
   mail?: { server: NodemailerUserConfig["server"]; from: string } | undefined;
   /** The local OpenID Provider (development only). */
   idp?: DemoIdP | undefined;
@@ -64,7 +64,9 @@ export function authConfig({ secret, storage, mail, idp, env = process.env }: De
       },
     }),
   );
-  if (mail) providers.push(Nodemailer({ name: "Email", server: mail.server, from: mail.from }));
+  // The e-mail carries a link and a six-digit code: the code is typed on the "check your e-mail"
+  // page, for mail scanners that open links and for mail read on another device.
+  if (mail) providers.push(Nodemailer({ name: "Email", server: mail.server, from: mail.from, code: true }));
   // A new address registers a passkey (and a user); a known one signs in with its passkey. The
   // relying party's id and origin default to the request's host and origin.
   providers.push(

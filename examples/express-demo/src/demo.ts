@@ -82,10 +82,10 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   const enabled = [
     `password: ${DEMO_USER.email} / ${DEMO_USER.password}`,
     mailbox
-      ? `e-mail magic link: SMTP on 127.0.0.1:${mailbox.port}, messages at ${url}/dev/mail`
+      ? `e-mail link and code: SMTP on 127.0.0.1:${mailbox.port}, messages at ${url}/dev/mail`
       : mail
-        ? "e-mail magic link: EMAIL_SERVER"
-        : "e-mail magic link: off (set EMAIL_SERVER and EMAIL_FROM)",
+        ? "e-mail link and code: EMAIL_SERVER"
+        : "e-mail link and code: off (set EMAIL_SERVER and EMAIL_FROM)",
     idp ? `Demo IdP: OpenID Provider at ${idp.issuer} (any name and password)` : "Demo IdP: off in production",
     "passkeys",
     env.AUTH_GITHUB_ID && env.AUTH_GITHUB_SECRET ? "GitHub" : "GitHub: off (set AUTH_GITHUB_ID and AUTH_GITHUB_SECRET)",

@@ -15,6 +15,8 @@ export interface CaughtMail {
   text: string;
   /** The links of the message (the sign-in link among them). */
   links: string[];
+  /** The sign-in code the message shows, if any. */
+  code?: string | undefined;
 }
 
 export interface MailCatcher {
@@ -41,6 +43,7 @@ export async function startMailCatcher(port = 0): Promise<MailCatcher> {
             date: mail.date ?? new Date(),
             text,
             links: [...new Set(text.match(/https?:\/\/[^\s<>"]+/g) ?? [])],
+            code: /sign-in code: (\d+)/.exec(text)?.[1],
           });
           messages.length = Math.min(messages.length, 50);
           callback();

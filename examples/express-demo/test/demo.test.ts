@@ -44,7 +44,7 @@ describe("the demo", () => {
     const printed = demo.output();
     expect(printed).toContain("password: demo@example.com / demo-password");
     expect(printed).toMatch(
-      /e-mail magic link: SMTP on 127\.0\.0\.1:\d+, messages at http:\/\/localhost:\d+\/dev\/mail/,
+      /e-mail link and code: SMTP on 127\.0\.0\.1:\d+, messages at http:\/\/localhost:\d+\/dev\/mail/,
     );
     expect(printed).toMatch(/Demo IdP: OpenID Provider at http:\/\/127\.0\.0\.1:\d+/);
     expect(printed).toContain("GitHub: off (set AUTH_GITHUB_ID and AUTH_GITHUB_SECRET)");

@@ -87,6 +87,15 @@ export interface RateLimitOptions {
   emailPerIdentifier?: RateLimit;
   /** Sign-in e-mails per client address. @default 30 per 15 minutes */
   emailPerIp?: RateLimit;
+  /**
+   * E-mail code submissions per (address, client address) that did not sign in.
+   * @default 10 per 15 minutes
+   */
+  emailCodePerIdentifierAndIp?: RateLimit;
+  /** E-mail code submissions per address from all clients together. @default 30 per 15 minutes */
+  emailCodePerIdentifier?: RateLimit;
+  /** E-mail code submissions (any outcome) per client address. @default 60 per 15 minutes */
+  emailCodePerIp?: RateLimit;
   /** `GET /webauthn-options/<provider>` requests per client address. @default 300 per 15 minutes */
   webauthnOptionsPerIp?: RateLimit;
   /**

@@ -121,7 +121,7 @@ describe.skipIf(!runs)("the demo in Chromium", () => {
 
     const session = JSON.parse((await page.textContent("#session")) ?? "null");
     expect(session).toMatchObject({ user: { email: address }, provider: "nodemailer" });
-    expect(await whoIsSignedIn(page)).toBe(`Signed in as ${address} (${address}) with e-mail magic link.`);
+    expect(await whoIsSignedIn(page)).toBe(`Signed in as ${address} (${address}) with e-mail link or code.`);
 
     // A magic link works once.
     await page.goto(`${demo.url}/dev/mail`);
@@ -129,6 +129,47 @@ describe.skipIf(!runs)("the demo in Chromium", () => {
     await signOut(page);
     await page.goto(used as string);
     expect(page.url()).toMatch(/\/auth\/error\?error=Verification/);
+  });
+
+  it("e-mail code: the six-digit code from /dev/mail typed into the verify-request page signs in, once", async () => {
+    const page = await freshPage();
+    const address = `coder-${Date.now()}@example.com`;
+    await page.goto(`${demo.url}/auth/signin?callbackUrl=%2Faccount`);
+    const form = formOf(page, "/auth/signin/nodemailer");
+    await form.locator('input[name="email"]').fill(address);
+    await Promise.all([page.waitForURL(/\/auth\/verify-request/), form.locator("button").click()]);
+    const codeForm = page.locator('form.email-code[action$="/auth/callback/nodemailer"]');
+    expect(await codeForm.count()).toBe(1);
+    expect(await codeForm.locator('input[name="code"]').getAttribute("autocomplete")).toBe("one-time-code");
+
+    // The mailbox in a second tab of the same browser, as a person would read the mail.
+    const mailbox = await page.context().newPage();
+    await mailbox.goto(`${demo.url}/dev/mail`);
+    const message = mailbox.locator("li.mail", { has: mailbox.locator(".to", { hasText: address }) });
+    await expect.poll(() => message.count()).toBe(1);
+    const code = (await message.locator("code.code").textContent()) ?? "";
+    expect(code).toMatch(/^\d{6}$/);
+    await mailbox.close();
+
+    // A wrong code first: the same page again, with the error and the form.
+    const wrongCode = String((Number(code) + 1) % 1_000_000).padStart(6, "0");
+    await codeForm.locator('input[name="code"]').fill(wrongCode);
+    await Promise.all([page.waitForURL(/error=Verification/), codeForm.locator("button").click()]);
+    expect(await page.textContent(".error")).toContain("That code is not valid");
+
+    await codeForm.locator('input[name="code"]').fill(code);
+    await Promise.all([page.waitForURL(`${demo.url}/account`), codeForm.locator("button").click()]);
+    const session = JSON.parse((await page.textContent("#session")) ?? "null");
+    expect(session).toMatchObject({ user: { email: address }, provider: "nodemailer" });
+    expect(await whoIsSignedIn(page)).toBe(`Signed in as ${address} (${address}) with e-mail link or code.`);
+
+    // The code worked once: after signing out, the same code in the same browser is refused,
+    // and so is the e-mail's link.
+    await signOut(page);
+    await page.goto(`${demo.url}/auth/verify-request?provider=nodemailer&type=email`);
+    await codeForm.locator('input[name="code"]').fill(code);
+    await Promise.all([page.waitForURL(/error=Verification/), codeForm.locator("button").click()]);
+    expect(await whoIsSignedIn(page)).toBe("You are not signed in.");
   });
 
   it("Demo IdP: the button, the IdP's login page, back signed in and the account linked", async () => {

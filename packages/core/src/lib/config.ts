@@ -32,6 +32,7 @@ import type {
 } from "../types.js";
 import { type CookieRole, defaultCookies } from "./cookies.js";
 import { type CsrfKeys, deriveCsrfKeys } from "./csrf.js";
+import { emailCodeOptions } from "./email/code.js";
 import type { Env } from "./env.js";
 import { withEnvDefaults } from "./env.js";
 import {
@@ -301,6 +302,7 @@ function resolveProviders(
         if (typeof provider.sendVerificationRequest !== "function") {
           throw new InvalidProvider(`E-mail provider "${provider.id}" needs a \`sendVerificationRequest\` function.`);
         }
+        emailCodeOptions(provider);
         return { ...provider, maxAge: provider.maxAge ?? 10 * 60, ...paths };
       case "oauth":
       case "oidc":

@@ -23,6 +23,9 @@ export interface ResolvedRateLimit {
   emailPerIdentifierAndIp: RateLimit;
   emailPerIdentifier: RateLimit;
   emailPerIp: RateLimit;
+  emailCodePerIdentifierAndIp: RateLimit;
+  emailCodePerIdentifier: RateLimit;
+  emailCodePerIp: RateLimit;
   webauthnOptionsPerIp: RateLimit;
   secondFactorPerPending: RateLimit;
   secondFactorPerUser: RateLimit;
@@ -35,6 +38,9 @@ const defaults: Omit<ResolvedRateLimit, "store"> = {
   emailPerIdentifierAndIp: { max: 5, windowSeconds: WINDOW },
   emailPerIdentifier: { max: 15, windowSeconds: WINDOW },
   emailPerIp: { max: 30, windowSeconds: WINDOW },
+  emailCodePerIdentifierAndIp: { max: 10, windowSeconds: WINDOW },
+  emailCodePerIdentifier: { max: 30, windowSeconds: WINDOW },
+  emailCodePerIp: { max: 60, windowSeconds: WINDOW },
   webauthnOptionsPerIp: { max: 300, windowSeconds: WINDOW },
   secondFactorPerPending: { max: 5, windowSeconds: WINDOW },
   secondFactorPerUser: { max: 10, windowSeconds: WINDOW },
@@ -277,6 +283,46 @@ export async function reserveEmailSend(
         ]
       : [[pair]],
   );
+}
+
+/**
+ * Reserves one submission of an e-mail code for `address` (taken from the sealed cookie), or
+ * throws `RateLimited`. Counters as for credentials: per client, per (address, client) (tight),
+ * per address (loose, so that one client cannot lock the owner out). Every submission counts
+ * until it signs in (then the address's counters are given back with `succeeded()`). These
+ * bound guessing across e-mails; within one e-mail the attempt records already do.
+ */
+export async function reserveEmailCodeAttempt(
+  req: RequestInternal,
+  ctx: Context,
+  providerId: string,
+  address: string,
+): Promise<CredentialsReservation> {
+  const limits = ctx.config.rateLimit;
+  if (!limits) return nothingReserved;
+  const client = clientKey(req.clientIp);
+  const digest = identifierDigest(address);
+  const pair: Counter = {
+    key: `email-code:idc:${providerId}:${digest}:${client ?? "-"}`,
+    limit: limits.emailCodePerIdentifierAndIp,
+    what: client ? "e-mail codes for this address from this client" : "e-mail codes for this address",
+  };
+  const stages: Counter[][] = client
+    ? [
+        [{ key: `email-code:ip:${client}`, limit: limits.emailCodePerIp, what: "e-mail codes from this client" }, pair],
+        [
+          {
+            key: `email-code:id:${providerId}:${digest}`,
+            limit: limits.emailCodePerIdentifier,
+            what: "e-mail codes for this address",
+          },
+        ],
+      ]
+    : [[pair]];
+  const reserved = await reserve(ctx, limits.store, stages);
+  if (!reserved) return nothingReserved;
+  const addressKeys = reserved.filter((key) => !key.startsWith("email-code:ip:"));
+  return { succeeded: () => giveBack(ctx, limits.store, addressKeys) };
 }
 
 /**

@@ -10,6 +10,9 @@
  * is mailed, and the user lands on the verify-request page. Following the link consumes the token
  * once and starts the session. An adapter is required.
  *
+ * With `code: true` the e-mail also carries a six-digit code (or only the code, with `link: false`),
+ * typed on the verify-request page, which posts it to `/auth/callback/<id>`; see `code`.
+ *
  * @example
  * ```ts
  * import Email from "@latchkey/core/providers/email"
@@ -28,8 +31,16 @@ export { type EmailMessage, emailMessage } from "../lib/email/message.js";
 export interface SendVerificationRequestParams {
   /** The normalised e-mail address: the one recipient. */
   identifier: string;
-  /** The sign-in link. */
+  /**
+   * The sign-in link. With `link: false` there is none, and this is the page where the code is
+   * typed (the verify-request page).
+   */
   url: string;
+  /**
+   * The one-time code to show in the message, when the provider has `code` on; otherwise
+   * undefined. Only its keyed hash is stored.
+   */
+  code?: string;
   /** When the link stops working. */
   expires: Date;
   /** The provider's final configuration (options merged, `apiKey` from the environment). */
@@ -80,6 +91,21 @@ export interface EmailConfig {
    * @default normalizeEmailIdentifier
    */
   normalizeIdentifier?: (identifier: string) => string;
+  /**
+   * Also mail a short numeric code, typed on the verify-request page (it posts to
+   * `/callback/<id>`): for mail scanners that open links, and for reading the mail on another
+   * device. `true` is 6 digits and 5 attempts; a wrong code counts, and when the attempts are spent
+   * the code and the link of that e-mail are void. The code expires with the link (`maxAge`) and
+   * works once, and only in the browser that asked for it (it carries a sealed cookie).
+   * @default false
+   * @example
+   * ```ts
+   * Nodemailer({ server, from, code: { length: 8, attempts: 3 }, link: false })
+   * ```
+   */
+  code?: boolean | { length?: number; attempts?: number };
+  /** Put the link in the e-mail. `false` sends the code alone (needs `code`). @default true */
+  link?: boolean;
   /** A key used instead of the configuration's secret to hash tokens. */
   secret?: string;
   /** An API key (HTTP e-mail services); `AUTH_<ID>_KEY` fills it. */

@@ -33,6 +33,34 @@ describe("the default e-mail", () => {
   });
 });
 
+describe("the default e-mail with a one-time code", () => {
+  const url = "http://app.test/auth/callback/x?token=t&email=a%40b.c";
+  const expires = new Date(Date.now() + 10 * 60_000);
+
+  it("shows the code and the link in both forms, and says both work once", () => {
+    const message = emailMessage({ url, host: "app.test", expires, code: "049281" });
+    expect(message.text).toContain("Your sign-in code: 049281");
+    expect(message.text).toContain(url);
+    expect(message.text).toContain("The code and the link work once, within 10 minutes.");
+    expect(message.html).toContain(">049281</span>");
+    expect(message.html).toContain(`href="${url.replace(/&/g, "&amp;")}"`);
+  });
+
+  it("leaves the link out with link: false", () => {
+    const message = emailMessage({ url, host: "app.test", expires, code: "049281", link: false });
+    expect(message.text).toContain("049281");
+    expect(message.text).not.toContain(url);
+    expect(message.html).not.toContain("/auth/callback/");
+    expect(message.text).toContain("The code works once");
+  });
+
+  it("escapes a code from a custom caller", () => {
+    const message = emailMessage({ url, host: "app.test", code: "<img src=x onerror=alert(1)>" });
+    expect(message.html).not.toContain("<img");
+    expect(message.html).toContain("&lt;img");
+  });
+});
+
 describe("normalizeEmailIdentifier", () => {
   it.each([
     ["  Ada@Example.COM ", "ada@example.com"],

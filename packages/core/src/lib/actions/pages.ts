@@ -1,5 +1,6 @@
 import type { ResponseInternal } from "../../types.js";
 import type { Context } from "../context.js";
+import { emailCodeOptions } from "../email/code.js";
 import { otherPages } from "../pages/index.js";
 import type { RequestInternal } from "../request.js";
 import { withQuery } from "../url.js";
@@ -15,9 +16,23 @@ export function error(req: RequestInternal, ctx: Context): ResponseInternal {
   return otherPages.error(ctx, value);
 }
 
-/** `GET /verify-request`: the "check your e-mail" page (or a redirect to `pages.verifyRequest`). */
+/**
+ * `GET /verify-request`: the "check your e-mail" page (or a redirect to `pages.verifyRequest`), with
+ * the code form when `?provider=` names an e-mail provider that mails codes.
+ */
 export function verifyRequest(req: RequestInternal, ctx: Context): ResponseInternal {
   const custom = ctx.config.pages.verifyRequest;
   if (custom) return { redirect: `${custom}${req.url.search}`, cookies: ctx.cookies };
-  return otherPages.verifyRequest(ctx);
+  // The e-mail provider named in the query gets its code form when it mails codes.
+  const id = req.query.provider;
+  const provider = typeof id === "string" ? ctx.config.providersById.get(id) : undefined;
+  const options = provider?.type === "email" ? emailCodeOptions(provider) : null;
+  if (!provider || !options) return otherPages.verifyRequest(ctx);
+  return otherPages.verifyRequest(ctx, {
+    action: `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}`,
+    csrfToken: ctx.csrf().token,
+    length: options.length,
+    error: req.query.error === "Verification",
+    codeOnly: provider.type === "email" && provider.link === false,
+  });
 }

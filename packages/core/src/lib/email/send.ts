@@ -38,6 +38,8 @@ export function defaultMessage(params: SendVerificationRequestParams): EmailMess
     host: new URL(params.url).host,
     theme: params.theme,
     expires: params.expires,
+    code: params.code,
+    link: params.provider.link !== false,
   });
 }
 

@@ -5,29 +5,38 @@ import type { EmailConfig } from "../../providers/email.js";
 import type { Account, ResponseInternal } from "../../types.js";
 import type { InternalProvider } from "../config.js";
 import type { Context } from "../context.js";
+import {
+  aliveRecord,
+  attemptRecord,
+  codeRecord,
+  emailCodeKey,
+  emailCodeOptions,
+  emailSendId,
+  randomEmailCode,
+} from "../email/code.js";
 import { assertSingleMailbox, normalizeEmailIdentifier } from "../email/identifier.js";
 import { hashVerificationToken, randomVerificationToken, verificationTokenKey } from "../email/token.js";
 import { reserveEmailSend } from "../rate-limiter.js";
 import type { RequestInternal } from "../request.js";
+import { setCodeCookie, submitEmailCode } from "./email-code.js";
 import { loginWithEmail } from "./handle-login.js";
 import { askSignIn, landing, startSession } from "./sign-in.js";
 
-type EmailProvider = Extract<InternalProvider, { type: "email" }>;
+export type EmailProvider = Extract<InternalProvider, { type: "email" }>;
 
 /** The provider's normaliser (or the strict default), checked to still name one mailbox. */
-function normalize(provider: EmailProvider, value: unknown): string {
+export function normalize(provider: EmailProvider, value: unknown): string {
   if (typeof value !== "string") throw new TypeError("No e-mail address was submitted");
   if (provider.normalizeIdentifier) return assertSingleMailbox(provider.normalizeIdentifier(value));
   return normalizeEmailIdentifier(value);
 }
 
-/** The keys that hash tokens: the provider's `secret`, else one per configured secret (newest first). */
-function tokenKeys(ctx: Context, provider: EmailProvider): Buffer[] {
-  const secrets = provider.secret ? [provider.secret] : ctx.config.secrets;
-  return secrets.map(verificationTokenKey);
+/** The secrets that key tokens and codes: the provider's `secret`, else the configuration's (newest first). */
+export function tokenSecrets(ctx: Context, provider: EmailProvider): readonly string[] {
+  return provider.secret ? [provider.secret] : ctx.config.secrets;
 }
 
-function adapterOf(ctx: Context): Required<Adapter> {
+export function adapterOf(ctx: Context): Required<Adapter> {
   return ctx.config.adapter as Required<Adapter>;
 }
 
@@ -77,26 +86,25 @@ export async function sendSignInLink(
   if (typeof token !== "string" || token === "") {
     throw new EmailSignInError("generateVerificationToken() returned no token", { provider: provider.id });
   }
-  const [key] = tokenKeys(ctx, provider) as [Buffer];
-  const hashed = hashVerificationToken(key, identifier, token);
+  const [secret] = tokenSecrets(ctx, provider) as [string];
+  const hashed = hashVerificationToken(verificationTokenKey(secret), identifier, token);
   const expires = new Date(Date.now() + provider.maxAge * 1000);
-  await adapter.createVerificationToken({ identifier, token: hashed, expires });
-
-  const params = new URLSearchParams({ callbackUrl, token, email: identifier });
-  const url = `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}?${params}`;
-  try {
-    await provider.sendVerificationRequest({
-      identifier,
-      url,
-      expires,
-      provider: provider as EmailConfig,
-      token,
-      theme: ctx.config.theme,
-      request: req.toRequest(),
-    });
-  } catch (e) {
+  const codeOptions = emailCodeOptions(provider);
+  const withLink = provider.link !== false;
+  const records: string[] = withLink ? [hashed] : [];
+  let code: string | undefined;
+  let sendId: string | undefined;
+  if (codeOptions) {
+    const codeKey = emailCodeKey(secret);
+    sendId = emailSendId(codeKey, identifier, token);
+    code = randomEmailCode(codeOptions.length);
+    records.push(codeRecord(codeKey, identifier, sendId, code), aliveRecord(codeKey, identifier, sendId));
+    for (let i = 0; i < codeOptions.attempts; i++) records.push(attemptRecord(codeKey, identifier, sendId, i));
+  }
+  // Every record or none: a failed write or send consumes again whatever was stored.
+  const withdraw = async (stored: string[]) => {
     try {
-      await adapter.useVerificationToken({ identifier, token: hashed });
+      await Promise.all(stored.map((value) => adapter.useVerificationToken({ identifier, token: value })));
     } catch (cleanup) {
       ctx.config.logger.error(
         cleanup instanceof AuthError
@@ -104,23 +112,53 @@ export async function sendSignInLink(
           : new AuthError("The unsent verification token could not be removed", { err: cleanup as Error }),
       );
     }
-    throw new EmailSignInError("The sign-in e-mail could not be sent", { err: e as Error, provider: provider.id });
+  };
+  const written = await Promise.allSettled(
+    records.map((value) => adapter.createVerificationToken({ identifier, token: value, expires })),
+  );
+  const failed = written.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) {
+    await withdraw(records.filter((_, i) => written[i]?.status === "fulfilled"));
+    throw failed.reason;
   }
 
-  const query = new URLSearchParams({ provider: provider.id, type: "email" });
-  const custom = ctx.config.pages.verifyRequest;
-  const target = custom
-    ? `${custom}${custom.includes("?") ? "&" : "?"}${query}`
-    : `${ctx.authUrl}/verify-request?${query}`;
+  const target = verifyRequestUrl(ctx, provider.id);
+  const params = new URLSearchParams({ callbackUrl, token, email: identifier });
+  const url = withLink ? `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}?${params}` : target;
+  try {
+    await provider.sendVerificationRequest({
+      identifier,
+      url,
+      expires,
+      provider: provider as EmailConfig,
+      token,
+      code,
+      theme: ctx.config.theme,
+      request: req.toRequest(),
+    });
+  } catch (e) {
+    await withdraw(records);
+    throw new EmailSignInError("The sign-in e-mail could not be sent", { err: e as Error, provider: provider.id });
+  }
+  if (sendId) setCodeCookie(req, ctx, provider, { identifier, sendId });
   return { redirect: target, cookies: ctx.cookies };
 }
 
+/** The verify-request page of `providerId` (the application's, or the built-in one), with `extra` query. */
+export function verifyRequestUrl(ctx: Context, providerId: string, extra: Record<string, string> = {}): string {
+  const query = new URLSearchParams({ provider: providerId, type: "email", ...extra });
+  const custom = ctx.config.pages.verifyRequest;
+  return custom ? `${custom}${custom.includes("?") ? "&" : "?"}${query}` : `${ctx.authUrl}/verify-request?${query}`;
+}
 /**
  * `GET /callback/<email provider>?token=&email=&callbackUrl=`: consumes the token (once, through
  * the adapter's atomic `useVerificationToken`), asks the `signIn` callback, finds or creates the
  * user with `emailVerified` set, starts the session and redirects to the callback URL (or to
  * `pages.newUser` for a new user). A missing, unknown, used or expired token, or a token used with
- * another address, is `Verification` (`/error?error=Verification`).
+ * another address, is `Verification` (`/error?error=Verification`). When the provider mails codes,
+ * the link also dies with its e-mail's code (spent attempts, or the code signed in first).
+ *
+ * `POST /callback/<email provider>` with a `code` field is the code form (`submitEmailCode`).
  */
 export async function emailCallback(
   req: RequestInternal,
@@ -128,6 +166,7 @@ export async function emailCallback(
   provider: InternalProvider,
 ): Promise<ResponseInternal> {
   if (provider.type !== "email") throw new Verification(`Provider "${provider.id}" is not an e-mail provider`);
+  if (req.method === "POST" && req.body?.code !== undefined) return submitEmailCode(req, ctx, provider);
   const adapter = adapterOf(ctx);
   const token = req.query.token ?? req.body?.token;
   const email = req.query.email ?? req.body?.email;
@@ -141,16 +180,50 @@ export async function emailCallback(
     throw new Verification("The sign-in link's e-mail address was refused", { err: e as Error });
   }
 
+  if (provider.link === false) throw new Verification("This provider mails codes only; a link was followed");
+
   let record: Awaited<ReturnType<Required<Adapter>["useVerificationToken"]>> = null;
-  for (const key of tokenKeys(ctx, provider)) {
-    record = await adapter.useVerificationToken({ identifier, token: hashVerificationToken(key, identifier, token) });
-    if (record) break;
+  let secret: string | undefined;
+  for (const candidate of tokenSecrets(ctx, provider)) {
+    const hashed = hashVerificationToken(verificationTokenKey(candidate), identifier, token);
+    record = await adapter.useVerificationToken({ identifier, token: hashed });
+    if (record) {
+      secret = candidate;
+      break;
+    }
   }
-  if (!record) throw new Verification("The sign-in link is unknown, already used or for another address");
+  if (!record || !secret) throw new Verification("The sign-in link is unknown, already used or for another address");
   if (record.identifier !== identifier || new Date(record.expires).valueOf() <= Date.now()) {
     throw new Verification("The sign-in link has expired");
   }
+  const codeOptions = emailCodeOptions(provider);
+  if (codeOptions) {
+    // The e-mail also carried a code: the link needs the last attempt record (gone once every
+    // attempt was spent on wrong codes) and then the alive record (gone once the code signed in).
+    const codeKey = emailCodeKey(secret);
+    const sendId = emailSendId(codeKey, identifier, token);
+    const last = attemptRecord(codeKey, identifier, sendId, codeOptions.attempts - 1);
+    if (!(await adapter.useVerificationToken({ identifier, token: last }))) {
+      throw new Verification("The sign-in link is void: its e-mail's code was guessed wrong too many times");
+    }
+    if (!(await adapter.useVerificationToken({ identifier, token: aliveRecord(codeKey, identifier, sendId) }))) {
+      throw new Verification("The sign-in link is void: its e-mail's code already signed in");
+    }
+  }
+  return completeEmailSignIn(req, ctx, provider, identifier);
+}
 
+/**
+ * The end of an e-mail sign-in, once the address is proven (by the link or by the code): asks the
+ * `signIn` callback, finds or creates the user (`loginWithEmail`), starts the session and lands.
+ */
+export async function completeEmailSignIn(
+  req: RequestInternal,
+  ctx: Context,
+  provider: EmailProvider,
+  identifier: string,
+): Promise<ResponseInternal> {
+  const adapter = adapterOf(ctx);
   const existing = await adapter.getUserByEmail(identifier);
   // A holder of the address who never proved it is not who signs in (loginWithEmail releases it).
   const candidate: AdapterUser = existing?.emailVerified

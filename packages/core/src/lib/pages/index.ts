@@ -1,7 +1,7 @@
 import type { ResponseInternal } from "../../types.js";
 import type { Context } from "../context.js";
 import { page } from "./layout.js";
-import { errorPage, signoutPage, verifyRequestPage } from "./other-pages.js";
+import { type CodeForm, errorPage, signoutPage, verifyRequestPage } from "./other-pages.js";
 
 /** The built-in pages other than sign-in, as responses. */
 export const otherPages = {
@@ -13,8 +13,8 @@ export const otherPages = {
     const { title, status, content } = errorPage({ authUrl: ctx.authUrl, origin: ctx.origin, error });
     return page({ title, status, content, theme: ctx.config.theme, cookies: ctx.cookies });
   },
-  verifyRequest(ctx: Context): ResponseInternal {
-    const { title, content } = verifyRequestPage({ origin: ctx.origin });
+  verifyRequest(ctx: Context, code?: CodeForm): ResponseInternal {
+    const { title, content } = verifyRequestPage({ origin: ctx.origin, code });
     return page({ title, content, theme: ctx.config.theme, cookies: ctx.cookies });
   },
 };

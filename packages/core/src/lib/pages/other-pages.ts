@@ -11,12 +11,35 @@ export function signoutPage(props: { authUrl: string; csrfToken: string; callbac
   };
 }
 
-/** The page shown after a sign-in e-mail was sent. */
-export function verifyRequestPage(props: { origin: string }): { title: string; content: SafeHtml } {
+/** The code form of the verify-request page: where it posts, its CSRF token, the code's length. */
+export interface CodeForm {
+  action: string;
+  csrfToken: string;
+  length: number;
+  /** The last code was refused. */
+  error?: boolean;
+  /** The e-mail has no link, only the code. */
+  codeOnly?: boolean;
+}
+
+/**
+ * The page shown after a sign-in e-mail was sent; with `code`, a form to type the mailed code
+ * (posted with the CSRF token to the e-mail provider's callback).
+ */
+export function verifyRequestPage(props: { origin: string; code?: CodeForm }): { title: string; content: SafeHtml } {
   const host = new URL(props.origin).host;
+  const { code } = props;
+  const sent = code
+    ? code.codeOnly
+      ? "A sign-in code has been sent to your e-mail address."
+      : "A sign-in code and link have been sent to your e-mail address."
+    : "A sign-in link has been sent to your e-mail address.";
+  const form = code
+    ? html`${code.error ? html`<div class="error"><p>That code is not valid. It may be mistyped, used or expired; after too many tries, ask for a new e-mail.</p></div>` : ""}<form class="email-code" action="${code.action}" method="POST"><input type="hidden" name="csrfToken" value="${code.csrfToken}"><label class="section-header" for="input-email-code">Sign-in code</label><input id="input-email-code" type="text" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]*" minlength="${code.length}" maxlength="${code.length}" required autofocus><button id="submitButton" type="submit">Sign in with code</button></form>`
+    : "";
   return {
     title: "Check your e-mail",
-    content: html`<div class="card verify-request"><h1>Check your e-mail</h1><p>A sign-in link has been sent to your e-mail address.</p><p><a class="site" href="${props.origin}">${host}</a></p></div>`,
+    content: html`<div class="card verify-request"><h1>Check your e-mail</h1><p>${sent}</p>${form}<p><a class="site" href="${props.origin}">${host}</a></p></div>`,
   };
 }
 

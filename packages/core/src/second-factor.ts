@@ -25,9 +25,9 @@
  */
 import qrcode from "qrcode-generator";
 import { AuthError, InvalidConfiguration, RateLimited } from "./errors.js";
+import { reserveSecondFactorAttempt } from "./lib/attempts.js";
 import { type Env, type ResolvedConfig, resolveConfig } from "./lib/config.js";
 import type { Context } from "./lib/context.js";
-import { reserveSecondFactorAttempt } from "./lib/rate-limiter.js";
 import {
   canonicalBackupCode,
   hashBackupCode,
@@ -36,8 +36,8 @@ import {
   openSecret,
   sealSecret,
   secondFactorStore,
-} from "./lib/second-factor-secret.js";
-import { matchTotp, TOTP_DIGITS, TOTP_PERIOD, timeStep } from "./lib/totp.js";
+} from "./lib/flows/second-factor/secret.js";
+import { matchTotp, TOTP_DIGITS, TOTP_PERIOD, timeStep } from "./lib/flows/second-factor/totp.js";
 import type { AuthConfig } from "./types.js";
 
 /** Options every function here takes. */

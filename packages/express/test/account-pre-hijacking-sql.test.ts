@@ -19,7 +19,7 @@ import mysqlPromise from "mysql2/promise";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serviceAvailable } from "../../adapter-test/src/services.js";
-import { hashVerificationToken, verificationTokenKey } from "../../core/src/lib/email/token.js";
+import { hashVerificationToken, verificationTokenKey } from "../../core/src/lib/flows/email/token.js";
 import { SECRET, type SmtpFixture, smtpServer, startSmtp } from "../../core/test/email/helpers.js";
 import { Browser } from "../../core/test/oauth/support/browser.js";
 import { SoftAuthenticator } from "../../core/test/webauthn/soft-authenticator.js";

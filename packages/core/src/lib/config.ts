@@ -30,22 +30,22 @@ import type {
   SessionOptions,
   Theme,
 } from "../types.js";
+import { type ResolvedRateLimit, resolveRateLimit } from "./attempts.js";
 import { type CookieRole, defaultCookies } from "./cookies.js";
 import { type CsrfKeys, deriveCsrfKeys } from "./csrf.js";
-import { emailCodeOptions } from "./email/code.js";
 import type { Env } from "./env.js";
 import { withEnvDefaults } from "./env.js";
+import { emailCodeOptions } from "./flows/email/code.js";
+import type { RefreshOutcome } from "./flows/oauth/refresh.js";
 import {
   assertConditionalUI,
   resolveWebAuthnProvider,
   type WebAuthnProviderInternal,
   webauthnAdapterMethods,
-} from "./flows/webauthn-config.js";
+} from "./flows/webauthn/config.js";
 import { createLogger } from "./logger.js";
 import { isPlainObject, merge } from "./merge.js";
-import type { RefreshOutcome } from "./oauth/refresh.js";
-import { applyProviderOptions } from "./providers.js";
-import { type ResolvedRateLimit, resolveRateLimit } from "./rate-limiter.js";
+import { applyProviderOptions } from "./provider-options.js";
 import { defaultRedirect } from "./redirect.js";
 import { type ResolvedRevocation, resolveRevocation } from "./session/revocation-list.js";
 import { skipCSRFCheck } from "./symbols.js";

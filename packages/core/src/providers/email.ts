@@ -20,12 +20,12 @@
  * ```
  * @module providers/email
  */
-import { sendWithNodemailer } from "../lib/email/send.js";
+import { sendWithNodemailer } from "../lib/flows/email/send.js";
 import type { customFetch } from "../lib/symbols.js";
 import type { Awaitable, Theme } from "../types.js";
 
-export { InvalidEmailAddress, normalizeEmailIdentifier } from "../lib/email/identifier.js";
-export { type EmailMessage, emailMessage } from "../lib/email/message.js";
+export { InvalidEmailAddress, normalizeEmailIdentifier } from "../lib/flows/email/identifier.js";
+export { type EmailMessage, emailMessage } from "../lib/flows/email/message.js";
 
 /** What `sendVerificationRequest` receives. */
 export interface SendVerificationRequestParams {

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { AuthConfig } from "../../src/index.js";
-import { hashVerificationToken, verificationTokenKey } from "../../src/lib/email/token.js";
+import { hashVerificationToken, verificationTokenKey } from "../../src/lib/flows/email/token.js";
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from "../../src/memory-adapter.js";
 import Email from "../../src/providers/email.js";
 import Nodemailer from "../../src/providers/nodemailer.js";

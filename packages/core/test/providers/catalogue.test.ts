@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { merge } from "../../src/lib/merge.js";
-import { applyProviderOptions } from "../../src/lib/providers.js";
+import { applyProviderOptions } from "../../src/lib/provider-options.js";
 import type { OAuthConfig } from "../../src/providers/oauth.js";
 import type { User } from "../../src/types.js";
 import { samples } from "./samples.js";

@@ -1,6 +1,6 @@
 /** The providers whose endpoints need custom requests or response fixes, through the custom fetch. */
 import { describe, expect, it } from "vitest";
-import { applyProviderOptions } from "../../src/lib/providers.js";
+import { applyProviderOptions } from "../../src/lib/provider-options.js";
 import { customFetch } from "../../src/lib/symbols.js";
 import Bitbucket from "../../src/providers/bitbucket.js";
 import Dropbox from "../../src/providers/dropbox.js";

@@ -13,19 +13,19 @@ export async function callback(req: RequestInternal, ctx: Context): Promise<Resp
       return credentialsCallback(req, ctx);
     case "oauth":
     case "oidc": {
-      const { oauthCallback } = await import("../flows/oauth.js");
+      const { oauthCallback } = await import("../flows/oauth/index.js");
       return oauthCallback(req, ctx, provider);
     }
     case "email": {
-      const { emailCallback } = await import("../flows/email.js");
+      const { emailCallback } = await import("../flows/email/index.js");
       return emailCallback(req, ctx, provider);
     }
     case "totp": {
-      const { secondFactorCallback } = await import("../flows/second-factor.js");
+      const { secondFactorCallback } = await import("../flows/second-factor/index.js");
       return secondFactorCallback(req, ctx, provider);
     }
     case "webauthn": {
-      const { webauthnCallback } = await import("../flows/webauthn.js");
+      const { webauthnCallback } = await import("../flows/webauthn/index.js");
       return webauthnCallback(req, ctx, provider);
     }
     default:

@@ -1,6 +1,6 @@
 import type { ResponseInternal } from "../../types.js";
 import type { Context } from "../context.js";
-import { emailCodeOptions } from "../email/code.js";
+import { emailCodeOptions } from "../flows/email/code.js";
 import { otherPages } from "../pages/index.js";
 import type { RequestInternal } from "../request.js";
 import { withQuery } from "../url.js";

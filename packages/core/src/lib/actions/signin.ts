@@ -45,11 +45,11 @@ export async function signinPost(req: RequestInternal, ctx: Context): Promise<Re
   switch (provider.type) {
     case "oauth":
     case "oidc": {
-      const { startOAuth } = await import("../flows/oauth.js");
+      const { startOAuth } = await import("../flows/oauth/index.js");
       return startOAuth(req, ctx, provider);
     }
     case "email": {
-      const { sendSignInLink } = await import("../flows/email.js");
+      const { sendSignInLink } = await import("../flows/email/index.js");
       return sendSignInLink(req, ctx, provider);
     }
     default:

@@ -1,8 +1,8 @@
 import { RateLimited } from "../../errors.js";
 import type { ResponseInternal } from "../../types.js";
+import { reserveWebAuthnOptions } from "../attempts.js";
 import type { Context } from "../context.js";
-import { WEBAUTHN_SCRIPT } from "../flows/webauthn-config.js";
-import { reserveWebAuthnOptions } from "../rate-limiter.js";
+import { WEBAUTHN_SCRIPT } from "../flows/webauthn/config.js";
 import type { RequestInternal } from "../request.js";
 
 /**
@@ -20,7 +20,7 @@ export async function webauthnOptions(req: RequestInternal, ctx: Context): Promi
   if (config.experimental.enableWebAuthn) {
     // The flow (and its optional peer) loads on the first WebAuthn request, not with the router.
     if (req.providerId === WEBAUTHN_SCRIPT && config.providers.some((p) => p.type === "webauthn"))
-      return (await import("../flows/webauthn.js")).webauthnScriptResponse();
+      return (await import("../flows/webauthn/index.js")).webauthnScriptResponse();
     if (ctx.provider?.type === "webauthn") {
       try {
         await reserveWebAuthnOptions(req, ctx);
@@ -33,7 +33,7 @@ export async function webauthnOptions(req: RequestInternal, ctx: Context): Promi
           body: { error: "RateLimited", message: "Too many WebAuthn options requests; retry later" },
         };
       }
-      return (await import("../flows/webauthn.js")).webauthnOptionsFlow(req, ctx, ctx.provider);
+      return (await import("../flows/webauthn/index.js")).webauthnOptionsFlow(req, ctx, ctx.provider);
     }
   }
   return {

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { AuthError, CallbackRouteError, CredentialsSignin } from "../../errors.js";
 import type { Account, ResponseInternal, User } from "../../types.js";
+import { reserveCredentialsAttempt } from "../attempts.js";
 import type { Context } from "../context.js";
-import { reserveCredentialsAttempt } from "../rate-limiter.js";
 import { lazyRequest, type RequestInternal } from "../request.js";
-import { loginWithCredentials } from "./handle-login.js";
-import { askSignIn, landing, startSession } from "./sign-in.js";
+import { askSignIn, landing, startSession } from "./finish-sign-in.js";
+import { loginWithCredentials } from "./identity.js";
 
 type CredentialsProvider = Extract<NonNullable<Context["provider"]>, { type: "credentials" }>;
 

@@ -15,7 +15,7 @@
  */
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, randomUUID } from "node:crypto";
 import type { RefreshStore } from "../../refresh-store.js";
-import type { RefreshOutcome } from "../oauth/refresh.js";
+import type { RefreshOutcome } from "../flows/oauth/refresh.js";
 
 /** Longer than a provider request may take (15 s), so a live holder never loses its lock. */
 export const LOCK_TTL_MS = 20_000;

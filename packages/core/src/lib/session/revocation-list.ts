@@ -315,7 +315,7 @@ export class MemoryRevocationStore implements RevocationStore {
 }
 
 // The default store belongs to the application's configuration object, as the rate limiter's does
-// (lib/rate-limiter.ts): a secret rotation or a framework shell resolves the same object again,
+// (lib/attempts.ts): a secret rotation or a framework shell resolves the same object again,
 // and none of these may forget a revocation.
 const defaultStores = new WeakMap<AuthConfig, MemoryRevocationStore>();
 

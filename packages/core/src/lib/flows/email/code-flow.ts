@@ -1,22 +1,15 @@
 /**
  * The code half of e-mail sign-in: the sealed cookie that remembers which e-mail this browser asked
  * for, and `POST /callback/<email provider>` with the code typed on the verify-request page.
- * The records it consumes are described in `lib/email/code.ts`.
+ * The records it consumes are described in `lib/flows/email/code.ts`.
  */
-import { MissingCSRF, Verification } from "../../errors.js";
-import type { CookieSerializeOptions, ResponseInternal } from "../../types.js";
-import type { Context } from "../context.js";
-import {
-  aliveRecord,
-  attemptRecord,
-  codeRecord,
-  emailCodeKey,
-  emailCodeOptions,
-  parseSubmittedCode,
-} from "../email/code.js";
-import { openToken, sealToken } from "../jwe.js";
-import { reserveEmailCodeAttempt } from "../rate-limiter.js";
-import type { RequestInternal } from "../request.js";
+import { MissingCSRF, Verification } from "../../../errors.js";
+import type { CookieSerializeOptions, ResponseInternal } from "../../../types.js";
+import { reserveEmailCodeAttempt } from "../../attempts.js";
+import type { Context } from "../../context.js";
+import { openToken, sealToken } from "../../jwe.js";
+import type { RequestInternal } from "../../request.js";
+import { aliveRecord, attemptRecord, codeRecord, emailCodeKey, emailCodeOptions, parseSubmittedCode } from "./code.js";
 import {
   adapterOf,
   completeEmailSignIn,
@@ -24,7 +17,7 @@ import {
   normalize,
   tokenSecrets,
   verifyRequestUrl,
-} from "./email.js";
+} from "./index.js";
 
 /** What the code cookie seals: the provider, the normalised address and the e-mail's send id. */
 interface CodeClaims {

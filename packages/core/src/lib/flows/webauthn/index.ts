@@ -1,23 +1,23 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Adapter, AdapterAuthenticator, AdapterUser } from "../../adapters.js";
+import type { Adapter, AdapterAuthenticator, AdapterUser } from "../../../adapters.js";
 import {
   AccountNotLinked,
   AuthError,
   InvalidCheck,
   InvalidConfiguration,
   WebAuthnVerificationError,
-} from "../../errors.js";
-import type { RelyingParty, WebAuthnAction, WebAuthnConfig, WebAuthnUserInfo } from "../../providers/webauthn.js";
-import type { Account, ResponseInternal, User } from "../../types.js";
-import type { Context } from "../context.js";
-import { expiredCookie } from "../cookies.js";
-import { openToken, sealToken } from "../jwe.js";
-import { webauthnScript } from "../pages/webauthn-script.js";
-import type { RequestInternal } from "../request.js";
-import { noStore } from "../response.js";
-import { currentUser, loginWithAccount } from "./handle-login.js";
-import { askSignIn, landing, startSession } from "./sign-in.js";
-import type { WebAuthnProviderInternal } from "./webauthn-config.js";
+} from "../../../errors.js";
+import type { RelyingParty, WebAuthnAction, WebAuthnConfig, WebAuthnUserInfo } from "../../../providers/webauthn.js";
+import type { Account, ResponseInternal, User } from "../../../types.js";
+import type { Context } from "../../context.js";
+import { expiredCookie } from "../../cookies.js";
+import { openToken, sealToken } from "../../jwe.js";
+import type { RequestInternal } from "../../request.js";
+import { noStore } from "../../response.js";
+import { askSignIn, landing, startSession } from "../finish-sign-in.js";
+import { currentUser, loginWithAccount } from "../identity.js";
+import type { WebAuthnProviderInternal } from "./config.js";
+import { webauthnScript } from "./script.js";
 
 /**
  * A copy the library may write to: @simplewebauthn/server fills defaults into the objects it is

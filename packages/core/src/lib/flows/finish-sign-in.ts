@@ -9,7 +9,7 @@ import { providerTokensOf } from "../refresh/tokens.js";
 import type { RequestInternal } from "../request.js";
 import { sessionTokenCookies } from "../session/jwt-strategy.js";
 import { withQuery } from "../url.js";
-import { holdForSecondFactor, methodOf, totpProviderOf } from "./second-factor.js";
+import { holdForSecondFactor, methodOf, totpProviderOf } from "./second-factor/index.js";
 
 // Sign-ins held for a second factor in this request: `landing` sends them to the code page.
 // Keyed by the request's context, so the flows that call `startSession` need no other change.

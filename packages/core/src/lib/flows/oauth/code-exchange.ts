@@ -6,10 +6,10 @@
  */
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import * as o from "oauth4webapi";
-import { AuthError, InvalidConfiguration, OAuthCallbackError, OAuthProfileParseError } from "../../errors.js";
-import type { Account, Profile, TokenSet, User } from "../../types.js";
-import { escapeForLog } from "../logger.js";
-import { defaultProfile } from "../profile.js";
+import { AuthError, InvalidConfiguration, OAuthCallbackError, OAuthProfileParseError } from "../../../errors.js";
+import type { Account, Profile, TokenSet, User } from "../../../types.js";
+import { escapeForLog } from "../../logger.js";
+import { defaultProfile } from "../../profile.js";
 import {
   authorizationServer,
   forgetDiscovery,

@@ -2,9 +2,9 @@
  * The authorization request: the URL the user is sent to at the provider, and the check cookies
  * that go with it.
  */
-import { InvalidConfiguration } from "../../errors.js";
-import type { Cookie } from "../../types.js";
-import type { Context } from "../context.js";
+import { InvalidConfiguration } from "../../../errors.js";
+import type { Cookie } from "../../../types.js";
+import type { Context } from "../../context.js";
 import { checkCookie, createNonce, createPkce, createState } from "./checks.js";
 import type { OAuthProvider } from "./discovery.js";
 

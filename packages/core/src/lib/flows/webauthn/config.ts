@@ -3,7 +3,7 @@
  * WebAuthn flow, so that resolving a configuration does not load the flow (and its optional
  * peer, @simplewebauthn/server) for applications that never serve a passkey request.
  */
-import type { Adapter } from "../../adapters.js";
+import type { Adapter } from "../../../adapters.js";
 import {
   DuplicateConditionalUI,
   ExperimentalFeatureNotEnabled,
@@ -11,8 +11,8 @@ import {
   InvalidProvider,
   MissingAdapter,
   MissingWebAuthnAutocomplete,
-} from "../../errors.js";
-import type { RelyingPartyOptions, WebAuthnConfig } from "../../providers/webauthn.js";
+} from "../../../errors.js";
+import type { RelyingPartyOptions, WebAuthnConfig } from "../../../providers/webauthn.js";
 
 /** The path segment the browser script is served at: `<basePath>/webauthn-script.js`. */
 export const WEBAUTHN_SCRIPT = "webauthn-script.js";

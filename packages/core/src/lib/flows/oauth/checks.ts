@@ -5,12 +5,12 @@
  * cookies are cleared on every callback, whatever its outcome.
  */
 import * as o from "oauth4webapi";
-import { InvalidCheck } from "../../errors.js";
-import type { Cookie, CookieSerializeOptions } from "../../types.js";
-import type { Context } from "../context.js";
-import { expiredCookie } from "../cookies.js";
-import { openToken, sealToken } from "../jwe.js";
-import type { RequestInternal } from "../request.js";
+import { InvalidCheck } from "../../../errors.js";
+import type { Cookie, CookieSerializeOptions } from "../../../types.js";
+import type { Context } from "../../context.js";
+import { expiredCookie } from "../../cookies.js";
+import { openToken, sealToken } from "../../jwe.js";
+import type { RequestInternal } from "../../request.js";
 
 /** Cookie roles that hold a check value. */
 export type CheckRole = "pkceCodeVerifier" | "state" | "nonce";

@@ -1,10 +1,14 @@
 import { randomUUID } from "node:crypto";
-import type { Adapter, AdapterUser } from "../../adapters.js";
-import { AuthError, EmailSignInError, Verification } from "../../errors.js";
-import type { EmailConfig } from "../../providers/email.js";
-import type { Account, ResponseInternal } from "../../types.js";
-import type { InternalProvider } from "../config.js";
-import type { Context } from "../context.js";
+import type { Adapter, AdapterUser } from "../../../adapters.js";
+import { AuthError, EmailSignInError, Verification } from "../../../errors.js";
+import type { EmailConfig } from "../../../providers/email.js";
+import type { Account, ResponseInternal } from "../../../types.js";
+import { reserveEmailSend } from "../../attempts.js";
+import type { InternalProvider } from "../../config.js";
+import type { Context } from "../../context.js";
+import type { RequestInternal } from "../../request.js";
+import { askSignIn, landing, startSession } from "../finish-sign-in.js";
+import { loginWithEmail } from "../identity.js";
 import {
   aliveRecord,
   attemptRecord,
@@ -13,14 +17,10 @@ import {
   emailCodeOptions,
   emailSendId,
   randomEmailCode,
-} from "../email/code.js";
-import { assertSingleMailbox, normalizeEmailIdentifier } from "../email/identifier.js";
-import { hashVerificationToken, randomVerificationToken, verificationTokenKey } from "../email/token.js";
-import { reserveEmailSend } from "../rate-limiter.js";
-import type { RequestInternal } from "../request.js";
-import { setCodeCookie, submitEmailCode } from "./email-code.js";
-import { loginWithEmail } from "./handle-login.js";
-import { askSignIn, landing, startSession } from "./sign-in.js";
+} from "./code.js";
+import { setCodeCookie, submitEmailCode } from "./code-flow.js";
+import { assertSingleMailbox, normalizeEmailIdentifier } from "./identifier.js";
+import { hashVerificationToken, randomVerificationToken, verificationTokenKey } from "./token.js";
 
 export type EmailProvider = Extract<InternalProvider, { type: "email" }>;
 

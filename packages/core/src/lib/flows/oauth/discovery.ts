@@ -5,9 +5,9 @@
  * itself stays frozen); a failed lookup is not cached, so the next request tries again.
  */
 import * as o from "oauth4webapi";
-import type { OAuthConfigInternal } from "../../providers/oauth.js";
-import type { Profile } from "../../types.js";
-import { customFetch } from "../symbols.js";
+import type { OAuthConfigInternal } from "../../../providers/oauth.js";
+import type { Profile } from "../../../types.js";
+import { customFetch } from "../../symbols.js";
 
 /** A resolved OAuth 2 or OpenID Connect provider. */
 export type OAuthProvider = OAuthConfigInternal<Profile> & {

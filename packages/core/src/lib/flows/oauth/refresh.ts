@@ -4,8 +4,14 @@
  * the callback does it.
  */
 import * as o from "oauth4webapi";
-import type { TokenSet } from "../../types.js";
-import { callbackError, clientAuthentication, clientOf, forgetStaleMetadata, normalizeTokens } from "./callback.js";
+import type { TokenSet } from "../../../types.js";
+import {
+  callbackError,
+  clientAuthentication,
+  clientOf,
+  forgetStaleMetadata,
+  normalizeTokens,
+} from "./code-exchange.js";
 import { authorizationServer, httpOptions, type OAuthProvider } from "./discovery.js";
 
 /** What a refresh attempt ended with. */

@@ -17,8 +17,8 @@
  * was spent: the verification is void), then the alive record.
  */
 import { createHmac, hkdfSync, randomInt } from "node:crypto";
-import { InvalidProvider } from "../../errors.js";
-import type { EmailConfig } from "../../providers/email.js";
+import { InvalidProvider } from "../../../errors.js";
+import type { EmailConfig } from "../../../providers/email.js";
 
 /** The resolved `code` option of an e-mail provider. */
 export interface EmailCodeOptions {

@@ -4,18 +4,18 @@
  * provider → `GET|POST /callback/<id>` → checks consumed → code redeemed, id_token validated,
  * profile read → `signIn` callback → user and account through the adapter → session → redirect.
  */
-import type { Adapter } from "../../adapters.js";
-import { AuthError, InvalidCheck, OAuthProfileParseError, OAuthSignInError } from "../../errors.js";
-import type { ResponseInternal, TokenSet } from "../../types.js";
-import type { InternalProvider } from "../config.js";
-import type { Context } from "../context.js";
-import { authorizationRequest, proxyOrigin, redirectTarget } from "../oauth/authorization.js";
-import { completeAuthorization, type VerifiedChecks } from "../oauth/callback.js";
-import { clearChecks, decodeState, readCheck } from "../oauth/checks.js";
-import { authorizationServer, type OAuthProvider } from "../oauth/discovery.js";
-import type { RequestInternal } from "../request.js";
-import { loginWithAccount, oauthEmailProven } from "./handle-login.js";
-import { askSignIn, landing, startSession } from "./sign-in.js";
+import type { Adapter } from "../../../adapters.js";
+import { AuthError, InvalidCheck, OAuthProfileParseError, OAuthSignInError } from "../../../errors.js";
+import type { ResponseInternal, TokenSet } from "../../../types.js";
+import type { InternalProvider } from "../../config.js";
+import type { Context } from "../../context.js";
+import type { RequestInternal } from "../../request.js";
+import { askSignIn, landing, startSession } from "../finish-sign-in.js";
+import { loginWithAccount, oauthEmailProven } from "../identity.js";
+import { authorizationRequest, proxyOrigin, redirectTarget } from "./authorization.js";
+import { clearChecks, decodeState, readCheck } from "./checks.js";
+import { completeAuthorization, type VerifiedChecks } from "./code-exchange.js";
+import { authorizationServer, type OAuthProvider } from "./discovery.js";
 
 /**
  * `POST /signin/<id>` for an OAuth or OIDC provider (the CSRF token is already verified): sends the

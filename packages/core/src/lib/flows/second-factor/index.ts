@@ -10,19 +10,19 @@
  * use of the same cookie, exactly one can win; a code of an already used step never does.
  */
 import { randomUUID } from "node:crypto";
-import type { AdapterUser } from "../../adapters.js";
-import { AuthError, RateLimited } from "../../errors.js";
-import type { Account, Profile, ResponseInternal, User } from "../../types.js";
-import type { Context } from "../context.js";
-import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../cookies.js";
-import { openToken, sealToken } from "../jwe.js";
-import { page } from "../pages/layout.js";
-import { secondFactorPage } from "../pages/second-factor.js";
-import { reserveSecondFactorAttempt } from "../rate-limiter.js";
-import type { RequestInternal } from "../request.js";
-import { canonicalBackupCode, hashBackupCode, openSecret, secondFactorStore } from "../second-factor-secret.js";
-import { matchTotp, timeStep } from "../totp.js";
-import { withQuery } from "../url.js";
+import type { AdapterUser } from "../../../adapters.js";
+import { AuthError, RateLimited } from "../../../errors.js";
+import type { Account, Profile, ResponseInternal, User } from "../../../types.js";
+import { reserveSecondFactorAttempt } from "../../attempts.js";
+import type { Context } from "../../context.js";
+import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../../cookies.js";
+import { openToken, sealToken } from "../../jwe.js";
+import { page } from "../../pages/layout.js";
+import { secondFactorPage } from "../../pages/second-factor.js";
+import type { RequestInternal } from "../../request.js";
+import { withQuery } from "../../url.js";
+import { canonicalBackupCode, hashBackupCode, openSecret, secondFactorStore } from "./secret.js";
+import { matchTotp, timeStep } from "./totp.js";
 
 type TotpProvider = Extract<NonNullable<Context["provider"]>, { type: "totp" }>;
 
@@ -198,7 +198,7 @@ export async function secondFactorCallback(
     if (!stored) return signInAgain(req, ctx, provider);
     user = stored;
   }
-  const { startSession, landing } = await import("./sign-in.js");
+  const { startSession, landing } = await import("../finish-sign-in.js");
   await startSession(req, ctx, {
     user,
     account: pending.account,

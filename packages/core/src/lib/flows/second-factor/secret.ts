@@ -1,13 +1,13 @@
 /**
  * How second-factor material is kept: the TOTP key sealed (JWE, key derived from the
  * configuration's secret, bound to the user id) and backup codes hashed. Internal; shared by the
- * enrolment functions (`@latchkey/core/second-factor`) and the code check (flows/second-factor.ts).
+ * enrolment functions (`@latchkey/core/second-factor`) and the code check (flows/second-factor/index.ts).
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { Adapter } from "../adapters.js";
-import { InvalidConfiguration, MissingAdapterMethods } from "../errors.js";
-import type { ResolvedConfig } from "./config.js";
-import { openToken, sealToken } from "./jwe.js";
+import type { Adapter } from "../../../adapters.js";
+import { InvalidConfiguration, MissingAdapterMethods } from "../../../errors.js";
+import type { ResolvedConfig } from "../../config.js";
+import { openToken, sealToken } from "../../jwe.js";
 import { base32Decode, base32Encode } from "./totp.js";
 
 /** HKDF salt of the key sealing TOTP secrets: no cookie has this name, so no cookie opens with it. */

@@ -409,6 +409,7 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
     updateAge: positiveSeconds("session.updateAge", config.session?.updateAge, DAY, true),
     // 256 random bits: a session token is a bearer credential.
     generateSessionToken: config.session?.generateSessionToken ?? (() => randomBytes(32).toString("hex")),
+    recordClientAddress: config.session?.recordClientAddress === true,
   };
   const providers = frozenCopy(resolveProviders(config, basePath, strategy));
   assertConditionalUI(providers);

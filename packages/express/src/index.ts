@@ -25,6 +25,7 @@ export { customFetch, skipCSRFCheck } from "@latchkey/core";
 export * from "@latchkey/core/errors";
 export type * from "@latchkey/core/types";
 export { type ExpressRequestLike, toIncoming, writeResponse } from "./convert.js";
+export * from "./sessions.js";
 
 type Next = (error?: unknown) => void;
 

@@ -65,6 +65,8 @@ export interface ConfigCaches {
   readonly openedTokens: Map<string, { json: string; exp: number | undefined }>;
   /** Warnings already logged for this configuration (each once, not per request). */
   readonly warned: Set<string>;
+  /** Per-user queues of account unlinks in progress (see sessions.ts); an entry lives while one runs. */
+  readonly unlinks: Map<string, Promise<void>>;
 }
 
 /** The configuration after validation: defaults filled in, keys derived, deeply frozen. */
@@ -462,7 +464,7 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
     experimental: { enableWebAuthn: !!config.experimental?.enableWebAuthn },
     debug,
     rateLimit: resolveRateLimit(config.rateLimit, source),
-    caches: { origins: new Map(), openedTokens: new Map(), warned: new Set() },
+    caches: { origins: new Map(), openedTokens: new Map(), warned: new Set(), unlinks: new Map() },
   };
   return frozenCopy(resolved, new Set(["source", "caches", "adapter"]));
 }

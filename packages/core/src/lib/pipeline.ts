@@ -5,7 +5,7 @@
  * trusted, read the body, dispatch, and turn every failure into its answer.
  */
 import { AuthError, UnknownAction, UntrustedHost } from "../errors.js";
-import type { AuthConfig, ResponseInternal, Session } from "../types.js";
+import type { AuthConfig, CookieOption, ResponseInternal, Session } from "../types.js";
 import { cookiesFor, type Env, type ResolvedConfig, resolveConfig } from "./config.js";
 import { parseCookieHeader } from "./cookies.js";
 import {
@@ -252,24 +252,45 @@ export async function sessionOf(
   config: AuthConfig,
   options: Pick<ServeOptions, "env"> = {},
 ): Promise<Session | null> {
-  const resolved = resolveConfig(config, options.env);
-  let origin: { origin: string; trusted: boolean };
+  const { resolved, cookie, cookies } = sessionCookieOf(request, config, options);
+  if (!cookie) return null;
   try {
-    origin = originOf(resolved, request.protocol, request.host);
-  } catch (e) {
-    if (e instanceof MalformedHost) return null;
-    throw e;
-  }
-  if (!origin.trusted) throw untrustedHost(origin.origin);
-  try {
-    const { session } = await readSession(resolved, {
-      cookies: parseCookieHeader(request.cookieHeader),
-      cookie: cookiesFor(resolved, origin.origin).sessionToken,
-      reissue: false,
-    });
+    const { session } = await readSession(resolved, { cookies, cookie, reissue: false });
     return session as Session | null;
   } catch (e) {
     resolved.logger.error(e instanceof Error ? e : new AuthError(String(e)));
     return null;
   }
+}
+
+/**
+ * The resolved configuration, the request's cookies and the session cookie's name and options for
+ * the request's origin, as `sessionOf` reads them (`cookie` is null for a malformed host, which
+ * has no session). An untrusted host throws `UntrustedHost`.
+ *
+ * @example
+ * ```ts
+ * const { resolved, cookie, cookies } = sessionCookieOf({ protocol, host, cookieHeader }, config)
+ * const sessionToken = cookie ? cookies[cookie.name] : undefined
+ * ```
+ */
+export function sessionCookieOf(
+  request: SessionRequest,
+  config: AuthConfig,
+  options: Pick<ServeOptions, "env"> = {},
+): { resolved: ResolvedConfig; cookie: CookieOption | null; cookies: Record<string, string> } {
+  const resolved = resolveConfig(config, options.env);
+  let origin: { origin: string; trusted: boolean };
+  try {
+    origin = originOf(resolved, request.protocol, request.host);
+  } catch (e) {
+    if (e instanceof MalformedHost) return { resolved, cookie: null, cookies: {} };
+    throw e;
+  }
+  if (!origin.trusted) throw untrustedHost(origin.origin);
+  return {
+    resolved,
+    cookie: cookiesFor(resolved, origin.origin).sessionToken,
+    cookies: parseCookieHeader(request.cookieHeader),
+  };
 }

@@ -139,7 +139,7 @@ describe("the demo with DEMO_SESSIONS=database: the account page lists devices a
   const devicesOf = (html: string) =>
     [
       ...html.matchAll(
-        /<tr><td>([^<]*)<\/td><td>[^<]*<\/td><td>[^<]*<\/td><td>(This device|<form[^]*?name="id" value="([^"]+)")/g,
+        /<tr><td>([^<]*)<\/td><td>[^<]*<\/td><td>[^<]*<\/td><td>(This device|<form[\s\S]*?name="id" value="([^"]+)")/g,
       ),
     ].map((m) => ({ device: m[1], current: m[2] === "This device", id: m[3] }));
 

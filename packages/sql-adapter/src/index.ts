@@ -549,6 +549,9 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
  * runs work in a Kysely transaction. With mysql2, give the pool `timezone: "Z"` so that DATETIME
  * values mean UTC whatever the server's time zone. Keys compare bytes in every dialect once
  * {@link migrate} has run (on MySQL/MariaDB it gives key columns a NO PAD byte collation).
+ * `listSessions`, `deleteSessions` and `listAccounts` (Latchkey extensions) serve
+ * `@latchkey/core/sessions`; session metadata is stored once `migrate` has added its columns, and
+ * left out (sign-in unaffected, one warning) until then.
  *
  * @param db A `Kysely` instance (kysely 0.28) with `SqliteDialect`, `PostgresDialect` or `MysqlDialect`.
  * @param options Other table names (see {@link SqlOptions}).

@@ -310,6 +310,8 @@ async function existingNames(db: AnyKysely, dialect: DialectName, kind: "table" 
  * column names of Auth.js's schema. Unique indexes on `users.email`, `accounts(provider,
  * providerAccountId)`, `sessions.sessionToken`, `verification_tokens(identifier, token)` and
  * `authenticators.credentialID`; plain indexes on every `userId` and on `verification_tokens.expires`.
+ * The sessions table gets the nullable metadata columns `createdAt`, `lastSeenAt`, `device` and
+ * `clientAddress` (added to a table made before them, or by Auth.js).
  * On MySQL and MariaDB, key columns compare bytes (collation `utf8mb4_nopad_bin` or
  * `utf8mb4_0900_bin`): existing tables whose keys use another collation are changed.
  *

@@ -163,6 +163,17 @@ function pick<K extends string>(source: Partial<Record<K, unknown>>, keys: reado
   return picked;
 }
 
+/** PostgreSQL `42703`, MySQL/MariaDB `ER_BAD_FIELD_ERROR`, SQLite "no such column". */
+function isMissingColumn(error: unknown): boolean {
+  const { code, errno, message } = (error ?? {}) as { code?: unknown; errno?: unknown; message?: unknown };
+  return (
+    code === "42703" ||
+    code === "ER_BAD_FIELD_ERROR" ||
+    errno === 1054 ||
+    (typeof message === "string" && /no such column/i.test(message))
+  );
+}
+
 /** How long the adapter trusts an answer that the session metadata columns are missing. */
 const metadataRecheckMs = 30_000;
 
@@ -195,7 +206,10 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
       try {
         await sql`select ${sql.join(sessionMetadataColumns.map((column) => sql.ref(column)))}
           from ${sql.table(t.sessions)} where 1 = 0`.execute(shared.root);
-      } catch {
+      } catch (error) {
+        // Only a missing column is an answer; a connection failure says nothing about the schema
+        // (and the caller's own statement will fail the same way): ask again next time.
+        if (!isMissingColumn(error)) return false;
         present = false;
         if (!shared.warned) {
           shared.warned = true;

@@ -172,11 +172,14 @@ describe.skipIf(!runs)("the demo in Chromium", () => {
     await page.waitForFunction(
       () => !!document.querySelector<HTMLInputElement>("#add-passkey [name=csrfToken]")?.value,
     );
+    // The page is already at /account: wait for the callback's redirect back to it, not the URL.
     await Promise.all([
-      page.waitForURL(`${demo.url}/account`),
+      page.waitForResponse((r) => r.url() === `${demo.url}/auth/callback/passkey` && r.request().method() === "POST"),
       page.getByRole("button", { name: "Add a passkey" }).click(),
     ]);
-    await page.waitForSelector("#passkeys");
+    // The redirect's page load is not a URL change: wait for the new page's count.
+    await page.waitForFunction(() => document.querySelector("#passkeys")?.textContent !== "0 registered.");
+    expect(page.url()).toBe(`${demo.url}/account`);
     expect(await page.textContent("#passkeys")).toBe("1 registered.");
     expect((await cdp.send("WebAuthn.getCredentials", { authenticatorId })).credentials).toHaveLength(1);
     expect(JSON.parse((await page.textContent("#session")) ?? "null")).toMatchObject({

@@ -2,7 +2,17 @@
  * The demo's Express application: Latchkey's routes under /auth, and a few pages that read the
  * session with getSession().
  */
-import { type AuthConfig, ExpressAuth, getSession } from "@latchkey/express";
+import {
+  type AuthConfig,
+  AuthError,
+  ExpressAuth,
+  getSession,
+  listAccounts,
+  listSessions,
+  revokeOtherSessions,
+  revokeSession,
+  unlinkAccount,
+} from "@latchkey/express";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { DemoSession } from "./auth.js";
 import type { MailCatcher } from "./dev-mail.js";
@@ -28,7 +38,7 @@ function layout(title: string, body: string, mail: boolean): string {
 body{font:16px/1.5 system-ui,sans-serif;max-width:760px;margin:0 auto;padding:24px 16px;background:var(--bg);color:var(--fg)}
 a{color:var(--accent)}nav{display:flex;flex-wrap:wrap;gap:4px 16px}pre{background:var(--muted);padding:12px;border-radius:6px;overflow:auto}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:4px 8px;border-bottom:1px solid var(--muted);overflow-wrap:anywhere}
-.button{display:inline-block;background:var(--accent);color:#fff;padding:8px 14px;border-radius:6px;text-decoration:none}</style>
+form.inline{display:inline;margin:0}.button{display:inline-block;background:var(--accent);color:#fff;padding:8px 14px;border-radius:6px;text-decoration:none}</style>
 </head><body><nav><a href="/">Home</a><a href="/protected">Protected</a><a href="/account">Session &amp; accounts</a>${mail ? '<a href="/dev/mail">Mail</a>' : ""}<a href="/auth/signout?callbackUrl=%2F">Sign out</a></nav>
 <h1>${esc(title)}</h1>${body}</body></html>`;
 }
@@ -40,12 +50,37 @@ export interface AppOptions {
   mailbox?: MailCatcher | undefined;
 }
 
+/** What the account page says after a button. */
+const notices: Record<string, string> = {
+  unlinked: "The account was unlinked.",
+  "last-sign-in-method": "That is your last way to sign in: add another (a passkey, another provider) first.",
+  "not-found": "No such account is linked to you.",
+};
+
+/** Rejects a post another site made (browsers say where a request came from). */
+function sameOrigin(req: Request, res: Response, next: NextFunction) {
+  const site = req.get("sec-fetch-site");
+  const origin = req.get("origin");
+  if ((site && site !== "same-origin") || (origin && origin !== `${req.protocol}://${req.get("host")}`))
+    return res.status(403).send("Cross-site request refused");
+  next();
+}
+
+const hasPasswordSignIn = (config: AuthConfig) =>
+  config.providers.some((p) => typeof p !== "function" && p.id === "credentials");
+
 /** Builds the demo application. */
 export function createApp({ config, storage, mailbox }: AppOptions) {
   const app = express();
   app.disable("x-powered-by");
   const page = (title: string, body: string) => layout(title, body, !!mailbox);
   const session = async (req: Request) => (await getSession(req, config)) as DemoSession | null;
+  // Under JWT sessions there is no list: `listSessions` says so with UnsupportedStrategy.
+  const devicesOf = (req: Request) =>
+    listSessions(req, config).catch((e: unknown) => {
+      if (e instanceof AuthError && e.type === "UnsupportedStrategy") return null;
+      throw e;
+    });
 
   // 1. Latchkey's routes: /auth/signin, /auth/callback/<provider>, /auth/session, /auth/signout ...
   app.use("/auth", ExpressAuth(config));
@@ -55,7 +90,7 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
     const s = await session(req);
     const body = s?.user
       ? `<p id="who">Signed in as <strong>${esc(s.user.name ?? s.user.email)}</strong> (${esc(s.user.email)})
-         with <strong id="method">${esc(methodNames[s.provider ?? ""] ?? s.provider)}</strong>.</p>
+         with <strong id="method">${esc(methodNames[s.provider ?? ""] ?? s.provider ?? "a stored session")}</strong>.</p>
          <p><a class="button" href="/auth/signout?callbackUrl=%2F">Sign out</a></p>`
       : `<p id="who">You are not signed in.</p><p><a class="button" href="/auth/signin">Sign in</a></p>
          <p>Demo account: <code>${DEMO_USER.email}</code> / <code>${DEMO_USER.password}</code>.
@@ -80,25 +115,75 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
     res.locals.session = s;
     next();
   });
-  account.get("/", async (_req, res) => {
+  account.get("/", async (req, res) => {
     const s = res.locals.session as DemoSession;
     const userId = s.user.id ?? "";
-    const accounts = await storage.listAccounts(userId);
-    const passkeys = (await storage.adapter.listAuthenticatorsByUserId?.(userId)) ?? [];
-    const rows = accounts
+    const [accounts, passkeys, devices] = await Promise.all([
+      listAccounts(req, config),
+      storage.adapter.listAuthenticatorsByUserId?.(userId) ?? [],
+      devicesOf(req),
+    ]);
+    const button = (action: string, fields: Record<string, string>, label: string) =>
+      `<form method="post" action="${action}" class="inline">${Object.entries(fields)
+        .map(([name, value]) => `<input type="hidden" name="${name}" value="${esc(value)}">`)
+        .join("")}<button type="submit">${esc(label)}</button></form>`;
+    const accountRows = (accounts ?? [])
       .map(
         (a) =>
-          `<tr><td>${esc(methodNames[a.provider] ?? a.provider)}</td><td>${esc(a.type)}</td><td>${esc(a.providerAccountId)}</td></tr>`,
+          `<tr><td>${esc(methodNames[a.provider] ?? a.providerName ?? a.provider)}</td><td>${esc(a.type)}</td><td>${esc(a.providerAccountId)}</td><td>${button("/account/accounts/unlink", { provider: a.provider, id: a.providerAccountId }, "Unlink")}</td></tr>`,
       )
       .join("");
+    const when = (date: Date | null) => (date ? esc(date.toISOString().replace("T", " ").slice(0, 16)) : "unknown");
+    const deviceList = devices
+      ? `<table id="devices"><tr><th>device</th><th>signed in (UTC)</th><th>last seen (UTC)</th><th></th></tr>${devices
+          .map(
+            (d) =>
+              `<tr><td>${esc(d.device ?? "Unknown device")}</td><td>${when(d.createdAt)}</td><td>${when(d.lastSeenAt)}</td><td>${d.current ? "This device" : button("/account/sessions/revoke", { id: d.id }, "Sign out")}</td></tr>`,
+          )
+          .join(
+            "",
+          )}</table>${devices.length > 1 ? `<p>${button("/account/sessions/revoke-others", {}, "Sign out all other devices")}</p>` : ""}`
+      : `<p id="devices-note">This demo keeps sessions in encrypted cookies (JWT): they are not stored, so they cannot be listed or signed out one by one. Start it with <code>DEMO_SESSIONS=database</code> to list them (the password sign-in is then off).</p>`;
+    const notice = typeof req.query.notice === "string" ? notices[req.query.notice] : undefined;
     res.send(
       page(
         "Session & accounts",
-        `<h2>Session</h2><p>What <code>getSession(req, config)</code> returns:</p><pre id="session">${esc(JSON.stringify(s, null, 2))}</pre>
-         <h2>Linked accounts</h2>${rows ? `<table id="accounts"><tr><th>provider</th><th>type</th><th>account id</th></tr>${rows}</table>` : "<p>None yet: password sign-ins link no account.</p>"}
-         <h2>Passkeys</h2><p id="passkeys">${passkeys.length} registered.</p>`,
+        `${notice ? `<p id="notice"><strong>${esc(notice)}</strong></p>` : ""}
+         <h2>Session</h2><p>What <code>getSession(req, config)</code> returns:</p><pre id="session">${esc(JSON.stringify(s, null, 2))}</pre>
+         <h2>Signed-in devices</h2>${deviceList}
+         <h2>Linked accounts</h2>${accountRows ? `<table id="accounts"><tr><th>provider</th><th>type</th><th>account id</th><th></th></tr>${accountRows}</table>` : "<p>None yet: password sign-ins link no account.</p>"}
+         <h2>Passkeys</h2><p id="passkeys">${passkeys.length} registered.</p>
+         <form id="add-passkey" method="post" action="/auth/callback/passkey" data-webauthn-options="/auth/webauthn-options/passkey?action=register">
+           <input type="hidden" name="csrfToken"><input type="hidden" name="action"><input type="hidden" name="data">
+           <input type="hidden" name="callbackUrl" value="/account">
+           <button type="submit">Add a passkey</button><p data-webauthn-error hidden></p></form>
+         <script src="/auth/webauthn-script.js"></script>
+         <script>fetch("/auth/csrf").then((r) => r.json()).then(({ csrfToken }) => {
+           document.querySelector("#add-passkey [name=csrfToken]").value = csrfToken; });</script>`,
       ),
     );
+  });
+
+  // The account page's buttons. Same-origin posts only; the session cookie (SameSite=Lax) is not
+  // sent with a cross-site form post anyway, so these are a second line.
+  account.use(express.urlencoded({ extended: false, limit: "4kb" }));
+  account.post("/sessions/revoke", sameOrigin, async (req, res) => {
+    await revokeSession(req, config, req.body?.id);
+    res.redirect(303, "/account");
+  });
+  account.post("/sessions/revoke-others", sameOrigin, async (req, res) => {
+    await revokeOtherSessions(req, config);
+    res.redirect(303, "/account");
+  });
+  account.post("/accounts/unlink", sameOrigin, async (req, res) => {
+    const result = await unlinkAccount(
+      req,
+      config,
+      { provider: req.body?.provider, providerAccountId: req.body?.id },
+      // The demo user's password is a way in that Latchkey cannot see.
+      { otherSignInMethods: (user) => (user.email === DEMO_USER.email && hasPasswordSignIn(config) ? 1 : 0) },
+    );
+    res.redirect(303, `/account?notice=${result.unlinked ? "unlinked" : result.reason}`);
   });
   app.use("/account", account);
 

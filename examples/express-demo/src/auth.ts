@@ -23,9 +23,22 @@ export interface DemoAuthOptions {
   /** The local OpenID Provider (development only). */
   idp?: DemoIdP | undefined;
   env?: NodeJS.ProcessEnv;
+  /**
+   * "database" stores sessions (the account page then lists devices and signs them out); the
+   * password sign-in is then off, because the Credentials provider needs JWT sessions.
+   * @default "jwt" (DEMO_SESSIONS)
+   */
+  sessions?: "jwt" | "database";
 }
 
-export function authConfig({ secret, storage, mail, idp, env = process.env }: DemoAuthOptions): AuthConfig {
+export function authConfig({
+  secret,
+  storage,
+  mail,
+  idp,
+  env = process.env,
+  sessions = "jwt",
+}: DemoAuthOptions): AuthConfig {
   const { adapter } = storage;
   const providers: AuthConfig["providers"] = [];
 
@@ -50,20 +63,21 @@ export function authConfig({ secret, storage, mail, idp, env = process.env }: De
   if (env.AUTH_GOOGLE_ID && env.AUTH_GOOGLE_SECRET) providers.push(Google);
 
   // Forms: password, magic link, passkey.
-  providers.push(
-    Credentials({
-      name: "Password",
-      credentials: {
-        email: { label: "Email", type: "email", autocomplete: "username", required: true },
-        password: { label: "Password", type: "password", autocomplete: "current-password", required: true },
-      },
-      // Return the stored user: then a password, a magic link and a passkey sign into one user.
-      async authorize({ email, password }) {
-        const address = await checkPassword(email, password);
-        return address ? ((await adapter.getUserByEmail?.(address)) ?? null) : null;
-      },
-    }),
-  );
+  if (sessions === "jwt")
+    providers.push(
+      Credentials({
+        name: "Password",
+        credentials: {
+          email: { label: "Email", type: "email", autocomplete: "username", required: true },
+          password: { label: "Password", type: "password", autocomplete: "current-password", required: true },
+        },
+        // Return the stored user: then a password, a magic link and a passkey sign into one user.
+        async authorize({ email, password }) {
+          const address = await checkPassword(email, password);
+          return address ? ((await adapter.getUserByEmail?.(address)) ?? null) : null;
+        },
+      }),
+    );
   // The e-mail carries a link and a six-digit code: the code is typed on the "check your e-mail"
   // page, for mail scanners that open links and for mail read on another device.
   if (mail) providers.push(Nodemailer({ name: "Email", server: mail.server, from: mail.from, code: true }));
@@ -83,8 +97,8 @@ export function authConfig({ secret, storage, mail, idp, env = process.env }: De
     trustHost: true, // the demo runs on localhost; behind a proxy, see docs/deployment.md
     adapter, // users, accounts, magic-link tokens and passkeys
     // Sessions in an encrypted cookie: the credentials provider requires it (with an adapter the
-    // default would be database sessions).
-    session: { strategy: "jwt" },
+    // default would be database sessions). DEMO_SESSIONS=database stores them instead.
+    session: { strategy: sessions },
     experimental: { enableWebAuthn: true }, // passkeys
     theme: { colorScheme: "auto", brandColor: "#3b5bdb" },
     providers,
@@ -94,8 +108,9 @@ export function authConfig({ secret, storage, mail, idp, env = process.env }: De
         if (account) token.provider = account.provider;
         return token;
       },
-      // What getSession() and GET /auth/session return.
-      session({ session, token }) {
+      // What getSession() and GET /auth/session return (database sessions pass `user`, JWT `token`).
+      session({ session, token, user }) {
+        if (user) return { ...session, user: { ...session.user, id: user.id } };
         return { ...session, user: { ...session.user, id: token.sub }, provider: token.provider };
       },
     },

@@ -76,11 +76,15 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
       ? { server: env.EMAIL_SERVER, from: env.EMAIL_FROM ?? "no-reply@localhost" }
       : undefined;
 
-  const config = authConfig({ secret: demoSecret(dataDir, env), storage, mail, idp, env });
+  const sessions = env.DEMO_SESSIONS === "database" ? "database" : "jwt";
+  const config = authConfig({ secret: demoSecret(dataDir, env), storage, mail, idp, env, sessions });
   server.on("request", createApp({ config, storage, mailbox }));
 
   const enabled = [
-    `password: ${DEMO_USER.email} / ${DEMO_USER.password}`,
+    sessions === "jwt"
+      ? `password: ${DEMO_USER.email} / ${DEMO_USER.password}`
+      : "password: off with DEMO_SESSIONS=database (Credentials needs JWT sessions)",
+    `sessions: ${sessions === "jwt" ? "JWT (encrypted cookies; DEMO_SESSIONS=database stores them and lists devices)" : "database (devices listed on /account)"}`,
     mailbox
       ? `e-mail link and code: SMTP on 127.0.0.1:${mailbox.port}, messages at ${url}/dev/mail`
       : mail

@@ -5,23 +5,14 @@
  */
 import { join } from "node:path";
 import type { Adapter } from "@latchkey/core/adapters";
-import { RedisAdapter, redisKeys } from "@latchkey/redis-adapter";
-import { defaultTableNames, migrate, openDatabase, SqlAdapter } from "@latchkey/sql-adapter";
+import { RedisAdapter } from "@latchkey/redis-adapter";
+import { migrate, openDatabase, SqlAdapter } from "@latchkey/sql-adapter";
 import { Redis } from "ioredis";
-
-/** A linked account, as the account page lists it. */
-export interface LinkedAccount {
-  provider: string;
-  type: string;
-  providerAccountId: string;
-}
 
 export interface Storage {
   adapter: Adapter;
   /** What it is, for the start-up message: "SQLite data/demo.sqlite", "Redis", ... */
   label: string;
-  /** The accounts linked to a user. The adapter interface has no such query, so each store has its own. */
-  listAccounts(userId: string): Promise<LinkedAccount[]>;
   close(): Promise<void>;
 }
 
@@ -33,15 +24,9 @@ export async function openStorage(options: {
   if (options.redisUrl && !options.databaseUrl) {
     const redis = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
     await redis.connect();
-    const keys = redisKeys(); // the adapter's default key prefix, "latchkey:"
     return {
       adapter: RedisAdapter(redis),
       label: `Redis (${new URL(options.redisUrl).host})`,
-      async listAccounts(userId) {
-        const accountKeys = await redis.smembers(keys.userAccounts(userId));
-        const records = accountKeys.length ? await redis.mget(...accountKeys) : [];
-        return records.flatMap((json) => (json ? [JSON.parse(json) as LinkedAccount] : []));
-      },
       close: async () => void (await redis.quit()),
     };
   }
@@ -54,13 +39,6 @@ export async function openStorage(options: {
   return {
     adapter: SqlAdapter(db),
     label,
-    listAccounts: (userId) =>
-      db
-        .selectFrom(defaultTableNames.accounts)
-        .select(["provider", "type", "providerAccountId"])
-        .where("userId", "=", userId)
-        .orderBy("provider")
-        .execute() as Promise<LinkedAccount[]>,
     close: () => db.destroy(),
   };
 }

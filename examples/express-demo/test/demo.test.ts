@@ -102,6 +102,101 @@ describe("the demo", () => {
   });
 });
 
+describe("the demo with DEMO_SESSIONS=database: the account page lists devices and signs them out", () => {
+  /** Cookies by name, sent with every request: one browser. */
+  class Client {
+    readonly jar = new Map<string, string>();
+    constructor(
+      readonly base: string,
+      readonly userAgent: string,
+    ) {}
+    async fetch(path: string, init: RequestInit & { form?: Record<string, string> } = {}) {
+      const headers = new Headers(init.headers);
+      headers.set("user-agent", this.userAgent);
+      if (this.jar.size) headers.set("cookie", [...this.jar].map(([k, v]) => `${k}=${v}`).join("; "));
+      let body = init.body;
+      if (init.form) {
+        headers.set("content-type", "application/x-www-form-urlencoded");
+        if (!headers.has("origin")) headers.set("origin", this.base);
+        body = new URLSearchParams(init.form).toString();
+      }
+      const response = await fetch(new URL(path, this.base), {
+        ...init,
+        body,
+        headers,
+        redirect: "manual",
+        method: init.method ?? (body ? "POST" : "GET"),
+      });
+      for (const cookie of response.headers.getSetCookie()) {
+        const [pair = ""] = cookie.split(";");
+        const [name = "", value = ""] = pair.split("=");
+        if (value === "" || /max-age=0/i.test(cookie)) this.jar.delete(name);
+        else this.jar.set(name, value);
+      }
+      return response;
+    }
+  }
+  const devicesOf = (html: string) =>
+    [
+      ...html.matchAll(
+        /<tr><td>([^<]*)<\/td><td>[^<]*<\/td><td>[^<]*<\/td><td>(This device|<form[\s\S]*?name="id" value="([^"]+)")/g,
+      ),
+    ].map((m) => ({ device: m[1], current: m[2] === "This device", id: m[3] }));
+
+  let stored: DemoProcess;
+  beforeAll(async () => {
+    stored = await startDemoProcess({ DEMO_SESSIONS: "database" });
+  });
+  afterAll(() => stored?.stop());
+
+  /** A magic-link sign-in of the demo user, caught by the demo's own mail server. */
+  async function signInByMail(userAgent: string): Promise<Client> {
+    const client = new Client(stored.url, userAgent);
+    const { csrfToken } = (await (await client.fetch("/auth/csrf")).json()) as { csrfToken: string };
+    const before = (await (await fetch(`${stored.url}/dev/mail`)).text()).match(/class="mail"/g)?.length ?? 0;
+    const sent = await client.fetch("/auth/signin/nodemailer", { form: { csrfToken, email: "demo@example.com" } });
+    expect(sent.status).toBe(302);
+    let page = "";
+    // The mail server receives the message while the sign-in answers: read the page until it is there.
+    for (let i = 0; i < 100 && (page.match(/class="mail"/g)?.length ?? 0) <= before; i++)
+      page = await (await fetch(`${stored.url}/dev/mail`)).text();
+    const link = /href="([^"]*\/auth\/callback\/nodemailer[^"]*)"/.exec(page)?.[1]?.replace(/&#38;/g, "&");
+    expect(link).toBeTruthy();
+    expect((await client.fetch(link as string)).status).toBe(302);
+    return client;
+  }
+
+  it("prints that sessions are stored and the password sign-in is off", () => {
+    expect(stored.output()).toContain("sessions: database (devices listed on /account)");
+    expect(stored.output()).toContain("password: off with DEMO_SESSIONS=database");
+  });
+
+  it("two devices: each sees both, marked; signing out the other ends its session; a cross-site post is refused", async () => {
+    const laptop = await signInByMail(
+      "Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:128.0) Gecko/20100101 Firefox/128.0",
+    );
+    const phone = await signInByMail(
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+    );
+    const listed = devicesOf(await (await laptop.fetch("/account")).text());
+    expect(listed.filter((d) => d.current).map((d) => d.device)).toEqual(["Firefox on macOS"]);
+    const other = listed.find((d) => d.device === "Safari on iPhone" && !d.current);
+    expect(other?.id).toMatch(/^[A-Za-z0-9_-]{32}$/);
+
+    const forged = await laptop.fetch("/account/sessions/revoke", {
+      form: { id: other?.id as string },
+      headers: { origin: "https://evil.example" },
+    });
+    expect(forged.status).toBe(403);
+    expect((await phone.fetch("/account")).status).toBe(200);
+
+    const revoked = await laptop.fetch("/account/sessions/revoke", { form: { id: other?.id as string } });
+    expect(revoked.headers.get("location")).toBe("/account");
+    expect((await phone.fetch("/account")).headers.get("location")).toBe("/auth/signin?callbackUrl=%2Faccount");
+    expect(devicesOf(await (await laptop.fetch("/account")).text()).some((d) => d.id === other?.id)).toBe(false);
+  });
+});
+
 describe("the demo on other stores", () => {
   it("uses PostgreSQL when DATABASE_URL is set: migrates it and seeds the demo user", async () => {
     if (!(await serviceAvailable("PostgreSQL", 5432))) return;

@@ -41,6 +41,7 @@ export async function startDemoProcess(
     "REDIS_URL",
     "NODE_ENV",
     "EMAIL_SERVER",
+    "DEMO_SESSIONS",
   ])
     delete base[name];
   for (const name of Object.keys(base)) if (/^AUTH_(GITHUB|GOOGLE)_/.test(name)) delete base[name];

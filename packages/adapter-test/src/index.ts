@@ -7,6 +7,7 @@ import type {
   Adapter,
   AdapterAccount,
   AdapterAuthenticator,
+  AdapterSession,
   AdapterUser,
   VerificationToken,
 } from "@latchkey/core/adapters";
@@ -389,6 +390,110 @@ export function runAdapterConformance(
         expect(await call.getSessionAndUser(kept.sessionToken)).toEqual({ session: kept, user });
         if (probe()) expect(await probe()?.exists("session", gone.sessionToken)).toBe(false);
         await expect(Promise.resolve(call.deleteSession(randomUUID()))).resolves.not.toThrow();
+      });
+    });
+
+    describe("session metadata, listSessions, deleteSessions, listAccounts (Latchkey extension)", () => {
+      const extended = () => typeof fixture?.adapter.listSessions === "function";
+      const withMetadata = (userId: string, overrides: Partial<AdapterSession> = {}): AdapterSession => ({
+        sessionToken: randomUUID(),
+        userId,
+        expires: later(3_600_000),
+        createdAt: later(-60_000),
+        lastSeenAt: later(-30_000),
+        device: "Firefox on macOS",
+        clientAddress: "2001:db8::1",
+        ...overrides,
+      });
+      const byToken = (a: AdapterSession, b: AdapterSession) => a.sessionToken.localeCompare(b.sessionToken);
+
+      it("createSession stores the metadata and listSessions returns it, for the user's live sessions only", async (ctx) => {
+        if (!extended()) return ctx.skip();
+        const user = await storedUser();
+        const other = await storedUser();
+        const { clientAddress: _none, ...withoutAddress } = withMetadata(user.id, { device: "Safari on iPhone" });
+        const sessions = [withMetadata(user.id), withoutAddress];
+        for (const session of sessions) expect(await call.createSession(session)).toEqual(session);
+        await call.createSession(withMetadata(other.id));
+        await call.createSession(withMetadata(user.id, { expires: new Date(Date.now() - 1000) }));
+        const listed = await call.listSessions(user.id);
+        expect([...listed].sort(byToken)).toEqual([...sessions].sort(byToken));
+        for (const session of listed) {
+          expect(session.createdAt).toBeInstanceOf(Date);
+          expect(session.lastSeenAt).toBeInstanceOf(Date);
+        }
+        expect(await call.listSessions(randomUUID())).toEqual([]);
+      });
+
+      it("a session created without metadata is listed without it, and updateSession records lastSeenAt", async (ctx) => {
+        if (!extended()) return ctx.skip();
+        const user = await storedUser();
+        const plain = { sessionToken: randomUUID(), userId: user.id, expires: later(60_000) };
+        await call.createSession(plain);
+        expect(await call.listSessions(user.id)).toEqual([plain]);
+        const lastSeenAt = later(1_000);
+        const expires = later(7_200_000);
+        await call.updateSession({ sessionToken: plain.sessionToken, expires, lastSeenAt });
+        expect(await call.listSessions(user.id)).toEqual([{ ...plain, expires, lastSeenAt }]);
+      });
+
+      it("deleteSessions deletes all of a user's sessions but the one kept, returns them, and spares other users", async (ctx) => {
+        if (!extended() || !fixture?.adapter.deleteSessions) return ctx.skip();
+        const user = await storedUser();
+        const other = await storedUser();
+        const sessions = Array.from({ length: 5 }, () => withMetadata(user.id));
+        for (const session of sessions) await call.createSession(session);
+        const theirs = withMetadata(other.id);
+        await call.createSession(theirs);
+        const [kept, ...doomed] = sessions as [AdapterSession, ...AdapterSession[]];
+        const deleted = await call.deleteSessions(user.id, kept.sessionToken);
+        expect([...deleted].sort(byToken)).toEqual([...doomed].sort(byToken));
+        expect(await call.listSessions(user.id)).toEqual([kept]);
+        for (const session of doomed) {
+          expect(await call.getSessionAndUser(session.sessionToken)).toBeNull();
+          if (probe()) expect(await probe()?.exists("session", session.sessionToken)).toBe(false);
+        }
+        expect(await call.listSessions(other.id)).toEqual([theirs]);
+        expect(await call.deleteSessions(user.id)).toEqual([kept]);
+        expect(await call.listSessions(user.id)).toEqual([]);
+        expect(await call.deleteSessions(user.id)).toEqual([]);
+      });
+
+      it("deleteSessions racing 50 updateSession calls: no deleted session comes back", async (ctx) => {
+        if (!extended() || !fixture?.adapter.deleteSessions) return ctx.skip();
+        const user = await storedUser();
+        const sessions = Array.from({ length: 10 }, () => withMetadata(user.id));
+        for (const session of sessions) await call.createSession(session);
+        const results = await atOnce(51, (i) =>
+          i === 25
+            ? call.deleteSessions(user.id)
+            : call.updateSession({
+                sessionToken: (sessions[i % sessions.length] as AdapterSession).sessionToken,
+                expires: later(9_000_000 + i),
+                lastSeenAt: later(i),
+              }),
+        );
+        expect(results.filter((result) => result.status === "rejected")).toEqual([]);
+        expect(await call.listSessions(user.id)).toEqual([]);
+        for (const session of sessions) {
+          expect(await call.getSessionAndUser(session.sessionToken)).toBeNull();
+          if (probe()) expect(await probe()?.exists("session", session.sessionToken)).toBe(false);
+        }
+      });
+
+      it("listAccounts returns the user's accounts only, as stored", async (ctx) => {
+        if (!fixture?.adapter.listAccounts) return ctx.skip();
+        const user = await storedUser();
+        const other = await storedUser();
+        const accounts = [newAccount(user.id), newAccount(user.id, { provider: "gïthub", type: "oauth" })];
+        for (const account of accounts) await call.linkAccount(account);
+        await call.linkAccount(newAccount(other.id));
+        const byKey = (a: AdapterAccount, b: AdapterAccount) =>
+          `${a.provider}${a.providerAccountId}`.localeCompare(`${b.provider}${b.providerAccountId}`);
+        expect([...(await call.listAccounts(user.id))].sort(byKey)).toEqual([...accounts].sort(byKey));
+        await call.unlinkAccount(accounts[0] as AdapterAccount);
+        expect(await call.listAccounts(user.id)).toEqual([accounts[1]]);
+        expect(await call.listAccounts(randomUUID())).toEqual([]);
       });
     });
 

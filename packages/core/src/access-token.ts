@@ -188,13 +188,13 @@ export async function getAccessToken(
   config: AuthConfig,
   options: GetAccessTokenOptions,
 ): Promise<AccessToken | null> {
-  const found = sessionCookieOf(describe(request), config, options.env);
-  if (!found) return null;
-  const provider = oauthProvider(found.config, options.provider);
-  const skew = options.skewSeconds ?? found.config.accessTokens.skewSeconds;
-  return found.config.session.strategy === "jwt"
-    ? fromJwt(found.config, found.cookie, found.cookies, provider, skew, options)
-    : fromAccount(found.config, found.cookie, found.cookies, provider, skew, options);
+  const { resolved, cookie, cookies } = sessionCookieOf(describe(request), config, { env: options.env });
+  if (!cookie) return null;
+  const provider = oauthProvider(resolved, options.provider);
+  const skew = options.skewSeconds ?? resolved.accessTokens.skewSeconds;
+  return resolved.session.strategy === "jwt"
+    ? fromJwt(resolved, cookie, cookies, provider, skew, options)
+    : fromAccount(resolved, cookie, cookies, provider, skew, options);
 }
 
 async function fromJwt(

@@ -50,7 +50,13 @@ export const accountTokenFields = [
   "id_token",
 ] as const satisfies ReadonlyArray<keyof AccountTokenChanges>;
 
-/** A database session. */
+/**
+ * A database session. The four fields after `expires` are a Latchkey extension: an adapter that
+ * implements {@link Adapter.listSessions} receives them in `createSession` (and `lastSeenAt` in
+ * `updateSession`) and must store them; Latchkey passes none of them to an adapter without it, so
+ * an Auth.js adapter never sees a field its schema lacks. Absent or null for sessions created
+ * before they were stored.
+ */
 export interface AdapterSession {
   sessionToken: string;
   userId: string;
@@ -61,6 +67,14 @@ export interface AdapterSession {
    * as one factor for `requireAuth`).
    */
   amr?: string[];
+  /** When the session was created (the sign-in). */
+  createdAt?: Date | null;
+  /** When a request last used it, at most `session.updateAge` old (refreshed with the expiry). */
+  lastSeenAt?: Date | null;
+  /** A short description of the device from its user agent, such as "Firefox on macOS". */
+  device?: string | null;
+  /** The client's address at sign-in, only when `session.recordClientAddress` is on. */
+  clientAddress?: string | null;
 }
 
 /** A single-use token of an e-mail sign-in. `token` is stored hashed. */
@@ -105,12 +119,7 @@ export interface Adapter {
   unlinkAccount?(
     account: Pick<AdapterAccount, "provider" | "providerAccountId">,
   ): Promise<void> | Awaitable<AdapterAccount | undefined>;
-  createSession?(session: {
-    sessionToken: string;
-    userId: string;
-    expires: Date;
-    amr?: string[];
-  }): Awaitable<AdapterSession>;
+  createSession?(session: AdapterSession): Awaitable<AdapterSession>;
   getSessionAndUser?(sessionToken: string): Awaitable<{ session: AdapterSession; user: AdapterUser } | null>;
   updateSession?(
     session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
@@ -157,6 +166,20 @@ export interface Adapter {
   /** Latchkey extension (second factor): deletes one backup code by its hash; true if it existed. */
   useBackupCode?(userId: string, codeHash: string): Awaitable<boolean>;
   /**
+   * Latchkey extension: the user's sessions that have not expired, with their metadata (see
+   * {@link AdapterSession}), in any order. Implementing it also tells Latchkey that the adapter
+   * stores the metadata fields. Used by `@latchkey/core/sessions`.
+   */
+  listSessions?(userId: string): Awaitable<AdapterSession[]>;
+  /**
+   * Latchkey extension: deletes every session of the user except the one whose token is
+   * `exceptSessionToken` (when given), and returns the deleted ones. A session deleted here never
+   * comes back through a concurrent `updateSession`.
+   */
+  deleteSessions?(userId: string, exceptSessionToken?: string): Awaitable<AdapterSession[]>;
+  /** Latchkey extension: the user's linked accounts (with their tokens: Latchkey strips them). */
+  listAccounts?(userId: string): Awaitable<AdapterAccount[]>;
+  /**
    * Latchkey extension: runs `work` in one database transaction, with an adapter bound to it.
    * Core uses it where several writes must land together (a new user and its account). Adapters
    * over stores without transactions leave it out.
@@ -187,6 +210,9 @@ export const adapterMethods = [
   "createAuthenticator",
   "listAuthenticatorsByUserId",
   "updateAuthenticatorCounter",
+  "listSessions",
+  "deleteSessions",
+  "listAccounts",
   "getSecondFactor",
   "setSecondFactor",
   "deleteSecondFactor",

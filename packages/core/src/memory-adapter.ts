@@ -251,6 +251,28 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
       sessions.delete(sessionToken);
       return session ? copy(session) : null;
     },
+    async listSessions(userId) {
+      const live: AdapterSession[] = [];
+      for (const [token, session] of sessions) {
+        if (session.userId !== userId) continue;
+        if (isExpired(session)) sessions.delete(token);
+        else live.push(copy(session));
+      }
+      return live;
+    },
+    async deleteSessions(userId, exceptSessionToken) {
+      // No await inside: a concurrent call cannot interleave, so nothing deleted here comes back.
+      const deleted: AdapterSession[] = [];
+      for (const [token, session] of sessions) {
+        if (session.userId !== userId || token === exceptSessionToken) continue;
+        sessions.delete(token);
+        deleted.push(copy(session));
+      }
+      return deleted;
+    },
+    async listAccounts(userId) {
+      return [...accounts.values()].filter((account) => account.userId === userId).map(copy);
+    },
     async createVerificationToken(token) {
       // Anyone can make the core create a token (a WebAuthn options request needs no session):
       // dropping the expired ones here keeps the map as large as what is still live.

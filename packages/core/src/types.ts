@@ -4,7 +4,7 @@
  *
  * @module types
  */
-import type { Adapter, AdapterSession, AdapterUser } from "./adapters.js";
+import type { Adapter, AdapterAccount, AdapterSession, AdapterUser } from "./adapters.js";
 import type { JWT, JWTOptions } from "./jwt.js";
 import type { RevocationOptions } from "./lib/session/revocation-list.js";
 import type { raw, skipCSRFCheck } from "./lib/symbols.js";
@@ -262,7 +262,30 @@ export interface CallbacksOptions {
 /** Audit notifications (spec §6). Their errors are logged, never thrown. */
 export interface EventCallbacks {
   signIn: (message: { user: User; account: Account | null; profile?: Profile; isNewUser?: boolean }) => Awaitable<void>;
-  signOut: (message: { session?: AdapterSession | null | undefined; token?: JWT | null }) => Awaitable<void>;
+  /**
+   * A session ended. `reason` is a Latchkey extension, set when the application revoked the
+   * session through `@latchkey/core/sessions` rather than the user signing out with it:
+   * `"revoked"` (one session), `"revoked-others"` (all but the current), `"revoked-all"` (all of a
+   * user's), or the reason the application gave to `revokeUserSessions`.
+   */
+  signOut: (message: {
+    session?: AdapterSession | null | undefined;
+    token?: JWT | null;
+    reason?: SessionEndReason;
+  }) => Awaitable<void>;
+  /**
+   * Latchkey extension (Auth.js has no such event): the application unlinked one of the user's
+   * accounts with `unlinkAccount` of `@latchkey/core/sessions`. `account` carries no tokens.
+   *
+   * @example
+   * ```ts
+   * events: { unlinkAccount: ({ user, account }) => audit.info("unlinked", { user: user.id, provider: account.provider }) }
+   * ```
+   */
+  unlinkAccount: (message: {
+    user: AdapterUser;
+    account: Pick<AdapterAccount, "provider" | "providerAccountId" | "type" | "userId">;
+  }) => Awaitable<void>;
   createUser: (message: { user: User }) => Awaitable<void>;
   updateUser: (message: { user: User }) => Awaitable<void>;
   linkAccount: (message: {
@@ -295,6 +318,9 @@ export interface EventCallbacks {
   }) => Awaitable<void>;
 }
 
+/** Why a session was revoked: Latchkey's own reasons, or one the application gave. */
+export type SessionEndReason = "revoked" | "revoked-others" | "revoked-all" | (string & {});
+
 /** Session options (spec §5.3, §8). */
 export interface SessionOptions {
   /** @default "jwt" without an adapter, "database" with one */
@@ -312,6 +338,14 @@ export interface SessionOptions {
    * @default off
    */
   revocation?: RevocationOptions | boolean;
+  /**
+   * Latchkey extension: store the client's address with each database session (shown by
+   * `listSessions` of `@latchkey/core/sessions`). The address is personal data: off unless the
+   * application turns it on. It is the address the framework trusts (Express's `req.ip`, or the
+   * `clientAddress` option of `Auth()`).
+   * @default false
+   */
+  recordClientAddress?: boolean;
 }
 
 /**

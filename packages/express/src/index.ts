@@ -26,6 +26,7 @@ export * from "@latchkey/core/errors";
 export type * from "@latchkey/core/types";
 export { getAccessToken } from "./access-token.js";
 export { type ExpressRequestLike, toIncoming } from "./convert.js";
+export * from "./sessions.js";
 
 type Next = (error?: unknown) => void;
 

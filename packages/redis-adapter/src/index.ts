@@ -138,6 +138,16 @@ function reviveWithExpiry<T extends { expires: Date }>(json: string): T {
   return { ...record, expires: new Date(record.expires) };
 }
 
+function reviveSession(json: string): AdapterSession {
+  const session = reviveWithExpiry<AdapterSession>(json);
+  // Metadata dates are ISO strings in JSON; absent ones stay absent.
+  for (const field of ["createdAt", "lastSeenAt"] as const) {
+    const value = session[field] as unknown;
+    if (typeof value === "string") session[field] = new Date(value);
+  }
+  return session;
+}
+
 /** The entries of `patch` that are not `undefined`: an absent field leaves the stored one alone. */
 function defined<T extends object>(patch: T): Partial<T> {
   return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as Partial<T>;
@@ -260,7 +270,7 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
   }
   async function getSession(sessionToken: string): Promise<AdapterSession | null> {
     const json = await client.get(key.session(sessionToken));
-    return json ? reviveWithExpiry<AdapterSession>(json) : null;
+    return json ? reviveSession(json) : null;
   }
   async function getAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null> {
     const json = await client.get(key.authenticator(credentialID));
@@ -431,7 +441,7 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
       return retrying("updateSession", async () => {
         const json = await client.get(sessionKey);
         if (!json) return null;
-        const session = reviveWithExpiry<AdapterSession>(json);
+        const session = reviveSession(json);
         const updated: AdapterSession = { ...session, ...defined(patch) };
         const written = await client.eval(
           updateSessionScript,
@@ -454,6 +464,37 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
       if (session) transaction.srem(key.userSessions(session.userId), sessionToken);
       await run(transaction);
       return session;
+    },
+    async listSessions(userId) {
+      const tokens = await client.smembers(key.userSessions(userId));
+      const sessions = await Promise.all(tokens.map(getSession));
+      return sessions.filter(
+        (session): session is AdapterSession =>
+          session !== null && session.userId === userId && !isExpired(session.expires),
+      );
+    },
+    async deleteSessions(userId, exceptSessionToken) {
+      const sessionsKey = key.userSessions(userId);
+      const tokens = (await client.smembers(sessionsKey)).filter((token) => token !== exceptSessionToken);
+      if (tokens.length === 0) return [];
+      const found = await Promise.all(tokens.map(getSession));
+      // One MULTI: each key is deleted outright, and updateSession's compare-and-set then finds
+      // nothing to write, so no revoked session comes back.
+      const transaction = client.multi();
+      transaction.del(...tokens.map(key.session));
+      transaction.srem(sessionsKey, ...tokens);
+      await run(transaction);
+      return found.filter((session): session is AdapterSession => session !== null && session.userId === userId);
+    },
+    async listAccounts(userId) {
+      const accountKeys = await client.smembers(key.userAccounts(userId));
+      const accounts = await Promise.all(
+        accountKeys.map(async (accountKey) => {
+          const json = await client.get(accountKey);
+          return json ? (JSON.parse(json) as AdapterAccount) : null;
+        }),
+      );
+      return accounts.filter((account): account is AdapterAccount => account !== null && account.userId === userId);
     },
     async createVerificationToken(token) {
       const transaction = client.multi();

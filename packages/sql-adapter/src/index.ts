@@ -23,8 +23,16 @@ import type {
   AdapterUser,
   VerificationToken,
 } from "@latchkey/core/adapters";
-import { CompiledQuery } from "kysely";
-import { type AnyKysely, type DialectName, dialectOf, type SqlOptions, type TableNames, tableNames } from "./schema.js";
+import { CompiledQuery, sql } from "kysely";
+import {
+  type AnyKysely,
+  type DialectName,
+  dialectOf,
+  type SqlOptions,
+  sessionMetadataColumns,
+  type TableNames,
+  tableNames,
+} from "./schema.js";
 
 export { openDatabase } from "./open.js";
 export type { AnyKysely, DialectName, SqlOptions, TableNames } from "./schema.js";
@@ -115,11 +123,17 @@ function codec(dialect: DialectName) {
       return account;
     },
     session(row: Row): AdapterSession {
-      return {
+      const session: AdapterSession = {
         sessionToken: row.sessionToken as string,
         userId: String(row.userId),
         expires: toDate(row.expires) as Date,
       };
+      // Metadata fields are optional: absent, not null, when the row has none.
+      if (row.createdAt != null) session.createdAt = toDate(row.createdAt);
+      if (row.lastSeenAt != null) session.lastSeenAt = toDate(row.lastSeenAt);
+      if (row.device != null) session.device = String(row.device);
+      if (row.clientAddress != null) session.clientAddress = String(row.clientAddress);
+      return session;
     },
     verificationToken(row: Row): VerificationToken {
       return {
@@ -151,9 +165,72 @@ function pick<K extends string>(source: Partial<Record<K, unknown>>, keys: reado
   return picked;
 }
 
-function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: SqlOptions): Adapter {
+/** PostgreSQL `42703`, MySQL/MariaDB `ER_BAD_FIELD_ERROR`, SQLite "no such column". */
+function isMissingColumn(error: unknown): boolean {
+  const { code, errno, message } = (error ?? {}) as { code?: unknown; errno?: unknown; message?: unknown };
+  return (
+    code === "42703" ||
+    code === "ER_BAD_FIELD_ERROR" ||
+    errno === 1054 ||
+    (typeof message === "string" && /no such column/i.test(message))
+  );
+}
+
+/** How long the adapter trusts an answer that the session metadata columns are missing. */
+const metadataRecheckMs = 30_000;
+
+/** What an adapter and the adapters of its transactions share. */
+interface Shared {
+  /** The database outside any transaction: a failing probe must not abort a transaction's work. */
+  root: AnyKysely;
+  metadata?: { present: boolean; checkedAt: number };
+  probing?: Promise<boolean>;
+  warned?: boolean;
+}
+
+function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: SqlOptions, shared: Shared): Adapter {
   const c = codec(dialect);
   let sessionAndUserSql: string | undefined;
+  const sessionColumns = ["sessionToken", "userId", "expires"] as const;
+
+  /**
+   * Whether the sessions table has the metadata columns (`migrate` adds them). Until it does, the
+   * adapter leaves them out, so that sign-in keeps working on a database made by Auth.js or an
+   * older Latchkey. A missing answer is checked again after {@link metadataRecheckMs}, so running
+   * instances pick up a migration without a restart; a present one is kept.
+   */
+  function hasMetadata(): Promise<boolean> {
+    const known = shared.metadata;
+    if (known && (known.present || Date.now() - known.checkedAt < metadataRecheckMs))
+      return Promise.resolve(known.present);
+    shared.probing ??= (async () => {
+      let present = true;
+      try {
+        await sql`select ${sql.join(sessionMetadataColumns.map((column) => sql.ref(column)))}
+          from ${sql.table(t.sessions)} where 1 = 0`.execute(shared.root);
+      } catch (error) {
+        // Only a missing column is an answer; a connection failure says nothing about the schema
+        // (and the caller's own statement will fail the same way): ask again next time.
+        if (!isMissingColumn(error)) return false;
+        present = false;
+        if (!shared.warned) {
+          shared.warned = true;
+          console.warn(
+            `[latchkey][sql-adapter] the ${t.sessions} table has no session metadata columns (${sessionMetadataColumns.join(", ")}): sessions work, but are listed without device or times. Run \`npx latchkey migrate <database-url>\` to add them.`,
+          );
+        }
+      }
+      shared.metadata = { present, checkedAt: Date.now() };
+      return present;
+    })().finally(() => {
+      shared.probing = undefined;
+    });
+    return shared.probing;
+  }
+
+  async function selectedSessionColumns(): Promise<string[]> {
+    return (await hasMetadata()) ? [...sessionColumns, ...sessionMetadataColumns] : [...sessionColumns];
+  }
 
   /** Runs `work` in the current transaction, or in a new one. */
   function inTransaction<T>(work: (trx: AnyKysely) => Promise<T>): Promise<T> {
@@ -413,11 +490,17 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
     },
     async createSession(session) {
       const { sessionToken, userId, expires } = session;
-      await db
-        .insertInto(t.sessions)
-        .values({ sessionToken, userId, expires: c.date(expires) })
-        .execute();
-      return { sessionToken, userId, expires: new Date(expires.getTime()) };
+      const values: Row = { sessionToken, userId, expires: c.date(expires) };
+      const created: AdapterSession = { sessionToken, userId, expires: new Date(expires.getTime()) };
+      const metadata = pick(session, sessionMetadataColumns);
+      if (Object.keys(metadata).length > 0 && (await hasMetadata())) {
+        for (const [column, value] of Object.entries(metadata)) {
+          values[column] = value instanceof Date ? c.date(value) : value;
+          if (value !== null) Object.assign(created, { [column]: value instanceof Date ? new Date(value) : value });
+        }
+      }
+      await db.insertInto(t.sessions).values(values).execute();
+      return created;
     },
     async getSessionAndUser(sessionToken) {
       // The hottest query (every signed-in request): its SQL is built once, and only the token
@@ -445,8 +528,10 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
       }
       return { session, user: c.user(row) };
     },
-    async updateSession({ sessionToken, userId, expires }) {
-      const patch = pick({ userId, expires: expires && c.date(expires) }, ["userId", "expires"]);
+    async updateSession({ sessionToken, userId, expires, lastSeenAt }) {
+      const patch: Row = pick({ userId, expires: expires && c.date(expires) }, ["userId", "expires"]);
+      // Only with the columns in place; an UPDATE never inserts, so a deleted session stays deleted.
+      if (lastSeenAt !== undefined && (await hasMetadata())) patch.lastSeenAt = c.date(lastSeenAt);
       if (Object.keys(patch).length > 0) {
         await db.updateTable(t.sessions).set(patch).where("sessionToken", "=", sessionToken).execute();
       }
@@ -456,6 +541,45 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
         .where("sessionToken", "=", sessionToken)
         .executeTakeFirst();
       return row ? c.session(row) : null;
+    },
+    async listSessions(userId) {
+      const rows = await db
+        .selectFrom(t.sessions)
+        .select(await selectedSessionColumns())
+        .where("userId", "=", userId)
+        .where("expires", ">", c.date(new Date()))
+        .execute();
+      return rows.map(c.session);
+    },
+    async deleteSessions(userId, exceptSessionToken) {
+      const columns = await selectedSessionColumns();
+      if (dialect !== "mysql") {
+        // One statement: the rows it returns are exactly the rows it deleted.
+        let query = db.deleteFrom(t.sessions).where("userId", "=", userId);
+        if (exceptSessionToken !== undefined) query = query.where("sessionToken", "!=", exceptSessionToken);
+        return (await query.returning(columns).execute()).map(c.session);
+      }
+      // MySQL has no DELETE ... RETURNING: lock the rows, then delete exactly those.
+      return inTransaction(async (trx) => {
+        let select = trx.selectFrom(t.sessions).select(columns).where("userId", "=", userId);
+        if (exceptSessionToken !== undefined) select = select.where("sessionToken", "!=", exceptSessionToken);
+        const rows = await select.forUpdate().execute();
+        if (rows.length === 0) return [];
+        await trx
+          .deleteFrom(t.sessions)
+          .where("userId", "=", userId)
+          .where(
+            "sessionToken",
+            "in",
+            rows.map((row) => row.sessionToken as string),
+          )
+          .execute();
+        return rows.map(c.session);
+      });
+    },
+    async listAccounts(userId) {
+      const rows = await db.selectFrom(t.accounts).select(accountColumns).where("userId", "=", userId).execute();
+      return rows.map(c.account);
     },
     async deleteSession(sessionToken) {
       return inTransaction(async (trx) => {
@@ -521,7 +645,7 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
     },
     transaction(work) {
       if (db.isTransaction) return work(adapter);
-      return db.transaction().execute((trx) => work(create(trx, dialect, t, options)));
+      return db.transaction().execute((trx) => work(create(trx, dialect, t, options, shared)));
     },
   };
   return adapter;
@@ -538,6 +662,9 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
  * runs work in a Kysely transaction. With mysql2, give the pool `timezone: "Z"` so that DATETIME
  * values mean UTC whatever the server's time zone. Keys compare bytes in every dialect once
  * {@link migrate} has run (on MySQL/MariaDB it gives key columns a NO PAD byte collation).
+ * `listSessions`, `deleteSessions` and `listAccounts` (Latchkey extensions) serve
+ * `@latchkey/core/sessions`; session metadata is stored once `migrate` has added its columns, and
+ * left out (sign-in unaffected, one warning) until then.
  *
  * @param db A `Kysely` instance (kysely 0.28) with `SqliteDialect`, `PostgresDialect` or `MysqlDialect`.
  * @param options Other table names (see {@link SqlOptions}).
@@ -551,5 +678,5 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
  * ```
  */
 export function SqlAdapter(db: AnyKysely, options: SqlOptions = {}): Adapter {
-  return create(db, dialectOf(db), tableNames(options), options);
+  return create(db, dialectOf(db), tableNames(options), options, { root: db });
 }

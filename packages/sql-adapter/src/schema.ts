@@ -226,6 +226,43 @@ async function migrateKeyCollation(db: AnyKysely, t: TableNames, collation: stri
   }
 }
 
+/**
+ * The nullable columns that describe a session (Latchkey extension): when it was created and last
+ * seen, the device, and the client address if the application records it. The adapter stores
+ * them only once they exist (see `SqlAdapter`), so a database migrated by Auth.js keeps working.
+ */
+export const sessionMetadataColumns = ["createdAt", "lastSeenAt", "device", "clientAddress"] as const;
+
+async function columnsOf(db: AnyKysely, dialect: DialectName, table: string): Promise<Set<string>> {
+  const query =
+    dialect === "sqlite"
+      ? sql<{ name: string }>`select name from pragma_table_info(${table})`
+      : dialect === "postgres"
+        ? sql<{ name: string }>`select column_name as name from information_schema.columns
+            where table_schema = current_schema() and table_name = ${table}`
+        : sql<{ name: string }>`select column_name as name from information_schema.columns
+            where table_schema = database() and table_name = ${table}`;
+  const { rows } = await query.execute(db);
+  return new Set(rows.map((row) => String(row.name)));
+}
+
+/** Adds the session metadata columns a sessions table made before them (or by Auth.js) lacks. */
+async function addSessionMetadata(
+  db: AnyKysely,
+  dialect: DialectName,
+  t: TableNames,
+  type: ColumnTypes,
+  done: string[],
+): Promise<void> {
+  const existing = await columnsOf(db, dialect, t.sessions);
+  for (const column of sessionMetadataColumns) {
+    if (existing.has(column)) continue;
+    const columnType = column === "createdAt" || column === "lastSeenAt" ? type.date : type.text;
+    await db.schema.alterTable(t.sessions).addColumn(column, sql.raw(columnType)).execute();
+    done.push(`added column ${t.sessions}.${column}`);
+  }
+}
+
 interface IndexSpec {
   name: string;
   table: string;
@@ -281,6 +318,8 @@ async function existingNames(db: AnyKysely, dialect: DialectName, kind: "table" 
  * column names of Auth.js's schema. Unique indexes on `users.email`, `accounts(provider,
  * providerAccountId)`, `sessions.sessionToken`, `verification_tokens(identifier, token)` and
  * `authenticators.credentialID`; plain indexes on every `userId` and on `verification_tokens.expires`.
+ * The sessions table gets the nullable metadata columns `createdAt`, `lastSeenAt`, `device` and
+ * `clientAddress` (added to a table made before them, or by Auth.js).
  * On MySQL and MariaDB, key columns compare bytes (collation `utf8mb4_nopad_bin` or
  * `utf8mb4_0900_bin`): existing tables whose keys use another collation are changed.
  *
@@ -331,6 +370,10 @@ export async function migrate(db: AnyKysely, options: SqlOptions = {}): Promise<
       .addColumn("sessionToken", as(type.key), (col) => col.notNull())
       .addColumn("userId", as(type.key), (col) => col.notNull())
       .addColumn("expires", as(type.date), (col) => col.notNull())
+      .addColumn("createdAt", as(type.date))
+      .addColumn("lastSeenAt", as(type.date))
+      .addColumn("device", as(type.text))
+      .addColumn("clientAddress", as(type.text))
       .addForeignKeyConstraint(...userReference(t.sessions), (fk) => fk.onDelete("cascade")),
     db.schema
       .createTable(t.verificationTokens)
@@ -381,6 +424,7 @@ export async function migrate(db: AnyKysely, options: SqlOptions = {}): Promise<
     done.push(`created table ${table}`);
   }
   if (dialect === "mysql") await migrateKeyCollation(db, t, collation, done);
+  await addSessionMetadata(db, dialect, t, type, done);
 
   const indexes = await existingNames(db, dialect, "index");
   for (const index of indexSpecs(t)) {

@@ -13,7 +13,7 @@ import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from "kysel
 import mysql from "mysql2";
 import mysqlPromise from "mysql2/promise";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 const postgresUp = await serviceAvailable("PostgreSQL", 5432);
 const mariadbUp = await serviceAvailable("MariaDB", 3306);
@@ -192,7 +192,9 @@ for (const { dialect, label, up } of dialects) {
           "session_state",
         ].sort(),
       );
-      expect(columns("sessions")).toEqual(["expires", "sessionToken", "userId"]);
+      expect(columns("sessions")).toEqual(
+        ["sessionToken", "userId", "expires", "createdAt", "lastSeenAt", "device", "clientAddress"].sort(),
+      );
       expect(columns("verification_tokens")).toEqual(["expires", "identifier", "token"]);
       expect(columns("authenticators")).toEqual(
         [
@@ -340,6 +342,59 @@ for (const { dialect, label, up } of dialects) {
       expect(await adapter.useSecondFactorStep?.(userId, 0, 1)).toBe(false);
       await adapter.deleteSecondFactor?.(userId);
       expect(await adapter.getSecondFactor?.(userId)).toBeNull();
+    });
+
+    it("a sessions table made by Auth.js (no metadata columns) keeps signing in, and migrate adds the columns", async () => {
+      // As the Auth.js Kysely adapter's schema makes it: three columns.
+      const table = `authjs_sessions_${randomBytes(4).toString("hex")}`;
+      const type = dialect === "mysql" ? "varchar(255)" : "text";
+      const date = dialect === "sqlite" ? "text" : dialect === "postgres" ? "timestamptz" : "datetime(3)";
+      await sql`create table ${sql.table(table)} (${sql.ref("sessionToken")} ${sql.raw(type)} not null,
+        ${sql.ref("userId")} ${sql.raw(type)} not null, ${sql.ref("expires")} ${sql.raw(date)} not null)`.execute(
+        database.db,
+      );
+      const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+      try {
+        const adapter = SqlAdapter(database.db, { tables: { sessions: table } });
+        const id = randomUUID();
+        const user = await adapter.createUser?.({ id, email: `${id}@example.com`, emailVerified: null });
+        const meta = {
+          createdAt: new Date(),
+          lastSeenAt: new Date(),
+          device: "Chrome on Android",
+          clientAddress: "192.0.2.7",
+        };
+        const before = { sessionToken: randomUUID(), userId: id, expires: new Date(Date.now() + 60_000) };
+        // 20 sign-ins at once before the migration: every one works, the probe warns once.
+        const created = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            adapter.createSession?.({ ...before, sessionToken: i === 0 ? before.sessionToken : randomUUID(), ...meta }),
+          ),
+        );
+        expect(created[0]).toEqual(before);
+        expect(await adapter.getSessionAndUser?.(before.sessionToken)).toEqual({ session: before, user });
+        expect(await adapter.updateSession?.({ sessionToken: before.sessionToken, lastSeenAt: new Date() })).toEqual(
+          before,
+        );
+        expect((await adapter.listSessions?.(id))?.length).toBe(20);
+        expect(warn.mock.calls.filter(([line]) => String(line).includes("latchkey migrate"))).toHaveLength(1);
+
+        const done = await migrate(database.db, { tables: { sessions: table } });
+        for (const column of ["createdAt", "lastSeenAt", "device", "clientAddress"])
+          expect(done).toContain(`added column ${table}.${column}`);
+        expect(await migrate(database.db, { tables: { sessions: table } })).toEqual([]);
+
+        // The running adapter checks again after 30 s; a new one at once.
+        vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 31_000 });
+        const after = { sessionToken: randomUUID(), userId: id, expires: new Date(Date.now() + 60_000), ...meta };
+        await adapter.createSession?.(after);
+        const listed = await adapter.listSessions?.(id);
+        expect(listed?.find((session) => session.sessionToken === after.sessionToken)).toEqual(after);
+        expect(listed?.find((session) => session.sessionToken === before.sessionToken)).toEqual(before);
+      } finally {
+        vi.useRealTimers();
+        warn.mockRestore();
+      }
     });
 
     it("the latchkey migrate CLI reports an up-to-date schema", async () => {

@@ -185,12 +185,71 @@ describe.skipIf(!runs)("the demo in Chromium", () => {
     expect(session).toMatchObject({ user: { name: "alice", email: "alice@idp.example" }, provider: "demo-idp" });
     const rows = await page
       .locator("#accounts tr")
-      .evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).innerText.split("\t")));
+      .evaluateAll((trs) =>
+        trs.map((tr) => [...tr.querySelectorAll("td, th")].map((cell) => (cell as HTMLElement).innerText.trim())),
+      );
     expect(rows).toEqual([
-      ["provider", "type", "account id"],
-      ["Demo IdP", "oidc", "alice"],
+      ["provider", "type", "account id", ""],
+      ["Demo IdP", "oidc", "alice", "Unlink"],
     ]);
     expect(await whoIsSignedIn(page)).toBe("Signed in as alice (alice@idp.example) with Demo IdP.");
+    await signOut(page);
+  });
+
+  it("account page: a Demo IdP user adds a passkey, then unlinks the Demo IdP", async () => {
+    const page = await freshPage();
+    const cdp = await page.context().newCDPSession(page);
+    const authenticatorId = await addVirtualPasskey(cdp);
+    const login = `carol-${Date.now()}`;
+    await page.goto(`${demo.url}/auth/signin?callbackUrl=%2Faccount`);
+    await page.getByRole("button", { name: "Sign in with Demo IdP" }).click();
+    await page.fill('input[name="login"]', login);
+    await page.fill('input[name="password"]', "any password");
+    await Promise.all([page.waitForURL(`${demo.url}/account`), page.click('button[type="submit"]')]);
+    // JWT sessions in this demo: the page says why there is no device list.
+    expect(await page.textContent("#devices-note")).toContain("DEMO_SESSIONS=database");
+    expect(await page.textContent("#passkeys")).toBe("0 registered.");
+
+    await page.waitForFunction(
+      () => !!document.querySelector<HTMLInputElement>("#add-passkey [name=csrfToken]")?.value,
+    );
+    // The page is already at /account: wait for the callback's redirect back to it, not the URL.
+    await Promise.all([
+      page.waitForResponse((r) => r.url() === `${demo.url}/auth/callback/passkey` && r.request().method() === "POST"),
+      page.getByRole("button", { name: "Add a passkey" }).click(),
+    ]);
+    // The redirect's page load is not a URL change: wait for the new page's count.
+    await page.waitForFunction(() => document.querySelector("#passkeys")?.textContent !== "0 registered.");
+    expect(page.url()).toBe(`${demo.url}/account`);
+    expect(await page.textContent("#passkeys")).toBe("1 registered.");
+    expect((await cdp.send("WebAuthn.getCredentials", { authenticatorId })).credentials).toHaveLength(1);
+    expect(JSON.parse((await page.textContent("#session")) ?? "null")).toMatchObject({
+      user: { email: `${login}@idp.example` },
+    });
+
+    const unlinkIdP = page.locator("#accounts tr", { hasText: "Demo IdP" }).getByRole("button", { name: "Unlink" });
+    await Promise.all([page.waitForURL(/notice=unlinked/), unlinkIdP.click()]);
+    const providers = await page
+      .locator("#accounts tr td:first-child")
+      .evaluateAll((tds) => tds.map((td) => (td as HTMLElement).innerText));
+    expect(providers).toEqual(["passkey"]);
+    await signOut(page);
+  });
+
+  it("account page: the only passkey of a user with no verified address cannot be unlinked", async () => {
+    const page = await freshPage();
+    const cdp = await page.context().newCDPSession(page);
+    await addVirtualPasskey(cdp);
+    await page.goto(`${demo.url}/auth/signin?callbackUrl=%2Faccount`);
+    await page.fill("#input-email-for-passkey-provider", `lone-${Date.now()}@example.com`);
+    await Promise.all([
+      page.waitForURL(`${demo.url}/account`),
+      page.getByRole("button", { name: "Sign in with Passkey" }).click(),
+    ]);
+    const unlink = page.locator("#accounts tr", { hasText: "passkey" }).getByRole("button", { name: "Unlink" });
+    await Promise.all([page.waitForURL(/notice=last-sign-in-method/), unlink.click()]);
+    expect(await page.textContent("#notice")).toContain("last way to sign in");
+    expect(await page.locator("#accounts tr", { hasText: "passkey" }).count()).toBe(1);
     await signOut(page);
   });
 
@@ -225,7 +284,9 @@ describe.skipIf(!runs)("the demo in Chromium", () => {
     const credentialId = Buffer.from(credentials[0]?.credentialId as string, "base64").toString("base64url");
     const rows = await page
       .locator("#accounts tr")
-      .evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).innerText.split("\t")));
+      .evaluateAll((trs) =>
+        trs.map((tr) => [...tr.querySelectorAll("td, th")].map((cell) => (cell as HTMLElement).innerText.trim())),
+      );
     expect(
       rows
         .slice(1)

@@ -73,6 +73,8 @@ export interface ConfigCaches {
   readonly warned: Set<string>;
   /** Provider refreshes under way in this process, by store key (see refresh/single-flight.ts). */
   readonly refreshes: Map<string, Promise<RefreshOutcome>>;
+  /** Per-user queues of account unlinks in progress (see sessions.ts); an entry lives while one runs. */
+  readonly unlinks: Map<string, Promise<void>>;
 }
 
 /** The configuration after validation: defaults filled in, keys derived, deeply frozen. */
@@ -487,6 +489,7 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
     updateAge: positiveSeconds("session.updateAge", config.session?.updateAge, DAY, true),
     // 256 random bits: a session token is a bearer credential.
     generateSessionToken: config.session?.generateSessionToken ?? (() => randomBytes(32).toString("hex")),
+    recordClientAddress: config.session?.recordClientAddress === true,
   };
   const providers = frozenCopy(resolveProviders(config, basePath, strategy));
   assertConditionalUI(providers);
@@ -541,7 +544,13 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
     rateLimit: resolveRateLimit(config.rateLimit, source),
     accessTokens: resolveAccessTokens(config.accessTokens),
     revocation: resolveRevocation(config.session?.revocation, strategy, source, logger),
-    caches: { origins: new Map(), openedTokens: new Map(), warned: new Set(), refreshes: new Map() },
+    caches: {
+      origins: new Map(),
+      openedTokens: new Map(),
+      warned: new Set(),
+      refreshes: new Map(),
+      unlinks: new Map(),
+    },
   };
   return frozenCopy(resolved, new Set(["source", "caches", "adapter", "accessTokens"]));
 }

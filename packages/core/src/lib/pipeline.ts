@@ -5,7 +5,7 @@
  * trusted, read the body, dispatch, and turn every failure into its answer.
  */
 import { AuthError, UnknownAction, UntrustedHost } from "../errors.js";
-import type { AuthConfig, ResponseInternal, Session } from "../types.js";
+import type { AuthConfig, CookieOption, ResponseInternal, Session } from "../types.js";
 import { cookiesFor, type Env, type ResolvedConfig, resolveConfig } from "./config.js";
 import { parseCookieHeader } from "./cookies.js";
 import {
@@ -243,30 +243,6 @@ export interface SessionRequest {
 }
 
 /**
- * The resolved configuration, the session cookie (name and options for the request's scheme) and
- * the parsed cookies of a request, for readers of the session outside the pipeline
- * (`getAccessToken`). Null for a malformed host; an untrusted host throws `UntrustedHost`.
- *
- * @example
- * ```ts
- * const found = sessionCookieOf({ protocol: "https", host, cookieHeader }, config, process.env)
- * ```
- */
-export function sessionCookieOf(request: SessionRequest, config: AuthConfig, env?: Env) {
-  const resolved = resolveConfig(config, env);
-  let origin: { origin: string; trusted: boolean };
-  try {
-    origin = originOf(resolved, request.protocol, request.host);
-  } catch (e) {
-    if (e instanceof MalformedHost) return null;
-    throw e;
-  }
-  if (!origin.trusted) throw untrustedHost(origin.origin);
-  const cookie = cookiesFor(resolved, origin.origin).sessionToken;
-  return { config: resolved, cookie, cookies: parseCookieHeader(request.cookieHeader) };
-}
-
-/**
  * The session of a request, or null, as `GET /session` would answer it but without setting a
  * cookie. A malformed host gives null; an untrusted host throws `UntrustedHost` (the application
  * is misconfigured); a failing session store is logged and gives null (treated as signed out).
@@ -299,24 +275,45 @@ export async function authenticationOf(
   options: Pick<ServeOptions, "env"> = {},
 ): Promise<{ session: Session | null; amr: string[] }> {
   const none = { session: null, amr: [] };
-  const resolved = resolveConfig(config, options.env);
-  let origin: { origin: string; trusted: boolean };
+  const { resolved, cookie, cookies } = sessionCookieOf(request, config, options);
+  if (!cookie) return none;
   try {
-    origin = originOf(resolved, request.protocol, request.host);
-  } catch (e) {
-    if (e instanceof MalformedHost) return none;
-    throw e;
-  }
-  if (!origin.trusted) throw untrustedHost(origin.origin);
-  try {
-    const { session, amr } = await readSession(resolved, {
-      cookies: parseCookieHeader(request.cookieHeader),
-      cookie: cookiesFor(resolved, origin.origin).sessionToken,
-      reissue: false,
-    });
+    const { session, amr } = await readSession(resolved, { cookies, cookie, reissue: false });
     return { session: session as Session | null, amr: session ? (amr ?? []) : [] };
   } catch (e) {
     resolved.logger.error(e instanceof Error ? e : new AuthError(String(e)));
     return none;
   }
+}
+
+/**
+ * The resolved configuration, the request's cookies and the session cookie's name and options for
+ * the request's origin, as `sessionOf` reads them (`cookie` is null for a malformed host, which
+ * has no session). An untrusted host throws `UntrustedHost`.
+ *
+ * @example
+ * ```ts
+ * const { resolved, cookie, cookies } = sessionCookieOf({ protocol, host, cookieHeader }, config)
+ * const sessionToken = cookie ? cookies[cookie.name] : undefined
+ * ```
+ */
+export function sessionCookieOf(
+  request: SessionRequest,
+  config: AuthConfig,
+  options: Pick<ServeOptions, "env"> = {},
+): { resolved: ResolvedConfig; cookie: CookieOption | null; cookies: Record<string, string> } {
+  const resolved = resolveConfig(config, options.env);
+  let origin: { origin: string; trusted: boolean };
+  try {
+    origin = originOf(resolved, request.protocol, request.host);
+  } catch (e) {
+    if (e instanceof MalformedHost) return { resolved, cookie: null, cookies: {} };
+    throw e;
+  }
+  if (!origin.trusted) throw untrustedHost(origin.origin);
+  return {
+    resolved,
+    cookie: cookiesFor(resolved, origin.origin).sessionToken,
+    cookies: parseCookieHeader(request.cookieHeader),
+  };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { AdapterUser } from "../../adapters.js";
+import type { AdapterSession, AdapterUser } from "../../adapters.js";
 import { AccessDenied, AuthError } from "../../errors.js";
 import type { JWT } from "../../jwt.js";
 import type { Account, Profile, ResponseInternal, User } from "../../types.js";
@@ -7,6 +7,7 @@ import type { Context } from "../context.js";
 import { clearChunkedCookie } from "../cookies.js";
 import { providerTokensOf } from "../refresh/tokens.js";
 import type { RequestInternal } from "../request.js";
+import { describeUserAgent } from "../session/device.js";
 import { sessionTokenCookies } from "../session/jwt-strategy.js";
 import { withQuery } from "../url.js";
 import { holdForSecondFactor, methodOf, totpProviderOf } from "./second-factor/index.js";
@@ -112,12 +113,20 @@ export async function startSession(
     const adapter = config.adapter!;
     const sessionToken = config.session.generateSessionToken();
     const expires = new Date(Date.now() + config.session.maxAge * 1000);
-    const created = await adapter.createSession!({
-      sessionToken,
-      userId: (user as AdapterUser).id,
-      expires,
-      ...(amr ? { amr } : {}),
-    });
+    const record: AdapterSession = { sessionToken, userId: (user as AdapterUser).id, expires };
+    // Only an adapter that lists sessions stores their metadata (an Auth.js adapter's schema has
+    // no column for it, and some reject unknown fields).
+    if (adapter.listSessions) {
+      const now = new Date();
+      record.createdAt = now;
+      record.lastSeenAt = now;
+      record.device = describeUserAgent(req.headers.get("user-agent"));
+      // An address is at most 45 characters (IPv6 with IPv4); anything longer is not one.
+      const address = req.clientIp;
+      if (config.session.recordClientAddress && address && address.length <= 64) record.clientAddress = address;
+    }
+    if (amr) record.amr = amr;
+    const created = await adapter.createSession!(record);
     ctx.cookies.push({
       name: cookie.name,
       value: created.sessionToken,

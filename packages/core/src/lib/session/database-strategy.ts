@@ -28,7 +28,11 @@ export async function readDatabaseSession(config: ResolvedConfig, options: Sessi
   const cookies = [];
   if (update || session.expires.valueOf() - maxAge * 1000 + updateAge * 1000 <= Date.now()) {
     expires = new Date(Date.now() + maxAge * 1000);
-    await adapter.updateSession({ sessionToken, expires });
+    // The same write records when the session was last seen (for adapters that keep it), so
+    // `lastSeenAt` costs no write of its own and is at most `updateAge` old.
+    await adapter.updateSession(
+      config.adapter?.listSessions ? { sessionToken, expires, lastSeenAt: new Date() } : { sessionToken, expires },
+    );
     if (options.reissue)
       cookies.push({ name: cookie.name, value: sessionToken, options: { ...cookie.options, expires } });
   }

@@ -1,0 +1,494 @@
+/**
+ * Sessions a user can see and end, and the accounts linked to the user: functions the application
+ * calls from its own routes (Latchkey's HTTP actions stay the spec's). Framework packages wrap them
+ * with their own request type (`@latchkey/express` exports the same names taking `req`).
+ *
+ * Session lists and revocation need database sessions (`session.strategy: "database"`); under the
+ * JWT strategy they throw `UnsupportedStrategy`. Linked accounts work under both strategies, with
+ * an adapter. Sessions are named by an id derived from their token (a keyed hash), never by the
+ * token itself: the token is a bearer credential, the id is safe to put in a page.
+ *
+ * @example
+ * ```ts
+ * import { listSessions, revokeSession } from "@latchkey/core/sessions"
+ * const sessions = await listSessions(request, config) // [{ id, current: true, device: "Firefox on macOS", ... }]
+ * await revokeSession(request, config, sessions[1].id)
+ * ```
+ * @module sessions
+ */
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { Adapter, AdapterAccount, AdapterAccountType, AdapterSession, AdapterUser } from "./adapters.js";
+import { MissingAdapter, MissingAdapterMethods, UnsupportedStrategy } from "./errors.js";
+import type { Env, ResolvedConfig } from "./lib/config.js";
+import { readChunkedCookie } from "./lib/cookies.js";
+import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
+import { decodeSessionToken } from "./lib/session/jwt-strategy.js";
+import type { AuthConfig, Awaitable, SessionEndReason } from "./types.js";
+
+export { describeUserAgent } from "./lib/session/device.js";
+export type { SessionRequest };
+
+/** A Web `Request`, or where a request arrived and its `Cookie` header (what framework packages pass). */
+export type SessionsRequest = Request | SessionRequest;
+
+/** Options of every function of this module. */
+export interface SessionsOptions {
+  /** Fill unset options from this environment (`AUTH_SECRET`, ...), as framework packages do. */
+  env?: Env;
+}
+
+/** A session of the signed-in user, as {@link listSessions} shows it. */
+export interface SessionInfo {
+  /** Names the session for {@link revokeSession}: a keyed hash of its token, not the token. */
+  id: string;
+  /** True for the session of the request that asked. */
+  current: boolean;
+  /** Such as "Firefox on macOS"; null for sessions created before Latchkey recorded it. */
+  device: string | null;
+  /** The client's address at sign-in, when `session.recordClientAddress` is on; else null. */
+  clientAddress: string | null;
+  /** When the user signed in; null for sessions created before Latchkey recorded it. */
+  createdAt: Date | null;
+  /** When the session was last used, at most `session.updateAge` old; null when unknown. */
+  lastSeenAt: Date | null;
+  expires: Date;
+}
+
+/** A linked account, as {@link listAccounts} shows it: never its tokens. */
+export interface LinkedAccount {
+  provider: string;
+  providerAccountId: string;
+  type: AdapterAccountType;
+  /** The configured provider's name ("GitHub"); null when no configured provider has this id. */
+  providerName: string | null;
+}
+
+/** What {@link unlinkAccount} did. */
+export type UnlinkResult =
+  | { unlinked: true; account: LinkedAccount }
+  | {
+      unlinked: false;
+      /**
+       * `signed-out`: the request has no session. `not-found`: the signed-in user has no such
+       * account. `last-sign-in-method`: it is the last way the user can sign in.
+       */
+      reason: "signed-out" | "not-found" | "last-sign-in-method";
+    };
+
+/** Options of {@link unlinkAccount}. */
+export interface UnlinkOptions extends SessionsOptions {
+  /**
+   * How many ways to sign in the user has that Latchkey cannot see, such as a password checked by
+   * a Credentials provider. They count with the user's accounts, passkeys and verified e-mail.
+   * @default () => 0
+   */
+  otherSignInMethods?: (user: AdapterUser) => Awaitable<number>;
+}
+
+/** Options of {@link revokeUserSessions}. */
+export interface RevokeUserSessionsOptions extends SessionsOptions {
+  /** The `reason` of the `signOut` events. @default "revoked-all" */
+  reason?: SessionEndReason;
+}
+
+const SESSION_ID = /^[A-Za-z0-9_-]{32}$/;
+/** Longer provider ids or account ids than this are no stored account's: refused before any lookup. */
+const MAX_KEY_LENGTH = 1024;
+
+function toSessionRequest(request: SessionsRequest): SessionRequest {
+  if (typeof Request !== "undefined" && request instanceof Request) {
+    const url = new URL(request.url);
+    return { protocol: url.protocol, host: url.host, cookieHeader: request.headers.get("cookie") };
+  }
+  return request as SessionRequest;
+}
+
+/**
+ * The id of a session: HMAC-SHA256 of its token under the first secret, with a label of its own
+ * so it equals no other value Latchkey derives. It cannot be turned back into the token, and
+ * without the secret it cannot be computed from one. A rotated secret changes every id (a page
+ * listed before the rotation then revokes nothing, which is safe).
+ */
+function sessionIdOf(config: ResolvedConfig, sessionToken: string): string {
+  return createHmac("sha256", config.secrets[0] as string)
+    .update("latchkey session id\u0000")
+    .update(sessionToken)
+    .digest("base64url")
+    .slice(0, 32);
+}
+
+function sameId(a: string, b: string): boolean {
+  return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
+
+/** The adapter, with the methods `what` needs, or a typed error naming what is missing. */
+function adapterFor(config: ResolvedConfig, what: string, methods: (keyof Adapter)[]): Required<Adapter> {
+  const adapter = config.adapter;
+  if (!adapter) throw new MissingAdapter(`\`${what}\` needs an \`adapter\`: sessions and accounts live in it.`);
+  const missing = methods.filter((m) => typeof adapter[m] !== "function");
+  if (missing.length) {
+    throw new MissingAdapterMethods(
+      `\`${what}\` needs the adapter methods ${missing.join(", ")}; @latchkey/sql-adapter, @latchkey/redis-adapter and the MemoryAdapter have them.`,
+    );
+  }
+  return adapter as Required<Adapter>;
+}
+
+function assertDatabaseSessions(config: ResolvedConfig, what: string): void {
+  // Where JWT session revocation (issue 15.3) plugs in: until then, JWT sessions are not stored,
+  // so there is nothing to list or revoke.
+  if (config.session.strategy !== "database") {
+    throw new UnsupportedStrategy(
+      `\`${what}\` needs database sessions (\`session: { strategy: "database" }\` with an adapter): JWT sessions are not stored, so they cannot be listed or revoked here.`,
+    );
+  }
+}
+
+interface SignedIn {
+  config: ResolvedConfig;
+  adapter: Required<Adapter>;
+  user: AdapterUser;
+  /** The session token of the request (database sessions only). */
+  sessionToken?: string;
+}
+
+/**
+ * The signed-in user of a request, read as `getSession` reads it: a database session that has not
+ * expired, or a JWT that opens (and that the application's `jwt` callback keeps) whose `sub` is a
+ * stored user. Null when signed out.
+ */
+async function signedIn(
+  request: SessionsRequest,
+  config: AuthConfig,
+  options: SessionsOptions,
+  what: string,
+  methods: (keyof Adapter)[],
+  databaseOnly: boolean,
+): Promise<SignedIn | null> {
+  const { resolved, cookie, cookies } = sessionCookieOf(toSessionRequest(request), config, options);
+  if (databaseOnly) assertDatabaseSessions(resolved, what);
+  const adapter = adapterFor(
+    resolved,
+    what,
+    resolved.session.strategy === "database" ? [...methods, "getSessionAndUser"] : [...methods, "getUser"],
+  );
+  if (!cookie) return null;
+  if (resolved.session.strategy === "database") {
+    const sessionToken = cookies[cookie.name];
+    if (!sessionToken) return null;
+    const found = await adapter.getSessionAndUser(sessionToken);
+    if (!found || found.session.expires.getTime() <= Date.now()) return null;
+    return { config: resolved, adapter, user: found.user, sessionToken };
+  }
+  // JWT sessions (linked accounts only). Issue 15.3's revocation check belongs here too.
+  const raw = readChunkedCookie(cookies, cookie.name);
+  if (!raw) return null;
+  let token = await decodeSessionToken(resolved, raw, cookie.name);
+  if (token && !resolved.defaultCallbacks.jwt)
+    token = await resolved.callbacks.jwt({ token, user: undefined as never });
+  if (!token || typeof token.sub !== "string" || token.sub === "") return null;
+  const user = await adapter.getUser(token.sub);
+  return user ? { config: resolved, adapter, user } : null;
+}
+
+function toInfo(config: ResolvedConfig, session: AdapterSession, currentToken: string | undefined): SessionInfo {
+  return {
+    id: sessionIdOf(config, session.sessionToken),
+    current: session.sessionToken === currentToken,
+    device: session.device ?? null,
+    clientAddress: session.clientAddress ?? null,
+    createdAt: session.createdAt ?? null,
+    lastSeenAt: session.lastSeenAt ?? null,
+    expires: session.expires,
+  };
+}
+
+const newest = (date: Date | null) => date?.getTime() ?? 0;
+
+/**
+ * The sessions of the signed-in user that have not expired: the current one first (`current:
+ * true`), then the most recently used. Null when the request is signed out. Needs database
+ * sessions (throws `UnsupportedStrategy` under JWT) and an adapter with `listSessions`.
+ *
+ * @example
+ * ```ts
+ * const sessions = await listSessions(request, config)
+ * // [{ id: "k3…", current: true, device: "Firefox on macOS", createdAt, lastSeenAt, expires, clientAddress: null }, ...]
+ * ```
+ */
+export async function listSessions(
+  request: SessionsRequest,
+  config: AuthConfig,
+  options: SessionsOptions = {},
+): Promise<SessionInfo[] | null> {
+  const me = await signedIn(request, config, options, "listSessions", ["listSessions"], true);
+  if (!me) return null;
+  const sessions = await me.adapter.listSessions(me.user.id);
+  const now = Date.now();
+  return sessions
+    .filter((session) => session.userId === me.user.id && session.expires.getTime() > now)
+    .map((session) => toInfo(me.config, session, me.sessionToken))
+    .sort(
+      (a, b) =>
+        Number(b.current) - Number(a.current) ||
+        newest(b.lastSeenAt) - newest(a.lastSeenAt) ||
+        newest(b.createdAt) - newest(a.createdAt),
+    );
+}
+
+/**
+ * Revokes one session of the signed-in user, named by its {@link SessionInfo.id}. Only the user's
+ * own sessions are found: any other id (another user's, a guess, not a string) revokes nothing
+ * and answers false, exactly as a session that no longer exists. The revoked session's next
+ * request is signed out. Emits `signOut` with `reason: "revoked"`. Revoking the current session
+ * signs this browser out (its cookie stays until its next request clears it).
+ *
+ * @example
+ * ```ts
+ * app.post("/account/sessions/:id/revoke", async (req, res) => {
+ *   await revokeSession(req, config, req.params.id)
+ *   res.redirect("/account")
+ * })
+ * ```
+ */
+export async function revokeSession(
+  request: SessionsRequest,
+  config: AuthConfig,
+  id: unknown,
+  options: SessionsOptions = {},
+): Promise<boolean> {
+  const me = await signedIn(request, config, options, "revokeSession", ["listSessions", "deleteSession"], true);
+  if (!me || typeof id !== "string" || !SESSION_ID.test(id)) return false;
+  const sessions = await me.adapter.listSessions(me.user.id);
+  const target = sessions.find(
+    (session) => session.userId === me.user.id && sameId(sessionIdOf(me.config, session.sessionToken), id),
+  );
+  if (!target) return false;
+  const removed = await me.adapter.deleteSession(target.sessionToken);
+  if (!removed) return false;
+  await me.config.events.signOut?.({ session: removed, reason: "revoked" });
+  return true;
+}
+
+/**
+ * Revokes every session of the signed-in user except the current one ("sign out other devices").
+ * Answers how many it revoked, or null when the request is signed out. Emits `signOut` with
+ * `reason: "revoked-others"` for each.
+ *
+ * @example
+ * ```ts
+ * const count = await revokeOtherSessions(request, config) // 2
+ * ```
+ */
+export async function revokeOtherSessions(
+  request: SessionsRequest,
+  config: AuthConfig,
+  options: SessionsOptions = {},
+): Promise<number | null> {
+  const me = await signedIn(request, config, options, "revokeOtherSessions", ["deleteSessions"], true);
+  if (!me?.sessionToken) return null;
+  const deleted = await me.adapter.deleteSessions(me.user.id, me.sessionToken);
+  for (const session of deleted) await me.config.events.signOut?.({ session, reason: "revoked-others" });
+  return deleted.length;
+}
+
+/**
+ * Revokes every session of a user, current ones included: for an administrator, or after the user
+ * changed a password. Answers how many it revoked. Emits `signOut` with `reason` (default
+ * `"revoked-all"`) for each. Needs database sessions and an adapter with `deleteSessions`.
+ *
+ * @example
+ * ```ts
+ * await revokeUserSessions(config, user.id, { reason: "password-changed" })
+ * ```
+ */
+export async function revokeUserSessions(
+  config: AuthConfig,
+  userId: string,
+  options: RevokeUserSessionsOptions = {},
+): Promise<number> {
+  if (typeof userId !== "string" || userId === "")
+    throw new TypeError("revokeUserSessions: `userId` must be the id of a stored user (a non-empty string)");
+  const resolved = resolveConfigOf(config, options);
+  assertDatabaseSessions(resolved, "revokeUserSessions");
+  const adapter = adapterFor(resolved, "revokeUserSessions", ["deleteSessions"]);
+  const deleted = await adapter.deleteSessions(userId);
+  const reason = options.reason ?? "revoked-all";
+  for (const session of deleted) await resolved.events.signOut?.({ session, reason });
+  return deleted.length;
+}
+
+function resolveConfigOf(config: AuthConfig, options: SessionsOptions): ResolvedConfig {
+  // A request on a loopback host always resolves; the origin plays no part in what follows.
+  return sessionCookieOf({ protocol: "http", host: "localhost", cookieHeader: null }, config, options).resolved;
+}
+
+function toLinked(config: ResolvedConfig, account: AdapterAccount): LinkedAccount {
+  return {
+    provider: account.provider,
+    providerAccountId: account.providerAccountId,
+    type: account.type,
+    providerName: config.providersById.get(account.provider)?.name ?? null,
+  };
+}
+
+/**
+ * The accounts linked to the signed-in user (provider, account id, type, provider name): never
+ * their tokens. Null when the request is signed out. Works with JWT and database sessions; needs
+ * an adapter with `listAccounts`.
+ *
+ * @example
+ * ```ts
+ * const accounts = await listAccounts(request, config)
+ * // [{ provider: "github", providerAccountId: "583231", type: "oauth", providerName: "GitHub" }]
+ * ```
+ */
+export async function listAccounts(
+  request: SessionsRequest,
+  config: AuthConfig,
+  options: SessionsOptions = {},
+): Promise<LinkedAccount[] | null> {
+  const me = await signedIn(request, config, options, "listAccounts", ["listAccounts"], false);
+  if (!me) return null;
+  const accounts = await me.adapter.listAccounts(me.user.id);
+  return accounts.filter((account) => account.userId === me.user.id).map((account) => toLinked(me.config, account));
+}
+
+/**
+ * The ways `user` can sign in now, one key each: an OAuth/OIDC account of a configured provider;
+ * a passkey (an account of a configured WebAuthn provider whose authenticator is stored); the
+ * e-mail address, when it is verified and an e-mail provider is configured; and as many as
+ * `otherSignInMethods` says. Accounts of providers no longer configured do not count.
+ */
+async function signInMethods(me: SignedIn, accounts: AdapterAccount[], options: UnlinkOptions): Promise<Set<string>> {
+  const { config, adapter, user } = me;
+  const methods = new Set<string>();
+  const passkeys: AdapterAccount[] = [];
+  for (const account of accounts) {
+    if (account.userId !== user.id) continue;
+    const provider = config.providersById.get(account.provider);
+    if (!provider) continue;
+    if (
+      (provider.type === "oauth" || provider.type === "oidc") &&
+      account.type !== "email" &&
+      account.type !== "webauthn"
+    )
+      methods.add(accountKey(account));
+    if (provider.type === "webauthn" && account.type === "webauthn") passkeys.push(account);
+  }
+  if (passkeys.length && typeof adapter.listAuthenticatorsByUserId === "function") {
+    const authenticators = await adapter.listAuthenticatorsByUserId(user.id);
+    for (const account of passkeys)
+      if (authenticators.some((a) => a.providerAccountId === account.providerAccountId))
+        methods.add(accountKey(account));
+  }
+  if (user.email && user.emailVerified && config.providers.some((p) => p.type === "email")) methods.add("email");
+  const others = options.otherSignInMethods ? Number(await options.otherSignInMethods(user)) : 0;
+  for (let i = 0; i < others; i++) methods.add(`other:${i}`);
+  return methods;
+}
+
+function accountKey(account: Pick<AdapterAccount, "provider" | "providerAccountId">): string {
+  return JSON.stringify([account.provider, account.providerAccountId]);
+}
+
+/**
+ * Unlinks one of the signed-in user's accounts, unless it is the last way the user can sign in.
+ * What counts: each account of a configured OAuth/OIDC provider, each passkey (its account and
+ * authenticator), a verified e-mail address when an e-mail provider is configured, and
+ * `otherSignInMethods` (a password Latchkey cannot see). An account of another user, or none,
+ * answers `not-found`. Two unlinks racing for the last two methods cannot both win: after
+ * unlinking, the methods are counted again, and an unlink that left none is undone. Emits the
+ * `unlinkAccount` event (a Latchkey extension). Works with JWT and database sessions.
+ *
+ * @example
+ * ```ts
+ * const result = await unlinkAccount(request, config, { provider: "github", providerAccountId: "583231" })
+ * if (!result.unlinked && result.reason === "last-sign-in-method") showError("Add another way to sign in first")
+ * ```
+ */
+export async function unlinkAccount(
+  request: SessionsRequest,
+  config: AuthConfig,
+  target: { provider: unknown; providerAccountId: unknown },
+  options: UnlinkOptions = {},
+): Promise<UnlinkResult> {
+  const methods: (keyof Adapter)[] = ["listAccounts", "unlinkAccount", "linkAccount"];
+  const me = await signedIn(request, config, options, "unlinkAccount", methods, false);
+  if (!me) return { unlinked: false, reason: "signed-out" };
+  const { provider, providerAccountId } = target ?? {};
+  if (
+    typeof provider !== "string" ||
+    typeof providerAccountId !== "string" ||
+    provider.length > MAX_KEY_LENGTH ||
+    providerAccountId.length > MAX_KEY_LENGTH
+  )
+    return { unlinked: false, reason: "not-found" };
+  return oneAtATime(me.config, me.user.id, () => unlinkChecked(me, provider, providerAccountId, options));
+}
+
+/**
+ * Runs the unlinks of one user one after the other within this configuration (this process), so
+ * that each counts the methods the one before it left. Instances that share a database can still
+ * race; `unlinkChecked` counts again after its write for them.
+ */
+async function oneAtATime<T>(config: ResolvedConfig, userId: string, work: () => Promise<T>): Promise<T> {
+  const queue = config.caches.unlinks;
+  const before = queue.get(userId) ?? Promise.resolve();
+  const run = before.then(work);
+  const tail = run.then(
+    () => {},
+    () => {},
+  );
+  queue.set(userId, tail);
+  try {
+    return await run;
+  } finally {
+    if (queue.get(userId) === tail) queue.delete(userId);
+  }
+}
+
+async function unlinkChecked(
+  me: SignedIn,
+  provider: string,
+  providerAccountId: string,
+  options: UnlinkOptions,
+): Promise<UnlinkResult> {
+  const { adapter, user } = me;
+  const accounts = await adapter.listAccounts(user.id);
+  const account = accounts.find(
+    (a) => a.userId === user.id && a.provider === provider && a.providerAccountId === providerAccountId,
+  );
+  if (!account) return { unlinked: false, reason: "not-found" };
+  const others = await signInMethods(me, accounts, options);
+  others.delete(accountKey(account));
+  if (others.size === 0) return { unlinked: false, reason: "last-sign-in-method" };
+
+  const removed = await adapter.unlinkAccount({ provider, providerAccountId });
+  // Auth.js adapters may answer nothing even when they removed the account: then a re-read tells.
+  // Within this process no other unlink of this user runs meanwhile, so a gone account is ours.
+  if (!removed && (await adapter.listAccounts(user.id)).some((a) => accountKey(a) === accountKey(account)))
+    return { unlinked: false, reason: "not-found" };
+
+  const left = await signInMethods(me, await adapter.listAccounts(user.id), options);
+  if (left.size === 0) {
+    // Another instance unlinked the other method meanwhile: put this account back.
+    await relink(adapter, account);
+    return { unlinked: false, reason: "last-sign-in-method" };
+  }
+  await me.config.events.unlinkAccount?.({
+    user,
+    account: { provider, providerAccountId, type: account.type, userId: account.userId },
+  });
+  return { unlinked: true, account: toLinked(me.config, account) };
+}
+
+/** Links `account` again; an account already back (another instance restored it) is fine. */
+async function relink(adapter: Required<Adapter>, account: AdapterAccount): Promise<void> {
+  try {
+    await adapter.linkAccount(account);
+  } catch (e) {
+    const back = await adapter.listAccounts(account.userId);
+    if (!back.some((a) => accountKey(a) === accountKey(account))) throw e;
+  }
+}

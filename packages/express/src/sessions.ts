@@ -1,0 +1,90 @@
+/**
+ * The sessions and linked-accounts functions of `@latchkey/core/sessions`, taking an Express
+ * request (like `getSession`) and reading the environment's defaults as `ExpressAuth` does.
+ * @module sessions
+ */
+import type { AuthConfig } from "@latchkey/core";
+import * as core from "@latchkey/core/sessions";
+import { type ExpressRequestLike, toIncoming } from "./convert.js";
+
+export type {
+  LinkedAccount,
+  RevokeUserSessionsOptions,
+  SessionInfo,
+  UnlinkOptions,
+  UnlinkResult,
+} from "@latchkey/core/sessions";
+export { describeUserAgent } from "@latchkey/core/sessions";
+
+function sessionRequest(req: ExpressRequestLike): core.SessionRequest {
+  const { protocol, host } = toIncoming(req);
+  return { protocol, host, cookieHeader: req.headers.cookie };
+}
+const env = () => ({ env: process.env });
+
+/**
+ * The signed-in user's sessions (current first), or null when signed out. Needs database sessions.
+ * @example
+ * ```ts
+ * app.get("/account/sessions", async (req, res) => res.json(await listSessions(req, config)))
+ * ```
+ */
+export const listSessions = (req: ExpressRequestLike, config: AuthConfig) =>
+  core.listSessions(sessionRequest(req), config, env());
+
+/**
+ * Revokes one of the signed-in user's sessions by its listed `id`; false for any other id.
+ * @example
+ * ```ts
+ * app.post("/account/sessions/revoke", async (req, res) => res.json({ revoked: await revokeSession(req, config, req.body.id) }))
+ * ```
+ */
+export const revokeSession = (req: ExpressRequestLike, config: AuthConfig, id: unknown) =>
+  core.revokeSession(sessionRequest(req), config, id, env());
+
+/**
+ * Revokes every session of the signed-in user but this one; answers how many (null when signed out).
+ * @example
+ * ```ts
+ * app.post("/account/sessions/revoke-others", async (req, res) => res.json({ revoked: await revokeOtherSessions(req, config) }))
+ * ```
+ */
+export const revokeOtherSessions = (req: ExpressRequestLike, config: AuthConfig) =>
+  core.revokeOtherSessions(sessionRequest(req), config, env());
+
+/**
+ * Revokes every session of a user (an administrator, a password change); answers how many.
+ * @example
+ * ```ts
+ * await revokeUserSessions(config, user.id, { reason: "password-changed" })
+ * ```
+ */
+export const revokeUserSessions = (
+  config: AuthConfig,
+  userId: string,
+  options: Omit<core.RevokeUserSessionsOptions, "env"> = {},
+) => core.revokeUserSessions(config, userId, { ...options, ...env() });
+
+/**
+ * The signed-in user's linked accounts, without tokens (null when signed out).
+ * @example
+ * ```ts
+ * app.get("/account/accounts", async (req, res) => res.json(await listAccounts(req, config)))
+ * ```
+ */
+export const listAccounts = (req: ExpressRequestLike, config: AuthConfig) =>
+  core.listAccounts(sessionRequest(req), config, env());
+
+/**
+ * Unlinks one of the signed-in user's accounts, refusing the last way to sign in.
+ * @example
+ * ```ts
+ * const result = await unlinkAccount(req, config, { provider: req.body.provider, providerAccountId: req.body.id })
+ * ```
+ */
+export const unlinkAccount = (
+  req: ExpressRequestLike,
+  config: AuthConfig,
+  target: { provider: unknown; providerAccountId: unknown },
+  options: Omit<core.UnlinkOptions, "env"> = {},
+) => core.unlinkAccount(sessionRequest(req), config, target, { ...options, ...env() });

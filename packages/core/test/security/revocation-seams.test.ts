@@ -70,7 +70,10 @@ async function signedInBrowser(config: AuthConfig, login: string): Promise<Brows
 const request = (cookieHeader: string) => ({ protocol: "http:", host: "localhost:3000", cookieHeader });
 
 async function sessionOf(config: AuthConfig, token: string) {
-  const response = await Auth(new Request(`${APP}/auth/session`, { headers: { cookie: `${COOKIE}=${token}` } }), config);
+  const response = await Auth(
+    new Request(`${APP}/auth/session`, { headers: { cookie: `${COOKIE}=${token}` } }),
+    config,
+  );
   return (await response.json()) as { user?: { email?: string } } | null;
 }
 
@@ -118,6 +121,28 @@ describe("revocation reaches every reader of the session cookie (getAccessToken)
     expect(after - before, "no refresh grant redeemed for a revoked session").toBe(0);
     expect(refreshed?.accessToken).toBeUndefined();
     expect(refreshed?.cookies ?? [], "no session cookie re-issued for a revoked session").toEqual([]);
+  });
+});
+
+describe("the jwt callback decides for every reader of the session cookie (getAccessToken)", () => {
+  it("rule: a session the jwt callback ends (returns null, e.g. a banned user) gets no provider access token", async () => {
+    const banned = new Set<string>();
+    const config = appConfig({
+      accessTokens: { jwt: true },
+      callbacks: { jwt: ({ token }) => (token.sub && banned.has(token.sub) ? null : token) },
+    });
+    const browser = await signedInBrowser(config, "alice");
+    const cookie = browser.jar(APP).get(COOKIE) as string;
+    const sub = ((await decode({ token: cookie, secret: SECRET, salt: COOKIE })) as { sub: string }).sub;
+    banned.add(sub);
+    expect(await sessionOf(config, cookie)).toBeNull();
+    let token: Awaited<ReturnType<typeof getAccessToken>> = null;
+    try {
+      token = await getAccessToken(request(`${COOKIE}=${cookie}`), config, { provider: "op" });
+    } catch {
+      token = null;
+    }
+    expect(token?.accessToken, "a session the application ended must not yield provider tokens").toBeUndefined();
   });
 });
 

@@ -16,7 +16,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAccessToken } from "../../src/access-token.js";
 import { Auth, type AuthConfig } from "../../src/index.js";
-import { decode, encode } from "../../src/jwt.js";
+import { decode, encode, getToken } from "../../src/jwt.js";
 import { MemoryAdapter } from "../../src/memory-adapter.js";
 import { OIDC } from "../../src/providers/generic-oidc.js";
 import { revokeJwtSession, revokeUserSessions } from "../../src/revocation.js";
@@ -185,5 +185,18 @@ describe("revocation reaches every reader of the session cookie (account linking
     await signInThrough(victim, APP, "op", { query: { login_hint: "bob" } });
     const bob = await adapter.getUserByAccount!({ provider: "op", providerAccountId: "bob" });
     expect(bob?.id).toBe(id);
+  });
+});
+
+describe("revocation reaches every reader of the session cookie (getToken)", () => {
+  it("rule: getToken (the Auth.js API-route reader, re-exported by @latchkey/express/jwt) gives no claims for a revoked session", async () => {
+    const config = appConfig({ session: { revocation: true } });
+    const victim = await signedInBrowser(config, "alice");
+    const stolen = victim.jar(APP).get(COOKIE) as string;
+    await revokeJwtSession(config, stolen);
+    expect(await sessionOf(config, stolen)).toBeNull();
+    // The documented way to read the token in an API route (packages/express/src/jwt.ts).
+    const claims = await getToken({ req: { headers: { cookie: `${COOKIE}=${stolen}` } }, secret: SECRET });
+    expect(claims, "a revoked session must not authenticate API routes either").toBeNull();
   });
 });

@@ -28,7 +28,7 @@ import { type RefreshOutcome, refreshGrant } from "./lib/flows/oauth/refresh.js"
 import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
 import { singleFlight } from "./lib/refresh/single-flight.js";
 import { type ProviderTokens, tokenFields } from "./lib/refresh/tokens.js";
-import { decodeSessionToken, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
+import { openJwtSession, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
 import type { AuthConfig, Cookie, CookieOption } from "./types.js";
 
 export { AccessTokenError, RefreshTokenRevoked } from "./errors.js";
@@ -207,7 +207,8 @@ async function fromJwt(
 ): Promise<AccessToken | null> {
   const raw = readChunkedCookie(cookies, cookie.name);
   if (!raw) return null;
-  const claims = await decodeSessionToken(config, raw, cookie.name);
+  // As the session read sees it: a revoked session, or one the jwt callback ended, gets no token.
+  const claims = (await openJwtSession(config, raw, cookie.name))?.claims;
   if (!claims) return null;
   const all = (claims.providerTokens ?? {}) as Record<string, ProviderTokens>;
   const tokens = Object.hasOwn(all, provider.id) ? all[provider.id] : undefined;

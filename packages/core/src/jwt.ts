@@ -18,7 +18,7 @@
 import { MissingSecret } from "./errors.js";
 import { defaultCookieName, parseCookieHeader, readChunkedCookie } from "./lib/cookies.js";
 import { type JWT, openToken, sealToken } from "./lib/jwe.js";
-import type { Awaitable } from "./types.js";
+import type { AuthConfig, Awaitable } from "./types.js";
 
 export type { JWT };
 
@@ -103,6 +103,13 @@ export interface GetTokenParams {
   /** Return the raw token instead of its claims. */
   raw?: boolean;
   decode?: JWTOptions["decode"];
+  /**
+   * Latchkey extension: the application's configuration. With it, the token is read as the
+   * session read reads it: null when its session was revoked (`session.revocation`) or the `jwt`
+   * callback ends it, and the callback's token otherwise. Without it only the seal is checked, so
+   * an API route of an application that revokes sessions must pass it (or use `getSession`).
+   */
+  config?: AuthConfig;
 }
 
 function headerValue(headers: GetTokenParams["req"]["headers"], name: string): string | null {
@@ -138,6 +145,14 @@ export async function getToken(params: GetTokenParams): Promise<JWT | string | n
     }
   }
   if (!token) return null;
+  if (params.config) {
+    // Loaded only here: reading a cookie without a configuration stays a small, pure function.
+    const { resolveConfig } = await import("./lib/config.js");
+    const { openJwtSession } = await import("./lib/session/jwt-strategy.js");
+    const opened = await openJwtSession(resolveConfig(params.config), token, salt);
+    if (!opened) return null;
+    return raw ? token : opened.token;
+  }
   if (raw) return token;
   try {
     return await (params.decode ?? decode)({ token, secret, salt });

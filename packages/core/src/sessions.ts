@@ -22,7 +22,7 @@ import { MissingAdapter, MissingAdapterMethods, UnsupportedStrategy } from "./er
 import type { Env, ResolvedConfig } from "./lib/config.js";
 import { readChunkedCookie } from "./lib/cookies.js";
 import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
-import { decodeSessionToken } from "./lib/session/jwt-strategy.js";
+import { openJwtSession } from "./lib/session/jwt-strategy.js";
 import type { AuthConfig, Awaitable, SessionEndReason } from "./types.js";
 
 export { describeUserAgent } from "./lib/session/device.js";
@@ -180,12 +180,10 @@ async function signedIn(
     if (!found || found.session.expires.getTime() <= Date.now()) return null;
     return { config: resolved, adapter, user: found.user, sessionToken };
   }
-  // JWT sessions (linked accounts only). Issue 15.3's revocation check belongs here too.
+  // JWT sessions (linked accounts only), as the session read sees them: revoked or ended is none.
   const raw = readChunkedCookie(cookies, cookie.name);
   if (!raw) return null;
-  let token = await decodeSessionToken(resolved, raw, cookie.name);
-  if (token && !resolved.defaultCallbacks.jwt)
-    token = await resolved.callbacks.jwt({ token, user: undefined as never });
+  const token = (await openJwtSession(resolved, raw, cookie.name))?.token;
   if (!token || typeof token.sub !== "string" || token.sub === "") return null;
   const user = await adapter.getUser(token.sub);
   return user ? { config: resolved, adapter, user } : null;

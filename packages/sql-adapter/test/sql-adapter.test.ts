@@ -590,7 +590,9 @@ describe("latchkey migrate (CLI)", () => {
     const first = await run(process.execPath, [cli, "migrate", url]);
     expect(first.stdout).toContain("created table users\n");
     expect(first.stdout).toContain("created unique index users_email_key on users (email)\n");
-    expect(first.stdout).toContain("done: 14 change(s)\n");
+    // one line per change, then their count (not a number fixed here: migrations grow)
+    const lines = first.stdout.trimEnd().split("\n");
+    expect(lines.at(-1)).toBe(`done: ${lines.length - 1} change(s)`);
     const second = await run(process.execPath, [cli, "migrate", url]);
     expect(second.stdout).toBe("schema is up to date: nothing to do\n");
   });

@@ -82,6 +82,19 @@ const SAFE_VALUE = /^[!#$&'()*+\-./0-9:<=>?@A-Z[\]^_`a-z{}~]*$/;
 // A UTF-16 surrogate without its other half: `encodeURIComponent` throws on it.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
+// RFC 6265 §4.1.1: path-value is any CHAR except CTLs or ";"; a domain is a host name.
+const SAFE_PATH = /^[\x21-\x3a\x3c-\x7e]*$/;
+const DOMAIN = /^\.?[A-Za-z0-9.-]+$/;
+
+function encodePath(path: string): string {
+  let out = "";
+  for (const char of path.replace(LONE_SURROGATE, "\uFFFD")) {
+    const code = char.codePointAt(0) as number;
+    out += code > 0x20 && code < 0x7f && char !== ";" ? char : encodeURIComponent(char);
+  }
+  return out;
+}
+
 /** Serialises one `Set-Cookie` header value. */
 export function serializeCookie(name: string, value: string, options: CookieSerializeOptions = {}): string {
   if (!COOKIE_NAME.test(name)) throw new TypeError(`Invalid cookie name: ${JSON.stringify(name)}`);
@@ -89,8 +102,14 @@ export function serializeCookie(name: string, value: string, options: CookieSeri
   const encoded = SAFE_VALUE.test(value) ? value : encodeURIComponent(value.replace(LONE_SURROGATE, "\uFFFD"));
   let out = `${name}=${encoded}`;
   if (options.maxAge !== undefined) out += `; Max-Age=${Math.floor(options.maxAge)}`;
-  if (options.domain) out += `; Domain=${options.domain}`;
-  if (options.path) out += `; Path=${options.path}`;
+  if (options.domain) {
+    if (!DOMAIN.test(options.domain)) throw new TypeError(`Invalid cookie domain: ${JSON.stringify(options.domain)}`);
+    out += `; Domain=${options.domain}`;
+  }
+  // A path may come from a request (a framework's mount path): ";" would start a new attribute
+  // (`/x;Domain=parent.example`), so it and every character a header cannot carry are
+  // percent-encoded, which keeps the path matching what the browser requests.
+  if (options.path) out += `; Path=${SAFE_PATH.test(options.path) ? options.path : encodePath(options.path)}`;
   if (options.expires) out += `; Expires=${options.expires.toUTCString()}`;
   if (options.httpOnly) out += "; HttpOnly";
   if (options.secure) out += "; Secure";

@@ -189,14 +189,23 @@ describe("revocation reaches every reader of the session cookie (account linking
 });
 
 describe("revocation reaches every reader of the session cookie (getToken)", () => {
-  it("rule: getToken (the Auth.js API-route reader, re-exported by @latchkey/express/jwt) gives no claims for a revoked session", async () => {
+  it("rule: getToken given the configuration (the Auth.js API-route reader, re-exported by @latchkey/express/jwt) gives no claims for a revoked session", async () => {
     const config = appConfig({ session: { revocation: true } });
     const victim = await signedInBrowser(config, "alice");
     const stolen = victim.jar(APP).get(COOKIE) as string;
     await revokeJwtSession(config, stolen);
     expect(await sessionOf(config, stolen)).toBeNull();
     // The documented way to read the token in an API route (packages/express/src/jwt.ts).
-    const claims = await getToken({ req: { headers: { cookie: `${COOKIE}=${stolen}` } }, secret: SECRET });
+    const req = { headers: { cookie: `${COOKIE}=${stolen}` } };
+    const claims = await getToken({ req, secret: SECRET, config });
     expect(claims, "a revoked session must not authenticate API routes either").toBeNull();
+    // control: the same call reads a live session of the same configuration
+    const other = await signedInBrowser(config, "bob");
+    const live = other.jar(APP).get(COOKIE) as string;
+    expect(await getToken({ req: { headers: { cookie: `${COOKIE}=${live}` } }, secret: SECRET, config })).toMatchObject(
+      {
+        sub: expect.any(String),
+      },
+    );
   });
 });

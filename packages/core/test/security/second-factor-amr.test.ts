@@ -7,8 +7,8 @@
  * pattern) lets a one-factor session claim a second factor it never gave.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { base32Decode, hotp, TOTP_PERIOD, timeStep } from "../../src/lib/flows/second-factor/totp.js";
 import { authenticationOf } from "../../src/lib/pipeline.js";
-import { base32Decode, hotp, TOTP_PERIOD, timeStep } from "../../src/lib/totp.js";
 import { createMemoryStore, MemoryAdapter } from "../../src/memory-adapter.js";
 import Credentials from "../../src/providers/credentials.js";
 import TOTP from "../../src/providers/totp.js";

@@ -8,7 +8,7 @@ import { clearChunkedCookie } from "../cookies.js";
 import { providerTokensOf } from "../refresh/tokens.js";
 import type { RequestInternal } from "../request.js";
 import { describeUserAgent } from "../session/device.js";
-import { sessionTokenCookies } from "../session/jwt-strategy.js";
+import { keepSessionIdentity, sessionTokenCookies } from "../session/jwt-strategy.js";
 import { withQuery } from "../url.js";
 import { holdForSecondFactor, methodOf, totpProviderOf } from "./second-factor/index.js";
 
@@ -107,7 +107,9 @@ export async function startSession(
       // The application declined to keep a token: no session, and any old one is removed.
       ctx.cookies.push(...clearChunkedCookie(req.cookies, cookie.name, cookie.options));
     } else {
-      ctx.cookies.push(...(await sessionTokenCookies(config, req.cookies, cookie, { ...token, ...identity })));
+      // The session's id, start and factors are Latchkey's facts: the callback cannot drop or change them.
+      const kept = keepSessionIdentity(token, { sid: identity.sid, authTime: identity.auth_time, amr });
+      ctx.cookies.push(...(await sessionTokenCookies(config, req.cookies, cookie, kept)));
     }
   } else {
     const adapter = config.adapter!;

@@ -11,7 +11,7 @@ import type { Account, Awaitable, Profile, TokenSet, User } from "../../types.js
 import type { Context } from "../context.js";
 import { readChunkedCookie } from "../cookies.js";
 import type { RequestInternal } from "../request.js";
-import { decodeSessionToken } from "../session/jwt-strategy.js";
+import { openJwtSession } from "../session/jwt-strategy.js";
 
 /** The outcome of matching a signed-in identity with the stored users. */
 export interface LoginResult {
@@ -30,8 +30,10 @@ export async function currentUser(
   const raw = readChunkedCookie(req.cookies, cookie.name);
   if (!raw) return null;
   if (ctx.config.session.strategy === "jwt") {
-    const token = await decodeSessionToken(ctx.config, raw, cookie.name);
-    return token?.sub ? await adapter.getUser(token.sub) : null;
+    // As the session read sees it: a revoked session, or one the jwt callback ended, links nothing.
+    const opened = await openJwtSession(ctx.config, raw, cookie.name);
+    const sub = opened?.token.sub;
+    return typeof sub === "string" && sub ? await adapter.getUser(sub) : null;
   }
   const found = await adapter.getSessionAndUser(raw);
   return found && found.session.expires.valueOf() > Date.now() ? found.user : null;

@@ -80,19 +80,70 @@ export async function sessionTokenCookies(
   return writeChunkedCookie(requestCookies, name, value, { ...cookie.options, expires });
 }
 
+/** What a session is, whatever the application's `jwt` callback returns: its id, start and factors. */
+interface SessionIdentity {
+  sid: string | undefined;
+  authTime: number | undefined;
+  amr: string[] | undefined;
+}
+
+function identityOf(claims: JWT): SessionIdentity {
+  return { sid: sessionIdOf(claims), authTime: signedInAt(claims), amr: amrOf(claims.amr) };
+}
+
 /**
- * The token to re-issue, with the session's id and sign-in time of the token it replaces: the
- * `jwt` callback may return a new object without them, and a re-issued cookie that lost them
- * would escape a revocation of its session. A token minted before sessions had an id (or by
- * Auth.js) takes its `jti` as id and its `iat` as sign-in time, from then on.
+ * The token to re-issue, with the identity of the token it replaces: the session's id and
+ * sign-in time (the `jwt` callback may return a new object without them, and a re-issued cookie
+ * that lost them would escape a revocation of its session), and how the user signed in (`amr`:
+ * the factors Latchkey verified, which no callback and no session update can add to or drop). A
+ * token minted before sessions had an id (or by Auth.js) takes its `jti` as id and its `iat` as
+ * sign-in time, from then on.
  */
-function keepSessionIdentity(token: JWT, sid: string | undefined, authTime: number | undefined): JWT {
-  if ((sid === undefined || token.sid === sid) && (authTime === undefined || token.auth_time === authTime))
+export function keepSessionIdentity(token: JWT, identity: SessionIdentity): JWT {
+  const { sid, authTime, amr } = identity;
+  const sameAmr = JSON.stringify(amrOf(token.amr)) === JSON.stringify(amr) && (amr !== undefined || !("amr" in token));
+  if ((sid === undefined || token.sid === sid) && (authTime === undefined || token.auth_time === authTime) && sameAmr)
     return token;
   const kept: JWT = { ...token };
   if (sid !== undefined) kept.sid = sid;
   if (authTime !== undefined) kept.auth_time = authTime;
+  if (amr !== undefined) kept.amr = [...amr];
+  else delete kept.amr;
   return kept;
+}
+
+/**
+ * "live", "revoked", or a throw when the list is unavailable and the configuration says to refuse
+ * (the caller then answers an error, not "signed out"). In memory: a Map lookup per read; the
+ * list is loaded once, before the first read.
+ */
+async function revocationOf(config: ResolvedConfig, claims: JWT): Promise<"live" | "revoked"> {
+  const { revocation } = config;
+  if (!revocation) return "live";
+  if (revocation.list.state === "idle") await revocation.list.start();
+  const verdict = revocation.list.verdict(claims, revocation.refuseWhenUnavailable);
+  if (verdict === "unavailable")
+    throw new Error('The revocation list is unavailable and `session.revocation.onUnavailable` is "refuse"');
+  return verdict === "revoked" ? "revoked" : "live";
+}
+
+/**
+ * A JWT session cookie as every reader of it must see it (the session read, `getAccessToken`,
+ * the sessions API, account linking): null unless it opens, its session is not revoked, and the
+ * application's `jwt` callback keeps it. `claims` is the token as sealed; `token` what the
+ * callback made of it, with the session's identity kept.
+ */
+export async function openJwtSession(
+  config: ResolvedConfig,
+  raw: string,
+  salt: string,
+): Promise<{ claims: JWT; token: JWT } | null> {
+  const claims = await decodeSessionToken(config, raw, salt);
+  if (!claims || (await revocationOf(config, claims)) === "revoked") return null;
+  if (config.defaultCallbacks.jwt) return { claims, token: claims };
+  const identity = identityOf(claims);
+  const token = await config.callbacks.jwt({ token: { ...claims }, user: undefined as never });
+  return token === null ? null : { claims, token: keepSessionIdentity(token, identity) };
 }
 
 /**
@@ -111,23 +162,15 @@ export async function readJwtSession(config: ResolvedConfig, options: SessionRea
     return { session: null, cookies: clearChunkedCookie(requestCookies, cookie.name, cookie.options) };
   }
 
-  const { revocation } = config;
-  if (revocation) {
-    // In memory: a Map lookup per read. The list is loaded once, before the first read.
-    if (revocation.list.state === "idle") await revocation.list.start();
-    const verdict = revocation.list.verdict(claims, revocation.refuseWhenUnavailable);
-    if (verdict === "revoked") {
-      config.logger.debug("session token rejected: its session was revoked");
-      return { session: null, cookies: clearChunkedCookie(requestCookies, cookie.name, cookie.options) };
-    }
-    // Refused, not signed out: the cookie stays for when the store answers again.
-    if (verdict === "unavailable")
-      throw new Error('The revocation list is unavailable and `session.revocation.onUnavailable` is "refuse"');
+  if ((await revocationOf(config, claims)) === "revoked") {
+    // Refused, not signed out, when the list is unavailable (revocationOf throws): the cookie
+    // stays for when the store answers again.
+    config.logger.debug("session token rejected: its session was revoked");
+    return { session: null, cookies: clearChunkedCookie(requestCookies, cookie.name, cookie.options) };
   }
 
   // Read before the `jwt` callback, which may change the claims object in place.
-  const sid = sessionIdOf(claims);
-  const authTime = signedInAt(claims);
+  const identity = identityOf(claims);
   let token: JWT | null = claims;
   let changed = false;
   if (update || !config.defaultCallbacks.jwt) {
@@ -146,7 +189,7 @@ export async function readJwtSession(config: ResolvedConfig, options: SessionRea
   let cookies: Cookie[] = [];
   let expires: Date;
   if (due) {
-    token = keepSessionIdentity(token, sid, authTime);
+    token = keepSessionIdentity(token, identity);
     expires = new Date(Date.now() + config.session.maxAge * 1000);
     if (options.reissue) cookies = await sessionTokenCookies(config, requestCookies, cookie, token);
   } else {
@@ -167,5 +210,5 @@ export async function readJwtSession(config: ResolvedConfig, options: SessionRea
           ...(update ? { newSession: update.data, trigger: "update" as const } : {}),
         });
   await config.events.session?.({ session, token });
-  return { session, cookies, amr: amrOf(token.amr) };
+  return { session, cookies, amr: identity.amr };
 }

@@ -115,11 +115,16 @@ function codec(dialect: DialectName) {
       return account;
     },
     session(row: Row): AdapterSession {
-      return {
+      const session: AdapterSession = {
         sessionToken: row.sessionToken as string,
         userId: String(row.userId),
         expires: toDate(row.expires) as Date,
       };
+      if (typeof row.amr === "string") {
+        const amr: unknown = JSON.parse(row.amr);
+        if (Array.isArray(amr) && amr.every((m) => typeof m === "string")) session.amr = amr;
+      }
+      return session;
     },
     verificationToken(row: Row): VerificationToken {
       return {
@@ -412,12 +417,13 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
       return Number(result.numDeletedRows) === 1;
     },
     async createSession(session) {
-      const { sessionToken, userId, expires } = session;
+      const { sessionToken, userId, expires, amr } = session;
       await db
         .insertInto(t.sessions)
-        .values({ sessionToken, userId, expires: c.date(expires) })
+        // amr only when there is one: a session without it is the same row Auth.js's schema holds.
+        .values({ sessionToken, userId, expires: c.date(expires), ...(amr ? { amr: JSON.stringify(amr) } : {}) })
         .execute();
-      return { sessionToken, userId, expires: new Date(expires.getTime()) };
+      return { sessionToken, userId, expires: new Date(expires.getTime()), ...(amr ? { amr: [...amr] } : {}) };
     },
     async getSessionAndUser(sessionToken) {
       // The hottest query (every signed-in request): its SQL is built once, and only the token
@@ -425,7 +431,10 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
       sessionAndUserSql ??= db
         .selectFrom(`${t.sessions} as s`)
         .innerJoin(`${t.users} as u`, "u.id", "s.userId")
-        .select(["s.sessionToken", "s.userId", "s.expires", ...userColumns.map((column) => `u.${column}` as const)])
+        // s.*: the session's columns, `amr` among them once `migrate` added it (a table made
+        // before it still reads, without amr).
+        .selectAll("s")
+        .select(userColumns.map((column) => `u.${column}` as const))
         .where("s.sessionToken", "=", "")
         .compile().sql;
       const { rows } = await db.executeQuery<Record<string, unknown>>(

@@ -273,12 +273,25 @@ async function existingNames(db: AnyKysely, dialect: DialectName, kind: "table" 
   return new Set(rows.map((row) => String(row.name)));
 }
 
+async function existingColumns(db: AnyKysely, dialect: DialectName, table: string): Promise<Set<string>> {
+  let query: RawBuilder<{ name: string }>;
+  if (dialect === "sqlite") query = sql`select name from pragma_table_info(${table})`;
+  else if (dialect === "postgres") {
+    query = sql`select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = ${table}`;
+  } else {
+    query = sql`select column_name as name from information_schema.columns where table_schema = database() and table_name = ${table}`;
+  }
+  const { rows } = await query.execute(db);
+  return new Set(rows.map((row) => String(row.name)));
+}
+
 /**
  * Creates the tables and indexes that are missing, and leaves the rest alone, so running it again
  * changes nothing. Returns a line per thing it created (empty when the schema was complete).
  *
  * Tables: `users`, `accounts`, `sessions`, `verification_tokens` and `authenticators`, with the
- * column names of Auth.js's schema. Unique indexes on `users.email`, `accounts(provider,
+ * column names of Auth.js's schema (plus `sessions.amr`, added to an existing table too), and
+ * `second_factors`, `backup_codes`. Unique indexes on `users.email`, `accounts(provider,
  * providerAccountId)`, `sessions.sessionToken`, `verification_tokens(identifier, token)` and
  * `authenticators.credentialID`; plain indexes on every `userId` and on `verification_tokens.expires`.
  * On MySQL and MariaDB, key columns compare bytes (collation `utf8mb4_nopad_bin` or
@@ -331,6 +344,8 @@ export async function migrate(db: AnyKysely, options: SqlOptions = {}): Promise<
       .addColumn("sessionToken", as(type.key), (col) => col.notNull())
       .addColumn("userId", as(type.key), (col) => col.notNull())
       .addColumn("expires", as(type.date), (col) => col.notNull())
+      // How the user signed in (JSON list, e.g. ["pwd","otp"]), for requireAuth's factors/amr.
+      .addColumn("amr", as(type.text))
       .addForeignKeyConstraint(...userReference(t.sessions), (fk) => fk.onDelete("cascade")),
     db.schema
       .createTable(t.verificationTokens)
@@ -381,6 +396,11 @@ export async function migrate(db: AnyKysely, options: SqlOptions = {}): Promise<
     done.push(`created table ${table}`);
   }
   if (dialect === "mysql") await migrateKeyCollation(db, t, collation, done);
+  // Columns added after a table's first release: nullable, so existing rows stay valid.
+  if (tables.has(t.sessions) && !(await existingColumns(db, dialect, t.sessions)).has("amr")) {
+    await db.schema.alterTable(t.sessions).addColumn("amr", as(type.text)).execute();
+    done.push(`added column amr to ${t.sessions}`);
+  }
 
   const indexes = await existingNames(db, dialect, "index");
   for (const index of indexSpecs(t)) {

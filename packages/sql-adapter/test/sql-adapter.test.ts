@@ -192,7 +192,8 @@ for (const { dialect, label, up } of dialects) {
           "session_state",
         ].sort(),
       );
-      expect(columns("sessions")).toEqual(["expires", "sessionToken", "userId"]);
+      // Auth.js's columns, and Latchkey's nullable `amr`.
+      expect(columns("sessions")).toEqual(["amr", "expires", "sessionToken", "userId"]);
       expect(columns("verification_tokens")).toEqual(["expires", "identifier", "token"]);
       expect(columns("authenticators")).toEqual(
         [
@@ -340,6 +341,52 @@ for (const { dialect, label, up } of dialects) {
       expect(await adapter.useSecondFactorStep?.(userId, 0, 1)).toBe(false);
       await adapter.deleteSecondFactor?.(userId);
       expect(await adapter.getSecondFactor?.(userId)).toBeNull();
+    });
+
+    it("a session records how the user signed in (amr), and one without amr has none", async () => {
+      const adapter = SqlAdapter(database.db);
+      const user = await adapter.createUser?.({
+        id: randomUUID(),
+        email: `${randomUUID()}@example.com`,
+        emailVerified: null,
+      });
+      const userId = user?.id as string;
+      const expires = new Date(Date.now() + 60_000);
+      const two = await adapter.createSession?.({
+        sessionToken: `s-${randomUUID()}`,
+        userId,
+        expires,
+        amr: ["pwd", "otp"],
+      });
+      expect(two?.amr).toEqual(["pwd", "otp"]);
+      const read = await adapter.getSessionAndUser?.(two?.sessionToken as string);
+      expect(read?.session.amr).toEqual(["pwd", "otp"]);
+      const one = await adapter.createSession?.({ sessionToken: `s-${randomUUID()}`, userId, expires });
+      const plain = await adapter.getSessionAndUser?.(one?.sessionToken as string);
+      expect(plain?.session).toEqual({ sessionToken: one?.sessionToken, userId, expires: one?.expires });
+    });
+
+    it("migrate adds the amr column to a sessions table made before it, keeping its rows", async () => {
+      const table = `sessions_${randomBytes(4).toString("hex")}`;
+      const { db } = database;
+      await db.schema
+        .createTable(table)
+        .addColumn("sessionToken", "varchar(255)", (col) => col.notNull())
+        .addColumn("userId", "varchar(255)", (col) => col.notNull())
+        .addColumn("expires", dialect === "sqlite" ? "text" : "timestamp", (col) => col.notNull())
+        .execute();
+      try {
+        await sql`insert into ${sql.table(table)} (${sql.ref("sessionToken")}, ${sql.ref("userId")}, ${sql.ref("expires")}) values ('old', 'u-old', ${dialect === "sqlite" ? new Date(Date.now() + 60_000).toISOString() : new Date(Date.now() + 60_000)})`.execute(
+          db,
+        );
+        const done = await migrate(db, { tables: { sessions: table } });
+        expect(done).toContain(`added column amr to ${table}`);
+        expect(await migrate(db, { tables: { sessions: table } })).not.toContain(`added column amr to ${table}`);
+        const rows = await db.selectFrom(table).select(["sessionToken", "amr"]).execute();
+        expect(rows).toEqual([{ sessionToken: "old", amr: null }]);
+      } finally {
+        await db.schema.dropTable(table).execute();
+      }
     });
 
     it("the latchkey migrate CLI reports an up-to-date schema", async () => {
@@ -535,7 +582,7 @@ describe("latchkey migrate (CLI)", () => {
     const first = await run(process.execPath, [cli, "migrate", url]);
     expect(first.stdout).toContain("created table users\n");
     expect(first.stdout).toContain("created unique index users_email_key on users (email)\n");
-    expect(first.stdout).toContain("done: 14 change(s)\n");
+    expect(first.stdout).toContain("done: 16 change(s)\n"); // 7 tables, 9 indexes
     const second = await run(process.execPath, [cli, "migrate", url]);
     expect(second.stdout).toBe("schema is up to date: nothing to do\n");
   });

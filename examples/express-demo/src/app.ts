@@ -3,6 +3,12 @@
  * session with getSession().
  */
 import {
+  confirmTotpEnrolment,
+  disableTotp,
+  secondFactorStatus,
+  startTotpEnrolment,
+} from "@latchkey/core/second-factor";
+import {
   type AuthConfig,
   AuthError,
   ExpressAuth,
@@ -29,6 +35,13 @@ const methodNames: Record<string, string> = {
   google: "Google",
 };
 
+/** What the account page says after a second-factor form, by `?totp=`. */
+const totpMessages: Record<string, string> = {
+  invalid: "That code was not accepted. Enter the current code from your app, or a backup code.",
+  "rate-limited": "Too many attempts. Try again in a few minutes.",
+  disabled: "The authenticator app is turned off: signing in asks for no code any more.",
+};
+
 const esc = (s: unknown) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function layout(title: string, body: string, mail: boolean): string {
@@ -38,7 +51,9 @@ function layout(title: string, body: string, mail: boolean): string {
 body{font:16px/1.5 system-ui,sans-serif;max-width:760px;margin:0 auto;padding:24px 16px;background:var(--bg);color:var(--fg)}
 a{color:var(--accent)}nav{display:flex;flex-wrap:wrap;gap:4px 16px}pre{background:var(--muted);padding:12px;border-radius:6px;overflow:auto}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:4px 8px;border-bottom:1px solid var(--muted);overflow-wrap:anywhere}
-form.inline{display:inline;margin:0}.button{display:inline-block;background:var(--accent);color:#fff;padding:8px 14px;border-radius:6px;text-decoration:none}</style>
+form.inline{display:inline;margin:0}.button{display:inline-block;background:var(--accent);color:#fff;padding:8px 14px;border-radius:6px;text-decoration:none;border:0;font:inherit;cursor:pointer}
+input{font:inherit;padding:6px 8px;margin-right:8px}.alert{background:var(--muted);border-left:4px solid var(--accent);padding:8px 12px}
+.qr{background:#fff;display:inline-block;border-radius:6px}.codes{columns:2;font-family:ui-monospace,monospace}</style>
 </head><body><nav><a href="/">Home</a><a href="/protected">Protected</a><a href="/account">Session &amp; accounts</a>${mail ? '<a href="/dev/mail">Mail</a>' : ""}<a href="/auth/signout?callbackUrl=%2F">Sign out</a></nav>
 <h1>${esc(title)}</h1>${body}</body></html>`;
 }
@@ -90,7 +105,7 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
     const s = await session(req);
     const body = s?.user
       ? `<p id="who">Signed in as <strong>${esc(s.user.name ?? s.user.email)}</strong> (${esc(s.user.email)})
-         with <strong id="method">${esc(methodNames[s.provider ?? ""] ?? s.provider ?? "a stored session")}</strong>.</p>
+         with <strong id="method">${esc(methodNames[s.provider ?? ""] ?? s.provider ?? "a stored session")}</strong>${s.amr?.includes("otp") ? ' and <strong id="second-factor">an authenticator app code</strong>' : ""}.</p>
          <p><a class="button" href="/auth/signout?callbackUrl=%2F">Sign out</a></p>`
       : `<p id="who">You are not signed in.</p><p><a class="button" href="/auth/signin">Sign in</a></p>
          <p>Demo account: <code>${DEMO_USER.email}</code> / <code>${DEMO_USER.password}</code>.
@@ -159,7 +174,8 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
            <button type="submit">Add a passkey</button><p data-webauthn-error hidden></p></form>
          <script src="/auth/webauthn-script.js"></script>
          <script>fetch("/auth/csrf").then((r) => r.json()).then(({ csrfToken }) => {
-           document.querySelector("#add-passkey [name=csrfToken]").value = csrfToken; });</script>`,
+           document.querySelector("#add-passkey [name=csrfToken]").value = csrfToken; });</script>
+         ${await secondFactorSection(userId, String(req.query.totp ?? ""))}`,
       ),
     );
   });
@@ -185,9 +201,78 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
     );
     res.redirect(303, `/account?notice=${result.unlinked ? "unlinked" : result.reason}`);
   });
+
+  // 5. A second factor, enrolled by the signed-in user: the server-side functions of
+  // @latchkey/core/second-factor, called from the application's own pages.
+  /** The account page's section: whether the factor is on, and the form that fits. */
+  async function secondFactorSection(userId: string, message: string): Promise<string> {
+    const status = await secondFactorStatus(config, userId);
+    const notice = Object.hasOwn(totpMessages, message)
+      ? `<p class="alert" role="alert" id="totp-message">${esc(totpMessages[message])}</p>`
+      : "";
+    const codeInput = `<input name="code" inputmode="numeric" autocomplete="one-time-code" required aria-label="Code">`;
+    if (status.active) {
+      return `<h2>Two-step verification</h2>${notice}
+        <p id="totp-status">Authenticator app: <strong>on</strong>. <span id="backup-codes-left">${status.backupCodesLeft}</span> backup code${status.backupCodesLeft === 1 ? "" : "s"} left.</p>
+        <form id="totp-disable" method="POST" action="/account/totp/disable"><label>Turn it off with a current code (or a backup code):<br>
+        ${codeInput.replace('inputmode="numeric"', 'inputmode="text"')}</label><button class="button" type="submit">Turn off</button></form>`;
+    }
+    const waiting = status.pending
+      ? `<form id="totp-confirm" method="POST" action="/account/totp/confirm"><label>A set-up is waiting for the first code from your app:<br>
+         ${codeInput}</label><button class="button" type="submit">Turn on</button></form>`
+      : "";
+    return `<h2>Two-step verification</h2>${notice}
+      <p id="totp-status">Authenticator app: <strong>off</strong>.</p>${waiting}
+      <form id="totp-start" method="POST" action="/account/totp/start"><button class="button" type="submit">${status.pending ? "Start again" : "Set up an authenticator app"}</button></form>`;
+  }
+
+  // The session cookie is SameSite=Lax, and these forms also require a same-origin request, so
+  // another site cannot post them (Chromium and Firefox send Origin with every form POST).
+  account.use("/totp", express.urlencoded({ extended: false, limit: "2kb" }), (req, res, next) => {
+    const origin = `${req.protocol}://${req.get("host")}`;
+    if (req.method !== "POST" || req.get("origin") === origin) return next();
+    res.status(403).send(page("Refused", "<p>This form must be sent from this site.</p>"));
+  });
+  account.post("/totp/start", async (_req, res) => {
+    const s = res.locals.session as DemoSession;
+    // An active factor is turned off (with a code) before a new one is set up.
+    if ((await secondFactorStatus(config, s.user.id ?? "")).active) return res.redirect(303, "/account");
+    const enrolment = await startTotpEnrolment(config, { id: s.user.id ?? "", label: s.user.email ?? s.user.id ?? "" });
+    // The QR code is an SVG made by Latchkey in process: the secret is sent to no other service.
+    res.send(
+      page(
+        "Set up an authenticator app",
+        `<p>Scan this code with an authenticator app (any app for "TOTP" codes), or type the key by hand.</p>
+         <p class="qr" id="totp-qr">${enrolment.qrSvg}</p>
+         <p>Key: <code id="totp-secret">${esc(enrolment.secret)}</code></p>
+         <form id="totp-confirm" method="POST" action="/account/totp/confirm"><label>Then enter the six-digit code the app shows:<br>
+         <input name="code" inputmode="numeric" autocomplete="one-time-code" required aria-label="Code" autofocus></label><button class="button" type="submit">Turn on</button></form>`,
+      ),
+    );
+  });
+  account.post("/totp/confirm", async (req, res) => {
+    const s = res.locals.session as DemoSession;
+    const result = await confirmTotpEnrolment(config, s.user.id ?? "", req.body?.code);
+    if (!result.ok) return res.redirect(303, `/account?totp=${result.reason}`);
+    // Shown this once: only their hashes are stored.
+    res.send(
+      page(
+        "Backup codes",
+        `<p id="totp-status">Authenticator app: <strong>on</strong>. From now on, signing in asks for a code from the app.</p>
+         <p>Keep these backup codes somewhere safe. Each one signs you in once without the app; they are not shown again.</p>
+         <ol class="codes" id="backup-codes">${result.backupCodes.map((c) => `<li><code>${esc(c)}</code></li>`).join("")}</ol>
+         <p><a class="button" href="/account">Done</a></p>`,
+      ),
+    );
+  });
+  account.post("/totp/disable", async (req, res) => {
+    const s = res.locals.session as DemoSession;
+    const result = await disableTotp(config, s.user.id ?? "", req.body?.code);
+    res.redirect(303, `/account?totp=${result.ok ? "disabled" : result.reason}`);
+  });
   app.use("/account", account);
 
-  // 5. Development only: the messages the demo's SMTP server caught, with their links.
+  // 6. Development only: the messages the demo's SMTP server caught, with their links.
   if (mailbox) {
     app.get("/dev/mail", (_req, res) => {
       const items = mailbox.messages

@@ -8,12 +8,16 @@ import GitHub from "@latchkey/express/providers/github";
 import Google from "@latchkey/express/providers/google";
 import Nodemailer, { type NodemailerUserConfig } from "@latchkey/express/providers/nodemailer";
 import Passkey from "@latchkey/express/providers/passkey";
+import TOTP from "@latchkey/express/providers/totp";
 import type { DemoIdP } from "./dev-idp.js";
 import type { Storage } from "./storage.js";
 import { checkPassword } from "./users.js";
 
-/** The session as the demo's callbacks shape it: the user's id and how they signed in. */
-export type DemoSession = Session & { user: { id?: string }; provider?: string };
+/**
+ * The session as the demo's callbacks shape it: the user's id, the provider of the first factor,
+ * and the methods used (`amr`: `["pwd"]`, or `["pwd", "otp"]` after an authenticator app code).
+ */
+export type DemoSession = Session & { user: { id?: string }; provider?: string; amr?: string[] };
 
 export interface DemoAuthOptions {
   secret: string;
@@ -92,10 +96,14 @@ export function authConfig({
     }),
   );
 
+  // A second factor: a user who enrols an authenticator app on the account page (see app.ts)
+  // is asked for its six-digit code (or a backup code) after any of the methods above.
+  providers.push(TOTP({ issuer: "Latchkey demo" }));
+
   return {
     secret,
     trustHost: true, // the demo runs on localhost; behind a proxy, see docs/deployment.md
-    adapter, // users, accounts, magic-link tokens and passkeys
+    adapter, // users, accounts, magic-link tokens, passkeys and second factors
     // Sessions in an encrypted cookie: the credentials provider requires it (with an adapter the
     // default would be database sessions). DEMO_SESSIONS=database stores them instead.
     session: { strategy: sessions },
@@ -108,10 +116,12 @@ export function authConfig({
         if (account) token.provider = account.provider;
         return token;
       },
-      // What getSession() and GET /auth/session return (database sessions pass `user`, JWT `token`).
+      // What getSession() and GET /auth/session return (database sessions pass `user`, JWT `token`),
+      // with how the user signed in (`amr`) when a second factor is configured.
       session({ session, token, user }) {
         if (user) return { ...session, user: { ...session.user, id: user.id } };
-        return { ...session, user: { ...session.user, id: token.sub }, provider: token.provider };
+        const amr = Array.isArray(token.amr) ? token.amr : undefined;
+        return { ...session, user: { ...session.user, id: token.sub }, provider: token.provider, amr };
       },
     },
   };

@@ -726,12 +726,14 @@ export function runAdapterConformance(
       it("getSessionAndUser, updateSession: session tokens", async () => {
         const user = await storedUser();
         const sessionToken = `a${randomUUID()}`;
-        await call.createSession({ sessionToken, userId: user.id, expires: later(60_000) });
+        // computed once: `later` rounds to the current second, which may pass during the loop
+        const expires = later(60_000);
+        await call.createSession({ sessionToken, userId: user.id, expires });
         for (const variant of variants(sessionToken)) {
           expect(await call.getSessionAndUser(variant)).toBeNull();
           expect(await call.updateSession({ sessionToken: variant, expires: later(120_000) })).toBeFalsy();
         }
-        expect((await call.getSessionAndUser(sessionToken))?.session.expires).toEqual(later(60_000));
+        expect((await call.getSessionAndUser(sessionToken))?.session.expires).toEqual(expires);
       });
 
       it("useVerificationToken: identifier and token; a miss consumes nothing", async () => {

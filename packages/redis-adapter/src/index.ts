@@ -2,7 +2,8 @@
  * A Latchkey adapter over Redis. Sessions and verification tokens expire in Redis itself (`SET
  * ... PXAT` from their `expires`), verification tokens are consumed with `GETDEL`, and each user
  * has sets of its session tokens, accounts and authenticators so that deleting the user deletes
- * them all.
+ * them all. A second factor (TOTP) is one record and a set of backup-code hashes per user, spent
+ * by Lua scripts: a time step and a backup code are each used once, whatever the concurrency.
  *
  * @example
  * ```ts
@@ -16,6 +17,7 @@ import type {
   Adapter,
   AdapterAccount,
   AdapterAuthenticator,
+  AdapterSecondFactor,
   AdapterSession,
   AdapterUser,
   VerificationToken,
@@ -124,6 +126,10 @@ export function redisKeys(prefix = "latchkey:") {
     userAccounts: (userId: string) => `${prefix}user-accounts:${part(userId)}`,
     /** Set of the user's credential ids. */
     userAuthenticators: (userId: string) => `${prefix}user-authenticators:${part(userId)}`,
+    /** The user's second factor (TOTP): `{ userId, secret, active, lastStep }` as JSON. */
+    secondFactor: (userId: string) => `${prefix}second-factor:${part(userId)}`,
+    /** Set of the hashes of the user's unused backup codes. */
+    backupCodes: (userId: string) => `${prefix}backup-codes:${part(userId)}`,
   };
 }
 
@@ -217,6 +223,29 @@ for i, token in ipairs(ARGV) do
   if redis.call('EXISTS', KEYS[i + 1]) == 0 then redis.call('SREM', KEYS[1], token) end
 end
 return 1`;
+
+/** KEYS: second factor, backup codes. Answers the record (or false) and how many codes are left. */
+const readSecondFactorScript = `
+return { redis.call('GET', KEYS[1]), redis.call('SCARD', KEYS[2]) }`;
+
+/**
+ * KEYS: second factor. ARGV: expected step, next step. Moves `lastStep` of an active record
+ * from the expected value to the next one, in one atomic step: of concurrent callers with one
+ * expected value exactly one answers 1. Steps are integers far below 2^53, exact in Lua's numbers
+ * and in cjson's output.
+ */
+const useStepScript = `
+local json = redis.call('GET', KEYS[1])
+if not json then return 0 end
+local record = cjson.decode(json)
+if record.active ~= true or record.lastStep ~= tonumber(ARGV[1]) then return 0 end
+record.lastStep = tonumber(ARGV[2])
+redis.call('SET', KEYS[1], cjson.encode(record))
+return 1`;
+
+/** KEYS: backup codes. ARGV: a code's hash. SREM answers 1 for exactly one of concurrent callers. */
+const useBackupCodeScript = `
+return redis.call('SREM', KEYS[1], ARGV[1])`;
 
 /**
  * How often a compare-and-set is tried before giving up. Each failed try means another write
@@ -366,6 +395,8 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
         key.userSessions(userId),
         key.userAccounts(userId),
         key.userAuthenticators(userId),
+        key.secondFactor(userId),
+        key.backupCodes(userId),
         ...sessionTokens.map(key.session),
         ...accountKeys,
         ...credentialIDs.map(key.authenticator),
@@ -538,6 +569,44 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
         const written = await client.eval(replaceScript, 1, authenticatorKey, json, JSON.stringify(updated));
         return Number(written) === 1 ? updated : changed;
       });
+    },
+    async getSecondFactor(userId) {
+      const [json, left] = (await client.eval(
+        readSecondFactorScript,
+        2,
+        key.secondFactor(userId),
+        key.backupCodes(userId),
+      )) as [string | null | false, number];
+      if (!json) return null;
+      const record = JSON.parse(json) as AdapterSecondFactor;
+      return {
+        userId: record.userId,
+        secret: record.secret,
+        active: record.active === true,
+        lastStep: Number(record.lastStep),
+        backupCodesLeft: Number(left),
+      };
+    },
+    async setSecondFactor({ userId, secret, active, lastStep }, backupCodes) {
+      // The record and its codes in one MULTI: a reader never sees new codes next to an old secret.
+      const transaction = client.multi();
+      transaction.set(key.secondFactor(userId), JSON.stringify({ userId, secret, active, lastStep }));
+      if (backupCodes) {
+        transaction.del(key.backupCodes(userId));
+        if (backupCodes.length > 0) transaction.sadd(key.backupCodes(userId), ...backupCodes);
+      }
+      await run(transaction);
+    },
+    async deleteSecondFactor(userId) {
+      const transaction = client.multi();
+      transaction.del(key.secondFactor(userId), key.backupCodes(userId));
+      await run(transaction);
+    },
+    async useSecondFactorStep(userId, expected, next) {
+      return Number(await client.eval(useStepScript, 1, key.secondFactor(userId), expected, next)) === 1;
+    },
+    async useBackupCode(userId, codeHash) {
+      return Number(await client.eval(useBackupCodeScript, 1, key.backupCodes(userId), codeHash)) === 1;
     },
   };
 }

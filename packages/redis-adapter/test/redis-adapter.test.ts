@@ -322,3 +322,98 @@ describe.skipIf(!redisUp)("RedisAdapter storage stays bounded by what is live", 
     expect(await client.smembers(key.userSessions("u-prune"))).toEqual(["live"]);
   });
 });
+
+describe.skipIf(!redisUp)("RedisAdapter second factor (TOTP): each time step and backup code used once", () => {
+  const prefix = `latchkey-test:${randomUUID()}:`;
+  const key = redisKeys(prefix);
+  // Several connections, so the concurrent calls below really are apart until Redis orders them.
+  let clients: Redis[];
+  const adapters = () => clients.map((client) => RedisAdapter(client, { prefix }));
+  beforeAll(() => {
+    clients = Array.from({ length: 4 }, () => new Redis(url));
+  });
+  afterAll(async () => {
+    await removeKeysUnder(clients[0] as Redis, prefix);
+    await Promise.all(clients.map((client) => client.quit()));
+  });
+
+  it("stores the record and the backup-code hashes, and reports how many codes are left", async () => {
+    const [adapter] = adapters() as [ReturnType<typeof RedisAdapter>];
+    const userId = `u-${randomUUID()}`;
+    expect(await adapter.getSecondFactor?.(userId)).toBeNull();
+    const step = Math.floor(Date.now() / 30_000); // a real step: exact through Lua and cjson
+    await adapter.setSecondFactor?.({ userId, secret: "sealed", active: true, lastStep: step }, ["h1", "h2", "h3"]);
+    expect(await adapter.getSecondFactor?.(userId)).toEqual({
+      userId,
+      secret: "sealed",
+      active: true,
+      lastStep: step,
+      backupCodesLeft: 3,
+    });
+    expect((await clients[0]?.smembers(key.backupCodes(userId)))?.sort()).toEqual(["h1", "h2", "h3"]);
+    // Without codes the stored ones stay; with a list they are replaced.
+    await adapter.setSecondFactor?.({ userId, secret: "sealed-2", active: true, lastStep: step });
+    expect(await adapter.getSecondFactor?.(userId)).toMatchObject({ secret: "sealed-2", backupCodesLeft: 3 });
+    await adapter.setSecondFactor?.({ userId, secret: "sealed-2", active: true, lastStep: step }, ["h4"]);
+    expect(await adapter.useBackupCode?.(userId, "h1")).toBe(false);
+    expect(await adapter.getSecondFactor?.(userId)).toMatchObject({ backupCodesLeft: 1 });
+    expect(await adapter.useSecondFactorStep?.(userId, step, step + 1)).toBe(true);
+    expect(await adapter.getSecondFactor?.(userId)).toMatchObject({ lastStep: step + 1, secret: "sealed-2" });
+
+    await adapter.deleteSecondFactor?.(userId);
+    expect(await adapter.getSecondFactor?.(userId)).toBeNull();
+    expect(await clients[0]?.exists(key.secondFactor(userId), key.backupCodes(userId))).toBe(0);
+    expect(await adapter.useSecondFactorStep?.(userId, step + 1, step + 2)).toBe(false);
+    expect(await adapter.useBackupCode?.(userId, "h4")).toBe(false);
+  });
+
+  it("moves the time step once under 40 concurrent compare-and-sets, to the winner's value", async () => {
+    const all = adapters();
+    const userId = `u-${randomUUID()}`;
+    await all[0]?.setSecondFactor?.({ userId, secret: "sealed", active: true, lastStep: 100 }, []);
+    // Forty callers that all read step 100, each moving it to a different next step.
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => all[i % all.length]?.useSecondFactorStep?.(userId, 100, 101 + i)),
+    );
+    expect(results.filter((won) => won === true)).toHaveLength(1);
+    const winner = results.indexOf(true);
+    expect((await all[0]?.getSecondFactor?.(userId))?.lastStep).toBe(101 + winner);
+    // A stale expected value never wins afterwards.
+    expect(await all[1]?.useSecondFactorStep?.(userId, 100, 200)).toBe(false);
+  });
+
+  it("spends one backup code once under 40 concurrent uses, leaving the others", async () => {
+    const all = adapters();
+    const userId = `u-${randomUUID()}`;
+    await all[0]?.setSecondFactor?.({ userId, secret: "sealed", active: true, lastStep: 7 }, ["c1", "c2"]);
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => all[i % all.length]?.useBackupCode?.(userId, "c1")),
+    );
+    expect(results.filter((won) => won === true)).toHaveLength(1);
+    expect(await clients[0]?.smembers(key.backupCodes(userId))).toEqual(["c2"]);
+    expect(await all[2]?.getSecondFactor?.(userId)).toMatchObject({ backupCodesLeft: 1, lastStep: 7 });
+  });
+
+  it("refuses the time step of an enrolment not yet confirmed", async () => {
+    const [adapter] = adapters() as [ReturnType<typeof RedisAdapter>];
+    const userId = `u-${randomUUID()}`;
+    await adapter.setSecondFactor?.({ userId, secret: "sealed", active: false, lastStep: 0 }, []);
+    expect(await adapter.useSecondFactorStep?.(userId, 0, 1)).toBe(false);
+    expect(await adapter.getSecondFactor?.(userId)).toEqual({
+      userId,
+      secret: "sealed",
+      active: false,
+      lastStep: 0,
+      backupCodesLeft: 0,
+    });
+  });
+
+  it("deletes the second factor and its codes with the user", async () => {
+    const [adapter] = adapters() as [ReturnType<typeof RedisAdapter>];
+    const userId = `u-${randomUUID()}`;
+    await adapter.createUser?.({ id: userId, email: `${userId}@example.com`, emailVerified: null });
+    await adapter.setSecondFactor?.({ userId, secret: "sealed", active: true, lastStep: 5 }, ["d1"]);
+    await adapter.deleteUser?.(userId);
+    expect(await clients[0]?.exists(key.secondFactor(userId), key.backupCodes(userId))).toBe(0);
+  });
+});

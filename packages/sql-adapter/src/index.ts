@@ -133,6 +133,10 @@ function codec(dialect: DialectName) {
       if (row.lastSeenAt != null) session.lastSeenAt = toDate(row.lastSeenAt);
       if (row.device != null) session.device = String(row.device);
       if (row.clientAddress != null) session.clientAddress = String(row.clientAddress);
+      if (typeof row.amr === "string") {
+        const amr: unknown = JSON.parse(row.amr);
+        if (Array.isArray(amr) && amr.every((m) => typeof m === "string")) session.amr = amr;
+      }
       return session;
     },
     verificationToken(row: Row): VerificationToken {
@@ -495,8 +499,12 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
       const metadata = pick(session, sessionMetadataColumns);
       if (Object.keys(metadata).length > 0 && (await hasMetadata())) {
         for (const [column, value] of Object.entries(metadata)) {
-          values[column] = value instanceof Date ? c.date(value) : value;
-          if (value !== null) Object.assign(created, { [column]: value instanceof Date ? new Date(value) : value });
+          // `amr` is stored as its JSON text; dates in the dialect's form.
+          values[column] = value instanceof Date ? c.date(value) : Array.isArray(value) ? JSON.stringify(value) : value;
+          if (value !== null)
+            Object.assign(created, {
+              [column]: value instanceof Date ? new Date(value) : Array.isArray(value) ? [...value] : value,
+            });
         }
       }
       await db.insertInto(t.sessions).values(values).execute();
@@ -508,7 +516,10 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
       sessionAndUserSql ??= db
         .selectFrom(`${t.sessions} as s`)
         .innerJoin(`${t.users} as u`, "u.id", "s.userId")
-        .select(["s.sessionToken", "s.userId", "s.expires", ...userColumns.map((column) => `u.${column}` as const)])
+        // s.*: the session's columns, `amr` among them once `migrate` added it (a table made
+        // before it still reads, without amr).
+        .selectAll("s")
+        .select(userColumns.map((column) => `u.${column}` as const))
         .where("s.sessionToken", "=", "")
         .compile().sql;
       const { rows } = await db.executeQuery<Record<string, unknown>>(

@@ -231,7 +231,7 @@ async function migrateKeyCollation(db: AnyKysely, t: TableNames, collation: stri
  * seen, the device, and the client address if the application records it. The adapter stores
  * them only once they exist (see `SqlAdapter`), so a database migrated by Auth.js keeps working.
  */
-export const sessionMetadataColumns = ["createdAt", "lastSeenAt", "device", "clientAddress"] as const;
+export const sessionMetadataColumns = ["createdAt", "lastSeenAt", "device", "clientAddress", "amr"] as const;
 
 async function columnsOf(db: AnyKysely, dialect: DialectName, table: string): Promise<Set<string>> {
   const query =
@@ -315,7 +315,8 @@ async function existingNames(db: AnyKysely, dialect: DialectName, kind: "table" 
  * changes nothing. Returns a line per thing it created (empty when the schema was complete).
  *
  * Tables: `users`, `accounts`, `sessions`, `verification_tokens` and `authenticators`, with the
- * column names of Auth.js's schema. Unique indexes on `users.email`, `accounts(provider,
+ * column names of Auth.js's schema (plus `sessions.amr`, added to an existing table too), and
+ * `second_factors`, `backup_codes`. Unique indexes on `users.email`, `accounts(provider,
  * providerAccountId)`, `sessions.sessionToken`, `verification_tokens(identifier, token)` and
  * `authenticators.credentialID`; plain indexes on every `userId` and on `verification_tokens.expires`.
  * The sessions table gets the nullable metadata columns `createdAt`, `lastSeenAt`, `device` and
@@ -374,6 +375,8 @@ export async function migrate(db: AnyKysely, options: SqlOptions = {}): Promise<
       .addColumn("lastSeenAt", as(type.date))
       .addColumn("device", as(type.text))
       .addColumn("clientAddress", as(type.text))
+      // How the user signed in (JSON list, e.g. ["pwd","otp"]), for requireAuth's factors/amr.
+      .addColumn("amr", as(type.text))
       .addForeignKeyConstraint(...userReference(t.sessions), (fk) => fk.onDelete("cascade")),
     db.schema
       .createTable(t.verificationTokens)

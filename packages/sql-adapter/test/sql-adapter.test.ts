@@ -193,7 +193,7 @@ for (const { dialect, label, up } of dialects) {
         ].sort(),
       );
       expect(columns("sessions")).toEqual(
-        ["sessionToken", "userId", "expires", "createdAt", "lastSeenAt", "device", "clientAddress"].sort(),
+        ["sessionToken", "userId", "expires", "createdAt", "lastSeenAt", "device", "clientAddress", "amr"].sort(),
       );
       expect(columns("verification_tokens")).toEqual(["expires", "identifier", "token"]);
       expect(columns("authenticators")).toEqual(
@@ -394,6 +394,52 @@ for (const { dialect, label, up } of dialects) {
       } finally {
         vi.useRealTimers();
         warn.mockRestore();
+      }
+    });
+
+    it("a session records how the user signed in (amr), and one without amr has none", async () => {
+      const adapter = SqlAdapter(database.db);
+      const user = await adapter.createUser?.({
+        id: randomUUID(),
+        email: `${randomUUID()}@example.com`,
+        emailVerified: null,
+      });
+      const userId = user?.id as string;
+      const expires = new Date(Date.now() + 60_000);
+      const two = await adapter.createSession?.({
+        sessionToken: `s-${randomUUID()}`,
+        userId,
+        expires,
+        amr: ["pwd", "otp"],
+      });
+      expect(two?.amr).toEqual(["pwd", "otp"]);
+      const read = await adapter.getSessionAndUser?.(two?.sessionToken as string);
+      expect(read?.session.amr).toEqual(["pwd", "otp"]);
+      const one = await adapter.createSession?.({ sessionToken: `s-${randomUUID()}`, userId, expires });
+      const plain = await adapter.getSessionAndUser?.(one?.sessionToken as string);
+      expect(plain?.session).toEqual({ sessionToken: one?.sessionToken, userId, expires: one?.expires });
+    });
+
+    it("migrate adds the amr column to a sessions table made before it, keeping its rows", async () => {
+      const table = `sessions_${randomBytes(4).toString("hex")}`;
+      const { db } = database;
+      await db.schema
+        .createTable(table)
+        .addColumn("sessionToken", "varchar(255)", (col) => col.notNull())
+        .addColumn("userId", "varchar(255)", (col) => col.notNull())
+        .addColumn("expires", dialect === "sqlite" ? "text" : "timestamp", (col) => col.notNull())
+        .execute();
+      try {
+        await sql`insert into ${sql.table(table)} (${sql.ref("sessionToken")}, ${sql.ref("userId")}, ${sql.ref("expires")}) values ('old', 'u-old', ${dialect === "sqlite" ? new Date(Date.now() + 60_000).toISOString() : new Date(Date.now() + 60_000)})`.execute(
+          db,
+        );
+        const done = await migrate(db, { tables: { sessions: table } });
+        expect(done).toContain(`added column ${table}.amr`);
+        expect(await migrate(db, { tables: { sessions: table } })).not.toContain(`added column ${table}.amr`);
+        const rows = await db.selectFrom(table).select(["sessionToken", "amr"]).execute();
+        expect(rows).toEqual([{ sessionToken: "old", amr: null }]);
+      } finally {
+        await db.schema.dropTable(table).execute();
       }
     });
 

@@ -23,12 +23,17 @@ function envFlag(value: string | undefined): boolean | undefined {
  * ```
  */
 export function setEnvDefaults(envObject: Env, config: AuthConfig, suppressBasePathWarning = false): void {
+  applyEnvDefaults(envObject, config, { warnOnBasePathMismatch: !suppressBasePathWarning });
+}
+
+/** `setEnvDefaults` with its option named (the spec's signature keeps a positional boolean). */
+function applyEnvDefaults(envObject: Env, config: AuthConfig, options: { warnOnBasePathMismatch: boolean }): void {
   const url = envObject.AUTH_URL;
   if (url) {
     try {
       const pathname = new URL(url).pathname.replace(/\/+$/, "");
       if (config.basePath) {
-        if (pathname && pathname !== config.basePath && !suppressBasePathWarning) {
+        if (pathname && pathname !== config.basePath && options.warnOnBasePathMismatch) {
           createLogger(config.logger, !!config.debug).warn("env-url-basepath-mismatch");
         }
       } else if (pathname) {
@@ -94,7 +99,7 @@ export function setEnvDefaults(envObject: Env, config: AuthConfig, suppressBaseP
  */
 export function withEnvDefaults(envObject: Env, config: AuthConfig): AuthConfig {
   const copy = { ...config };
-  setEnvDefaults(envObject, copy, true);
+  applyEnvDefaults(envObject, copy, { warnOnBasePathMismatch: false });
   return copy;
 }
 

@@ -145,6 +145,12 @@ describe("configuration is resolved once and never mutated", () => {
     expect(resolveConfig(config, env)).toBe(resolved);
     expect(resolved.url?.origin).toBe("https://app.example");
   });
+  it("a helper resolving without an environment uses the resolution a framework made with one (same providers and secrets)", () => {
+    const config: AuthConfig = { providers: [] };
+    const withEnv = resolveConfig(config, { AUTH_SECRET: SECRET });
+    expect(resolveConfig(config)).toBe(withEnv);
+    expect(resolveConfig(config).secrets).toEqual([SECRET]);
+  });
   it("a misspelled top-level option is warned about, naming the closest known option", () => {
     const details: string[] = [];
     const logger = {

@@ -682,7 +682,10 @@ function sameSecret(current: AuthConfig["secret"], snapshot: AuthConfig["secret"
  */
 export function resolveConfig(config: AuthConfig, env?: Env): ResolvedConfig {
   let entries = cache.get(config);
-  const hit = env ? entries?.env : entries?.plain;
+  // Without an environment, a resolution a framework shell made with one is the one to use: a
+  // server-side helper (`secondFactorStatus(config, ...)`, the sessions API) called with the
+  // application's object then sees the same providers and secrets as its requests do.
+  const hit = env ? entries?.env : (entries?.plain ?? entries?.env);
   if (hit && sameSecret(config.secret, hit.secret) && sameSecret(config.jwt?.secret, hit.jwtSecret))
     return hit.resolved;
   const resolved = buildConfig(config, env);

@@ -50,17 +50,25 @@ async function readJson<T>(path: string): Promise<T> {
   return JSON.parse(await readFile(path, "utf8")) as T;
 }
 
+/** Text without ANSI colour codes (a tool may colour even with NO_COLOR). */
+function plain(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape is what is removed
+  return text.replace(/\u001b\[[0-9;]*m/g, "");
+}
+
 async function exec(file: string, args: string[], cwd: string): Promise<Outcome> {
   try {
-    const { stdout, stderr } = await run(file, args, { cwd, maxBuffer: 64 * 1024 * 1024, env: process.env });
-    return { code: 0, stdout, output: stdout + stderr };
+    // Plain text, whatever the terminal: CI=true makes some tools colour their output.
+    const env = { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" };
+    const { stdout, stderr } = await run(file, args, { cwd, maxBuffer: 64 * 1024 * 1024, env });
+    return { code: 0, stdout: plain(stdout), output: plain(stdout + stderr) };
   } catch (e) {
     const failure = e as { code?: number; stdout?: string; stderr?: string };
-    const stdout = failure.stdout ?? "";
+    const stdout = plain(failure.stdout ?? "");
     return {
       code: typeof failure.code === "number" ? failure.code : 1,
       stdout,
-      output: stdout + (failure.stderr ?? ""),
+      output: stdout + plain(failure.stderr ?? ""),
     };
   }
 }

@@ -1,13 +1,8 @@
 /** `getAccessToken` for Express: reads the request's session, writes any re-issued cookie to `res`. */
 import type { ServerResponse } from "node:http";
 import type { AuthConfig } from "@latchkey/core";
-import {
-  type AccessToken,
-  type GetAccessTokenOptions,
-  getAccessToken as of,
-  RefreshTokenRevoked,
-} from "@latchkey/core/access-token";
-import { type ExpressRequestLike, toIncoming } from "./convert.js";
+import * as core from "@latchkey/core/access-token";
+import { type ExpressRequestLike, sessionRequest } from "./convert.js";
 
 /**
  * A valid access token of a provider for the signed-in user of `req`, refreshed first when it
@@ -29,19 +24,17 @@ export async function getAccessToken(
   req: ExpressRequestLike,
   res: ServerResponse,
   config: AuthConfig,
-  options: Omit<GetAccessTokenOptions, "env">,
-): Promise<AccessToken | null> {
-  const { protocol, host } = toIncoming(req);
+  options: Omit<core.GetAccessTokenOptions, "env">,
+): Promise<core.AccessToken | null> {
+  let cookies: string[] = [];
   try {
-    const token = await of({ protocol, host, cookieHeader: req.headers.cookie }, config, {
-      ...options,
-      env: process.env,
-    });
-    if (token?.setCookie.length && !res.headersSent) res.appendHeader("Set-Cookie", token.setCookie);
+    const token = await core.getAccessToken(sessionRequest(req), config, { ...options, env: process.env });
+    cookies = token?.setCookie ?? [];
     return token;
   } catch (e) {
-    if (e instanceof RefreshTokenRevoked && e.setCookie.length && !res.headersSent)
-      res.appendHeader("Set-Cookie", e.setCookie);
+    if (e instanceof core.RefreshTokenRevoked) cookies = e.setCookie;
     throw e;
+  } finally {
+    if (cookies.length && !res.headersSent) res.appendHeader("Set-Cookie", cookies);
   }
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { type IncomingRequest, readNodeBody } from "@latchkey/core/internal";
+import { type IncomingRequest, nodeHeader, nodeWebHeaders, readNodeBody } from "@latchkey/core/internal";
 
 /** The parts of an Express request Latchkey reads (Express 4 and 5 both provide them). */
 export interface ExpressRequestLike extends IncomingMessage {
@@ -14,12 +14,6 @@ export interface ExpressRequestLike extends IncomingMessage {
   _body?: boolean;
 }
 
-function header(req: IncomingMessage, name: string): string | null {
-  const value = req.headers[name.toLowerCase()];
-  if (value === undefined) return null;
-  return Array.isArray(value) ? value.join(", ") : value;
-}
-
 /** The mount path: `req.baseUrl`, less the wildcard segment of `/auth/*` mounts. */
 function mountPath(req: ExpressRequestLike): string | undefined {
   if (req.baseUrl === undefined) return undefined;
@@ -31,8 +25,8 @@ function mountPath(req: ExpressRequestLike): string | undefined {
 /** The host the request names: `X-Forwarded-Host` only when Express's `trust proxy` trusts the peer. */
 function hostOf(req: ExpressRequestLike): string | null {
   const trust = req.app?.get("trust proxy fn") as ((addr: string | undefined, i: number) => boolean) | undefined;
-  const forwarded = trust?.(req.socket?.remoteAddress, 0) ? header(req, "x-forwarded-host") : null;
-  return forwarded?.split(",")[0]?.trim() || header(req, "host");
+  const forwarded = trust?.(req.socket?.remoteAddress, 0) ? nodeHeader(req, "x-forwarded-host") : null;
+  return forwarded?.split(",")[0]?.trim() || nodeHeader(req, "host");
 }
 
 /**
@@ -45,7 +39,7 @@ export function toIncoming(req: ExpressRequestLike): IncomingRequest {
     path: req.originalUrl ?? req.url ?? "/",
     protocol: req.protocol || ((req.socket as { encrypted?: boolean }).encrypted ? "https" : "http"),
     host: hostOf(req),
-    headers: { get: (name) => header(req, name) },
+    headers: { get: (name) => nodeHeader(req, name) },
     body: async () => {
       if (!req._body && !(req.body !== undefined && req.readableEnded)) return readNodeBody(req);
       const parsed = req.body;
@@ -55,12 +49,12 @@ export function toIncoming(req: ExpressRequestLike): IncomingRequest {
     },
     clientIp: req.ip ?? req.socket?.remoteAddress,
     mountPath: mountPath(req),
-    webHeaders: () => {
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers))
-        if (value !== undefined && !name.startsWith(":"))
-          headers.set(name, Array.isArray(value) ? value.join(", ") : value);
-      return headers;
-    },
+    webHeaders: () => nodeWebHeaders(req),
   };
+}
+
+/** Converter 2: what a session read needs of a request (where it arrived and its `Cookie` header). */
+export function sessionRequest(req: ExpressRequestLike) {
+  const { protocol, host } = toIncoming(req);
+  return { protocol, host, cookieHeader: req.headers.cookie };
 }

@@ -18,8 +18,8 @@
  */
 import type { ServerResponse } from "node:http";
 import type { AuthConfig, Session } from "@latchkey/core";
-import { authenticationOf, serve, sessionOf, withQuery, writeNodeResponse } from "@latchkey/core/internal";
-import { type ExpressRequestLike, toIncoming } from "./convert.js";
+import { guard, serve, sessionOf, writeNodeResponse } from "@latchkey/core/internal";
+import { type ExpressRequestLike, sessionRequest, toIncoming } from "./convert.js";
 
 export { customFetch, skipCSRFCheck } from "@latchkey/core";
 export * from "@latchkey/core/errors";
@@ -80,9 +80,7 @@ export type SessionOf<C> = AuthConfig extends C
  * ```
  */
 export function getSession<C extends AuthConfig>(req: ExpressRequestLike, config: C): Promise<SessionOf<C> | null> {
-  const { protocol, host } = toIncoming(req);
-  const read = sessionOf({ protocol, host, cookieHeader: req.headers.cookie }, config, { env: process.env });
-  return read as Promise<SessionOf<C> | null>;
+  return sessionOf(sessionRequest(req), config, { env: process.env }) as Promise<SessionOf<C> | null>;
 }
 
 /**
@@ -116,43 +114,14 @@ export function requireAuth<C extends AuthConfig>(
   config: C,
   options: { signInPage?: string; factors?: number; amr?: string[]; factorPage?: string } = {},
 ) {
-  const signInPage = options.signInPage ?? `${config.basePath ?? "/auth"}/signin`;
-  const factors = options.factors ?? 1;
-  const required = options.amr ?? [];
-  if (!Number.isInteger(factors) || factors < 1)
-    throw new TypeError("requireAuth: `factors` must be an integer >= 1 (2 demands a second factor).");
+  const check = guard(config, options);
   return async function requireSession(req: ExpressRequestLike, res: WithSession<SessionOf<C>>, next: Next) {
     try {
-      const { protocol, host } = toIncoming(req);
-      const { session, amr } = await authenticationOf({ protocol, host, cookieHeader: req.headers.cookie }, config, {
-        env: process.env,
-      });
-      const browser = /\btext\/html\b/.test(req.headers.accept ?? "");
-      const callbackUrl = new URLSearchParams({ callbackUrl: req.originalUrl ?? req.url ?? "/" });
-      if ((session as { user?: unknown } | null)?.user) {
-        // One factor is what every session has, recorded or not; more must be recorded.
-        if ((factors === 1 || new Set(amr).size >= factors) && required.every((m) => amr.includes(m))) {
-          res.locals.session = session as SessionOf<C>;
-          return next();
-        }
-        if (browser && options.factorPage) {
-          res.writeHead(302, { Location: withQuery(options.factorPage, callbackUrl) });
-          return void res.end();
-        }
-        res.writeHead(403, { "Content-Type": "application/json" });
-        return void res.end(
-          JSON.stringify({
-            error: "SecondFactorRequired",
-            message: "Sign in with a second factor to use this resource.",
-          }),
-        );
-      }
-      if (browser) {
-        res.writeHead(302, { Location: withQuery(signInPage, callbackUrl) });
-        return void res.end();
-      }
-      res.writeHead(401, { "Content-Type": "application/json" });
-      res.end(JSON.stringify({ error: "SessionRequired", message: "Sign in to use this resource." }));
+      const url = req.originalUrl ?? req.url ?? "/";
+      const result = await check({ ...sessionRequest(req), accept: req.headers.accept, url }, { env: process.env });
+      if (result.response) return writeNodeResponse(res, result.response);
+      res.locals.session = result.session as SessionOf<C>;
+      next();
     } catch (e) {
       next(e);
     }

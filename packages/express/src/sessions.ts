@@ -3,10 +3,6 @@
  * request (like `getSession`) and reading the environment's defaults as `ExpressAuth` does.
  * @module sessions
  */
-import type { AuthConfig } from "@latchkey/core";
-import * as core from "@latchkey/core/sessions";
-import { type ExpressRequestLike, toIncoming } from "./convert.js";
-
 export type {
   LinkedAccount,
   RevokeUserSessionsOptions,
@@ -16,11 +12,10 @@ export type {
 } from "@latchkey/core/sessions";
 export { describeUserAgent } from "@latchkey/core/sessions";
 
-function sessionRequest(req: ExpressRequestLike): core.SessionRequest {
-  const { protocol, host } = toIncoming(req);
-  return { protocol, host, cookieHeader: req.headers.cookie };
-}
-const env = () => ({ env: process.env });
+import { boundSessions } from "@latchkey/core/internal";
+import { type ExpressRequestLike, sessionRequest } from "./convert.js";
+
+const bound = boundSessions<ExpressRequestLike>(sessionRequest, () => process.env);
 
 /**
  * The signed-in user's sessions (current first), or null when signed out. Needs database sessions.
@@ -29,8 +24,7 @@ const env = () => ({ env: process.env });
  * app.get("/account/sessions", async (req, res) => res.json(await listSessions(req, config)))
  * ```
  */
-export const listSessions = (req: ExpressRequestLike, config: AuthConfig) =>
-  core.listSessions(sessionRequest(req), config, env());
+export const listSessions = bound.listSessions;
 
 /**
  * Revokes one of the signed-in user's sessions by its listed `id`; false for any other id.
@@ -39,8 +33,7 @@ export const listSessions = (req: ExpressRequestLike, config: AuthConfig) =>
  * app.post("/account/sessions/revoke", async (req, res) => res.json({ revoked: await revokeSession(req, config, req.body.id) }))
  * ```
  */
-export const revokeSession = (req: ExpressRequestLike, config: AuthConfig, id: unknown) =>
-  core.revokeSession(sessionRequest(req), config, id, env());
+export const revokeSession = bound.revokeSession;
 
 /**
  * Revokes every session of the signed-in user but this one; answers how many (null when signed out).
@@ -49,8 +42,7 @@ export const revokeSession = (req: ExpressRequestLike, config: AuthConfig, id: u
  * app.post("/account/sessions/revoke-others", async (req, res) => res.json({ revoked: await revokeOtherSessions(req, config) }))
  * ```
  */
-export const revokeOtherSessions = (req: ExpressRequestLike, config: AuthConfig) =>
-  core.revokeOtherSessions(sessionRequest(req), config, env());
+export const revokeOtherSessions = bound.revokeOtherSessions;
 
 /**
  * Revokes every session of a user (an administrator, a password change); answers how many.
@@ -59,11 +51,7 @@ export const revokeOtherSessions = (req: ExpressRequestLike, config: AuthConfig)
  * await revokeUserSessions(config, user.id, { reason: "password-changed" })
  * ```
  */
-export const revokeUserSessions = (
-  config: AuthConfig,
-  userId: string,
-  options: Omit<core.RevokeUserSessionsOptions, "env"> = {},
-) => core.revokeUserSessions(config, userId, { ...options, ...env() });
+export const revokeUserSessions = bound.revokeUserSessions;
 
 /**
  * The signed-in user's linked accounts, without tokens (null when signed out).
@@ -72,8 +60,7 @@ export const revokeUserSessions = (
  * app.get("/account/accounts", async (req, res) => res.json(await listAccounts(req, config)))
  * ```
  */
-export const listAccounts = (req: ExpressRequestLike, config: AuthConfig) =>
-  core.listAccounts(sessionRequest(req), config, env());
+export const listAccounts = bound.listAccounts;
 
 /**
  * Unlinks one of the signed-in user's accounts, refusing the last way to sign in.
@@ -82,9 +69,4 @@ export const listAccounts = (req: ExpressRequestLike, config: AuthConfig) =>
  * const result = await unlinkAccount(req, config, { provider: req.body.provider, providerAccountId: req.body.id })
  * ```
  */
-export const unlinkAccount = (
-  req: ExpressRequestLike,
-  config: AuthConfig,
-  target: { provider: unknown; providerAccountId: unknown },
-  options: Omit<core.UnlinkOptions, "env"> = {},
-) => core.unlinkAccount(sessionRequest(req), config, target, { ...options, ...env() });
+export const unlinkAccount = bound.unlinkAccount;

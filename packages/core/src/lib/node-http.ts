@@ -9,6 +9,36 @@ import { finalizeResponse } from "./response.js";
  */
 
 /**
+ * A header of a Node request as the Web reads it: repeated values joined with `, `, null when absent.
+ *
+ * @example
+ * ```ts
+ * const host = nodeHeader(req, "Host")
+ * ```
+ */
+export function nodeHeader(req: IncomingMessage, name: string): string | null {
+  const value = req.headers[name.toLowerCase()];
+  if (value === undefined) return null;
+  return Array.isArray(value) ? value.join(", ") : value;
+}
+
+/**
+ * A Node request's headers as Web `Headers` (HTTP/2 pseudo-headers left out).
+ *
+ * @example
+ * ```ts
+ * const headers = nodeWebHeaders(req)
+ * ```
+ */
+export function nodeWebHeaders(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers))
+    if (value !== undefined && !name.startsWith(":"))
+      headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+  return headers;
+}
+
+/**
  * Reads a Node request's body as text, at most `MAX_BODY_BYTES` (a larger one, declared or
  * streamed, rejects with a 413 `BadBody`; a connection that closes early with a 400 one).
  *

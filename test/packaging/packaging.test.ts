@@ -1,8 +1,9 @@
 // What a user installs is what is tested here: every publishable package is packed (`npm pack`,
 // from the built dist/), the tarballs are installed into a scratch project in a temporary
 // folder, and that project imports and require()s every subpath its package.json `exports`
-// declares, type-checks a consumer against the published .d.ts, and runs an Express application
-// written in CommonJS. publint and @arethetypeswrong/cli lint each tarball. A second case breaks
+// declares, type-checks a consumer against the published .d.ts, runs the `latchkey` command of
+// @latchkey/cli (a bin, with no importable subpath) and an Express application written in
+// CommonJS. publint and @arethetypeswrong/cli lint each tarball. A second case breaks
 // one `exports` entry of a copy of a package and asserts that every checker reports it, so the
 // checks cannot pass by checking nothing.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
@@ -181,11 +182,13 @@ async function attw(tarball: string, entries: string[]): Promise<AttwReport> {
   // standard output goes to a file, which Node writes synchronously.
   const report = `${tarball}.attw.json`;
   const file = await open(report, "w");
-  const child = spawn(
-    process.execPath,
-    [bin.attw, tarball, "--profile", "esm-only", "--format", "json", "--include-entrypoints", ...extra],
-    { cwd: root, stdio: ["ignore", file.fd, "pipe"] },
-  );
+  // A package with no code subpath (@latchkey/cli, a bin) has nothing to add: attw refuses the
+  // option without a value, and checks the entries it finds itself.
+  const include = extra.length > 0 ? ["--include-entrypoints", ...extra] : [];
+  const child = spawn(process.execPath, [bin.attw, tarball, "--profile", "esm-only", "--format", "json", ...include], {
+    cwd: root,
+    stdio: ["ignore", file.fd, "pipe"],
+  });
   let stderr = "";
   child.stderr?.on("data", (chunk) => {
     stderr += chunk;
@@ -296,8 +299,21 @@ describe("the packed packages, installed from their tarballs", () => {
         "@latchkey/express",
         "@latchkey/sql-adapter",
         "@latchkey/redis-adapter",
+        "@latchkey/cli",
       ]),
     );
+  });
+
+  it("@latchkey/cli is a command, not a module: no subpath to import, its bin runs from the install", async () => {
+    expect(entries.get("@latchkey/cli")).toEqual([]);
+    const latchkey = join(project, "node_modules", ".bin", "latchkey");
+    const secret = await exec(latchkey, ["secret", "--raw"], project);
+    expect(secret.code, secret.output).toBe(0);
+    expect(secret.stdout).toMatch(/^[A-Za-z0-9_-]{43}\n$/);
+    // migrate reaches @latchkey/sql-adapter's command (installed as a dependency): its usage.
+    const migrate = await exec(latchkey, ["migrate"], project);
+    expect(migrate.code).toBe(2);
+    expect(migrate.output).toContain("Usage: latchkey migrate <database-url>");
   });
 
   it("every documented subpath loads with import() and with require(), with the same exports", async () => {

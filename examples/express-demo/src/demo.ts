@@ -35,7 +35,7 @@ export interface RunningDemo {
 /**
  * The secret: AUTH_SECRET when set; otherwise one generated on first start and kept in the data
  * folder, so sessions survive restarts. Production applications set AUTH_SECRET
- * (`npx latchkey secret` prints a new one).
+ * (`npx latchkey secret`, from @latchkey/cli, prints a new one).
  */
 function demoSecret(dataDir: string, env: NodeJS.ProcessEnv): string {
   if (env.AUTH_SECRET) return env.AUTH_SECRET;

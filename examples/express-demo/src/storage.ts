@@ -1,7 +1,7 @@
 /**
  * Where users, accounts and passkeys are kept: PostgreSQL when DATABASE_URL is set (any URL
  * `openDatabase` takes), Redis when REDIS_URL is set, otherwise a SQLite file in the data folder.
- * SQL databases are migrated on start (what `npx latchkey migrate <url>` does).
+ * SQL databases are migrated on start (what `npx latchkey migrate <url>` of @latchkey/cli does).
  */
 import { join } from "node:path";
 import type { Adapter } from "@latchkey/core/adapters";

@@ -1,10 +1,11 @@
 /**
  * `latchkey migrate <database-url>`: creates the tables and indexes the SQL adapter needs, and
- * prints what it did. The `latchkey` command of `@latchkey/core` runs it; this module also runs
+ * prints what it did. The `latchkey` command of `@latchkey/cli` runs it; this module also runs
  * on its own (`node node_modules/@latchkey/sql-adapter/dist/cli.js migrate <url>`).
  *
  * @example
  * ```sh
+ * npm install -D @latchkey/cli
  * npx latchkey migrate sqlite:./auth.db
  * npx latchkey migrate postgres://postgres@127.0.0.1:5432/app
  * npx latchkey migrate mysql://root@127.0.0.1:3306/app

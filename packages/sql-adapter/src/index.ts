@@ -1,7 +1,8 @@
 /**
  * A Latchkey adapter over [Kysely](https://kysely.dev), for SQLite (better-sqlite3), PostgreSQL
  * (pg) and MySQL or MariaDB (mysql2). The tables use Auth.js's column names, so a database made
- * for Auth.js keeps working; `migrate` (or `npx latchkey migrate <url>`) creates what is missing.
+ * for Auth.js keeps working; `migrate` (or `npx latchkey migrate <url>`, from `@latchkey/cli`)
+ * creates what is missing.
  *
  * @example
  * ```ts
@@ -220,7 +221,7 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
         if (!shared.warned) {
           shared.warned = true;
           console.warn(
-            `[latchkey][sql-adapter] the ${t.sessions} table has no session metadata columns (${sessionMetadataColumns.join(", ")}): sessions work, but are listed without device or times. Run \`npx latchkey migrate <database-url>\` to add them.`,
+            `[latchkey][sql-adapter] the ${t.sessions} table has no session metadata columns (${sessionMetadataColumns.join(", ")}): sessions work, but are listed without device or times. Run \`npx latchkey migrate <database-url>\` (@latchkey/cli) to add them.`,
           );
         }
       }

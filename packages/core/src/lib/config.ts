@@ -160,14 +160,14 @@ function assertSecrets(secret: AuthConfig["secret"]): string[] {
   const list = Array.isArray(secret) ? secret : secret ? [secret] : [];
   if (list.length === 0) {
     throw new MissingSecret(
-      "No `secret` is configured. Set the AUTH_SECRET environment variable or the `secret` option to at least 32 random characters; `npx latchkey secret` prints one.",
+      "No `secret` is configured. Set the AUTH_SECRET environment variable or the `secret` option to at least 32 random characters; `npx @latchkey/cli secret` prints one.",
     );
   }
   list.forEach((s, i) => {
     if (typeof s !== "string" || s.length < 32) {
       const where = Array.isArray(secret) ? `\`secret[${i}]\`` : "`secret`";
       throw new InvalidConfiguration(
-        `${where} must be at least 32 characters long (it is ${typeof s === "string" ? s.length : typeof s}); \`npx latchkey secret\` prints a suitable one.`,
+        `${where} must be at least 32 characters long (it is ${typeof s === "string" ? s.length : typeof s}); \`npx @latchkey/cli secret\` prints a suitable one.`,
       );
     }
   });

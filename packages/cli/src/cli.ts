@@ -1,25 +1,29 @@
 #!/usr/bin/env node
 /**
- * The `latchkey` command.
+ * The `latchkey` command, installed with `@latchkey/cli` (`npm install -D @latchkey/cli`).
  *
- * - `npx latchkey secret` prints a new random secret for `AUTH_SECRET` (32 bytes, base64url).
- * - `npx latchkey migrate <database-url>` creates the SQL adapter's tables (needs
- *   `@latchkey/sql-adapter` installed).
+ * - `npx latchkey secret` prints a new random secret for `AUTH_SECRET` (32 bytes, base64url);
+ *   `--raw` prints the secret alone.
+ * - `npx latchkey migrate <database-url>` creates the SQL adapter's tables: it runs the command of
+ *   `@latchkey/sql-adapter` (a dependency of this package; the database's driver, `pg`, `mysql2`
+ *   or `better-sqlite3`, is the application's).
  *
  * @example
  * ```sh
+ * npm install -D @latchkey/cli
  * echo "AUTH_SECRET=$(npx latchkey secret --raw)" >> .env
  * npx latchkey migrate postgres://postgres@127.0.0.1:5432/app
  * ```
  * @module cli
  */
 import { randomBytes } from "node:crypto";
+import { main as sqlAdapterMain } from "@latchkey/sql-adapter/cli";
 
 const usage = `Usage:
   latchkey secret [--raw]          print a new secret for AUTH_SECRET
   latchkey migrate <database-url>  create the SQL adapter's tables (@latchkey/sql-adapter)`;
 
-/** Runs the command; resolves with the exit code. */
+/** Runs the command with its arguments (`["secret", "--raw"]`); resolves with the exit code. */
 export async function main(args: string[]): Promise<number> {
   const [command, ...rest] = args;
   switch (command) {
@@ -28,16 +32,8 @@ export async function main(args: string[]): Promise<number> {
       console.log(rest.includes("--raw") ? secret : `AUTH_SECRET="${secret}"`);
       return 0;
     }
-    case "migrate": {
-      let cli: { main(args: string[]): Promise<number> };
-      try {
-        cli = (await import("@latchkey/sql-adapter/cli" as string)) as typeof cli;
-      } catch {
-        console.error("latchkey migrate needs the SQL adapter: npm install @latchkey/sql-adapter");
-        return 1;
-      }
-      return cli.main(args);
-    }
+    case "migrate":
+      return sqlAdapterMain(args);
     case "help":
     case "--help":
     case "-h":

@@ -1,5 +1,6 @@
 import { UnknownAction } from "../errors.js";
 import type { AuthAction } from "../types.js";
+import { readCapped } from "./read-capped.js";
 
 /** Reads request headers, whatever their source (a `Headers` object or Node's header record). */
 export interface HeaderReader {
@@ -135,21 +136,9 @@ export function queryRecord(url: URL): Record<string, string> {
 export async function readWebBody(request: Request): Promise<string> {
   const declared = Number(request.headers.get("content-length"));
   if (declared > MAX_BODY_BYTES) throw new BadBody("The request body is too large", 413);
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw new BadBody("The request body is too large", 413);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  const text = await readCapped(request.body, MAX_BODY_BYTES);
+  if (text === null) throw new BadBody("The request body is too large", 413);
+  return text;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { readCapped } from "../read-capped.js";
 
 /** Options of {@link checkBreachedPassword}. */
 export interface BreachedPasswordOptions {
@@ -41,24 +42,6 @@ const DEFAULT_ENDPOINT = "https://api.pwnedpasswords.com";
 // not this API, and is not read into memory.
 const MAX_BODY = 1024 * 1024;
 const LINE = /^([0-9A-Fa-f]{35}):([0-9]{1,10})$/;
-
-async function readCapped(response: Response): Promise<string | null> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 /**
  * Looks a password up in Have I Been Pwned's Pwned Passwords with the k-anonymity range API: only
@@ -119,7 +102,7 @@ export async function checkBreachedPassword(
       await response.body?.cancel().catch(() => {});
       return unknown(`HTTP ${response.status} from ${endpoint}`);
     }
-    body = await readCapped(response);
+    body = await readCapped(response.body, MAX_BODY);
   } catch (error) {
     const name = error instanceof Error ? error.name : "Error";
     if (name === "TimeoutError" || name === "AbortError")

@@ -17,7 +17,7 @@ import {
   normalize,
   tokenSecrets,
   verifyRequestUrl,
-} from "./index.js";
+} from "./common.js";
 
 /** What the code cookie seals: the provider, the normalised address and the e-mail's send id. */
 interface CodeClaims {

@@ -14,12 +14,9 @@ export { boundSessions } from "./lib/bound-sessions.js";
 export { type GuardOptions, type GuardRequest, guard } from "./lib/guard.js";
 export { nodeHeader, nodeWebHeaders, readNodeBody, writeNodeResponse } from "./lib/node-http.js";
 export {
-  authenticationOf,
   type IncomingRequest,
   type SessionRequest,
   serve,
   sessionOf,
 } from "./lib/pipeline.js";
 export { BadBody, type HeaderReader, MAX_BODY_BYTES } from "./lib/request.js";
-export { finalizeResponse } from "./lib/response.js";
-export { withQuery } from "./lib/url.js";

@@ -352,11 +352,12 @@ function machineCpu() {
 const cpuSeconds = (u) => (u.user + u.system) / 1e6;
 
 /**
- * Drives `server` with one request shape, for `seconds` or `amount` requests. Returns req/s,
+ * Drives `server` with one request shape, for `seconds` or `amount` requests (at most `rate` per
+ * second in total when given, else as fast as it answers). Returns req/s,
  * latency percentiles (exact, from every response), server CPU per request, status counts, and
  * the other processes' load during the run.
  */
-export async function load(server, request, { seconds, amount, connections = 10 }) {
+export async function load(server, request, { seconds, amount, connections = 10, rate }) {
   const before = await server.ask("stats");
   const machineBefore = machineCpu();
   const selfBefore = process.cpuUsage();
@@ -387,6 +388,7 @@ export async function load(server, request, { seconds, amount, connections = 10 
         ...(rotating ? { requests: rotating } : {}),
         connections,
         ...(amount ? { amount } : { duration: seconds }),
+        ...(rate ? { overallRate: rate } : {}),
         timeout: 10,
       },
       (err, res) => (err ? reject(err) : resolve(res)),

@@ -1,8 +1,9 @@
 /**
  * Summarises a V8 CPU profile (`node --cpu-prof`): top functions by self time, the same grouped by
- * where the code lives, and the top Latchkey functions by inclusive time.
+ * where the code lives, and the top Latchkey functions by inclusive time; given several profiles,
+ * also where each differs from the first (self time by function and by area).
  *
- *   node bench/profile.mjs bench/profiles/latchkey-session.cpuprofile
+ *   node bench/profile.mjs bench/profiles/latchkey-session.cpuprofile [other.cpuprofile ...]
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -15,7 +16,12 @@ export function shortUrl(url) {
   let path = url.startsWith("file://") ? fileURLToPath(url) : url;
   if (path.startsWith(root)) path = path.slice(root.length);
   const nm = path.lastIndexOf("node_modules/");
-  if (nm >= 0) path = path.slice(nm + "node_modules/".length);
+  if (nm >= 0) return path.slice(nm + "node_modules/".length);
+  // Another checkout of this repository (bench/run.mjs --base): named as this one's files are.
+  for (const dir of ["/packages/", "/bench/"]) {
+    const at = path.lastIndexOf(dir);
+    if (at >= 0 && path.startsWith("/")) return path.slice(at + 1);
+  }
   return path;
 }
 
@@ -138,7 +144,7 @@ export function toMarkdown(title, s) {
     "",
   );
   lines.push("| self % | µs/req | function (file:line) | area |", "|---:|---:|---|---|");
-  for (const e of s.self) lines.push(`| ${e.percent.toFixed(1)} | ${us(e)} | \`${e.key}\` | ${e.area} |`);
+  for (const e of s.self.slice(0, 15)) lines.push(`| ${e.percent.toFixed(1)} | ${us(e)} | \`${e.key}\` | ${e.area} |`);
   lines.push(
     "",
     "By area (self time): " +
@@ -155,8 +161,60 @@ export function toMarkdown(title, s) {
   return lines.join("\n");
 }
 
+/**
+ * Where two profiles of the same load differ: self time per request (µs) by function and by area,
+ * `b` − `a`, the largest differences first. Needs summaries made with `top: Infinity` and a request
+ * count (else the shares of busy samples are compared).
+ */
+export function compare(a, b, { top = 15 } = {}) {
+  const per = (e) => e.perRequest ?? e.percent;
+  const diff = (xs, ys, keyOf) => {
+    const rows = new Map();
+    for (const x of xs) rows.set(keyOf(x), { key: keyOf(x), a: per(x), b: 0 });
+    for (const y of ys) {
+      const row = rows.get(keyOf(y)) ?? { key: keyOf(y), a: 0, b: 0 };
+      row.b = per(y);
+      rows.set(keyOf(y), row);
+    }
+    return [...rows.values()]
+      .map((r) => ({ ...r, delta: r.b - r.a }))
+      .sort((x, y) => Math.abs(y.delta) - Math.abs(x.delta));
+  };
+  return {
+    unit: a.requests && b.requests ? "µs/req" : "% of busy samples",
+    total: { a: a.busyPerRequest, b: b.busyPerRequest },
+    functions: diff(a.self, b.self, (e) => e.key).slice(0, top),
+    areas: diff(a.areas, b.areas, (e) => e.area),
+  };
+}
+
+/** Markdown for {@link compare}. */
+export function compareMarkdown(title, a, b) {
+  const c = compare(a, b);
+  const f = (x) => (Number.isFinite(x) ? x.toFixed(1) : "–");
+  const signed = (x) => (x > 0 ? `+${f(x)}` : f(x));
+  const lines = [`#### ${title}: where the profiles differ`, ""];
+  if (c.total.a !== undefined && c.total.b !== undefined)
+    lines.push(`Sampled CPU per request: ${f(c.total.a)} → ${f(c.total.b)} µs (${signed(c.total.b - c.total.a)}).`, "");
+  lines.push(`| first | second | difference (${c.unit}) | function (file:line) |`, "|---:|---:|---:|---|");
+  for (const r of c.functions) lines.push(`| ${f(r.a)} | ${f(r.b)} | ${signed(r.delta)} | \`${r.key}\` |`);
+  lines.push(
+    "",
+    "By area: " +
+      c.areas
+        .filter((r) => Math.abs(r.delta) >= 0.5)
+        .map((r) => `${r.key} ${signed(r.delta)}`)
+        .join(", ") +
+      ".",
+  );
+  return lines.join("\n");
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  for (const file of process.argv.slice(2)) {
-    console.log(toMarkdown(file, summarise(JSON.parse(readFileSync(file, "utf8")))), "\n");
-  }
+  const files = process.argv.slice(2);
+  const all = files.map((file) => summarise(JSON.parse(readFileSync(file, "utf8")), { top: Number.POSITIVE_INFINITY }));
+  for (let i = 0; i < files.length; i++) console.log(toMarkdown(files[i], all[i]), "\n");
+  // Two or more profiles: each compared with the first.
+  for (let i = 1; i < files.length; i++)
+    console.log(compareMarkdown(`${files[i]} − ${files[0]}`, all[0], all[i]), "\n");
 }

@@ -15,10 +15,25 @@
  *   --warmup S            seconds of unrecorded load per case and app before round 1 (default 2)
  *   --connections N       autocannon connections (default 10)
  *   --cases a,b           only these case ids (implies --no-write)
+ *   --apps a,b            only these apps of the chosen cases (bare Express still runs as the reference)
+ *   --alternate           A/B mode: each case runs only its apps (no bare reference), in rounds that
+ *                         alternate their order (A B, B A, A B, ...); the report gives, per round, each
+ *                         app against the case's first app (server CPU µs per request and req/s), with
+ *                         medians and ranges (implies --no-write; no memory check). With --profile-seconds,
+ *                         every compared app of each profiled case is profiled, and the profiles compared
+ *                         by self time per function.
+ *   --base DIR            also run every app of the chosen cases from DIR (another built checkout of this
+ *                         repository, e.g. a `git worktree` of main), labelled "app@base", to compare two
+ *                         builds side by side in one run
+ *   --rate N              send N requests per second in total (autocannon's overallRate) instead of as many
+ *                         as the server answers: both sides of a comparison then do the same work per
+ *                         second, so CPU per request is not skewed by how many requests one event-loop
+ *                         turn batches (default: unlimited)
  *   --memory-requests N   requests of the memory check (default 100000; 0 skips it)
  *   --profile-seconds S   seconds of load per CPU profile (default 6; 0 skips profiling)
  *   --profile-cases a,b   the cases profiled, each on a fresh server of its first Latchkey app
- *                         (default bare,session,getsession,credentials,db-session-postgres)
+ *                         (default bare,session,getsession,credentials,db-session-postgres; with
+ *                         --alternate every chosen case, on each of its apps)
  *   --no-write            do not rewrite bench/RESULTS.md (bench/results-latest.ndjson is always written:
  *                         the whole report, every single run included, as one line of JSON)
  *   --max-minutes M       hard stop of the whole run (default 40)
@@ -31,7 +46,7 @@ import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { answers, CASES, LABELS, load as loadWith, prepare, startServer, verify } from "./lib.mjs";
-import { summarise, toMarkdown } from "./profile.mjs";
+import { compareMarkdown, summarise, toMarkdown } from "./profile.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const { values: opts } = parseArgs({
@@ -43,7 +58,11 @@ const { values: opts } = parseArgs({
     cases: { type: "string" },
     "memory-requests": { type: "string", default: "100000" },
     "profile-seconds": { type: "string", default: "6" },
-    "profile-cases": { type: "string", default: "bare,session,getsession,credentials,db-session-postgres" },
+    "profile-cases": { type: "string" },
+    apps: { type: "string" },
+    alternate: { type: "boolean", default: false },
+    base: { type: "string" },
+    rate: { type: "string" },
     "no-write": { type: "boolean", default: false },
     "max-minutes": { type: "string", default: "40" },
     help: { type: "boolean", default: false },
@@ -67,7 +86,11 @@ const WARMUP = Number(opts.warmup);
 const CONNECTIONS = Number(opts.connections);
 const MEMORY_REQUESTS = Number(opts["memory-requests"]);
 const PROFILE_SECONDS = Number(opts["profile-seconds"]);
-const WRITE = !opts["no-write"] && !opts.cases;
+const ALTERNATE = opts.alternate;
+const BASE = opts.base;
+const RATE = opts.rate ? Number(opts.rate) : undefined;
+const DEFAULT_PROFILE_CASES = "bare,session,getsession,credentials,db-session-postgres";
+const WRITE = !opts["no-write"] && !opts.cases && !opts.apps && !ALTERNATE && !BASE && !RATE;
 
 const TARGETS = [
   { case: "session", what: "signed-in session GET ≥ 0.65× bare", metric: "ratioBare", app: "latchkey", min: 0.65 },
@@ -98,7 +121,15 @@ const median = (xs) => {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const fmt = (x, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : "–");
 const log = (...a) => console.log(...a);
-const load = (server, request, how) => loadWith(server, request, { connections: CONNECTIONS, ...how });
+const load = (server, request, how) => loadWith(server, request, { connections: CONNECTIONS, rate: RATE, ...how });
+
+// An app of --base runs as "<app>@base": the same server.mjs app, from the other checkout.
+const BASE_SUFFIX = "@base";
+const appName = (member) => (member.endsWith(BASE_SUFFIX) ? member.slice(0, -BASE_SUFFIX.length) : member);
+const label = (member) =>
+  member.endsWith(BASE_SUFFIX) ? `${LABELS[appName(member)] ?? appName(member)} (base)` : (LABELS[member] ?? member);
+const serverOptions = (member) =>
+  member.endsWith(BASE_SUFFIX) ? { file: `${BASE.replace(/\/$/, "")}/bench/server.mjs` } : {};
 
 // ---------------------------------------------------------------- versions and machine
 
@@ -142,7 +173,19 @@ function versions() {
     "better-sqlite3": version("better-sqlite3"),
     pg: version("pg"),
     postgres,
+    ...(BASE ? { base: gitBuild(BASE) } : {}),
   };
+}
+
+/** The commit of a checkout (for --base), flagged when its packages/ has uncommitted changes. */
+function gitBuild(dir) {
+  try {
+    const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: dir, encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", "packages"], { cwd: dir, encoding: "utf8" });
+    return `${head}${dirty.trim() ? " + uncommitted changes in packages/" : ""}`;
+  } catch {
+    return "?";
+  }
 }
 
 function machine() {
@@ -201,6 +244,17 @@ async function main() {
     const wanted = new Set(opts.cases.split(","));
     cases = cases.filter((c) => wanted.has(c.id));
   }
+  if (opts.apps) {
+    const wanted = new Set(opts.apps.split(","));
+    cases = cases.map((c) => ({ ...c, apps: c.apps.filter((a) => wanted.has(a)) })).filter((c) => c.apps.length);
+  }
+  if (BASE) {
+    if (!existsSync(`${BASE}/bench/server.mjs`) || !existsSync(`${BASE}/packages/express/dist/index.js`))
+      throw new Error(`--base ${BASE}: no built checkout there (bench/server.mjs, packages/express/dist)`);
+    cases = cases.map((c) => ({ ...c, apps: c.apps.flatMap((a) => [a, `${a}${BASE_SUFFIX}`]) }));
+  }
+  if (ALTERNATE) cases = cases.filter((c) => c.id !== "bare" && c.apps.length > 1);
+  if (!cases.length) throw new Error("no case left to run (check --cases, --apps)");
   const dbCases = cases.filter((c) => c.id.startsWith("db-session"));
   if (dbCases.length && !existsSync(here("../packages/sql-adapter/dist/index.js"))) {
     skipped.push("database-session cases: packages/sql-adapter/dist is missing (not built)");
@@ -210,21 +264,25 @@ async function main() {
     skipped.push("database session on PostgreSQL: nothing answers on 127.0.0.1:5432 (scripts/ensure-services.sh)");
     cases = cases.filter((c) => c.id !== "db-session-postgres");
   }
-  const appsNeeded = [...new Set(["bare", ...cases.flatMap((c) => c.apps)])];
-  if (MEMORY_REQUESTS > 0 && !appsNeeded.includes("latchkey")) appsNeeded.push("latchkey");
+  const appsNeeded = [...new Set([...(ALTERNATE ? [] : ["bare"]), ...cases.flatMap((c) => c.apps)])];
+  const memoryCheck = MEMORY_REQUESTS > 0 && !ALTERNATE;
+  if (memoryCheck && !appsNeeded.includes("latchkey")) appsNeeded.push("latchkey");
 
   const buildAtStart = distStamp();
   const versionsAtStart = versions();
-  log(`bench: ${ROUNDS} rounds × ${DURATION} s per run, ${WARMUP} s warm-up, ${CONNECTIONS} connections`);
+  log(
+    `bench: ${ROUNDS} rounds × ${DURATION} s per run, ${WARMUP} s warm-up, ${CONNECTIONS} connections` +
+      `${RATE ? `, ${RATE} req/s` : ""}${ALTERNATE ? ", alternating A/B" : ""}`,
+  );
   log(`bench: starting ${appsNeeded.join(", ")}`);
   const servers = {};
   for (const app of appsNeeded) {
     try {
-      servers[app] = await startServer(app);
+      servers[app] = await startServer(appName(app), serverOptions(app));
       children.push(servers[app]);
       servers[app].prepared = await prepare(servers[app]);
     } catch (e) {
-      if (!app.startsWith("latchkey-")) throw e;
+      if (!appName(app).startsWith("latchkey-")) throw e;
       skipped.push(`${app}: ${String(e.message).split("\n")[0]}`);
       cases = cases.filter((c) => !c.apps.includes(app));
     }
@@ -241,13 +299,14 @@ async function main() {
   log("bench: every case answers correctly");
 
   const timed = cases.filter((c) => c.id !== "bare");
-  const groups = timed.map((kase) => ({ kase, members: ["bare", ...kase.apps] }));
+  // Each case's members take turns in an order rotated every round; in A/B mode without bare Express.
+  const groups = timed.map((kase) => ({ kase, members: ALTERNATE ? kase.apps : ["bare", ...kase.apps] }));
   const bareCase = CASES.find((c) => c.id === "bare");
   const requestFor = (kase, app) => (app === "bare" ? bareCase : kase).request(servers[app].prepared);
 
   if (WARMUP > 0) {
     log("bench: warming up");
-    await load(servers.bare, bareCase.request({}), { seconds: WARMUP });
+    if (servers.bare) await load(servers.bare, bareCase.request({}), { seconds: WARMUP });
     for (const { kase } of groups) {
       for (const app of kase.apps) await load(servers[app], requestFor(kase, app), { seconds: WARMUP });
     }
@@ -294,7 +353,8 @@ async function main() {
     otherLoad: median(list.map((r) => r.otherLoad)),
     n: list.length,
   });
-  rows.push({ case: "bare", title: bareCase.title, app: "bare", ...summary(bareRuns), ratioBare: 1 });
+  if (!ALTERNATE) rows.push({ case: "bare", title: bareCase.title, app: "bare", ...summary(bareRuns), ratioBare: 1 });
+  const spread = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs), n: xs.length });
   for (const { kase } of groups) {
     for (const app of kase.apps) {
       const mine = runs.filter((r) => r.case === kase.id && r.app === app);
@@ -303,16 +363,24 @@ async function main() {
           const o = runs.find((x) => x.case === kase.id && x.app === other && x.round === r.round);
           return o ? r[field] / o[field] : Number.NaN;
         });
-      const ratiosBare = perRound("bare");
+      const ratiosBare = ALTERNATE ? [] : perRound("bare");
       const row = {
         case: kase.id,
         title: kase.title,
         app,
         ...summary(mine),
+        cpuUsMin: Math.min(...mine.map((r) => r.cpuUs)),
+        cpuUsMax: Math.max(...mine.map((r) => r.cpuUs)),
         ratioBare: median(ratiosBare),
         ratioBareMin: Math.min(...ratiosBare),
         ratioBareMax: Math.max(...ratiosBare),
       };
+      // A/B: this app against the case's first app, round by round (runs seconds apart).
+      if (ALTERNATE && app !== kase.apps[0]) {
+        row.reference = kase.apps[0];
+        row.cpuVsRef = spread(perRound(kase.apps[0], "cpuUs"));
+        row.rpsVsRef = spread(perRound(kase.apps[0], "rps"));
+      }
       if (app === "latchkey" && kase.apps.includes("authjs")) {
         const ratiosA = perRound("authjs");
         row.ratioAuthjs = median(ratiosA);
@@ -323,16 +391,18 @@ async function main() {
       rows.push(row);
     }
   }
-  const targets = TARGETS.filter((t) => rows.some((r) => r.case === t.case && r.app === t.app)).map((t) => {
-    const row = rows.find((r) => r.case === t.case && r.app === t.app);
-    const value = row[t.metric];
-    const met = t.min !== undefined ? value >= t.min : value <= t.max;
-    return { ...t, value, met };
-  });
+  const targets = (ALTERNATE ? [] : TARGETS)
+    .filter((t) => rows.some((r) => r.case === t.case && r.app === t.app))
+    .map((t) => {
+      const row = rows.find((r) => r.case === t.case && r.app === t.app);
+      const value = row[t.metric];
+      const met = t.min !== undefined ? value >= t.min : value <= t.max;
+      return { ...t, value, met };
+    });
 
   // ------------------------------------------------------------ memory
   let memory = null;
-  if (MEMORY_REQUESTS > 0 && servers.latchkey) {
+  if (memoryCheck && servers.latchkey) {
     log(`\nbench: memory check, ${MEMORY_REQUESTS} signed-in session GETs on Latchkey`);
     const kase = CASES.find((c) => c.id === "session");
     const request = kase.request(servers.latchkey.prepared);
@@ -362,23 +432,29 @@ async function main() {
   if (PROFILE_SECONDS > 0) {
     const dir = here("./profiles");
     mkdirSync(dir, { recursive: true });
-    const profiled = opts["profile-cases"]
+    const defaultProfiled = ALTERNATE ? cases.map((c) => c.id).join(",") : DEFAULT_PROFILE_CASES;
+    const profiled = (opts["profile-cases"] ?? defaultProfiled)
       .split(",")
       .map((id) => cases.find((c) => c.id === id))
       .filter(Boolean);
-    for (const kase of profiled) {
+    const jobs = profiled.flatMap((kase) =>
+      ALTERNATE
+        ? kase.apps.map((app) => ({ kase, app }))
+        : [{ kase, app: kase.apps.find((a) => a.startsWith("latchkey")) ?? kase.apps[0] }],
+    );
+    for (const { kase, app } of jobs) {
       const { id } = kase;
-      const app = kase.apps.find((a) => a.startsWith("latchkey")) ?? kase.apps[0];
       if (!app) continue;
       const name = `${app}-${id}.cpuprofile`;
       rmSync(`${dir}/${name}`, { force: true });
       log(`\nbench: profiling ${app} on ${id} (${PROFILE_SECONDS} s)`);
-      const server = await startServer(app, {
+      const server = await startServer(appName(app), {
+        ...serverOptions(app),
         execArgv: ["--cpu-prof", `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}`, "--cpu-prof-interval=250"],
       });
       children.push(server);
       server.prepared = await prepare(server);
-      await load(server, kase.request(server.prepared), { seconds: 1 });
+      await load(server, kase.request(server.prepared), { seconds: Math.max(1, WARMUP) });
       const r = await load(server, kase.request(server.prepared), { seconds: PROFILE_SECONDS });
       await server.stop();
       children.length = 0;
@@ -388,7 +464,11 @@ async function main() {
         continue;
       }
       // Only the samples of the load window: not start-up, sign-in or shutdown.
-      const s = summarise(JSON.parse(readFileSync(file, "utf8")), { window: r.window, requests: r.served });
+      const s = summarise(JSON.parse(readFileSync(file, "utf8")), {
+        window: r.window,
+        requests: r.served,
+        top: ALTERNATE ? Number.POSITIVE_INFINITY : undefined,
+      });
       profiles.push({
         id,
         app,
@@ -414,6 +494,8 @@ async function main() {
       warmup: WARMUP,
       connections: CONNECTIONS,
       profileSeconds: PROFILE_SECONDS,
+      alternate: ALTERNATE,
+      rate: RATE,
     },
     skipped,
     loadByRound,
@@ -448,6 +530,45 @@ function writeResults(markdown) {
   }
 }
 
+/** The report of an A/B run (--alternate): each app against its case's first app, round by round. */
+function renderAlternate(report, out) {
+  const { rows, profiles, settings: s } = report;
+  const range = (x, digits) => `${fmt(x.median, digits)} (${fmt(x.min, digits)}–${fmt(x.max, digits)})`;
+  out.push(
+    `A/B mode: the apps of each case take turns (A B, B A, A B, ...), ${s.rate ? `${s.rate} req/s offered` : "unlimited rate"}; ` +
+      "the ratios are per round (runs seconds apart), then the median and range over the rounds.",
+    "",
+    "| case | app | server CPU µs/req (range) | req/s (range) | p50 ms | p99 ms | CPU ÷ first app's (range) | req/s ÷ first app's (range) | other load |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+  );
+  for (const r of rows) {
+    out.push(
+      `| ${r.title} | ${label(r.app)} | ${fmt(r.cpuUs)} (${fmt(r.cpuUsMin)}–${fmt(r.cpuUsMax)}) | ` +
+        `${fmt(r.rps)} (${fmt(r.rpsMin)}–${fmt(r.rpsMax)}) | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ` +
+        `${r.cpuVsRef ? range(r.cpuVsRef, 3) : "1"} | ${r.rpsVsRef ? range(r.rpsVsRef, 3) : "1"} | ${fmt(r.otherLoad, 2)} |`,
+    );
+  }
+  out.push("", `Load average at the start of each round: ${report.loadByRound.map((x) => x.toFixed(2)).join(", ")}.`);
+  if (profiles.length) {
+    out.push("", "### CPU profiles", "");
+    out.push(
+      `\`node --cpu-prof --cpu-prof-interval=250\`, a fresh server per app under the same load for ${s.profileSeconds} s ` +
+        "after the warm-up; only the samples of the timed window count.",
+    );
+    for (const id of [...new Set(profiles.map((p) => p.id))]) {
+      const mine = profiles.filter((p) => p.id === id);
+      for (const p of mine) {
+        const heading = `${label(p.app)}, ${p.title}: ${fmt(p.rps)} req/s, ${fmt(p.cpuUs)} µs CPU/req while profiled`;
+        out.push("", toMarkdown(heading, p.summary));
+      }
+      for (const p of mine.slice(1)) {
+        out.push("", compareMarkdown(`${label(p.app)} − ${label(mine[0].app)}`, mine[0].summary, p.summary));
+      }
+    }
+  }
+  return out.join("\n");
+}
+
 function render(report) {
   const { rows, targets, memory, profiles, machine: m, versions: v, settings: s } = report;
   const out = [];
@@ -472,6 +593,7 @@ function render(report) {
     );
   }
   if (report.skipped.length) out.push(`Left out: ${report.skipped.join("; ")}.`, "");
+  if (s.alternate) return renderAlternate(report, out);
   out.push(
     "| case | app | req/s | req/s range | p50 ms | p99 ms | server CPU µs/req | × bare (range) | Latchkey / Auth.js (range) | bare CPU ÷ CPU | other load |",
     "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
@@ -495,7 +617,7 @@ function render(report) {
         ? `${fmt(r.ratioAuthjs, 2)} (${fmt(r.ratioAuthjsMin, 2)}–${fmt(r.ratioAuthjsMax, 2)})`
         : "";
     out.push(
-      `| ${r.title} | ${LABELS[r.app]} | ${fmt(r.rps)} | ${fmt(r.rpsMin)}–${fmt(r.rpsMax)} | ${fmt(r.p50, 2)} | ` +
+      `| ${r.title} | ${label(r.app)} | ${fmt(r.rps)} | ${fmt(r.rpsMin)}–${fmt(r.rpsMax)} | ${fmt(r.p50, 2)} | ` +
         `${fmt(r.p99, 2)} | ${fmt(r.cpuUs)} | ${bare} | ${vsA} | ${r.app === "bare" ? "1" : fmt(cpuRatio(r), 2)} | ${fmt(r.otherLoad, 2)} |`,
     );
   }
@@ -505,7 +627,8 @@ function render(report) {
       `(median); the machine has ${os.cpus().length}. Load average at the start of each round: ` +
       `${report.loadByRound.map((x) => x.toFixed(2)).join(", ")}.`,
   );
-  out.push("", "Targets (medians of the per-round ratios):", "", "| target | measured | met |", "|---|---:|---|");
+  if (targets.length)
+    out.push("", "Targets (medians of the per-round ratios):", "", "| target | measured | met |", "|---|---:|---|");
   for (const t of targets) out.push(`| ${t.what} | ${fmt(t.value, 3)} | ${t.met ? "yes" : "**no**"} |`);
   if (memory) {
     out.push(
@@ -523,7 +646,7 @@ function render(report) {
         `for ${s.profileSeconds} s after 1 s of warm-up; only the samples of the timed window are counted (start-up, sign-in and warm-up are cut). The .cpuprofile files are in bench/profiles/ (open them in Chrome DevTools).`,
     );
     for (const p of profiles) {
-      const heading = `${LABELS[p.app] ?? p.app}, ${p.title}: ${fmt(p.rps)} req/s, ${fmt(p.cpuUs)} µs CPU/req while profiled`;
+      const heading = `${label(p.app)}, ${p.title}: ${fmt(p.rps)} req/s, ${fmt(p.cpuUs)} µs CPU/req while profiled`;
       out.push("", toMarkdown(heading, p.summary));
     }
   }
@@ -533,7 +656,9 @@ function render(report) {
 if (opts.render) {
   const report = JSON.parse(readFileSync(here("./results-latest.ndjson"), "utf8"));
   report.settings.profileSeconds ??= PROFILE_SECONDS;
-  writeResults(render(report));
+  // A/B reports (--alternate) are printed, never put in place of the full run's tables.
+  if (report.settings.alternate) log(render(report));
+  else writeResults(render(report));
   process.exit(0);
 }
 

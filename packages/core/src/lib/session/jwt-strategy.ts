@@ -56,9 +56,20 @@ export function amrOf(value: unknown): string[] | undefined {
 
 /** Opens the session token of a request with the configured (or the built-in) decoder. */
 export async function decodeSessionToken(config: ResolvedConfig, raw: string, salt: string): Promise<JWT | null> {
-  if (!config.jwt.decode) return openWithCache(config, raw, salt);
+  return openSessionToken(config, raw, salt);
+}
+
+/**
+ * {@link decodeSessionToken} for the session reads: the built-in decoder answers synchronously,
+ * and a read does not pay for a promise and a turn of the microtask queue on an answer it has.
+ */
+function openSessionToken(config: ResolvedConfig, raw: string, salt: string): JWT | null | Promise<JWT | null> {
+  return config.jwt.decode ? decodeWithCallback(config, raw, salt) : openWithCache(config, raw, salt);
+}
+
+async function decodeWithCallback(config: ResolvedConfig, raw: string, salt: string): Promise<JWT | null> {
   try {
-    return (await config.jwt.decode({ token: raw, secret: [...config.jwt.secrets], salt })) ?? null;
+    return (await config.jwt.decode?.({ token: raw, secret: [...config.jwt.secrets], salt })) ?? null;
   } catch (e) {
     config.logger.error(new JWTSessionError("The session token could not be decoded", { err: e as Error }));
     return null;
@@ -112,15 +123,22 @@ export function keepSessionIdentity(token: JWT, identity: SessionIdentity): JWT 
   return kept;
 }
 
+type Liveness = "live" | "revoked";
+
 /**
  * "live", "revoked", or a throw when the list is unavailable and the configuration says to refuse
  * (the caller then answers an error, not "signed out"). In memory: a Map lookup per read; the
- * list is loaded once, before the first read.
+ * list is loaded once, before the first read, which alone gets a promise to wait on. Every other
+ * read is answered synchronously, so revocation adds no promise and no microtask to a read.
  */
-async function revocationOf(config: ResolvedConfig, claims: JWT): Promise<"live" | "revoked"> {
+function revocationOf(config: ResolvedConfig, claims: JWT): Liveness | Promise<Liveness> {
   const { revocation } = config;
   if (!revocation) return "live";
-  if (revocation.list.state === "idle") await revocation.list.start();
+  if (revocation.list.state === "idle") return revocation.list.start().then(() => verdictOf(revocation, claims));
+  return verdictOf(revocation, claims);
+}
+
+function verdictOf(revocation: NonNullable<ResolvedConfig["revocation"]>, claims: JWT): Liveness {
   const verdict = revocation.list.verdict(claims, revocation.refuseWhenUnavailable);
   if (verdict === "unavailable")
     throw new Error('The revocation list is unavailable and `session.revocation.onUnavailable` is "refuse"');
@@ -138,8 +156,11 @@ export async function openJwtSession(
   raw: string,
   salt: string,
 ): Promise<{ claims: JWT; token: JWT } | null> {
-  const claims = await decodeSessionToken(config, raw, salt);
-  if (!claims || (await revocationOf(config, claims)) === "revoked") return null;
+  const opened = openSessionToken(config, raw, salt);
+  const claims = opened instanceof Promise ? await opened : opened;
+  if (!claims) return null;
+  const liveness = revocationOf(config, claims);
+  if ((liveness instanceof Promise ? await liveness : liveness) === "revoked") return null;
   if (config.defaultCallbacks.jwt) return { claims, token: claims };
   const identity = identityOf(claims);
   const token = await config.callbacks.jwt({ token: { ...claims }, user: undefined as never });
@@ -156,13 +177,17 @@ export async function readJwtSession(config: ResolvedConfig, options: SessionRea
   const { cookies: requestCookies, cookie, update } = options;
   const raw = readChunkedCookie(requestCookies, cookie.name);
   if (!raw) return { session: null, cookies: [] };
-  const claims = await decodeSessionToken(config, raw, cookie.name);
+  // Neither the built-in decoder nor the revocation list (once loaded) needs to wait: awaited only
+  // when they return a promise, each saves a turn of the microtask queue on every read.
+  const opened = openSessionToken(config, raw, cookie.name);
+  const claims = opened instanceof Promise ? await opened : opened;
   if (!claims) {
     config.logger.debug("session token rejected: not a valid token under the configured secrets");
     return { session: null, cookies: clearChunkedCookie(requestCookies, cookie.name, cookie.options) };
   }
 
-  if ((await revocationOf(config, claims)) === "revoked") {
+  const liveness = revocationOf(config, claims);
+  if ((liveness instanceof Promise ? await liveness : liveness) === "revoked") {
     // Refused, not signed out, when the list is unavailable (revocationOf throws): the cookie
     // stays for when the store answers again.
     config.logger.debug("session token rejected: its session was revoked");
@@ -209,6 +234,6 @@ export async function readJwtSession(config: ResolvedConfig, options: SessionRea
           user: undefined as never,
           ...(update ? { newSession: update.data, trigger: "update" as const } : {}),
         });
-  await config.events.session?.({ session, token });
+  if (config.events.session) await config.events.session({ session, token });
   return { session, cookies, amr: identity.amr };
 }

@@ -29,6 +29,11 @@ function hostOf(req: ExpressRequestLike): string | null {
   return forwarded?.split(",")[0]?.trim() || nodeHeader(req, "host");
 }
 
+/** The scheme of a request: Express's `req.protocol` (which applies `trust proxy`), else the socket's. */
+function protocolOf(req: ExpressRequestLike): string {
+  return req.protocol || ((req.socket as { encrypted?: boolean }).encrypted ? "https" : "http");
+}
+
 /**
  * Converter 1: what Latchkey's pipeline needs to know of an Express (or plain Node) request. The
  * body is read from the stream only when asked, unless a body parser already read it.
@@ -37,7 +42,7 @@ export function toIncoming(req: ExpressRequestLike): IncomingRequest {
   return {
     method: req.method ?? "GET",
     path: req.originalUrl ?? req.url ?? "/",
-    protocol: req.protocol || ((req.socket as { encrypted?: boolean }).encrypted ? "https" : "http"),
+    protocol: protocolOf(req),
     host: hostOf(req),
     headers: { get: (name) => nodeHeader(req, name) },
     body: async () => {
@@ -53,8 +58,10 @@ export function toIncoming(req: ExpressRequestLike): IncomingRequest {
   };
 }
 
-/** Converter 2: what a session read needs of a request (where it arrived and its `Cookie` header). */
+/**
+ * Converter 2: what a session read needs of a request (where it arrived and its `Cookie` header),
+ * read the way converter 1 reads them but without building the rest (`getSession` on every route).
+ */
 export function sessionRequest(req: ExpressRequestLike) {
-  const { protocol, host } = toIncoming(req);
-  return { protocol, host, cookieHeader: req.headers.cookie };
+  return { protocol: protocolOf(req), host: hostOf(req), cookieHeader: req.headers.cookie };
 }

@@ -252,3 +252,36 @@ describe("CSRF: a POST without a valid double-submit token has no side effect", 
     expect(jar.get("authjs.session-token")).toBeUndefined();
   });
 });
+
+describe("CSRF tokens are unpredictable and never repeat", () => {
+  it("300 tokens (more than two refills of the pooled random bytes) are all distinct, and each one works", async () => {
+    const p = probe();
+    const tokens: string[] = [];
+    const jars: CookieJar[] = [];
+    for (let i = 0; i < 300; i++) {
+      const jar = new CookieJar();
+      tokens.push(await csrfToken(p.config, jar));
+      jars.push(jar);
+    }
+    expect(tokens.every((t) => /^[0-9a-f]{64}$/.test(t))).toBe(true);
+    expect(new Set(tokens).size).toBe(tokens.length);
+    // No zeroed slice of the pool is ever handed out.
+    expect(tokens).not.toContain("0".repeat(64));
+    // Tokens from before and after a refill sign in with their own cookie, and not with another's.
+    for (const i of [0, 127, 128, 299]) {
+      const own = await call(p.config, "/auth/callback/credentials", {
+        jar: jars[i],
+        form: { csrfToken: tokens[i] as string, username: "ada", password: "lovelace" },
+      });
+      expect(own.headers.get("location")).not.toMatch(/error=/);
+      expect(jars[i]?.get("authjs.session-token")).toBeDefined();
+    }
+    const foreign = new CookieJar();
+    await csrfToken(p.config, foreign);
+    const crossed = await call(p.config, "/auth/callback/credentials", {
+      jar: foreign,
+      form: { csrfToken: tokens[5] as string, username: "ada", password: "lovelace" },
+    });
+    expect(crossed.headers.get("location")).toMatch(/error=MissingCSRF/);
+  });
+});

@@ -48,7 +48,7 @@ export function areaOf(frame) {
 const keyOf = (f) => `${f.functionName || "(anonymous)"} ${shortUrl(f.url)}:${f.lineNumber + 1}`;
 
 /** Self and inclusive sample counts per function, from a parsed .cpuprofile. */
-export function summarise(profile, { top = 15, window, requests } = {}) {
+export function summarise(profile, { top = 15, window, requests, cpuUs } = {}) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -111,24 +111,34 @@ export function summarise(profile, { top = 15, window, requests } = {}) {
   }
   const pct = (n) => (busy ? (100 * n) / busy : 0);
   // Microseconds of CPU per request served in the window, when the request count is known.
-  const perRequest = (us) => (requests ? us / requests : undefined);
+  // With the process's measured CPU per request (`cpuUs`), a function's share is its share of the
+  // busy samples times that: a sample's time gap counts wall time, and a server descheduled by other
+  // load (a shared machine) would see the wait charged to whatever it was running (often writev).
+  const perRequest = (us, samples) =>
+    cpuUs !== undefined && busy ? (samples / busy) * cpuUs : requests ? us / requests : undefined;
   const sorted = (m) => [...m.values()].sort((a, b) => b.samples - a.samples);
   return {
     trimmed: Boolean(trim),
     requests,
-    busyPerRequest: perRequest(busyMicros),
+    busyPerRequest: perRequest(busyMicros, busy),
+    measure: cpuUs !== undefined ? "cpu" : "sampled",
     samples: busy + idle,
     busyShare: busy + idle ? busy / (busy + idle) : 0,
     self: sorted(self)
       .slice(0, top)
-      .map((e) => ({ ...e, percent: pct(e.samples), perRequest: perRequest(e.us) })),
+      .map((e) => ({ ...e, percent: pct(e.samples), perRequest: perRequest(e.us, e.samples) })),
     areas: [...areas]
       .sort((a, b) => b[1].samples - a[1].samples)
-      .map(([area, { samples, us }]) => ({ area, samples, percent: pct(samples), perRequest: perRequest(us) })),
+      .map(([area, { samples, us }]) => ({
+        area,
+        samples,
+        percent: pct(samples),
+        perRequest: perRequest(us, samples),
+      })),
     latchkeyInclusive: sorted(inclusive)
       .filter((e) => e.area.startsWith("Latchkey"))
       .slice(0, 10)
-      .map((e) => ({ ...e, percent: pct(e.samples), perRequest: perRequest(e.us) })),
+      .map((e) => ({ ...e, percent: pct(e.samples), perRequest: perRequest(e.us, e.samples) })),
   };
 }
 
@@ -139,8 +149,13 @@ export function toMarkdown(title, s) {
   lines.push(
     `${s.samples} samples${s.trimmed ? " in the load window" : " (whole process: the window could not be matched)"}, ` +
       `${(100 * s.busyShare).toFixed(0)}% busy` +
-      (s.busyPerRequest === undefined ? "" : `, ${s.busyPerRequest.toFixed(0)} µs of sampled CPU per request`) +
-      ". Percentages are of the busy (non-idle) samples; µs/req = sampled time ÷ requests served in the window.",
+      (s.busyPerRequest === undefined
+        ? ""
+        : `, ${s.busyPerRequest.toFixed(0)} µs of ${s.measure === "cpu" ? "process CPU" : "sampled time"} per request`) +
+      ". Percentages are of the busy (non-idle) samples; µs/req = " +
+      (s.measure === "cpu"
+        ? "share of the busy samples × the server's CPU per request (process.cpuUsage) in the window."
+        : "sampled time ÷ requests served in the window."),
     "",
   );
   lines.push("| self % | µs/req | function (file:line) | area |", "|---:|---:|---|---|");
@@ -195,7 +210,7 @@ export function compareMarkdown(title, a, b) {
   const signed = (x) => (x > 0 ? `+${f(x)}` : f(x));
   const lines = [`#### ${title}: where the profiles differ`, ""];
   if (c.total.a !== undefined && c.total.b !== undefined)
-    lines.push(`Sampled CPU per request: ${f(c.total.a)} → ${f(c.total.b)} µs (${signed(c.total.b - c.total.a)}).`, "");
+    lines.push(`Per request: ${f(c.total.a)} → ${f(c.total.b)} µs (${signed(c.total.b - c.total.a)}).`, "");
   lines.push(`| first | second | difference (${c.unit}) | function (file:line) |`, "|---:|---:|---:|---|");
   for (const r of c.functions) lines.push(`| ${f(r.a)} | ${f(r.b)} | ${signed(r.delta)} | \`${r.key}\` |`);
   lines.push(

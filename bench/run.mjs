@@ -15,7 +15,8 @@
  *   --warmup S            seconds of unrecorded load per case and app before round 1 (default 2)
  *   --connections N       autocannon connections (default 10)
  *   --cases a,b           only these case ids (implies --no-write)
- *   --apps a,b            only these apps of the chosen cases (bare Express still runs as the reference)
+ *   --apps a,b            only these apps of the chosen cases, in this order (bare Express still runs as
+ *                         the reference; with --alternate the first app listed is the reference)
  *   --alternate           A/B mode: each case runs only its apps (no bare reference), in rounds that
  *                         alternate their order (A B, B A, A B, ...); the report gives, per round, each
  *                         app against the case's first app (server CPU µs per request and req/s), with
@@ -245,8 +246,9 @@ async function main() {
     cases = cases.filter((c) => wanted.has(c.id));
   }
   if (opts.apps) {
-    const wanted = new Set(opts.apps.split(","));
-    cases = cases.map((c) => ({ ...c, apps: c.apps.filter((a) => wanted.has(a)) })).filter((c) => c.apps.length);
+    // In the order given: with --alternate the first is the reference.
+    const wanted = opts.apps.split(",");
+    cases = cases.map((c) => ({ ...c, apps: wanted.filter((a) => c.apps.includes(a)) })).filter((c) => c.apps.length);
   }
   if (BASE) {
     if (!existsSync(`${BASE}/bench/server.mjs`) || !existsSync(`${BASE}/packages/express/dist/index.js`))
@@ -467,6 +469,7 @@ async function main() {
       const s = summarise(JSON.parse(readFileSync(file, "utf8")), {
         window: r.window,
         requests: r.served,
+        cpuUs: r.cpuUs,
         top: ALTERNATE ? Number.POSITIVE_INFINITY : undefined,
       });
       profiles.push({

@@ -235,6 +235,8 @@ export interface RedisRevocationClient {
  * `close` and `ready` events (ioredis subscribes again by itself after a reconnection).
  */
 export interface RedisRevocationSubscriber {
+  /** ioredis's connection status ("connect": connected, its ready check not answered yet). */
+  readonly status?: string;
   subscribe(channel: string): Promise<unknown>;
   unsubscribe?(channel: string): Promise<unknown>;
   ping(): Promise<unknown>;
@@ -252,6 +254,17 @@ export interface RedisRevocationOptions {
   channel?: string;
   /** Milliseconds between checks that the subscriber connection answers. @default 5000 */
   heartbeatMs?: number;
+}
+
+/** Resolves on the connection's next `ready` event. */
+function readyOf(subscriber: RedisRevocationSubscriber): Promise<void> {
+  return new Promise((resolve) => {
+    const ready = () => {
+      subscriber.removeListener?.("ready", ready);
+      resolve();
+    };
+    subscriber.on("ready", ready);
+  });
 }
 
 // Saves the entry unless a later `before` is stored already (a user's entry only moves forward),
@@ -289,6 +302,7 @@ export function RedisRevocationStore(
   const channel = options.channel ?? "latchkey:revocations";
   let listener: RevocationListener | undefined;
   let subscribed = false;
+  let attached = false;
   const health = new Health(
     () => listener,
     () => subscriber.ping(),
@@ -335,9 +349,18 @@ export function RedisRevocationStore(
     async subscribe(next) {
       listener = next;
       if (subscribed) return;
-      subscriber.on("message", onMessage);
-      subscriber.on("close", onClose);
-      subscriber.on("ready", onReady);
+      // Once, even when an attempt before this one failed (or timed out) after attaching them.
+      if (!attached) {
+        subscriber.on("message", onMessage);
+        subscriber.on("close", onClose);
+        subscriber.on("ready", onReady);
+        attached = true;
+      }
+      // ioredis checks a new connection (INFO) before it calls it ready. A SUBSCRIBE written in
+      // between puts the connection in subscriber mode, the check then fails and ioredis
+      // reconnects: the channel is lost as it starts, and the instance refuses its first reads.
+      // Subscribe once the check has passed (commands sent before connecting wait in its queue).
+      if (subscriber.status === "connect") await readyOf(subscriber);
       await subscriber.subscribe(channel);
       subscribed = true;
       health.start();
@@ -348,6 +371,7 @@ export function RedisRevocationStore(
       subscriber.removeListener?.("message", onMessage);
       subscriber.removeListener?.("close", onClose);
       subscriber.removeListener?.("ready", onReady);
+      attached = false;
       if (subscribed) await subscriber.unsubscribe?.(channel).catch(() => {});
       subscribed = false;
     },

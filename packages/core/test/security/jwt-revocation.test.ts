@@ -17,6 +17,7 @@ import {
   MemoryRevocationStore,
   PostgresRevocationStore,
   RedisRevocationStore,
+  type RevocationListener,
   type RevocationStore,
   revokeJwtSession,
   revokeUserSessions,
@@ -428,6 +429,156 @@ describe.each(backends)("two instances on one $name", (backend) => {
         expect(await sessionEmail(direct, doomed)).toBeNull();
       },
     );
+  });
+});
+
+/**
+ * A store whose push channel the test drives: entries live in a MemoryRevocationStore but are never
+ * pushed (a push lost in an outage), `down()` / `up()` report the channel as a real store does,
+ * and `holdLoads()` makes each `load()` read the store at once but answer only when released (a
+ * slow reload that began before what happens next).
+ */
+class ChannelStore implements RevocationStore {
+  readonly entries = new MemoryRevocationStore();
+  #listener: RevocationListener | undefined;
+  #held: Array<() => void> | null = null;
+  #entered: Array<() => void> = [];
+
+  add = (entry: Parameters<RevocationStore["add"]>[0]) => this.entries.add(entry);
+  async load() {
+    const snapshot = await this.entries.load();
+    if (this.#held) {
+      const held = this.#held;
+      await new Promise<void>((release) => {
+        held.push(release);
+        for (const notify of this.#entered.splice(0)) notify();
+      });
+    }
+    return snapshot;
+  }
+  async subscribe(listener: RevocationListener) {
+    this.#listener = listener;
+  }
+  down() {
+    this.#listener?.down(new Error("the push channel is lost"));
+  }
+  up() {
+    this.#listener?.up();
+  }
+  holdLoads() {
+    this.#held = [];
+  }
+  /** Resolves once a load is waiting to be released. */
+  loadWaiting(): Promise<void> {
+    if (this.#held?.length) return Promise.resolve();
+    return new Promise((resolve) => this.#entered.push(resolve));
+  }
+  release() {
+    const held = this.#held ?? [];
+    this.#held = null;
+    for (const release of held) release();
+  }
+}
+
+/** Reads `token` until the list answers (not 500): the session's e-mail or null. Bounded, no sleep. */
+async function firstAnswer(config: AuthConfig, token: string, deadlineMs = 5000): Promise<string | null> {
+  const started = performance.now();
+  for (;;) {
+    const response = await call(config, "/auth/session", { jar: jarWith(token) });
+    if (response.status === 200) {
+      const body = (await response.json()) as { user?: { email?: string } } | null;
+      return body?.user?.email ?? null;
+    }
+    expect(response.status).toBe(500);
+    if (performance.now() - started > deadlineMs) throw new Error(`still refused after ${deadlineMs} ms`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+describe("the list is current only while its push channel is up", () => {
+  it('a channel lost during the first load: reads are refused ("refuse"), not served, until it is back', async () => {
+    const store = new ChannelStore();
+    const config = configWith(store);
+    const token = (await signIn(makeConfig({ rateLimit: false, logger: quiet }))).jar.get(NAME) as string;
+    store.holdLoads();
+    const first = call(config, "/auth/session", { jar: jarWith(token) });
+    await store.loadWaiting();
+    store.down();
+    store.release();
+    expect((await first).status).toBe(500);
+    expect((await call(config, "/auth/session", { jar: jarWith(token) })).status).toBe(500);
+    store.up();
+    expect(await firstAnswer(config, token)).toBe("ada@example.com");
+  });
+
+  it("a revocation pushed while the channel flapped during a reload is caught by another load", async () => {
+    const store = new ChannelStore();
+    const config = configWith(store);
+    const token = (await signIn(makeConfig({ rateLimit: false, logger: quiet }))).jar.get(NAME) as string;
+    expect(await sessionEmail(config, token)).toBe("ada@example.com");
+    // The channel drops and comes back; the reload this starts reads the store, then stalls.
+    store.down();
+    store.holdLoads();
+    store.up();
+    await store.loadWaiting();
+    // Meanwhile another instance revokes the session: the push is lost in a second flap.
+    const { sid } = await claimsOf(token);
+    await store.add({ kind: "session", id: sid as string, before: Date.now(), expiresAt: Date.now() + 3_600_000 });
+    store.down();
+    store.up();
+    store.release();
+    // The stalled load did not see the revocation; the list must not be ready on it alone.
+    expect(await firstAnswer(config, token)).toBeNull();
+  });
+});
+
+describe("RedisRevocationStore", () => {
+  it("subscribing while ioredis still checks the new connection does not lose the channel", async (t) => {
+    if (!(await serviceAvailable("Redis", 6379))) return t.skip();
+    const prefix = `latchkey-test:${run}:ready:`;
+    const client = new Redis({ host: "127.0.0.1", port: 6379 });
+    const subscriber = new Redis({ host: "127.0.0.1", port: 6379, lazyConnect: true });
+    const errors: string[] = [];
+    subscriber.on("error", (e) => errors.push(e.message));
+    const store = RedisRevocationStore(client, subscriber, {
+      prefix: `${prefix}revoked:`,
+      channel: `${prefix}revocations`,
+      heartbeatMs: 60_000,
+    });
+    const events: string[] = [];
+    let arrived: () => void = () => {};
+    const entryArrived = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const listener: RevocationListener = {
+      entry: (e) => {
+        events.push(`entry ${e.id}`);
+        arrived();
+      },
+      down: () => events.push("down"),
+      up: () => events.push("up"),
+    };
+    try {
+      // Subscribe exactly when the socket is connected and ioredis's ready check is still to come.
+      const subscribed = new Promise<void>((resolve, reject) => {
+        subscriber.once("connect", () => {
+          expect(subscriber.status).toBe("connect");
+          store.subscribe(listener).then(resolve, reject);
+        });
+      });
+      await subscriber.connect();
+      await subscribed;
+      await store.add({ kind: "session", id: "s1", before: Date.now(), expiresAt: Date.now() + 60_000 });
+      await entryArrived;
+      expect(events).toEqual(["entry s1"]);
+      expect(errors).toEqual([]);
+    } finally {
+      await store.close?.();
+      const keys = await client.keys(`${prefix}*`);
+      if (keys.length) await client.del(...keys);
+      client.disconnect();
+      subscriber.disconnect();
+    }
   });
 });
 

@@ -134,6 +134,10 @@ export class RevocationList {
   #subscribed = false;
   #retry: ReturnType<typeof setTimeout> | undefined;
   #reloading: Promise<void> | null = null;
+  /** The push channel as the store last reported it (`down` / `up`); a list is ready only while it is up. */
+  #pushing = true;
+  /** The channel came back while a load was running: that load may predate a push it missed. */
+  #loadAgain = false;
   #lastSweep = Date.now();
 
   constructor(store: RevocationStore, timeout: number, logger: LoggerInstance) {
@@ -199,27 +203,44 @@ export class RevocationList {
 
   /**
    * Subscribes (once), then loads the whole list: pushes that arrive during the load are applied
-   * too, and since applying is idempotent their order does not matter. A failure leaves the list
-   * `down` and schedules another attempt.
+   * too, and since applying is idempotent their order does not matter. The list becomes `ready`
+   * only if the push channel is up when the load ends; when the channel came back during a load
+   * (a revocation may have been pushed, and missed, before that load read the store) it loads
+   * again. A failure leaves the list `down` and schedules another attempt.
    */
   #reload(): Promise<void> {
-    this.#reloading ??= (async () => {
+    if (this.#reloading) {
+      this.#loadAgain = true;
+      return this.#reloading;
+    }
+    this.#reloading = (async () => {
       try {
         if (!this.#subscribed) {
           await withTimeout(
             this.#store.subscribe({
               entry: (e) => (isEntry(e) ? this.apply(e) : this.#logger.debug("revocation push ignored", e)),
-              down: (error) => this.#markDown(error),
-              up: () => void this.#reload(),
+              down: (error) => {
+                this.#pushing = false;
+                this.#markDown(error);
+              },
+              up: () => {
+                this.#pushing = true;
+                void this.#reload();
+              },
             }),
             this.#timeout,
             "subscribing to revocations",
           );
           this.#subscribed = true;
         }
-        const entries = await withTimeout(this.#store.load(), this.#timeout, "loading revocations");
-        for (const entry of entries) if (isEntry(entry)) this.apply(entry);
+        do {
+          this.#loadAgain = false;
+          const entries = await withTimeout(this.#store.load(), this.#timeout, "loading revocations");
+          for (const entry of entries) if (isEntry(entry)) this.apply(entry);
+        } while (this.#loadAgain);
         this.#sweep(Date.now());
+        // The channel was lost during the load and is not back: stay down; its `up` reloads.
+        if (!this.#pushing) return;
         if (this.state === "down") this.#logger.warn("revocation-restored");
         this.state = "ready";
       } catch (e) {

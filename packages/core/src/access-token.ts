@@ -29,7 +29,8 @@ import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
 import { singleFlight } from "./lib/refresh/single-flight.js";
 import { type ProviderTokens, tokenFields } from "./lib/refresh/tokens.js";
 import { openJwtSession, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
-import type { AuthConfig, Cookie, CookieOption } from "./types.js";
+import type { Cookie, CookieOption } from "./shapes/data.js";
+import type { AuthConfig } from "./types.js";
 
 export { AccessTokenError, RefreshTokenRevoked } from "./errors.js";
 export type { ProviderTokens } from "./lib/refresh/tokens.js";

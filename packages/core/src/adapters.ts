@@ -12,7 +12,7 @@
  * ```
  * @module adapters
  */
-import type { Account, Authenticator, Awaitable, ProviderType, User } from "./types.js";
+import type { Account, Authenticator, Awaitable, ProviderType, User } from "./shapes/data.js";
 
 /** A user as stored: always has an id and an e-mail (which may be empty for some providers). */
 export interface AdapterUser extends User {

@@ -23,16 +23,8 @@
  */
 import type { JWT } from "./jwt.js";
 import { type Env, resolveConfig } from "./lib/config.js";
-import {
-  entryLifetimeMs,
-  isEntry,
-  MemoryRevocationStore,
-  type RevocationEntry,
-  type RevocationListener,
-  type RevocationOptions,
-  type RevocationStore,
-  sessionIdOf,
-} from "./lib/session/revocation-list.js";
+import { entryLifetimeMs, isEntry, MemoryRevocationStore, sessionIdOf } from "./lib/session/revocation-list.js";
+import type { RevocationEntry, RevocationListener, RevocationOptions, RevocationStore } from "./shapes/revocation.js";
 import type { AuthConfig } from "./types.js";
 
 export {

@@ -23,7 +23,8 @@ import type { Env, ResolvedConfig } from "./lib/config.js";
 import { readChunkedCookie } from "./lib/cookies.js";
 import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
 import { openJwtSession } from "./lib/session/jwt-strategy.js";
-import type { AuthConfig, Awaitable, SessionEndReason } from "./types.js";
+import type { Awaitable, SessionEndReason } from "./shapes/data.js";
+import type { AuthConfig } from "./types.js";
 
 export { describeUserAgent } from "./lib/session/device.js";
 export type { SessionRequest };

@@ -13,24 +13,14 @@ import {
   MissingSecret,
   UnsupportedStrategy,
 } from "../errors.js";
-import type { JWT, JWTOptions } from "../jwt.js";
 import type { CredentialsConfig } from "../providers/credentials.js";
-import type { EmailConfig } from "../providers/email.js";
 import type { OAuthCheck, OAuthConfig, OAuthConfigInternal } from "../providers/oauth.js";
 import type { TOTPConfig } from "../providers/totp.js";
 import { MemoryRefreshStore, type RefreshStore } from "../refresh-store.js";
-import type {
-  AuthConfig,
-  CallbacksOptions,
-  CookieOption,
-  EventCallbacks,
-  LoggerInstance,
-  PagesOptions,
-  Profile,
-  SessionOptions,
-  Theme,
-} from "../types.js";
-import { type ResolvedRateLimit, resolveRateLimit } from "./attempts.js";
+import type { CookieOption, LoggerInstance, PagesOptions, Profile, Theme } from "../shapes/data.js";
+import type { EmailConfig } from "../shapes/email.js";
+import type { JWT, JWTOptions } from "../shapes/jwt.js";
+import type { AuthConfig, CallbacksOptions, EventCallbacks, SessionOptions } from "../types.js";
 import { type CookieRole, defaultCookies } from "./cookies.js";
 import { type CsrfKeys, deriveCsrfKeys } from "./csrf.js";
 import type { Env } from "./env.js";
@@ -46,6 +36,7 @@ import {
 import { createLogger } from "./logger.js";
 import { isPlainObject, merge } from "./merge.js";
 import { applyProviderOptions } from "./provider-options.js";
+import { type ResolvedRateLimit, resolveRateLimit } from "./rate-limits.js";
 import { defaultRedirect } from "./redirect.js";
 import { type ResolvedRevocation, resolveRevocation } from "./session/revocation-list.js";
 import { skipCSRFCheck } from "./symbols.js";

@@ -6,7 +6,8 @@ import {
   RateLimited,
   UnknownAction,
 } from "../errors.js";
-import type { AuthConfig, LoggerInstance, ResponseInternal, Theme } from "../types.js";
+import type { LoggerInstance, ResponseInternal, Theme } from "../shapes/data.js";
+import type { AuthConfig } from "../types.js";
 import type { ResolvedConfig } from "./config.js";
 import { type Context, createContext } from "./context.js";
 import { createLogger } from "./logger.js";

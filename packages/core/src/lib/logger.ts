@@ -1,5 +1,5 @@
 import { inspect } from "node:util";
-import type { LoggerInstance } from "../types.js";
+import type { LoggerInstance } from "../shapes/data.js";
 
 /** Warnings Latchkey logs through `logger.warn`. */
 export type WarningCode =

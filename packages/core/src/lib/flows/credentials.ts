@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AuthError, CallbackRouteError, CredentialsSignin } from "../../errors.js";
-import type { Account, ResponseInternal, User } from "../../types.js";
+import type { Account, ResponseInternal, User } from "../../shapes/data.js";
 import { reserveCredentialsAttempt } from "../attempts.js";
 import type { Context } from "../context.js";
 import { lazyRequest, type RequestInternal } from "../request.js";

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { AdapterSession, AdapterUser } from "../../adapters.js";
 import { AccessDenied, AuthError } from "../../errors.js";
-import type { JWT } from "../../jwt.js";
-import type { Account, Profile, ResponseInternal, User } from "../../types.js";
+import type { Account, Profile, ResponseInternal, User } from "../../shapes/data.js";
+import type { JWT } from "../../shapes/jwt.js";
 import type { Context } from "../context.js";
 import { clearChunkedCookie } from "../cookies.js";
 import { providerTokensOf } from "../refresh/tokens.js";
@@ -10,7 +10,7 @@ import type { RequestInternal } from "../request.js";
 import { describeUserAgent } from "../session/device.js";
 import { keepSessionIdentity, sessionTokenCookies } from "../session/jwt-strategy.js";
 import { withQuery } from "../url.js";
-import { holdForSecondFactor, methodOf, totpProviderOf } from "./second-factor/index.js";
+import { holdForSecondFactor, methodOf, totpProviderOf } from "./second-factor/pending.js";
 
 // Sign-ins held for a second factor in this request: `landing` sends them to the code page.
 // Keyed by the request's context, so the flows that call `startSession` need no other change.

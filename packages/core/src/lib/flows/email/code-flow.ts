@@ -4,7 +4,7 @@
  * The records it consumes are described in `lib/flows/email/code.ts`.
  */
 import { MissingCSRF, Verification } from "../../../errors.js";
-import type { CookieSerializeOptions, ResponseInternal } from "../../../types.js";
+import type { CookieSerializeOptions, ResponseInternal } from "../../../shapes/data.js";
 import { reserveEmailCodeAttempt } from "../../attempts.js";
 import type { Context } from "../../context.js";
 import { openToken, sealToken } from "../../jwe.js";

@@ -1,7 +1,7 @@
 import type { Adapter, AdapterUser } from "../../../adapters.js";
 import { AuthError, EmailSignInError, Verification } from "../../../errors.js";
-import type { EmailConfig } from "../../../providers/email.js";
-import type { Account, ResponseInternal } from "../../../types.js";
+import type { Account, ResponseInternal } from "../../../shapes/data.js";
+import type { EmailConfig } from "../../../shapes/email.js";
 import { reserveEmailSend } from "../../attempts.js";
 import type { InternalProvider } from "../../config.js";
 import type { Context } from "../../context.js";

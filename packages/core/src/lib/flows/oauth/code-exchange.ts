@@ -7,7 +7,7 @@
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import * as o from "oauth4webapi";
 import { AuthError, InvalidConfiguration, OAuthCallbackError, OAuthProfileParseError } from "../../../errors.js";
-import type { Account, Profile, TokenSet, User } from "../../../types.js";
+import type { Account, Profile, TokenSet, User } from "../../../shapes/data.js";
 import { escapeForLog } from "../../logger.js";
 import { defaultProfile } from "../../profile.js";
 import {

@@ -6,7 +6,7 @@
  */
 import * as o from "oauth4webapi";
 import type { OAuthConfigInternal } from "../../../providers/oauth.js";
-import type { Profile } from "../../../types.js";
+import type { Profile } from "../../../shapes/data.js";
 import { customFetch } from "../../symbols.js";
 
 /** A resolved OAuth 2 or OpenID Connect provider. */

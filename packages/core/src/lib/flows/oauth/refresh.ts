@@ -4,7 +4,7 @@
  * the callback does it.
  */
 import * as o from "oauth4webapi";
-import type { TokenSet } from "../../../types.js";
+import type { TokenSet } from "../../../shapes/data.js";
 import {
   callbackError,
   clientAuthentication,

@@ -13,9 +13,12 @@ import { layerViolations } from "./layers.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const fixture = fileURLToPath(new URL("./fixtures/cycles", import.meta.url));
-const packages = readdirSync(join(root, "packages"), { withFileTypes: true })
-  .filter((entry) => entry.isDirectory())
-  .map((entry) => entry.name);
+// Every package's sources, and the examples' (an application is read the same way).
+const sources = ["packages", "examples"].flatMap((folder) =>
+  readdirSync(join(root, folder), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => `${folder}/${entry.name}/src`),
+);
 const relativeTo = (dir: string) => (file: string) => relative(dir, file).split(sep).join("/");
 
 describe("the import-cycle finder", () => {
@@ -53,7 +56,7 @@ describe("the import-cycle finder", () => {
     const dir = await mkdtemp(join(tmpdir(), "latchkey-structure-"));
     try {
       await writeFile(join(dir, "x.ts"), 'export const x = 1;\nexport type { Y } from "./missing.js";\n');
-      expect(() => importGraph(dir)).toThrow('x.ts:2 imports "./missing.js", which resolves to no source file');
+      expect(() => importGraph(dir)).toThrow('x.ts:2 imports "./missing.js", which resolves to no file');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -61,8 +64,8 @@ describe("the import-cycle finder", () => {
 });
 
 describe("the packages' sources", () => {
-  it.each(packages)("%s/src has no import cycle", (name) => {
-    const src = join(root, "packages", name, "src");
+  it.each(sources)("%s has no import cycle", (folder) => {
+    const src = join(root, folder);
     const graph = importGraph(src);
     expect(graph.size).toBeGreaterThan(0);
     expect(findCycles(graph).map((cycle) => describeCycle(cycle, src))).toEqual([]);

@@ -123,7 +123,9 @@ export function importGraph(dir: string): ImportGraph {
       ).resolvedModule?.resolvedFileName;
       const line = file.getLineAndCharacterOfPosition(specifier.node.getStart(file)).line + 1;
       if (resolved === undefined || !known.has(resolved)) {
-        throw new Error(`${relative(dir, path)}:${line} imports "${specifier.text}", which resolves to no source file`);
+        // A path out of the folder is no edge of this graph, and skipping it could hide a cycle.
+        const where = resolved === undefined ? "no file" : `${relative(dir, resolved)}, outside the folder read`;
+        throw new Error(`${relative(dir, path)}:${line} imports "${specifier.text}", which resolves to ${where}`);
       }
       edges.push({ to: resolved, line, typeOnly: specifier.typeOnly });
     }

@@ -3,7 +3,6 @@
 // each with counts of what it holds and a teardown that removes it. One test file's store never
 // meets another's (random names), so files run in parallel.
 import { randomBytes } from "node:crypto";
-import { connect } from "node:net";
 import type { Adapter } from "@latchkey/core/adapters";
 import { createMemoryStore, MemoryAdapter } from "@latchkey/core/memory-adapter";
 import { RedisAdapter } from "@latchkey/redis-adapter";
@@ -13,6 +12,7 @@ import { Kysely, MysqlDialect, PostgresDialect } from "kysely";
 import mysql from "mysql2";
 import mysqlPromise from "mysql2/promise";
 import pg from "pg";
+import { serviceAvailable } from "../../adapter-test/src/services.js";
 
 /** A Kysely instance over one of the scratch databases (tables as loose records). */
 export type Db = Kysely<Record<string, Record<string, unknown>>>;
@@ -22,18 +22,6 @@ export interface ScratchDatabase {
   db: Db;
   count(table: string): Promise<number>;
   close(): Promise<void>;
-}
-
-/** True when something accepts TCP connections on 127.0.0.1:`port` (the tests of a server that is down are skipped). */
-export function reachable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 }
 
 const scratchName = (area: string) => `latchkey_${area}_${randomBytes(6).toString("hex")}`;
@@ -153,8 +141,9 @@ const kinds = {
 } as const;
 
 /**
- * The stores a suite runs over, for `describe.each`: `[name, reachable, open]`, where `open`
- * makes a fresh backend whose database or prefix names `area`.
+ * The stores a suite runs over, for `describe.each`: `[name, up, open]`, where `open` makes a
+ * fresh backend whose database or prefix names `area`. A server that is down skips its suite on a
+ * developer machine and fails the run in CI (`serviceAvailable`).
  *
  * @example
  * describe.each(await backends("email", ["memory", "postgres", "redis"]))("... with %s", (_name, up, open) => { ... })
@@ -166,7 +155,7 @@ export async function backends(
   return Promise.all(
     wanted.map(async (kind): Promise<[string, boolean, () => Promise<Backend>]> => {
       const { name, port, open } = kinds[kind];
-      return [name, port === undefined || (await reachable(port)), () => open(area)];
+      return [name, port === undefined || (await serviceAvailable(name, port)), () => open(area)];
     }),
   );
 }

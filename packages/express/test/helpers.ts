@@ -1,5 +1,10 @@
+import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { migrate } from "@latchkey/sql-adapter";
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import { serviceAvailable } from "../../adapter-test/src/services.js";
 
 /** Starts `app` on 127.0.0.1, port 0; returns its base URL and a closer. */
 export async function listen(app: {
@@ -45,4 +50,34 @@ export class Jar {
       await fetch(url, { ...init, body, headers, redirect: "manual", method: init.method ?? (body ? "POST" : "GET") }),
     );
   }
+}
+
+/**
+ * A fresh PostgreSQL database on 127.0.0.1:5432 named `<prefix>_<random>`, migrated for the SQL
+ * adapter; `drop` closes the pool and drops it. Null when PostgreSQL does not answer.
+ */
+export async function migratedPostgres(prefix: string): Promise<{
+  db: Kysely<Record<string, Record<string, unknown>>>;
+  drop: () => Promise<void>;
+} | null> {
+  if (!(await serviceAvailable("PostgreSQL", 5432))) return null;
+  const name = `${prefix}_${randomBytes(5).toString("hex")}`;
+  const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const pool = new pg.Pool({ host: "127.0.0.1", port: 5432, user: "postgres", database: name, max: 10 });
+  // DROP ... WITH (FORCE) at teardown can reach a connection that is still closing (57P01).
+  pool.on("error", (error) => {
+    if ((error as { code?: string }).code !== "57P01") throw error;
+  });
+  const db = new Kysely<Record<string, Record<string, unknown>>>({ dialect: new PostgresDialect({ pool }) });
+  await migrate(db as never);
+  return {
+    db,
+    async drop() {
+      await db.destroy();
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
 }

@@ -14,6 +14,7 @@ import type { AdapterUser } from "../../../adapters.js";
 import { AuthError, RateLimited } from "../../../errors.js";
 import type { Account, Profile, ResponseInternal, User } from "../../../types.js";
 import { reserveSecondFactorAttempt } from "../../attempts.js";
+import { noteSignInAttempt, recordSignInFailure } from "../../audit/sign-in.js";
 import type { Context } from "../../context.js";
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../../cookies.js";
 import { openToken, sealToken } from "../../jwe.js";
@@ -185,6 +186,8 @@ export async function secondFactorCallback(
   if (refusedBecause) {
     // The reason is for the operator's log only: the client learns nothing about which check failed.
     ctx.config.logger.debug(`second factor refused for user ${pending.userId}: ${refusedBecause}`);
+    noteSignInAttempt(ctx, { userId: pending.userId });
+    await recordSignInFailure(req, ctx, "second-factor-invalid");
     return askAgain(ctx, provider, "CredentialsSignin");
   }
   await attempt.succeeded();

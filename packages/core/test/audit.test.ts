@@ -8,10 +8,14 @@ import type { Adapter, AuditEvent } from "../src/adapters.js";
 import { listAuditEvents, recordPasswordChange, UnknownUserSignin } from "../src/audit.js";
 import { CredentialsSignin } from "../src/errors.js";
 import { resolveConfig } from "../src/lib/config.js";
+import { base32Decode, hotp, timeStep } from "../src/lib/flows/second-factor/totp.js";
 import { createMemoryStore, MemoryAdapter } from "../src/memory-adapter.js";
+import Nodemailer from "../src/providers/nodemailer.js";
+import TOTP from "../src/providers/totp.js";
 import { revokeJwtSession, revokeUserSessions } from "../src/revocation.js";
+import { confirmTotpEnrolment, startTotpEnrolment } from "../src/second-factor.js";
 import type { AuthConfig } from "../src/types.js";
-import { CookieJar, call, demoCredentials, makeConfig, SECRET } from "./helpers.js";
+import { CookieJar, call, csrfToken, demoCredentials, makeConfig, SECRET } from "./helpers.js";
 
 const OTHER_SECRET = "another-secret-for-rotation-0123456789abcdef";
 
@@ -267,5 +271,69 @@ describe("bounds against anonymous requests", () => {
     expect(Date.now() - (cutoffs[0] as Date).getTime()).toBeGreaterThanOrEqual(100_000);
     await expect.poll(() => store.auditEvents?.some((e) => e.userId === "old")).toBe(false);
     expect(store.auditEvents?.filter((e) => e.type === "signin.succeeded")).toHaveLength(10);
+  });
+});
+
+describe("the flows that refuse without throwing record their own failure", () => {
+  it("e-mail: a wrong code and a forged link are failures of the address; the right code succeeds", async () => {
+    const sent: { code?: string; url: string }[] = [];
+    const { config, events } = audited({
+      adapter: MemoryAdapter(),
+      providers: [
+        Nodemailer({
+          server: "smtp://127.0.0.1:1",
+          from: "no-reply@app.test",
+          code: true,
+          sendVerificationRequest: ({ code, url }) => void sent.push({ code, url }),
+        }),
+      ],
+    });
+    const jar = new CookieJar();
+    await call(config, "/auth/signin/nodemailer", {
+      jar,
+      form: { csrfToken: await csrfToken(config, jar), email: "Ada@Example.com" },
+    });
+    const code = sent[0]?.code as string;
+    const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, "0");
+    const post = async (value: string) =>
+      call(config, "/auth/callback/nodemailer", {
+        jar,
+        form: { csrfToken: await csrfToken(config, jar), code: value },
+      });
+    await post(wrong);
+    await call(config, "/auth/callback/nodemailer?token=forged&email=ada%40example.com", { jar: new CookieJar() });
+    await post(code);
+    expect(events.map((e) => [e.type, "reason" in e ? e.reason : undefined, e.identifier, e.provider])).toEqual([
+      ["signin.failed", "email-code-invalid", "ada@example.com", "nodemailer"],
+      ["signin.failed", "email-token-invalid", "ada@example.com", "nodemailer"],
+      ["signin.succeeded", undefined, "ada@example.com", "nodemailer"],
+    ]);
+  });
+
+  it("second factor: the first factor alone records nothing, a wrong code is a failure of the user, the right one the success", async () => {
+    const { config, events } = audited({
+      adapter: MemoryAdapter(),
+      session: { strategy: "jwt" },
+      providers: [demoCredentials(), TOTP({ issuer: "Latchkey Test" })],
+    });
+    const enrolment = await startTotpEnrolment(config, { id: "u1", label: "ada@example.com" });
+    const codeAt = (step: number) => hotp(base32Decode(enrolment.secret) as Buffer, step);
+    expect((await confirmTotpEnrolment(config, "u1", codeAt(timeStep()))).ok).toBe(true);
+    const jar = new CookieJar();
+    await call(config, "/auth/callback/credentials", {
+      jar,
+      form: { csrfToken: await csrfToken(config, jar), username: "ada", password: "lovelace" },
+    });
+    expect(events).toEqual([]);
+    const valid = new Set([-1, 0, 1].map((d) => codeAt(timeStep() + d)));
+    const wrong = ["000000", "111111", "222222"].find((c) => !valid.has(c)) as string;
+    const submit = async (code: string) =>
+      call(config, "/auth/callback/totp", { jar, form: { csrfToken: await csrfToken(config, jar), code } });
+    await submit(wrong);
+    await submit(codeAt(timeStep() + 1));
+    expect(events.map((e) => [e.type, "reason" in e ? e.reason : undefined, e.userId, e.provider])).toEqual([
+      ["signin.failed", "second-factor-invalid", "u1", "totp"],
+      ["signin.succeeded", undefined, "u1", "credentials"],
+    ]);
   });
 });

@@ -310,7 +310,11 @@ describe("audit trail over Express on PostgreSQL", () => {
     const sessions = (await (await laptop.get("/account/sessions")).json()) as { id: string; current: boolean }[];
     const other = sessions.find((s) => !s.current)!;
     expect(await (await laptop.post("/account/sessions/revoke", { id: other.id })).json()).toEqual({ revoked: true });
+    const signedIn = async (device: ReturnType<typeof client>) =>
+      ((await (await device.get("/auth/session")).json()) as { user?: unknown } | null)?.user !== undefined;
+    expect([await signedIn(laptop), await signedIn(phone)]).toEqual([true, false]);
     expect(await (await laptop.post("/account/password", { userId: grace.id })).json()).toEqual({ revoked: 1 });
+    expect(await signedIn(laptop)).toBe(false);
 
     const mine = await rows({ userId: grace.id });
     expect(mine.map((e) => `${e.type}${"reason" in e ? ` ${e.reason}` : ""}`)).toEqual([

@@ -140,7 +140,8 @@ export async function startSession(
       value: created.sessionToken,
       options: { ...cookie.options, expires: created.expires },
     });
-    sessionId = databaseSessionId(config, created.sessionToken);
+    // An HMAC per sign-in, paid only when an audit trail records it.
+    if (config.audit) sessionId = databaseSessionId(config, created.sessionToken);
   }
   await Promise.all([
     config.events.signIn?.({ user, account, profile, isNewUser }),

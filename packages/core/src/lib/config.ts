@@ -49,7 +49,6 @@ import { isPlainObject, merge } from "./merge.js";
 import { applyProviderOptions } from "./provider-options.js";
 import { defaultRedirect } from "./redirect.js";
 import { type ResolvedRevocation, resolveRevocation } from "./session/revocation-list.js";
-import { databaseSessionId } from "./session/session-id.js";
 import { skipCSRFCheck } from "./symbols.js";
 
 /** A provider after resolution: defaults merged, endpoints normalised, paths computed. */
@@ -539,7 +538,7 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
     },
     callbacks,
     defaultCallbacks: { jwt: !config.callbacks?.jwt, session: !config.callbacks?.session },
-    events: audit ? withAuditedEvents(events, () => final, databaseSessionId) : events,
+    events: audit ? withAuditedEvents(events, () => final) : events,
     adapter,
     pages: { ...config.pages },
     theme: { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme },

@@ -5,6 +5,7 @@ import { MemoryRateLimitStore, type RateLimit, type RateLimitStore } from "../..
 import type { AuthConfig, EventCallbacks } from "../../types.js";
 import type { ResolvedConfig } from "../config.js";
 import { escapeForLog } from "../logger.js";
+import { databaseSessionId } from "../session/session-id.js";
 import type { AuditEvent, AuditOptions, AuditStore } from "./types.js";
 
 const DAY = 24 * 60 * 60;
@@ -100,7 +101,7 @@ function harmless(value: unknown, max: number): string | undefined {
 }
 
 /** The identifier as recorded: normalised as the rate limiter counts it, then made harmless. */
-export function auditIdentifier(identifier: unknown): string | undefined {
+function auditIdentifier(identifier: unknown): string | undefined {
   if (typeof identifier !== "string") return undefined;
   // Cut before normalising: NFKC of a megabyte would cost more than the whole request.
   return harmless(identifier.slice(0, 1024).normalize("NFKC").trim().toLowerCase(), 255);
@@ -185,7 +186,14 @@ async function write(config: ResolvedConfig, audit: ResolvedAudit, store: AuditS
 export async function recordAudit(config: ResolvedConfig, event: AuditEvent): Promise<void> {
   const audit = config.audit;
   if (!audit) return;
-  const clean = bounded(event);
+  let clean: AuditEvent;
+  try {
+    clean = bounded(event);
+  } catch (e) {
+    // A value whose String() throws (an application's odd user id): the record is lost, not the request.
+    config.logger.error(new AuthError(`A ${event.type} audit event could not be recorded`, { err: e as Error }));
+    return;
+  }
   await Promise.all([
     config.events.audit?.({ ...clean }),
     audit.store ? write(config, audit, audit.store, clean) : undefined,
@@ -249,12 +257,11 @@ export function noteSecrets(owner: AuthConfig, config: ResolvedConfig): void {
  * The events whose facts are already Latchkey events, recorded from those: an account linked
  * (every flow that links emits `linkAccount`), unlinked (`unlinkAccount`), and a session ended
  * by the application (`signOut` with a `reason`). One place for each fact, whatever flow made it.
- * `sessionIdOf` names a database session by its keyed-hash id.
+ * A database session is named by its keyed-hash id, a JWT session by its `sid`.
  */
 export function withAuditedEvents(
   events: Partial<EventCallbacks>,
   config: () => ResolvedConfig,
-  sessionIdOf: (config: ResolvedConfig, sessionToken: string) => string,
 ): Partial<EventCallbacks> {
   const account = (
     type: "account.linked" | "account.unlinked",
@@ -286,11 +293,12 @@ export function withAuditedEvents(
               at: new Date(),
               reason,
               userId: session?.userId ?? (typeof token?.sub === "string" ? token.sub : undefined),
-              sessionId: session
-                ? sessionIdOf(config(), session.sessionToken)
-                : typeof token?.sid === "string"
-                  ? token.sid
-                  : undefined,
+              sessionId:
+                typeof session?.sessionToken === "string"
+                  ? databaseSessionId(config(), session.sessionToken)
+                  : typeof token?.sid === "string"
+                    ? token.sid
+                    : undefined,
             }),
       ]);
     },

@@ -107,6 +107,12 @@ export async function listAuditEvents(
   filter: AuditEventFilter = {},
   options: AuditFunctionOptions = {},
 ): Promise<StoredAuditEvent[]> {
+  for (const field of ["userId", "identifier", "type"] as const) {
+    if (filter[field] !== undefined && typeof filter[field] !== "string")
+      throw new TypeError(`listAuditEvents: \`filter.${field}\` must be a string`);
+  }
+  if (filter.since !== undefined && !(filter.since instanceof Date && Number.isFinite(filter.since.getTime())))
+    throw new TypeError("listAuditEvents: `filter.since` must be a valid Date");
   const store = resolveConfig(config, options.env).audit?.store;
   if (!store?.listAuditEvents) {
     throw new MissingAdapterMethods(

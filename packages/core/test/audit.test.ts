@@ -10,6 +10,7 @@ import { CredentialsSignin } from "../src/errors.js";
 import { resolveConfig } from "../src/lib/config.js";
 import { base32Decode, hotp, timeStep } from "../src/lib/flows/second-factor/totp.js";
 import { createMemoryStore, MemoryAdapter } from "../src/memory-adapter.js";
+import GitHub from "../src/providers/github.js";
 import Nodemailer from "../src/providers/nodemailer.js";
 import TOTP from "../src/providers/totp.js";
 import { revokeJwtSession, revokeUserSessions } from "../src/revocation.js";
@@ -71,8 +72,14 @@ describe("audit configuration", () => {
     );
   });
 
-  it("listAuditEvents needs a store that lists", async () => {
+  it("listAuditEvents needs a store that lists, and a filter of the right types", async () => {
     await expect(listAuditEvents(audited().config)).rejects.toThrow(/needs `audit: \{ store \}`/);
+    const { config } = audited({ adapter: MemoryAdapter(), session: { strategy: "jwt" }, audit: { store: true } });
+    await expect(listAuditEvents(config, { userId: ["u1"] as never })).rejects.toThrow(
+      /`filter.userId` must be a string/,
+    );
+    await expect(listAuditEvents(config, { since: new Date("nope") })).rejects.toThrow(/`filter.since`/);
+    await expect(listAuditEvents(config, { limit: 5000 })).resolves.toEqual([]);
   });
 });
 
@@ -207,6 +214,21 @@ describe("bounds against anonymous requests", () => {
     for (const response of await Promise.all(posts)) expect(response.status).toBe(302);
     expect(store.auditEvents?.map((e) => ("reason" in e ? e.reason : e.type))).toEqual(Array(20).fill("missing-csrf"));
     expect(logged.filter((line) => line === "audit-bounded")).toHaveLength(1);
+  });
+
+  it("a forged OAuth callback (no state cookie) is an oauth-error, counted in the same budget", async () => {
+    const { config, events } = audited({
+      providers: [GitHub({ clientId: "id", clientSecret: "secret" })],
+      audit: { failuresPerClient: { max: 3, windowSeconds: 60 } },
+    });
+    for (let i = 0; i < 10; i++) {
+      const response = await call(config, `/auth/callback/github?code=c${i}&state=forged`);
+      expect(response.status).toBe(302);
+      expect(response.headers.get("location")).toMatch(/error=/);
+    }
+    expect(events.map((e) => [e.type, "reason" in e ? e.reason : undefined, e.provider])).toEqual(
+      Array(3).fill(["signin.failed", "oauth-error", "github"]),
+    );
   });
 
   it("a failing store is logged and never fails the sign-in", async () => {

@@ -187,6 +187,19 @@ describe("what is recorded", () => {
     for (const secret of [SECRET, OTHER_SECRET]) expect(text).not.toContain(secret.slice(0, 12));
   });
 
+  it("a rotation while requests flow is recorded once", async () => {
+    const { config, events } = audited({ secret: [SECRET] });
+    const jar = (await signIn(config, { username: "ada", password: "lovelace" })).jar;
+    events.length = 0;
+    const reads = (n: number) => Array.from({ length: n }, () => call(config, "/auth/session", { jar }));
+    const before = reads(30);
+    config.secret = [OTHER_SECRET, SECRET];
+    const after = reads(30);
+    const answers = await Promise.all([...before, ...after]);
+    expect(answers.every((r) => r.status === 200)).toBe(true);
+    expect(events.map((e) => e.type)).toEqual(["secret.rotated"]);
+  });
+
   it("session reads record nothing", async () => {
     const { config, events } = audited();
     const { jar } = await signIn(config, { username: "ada", password: "lovelace" });

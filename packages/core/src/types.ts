@@ -10,6 +10,7 @@ import type { raw, skipCSRFCheck } from "./lib/symbols.js";
 import type { Provider } from "./providers/index.js";
 import type { RateLimitOptions } from "./rate-limit.js";
 import type { RefreshStore } from "./refresh-store.js";
+import type { AuditEvent, AuditOptions } from "./shapes/audit.js";
 import type {
   Account,
   Awaitable,
@@ -139,6 +140,18 @@ export interface EventCallbacks {
    * }
    * ```
    */
+  /**
+   * Latchkey extension (Auth.js has no such event): one security event of the audit trail (a
+   * sign-in that succeeded, failed with its internal reason, or was limited; a session revoked;
+   * an account linked or unlinked; a password changed; the secrets rotated). See
+   * `@latchkey/core/audit`. Reasons are for the operator: never show them to the client.
+   *
+   * @example
+   * ```ts
+   * events: { audit: (event) => logger.info({ audit: event }) }
+   * ```
+   */
+  audit: (event: AuditEvent) => Awaitable<void>;
   unverifiedEmailReleased: (message: {
     email: string;
     provider: string;
@@ -247,6 +260,15 @@ export interface AuthConfig {
   adapterTimeout?: number;
   /** Limits on sign-in attempts per client IP and per identifier; `false` turns them off. @default on */
   rateLimit?: RateLimitOptions | false;
+  /**
+   * Latchkey extension: the audit trail. Events go to `events.audit` whenever it is set; with
+   * `store` they are also written to the adapter (or another store), kept for `retention`.
+   * @example
+   * ```ts
+   * audit: { store: true, retention: 30 * 24 * 60 * 60 }
+   * ```
+   */
+  audit?: AuditOptions;
   /**
    * Latchkey extension: the client's address for a request that `Auth()` serves, for per-client
    * rate limits. Only the application knows which proxies it trusts, so `Auth()` reads no header

@@ -35,6 +35,8 @@ export interface TableNames {
   secondFactors: string;
   /** Hashes of unused backup codes. @default "backup_codes" */
   backupCodes: string;
+  /** Latchkey's audit trail (`audit: { store: true }`), one row per event. @default "audit_events" */
+  auditEvents: string;
 }
 
 /** The default table names. */
@@ -46,6 +48,7 @@ export const defaultTableNames: Readonly<TableNames> = Object.freeze({
   authenticators: "authenticators",
   secondFactors: "second_factors",
   backupCodes: "backup_codes",
+  auditEvents: "audit_events",
 });
 
 /** Options shared by `SqlAdapter` and `migrate`. */
@@ -142,6 +145,7 @@ function keyColumns(t: TableNames): [string, string[]][] {
     [t.authenticators, ["credentialID", "userId", "providerAccountId", "credentialDeviceType"]],
     [t.secondFactors, ["userId"]],
     [t.backupCodes, ["userId", "codeHash"]],
+    [t.auditEvents, ["id", "type", "userId", "identifier"]],
   ];
 }
 
@@ -288,6 +292,9 @@ function indexSpecs(t: TableNames): IndexSpec[] {
     index(t.verificationTokens, ["expires"], false),
     index(t.authenticators, ["credentialID"], true),
     index(t.authenticators, ["userId"], false),
+    // The retention sweep deletes by time, and listings read the newest first.
+    index(t.auditEvents, ["at"], false),
+    index(t.auditEvents, ["userId"], false),
   ];
 }
 
@@ -316,9 +323,10 @@ async function existingNames(db: AnyKysely, dialect: DialectName, kind: "table" 
  *
  * Tables: `users`, `accounts`, `sessions`, `verification_tokens` and `authenticators`, with the
  * column names of Auth.js's schema (plus `sessions.amr`, added to an existing table too), and
- * `second_factors`, `backup_codes`. Unique indexes on `users.email`, `accounts(provider,
+ * `second_factors`, `backup_codes`, `audit_events` (the audit trail: id, type, at, userId,
+ * identifier, and the event as JSON in `data`). Unique indexes on `users.email`, `accounts(provider,
  * providerAccountId)`, `sessions.sessionToken`, `verification_tokens(identifier, token)` and
- * `authenticators.credentialID`; plain indexes on every `userId` and on `verification_tokens.expires`.
+ * `authenticators.credentialID`; plain indexes on every `userId`, on `verification_tokens.expires` and on `audit_events.at`.
  * The sessions table gets the nullable metadata columns `createdAt`, `lastSeenAt`, `device` and
  * `clientAddress` (added to a table made before them, or by Auth.js).
  * On MySQL and MariaDB, key columns compare bytes (collation `utf8mb4_nopad_bin` or
@@ -410,6 +418,16 @@ export async function migrate(db: AnyKysely, options: SqlOptions = {}): Promise<
       .addColumn("userId", as(type.key), (col) => col.notNull())
       .addColumn("codeHash", as(type.key), (col) => col.notNull())
       .addPrimaryKeyConstraint(`${t.backupCodes}_pkey`, ["userId", "codeHash"]),
+    // The whole event is `data` (JSON); the columns beside it are what listings filter on.
+    db.schema
+      .createTable(t.auditEvents)
+      .ifNotExists()
+      .addColumn("id", as(type.key), (col) => col.primaryKey())
+      .addColumn("type", as(type.key), (col) => col.notNull())
+      .addColumn("at", as(type.date), (col) => col.notNull())
+      .addColumn("userId", as(type.key))
+      .addColumn("identifier", as(type.key))
+      .addColumn("data", as(type.text), (col) => col.notNull()),
   ];
   const order = [
     t.users,
@@ -419,6 +437,7 @@ export async function migrate(db: AnyKysely, options: SqlOptions = {}): Promise<
     t.authenticators,
     t.secondFactors,
     t.backupCodes,
+    t.auditEvents,
   ];
   for (const [i, builder] of builders.entries()) {
     const table = order[i] as string;

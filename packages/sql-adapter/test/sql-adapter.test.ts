@@ -145,7 +145,7 @@ for (const { dialect, label, up } of dialects) {
       await database?.drop();
     });
 
-    it("migrate creates the seven tables and nine indexes, then nothing on a second run", async () => {
+    it("migrate creates the eight tables and eleven indexes, then nothing on a second run", async () => {
       expect(database.migrated.filter((line) => line.startsWith("created table"))).toEqual([
         "created table users",
         "created table accounts",
@@ -154,6 +154,7 @@ for (const { dialect, label, up } of dialects) {
         "created table authenticators",
         "created table second_factors",
         "created table backup_codes",
+        "created table audit_events",
       ]);
       expect(database.migrated.filter((line) => line.includes("index"))).toEqual([
         "created unique index users_email_key on users (email)",
@@ -165,6 +166,8 @@ for (const { dialect, label, up } of dialects) {
         "created index verification_tokens_expires_idx on verification_tokens (expires)",
         "created unique index authenticators_credentialID_key on authenticators (credentialID)",
         "created index authenticators_userId_idx on authenticators (userId)",
+        "created index audit_events_at_idx on audit_events (at)",
+        "created index audit_events_userId_idx on audit_events (userId)",
       ]);
       expect(await migrate(database.db)).toEqual([]);
     });
@@ -441,6 +444,27 @@ for (const { dialect, label, up } of dialects) {
       } finally {
         await db.schema.dropTable(table).execute();
       }
+    });
+
+    it("latchkey migrate adds the audit table to a database made before it, keeping the other rows", async () => {
+      const { db } = database;
+      const adapter = SqlAdapter(db);
+      const id = randomUUID();
+      await adapter.createUser?.({ id, email: `${id}@example.com`, emailVerified: null });
+      await db.schema.dropTable("audit_events").execute();
+      await expect(
+        adapter.createAuditEvent?.({ type: "password.changed", at: new Date(), userId: id }),
+      ).rejects.toThrow();
+      const { stdout } = await run(process.execPath, [cli, "migrate", database.url]);
+      expect(stdout).toContain("created table audit_events\n");
+      expect(stdout).toContain("created index audit_events_at_idx on audit_events (at)\n");
+      expect(stdout).not.toContain("created table users");
+      expect((await adapter.getUser?.(id))?.id).toBe(id);
+      const at = new Date("2026-01-02T03:04:05.678Z");
+      await adapter.createAuditEvent?.({ type: "password.changed", at, userId: id });
+      expect(await adapter.listAuditEvents?.({ userId: id })).toEqual([
+        { type: "password.changed", at, userId: id, id: expect.any(String) },
+      ]);
     });
 
     it("the latchkey migrate CLI reports an up-to-date schema", async () => {

@@ -2,7 +2,9 @@ import { createHash } from "node:crypto";
 import { isIPv4, isIPv6 } from "node:net";
 import { AuthError, RateLimited } from "../errors.js";
 import type { RateLimit, RateLimitHit, RateLimitStore } from "../rate-limit.js";
+import { admitRecord, recordAudit } from "./audit/record.js";
 import type { Context } from "./context.js";
+import type { ResolvedRateLimit } from "./rate-limits.js";
 import type { RequestInternal } from "./request.js";
 
 /**
@@ -43,9 +45,48 @@ function identifierDigest(identifier: string): string {
 
 interface Counter {
   key: string;
+  /** The limit's name in the `rateLimit` option (what the audit trail records as the reason). */
+  name: keyof Omit<ResolvedRateLimit, "store">;
   limit: RateLimit;
   /** Completes "Too many ..." in the logged error. */
   what: string;
+}
+
+/**
+ * The limits that count an identifier (or a user) across every client: when one is reached, the
+ * owner cannot sign in that way either until the window ends. The audit trail calls that
+ * "locked out" (`signin.locked-out`); any other limit is `signin.rate-limited`.
+ */
+const lockingLimits = new Set<Counter["name"]>([
+  "credentialsPerIdentifier",
+  "emailPerIdentifier",
+  "emailCodePerIdentifier",
+  "secondFactorPerUser",
+]);
+
+/** What the audit trail records of a refused attempt, besides the limit. */
+interface Attempt {
+  provider?: string;
+  identifier?: string;
+  userId?: string;
+  clientAddress?: string;
+}
+
+/**
+ * Records a refused attempt in the audit trail, once per counter and window: the first refusal
+ * is recorded, the others of the window (an attacker's flood) are not, so a limited request
+ * never writes a row of its own.
+ */
+async function auditLimited(ctx: Context, counter: Counter, hit: RateLimitHit, attempt: Attempt): Promise<void> {
+  if (!ctx.config.audit) return;
+  const windowSeconds = Math.max(1, (hit.resetAt - Date.now()) / 1000);
+  if (!(await admitRecord(ctx.config, `limited:${counter.key}`, { max: 1, windowSeconds }))) return;
+  await recordAudit(ctx.config, {
+    type: lockingLimits.has(counter.name) ? "signin.locked-out" : "signin.rate-limited",
+    at: new Date(),
+    reason: counter.name,
+    ...attempt,
+  });
 }
 
 function limited(hit: RateLimitHit, what: string): RateLimited {
@@ -62,7 +103,12 @@ function limited(hit: RateLimitHit, what: string): RateLimited {
  * Returns the keys reserved, or null when the store failed (logged; the attempt goes through: an
  * outage of the limiter must not lock every user out).
  */
-async function reserve(ctx: Context, store: RateLimitStore, stages: Counter[][]): Promise<string[] | null> {
+async function reserve(
+  ctx: Context,
+  store: RateLimitStore,
+  stages: Counter[][],
+  attempt: Attempt,
+): Promise<string[] | null> {
   const reserved: string[] = [];
   try {
     for (const stage of stages) {
@@ -72,6 +118,7 @@ async function reserve(ctx: Context, store: RateLimitStore, stages: Counter[][])
       const over = stage.findIndex((c, i) => (hits[i] as RateLimitHit).count > c.limit.max);
       if (over >= 0) {
         await giveBack(ctx, store, reserved);
+        await auditLimited(ctx, stage[over] as Counter, hits[over] as RateLimitHit, attempt);
         throw limited(hits[over] as RateLimitHit, (stage[over] as Counter).what);
       }
     }
@@ -128,22 +175,36 @@ export async function reserveCredentialsAttempt(
   const digest = identifier === undefined ? "-" : identifierDigest(identifier);
   const pair: Counter = {
     key: `credentials:idc:${providerId}:${digest}:${client ?? "-"}`,
+    name: "credentialsPerIdentifierAndIp",
     limit: limits.credentialsPerIdentifierAndIp,
     what: client ? "failed attempts for this identifier from this address" : "failed attempts for this identifier",
   };
   const stages: Counter[][] = client
     ? [
-        [{ key: `credentials:ip:${client}`, limit: limits.credentialsPerIp, what: "attempts from this address" }, pair],
+        [
+          {
+            key: `credentials:ip:${client}`,
+            name: "credentialsPerIp",
+            limit: limits.credentialsPerIp,
+            what: "attempts from this address",
+          },
+          pair,
+        ],
         [
           {
             key: `credentials:id:${providerId}:${digest}`,
+            name: "credentialsPerIdentifier",
             limit: limits.credentialsPerIdentifier,
             what: "failed attempts for this identifier",
           },
         ],
       ]
     : [[pair]];
-  const reserved = await reserve(ctx, limits.store, stages);
+  const reserved = await reserve(ctx, limits.store, stages, {
+    provider: providerId,
+    identifier,
+    clientAddress: req.clientIp,
+  });
   if (!reserved) return nothingReserved;
   // The per-address counter counts attempts of any outcome; only the identifier's counters are
   // given back on success.
@@ -168,6 +229,7 @@ export async function reserveEmailSend(
   const digest = identifierDigest(address);
   const pair: Counter = {
     key: `email:idc:${providerId}:${digest}:${client ?? "-"}`,
+    name: "emailPerIdentifierAndIp",
     limit: limits.emailPerIdentifierAndIp,
     what: client ? "sign-in e-mails for this address from this client" : "sign-in e-mails for this address",
   };
@@ -176,16 +238,26 @@ export async function reserveEmailSend(
     limits.store,
     client
       ? [
-          [{ key: `email:ip:${client}`, limit: limits.emailPerIp, what: "sign-in e-mails from this client" }, pair],
+          [
+            {
+              key: `email:ip:${client}`,
+              name: "emailPerIp",
+              limit: limits.emailPerIp,
+              what: "sign-in e-mails from this client",
+            },
+            pair,
+          ],
           [
             {
               key: `email:id:${providerId}:${digest}`,
+              name: "emailPerIdentifier",
               limit: limits.emailPerIdentifier,
               what: "sign-in e-mails for this address",
             },
           ],
         ]
       : [[pair]],
+    { provider: providerId, identifier: address, clientAddress: req.clientIp },
   );
 }
 
@@ -208,22 +280,36 @@ export async function reserveEmailCodeAttempt(
   const digest = identifierDigest(address);
   const pair: Counter = {
     key: `email-code:idc:${providerId}:${digest}:${client ?? "-"}`,
+    name: "emailCodePerIdentifierAndIp",
     limit: limits.emailCodePerIdentifierAndIp,
     what: client ? "e-mail codes for this address from this client" : "e-mail codes for this address",
   };
   const stages: Counter[][] = client
     ? [
-        [{ key: `email-code:ip:${client}`, limit: limits.emailCodePerIp, what: "e-mail codes from this client" }, pair],
+        [
+          {
+            key: `email-code:ip:${client}`,
+            name: "emailCodePerIp",
+            limit: limits.emailCodePerIp,
+            what: "e-mail codes from this client",
+          },
+          pair,
+        ],
         [
           {
             key: `email-code:id:${providerId}:${digest}`,
+            name: "emailCodePerIdentifier",
             limit: limits.emailCodePerIdentifier,
             what: "e-mail codes for this address",
           },
         ],
       ]
     : [[pair]];
-  const reserved = await reserve(ctx, limits.store, stages);
+  const reserved = await reserve(ctx, limits.store, stages, {
+    provider: providerId,
+    identifier: address,
+    clientAddress: req.clientIp,
+  });
   if (!reserved) return nothingReserved;
   const addressKeys = reserved.filter((key) => !key.startsWith("email-code:ip:"));
   return { succeeded: () => giveBack(ctx, limits.store, addressKeys) };
@@ -238,15 +324,21 @@ export async function reserveWebAuthnOptions(req: RequestInternal, ctx: Context)
   const limits = ctx.config.rateLimit;
   const client = clientKey(req.clientIp);
   if (!limits || !client) return;
-  await reserve(ctx, limits.store, [
+  await reserve(
+    ctx,
+    limits.store,
     [
-      {
-        key: `webauthn-options:ip:${client}`,
-        limit: limits.webauthnOptionsPerIp,
-        what: "WebAuthn options requests from this address",
-      },
+      [
+        {
+          key: `webauthn-options:ip:${client}`,
+          name: "webauthnOptionsPerIp",
+          limit: limits.webauthnOptionsPerIp,
+          what: "WebAuthn options requests from this address",
+        },
+      ],
     ],
-  ]);
+    { provider: ctx.provider?.id, clientAddress: req.clientIp },
+  );
 }
 
 /**
@@ -264,16 +356,27 @@ export async function reserveSecondFactorAttempt(
   const limits = ctx.config.rateLimit;
   if (!limits) return nothingReserved;
   const user = identifierDigest(userId);
-  const reserved = await reserve(ctx, limits.store, [
+  const reserved = await reserve(
+    ctx,
+    limits.store,
     [
-      {
-        key: `second-factor:pending:${pendingId}`,
-        limit: limits.secondFactorPerPending,
-        what: "codes for this sign-in",
-      },
-      { key: `second-factor:user:${user}`, limit: limits.secondFactorPerUser, what: "failed codes for this user" },
+      [
+        {
+          key: `second-factor:pending:${pendingId}`,
+          name: "secondFactorPerPending",
+          limit: limits.secondFactorPerPending,
+          what: "codes for this sign-in",
+        },
+        {
+          key: `second-factor:user:${user}`,
+          name: "secondFactorPerUser",
+          limit: limits.secondFactorPerUser,
+          what: "failed codes for this user",
+        },
+      ],
     ],
-  ]);
+    { provider: ctx.provider?.id, userId },
+  );
   if (!reserved) return nothingReserved;
   return { succeeded: () => giveBack(ctx, limits.store, [`second-factor:user:${user}`]) };
 }

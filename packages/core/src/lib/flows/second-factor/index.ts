@@ -12,6 +12,7 @@
 import { AuthError, RateLimited } from "../../../errors.js";
 import type { ResponseInternal } from "../../../shapes/data.js";
 import { reserveSecondFactorAttempt } from "../../attempts.js";
+import { noteSignInAttempt, recordSignInFailure } from "../../audit/sign-in.js";
 import type { Context } from "../../context.js";
 import { clearChunkedCookie } from "../../cookies.js";
 import { page } from "../../pages/layout.js";
@@ -93,6 +94,8 @@ export async function secondFactorCallback(
   if (refusedBecause) {
     // The reason is for the operator's log only: the client learns nothing about which check failed.
     ctx.config.logger.debug(`second factor refused for user ${pending.userId}: ${refusedBecause}`);
+    noteSignInAttempt(ctx, { userId: pending.userId });
+    await recordSignInFailure(req, ctx, "second-factor-invalid");
     return askAgain(ctx, provider, "CredentialsSignin");
   }
   await attempt.succeeded();

@@ -36,6 +36,7 @@ import {
 } from "./schema.js";
 
 export { openDatabase } from "./open.js";
+export { SqlRefreshStore } from "./refresh-store.js";
 export type { AnyKysely, DialectName, SqlOptions, TableNames } from "./schema.js";
 export { defaultTableNames, dialectOf, migrate } from "./schema.js";
 

@@ -35,6 +35,8 @@ export interface TableNames {
   secondFactors: string;
   /** Hashes of unused backup codes. @default "backup_codes" */
   backupCodes: string;
+  /** Locks and short-lived outcomes of provider token refreshes (`SqlRefreshStore`). @default "refresh_locks" */
+  refreshLocks: string;
 }
 
 /** The default table names. */
@@ -46,6 +48,7 @@ export const defaultTableNames: Readonly<TableNames> = Object.freeze({
   authenticators: "authenticators",
   secondFactors: "second_factors",
   backupCodes: "backup_codes",
+  refreshLocks: "refresh_locks",
 });
 
 /** Options shared by `SqlAdapter` and `migrate`. */
@@ -142,6 +145,7 @@ function keyColumns(t: TableNames): [string, string[]][] {
     [t.authenticators, ["credentialID", "userId", "providerAccountId", "credentialDeviceType"]],
     [t.secondFactors, ["userId"]],
     [t.backupCodes, ["userId", "codeHash"]],
+    [t.refreshLocks, ["id"]],
   ];
 }
 
@@ -320,7 +324,8 @@ async function existingNames(db: AnyKysely, dialect: DialectName, kind: "table" 
  * providerAccountId)`, `sessions.sessionToken`, `verification_tokens(identifier, token)` and
  * `authenticators.credentialID`; plain indexes on every `userId` and on `verification_tokens.expires`.
  * The sessions table gets the nullable metadata columns `createdAt`, `lastSeenAt`, `device` and
- * `clientAddress` (added to a table made before them, or by Auth.js).
+ * `clientAddress` (added to a table made before them, or by Auth.js). The table `refresh_locks`
+ * (with an index on `expires`) holds `SqlRefreshStore`'s locks and outcome records.
  * On MySQL and MariaDB, key columns compare bytes (collation `utf8mb4_nopad_bin` or
  * `utf8mb4_0900_bin`): existing tables whose keys use another collation are changed.
  *
@@ -439,5 +444,29 @@ export async function migrate(db: AnyKysely, options: SqlOptions = {}): Promise<
       `created ${index.unique ? "unique " : ""}index ${index.name} on ${index.table} (${index.columns.join(", ")})`,
     );
   }
+  await migrateRefreshLocks(db, t.refreshLocks, type, done);
   return done;
+}
+
+/**
+ * The table of `SqlRefreshStore`, created when missing: `id` (a key column: byte collation on
+ * MySQL), `value`, `expires` (milliseconds since the epoch by the database's clock, indexed for
+ * the sweep of expired rows). A step of its own, apart from the adapter's tables.
+ */
+async function migrateRefreshLocks(db: AnyKysely, table: string, type: ColumnTypes, done: string[]): Promise<void> {
+  const dialect = dialectOf(db);
+  if (!(await existingNames(db, dialect, "table")).has(table)) {
+    await db.schema
+      .createTable(table)
+      .addColumn("id", sql.raw(type.key), (col) => col.primaryKey())
+      .addColumn("value", sql.raw(type.text), (col) => col.notNull())
+      .addColumn("expires", sql.raw(type.bigint), (col) => col.notNull())
+      .execute();
+    done.push(`created table ${table}`);
+  }
+  const index = `${table}_expires_idx`;
+  if (!(await existingNames(db, dialect, "index")).has(index)) {
+    await db.schema.createIndex(index).on(table).column("expires").execute();
+    done.push(`created index ${index} on ${table} (expires)`);
+  }
 }

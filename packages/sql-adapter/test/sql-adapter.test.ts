@@ -7,7 +7,15 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { type RecordKind, runAdapterConformance } from "@latchkey/adapter-test";
 import { serviceAvailable } from "@latchkey/adapter-test/services";
-import { type AnyKysely, type DialectName, defaultTableNames, migrate, SqlAdapter } from "@latchkey/sql-adapter";
+import type { RefreshStore } from "@latchkey/core/refresh-store";
+import {
+  type AnyKysely,
+  type DialectName,
+  defaultTableNames,
+  migrate,
+  SqlAdapter,
+  SqlRefreshStore,
+} from "@latchkey/sql-adapter";
 import Database from "better-sqlite3";
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from "kysely";
 import mysql from "mysql2";
@@ -145,7 +153,7 @@ for (const { dialect, label, up } of dialects) {
       await database?.drop();
     });
 
-    it("migrate creates the seven tables and nine indexes, then nothing on a second run", async () => {
+    it("migrate creates the eight tables and ten indexes, then nothing on a second run", async () => {
       expect(database.migrated.filter((line) => line.startsWith("created table"))).toEqual([
         "created table users",
         "created table accounts",
@@ -154,6 +162,7 @@ for (const { dialect, label, up } of dialects) {
         "created table authenticators",
         "created table second_factors",
         "created table backup_codes",
+        "created table refresh_locks",
       ]);
       expect(database.migrated.filter((line) => line.includes("index"))).toEqual([
         "created unique index users_email_key on users (email)",
@@ -165,6 +174,7 @@ for (const { dialect, label, up } of dialects) {
         "created index verification_tokens_expires_idx on verification_tokens (expires)",
         "created unique index authenticators_credentialID_key on authenticators (credentialID)",
         "created index authenticators_userId_idx on authenticators (userId)",
+        "created index refresh_locks_expires_idx on refresh_locks (expires)",
       ]);
       expect(await migrate(database.db)).toEqual([]);
     });
@@ -659,3 +669,107 @@ describe("latchkey migrate (CLI)", () => {
     });
   });
 });
+
+/** Retries `attempt` back to back until it gives true; returns the milliseconds it took. */
+async function untilTrue(attempt: () => Promise<boolean>, deadlineMs = 5_000): Promise<number> {
+  const started = performance.now();
+  while (!(await attempt())) {
+    if (performance.now() - started > deadlineMs) throw new Error(`still false after ${deadlineMs} ms`);
+  }
+  return performance.now() - started;
+}
+
+for (const { dialect, label, up } of dialects) {
+  describe.skipIf(!up)(`SqlRefreshStore (${label})`, () => {
+    let database: TestDatabase;
+    let store: RefreshStore;
+    const key = () => `k-${randomUUID()}`;
+    beforeAll(async () => {
+      database = await databases[dialect]();
+      store = SqlRefreshStore(database.db);
+    });
+    afterAll(async () => {
+      await database?.drop();
+    });
+
+    it("migrate creates the refresh_locks table and its expiry index", () => {
+      expect(database.migrated).toContain("created table refresh_locks");
+      expect(database.migrated).toContain("created index refresh_locks_expires_idx on refresh_locks (expires)");
+    });
+
+    it("of 50 concurrent lock attempts by two instances, exactly one takes the lock; only its owner releases it", async () => {
+      const other = SqlRefreshStore(database.db);
+      const k = key();
+      const owners = Array.from({ length: 50 }, () => randomUUID());
+      const taken = await Promise.all(owners.map((owner, i) => (i % 2 ? store : other).acquire(k, owner, 20_000)));
+      expect(taken.filter(Boolean)).toHaveLength(1);
+      const holder = owners[taken.indexOf(true)] as string;
+      const loser = owners[taken.indexOf(false)] as string;
+      await store.release(k, loser);
+      expect(await other.acquire(k, loser, 20_000)).toBe(false);
+      await other.release(k, holder);
+      expect(await store.acquire(k, loser, 20_000)).toBe(true);
+    });
+
+    it("a lock whose holder's time ran out is taken again, and not before", async () => {
+      const k = key();
+      const started = performance.now();
+      expect(await store.acquire(k, "crashed-holder", 300)).toBe(true);
+      expect(await store.acquire(k, "next", 300)).toBe(false);
+      await untilTrue(() => store.acquire(k, "next", 20_000));
+      // The database's clock counts whole milliseconds: allow for its rounding.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(295);
+      // The crashed holder's late release does not free the lock the next one holds.
+      await store.release(k, "crashed-holder");
+      expect(await store.acquire(k, "third", 20_000)).toBe(false);
+    });
+
+    it("an outcome record reads back until it expires; a later put replaces it", async () => {
+      const k = key();
+      await store.put(k, "first", 20_000);
+      await store.put(k, "second", 300);
+      const started = performance.now();
+      expect(await store.get(k)).toBe("second");
+      await untilTrue(async () => (await store.get(k)) === null);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(250);
+      // A lock and a record of one key are different rows.
+      expect(await store.acquire(k, "owner", 20_000)).toBe(true);
+      expect(await store.get(k)).toBeNull();
+    });
+
+    it("keys compare byte for byte: case, trailing spaces, accents and control characters reach no other key", async () => {
+      const base = `AbC-${randomBytes(4).toString("hex")}`;
+      await store.put(base, "victim", 20_000);
+      expect(await store.acquire(base, "victim", 20_000)).toBe(true);
+      // (Latchkey's keys are base64url HMACs; these prove the column, not what reaches it.)
+      const lookalikes = [base.toLowerCase(), base.toUpperCase(), `${base} `, `${base}\t`, `À${base.slice(1)}`];
+      for (const lookalike of lookalikes) {
+        expect(await store.get(lookalike)).toBeNull();
+        expect(await store.acquire(lookalike, "attacker", 20_000)).toBe(true);
+      }
+      expect(await store.get(base)).toBe("victim");
+    });
+
+    it("expired rows are deleted by a later write, live ones kept", async () => {
+      const k = key();
+      await store.put(`${k}-short`, "gone", 1);
+      await store.put(`${k}-long`, "kept", 20_000);
+      const count = async (id: string) =>
+        Number(
+          (
+            await database.db
+              .selectFrom("refresh_locks")
+              .select((eb) => eb.fn.countAll().as("n"))
+              .where("id", "=", id)
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      await untilTrue(async () => (await store.get(`${k}-short`)) === null);
+      expect(await count(`value:${k}-short`)).toBe(1);
+      // A new instance sweeps at its first write.
+      await SqlRefreshStore(database.db).put(key(), "x", 20_000);
+      expect(await count(`value:${k}-short`)).toBe(0);
+      expect(await count(`value:${k}-long`)).toBe(1);
+    });
+  });
+}

@@ -1,0 +1,382 @@
+/**
+ * One provider refresh for many requests across application processes (issue 16.2 and 16.4): two
+ * Node processes (fixtures/instance-refresh.mjs, Express + `getAccessToken`) share a refresh store
+ * (Redis, PostgreSQL through `pg`, or the SQL adapter's table on PostgreSQL and MariaDB) and ask a
+ * real `oidc-provider` that rotates refresh tokens (reuse detection: a rotated token presented
+ * again is refused and the grant revoked). The provider's own request log counts the calls to its
+ * token endpoint. The user signs in here, in process, with the same secret (and, for database
+ * sessions, the same database): the session cookie then goes to both processes. An expired access
+ * token is made by writing a past `expires_at` where Latchkey keeps it: no clock games, no sleeps.
+ */
+import { randomBytes } from "node:crypto";
+import { Auth, type AuthConfig } from "@latchkey/core";
+import { decode, encode } from "@latchkey/core/jwt";
+import { OIDC } from "@latchkey/core/providers/generic-oidc";
+import { type AnyKysely, migrate, openDatabase, SqlAdapter } from "@latchkey/sql-adapter";
+import { Redis } from "ioredis";
+import mysqlPromise from "mysql2/promise";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serviceAvailable } from "../../adapter-test/src/services.js";
+import { Browser } from "../../core/test/oauth/support/browser.js";
+import { signInThrough } from "../../core/test/oauth/support/flow.js";
+import { startOP, type TestOP } from "../../core/test/oauth/support/op.js";
+import { childInstances, type Instance } from "./support/instances.js";
+
+const SECRET = `refresh-scale-${randomBytes(16).toString("hex")}`;
+const APP = "http://localhost:3000";
+const COOKIE = "authjs.session-token";
+const instances = childInstances();
+/** The provider's users: each test signs in a user of its own (the provider reads this at login). */
+const accounts: Record<string, Record<string, unknown>> = {};
+let op: TestOP;
+
+beforeAll(async () => {
+  op = await startOP(
+    [
+      {
+        client_id: "latchkey",
+        client_secret: "latchkey-secret",
+        redirect_uris: [`${APP}/auth/callback/op`],
+        grant_types: ["authorization_code", "refresh_token"],
+      },
+    ],
+    { refreshTokens: true, accounts },
+  );
+});
+afterAll(async () => {
+  await instances.stopAll();
+  await op?.close();
+});
+
+/** Calls of the provider's token endpoint so far (code redemptions and refreshes). */
+const tokenCalls = () => op.requests.filter((r) => r.method === "POST" && r.path === "/token").length;
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** The provider accepts `accessToken` (its userinfo endpoint answers 200 with it). */
+async function providerAccepts(accessToken: string): Promise<boolean> {
+  const response = await fetch(`${op.issuer}/me`, { headers: { authorization: `Bearer ${accessToken}` } });
+  await response.body?.cancel();
+  return response.status === 200;
+}
+
+/** Revokes a refresh token at the provider (RFC 7009), as a user removing the app's access does. */
+async function revokeAtProvider(refreshToken: string): Promise<void> {
+  const response = await fetch(`${op.issuer}/token/revocation`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      authorization: `Basic ${Buffer.from("latchkey:latchkey-secret").toString("base64")}`,
+    },
+    body: new URLSearchParams({ token: refreshToken, token_type_hint: "refresh_token" }),
+  });
+  expect(response.status).toBe(200);
+}
+
+/** Signs in through the provider in process; returns the session cookie's value. */
+async function signIn(config: AuthConfig, login: string): Promise<string> {
+  accounts[login] = { name: login, email: `${login}@example.com` };
+  const browser = new Browser({ [APP]: (r) => Auth(r, config) });
+  const response = await signInThrough(browser, APP, "op", { query: { login_hint: login } });
+  expect(response.status).toBe(302);
+  const cookie = browser.jar(APP).get(COOKIE);
+  if (!cookie) throw new Error("no session cookie after the sign-in");
+  return cookie;
+}
+
+interface Answer {
+  status: number;
+  body: { accessToken?: string; refreshed?: boolean; error?: string; pid?: number };
+  /** The session cookie the answer set, if any. */
+  cookie?: string;
+}
+
+async function tokenFrom(instance: Instance, cookie: string): Promise<Answer> {
+  const response = await fetch(`${instance.url}/token`, { headers: { cookie: `${COOKIE}=${cookie}` } });
+  const set = response.headers.getSetCookie().find((c) => c.startsWith(`${COOKIE}=`));
+  return {
+    status: response.status,
+    body: (await response.json()) as Answer["body"],
+    cookie: set?.slice(COOKIE.length + 1, set.indexOf(";")),
+  };
+}
+
+type ProviderTokens = { access_token?: string; refresh_token?: string; expires_at?: number; error?: string };
+
+/** Where a session keeps the provider's tokens, and how a test ages them. */
+interface Sessions {
+  config(): AuthConfig;
+  tokens(cookie: string, login: string): Promise<ProviderTokens | undefined>;
+  /** The session (cookie) whose access token expired ten seconds ago. */
+  expire(cookie: string, login: string): Promise<string>;
+}
+
+const jwtSessions: Sessions = {
+  config: () => ({
+    secret: SECRET,
+    trustHost: true,
+    providers: [
+      OIDC({ id: "op", name: "Test OP", issuer: op.issuer, clientId: "latchkey", clientSecret: "latchkey-secret" }),
+    ],
+    accessTokens: { jwt: true },
+    logger: { error: () => {}, warn: () => {}, debug: () => {} },
+  }),
+  async tokens(cookie) {
+    const claims = await decode({ token: cookie, secret: SECRET, salt: COOKIE });
+    return (claims?.providerTokens as Record<string, ProviderTokens> | undefined)?.op;
+  },
+  async expire(cookie) {
+    const claims = await decode({ token: cookie, secret: SECRET, salt: COOKIE });
+    if (!claims) throw new Error("the session cookie does not open");
+    (claims.providerTokens as Record<string, ProviderTokens>).op = {
+      ...(claims.providerTokens as Record<string, ProviderTokens>).op,
+      expires_at: nowSeconds() - 10,
+    };
+    return encode({ token: claims, secret: SECRET, salt: COOKIE });
+  },
+};
+
+function databaseSessions(db: () => AnyKysely): Sessions {
+  const account = (login: string) =>
+    db().selectFrom("accounts").selectAll().where("provider", "=", "op").where("providerAccountId", "=", login);
+  return {
+    config: () => ({
+      ...jwtSessions.config(),
+      adapter: SqlAdapter(db()),
+      accessTokens: {},
+      session: { strategy: "database" },
+    }),
+    async tokens(_cookie, login) {
+      const row = await account(login).executeTakeFirst();
+      if (!row) return undefined;
+      return { access_token: row.access_token ?? undefined, refresh_token: row.refresh_token ?? undefined };
+    },
+    async expire(cookie, login) {
+      await db()
+        .updateTable("accounts")
+        .set({ expires_at: nowSeconds() - 10 })
+        .where("provider", "=", "op")
+        .where("providerAccountId", "=", login)
+        .execute();
+      return cookie;
+    },
+  };
+}
+
+interface Backend {
+  name: string;
+  sessions: "jwt" | "database";
+  /** Whether the servers it needs answer; creates its database. */
+  setup(): Promise<boolean>;
+  env(): Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+const pgName = `latchkey_refresh_scale_${randomBytes(4).toString("hex")}`;
+const mariaName = `latchkey_refresh_scale_${randomBytes(4).toString("hex")}`;
+const redisPrefix = `latchkey-refresh-scale:${randomBytes(4).toString("hex")}:`;
+let sqlDb: AnyKysely | undefined;
+
+async function postgresDatabase(name: string): Promise<boolean> {
+  if (!(await serviceAvailable("PostgreSQL", 5432))) return false;
+  const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  return true;
+}
+
+async function dropPostgres(name: string): Promise<void> {
+  const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.end();
+}
+
+/** Opens and migrates the shared database of a database-sessions backend. */
+async function openShared(url: string): Promise<void> {
+  sqlDb = await openDatabase(url);
+  await migrate(sqlDb);
+}
+
+const backends: Backend[] = [
+  {
+    name: "Redis (JWT sessions)",
+    sessions: "jwt",
+    setup: () => serviceAvailable("Redis", 6379),
+    env: () => ({ SESSIONS: "jwt", REFRESH_STORE: "redis", REDIS_PREFIX: redisPrefix }),
+    async cleanup() {
+      const redis = new Redis({ host: "127.0.0.1", port: 6379 });
+      const keys = await redis.keys(`${redisPrefix}*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    },
+  },
+  {
+    name: "PostgreSQL through pg (JWT sessions)",
+    sessions: "jwt",
+    setup: () => postgresDatabase(`${pgName}_jwt`),
+    env: () => ({
+      SESSIONS: "jwt",
+      REFRESH_STORE: "postgres",
+      DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${pgName}_jwt`,
+    }),
+    cleanup: () => dropPostgres(`${pgName}_jwt`),
+  },
+  {
+    name: "PostgreSQL through the SQL adapter (database sessions)",
+    sessions: "database",
+    async setup() {
+      if (!(await postgresDatabase(`${pgName}_db`))) return false;
+      await openShared(`postgres://postgres@127.0.0.1:5432/${pgName}_db`);
+      return true;
+    },
+    env: () => ({
+      SESSIONS: "database",
+      REFRESH_STORE: "sql",
+      DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${pgName}_db`,
+    }),
+    async cleanup() {
+      await sqlDb?.destroy();
+      await dropPostgres(`${pgName}_db`);
+    },
+  },
+  {
+    name: "MariaDB through the SQL adapter (database sessions)",
+    sessions: "database",
+    async setup() {
+      if (!(await serviceAvailable("MariaDB", 3306))) return false;
+      const admin = await mysqlPromise.createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
+      await admin.query(`CREATE DATABASE ${mariaName}`);
+      await admin.end();
+      await openShared(`mysql://root@127.0.0.1:3306/${mariaName}`);
+      return true;
+    },
+    env: () => ({
+      SESSIONS: "database",
+      REFRESH_STORE: "sql",
+      DATABASE_URL: `mysql://root@127.0.0.1:3306/${mariaName}`,
+    }),
+    async cleanup() {
+      await sqlDb?.destroy();
+      const admin = await mysqlPromise.createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
+      await admin.query(`DROP DATABASE IF EXISTS ${mariaName}`);
+      await admin.end();
+    },
+  },
+];
+
+describe.each(backends)("getAccessToken across two processes on $name", (backend) => {
+  let up = false;
+  let a: Instance;
+  let b: Instance;
+  let sessions: Sessions;
+  beforeAll(async () => {
+    up = await backend.setup();
+    if (!up) return;
+    sessions = backend.sessions === "jwt" ? jwtSessions : databaseSessions(() => sqlDb as AnyKysely);
+    const env = { AUTH_SECRET: SECRET, OP_ISSUER: op.issuer, ...backend.env() };
+    [a, b] = await Promise.all([
+      instances.start("instance-refresh.mjs", env),
+      instances.start("instance-refresh.mjs", env),
+    ]);
+  }, 30_000);
+  afterAll(async () => {
+    if (!up) return;
+    await Promise.all([instances.stop(a), instances.stop(b)]);
+    await backend.cleanup();
+  });
+
+  it("rule: 50 concurrent requests split over both processes with an expired access token cause one provider refresh, and all 50 succeed", async (t) => {
+    if (!up) return t.skip();
+    const login = `fifty-${randomBytes(3).toString("hex")}`;
+    const signedIn = await signIn(sessions.config(), login);
+    const before = await sessions.tokens(signedIn, login);
+    const expired = await sessions.expire(signedIn, login);
+    const calls = tokenCalls();
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => tokenFrom(i % 2 ? a : b, expired)));
+    expect(tokenCalls() - calls).toBe(1);
+    expect(answers.map((x) => x.status)).toEqual(Array.from({ length: 50 }, () => 200));
+    expect(new Set(answers.map((x) => x.body.accessToken)).size).toBe(1);
+    expect(new Set(answers.map((x) => x.body.pid))).toEqual(new Set([a.child.pid, b.child.pid]));
+    const accessToken = answers[0]?.body.accessToken as string;
+    expect(accessToken).not.toBe(before?.access_token);
+    expect(await providerAccepts(accessToken)).toBe(true);
+    if (backend.sessions === "jwt") {
+      // Every answer re-issued the session with the rotated tokens: the next request needs no refresh.
+      const reissued = answers.map((x) => x.cookie);
+      expect(reissued.every((c) => typeof c === "string")).toBe(true);
+      const next = await sessions.tokens(reissued[0] as string, login);
+      expect(next?.access_token).toBe(accessToken);
+      expect(next?.refresh_token).not.toBe(before?.refresh_token);
+      const again = await tokenFrom(a, reissued[0] as string);
+      expect(again.body).toMatchObject({ accessToken, refreshed: false });
+    } else {
+      // The rotated tokens are on the account, where the next request on either process reads them.
+      const stored = await sessions.tokens(expired, login);
+      expect(stored?.access_token).toBe(accessToken);
+      expect(stored?.refresh_token).not.toBe(before?.refresh_token);
+      expect((await tokenFrom(a, expired)).body).toMatchObject({ accessToken, refreshed: false });
+      expect((await tokenFrom(b, expired)).body).toMatchObject({ accessToken, refreshed: false });
+    }
+    expect(tokenCalls() - calls).toBe(1);
+  });
+
+  it.skipIf(backend.sessions !== "jwt")(
+    "rule: the cookie from before the rotation, sent to the other process just after it, gets the new token without replaying the rotated one",
+    async (t) => {
+      if (!up) return t.skip();
+      const login = `stale-${randomBytes(3).toString("hex")}`;
+      const stale = await sessions.expire(await signIn(sessions.config(), login), login);
+      const first = await tokenFrom(a, stale);
+      expect(first.body.refreshed).toBe(true);
+      const calls = tokenCalls();
+      const late = await tokenFrom(b, stale);
+      expect(late.status).toBe(200);
+      expect(late.body.accessToken).toBe(first.body.accessToken);
+      expect(tokenCalls()).toBe(calls);
+      // Had the rotated token been replayed, the provider would have revoked the grant: the
+      // rotated refresh token still works.
+      const fresh = await sessions.expire(late.cookie as string, login);
+      const again = await tokenFrom(b, fresh);
+      expect(again.status).toBe(200);
+      expect(tokenCalls()).toBe(calls + 1);
+      expect(await providerAccepts(again.body.accessToken as string)).toBe(true);
+    },
+  );
+
+  it("rule: a revoked grant answers every request on both processes with RefreshTokenRevoked after one provider call, and later ones make none", async (t) => {
+    if (!up) return t.skip();
+    const login = `revoked-${randomBytes(3).toString("hex")}`;
+    const signedIn = await signIn(sessions.config(), login);
+    await revokeAtProvider((await sessions.tokens(signedIn, login))?.refresh_token as string);
+    const expired = await sessions.expire(signedIn, login);
+    const calls = tokenCalls();
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => tokenFrom(i % 2 ? a : b, expired)));
+    expect(answers.map((x) => [x.status, x.body.error])).toEqual(
+      Array.from({ length: 30 }, () => [401, "RefreshTokenRevoked"]),
+    );
+    expect(tokenCalls() - calls).toBe(1);
+    const marked = answers[0]?.cookie ?? expired;
+    const later = await Promise.all(Array.from({ length: 10 }, (_, i) => tokenFrom(i % 2 ? a : b, marked)));
+    expect(later.every((x) => x.status === 401 && x.body.error === "RefreshTokenRevoked")).toBe(true);
+    expect(tokenCalls() - calls).toBe(1);
+  });
+});
+
+describe("control: two processes that share no refresh store", () => {
+  it("each refreshes on its own, so the provider sees the rotated token replayed and revokes the grant (what the shared store prevents)", async () => {
+    const env = { AUTH_SECRET: SECRET, OP_ISSUER: op.issuer, SESSIONS: "jwt", REFRESH_STORE: "memory" };
+    const [a, b] = await Promise.all([
+      instances.start("instance-refresh.mjs", env),
+      instances.start("instance-refresh.mjs", env),
+    ]);
+    const login = `control-${randomBytes(3).toString("hex")}`;
+    const expired = await jwtSessions.expire(await signIn(jwtSessions.config(), login), login);
+    const calls = tokenCalls();
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => tokenFrom(i % 2 ? a : b, expired)));
+    expect(tokenCalls() - calls).toBe(2);
+    expect(answers.some((x) => x.body.error === "RefreshTokenRevoked")).toBe(true);
+    await Promise.all([instances.stop(a), instances.stop(b)]);
+  });
+});

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serviceAvailable } from "../../adapter-test/src/services.js";
 import { Browser } from "../../core/test/oauth/support/browser.js";
 import { signInThrough } from "../../core/test/oauth/support/flow.js";
-import { startOP, type TestOP } from "../../core/test/oauth/support/op.js";
+import { type RefreshingOP, startRefreshingOP } from "../../core/test/oauth/support/refreshing-op.js";
 import { childInstances, type Instance } from "./support/instances.js";
 
 const SECRET = `refresh-scale-${randomBytes(16).toString("hex")}`;
@@ -29,49 +29,17 @@ const COOKIE = "authjs.session-token";
 const instances = childInstances();
 /** The provider's users: each test signs in a user of its own (the provider reads this at login). */
 const accounts: Record<string, Record<string, unknown>> = {};
-let op: TestOP;
+let op: RefreshingOP;
 
 beforeAll(async () => {
-  op = await startOP(
-    [
-      {
-        client_id: "latchkey",
-        client_secret: "latchkey-secret",
-        redirect_uris: [`${APP}/auth/callback/op`],
-        grant_types: ["authorization_code", "refresh_token"],
-      },
-    ],
-    { refreshTokens: true, accounts },
-  );
+  op = await startRefreshingOP(accounts);
 });
 afterAll(async () => {
   await instances.stopAll();
   await op?.close();
 });
 
-/** Calls of the provider's token endpoint so far (code redemptions and refreshes). */
-const tokenCalls = () => op.requests.filter((r) => r.method === "POST" && r.path === "/token").length;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
-
-/** The provider accepts `accessToken` (its userinfo endpoint answers 200 with it). */
-async function providerAccepts(accessToken: string): Promise<boolean> {
-  const response = await fetch(`${op.issuer}/me`, { headers: { authorization: `Bearer ${accessToken}` } });
-  await response.body?.cancel();
-  return response.status === 200;
-}
-
-/** Revokes a refresh token at the provider (RFC 7009), as a user removing the app's access does. */
-async function revokeAtProvider(refreshToken: string): Promise<void> {
-  const response = await fetch(`${op.issuer}/token/revocation`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      authorization: `Basic ${Buffer.from("latchkey:latchkey-secret").toString("base64")}`,
-    },
-    body: new URLSearchParams({ token: refreshToken, token_type_hint: "refresh_token" }),
-  });
-  expect(response.status).toBe(200);
-}
 
 /** Signs in through the provider in process; returns the session cookie's value. */
 async function signIn(config: AuthConfig, login: string): Promise<string> {
@@ -293,15 +261,15 @@ describe.each(backends)("getAccessToken across two processes on $name", (backend
     const signedIn = await signIn(sessions.config(), login);
     const before = await sessions.tokens(signedIn, login);
     const expired = await sessions.expire(signedIn, login);
-    const calls = tokenCalls();
+    const calls = op.tokenCalls();
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => tokenFrom(i % 2 ? a : b, expired)));
-    expect(tokenCalls() - calls).toBe(1);
+    expect(op.tokenCalls() - calls).toBe(1);
     expect(answers.map((x) => x.status)).toEqual(Array.from({ length: 50 }, () => 200));
     expect(new Set(answers.map((x) => x.body.accessToken)).size).toBe(1);
     expect(new Set(answers.map((x) => x.body.pid))).toEqual(new Set([a.child.pid, b.child.pid]));
     const accessToken = answers[0]?.body.accessToken as string;
     expect(accessToken).not.toBe(before?.access_token);
-    expect(await providerAccepts(accessToken)).toBe(true);
+    expect(await op.accepts(accessToken)).toBe(true);
     if (backend.sessions === "jwt") {
       // Every answer re-issued the session with the rotated tokens: the next request needs no refresh.
       const reissued = answers.map((x) => x.cookie);
@@ -319,7 +287,7 @@ describe.each(backends)("getAccessToken across two processes on $name", (backend
       expect((await tokenFrom(a, expired)).body).toMatchObject({ accessToken, refreshed: false });
       expect((await tokenFrom(b, expired)).body).toMatchObject({ accessToken, refreshed: false });
     }
-    expect(tokenCalls() - calls).toBe(1);
+    expect(op.tokenCalls() - calls).toBe(1);
   });
 
   it.skipIf(backend.sessions !== "jwt")(
@@ -330,18 +298,18 @@ describe.each(backends)("getAccessToken across two processes on $name", (backend
       const stale = await sessions.expire(await signIn(sessions.config(), login), login);
       const first = await tokenFrom(a, stale);
       expect(first.body.refreshed).toBe(true);
-      const calls = tokenCalls();
+      const calls = op.tokenCalls();
       const late = await tokenFrom(b, stale);
       expect(late.status).toBe(200);
       expect(late.body.accessToken).toBe(first.body.accessToken);
-      expect(tokenCalls()).toBe(calls);
+      expect(op.tokenCalls()).toBe(calls);
       // Had the rotated token been replayed, the provider would have revoked the grant: the
       // rotated refresh token still works.
       const fresh = await sessions.expire(late.cookie as string, login);
       const again = await tokenFrom(b, fresh);
       expect(again.status).toBe(200);
-      expect(tokenCalls()).toBe(calls + 1);
-      expect(await providerAccepts(again.body.accessToken as string)).toBe(true);
+      expect(op.tokenCalls()).toBe(calls + 1);
+      expect(await op.accepts(again.body.accessToken as string)).toBe(true);
     },
   );
 
@@ -349,18 +317,18 @@ describe.each(backends)("getAccessToken across two processes on $name", (backend
     if (!up) return t.skip();
     const login = `revoked-${randomBytes(3).toString("hex")}`;
     const signedIn = await signIn(sessions.config(), login);
-    await revokeAtProvider((await sessions.tokens(signedIn, login))?.refresh_token as string);
+    await op.revoke((await sessions.tokens(signedIn, login))?.refresh_token as string);
     const expired = await sessions.expire(signedIn, login);
-    const calls = tokenCalls();
+    const calls = op.tokenCalls();
     const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => tokenFrom(i % 2 ? a : b, expired)));
     expect(answers.map((x) => [x.status, x.body.error])).toEqual(
       Array.from({ length: 30 }, () => [401, "RefreshTokenRevoked"]),
     );
-    expect(tokenCalls() - calls).toBe(1);
+    expect(op.tokenCalls() - calls).toBe(1);
     const marked = answers[0]?.cookie ?? expired;
     const later = await Promise.all(Array.from({ length: 10 }, (_, i) => tokenFrom(i % 2 ? a : b, marked)));
     expect(later.every((x) => x.status === 401 && x.body.error === "RefreshTokenRevoked")).toBe(true);
-    expect(tokenCalls() - calls).toBe(1);
+    expect(op.tokenCalls() - calls).toBe(1);
   });
 });
 
@@ -373,9 +341,9 @@ describe("control: two processes that share no refresh store", () => {
     ]);
     const login = `control-${randomBytes(3).toString("hex")}`;
     const expired = await jwtSessions.expire(await signIn(jwtSessions.config(), login), login);
-    const calls = tokenCalls();
+    const calls = op.tokenCalls();
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => tokenFrom(i % 2 ? a : b, expired)));
-    expect(tokenCalls() - calls).toBe(2);
+    expect(op.tokenCalls() - calls).toBe(2);
     expect(answers.some((x) => x.body.error === "RefreshTokenRevoked")).toBe(true);
     await Promise.all([instances.stop(a), instances.stop(b)]);
   });

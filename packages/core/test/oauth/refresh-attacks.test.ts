@@ -18,12 +18,12 @@ import { MemoryRefreshStore, type RefreshStore } from "../../src/refresh-store.j
 import { revokeJwtSession } from "../../src/revocation.js";
 import { Browser } from "./support/browser.js";
 import { SECRET, signInThrough } from "./support/flow.js";
-import { startOP, type TestOP } from "./support/op.js";
+import { type RefreshingOP, startRefreshingOP } from "./support/refreshing-op.js";
 
 const APP = "http://localhost:3000";
 const COOKIE = "authjs.session-token";
 const quiet = { error: () => {}, warn: () => {}, debug: () => {} };
-let op: TestOP;
+let op: RefreshingOP;
 
 /** What the hostile token endpoint answers, by mode; `endless` streams until the client hangs up. */
 type Mode = "html" | "no-access-token" | "array" | "huge" | "endless" | "server-error" | "echo-odd-token";
@@ -35,17 +35,7 @@ const hostileCalls: Array<{ body: string; hungUp: Promise<boolean> }> = [];
 const ODD_REFRESH_TOKEN = "rt\n\r\u0000\u202e ünï\u{1f511} ../../' OR 1=1 --";
 
 beforeAll(async () => {
-  op = await startOP(
-    [
-      {
-        client_id: "latchkey",
-        client_secret: "latchkey-secret",
-        redirect_uris: [`${APP}/auth/callback/op`],
-        grant_types: ["authorization_code", "refresh_token"],
-      },
-    ],
-    { refreshTokens: true },
-  );
+  op = await startRefreshingOP();
   hostile = createServer((req, res) => {
     const call = {
       body: "",
@@ -94,7 +84,6 @@ afterAll(async () => {
   await op?.close();
 });
 
-const tokenCalls = () => op.requests.filter((r) => r.method === "POST" && r.path === "/token").length;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 const request = (cookieHeader: string) => ({ protocol: "http:", host: "localhost:3000", cookieHeader });
 
@@ -250,14 +239,14 @@ describe("values from the provider or the caller reaching the refresh store", ()
     const store = recordingStore();
     const config = appConfig({ accessTokens: { jwt: true, store } });
     const cookie = `${COOKIE}=${await signedIn(config)}`;
-    const calls = tokenCalls();
+    const calls = op.tokenCalls();
     for (const id of ["OP", "op ", "op\u0000", "../op", "op\r\nx-injected: 1", "__proto__", "constructor", "ор"]) {
       await expect(getAccessToken(request(cookie), config, { provider: id })).rejects.toMatchObject({
         type: "InvalidProvider",
       });
     }
     expect(store.keys).toEqual([]);
-    expect(tokenCalls()).toBe(calls);
+    expect(op.tokenCalls()).toBe(calls);
   });
 });
 
@@ -302,12 +291,12 @@ describe("a refresh racing the end of what it refreshes", () => {
     await pending;
     expect(await adapter.getAccount?.("bob", "op")).toBeNull();
     // The next request finds no account, and the provider is not asked.
-    const calls = tokenCalls();
+    const calls = op.tokenCalls();
     await expect(getAccessToken(request(cookie), config, { provider: "op" })).rejects.toMatchObject({
       type: "RefreshTokenRevoked",
       cause: { reason: "no-account" },
     });
-    expect(tokenCalls()).toBe(calls);
+    expect(op.tokenCalls()).toBe(calls);
   });
 
   it("rule: a JWT session revoked while its refresh is in flight is not revived by the cookie that refresh re-issues", async () => {

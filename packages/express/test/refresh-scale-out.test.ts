@@ -9,127 +9,27 @@
  * token is made by writing a past `expires_at` where Latchkey keeps it: no clock games, no sleeps.
  */
 import { randomBytes } from "node:crypto";
-import { Auth, type AuthConfig } from "@latchkey/core";
-import { decode, encode } from "@latchkey/core/jwt";
-import { OIDC } from "@latchkey/core/providers/generic-oidc";
-import { type AnyKysely, migrate, openDatabase, SqlAdapter } from "@latchkey/sql-adapter";
+import { type AnyKysely, migrate, openDatabase } from "@latchkey/sql-adapter";
 import { Redis } from "ioredis";
 import mysqlPromise from "mysql2/promise";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serviceAvailable } from "../../adapter-test/src/services.js";
-import { Browser } from "../../core/test/oauth/support/browser.js";
-import { signInThrough } from "../../core/test/oauth/support/flow.js";
-import { type RefreshingOP, startRefreshingOP } from "../../core/test/oauth/support/refreshing-op.js";
 import { childInstances, type Instance } from "./support/instances.js";
+import {
+  databaseSessions,
+  login as freshLogin,
+  jwtSessions,
+  SECRET,
+  type Sessions,
+  signIn,
+  tokenFrom,
+  useRefreshingOP,
+} from "./support/refresh.js";
 
-const SECRET = `refresh-scale-${randomBytes(16).toString("hex")}`;
-const APP = "http://localhost:3000";
-const COOKIE = "authjs.session-token";
 const instances = childInstances();
-/** The provider's users: each test signs in a user of its own (the provider reads this at login). */
-const accounts: Record<string, Record<string, unknown>> = {};
-let op: RefreshingOP;
-
-beforeAll(async () => {
-  op = await startRefreshingOP(accounts);
-});
-afterAll(async () => {
-  await instances.stopAll();
-  await op?.close();
-});
-
-const nowSeconds = () => Math.floor(Date.now() / 1000);
-
-/** Signs in through the provider in process; returns the session cookie's value. */
-async function signIn(config: AuthConfig, login: string): Promise<string> {
-  accounts[login] = { name: login, email: `${login}@example.com` };
-  const browser = new Browser({ [APP]: (r) => Auth(r, config) });
-  const response = await signInThrough(browser, APP, "op", { query: { login_hint: login } });
-  expect(response.status).toBe(302);
-  const cookie = browser.jar(APP).get(COOKIE);
-  if (!cookie) throw new Error("no session cookie after the sign-in");
-  return cookie;
-}
-
-interface Answer {
-  status: number;
-  body: { accessToken?: string; refreshed?: boolean; error?: string; pid?: number };
-  /** The session cookie the answer set, if any. */
-  cookie?: string;
-}
-
-async function tokenFrom(instance: Instance, cookie: string): Promise<Answer> {
-  const response = await fetch(`${instance.url}/token`, { headers: { cookie: `${COOKIE}=${cookie}` } });
-  const set = response.headers.getSetCookie().find((c) => c.startsWith(`${COOKIE}=`));
-  return {
-    status: response.status,
-    body: (await response.json()) as Answer["body"],
-    cookie: set?.slice(COOKIE.length + 1, set.indexOf(";")),
-  };
-}
-
-type ProviderTokens = { access_token?: string; refresh_token?: string; expires_at?: number; error?: string };
-
-/** Where a session keeps the provider's tokens, and how a test ages them. */
-interface Sessions {
-  config(): AuthConfig;
-  tokens(cookie: string, login: string): Promise<ProviderTokens | undefined>;
-  /** The session (cookie) whose access token expired ten seconds ago. */
-  expire(cookie: string, login: string): Promise<string>;
-}
-
-const jwtSessions: Sessions = {
-  config: () => ({
-    secret: SECRET,
-    trustHost: true,
-    providers: [
-      OIDC({ id: "op", name: "Test OP", issuer: op.issuer, clientId: "latchkey", clientSecret: "latchkey-secret" }),
-    ],
-    accessTokens: { jwt: true },
-    logger: { error: () => {}, warn: () => {}, debug: () => {} },
-  }),
-  async tokens(cookie) {
-    const claims = await decode({ token: cookie, secret: SECRET, salt: COOKIE });
-    return (claims?.providerTokens as Record<string, ProviderTokens> | undefined)?.op;
-  },
-  async expire(cookie) {
-    const claims = await decode({ token: cookie, secret: SECRET, salt: COOKIE });
-    if (!claims) throw new Error("the session cookie does not open");
-    (claims.providerTokens as Record<string, ProviderTokens>).op = {
-      ...(claims.providerTokens as Record<string, ProviderTokens>).op,
-      expires_at: nowSeconds() - 10,
-    };
-    return encode({ token: claims, secret: SECRET, salt: COOKIE });
-  },
-};
-
-function databaseSessions(db: () => AnyKysely): Sessions {
-  const account = (login: string) =>
-    db().selectFrom("accounts").selectAll().where("provider", "=", "op").where("providerAccountId", "=", login);
-  return {
-    config: () => ({
-      ...jwtSessions.config(),
-      adapter: SqlAdapter(db()),
-      accessTokens: {},
-      session: { strategy: "database" },
-    }),
-    async tokens(_cookie, login) {
-      const row = await account(login).executeTakeFirst();
-      if (!row) return undefined;
-      return { access_token: row.access_token ?? undefined, refresh_token: row.refresh_token ?? undefined };
-    },
-    async expire(cookie, login) {
-      await db()
-        .updateTable("accounts")
-        .set({ expires_at: nowSeconds() - 10 })
-        .where("provider", "=", "op")
-        .where("providerAccountId", "=", login)
-        .execute();
-      return cookie;
-    },
-  };
-}
+const provider = useRefreshingOP();
+afterAll(() => instances.stopAll());
 
 interface Backend {
   name: string;
@@ -243,7 +143,7 @@ describe.each(backends)("getAccessToken across two processes on $name", (backend
     up = await backend.setup();
     if (!up) return;
     sessions = backend.sessions === "jwt" ? jwtSessions : databaseSessions(() => sqlDb as AnyKysely);
-    const env = { AUTH_SECRET: SECRET, OP_ISSUER: op.issuer, ...backend.env() };
+    const env = { AUTH_SECRET: SECRET, OP_ISSUER: provider().issuer, ...backend.env() };
     [a, b] = await Promise.all([
       instances.start("instance-refresh.mjs", env),
       instances.start("instance-refresh.mjs", env),
@@ -257,19 +157,19 @@ describe.each(backends)("getAccessToken across two processes on $name", (backend
 
   it("rule: 50 concurrent requests split over both processes with an expired access token cause one provider refresh, and all 50 succeed", async (t) => {
     if (!up) return t.skip();
-    const login = `fifty-${randomBytes(3).toString("hex")}`;
+    const login = freshLogin("fifty");
     const signedIn = await signIn(sessions.config(), login);
     const before = await sessions.tokens(signedIn, login);
     const expired = await sessions.expire(signedIn, login);
-    const calls = op.tokenCalls();
+    const calls = provider().tokenCalls();
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => tokenFrom(i % 2 ? a : b, expired)));
-    expect(op.tokenCalls() - calls).toBe(1);
+    expect(provider().tokenCalls() - calls).toBe(1);
     expect(answers.map((x) => x.status)).toEqual(Array.from({ length: 50 }, () => 200));
     expect(new Set(answers.map((x) => x.body.accessToken)).size).toBe(1);
     expect(new Set(answers.map((x) => x.body.pid))).toEqual(new Set([a.child.pid, b.child.pid]));
     const accessToken = answers[0]?.body.accessToken as string;
     expect(accessToken).not.toBe(before?.access_token);
-    expect(await op.accepts(accessToken)).toBe(true);
+    expect(await provider().accepts(accessToken)).toBe(true);
     if (backend.sessions === "jwt") {
       // Every answer re-issued the session with the rotated tokens: the next request needs no refresh.
       const reissued = answers.map((x) => x.cookie);
@@ -287,63 +187,63 @@ describe.each(backends)("getAccessToken across two processes on $name", (backend
       expect((await tokenFrom(a, expired)).body).toMatchObject({ accessToken, refreshed: false });
       expect((await tokenFrom(b, expired)).body).toMatchObject({ accessToken, refreshed: false });
     }
-    expect(op.tokenCalls() - calls).toBe(1);
+    expect(provider().tokenCalls() - calls).toBe(1);
   });
 
   it.skipIf(backend.sessions !== "jwt")(
     "rule: the cookie from before the rotation, sent to the other process just after it, gets the new token without replaying the rotated one",
     async (t) => {
       if (!up) return t.skip();
-      const login = `stale-${randomBytes(3).toString("hex")}`;
+      const login = freshLogin("stale");
       const stale = await sessions.expire(await signIn(sessions.config(), login), login);
       const first = await tokenFrom(a, stale);
       expect(first.body.refreshed).toBe(true);
-      const calls = op.tokenCalls();
+      const calls = provider().tokenCalls();
       const late = await tokenFrom(b, stale);
       expect(late.status).toBe(200);
       expect(late.body.accessToken).toBe(first.body.accessToken);
-      expect(op.tokenCalls()).toBe(calls);
+      expect(provider().tokenCalls()).toBe(calls);
       // Had the rotated token been replayed, the provider would have revoked the grant: the
       // rotated refresh token still works.
       const fresh = await sessions.expire(late.cookie as string, login);
       const again = await tokenFrom(b, fresh);
       expect(again.status).toBe(200);
-      expect(op.tokenCalls()).toBe(calls + 1);
-      expect(await op.accepts(again.body.accessToken as string)).toBe(true);
+      expect(provider().tokenCalls()).toBe(calls + 1);
+      expect(await provider().accepts(again.body.accessToken as string)).toBe(true);
     },
   );
 
   it("rule: a revoked grant answers every request on both processes with RefreshTokenRevoked after one provider call, and later ones make none", async (t) => {
     if (!up) return t.skip();
-    const login = `revoked-${randomBytes(3).toString("hex")}`;
+    const login = freshLogin("revoked");
     const signedIn = await signIn(sessions.config(), login);
-    await op.revoke((await sessions.tokens(signedIn, login))?.refresh_token as string);
+    await provider().revoke((await sessions.tokens(signedIn, login))?.refresh_token as string);
     const expired = await sessions.expire(signedIn, login);
-    const calls = op.tokenCalls();
+    const calls = provider().tokenCalls();
     const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => tokenFrom(i % 2 ? a : b, expired)));
     expect(answers.map((x) => [x.status, x.body.error])).toEqual(
       Array.from({ length: 30 }, () => [401, "RefreshTokenRevoked"]),
     );
-    expect(op.tokenCalls() - calls).toBe(1);
+    expect(provider().tokenCalls() - calls).toBe(1);
     const marked = answers[0]?.cookie ?? expired;
     const later = await Promise.all(Array.from({ length: 10 }, (_, i) => tokenFrom(i % 2 ? a : b, marked)));
     expect(later.every((x) => x.status === 401 && x.body.error === "RefreshTokenRevoked")).toBe(true);
-    expect(op.tokenCalls() - calls).toBe(1);
+    expect(provider().tokenCalls() - calls).toBe(1);
   });
 });
 
 describe("control: two processes that share no refresh store", () => {
   it("each refreshes on its own, so the provider sees the rotated token replayed and revokes the grant (what the shared store prevents)", async () => {
-    const env = { AUTH_SECRET: SECRET, OP_ISSUER: op.issuer, SESSIONS: "jwt", REFRESH_STORE: "memory" };
+    const env = { AUTH_SECRET: SECRET, OP_ISSUER: provider().issuer, SESSIONS: "jwt", REFRESH_STORE: "memory" };
     const [a, b] = await Promise.all([
       instances.start("instance-refresh.mjs", env),
       instances.start("instance-refresh.mjs", env),
     ]);
-    const login = `control-${randomBytes(3).toString("hex")}`;
+    const login = freshLogin("control");
     const expired = await jwtSessions.expire(await signIn(jwtSessions.config(), login), login);
-    const calls = op.tokenCalls();
+    const calls = provider().tokenCalls();
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => tokenFrom(i % 2 ? a : b, expired)));
-    expect(op.tokenCalls() - calls).toBe(2);
+    expect(provider().tokenCalls() - calls).toBe(2);
     expect(answers.some((x) => x.body.error === "RefreshTokenRevoked")).toBe(true);
     await Promise.all([instances.stop(a), instances.stop(b)]);
   });

@@ -14,6 +14,7 @@ import { decode, encode } from "../../src/jwt.js";
 import { MAX_PROVIDER_ANSWER_BYTES } from "../../src/lib/flows/oauth/discovery.js";
 import { MemoryAdapter } from "../../src/memory-adapter.js";
 import { OIDC } from "../../src/providers/generic-oidc.js";
+import Twitch from "../../src/providers/twitch.js";
 import { MemoryRefreshStore, type RefreshStore } from "../../src/refresh-store.js";
 import { revokeJwtSession } from "../../src/revocation.js";
 import { Browser } from "./support/browser.js";
@@ -26,7 +27,15 @@ const quiet = { error: () => {}, warn: () => {}, debug: () => {} };
 let op: RefreshingOP;
 
 /** What the hostile token endpoint answers, by mode; `endless` streams until the client hangs up. */
-type Mode = "html" | "no-access-token" | "array" | "huge" | "endless" | "server-error" | "echo-odd-token";
+type Mode =
+  | "html"
+  | "no-access-token"
+  | "array"
+  | "huge"
+  | "endless"
+  | "server-error"
+  | "echo-odd-token"
+  | "scope-array";
 let mode: Mode = "html";
 let hostile: Server;
 let hostileUrl: string;
@@ -56,7 +65,15 @@ beforeAll(async () => {
       } else if (mode === "no-access-token") json(200, { token_type: "Bearer", expires_in: 3600 });
       else if (mode === "array") json(200, [1, 2, 3]);
       else if (mode === "server-error") json(503, { error: "temporarily_unavailable" });
-      else if (mode === "echo-odd-token") {
+      else if (mode === "scope-array") {
+        // Twitch's answer: `scope` is a JSON array (https://dev.twitch.tv/docs/authentication/refresh-tokens/).
+        json(200, {
+          access_token: "at-twitch",
+          token_type: "bearer",
+          expires_in: 14124,
+          scope: ["chat:read", "chat:edit"],
+        });
+      } else if (mode === "echo-odd-token") {
         // Rotates to another odd token on each call.
         const refresh_token = `${ODD_REFRESH_TOKEN}${hostileCalls.length}`;
         json(200, { access_token: "at-odd", token_type: "Bearer", expires_in: 3600, refresh_token });
@@ -315,5 +332,22 @@ describe("a refresh racing the end of what it refreshes", () => {
     expect(reissued?.value).toEqual(expect.any(String));
     expect(await getAccessToken(request(`${COOKIE}=${reissued?.value}`), config, { provider: "op" })).toBeNull();
     expect(await getAccessToken(request(cookie), config, { provider: "op" })).toBeNull();
+  });
+});
+
+describe("a provider's own fix of its token answer applies to the refresh too", () => {
+  it("rule: Twitch's scope array is conformed on refresh as on sign-in (without the fix the answer is refused)", async () => {
+    mode = "scope-array";
+    const cookie = await resealed(await signedIn(appConfig({ accessTokens: { jwt: true } })), expired);
+    const control = appConfig({ accessTokens: { jwt: true } }, true);
+    await expect(getAccessToken(request(cookie), control, { provider: "op" })).rejects.toBeInstanceOf(AccessTokenError);
+    const conform = Twitch({ clientId: "x", clientSecret: "y" }).token?.conform;
+    expect(conform).toBeTypeOf("function");
+    const config = appConfig({
+      accessTokens: { jwt: true },
+      providers: [provider({ token: { url: hostileUrl, conform } })],
+    });
+    const token = await getAccessToken(request(cookie), config, { provider: "op" });
+    expect(token).toMatchObject({ accessToken: "at-twitch", scope: "chat:read chat:edit", refreshed: true });
   });
 });

@@ -33,7 +33,9 @@ export const MAX_PROVIDER_ANSWER_BYTES = 1024 * 1024;
 async function capped(response: Response): Promise<Response> {
   const text = await readCapped(response.body, MAX_PROVIDER_ANSWER_BYTES);
   if (text === null) {
-    throw new Error(`the provider's answer is longer than ${MAX_PROVIDER_ANSWER_BYTES} bytes (HTTP ${response.status})`);
+    throw new Error(
+      `the provider's answer is longer than ${MAX_PROVIDER_ANSWER_BYTES} bytes (HTTP ${response.status})`,
+    );
   }
   const { status, statusText, headers } = response;
   return new Response(text === "" ? null : text, { status, statusText, headers });

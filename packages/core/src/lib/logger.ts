@@ -12,7 +12,8 @@ export type WarningCode =
   | "unverified-email-released"
   | "session-secret-mismatch"
   | "revocation-unavailable"
-  | "revocation-restored";
+  | "revocation-restored"
+  | "refresh-token-missing";
 
 const warningText: Record<WarningCode, string> = {
   "debug-enabled": "Debug logging is on; it may log secrets and personal data. Turn `debug` off in production.",
@@ -29,6 +30,8 @@ const warningText: Record<WarningCode, string> = {
   "revocation-unavailable":
     "The revocation list of JWT sessions cannot be kept current (its store does not answer); `session.revocation.onUnavailable` decides whether JWT sessions are refused or served meanwhile.",
   "revocation-restored": "The revocation store answers again; the revocation list of JWT sessions was reloaded.",
+  "refresh-token-missing":
+    "getAccessToken found an expired access token and no refresh token: the provider was not asked for offline access.",
 };
 
 // Everything that can end or disguise a log line: C0 controls (CR, LF, ...), DEL, C1 controls

@@ -297,3 +297,33 @@ describe("getAccessToken across instances sharing a store", () => {
     expect(text).not.toMatch(/access_token|refresh_token/);
   });
 });
+
+describe("getAccessToken, a provider that issued no refresh token", () => {
+  it("rule: Google without offline access: the error and one logged warning name exactly what to set, and the provider is not asked", async () => {
+    const warnings: Array<[string, string | undefined]> = [];
+    const google = OIDC({ id: "google", name: "Google", issuer: op.issuer, clientId: "latchkey", clientSecret: "x" });
+    const config = appConfig({
+      accessTokens: { jwt: true },
+      providers: [...(appConfig().providers ?? []), google],
+      logger: { error: () => {}, warn: (code, detail) => warnings.push([code, detail]), debug: () => {} },
+    });
+    // The session as a Google sign-in without `access_type: "offline"` leaves it: an access token only.
+    const claims = await claimsOf(await signedIn(config));
+    const { refresh_token: _dropped, ...online } = claims.providerTokens.op as Record<string, unknown>;
+    const token = { ...claims, providerTokens: { google: { ...online, expires_at: nowSeconds() - 10 } } };
+    const cookie = `${COOKIE}=${await encode({ token, secret: SECRET, salt: COOKIE })}`;
+    const before = op.tokenCalls();
+    for (let i = 0; i < 5; i++) {
+      const error = await getAccessToken(request(cookie), config, { provider: "google" }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RefreshTokenRevoked);
+      expect((error as RefreshTokenRevoked).cause).toMatchObject({ reason: "no-refresh-token", provider: "google" });
+      expect((error as Error).message).toContain(
+        'Google({ authorization: { params: { access_type: "offline", prompt: "consent" } } })',
+      );
+    }
+    expect(op.tokenCalls()).toBe(before);
+    expect(warnings.filter(([code]) => code === "refresh-token-missing")).toEqual([
+      ["refresh-token-missing", expect.stringContaining('access_type: "offline"')],
+    ]);
+  });
+});

@@ -341,7 +341,7 @@ describe("a provider's own fix of its token answer applies to the refresh too", 
     const cookie = await resealed(await signedIn(appConfig({ accessTokens: { jwt: true } })), expired);
     const control = appConfig({ accessTokens: { jwt: true } }, true);
     await expect(getAccessToken(request(cookie), control, { provider: "op" })).rejects.toBeInstanceOf(AccessTokenError);
-    const conform = Twitch({ clientId: "x", clientSecret: "y" }).token?.conform;
+    const conform = (Twitch({ clientId: "x", clientSecret: "y" }).token as { conform?: unknown } | undefined)?.conform;
     expect(conform).toBeTypeOf("function");
     const config = appConfig({
       accessTokens: { jwt: true },

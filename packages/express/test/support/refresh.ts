@@ -2,13 +2,13 @@
  * What the Express refresh tests share: the provider (a rotating `oidc-provider`), an in-process
  * sign-in whose session cookie then goes to Express instances, `GET /token` of
  * fixtures/instance-refresh.mjs, and where a session keeps the provider's tokens (the sealed JWT
- * cookie, or the SQL adapter's account row) with a way to make its access token expired.
+ * cookie, or the adapter's account record) with a way to make its access token expired.
  */
 import { randomBytes } from "node:crypto";
 import { Auth, type AuthConfig } from "@latchkey/core";
+import type { Adapter } from "@latchkey/core/adapters";
 import { decode, encode } from "@latchkey/core/jwt";
 import { OIDC } from "@latchkey/core/providers/generic-oidc";
-import { type AnyKysely, SqlAdapter } from "@latchkey/sql-adapter";
 import { afterAll, beforeAll, expect } from "vitest";
 import { Browser } from "../../../core/test/oauth/support/browser.js";
 import { signInThrough } from "../../../core/test/oauth/support/flow.js";
@@ -118,29 +118,22 @@ export const jwtSessions: Sessions = {
   },
 };
 
-/** Database sessions: the provider's tokens on the SQL adapter's account row. */
-export function databaseSessions(db: () => AnyKysely): Sessions {
-  const account = (login: string) =>
-    db().selectFrom("accounts").selectAll().where("provider", "=", "op").where("providerAccountId", "=", login);
+/** Database sessions: the provider's tokens on the account record of `adapter` (SQL or Redis). */
+export function databaseSessions(adapter: () => Adapter): Sessions {
   return {
     config: () => ({
       ...jwtSessions.config(),
-      adapter: SqlAdapter(db()),
+      adapter: adapter(),
       accessTokens: {},
       session: { strategy: "database" },
     }),
     async tokens(_cookie, login) {
-      const row = await account(login).executeTakeFirst();
-      if (!row) return undefined;
-      return { access_token: row.access_token ?? undefined, refresh_token: row.refresh_token ?? undefined };
+      const account = await adapter().getAccount?.(login, "op");
+      if (!account) return undefined;
+      return { access_token: account.access_token, refresh_token: account.refresh_token };
     },
     async expire(cookie, login) {
-      await db()
-        .updateTable("accounts")
-        .set({ expires_at: nowSeconds() - 10 })
-        .where("provider", "=", "op")
-        .where("providerAccountId", "=", login)
-        .execute();
+      await adapter().updateAccount?.({ provider: "op", providerAccountId: login, expires_at: nowSeconds() - 10 });
       return cookie;
     },
   };

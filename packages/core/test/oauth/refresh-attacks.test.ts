@@ -316,6 +316,28 @@ describe("a refresh racing the end of what it refreshes", () => {
     expect(op.tokenCalls()).toBe(calls);
   });
 
+  it("rule: a database session signed out while its refresh is in flight stays signed out; only the account keeps the new tokens", async () => {
+    const adapter = MemoryAdapter();
+    const raw = await signedIn(appConfig({ adapter }), "bob");
+    const cookie = `${COOKIE}=${raw}`;
+    await adapter.updateAccount?.({ provider: "op", providerAccountId: "bob", expires_at: nowSeconds() - 10 });
+    const gate = gatedProvider();
+    const config = appConfig({ adapter, providers: [gate.provider] });
+    const pending = Promise.all(
+      Array.from({ length: 20 }, () => getAccessToken(request(cookie), config, { provider: "op" })),
+    );
+    await gate.arrived;
+    await adapter.deleteSession?.(raw);
+    gate.open();
+    const tokens = await pending;
+    expect(new Set(tokens.map((t) => t?.accessToken)).size).toBe(1);
+    expect(await adapter.getSessionAndUser?.(raw)).toBeNull();
+    expect((await adapter.getAccount?.("bob", "op"))?.access_token).toBe(tokens[0]?.accessToken);
+    const calls = op.tokenCalls();
+    expect(await getAccessToken(request(cookie), config, { provider: "op" })).toBeNull();
+    expect(op.tokenCalls()).toBe(calls);
+  });
+
   it("rule: a JWT session revoked while its refresh is in flight is not revived by the cookie that refresh re-issues", async () => {
     const signIn = appConfig({ accessTokens: { jwt: true }, session: { revocation: true } });
     const raw = await signedIn(signIn);

@@ -358,7 +358,7 @@ describe("a refresh racing the end of what it refreshes", () => {
 });
 
 describe("a provider's own fix of its token answer applies to the refresh too", () => {
-  it("rule: Twitch's scope array is conformed on refresh as on sign-in (without the fix the answer is refused)", async () => {
+  it("rule: Twitch's scope array is conformed on refresh as on sign-in (without the fix the answer is refused); expires_at is now + expires_in", async () => {
     mode = "scope-array";
     const cookie = await resealed(await signedIn(appConfig({ accessTokens: { jwt: true } })), expired);
     const control = appConfig({ accessTokens: { jwt: true } }, true);
@@ -369,7 +369,11 @@ describe("a provider's own fix of its token answer applies to the refresh too", 
       accessTokens: { jwt: true },
       providers: [provider({ token: { url: hostileUrl, conform } })],
     });
+    const before = nowSeconds();
     const token = await getAccessToken(request(cookie), config, { provider: "op" });
     expect(token).toMatchObject({ accessToken: "at-twitch", scope: "chat:read chat:edit", refreshed: true });
+    // expires_at is absolute: when the answer arrived plus its expires_in (spec §2.3).
+    expect(token?.expiresAt).toBeGreaterThanOrEqual(before + 14124);
+    expect(token?.expiresAt).toBeLessThanOrEqual(nowSeconds() + 14124);
   });
 });

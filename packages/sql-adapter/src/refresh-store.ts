@@ -18,6 +18,17 @@ function databaseNow(dialect: DialectName): RawBuilder<number> {
   return sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`;
 }
 
+/** PostgreSQL `42P01`, MySQL/MariaDB `ER_NO_SUCH_TABLE`, SQLite "no such table". */
+function isMissingTable(error: unknown): boolean {
+  const { code, errno, message } = (error ?? {}) as { code?: unknown; errno?: unknown; message?: unknown };
+  return (
+    code === "42P01" ||
+    code === "ER_NO_SUCH_TABLE" ||
+    errno === 1146 ||
+    (typeof message === "string" && /no such table/i.test(message))
+  );
+}
+
 /** How often one store deletes the expired rows (on a write), at most. */
 const SWEEP_EVERY_MS = 60_000;
 
@@ -38,7 +49,17 @@ const SWEEP_EVERY_MS = 60_000;
  */
 export function SqlRefreshStore(db: AnyKysely, options: SqlOptions = {}): RefreshStore {
   const dialect = dialectOf(db);
-  const table = sql.table(tableNames(options).refreshLocks);
+  const name = tableNames(options).refreshLocks;
+  const table = sql.table(name);
+  // A database not migrated yet fails with the fix named, not with the driver's bare message.
+  const run = <R>(query: RawBuilder<R>) =>
+    query.execute(db).catch((error: unknown) => {
+      if (!isMissingTable(error)) throw error;
+      throw new Error(
+        `@latchkey/sql-adapter: SqlRefreshStore needs the table ${name}: run \`npx latchkey migrate <database-url>\` (@latchkey/cli) or \`migrate(db)\``,
+        { cause: error },
+      );
+    });
   const now = databaseNow(dialect);
   const until = (ttlMs: number) => sql<number>`(${now} + ${Math.max(1, Math.ceil(ttlMs))})`;
   // `excluded.x` (PostgreSQL, SQLite) and `values(x)` (MySQL, MariaDB) both name the row offered.
@@ -60,9 +81,11 @@ export function SqlRefreshStore(db: AnyKysely, options: SqlOptions = {}): Refres
       : sql`${insert} on conflict (id) do update set ${set}`;
   };
   const read = async (id: string): Promise<string | null> => {
-    const { rows } = await sql<{
-      value: unknown;
-    }>`select value from ${table} where id = ${id} and expires > ${now}`.execute(db);
+    const { rows } = await run(
+      sql<{
+        value: unknown;
+      }>`select value from ${table} where id = ${id} and expires > ${now}`,
+    );
     const value = rows[0]?.value;
     return typeof value === "string" ? value : null;
   };
@@ -70,23 +93,23 @@ export function SqlRefreshStore(db: AnyKysely, options: SqlOptions = {}): Refres
   const sweep = async () => {
     if (Date.now() - lastSweep < SWEEP_EVERY_MS) return;
     lastSweep = Date.now();
-    await sql`delete from ${table} where expires <= ${now}`.execute(db);
+    await run(sql`delete from ${table} where expires <= ${now}`);
   };
   return {
     async acquire(key, owner, ttlMs) {
       const id = `lock:${key}`;
-      const taken = await upsert(id, owner, ttlMs, true).execute(db);
+      const taken = await run(upsert(id, owner, ttlMs, true));
       if (dialect !== "mysql") return taken.rows.length === 1;
       // MySQL reports no row back, and its affected-row count cannot tell an insert from a kept
       // row under mysql2's FOUND_ROWS: the owner names itself in the row, so read who holds it.
       return (await read(id)) === owner;
     },
     async release(key, owner) {
-      await sql`delete from ${table} where id = ${`lock:${key}`} and value = ${owner}`.execute(db);
+      await run(sql`delete from ${table} where id = ${`lock:${key}`} and value = ${owner}`);
     },
     async put(key, value, ttlMs) {
       await sweep();
-      await upsert(`value:${key}`, value, ttlMs, false).execute(db);
+      await run(upsert(`value:${key}`, value, ttlMs, false));
     },
     get: (key) => read(`value:${key}`),
   };

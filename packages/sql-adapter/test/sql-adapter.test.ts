@@ -703,6 +703,15 @@ for (const { dialect, label, up } of dialects) {
       expect(database.migrated).toContain("created index refresh_locks_expires_idx on refresh_locks (expires)");
     });
 
+    it("on a database migrate has not run on, the error names the fix", async () => {
+      const store = SqlRefreshStore(database.db, {
+        tables: { refreshLocks: `missing_${randomBytes(4).toString("hex")}` },
+      });
+      for (const attempt of [store.acquire("k", "o", 1_000), store.get("k"), store.put("k", "v", 1_000)]) {
+        await expect(attempt).rejects.toThrow(/SqlRefreshStore needs the table missing_\w+: run `npx latchkey migrate/);
+      }
+    });
+
     it("expired rows are deleted by a later write, live ones kept", async () => {
       const store = SqlRefreshStore(database.db);
       const k = `k-${randomUUID()}`;

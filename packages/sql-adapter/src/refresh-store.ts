@@ -5,7 +5,7 @@
  */
 import type { RefreshStore } from "@latchkey/core/refresh-store";
 import { type RawBuilder, sql } from "kysely";
-import { type AnyKysely, type DialectName, dialectOf, type SqlOptions, tableNames } from "./schema.js";
+import { type AnyKysely, type DialectName, dialectOf, isDriverError, type SqlOptions, tableNames } from "./schema.js";
 
 /**
  * Milliseconds since the epoch by the database's clock: every instance compares expiries against
@@ -19,15 +19,8 @@ function databaseNow(dialect: DialectName): RawBuilder<number> {
 }
 
 /** PostgreSQL `42P01`, MySQL/MariaDB `ER_NO_SUCH_TABLE`, SQLite "no such table". */
-function isMissingTable(error: unknown): boolean {
-  const { code, errno, message } = (error ?? {}) as { code?: unknown; errno?: unknown; message?: unknown };
-  return (
-    code === "42P01" ||
-    code === "ER_NO_SUCH_TABLE" ||
-    errno === 1146 ||
-    (typeof message === "string" && /no such table/i.test(message))
-  );
-}
+const isMissingTable = (error: unknown) =>
+  isDriverError(error, { postgres: "42P01", mysql: "ER_NO_SUCH_TABLE", errno: 1146, sqlite: /no such table/i });
 
 /** How often one store deletes the expired rows (on a write), at most. */
 const SWEEP_EVERY_MS = 60_000;

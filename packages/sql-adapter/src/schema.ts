@@ -61,6 +61,32 @@ export interface SqlOptions {
   tables?: Partial<TableNames>;
 }
 
+/** How each driver reports one condition: PostgreSQL's SQLSTATE, MySQL's code and errno, SQLite's message. */
+export interface DriverError {
+  postgres: string;
+  mysql: string;
+  errno: number;
+  sqlite: RegExp;
+}
+
+/**
+ * Whether `error` is the driver's report of `condition`, whichever driver threw it.
+ *
+ * @example
+ * ```ts
+ * isDriverError(e, { postgres: "42P01", mysql: "ER_NO_SUCH_TABLE", errno: 1146, sqlite: /no such table/i })
+ * ```
+ */
+export function isDriverError(error: unknown, condition: DriverError): boolean {
+  const { code, errno, message } = (error ?? {}) as { code?: unknown; errno?: unknown; message?: unknown };
+  return (
+    code === condition.postgres ||
+    code === condition.mysql ||
+    errno === condition.errno ||
+    (typeof message === "string" && condition.sqlite.test(message))
+  );
+}
+
 /**
  * Tells which dialect a Kysely instance speaks, from its dialect adapter.
  *

@@ -31,6 +31,7 @@ import {
   type AnyKysely,
   type DialectName,
   dialectOf,
+  isDriverError,
   type SqlOptions,
   sessionMetadataColumns,
   type TableNames,
@@ -38,6 +39,7 @@ import {
 } from "./schema.js";
 
 export { openDatabase } from "./open.js";
+export { SqlRefreshStore } from "./refresh-store.js";
 export type { AnyKysely, DialectName, SqlOptions, TableNames } from "./schema.js";
 export { defaultTableNames, dialectOf, migrate } from "./schema.js";
 
@@ -173,15 +175,8 @@ function pick<K extends string>(source: Partial<Record<K, unknown>>, keys: reado
 }
 
 /** PostgreSQL `42703`, MySQL/MariaDB `ER_BAD_FIELD_ERROR`, SQLite "no such column". */
-function isMissingColumn(error: unknown): boolean {
-  const { code, errno, message } = (error ?? {}) as { code?: unknown; errno?: unknown; message?: unknown };
-  return (
-    code === "42703" ||
-    code === "ER_BAD_FIELD_ERROR" ||
-    errno === 1054 ||
-    (typeof message === "string" && /no such column/i.test(message))
-  );
-}
+const isMissingColumn = (error: unknown) =>
+  isDriverError(error, { postgres: "42703", mysql: "ER_BAD_FIELD_ERROR", errno: 1054, sqlite: /no such column/i });
 
 /** How long the adapter trusts an answer that the session metadata columns are missing. */
 const metadataRecheckMs = 30_000;

@@ -37,6 +37,8 @@ export interface TableNames {
   backupCodes: string;
   /** Latchkey's audit trail (`audit: { store: true }`), one row per event. @default "audit_events" */
   auditEvents: string;
+  /** Locks and short-lived outcomes of provider token refreshes (`SqlRefreshStore`). @default "refresh_locks" */
+  refreshLocks: string;
 }
 
 /** The default table names. */
@@ -49,6 +51,7 @@ export const defaultTableNames: Readonly<TableNames> = Object.freeze({
   secondFactors: "second_factors",
   backupCodes: "backup_codes",
   auditEvents: "audit_events",
+  refreshLocks: "refresh_locks",
 });
 
 /** Options shared by `SqlAdapter` and `migrate`. */
@@ -59,6 +62,32 @@ export interface SqlOptions {
    * The column names are Auth.js's either way.
    */
   tables?: Partial<TableNames>;
+}
+
+/** How each driver reports one condition: PostgreSQL's SQLSTATE, MySQL's code and errno, SQLite's message. */
+export interface DriverError {
+  postgres: string;
+  mysql: string;
+  errno: number;
+  sqlite: RegExp;
+}
+
+/**
+ * Whether `error` is the driver's report of `condition`, whichever driver threw it.
+ *
+ * @example
+ * ```ts
+ * isDriverError(e, { postgres: "42P01", mysql: "ER_NO_SUCH_TABLE", errno: 1146, sqlite: /no such table/i })
+ * ```
+ */
+export function isDriverError(error: unknown, condition: DriverError): boolean {
+  const { code, errno, message } = (error ?? {}) as { code?: unknown; errno?: unknown; message?: unknown };
+  return (
+    code === condition.postgres ||
+    code === condition.mysql ||
+    errno === condition.errno ||
+    (typeof message === "string" && condition.sqlite.test(message))
+  );
 }
 
 /**
@@ -146,6 +175,7 @@ function keyColumns(t: TableNames): [string, string[]][] {
     [t.secondFactors, ["userId"]],
     [t.backupCodes, ["userId", "codeHash"]],
     [t.auditEvents, ["id", "type", "userId", "identifier"]],
+    [t.refreshLocks, ["id"]],
   ];
 }
 
@@ -328,7 +358,8 @@ async function existingNames(db: AnyKysely, dialect: DialectName, kind: "table" 
  * providerAccountId)`, `sessions.sessionToken`, `verification_tokens(identifier, token)` and
  * `authenticators.credentialID`; plain indexes on every `userId`, on `verification_tokens.expires` and on `audit_events.at`.
  * The sessions table gets the nullable metadata columns `createdAt`, `lastSeenAt`, `device` and
- * `clientAddress` (added to a table made before them, or by Auth.js).
+ * `clientAddress` (added to a table made before them, or by Auth.js). The table `refresh_locks`
+ * (with an index on `expires`) holds `SqlRefreshStore`'s locks and outcome records.
  * On MySQL and MariaDB, key columns compare bytes (collation `utf8mb4_nopad_bin` or
  * `utf8mb4_0900_bin`): existing tables whose keys use another collation are changed.
  *
@@ -458,5 +489,29 @@ export async function migrate(db: AnyKysely, options: SqlOptions = {}): Promise<
       `created ${index.unique ? "unique " : ""}index ${index.name} on ${index.table} (${index.columns.join(", ")})`,
     );
   }
+  await migrateRefreshLocks(db, t.refreshLocks, type, done);
   return done;
+}
+
+/**
+ * The table of `SqlRefreshStore`, created when missing: `id` (a key column: byte collation on
+ * MySQL), `value`, `expires` (milliseconds since the epoch by the database's clock, indexed for
+ * the sweep of expired rows). A step of its own, apart from the adapter's tables.
+ */
+async function migrateRefreshLocks(db: AnyKysely, table: string, type: ColumnTypes, done: string[]): Promise<void> {
+  const dialect = dialectOf(db);
+  if (!(await existingNames(db, dialect, "table")).has(table)) {
+    await db.schema
+      .createTable(table)
+      .addColumn("id", sql.raw(type.key), (col) => col.primaryKey())
+      .addColumn("value", sql.raw(type.text), (col) => col.notNull())
+      .addColumn("expires", sql.raw(type.bigint), (col) => col.notNull())
+      .execute();
+    done.push(`created table ${table}`);
+  }
+  const index = `${table}_expires_idx`;
+  if (!(await existingNames(db, dialect, "index")).has(index)) {
+    await db.schema.createIndex(index).on(table).column("expires").execute();
+    done.push(`created index ${index} on ${table} (expires)`);
+  }
 }

@@ -14,6 +14,7 @@ import {
   ExpressAuth,
   getSession,
   listAccounts,
+  listAuditEvents,
   listSessions,
   revokeOtherSessions,
   revokeSession,
@@ -133,10 +134,11 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
   account.get("/", async (req, res) => {
     const s = res.locals.session as DemoSession;
     const userId = s.user.id ?? "";
-    const [accounts, passkeys, devices] = await Promise.all([
+    const [accounts, passkeys, devices, activity] = await Promise.all([
       listAccounts(req, config),
       storage.adapter.listAuthenticatorsByUserId?.(userId) ?? [],
       devicesOf(req),
+      listAuditEvents(config, { userId, limit: 10 }),
     ]);
     const button = (action: string, fields: Record<string, string>, label: string) =>
       `<form method="post" action="${action}" class="inline">${Object.entries(fields)
@@ -175,7 +177,13 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
          <script src="/auth/webauthn-script.js"></script>
          <script>fetch("/auth/csrf").then((r) => r.json()).then(({ csrfToken }) => {
            document.querySelector("#add-passkey [name=csrfToken]").value = csrfToken; });</script>
-         ${await secondFactorSection(userId, String(req.query.totp ?? ""))}`,
+         ${await secondFactorSection(userId, String(req.query.totp ?? ""))}
+         <h2>Recent security events</h2><table id="activity"><tr><th>when (UTC)</th><th>event</th><th>method</th></tr>${activity
+           .map(
+             (e) =>
+               `<tr><td>${when(e.at)}</td><td>${esc(e.type)}${"reason" in e ? ` (${esc(e.reason)})` : ""}</td><td>${esc(e.provider ? (methodNames[e.provider] ?? e.provider) : "")}</td></tr>`,
+           )
+           .join("")}</table>`,
       ),
     );
   });

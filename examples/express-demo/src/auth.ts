@@ -107,6 +107,9 @@ export function authConfig({
     // Sessions in an encrypted cookie: the credentials provider requires it (with an adapter the
     // default would be database sessions). DEMO_SESSIONS=database stores them instead.
     session: { strategy: sessions },
+    // Security events (sign-ins, failures with their reason, revocations, ...) kept for a week in
+    // the same database; the account page lists the user's own.
+    audit: { store: true, retention: 7 * 24 * 60 * 60 },
     experimental: { enableWebAuthn: true }, // passkeys
     theme: { colorScheme: "auto", brandColor: "#3b5bdb" },
     providers,

@@ -82,6 +82,8 @@ describe("the demo", () => {
     const account = await (await fetch(`${demo.url}/account`, { headers: { cookie: session } })).text();
     expect(account).toContain("&#34;email&#34;: &#34;demo@example.com&#34;");
     expect(account).toContain("&#34;provider&#34;: &#34;credentials&#34;");
+    // The audit trail: this sign-in is the newest of the user's security events.
+    expect(account).toMatch(/<table id="activity">.*?<td>signin\.succeeded<\/td><td>password<\/td>/s);
   });
 
   it("refuses a wrong password", async () => {

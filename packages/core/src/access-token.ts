@@ -25,11 +25,14 @@ import { readChunkedCookie, serializeCookie } from "./lib/cookies.js";
 import type { Env } from "./lib/env.js";
 import type { OAuthProvider } from "./lib/flows/oauth/discovery.js";
 import { type RefreshOutcome, refreshGrant } from "./lib/flows/oauth/refresh.js";
+import { warnOnce } from "./lib/logger.js";
 import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
+import { refreshTokenHint } from "./lib/refresh/hints.js";
 import { singleFlight } from "./lib/refresh/single-flight.js";
 import { type ProviderTokens, tokenFields } from "./lib/refresh/tokens.js";
 import { openJwtSession, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
-import type { AuthConfig, Cookie, CookieOption } from "./types.js";
+import type { Cookie, CookieOption } from "./shapes/data.js";
+import type { AuthConfig } from "./types.js";
 
 export { AccessTokenError, RefreshTokenRevoked } from "./errors.js";
 export type { ProviderTokens } from "./lib/refresh/tokens.js";
@@ -158,6 +161,20 @@ async function refreshOnce(
   }
 }
 
+/**
+ * The provider issued no refresh token at sign-in: only a new sign-in, asking for offline access,
+ * helps. The error and a warning logged once name what to set (Google's `access_type: "offline"`).
+ */
+function noRefreshToken(
+  config: ResolvedConfig,
+  providerId: string,
+  holder: "session" | "account",
+): RefreshTokenRevoked {
+  const message = `Provider "${providerId}" gave this ${holder} no refresh token: ${refreshTokenHint(providerId)}`;
+  warnOnce(config, "refresh-token-missing", message);
+  return revoked(providerId, "no-refresh-token", message);
+}
+
 function transient(providerId: string, message: string): AccessTokenError {
   return new AccessTokenError(message, { provider: providerId });
 }
@@ -225,7 +242,7 @@ async function fromJwt(
   if (!options.forceRefresh && isFresh(tokens, skew)) return answer(tokens, false, []);
   const refreshToken = tokens.refresh_token;
   if (typeof refreshToken !== "string" || refreshToken === "") {
-    throw revoked(provider.id, "no-refresh-token", `Provider "${provider.id}" gave this session no refresh token`);
+    throw noRefreshToken(config, provider.id, "session");
   }
   const outcome = await refreshOnce(config, provider, refreshToken, async () => {});
   const reseal = (entry: ProviderTokens) => {
@@ -274,12 +291,11 @@ async function fromAccount(
   if (!options.forceRefresh && isFresh(account, skew)) return answer(account as Partial<ProviderTokens>, false, []);
   const refreshToken = account.refresh_token;
   if (typeof refreshToken !== "string" || refreshToken === "") {
+    if (account.access_token) throw noRefreshToken(config, provider.id, "account");
     throw revoked(
       provider.id,
-      account.access_token ? "no-refresh-token" : "marked",
-      account.access_token
-        ? `Provider "${provider.id}" gave this account no refresh token`
-        : `The account of provider "${provider.id}" holds no tokens (its refresh token was refused earlier)`,
+      "marked",
+      `The account of provider "${provider.id}" holds no tokens (its refresh token was refused earlier)`,
     );
   }
   const identity = { provider: account.provider, providerAccountId: account.providerAccountId };

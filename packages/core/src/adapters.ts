@@ -12,7 +12,10 @@
  * ```
  * @module adapters
  */
-import type { Account, Authenticator, Awaitable, ProviderType, User } from "./types.js";
+import type { AuditEvent, AuditEventFilter, StoredAuditEvent } from "./shapes/audit.js";
+import type { Account, Authenticator, Awaitable, ProviderType, User } from "./shapes/data.js";
+
+export type { AuditEvent, AuditEventFilter, StoredAuditEvent } from "./shapes/audit.js";
 
 /** A user as stored: always has an id and an e-mail (which may be empty for some providers). */
 export interface AdapterUser extends User {
@@ -185,6 +188,18 @@ export interface Adapter {
    * over stores without transactions leave it out.
    */
   transaction?<T>(work: (adapter: Adapter) => Promise<T>): Promise<T>;
+  /**
+   * Latchkey extension (audit trail, `audit: { store: true }`): stores one security event. The
+   * event's strings are already capped; store them as given (see `@latchkey/core/audit`).
+   */
+  createAuditEvent?(event: AuditEvent): Awaitable<void>;
+  /**
+   * Latchkey extension (audit trail): deletes the events older than `before` (the retention
+   * sweep, run at most once per interval, never per request); returns how many when known.
+   */
+  deleteAuditEvents?(before: Date): Awaitable<number | undefined>;
+  /** Latchkey extension (audit trail): the events matching `filter`, newest first, each with its id. */
+  listAuditEvents?(filter: AuditEventFilter): Awaitable<StoredAuditEvent[]>;
 }
 
 /** The names of every adapter method, for checks of what an adapter provides. */
@@ -218,6 +233,9 @@ export const adapterMethods = [
   "deleteSecondFactor",
   "useSecondFactorStep",
   "useBackupCode",
+  "createAuditEvent",
+  "deleteAuditEvents",
+  "listAuditEvents",
 ] as const;
 
 /** The adapter methods a second factor (the TOTP provider) needs. */
@@ -236,4 +254,41 @@ export function isDate(value: unknown): value is string {
     /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value) &&
     !Number.isNaN(Date.parse(value))
   );
+}
+
+/**
+ * True when `event` matches every field `filter` sets, for adapters that filter audit events in
+ * code (the memory and Redis adapters). `limit` is the caller's to apply.
+ *
+ * @example
+ * ```ts
+ * events.filter((e) => auditEventMatches(e, { type: "signin.failed" }))
+ * ```
+ */
+export function auditEventMatches(event: AuditEvent, filter: AuditEventFilter): boolean {
+  return (
+    (filter.type === undefined || event.type === filter.type) &&
+    (filter.userId === undefined || event.userId === filter.userId) &&
+    (filter.identifier === undefined || event.identifier === filter.identifier) &&
+    (filter.since === undefined || event.at.getTime() >= filter.since.getTime())
+  );
+}
+
+/**
+ * An audit event read back from the JSON text an adapter stored (`JSON.stringify(event)`), with
+ * the id the store gave it; null when the text is not an event (a row written by hand).
+ *
+ * @example
+ * ```ts
+ * parseAuditEvent("1-0", JSON.stringify(event)) // { ...event, id: "1-0" }
+ * ```
+ */
+export function parseAuditEvent(id: string, text: string): StoredAuditEvent | null {
+  try {
+    const value = JSON.parse(text) as Record<string, unknown>;
+    if (typeof value?.type !== "string" || !isDate(value.at)) return null;
+    return { ...value, at: new Date(value.at), id } as StoredAuditEvent;
+  } catch {
+    return null;
+  }
 }

@@ -276,7 +276,7 @@ export class RateLimited extends SignInError {
 export class RefreshTokenRevoked extends AuthError {
   static type: ErrorType = "RefreshTokenRevoked";
   /** Cookies the response should set (a JWT session re-issued with the mark); may be empty. */
-  cookies: import("./types.js").Cookie[] = [];
+  cookies: import("./shapes/data.js").Cookie[] = [];
   /** The same cookies as `Set-Cookie` header values. */
   setCookie: string[] = [];
 }

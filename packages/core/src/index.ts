@@ -19,7 +19,8 @@ import { serve } from "./lib/pipeline.js";
 import { isAuthAction, readWebBody } from "./lib/request.js";
 import { toResponse } from "./lib/response.js";
 import { raw } from "./lib/symbols.js";
-import type { AuthConfig, ResponseInternal } from "./types.js";
+import type { ResponseInternal } from "./shapes/data.js";
+import type { AuthConfig } from "./types.js";
 
 export type { Adapter, AdapterAccount, AdapterSession, AdapterUser, VerificationToken } from "./adapters.js";
 export type { ErrorType } from "./errors.js";

@@ -9,8 +9,11 @@
  *
  * @module internal
  */
+import type { Env } from "./lib/config.js";
+import type { SessionRequest } from "./lib/pipeline.js";
+import * as core from "./sessions.js";
+import type { AuthConfig } from "./types.js";
 
-export { boundSessions } from "./lib/bound-sessions.js";
 export { type GuardOptions, type GuardRequest, guard } from "./lib/guard.js";
 export { nodeHeader, nodeWebHeaders, readNodeBody, writeNodeResponse } from "./lib/node-http.js";
 export {
@@ -20,3 +23,35 @@ export {
   sessionOf,
 } from "./lib/pipeline.js";
 export { BadBody, type HeaderReader, MAX_BODY_BYTES } from "./lib/request.js";
+
+/**
+ * The functions of `@latchkey/core/sessions` bound to a framework's request type: each takes the
+ * framework's request (described by `describe`) and fills the environment's defaults from `env`,
+ * read at every call. Framework packages re-export them under the same names.
+ *
+ * @example
+ * ```ts
+ * const sessions = boundSessions((req: IncomingMessage) => ({ protocol: "https", host: req.headers.host, cookieHeader: req.headers.cookie }), () => process.env)
+ * export const listSessions = sessions.listSessions // (req, config) => Promise<SessionInfo[] | null>
+ * ```
+ */
+export function boundSessions<R>(describe: (req: R) => SessionRequest, env: () => Env) {
+  const o = () => ({ env: env() });
+  return {
+    listSessions: (req: R, config: AuthConfig) => core.listSessions(describe(req), config, o()),
+    revokeSession: (req: R, config: AuthConfig, id: unknown) => core.revokeSession(describe(req), config, id, o()),
+    revokeOtherSessions: (req: R, config: AuthConfig) => core.revokeOtherSessions(describe(req), config, o()),
+    revokeUserSessions: (
+      config: AuthConfig,
+      userId: string,
+      options: Omit<core.RevokeUserSessionsOptions, "env"> = {},
+    ) => core.revokeUserSessions(config, userId, { ...options, ...o() }),
+    listAccounts: (req: R, config: AuthConfig) => core.listAccounts(describe(req), config, o()),
+    unlinkAccount: (
+      req: R,
+      config: AuthConfig,
+      target: { provider: unknown; providerAccountId: unknown },
+      options: Omit<core.UnlinkOptions, "env"> = {},
+    ) => core.unlinkAccount(describe(req), config, target, { ...options, ...o() }),
+  };
+}

@@ -17,39 +17,11 @@
  */
 import { MissingSecret } from "./errors.js";
 import { defaultCookieName, parseCookieHeader, readChunkedCookie } from "./lib/cookies.js";
-import { type JWT, openToken, sealToken } from "./lib/jwe.js";
-import type { AuthConfig, Awaitable } from "./types.js";
+import { openToken, sealToken } from "./lib/jwe.js";
+import type { JWT, JWTDecodeParams, JWTEncodeParams, JWTOptions } from "./shapes/jwt.js";
+import type { AuthConfig } from "./types.js";
 
-export type { JWT };
-
-/** What `encode` takes. */
-export interface JWTEncodeParams<Payload = JWT> {
-  token?: Payload;
-  /** The cookie name; it salts the key. */
-  salt: string;
-  /** The first element encrypts. */
-  secret: string | string[];
-  /** Seconds until `exp`. @default 2592000 (30 days) */
-  maxAge?: number;
-}
-
-/** What `decode` takes. */
-export interface JWTDecodeParams {
-  token?: string;
-  salt: string;
-  /** Any element may decrypt. */
-  secret: string | string[];
-}
-
-/** Custom encoding of session tokens (config `jwt`). */
-export interface JWTOptions {
-  /** @default the configuration's secret */
-  secret: string | string[];
-  /** @default session.maxAge */
-  maxAge: number;
-  encode: (params: JWTEncodeParams) => Awaitable<string>;
-  decode: (params: JWTDecodeParams) => Awaitable<JWT | null>;
-}
+export type { JWT, JWTDecodeParams, JWTEncodeParams, JWTOptions };
 
 const DEFAULT_MAX_AGE = 30 * 24 * 60 * 60;
 

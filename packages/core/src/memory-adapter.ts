@@ -20,9 +20,10 @@ import type {
   AdapterSecondFactor,
   AdapterSession,
   AdapterUser,
+  StoredAuditEvent,
   VerificationToken,
 } from "./adapters.js";
-import { accountTokenFields } from "./adapters.js";
+import { accountTokenFields, auditEventMatches } from "./adapters.js";
 
 /** The maps a {@link MemoryAdapter} stores its records in; pass your own to look inside in tests. */
 export interface MemoryStore {
@@ -38,7 +39,12 @@ export interface MemoryStore {
   authenticators: Map<string, AdapterAuthenticator>;
   /** Second factors (TOTP) by user id, each with the hashes of its unused backup codes. */
   secondFactors?: Map<string, { record: Omit<AdapterSecondFactor, "backupCodesLeft">; backupCodes: Set<string> }>;
+  /** Audit events, oldest first, at most {@link MEMORY_AUDIT_LIMIT} (the oldest are dropped). */
+  auditEvents?: StoredAuditEvent[];
 }
+
+/** How many audit events a {@link MemoryAdapter} keeps at most. */
+export const MEMORY_AUDIT_LIMIT = 10_000;
 
 /**
  * Makes an empty {@link MemoryStore}.
@@ -59,6 +65,7 @@ export function createMemoryStore(): MemoryStore {
     verificationTokens: new Map(),
     authenticators: new Map(),
     secondFactors: new Map(),
+    auditEvents: [],
   };
 }
 
@@ -120,6 +127,10 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
   store.secondFactors ??= new Map();
   const secondFactors = store.secondFactors;
   const copy = <T>(value: T): T => structuredClone(value);
+  let auditSequence = 0;
+  // Replaced (not changed in place) by deleteAuditEvents, so read through the store each time.
+  store.auditEvents ??= [];
+  const auditEvents = () => store.auditEvents as StoredAuditEvent[];
 
   function findUserByEmail(email: string): AdapterUser | undefined {
     for (const user of users.values()) if (user.email === email) return user;
@@ -306,6 +317,25 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
       if (!authenticator) throw new Error(`MemoryAdapter: no authenticator with credential id ${credentialID}`);
       authenticator.counter = newCounter;
       return copy(authenticator);
+    },
+    async createAuditEvent(event) {
+      const events = auditEvents();
+      auditSequence += 1;
+      events.push({ ...copy(event), id: String(auditSequence) });
+      if (events.length > MEMORY_AUDIT_LIMIT) events.splice(0, events.length - MEMORY_AUDIT_LIMIT);
+    },
+    async deleteAuditEvents(before) {
+      const events = auditEvents();
+      const kept = events.filter((e) => e.at.getTime() >= before.getTime());
+      store.auditEvents = kept;
+      return events.length - kept.length;
+    },
+    async listAuditEvents(filter) {
+      const matching = auditEvents().filter((e) => auditEventMatches(e, filter));
+      return matching
+        .reverse()
+        .slice(0, filter.limit ?? 100)
+        .map(copy);
     },
   };
 }

@@ -6,7 +6,9 @@
  * value (with a key derived from the secret) before it reaches the store: the store never sees a
  * token.
  *
- * In memory by default (one process); Redis or PostgreSQL for several instances.
+ * In memory by default (one process); Redis or PostgreSQL for several instances, or any database of
+ * the SQL adapter with `SqlRefreshStore` from `@latchkey/sql-adapter` (SQLite, PostgreSQL,
+ * MySQL/MariaDB, its table made by `latchkey migrate`).
  *
  * @example
  * ```ts

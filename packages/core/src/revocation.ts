@@ -22,17 +22,10 @@
  * @module revocation
  */
 import type { JWT } from "./jwt.js";
+import { recordAudit } from "./lib/audit/record.js";
 import { type Env, resolveConfig } from "./lib/config.js";
-import {
-  entryLifetimeMs,
-  isEntry,
-  MemoryRevocationStore,
-  type RevocationEntry,
-  type RevocationListener,
-  type RevocationOptions,
-  type RevocationStore,
-  sessionIdOf,
-} from "./lib/session/revocation-list.js";
+import { entryLifetimeMs, isEntry, MemoryRevocationStore, sessionIdOf } from "./lib/session/revocation-list.js";
+import type { RevocationEntry, RevocationListener, RevocationOptions, RevocationStore } from "./shapes/revocation.js";
 import type { AuthConfig } from "./types.js";
 
 export {
@@ -99,6 +92,7 @@ export async function revokeJwtSession(
     before: now,
     expiresAt: now + entryLifetimeMs(resolved.session, resolved.jwt),
   });
+  await recordAudit(resolved, { type: "session.revoked", at: new Date(now), sessionId: sid, reason: "revoked" });
 }
 
 /**
@@ -130,6 +124,7 @@ export async function revokeUserSessions(
     before,
     expiresAt: now + entryLifetimeMs(resolved.session, resolved.jwt),
   });
+  await recordAudit(resolved, { type: "session.revoked", at: new Date(now), userId, reason: "revoked-all" });
 }
 
 // ---------------------------------------------------------------- shared by the two stores

@@ -16,14 +16,16 @@
  * ```
  * @module sessions
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import type { Adapter, AdapterAccount, AdapterAccountType, AdapterSession, AdapterUser } from "./adapters.js";
 import { MissingAdapter, MissingAdapterMethods, UnsupportedStrategy } from "./errors.js";
 import type { Env, ResolvedConfig } from "./lib/config.js";
 import { readChunkedCookie } from "./lib/cookies.js";
 import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
 import { openJwtSession } from "./lib/session/jwt-strategy.js";
-import type { AuthConfig, Awaitable, SessionEndReason } from "./types.js";
+import { databaseSessionId as sessionIdOf } from "./lib/session/session-id.js";
+import type { Awaitable, SessionEndReason } from "./shapes/data.js";
+import type { AuthConfig } from "./types.js";
 
 export { describeUserAgent } from "./lib/session/device.js";
 export type { SessionRequest };
@@ -101,20 +103,6 @@ function toSessionRequest(request: SessionsRequest): SessionRequest {
     return { protocol: url.protocol, host: url.host, cookieHeader: request.headers.get("cookie") };
   }
   return request as SessionRequest;
-}
-
-/**
- * The id of a session: HMAC-SHA256 of its token under the first secret, with a label of its own
- * so it equals no other value Latchkey derives. It cannot be turned back into the token, and
- * without the secret it cannot be computed from one. A rotated secret changes every id (a page
- * listed before the rotation then revokes nothing, which is safe).
- */
-function sessionIdOf(config: ResolvedConfig, sessionToken: string): string {
-  return createHmac("sha256", config.secrets[0] as string)
-    .update("latchkey session id\u0000")
-    .update(sessionToken)
-    .digest("base64url")
-    .slice(0, 32);
 }
 
 function sameId(a: string, b: string): boolean {

@@ -1,227 +1,57 @@
 /**
- * The public data shapes of Latchkey (spec §2). They match Auth.js's, so code written against
- * `@auth/core/types` compiles against these unchanged.
+ * The public shapes of Latchkey (spec §2): the configuration (`AuthConfig` and its options) and,
+ * re-exported, the data shapes of `shapes/`, the `Provider` union and the `JWT` claims. They
+ * match Auth.js's, so code written against `@auth/core/types` compiles against these unchanged.
  *
  * @module types
  */
 import type { Adapter, AdapterAccount, AdapterSession, AdapterUser } from "./adapters.js";
-import type { JWT, JWTOptions } from "./jwt.js";
-import type { RevocationOptions } from "./lib/session/revocation-list.js";
 import type { raw, skipCSRFCheck } from "./lib/symbols.js";
 import type { Provider } from "./providers/index.js";
 import type { RateLimitOptions } from "./rate-limit.js";
+import type { RefreshStore } from "./refresh-store.js";
+import type { AuditEvent, AuditOptions } from "./shapes/audit.js";
+import type {
+  Account,
+  Awaitable,
+  CookiesOptions,
+  LoggerInstance,
+  PagesOptions,
+  Profile,
+  Session,
+  SessionEndReason,
+  Theme,
+  User,
+} from "./shapes/data.js";
+import type { JWT, JWTOptions } from "./shapes/jwt.js";
+import type { RevocationOptions } from "./shapes/revocation.js";
 
-export type { JWT } from "./jwt.js";
 export type { Provider } from "./providers/index.js";
-
-/** A value, or a promise of it. */
-export type Awaitable<T> = T | PromiseLike<T>;
-
-/** The kinds of provider Latchkey signs users in with. */
-/** Provider types; `"totp"` (a second factor) is a Latchkey extension. */
-export type ProviderType = "oauth" | "oidc" | "email" | "credentials" | "webauthn" | "totp";
-
-/** The names of the actions served under `basePath` (spec §4). */
-export type AuthAction =
-  | "callback"
-  | "csrf"
-  | "error"
-  | "providers"
-  | "session"
-  | "signin"
-  | "signout"
-  | "verify-request"
-  | "webauthn-options";
-
-/** A user as the application sees it (spec §2.2). */
-export interface User {
-  id?: string;
-  name?: string | null;
-  email?: string | null;
-  image?: string | null;
-}
-
-/** The session sent to the client (spec §2.1). `expires` is an ISO 8601 date. */
-export interface Session {
-  user?: User;
-  expires: string;
-}
-
-/** Alias kept for Auth.js compatibility. */
-export type DefaultSession = Session;
-
-/** RFC 9396 authorization details, kept on the account as the provider sent them. */
-export interface AuthorizationDetails {
-  type: string;
-  [key: string]: unknown;
-}
-
-/** The token endpoint's response, as much of it as a provider sent. */
-export interface TokenSet {
-  access_token?: string;
-  token_type?: string;
-  id_token?: string;
-  refresh_token?: string;
-  scope?: string;
-  expires_in?: number;
-  expires_at?: number;
-  authorization_details?: AuthorizationDetails[];
-  [key: string]: unknown;
-}
-
-/** A user's account at a provider (spec §2.3). */
-export interface Account extends Partial<TokenSet> {
-  provider: string;
-  providerAccountId: string;
-  type: ProviderType;
-  userId?: string;
-  /** Always lowercase. */
-  token_type?: string;
-  /** Absolute expiry in seconds since the epoch, computed from `expires_in`. */
-  expires_at?: number;
-}
-
-/** A postal address claim of a profile. */
-export interface ProfileAddress {
-  country?: string | null;
-  formatted?: string | null;
-  locality?: string | null;
-  postal_code?: string | null;
-  region?: string | null;
-  street_address?: string | null;
-}
-
-/** What an OAuth or OIDC provider says about a user (spec §2.4). */
-export interface Profile {
-  sub?: string | null;
-  id?: string | null;
-  name?: string | null;
-  given_name?: string | null;
-  family_name?: string | null;
-  middle_name?: string | null;
-  nickname?: string | null;
-  preferred_username?: string | null;
-  profile?: string | null;
-  email?: string | null;
-  email_verified?: boolean | null;
-  gender?: string | null;
-  birthdate?: string | null;
-  locale?: string | null;
-  phone_number?: string | null;
-  picture?: unknown;
-  website?: string | null;
-  zoneinfo?: string | null;
-  updated_at?: string | number | Date | null;
-  address?: ProfileAddress | null;
-  [claim: string]: unknown;
-}
-
-/** A passkey credential (spec §2.5). */
-export interface Authenticator {
-  /** Base64 credential id. */
-  credentialID: string;
-  /** Base64 public key. */
-  credentialPublicKey: string;
-  counter: number;
-  credentialDeviceType: string;
-  credentialBackedUp: boolean;
-  /** Comma-separated transports. */
-  transports?: string | null;
-  providerAccountId: string;
-  userId?: string;
-}
-
-/** An entry of `GET /auth/providers` (spec §2.6). */
-export interface PublicProvider {
-  id: string;
-  name: string;
-  type: string;
-  signinUrl: string;
-  callbackUrl: string;
-}
-
-/** The options a cookie is serialised with. */
-export interface CookieSerializeOptions {
-  domain?: string;
-  expires?: Date;
-  httpOnly?: boolean;
-  maxAge?: number;
-  path?: string;
-  partitioned?: boolean;
-  priority?: "low" | "medium" | "high";
-  sameSite?: boolean | "lax" | "strict" | "none";
-  secure?: boolean;
-}
-
-/** A cookie to set on the response. */
-export interface Cookie {
-  name: string;
-  value: string;
-  options?: CookieSerializeOptions;
-}
-
-/** A cookie's name and options (spec §2.8). */
-export interface CookieOption {
-  name: string;
-  options: CookieSerializeOptions;
-}
-
-/** Overrides for the cookies Latchkey sets (spec §2.8). */
-export interface CookiesOptions {
-  sessionToken: Partial<CookieOption>;
-  callbackUrl: Partial<CookieOption>;
-  csrfToken: Partial<CookieOption>;
-  pkceCodeVerifier: Partial<CookieOption>;
-  state: Partial<CookieOption>;
-  nonce: Partial<CookieOption>;
-  webauthnChallenge: Partial<CookieOption>;
-}
-
-/** What every action returns before it becomes a `Response` (spec §2.7). */
-export interface ResponseInternal<
-  Body extends string | Record<string, unknown> | unknown[] | null =
-    | string
-    | Record<string, unknown>
-    | unknown[]
-    | null,
-> {
-  status?: number;
-  headers?: Record<string, string>;
-  body?: Body;
-  redirect?: string;
-  cookies?: Cookie[];
-}
-
-/** The look of the built-in pages (spec §2.9). */
-export interface Theme {
-  colorScheme?: "auto" | "dark" | "light";
-  logo?: string;
-  brandColor?: string;
-  buttonText?: string;
-}
-
-/** Paths of the application's own pages, used instead of the built-in ones (spec §2.10). */
-export interface PagesOptions {
-  signIn: string;
-  signOut: string;
-  error: string;
-  verifyRequest: string;
-  newUser: string;
-  /**
-   * Latchkey extension: the application's page asking for the second factor's code (see
-   * `@latchkey/core/providers/totp`). It receives `?callbackUrl=` (and `?error=` after a refused
-   * code) and posts `code` and `csrfToken` to `<basePath>/callback/<provider id>`.
-   */
-  secondFactor: string;
-}
-
-/** What `logger.error`, `logger.warn` and `logger.debug` receive. */
-export interface LoggerInstance {
-  error: (error: Error) => void;
-  /** `detail` (a Latchkey extension) says more when the code alone does not (which option, ...). */
-  warn: (code: string, detail?: string) => void;
-  debug: (message: string, metadata?: unknown) => void;
-}
+export type {
+  Account,
+  AuthAction,
+  Authenticator,
+  AuthorizationDetails,
+  Awaitable,
+  Cookie,
+  CookieOption,
+  CookieSerializeOptions,
+  CookiesOptions,
+  DefaultSession,
+  LoggerInstance,
+  PagesOptions,
+  Profile,
+  ProfileAddress,
+  ProviderType,
+  PublicProvider,
+  ResponseInternal,
+  Session,
+  SessionEndReason,
+  Theme,
+  TokenSet,
+  User,
+} from "./shapes/data.js";
+export type { JWT } from "./shapes/jwt.js";
 
 /** The callbacks that decide what happens in a flow (spec §6). */
 export interface CallbacksOptions {
@@ -310,6 +140,18 @@ export interface EventCallbacks {
    * }
    * ```
    */
+  /**
+   * Latchkey extension (Auth.js has no such event): one security event of the audit trail (a
+   * sign-in that succeeded, failed with its internal reason, or was limited; a session revoked;
+   * an account linked or unlinked; a password changed; the secrets rotated). See
+   * `@latchkey/core/audit`. Reasons are for the operator: never show them to the client.
+   *
+   * @example
+   * ```ts
+   * events: { audit: (event) => logger.info({ audit: event }) }
+   * ```
+   */
+  audit: (event: AuditEvent) => Awaitable<void>;
   unverifiedEmailReleased: (message: {
     email: string;
     provider: string;
@@ -317,9 +159,6 @@ export interface EventCallbacks {
     user: AdapterUser;
   }) => Awaitable<void>;
 }
-
-/** Why a session was revoked: Latchkey's own reasons, or one the application gave. */
-export type SessionEndReason = "revoked" | "revoked-others" | "revoked-all" | (string & {});
 
 /** Session options (spec §5.3, §8). */
 export interface SessionOptions {
@@ -371,7 +210,7 @@ export interface AccessTokensOptions {
    * between instances: `RedisRefreshStore` or `PostgresRefreshStore`.
    * @default a MemoryRefreshStore for this configuration (one process)
    */
-  store?: import("./refresh-store.js").RefreshStore;
+  store?: RefreshStore;
   /**
    * How long the outcome of a refresh stays available to requests that still carry the refresh
    * token it replaced. @default 30
@@ -421,6 +260,15 @@ export interface AuthConfig {
   adapterTimeout?: number;
   /** Limits on sign-in attempts per client IP and per identifier; `false` turns them off. @default on */
   rateLimit?: RateLimitOptions | false;
+  /**
+   * Latchkey extension: the audit trail. Events go to `events.audit` whenever it is set; with
+   * `store` they are also written to the adapter (or another store), kept for `retention`.
+   * @example
+   * ```ts
+   * audit: { store: true, retention: 30 * 24 * 60 * 60 }
+   * ```
+   */
+  audit?: AuditOptions;
   /**
    * Latchkey extension: the client's address for a request that `Auth()` serves, for per-client
    * rate limits. Only the application knows which proxies it trusts, so `Auth()` reads no header

@@ -34,6 +34,11 @@ function protocolOf(req: ExpressRequestLike): string {
   return req.protocol || ((req.socket as { encrypted?: boolean }).encrypted ? "https" : "http");
 }
 
+/** The client's address: Express's `req.ip` (after `trust proxy`), else the socket's. */
+export function clientAddressOf(req: ExpressRequestLike): string | undefined {
+  return req.ip ?? req.socket?.remoteAddress;
+}
+
 /**
  * Converter 1: what Latchkey's pipeline needs to know of an Express (or plain Node) request. The
  * body is read from the stream only when asked, unless a body parser already read it.
@@ -52,7 +57,7 @@ export function toIncoming(req: ExpressRequestLike): IncomingRequest {
         ? (parsed as Record<string, unknown>)
         : undefined;
     },
-    clientIp: req.ip ?? req.socket?.remoteAddress,
+    clientIp: clientAddressOf(req),
     mountPath: mountPath(req),
     webHeaders: () => nodeWebHeaders(req),
   };

@@ -6,78 +6,24 @@
  * variants of the rule are in packages/core/test/security/account-pre-hijacking.test.ts.
  */
 import { randomBytes } from "node:crypto";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { type AuthConfig, ExpressAuth } from "@latchkey/express";
 import Nodemailer from "@latchkey/express/providers/nodemailer";
 import Passkey from "@latchkey/express/providers/passkey";
-import { migrate, SqlAdapter } from "@latchkey/sql-adapter";
+import { SqlAdapter } from "@latchkey/sql-adapter";
 import express from "express";
-import { Kysely, MysqlDialect, PostgresDialect } from "kysely";
-import mysql from "mysql2";
-import mysqlPromise from "mysql2/promise";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serviceAvailable } from "../../adapter-test/src/services.js";
 import { hashVerificationToken, verificationTokenKey } from "../../core/src/lib/flows/email/token.js";
 import { SECRET, type SmtpFixture, smtpServer, startSmtp } from "../../core/test/email/helpers.js";
 import { Browser } from "../../core/test/oauth/support/browser.js";
 import { SoftAuthenticator } from "../../core/test/webauthn/soft-authenticator.js";
+import { listen } from "./helpers.js";
+import { type ScratchDatabase, scratchMariaDb, scratchPostgres } from "./stores.js";
 
 const VICTIM = "victim@example.com";
-type Db = Kysely<Record<string, Record<string, unknown>>>;
-
-interface Store {
-  db: Db;
-  drop(): Promise<void>;
-}
-
-const name = () => `latchkey_prehijack_${randomBytes(5).toString("hex")}`;
-
-const stores: Record<"postgres" | "mariadb", { port: number; open(): Promise<Store> }> = {
-  postgres: {
-    port: 5432,
-    async open() {
-      const database = name();
-      const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${database}`);
-      const pool = new pg.Pool({ host: "127.0.0.1", port: 5432, user: "postgres", database, max: 10 });
-      // DROP ... WITH (FORCE) at teardown can reach a connection that is still closing (57P01).
-      pool.on("error", (error) => {
-        if ((error as { code?: string }).code !== "57P01") throw error;
-      });
-      const db: Db = new Kysely({ dialect: new PostgresDialect({ pool }) });
-      await migrate(db as never);
-      return {
-        db,
-        async drop() {
-          await db.destroy();
-          await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-          await admin.end();
-        },
-      };
-    },
-  },
-  mariadb: {
-    port: 3306,
-    async open() {
-      const database = name();
-      const admin = await mysqlPromise.createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
-      await admin.query(`CREATE DATABASE ${database}`);
-      const pool = mysql.createPool({ host: "127.0.0.1", port: 3306, user: "root", database, connectionLimit: 10 });
-      const db: Db = new Kysely({ dialect: new MysqlDialect({ pool }) });
-      await migrate(db as never);
-      return {
-        db,
-        async drop() {
-          await db.destroy();
-          await admin.query(`DROP DATABASE IF EXISTS ${database}`);
-          await admin.end();
-        },
-      };
-    },
-  },
+const stores: Record<"postgres" | "mariadb", { port: number; open(): Promise<ScratchDatabase> }> = {
+  postgres: { port: 5432, open: () => scratchPostgres("prehijack", 10) },
+  mariadb: { port: 3306, open: () => scratchMariaDb("prehijack", 10) },
 };
 
 let smtp: SmtpFixture;
@@ -88,8 +34,8 @@ afterAll(() => smtp?.close());
 
 describe.each(Object.keys(stores) as Array<keyof typeof stores>)("account pre-hijacking on %s", (kind) => {
   let up = false;
-  let store: Store;
-  let server: Server;
+  let store: ScratchDatabase;
+  let closeApp: () => Promise<void>;
   let app = "";
   let config: AuthConfig;
   const released: Array<{ previousUser: { id: string }; user: { id: string } }> = [];
@@ -110,14 +56,12 @@ describe.each(Object.keys(stores) as Array<keyof typeof stores>)("account pre-hi
     };
     const application = express();
     application.use("/auth", ExpressAuth(config));
-    server = application.listen(0, "127.0.0.1");
-    await new Promise<void>((resolve) => server.once("listening", () => resolve()));
-    app = `http://localhost:${(server.address() as AddressInfo).port}`;
+    ({ url: app, close: closeApp } = await listen(application));
   });
   afterAll(async () => {
     if (!up) return;
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await store.drop();
+    await closeApp();
+    await store.close();
   });
 
   async function csrf(browser: Browser): Promise<string> {

@@ -4,46 +4,33 @@
  * sign-out deletes the session row. Credentials stay on JWT sessions even with the adapter.
  */
 
-import { randomBytes } from "node:crypto";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { type AuthConfig, ExpressAuth } from "@latchkey/express";
 import Credentials from "@latchkey/express/providers/credentials";
 import OIDC from "@latchkey/express/providers/generic-oidc";
-import { migrate, SqlAdapter } from "@latchkey/sql-adapter";
+import { SqlAdapter } from "@latchkey/sql-adapter";
 import express from "express";
-import { Kysely, PostgresDialect } from "kysely";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serviceAvailable } from "../../adapter-test/src/services.js";
 import { Browser } from "../../core/test/oauth/support/browser.js";
 import { SECRET, sessionOf, signInThrough } from "../../core/test/oauth/support/flow.js";
 import { startOP, type TestOP } from "../../core/test/oauth/support/op.js";
+import { listen } from "./helpers.js";
+import { type Db, type ScratchDatabase, scratchPostgres } from "./stores.js";
 
-const database = `latchkey_dbflow_${randomBytes(5).toString("hex")}`;
 let up = false;
-let admin: pg.Client;
-let db: Kysely<Record<string, Record<string, unknown>>>;
+let database: ScratchDatabase;
+let db: Db;
 let op: TestOP;
-let server: Server;
+let closeApp: (() => Promise<void>) | undefined;
 let app = "";
 
-const count = async (table: string) =>
-  Number((await db.selectFrom(table).select(db.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+const count = (table: string) => database.count(table);
 
 beforeAll(async () => {
   up = await serviceAvailable("PostgreSQL", 5432);
   if (!up) return;
-  admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  const pool = new pg.Pool({ host: "127.0.0.1", port: 5432, user: "postgres", database, max: 5 });
-  // DROP ... WITH (FORCE) at teardown can reach a connection that is still closing (57P01).
-  pool.on("error", (error) => {
-    if ((error as { code?: string }).code !== "57P01") throw error;
-  });
-  db = new Kysely({ dialect: new PostgresDialect({ pool }) });
-  await migrate(db as never);
+  database = await scratchPostgres("dbflow", 5);
+  db = database.db;
 
   const adapter = SqlAdapter(db as never);
   const quiet = { error() {}, warn() {}, debug() {} };
@@ -73,9 +60,7 @@ beforeAll(async () => {
   const application = express();
   application.use("/db/auth", ExpressAuth({ ...databaseSessions, basePath: "/db/auth" }));
   application.use("/jwt/auth", ExpressAuth({ ...jwtWithAdapter, basePath: "/jwt/auth" }));
-  server = application.listen(0, "127.0.0.1");
-  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
-  app = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ url: app, close: closeApp } = await listen(application, "127.0.0.1"));
   op = await startOP([
     { client_id: "latchkey", client_secret: "latchkey-secret", redirect_uris: [`${app}/db/auth/callback/op`] },
   ]);
@@ -84,10 +69,8 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!up) return;
   await op?.close();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  await db?.destroy();
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin.end();
+  await closeApp?.();
+  await database?.close();
 });
 
 describe("database sessions over Express on PostgreSQL", () => {

@@ -2,109 +2,15 @@
 // MemoryAdapter, SqlAdapter on PostgreSQL and MariaDB (fresh databases) and RedisAdapter (random prefix): the
 // code is read from the caught mail and posted through the verify-request page's form.
 import { randomBytes } from "node:crypto";
-import type { Server } from "node:http";
-import { connect } from "node:net";
-import type { Adapter } from "@latchkey/core/adapters";
-import { createMemoryStore, MemoryAdapter } from "@latchkey/core/memory-adapter";
 import { type AuthConfig, ExpressAuth } from "@latchkey/express";
 import Nodemailer from "@latchkey/express/providers/nodemailer";
-import { RedisAdapter } from "@latchkey/redis-adapter";
-import { migrate, SqlAdapter } from "@latchkey/sql-adapter";
 import express from "express";
-import { Redis } from "ioredis";
-import { Kysely, MysqlDialect, PostgresDialect } from "kysely";
-import mysql from "mysql2";
-import mysqlPromise from "mysql2/promise";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CookieJar, linkIn, SECRET, type SmtpFixture, smtpServer, startSmtp } from "../../core/test/email/helpers.js";
+import { fetchAt, listen } from "./helpers.js";
+import { type Backend, backends } from "./stores.js";
 
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
-}
-
-/** An adapter to run on, a count of its sessions, and its teardown. */
-interface Backend {
-  adapter: Adapter;
-  sessions(): Promise<number>;
-  close(): Promise<void>;
-}
-
-async function memory(): Promise<Backend> {
-  const store = createMemoryStore();
-  return { adapter: MemoryAdapter(store), sessions: async () => store.sessions.size, close: async () => {} };
-}
-
-async function postgres(): Promise<Backend> {
-  const database = `latchkey_code_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  const pool = new pg.Pool({ host: "127.0.0.1", port: 5432, user: "postgres", database, max: 20 });
-  // A connection still closing when the database is dropped reports 57P01: expected at teardown.
-  pool.on("error", (error) => {
-    if ((error as { code?: string }).code !== "57P01") throw error;
-  });
-  const db = new Kysely<Record<string, Record<string, unknown>>>({ dialect: new PostgresDialect({ pool }) });
-  await migrate(db as never);
-  return {
-    adapter: SqlAdapter(db as never),
-    sessions: async () =>
-      Number((await db.selectFrom("sessions").select(db.fn.countAll().as("n")).executeTakeFirstOrThrow()).n),
-    close: async () => {
-      await db.destroy();
-      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      await admin.end();
-    },
-  };
-}
-
-async function mariadb(): Promise<Backend> {
-  const database = `latchkey_code_${randomBytes(6).toString("hex")}`;
-  const admin = await mysqlPromise.createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
-  await admin.query(`CREATE DATABASE ${database}`);
-  const pool = mysql.createPool({ host: "127.0.0.1", port: 3306, user: "root", database, connectionLimit: 20 });
-  const db = new Kysely<Record<string, Record<string, unknown>>>({ dialect: new MysqlDialect({ pool }) });
-  await migrate(db as never);
-  return {
-    adapter: SqlAdapter(db as never),
-    sessions: async () =>
-      Number((await db.selectFrom("sessions").select(db.fn.countAll().as("n")).executeTakeFirstOrThrow()).n),
-    close: async () => {
-      await db.destroy();
-      await admin.query(`DROP DATABASE IF EXISTS ${database}`);
-      await admin.end();
-    },
-  };
-}
-
-async function redis(): Promise<Backend> {
-  const prefix = `latchkey-code-test:${randomBytes(6).toString("hex")}:`;
-  const client = new Redis({ host: "127.0.0.1", port: 6379 });
-  return {
-    adapter: RedisAdapter(client, { prefix }),
-    sessions: async () => (await client.keys(`${prefix}session:*`)).length,
-    close: async () => {
-      const keys = await client.keys(`${prefix}*`);
-      if (keys.length) await client.del(...keys);
-      client.disconnect();
-    },
-  };
-}
-
-const backends: Array<[string, boolean, () => Promise<Backend>]> = [
-  ["MemoryAdapter", true, memory],
-  ["SqlAdapter on PostgreSQL", await listening(5432), postgres],
-  ["SqlAdapter on MariaDB", await listening(3306), mariadb],
-  ["RedisAdapter", await listening(6379), redis],
-];
+const stores = await backends("code", ["memory", "postgres", "mariadb", "redis"]);
 
 let smtp: SmtpFixture;
 beforeAll(async () => {
@@ -112,9 +18,9 @@ beforeAll(async () => {
 });
 afterAll(() => smtp.close());
 
-describe.each(backends)("rule: an e-mailed code signs in once, over Express with %s", (_name, up, open) => {
+describe.each(stores)("rule: an e-mailed code signs in once, over Express with %s", (_name, up, open) => {
   let backend: Backend;
-  let server: Server;
+  let close: () => Promise<void>;
   let origin: string;
 
   beforeAll(async () => {
@@ -136,24 +42,15 @@ describe.each(backends)("rule: an e-mailed code signs in once, over Express with
     };
     const app = express();
     app.use("/auth", ExpressAuth(config));
-    await new Promise<void>((resolve) => {
-      server = app.listen(0, "127.0.0.1", () => resolve());
-    });
-    origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    ({ url: origin, close } = await listen(app, "127.0.0.1"));
   });
   afterAll(async () => {
     if (!up) return;
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await close();
     await backend.close();
   });
 
-  async function request(jar: CookieJar, url: string, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (jar.values.size) headers.set("cookie", jar.header());
-    const response = await fetch(new URL(url, origin), { ...init, headers, redirect: "manual" });
-    jar.take(response);
-    return response;
-  }
+  const request = (jar: CookieJar, url: string, init?: RequestInit) => fetchAt(origin, jar, url, init);
 
   /** Asks for an e-mail as the browser `jar`; returns the mailed code and link. */
   async function ask(jar: CookieJar, email: string): Promise<{ code: string; link: string }> {

@@ -1,17 +1,23 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
-/** Starts `app` on 127.0.0.1, port 0; returns its base URL and a closer. */
-export async function listen(app: {
-  listen: (port: number, host: string, cb: () => void) => Server;
-}): Promise<{ url: string; close: () => Promise<void> }> {
+/**
+ * Starts `app` on 127.0.0.1, port 0; returns its base URL (with `hostname`, `localhost` unless
+ * the test wants the address itself) and a closer.
+ */
+export async function listen(
+  app: {
+    listen: (port: number, host: string, cb: () => void) => Server;
+  },
+  hostname: "localhost" | "127.0.0.1" = "localhost",
+): Promise<{ url: string; close: () => Promise<void> }> {
   let server!: Server;
   await new Promise<void>((resolve) => {
     server = app.listen(0, "127.0.0.1", resolve);
   });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://localhost:${port}`,
+    url: `http://${hostname}:${port}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
@@ -45,4 +51,31 @@ export class Jar {
       await fetch(url, { ...init, body, headers, redirect: "manual", method: init.method ?? (body ? "POST" : "GET") }),
     );
   }
+}
+
+/** A cookie jar as the e-mail helpers of core's tests keep it (`CookieJar`). */
+interface CookieHolder {
+  readonly values: Map<string, string>;
+  header(): string;
+  take(response: Response): void;
+}
+
+/**
+ * `fetch` of `url` (relative to `origin`) as the browser holding `jar`: its cookies sent, the
+ * answer's cookies kept, redirects not followed.
+ *
+ * @example
+ * const response = await fetchAt(origin, jar, "/auth/csrf");
+ */
+export async function fetchAt(
+  origin: string,
+  jar: CookieHolder,
+  url: string,
+  init: RequestInit = {},
+): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (jar.values.size) headers.set("cookie", jar.header());
+  const response = await fetch(new URL(url, origin), { ...init, headers, redirect: "manual" });
+  jar.take(response);
+  return response;
 }

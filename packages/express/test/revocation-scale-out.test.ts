@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import pg from "pg";
@@ -6,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serviceAvailable } from "../../adapter-test/src/services.js";
 import { startTcpProxy } from "../../core/test/security/tcp-proxy.js";
 import { Jar } from "./helpers.js";
+import { childInstances, type Instance } from "./support/instances.js";
 
 // Instant revocation of JWT sessions across application processes (issue 15.3-4): separate
 // Node processes (fixtures/instance-jwt.mjs) share one Redis or one PostgreSQL; a revocation on
@@ -14,32 +14,11 @@ import { Jar } from "./helpers.js";
 // (the other instance's answer changing), never by sleeping.
 
 const SECRET = `revocation-${randomBytes(16).toString("hex")}`;
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of children) child.kill("SIGTERM");
-});
-
-type Instance = { url: string; child: ChildProcess; log: string[] };
+const instances = childInstances();
+afterAll(() => instances.stopAll());
 
 function startInstance(env: Record<string, string>): Promise<Instance> {
-  const child = spawn(process.execPath, [new URL("./fixtures/instance-jwt.mjs", import.meta.url).pathname], {
-    env: { ...process.env, AUTH_SECRET: SECRET, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  const log: string[] = [];
-  child.stderr?.on("data", (d) => log.push(String(d)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`instance did not start: ${log.join("")}`)), 20_000);
-    child.stdout?.on("data", (data) => {
-      const match = /listening (\d+)/.exec(String(data));
-      if (match) {
-        clearTimeout(timer);
-        resolve({ url: `http://localhost:${match[1]}`, child, log });
-      }
-    });
-    child.on("exit", (code) => reject(new Error(`instance exited with ${code}: ${log.join("")}`)));
-  });
+  return instances.start("instance-jwt.mjs", { AUTH_SECRET: SECRET, ...env });
 }
 
 async function signIn(base: string, user: string): Promise<Jar> {
@@ -118,7 +97,7 @@ const backends = [
       return { STORE: "postgres", DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/${this.prefix}` };
     },
     async cleanup(this: { prefix: string }) {
-      for (const child of children) child.kill("SIGTERM");
+      await instances.stopAll();
       const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
       await admin.connect();
       await admin.query(`DROP DATABASE IF EXISTS ${this.prefix} WITH (FORCE)`);
@@ -212,7 +191,7 @@ describe.each(backends)("JWT revocation across processes on one $name", (backend
     expect((await revoke(a.url, { token: jar.cookies.get("authjs.session-token") as string })).status).toBe(200);
     const late = await startInstance(backend.env());
     expect(await read(late.url, jar)).toEqual({ status: 200, email: null });
-    late.child.kill("SIGTERM");
+    await instances.stop(late);
   });
 
   it('a store outage: "refuse" answers 500 and keeps the cookie; once back, a revocation made meanwhile holds', async (t) => {
@@ -250,7 +229,7 @@ describe.each(backends)("JWT revocation across processes on one $name", (backend
     console.log(
       `[revocation] ${backend.name} outage: noticed after ${noticed.toFixed(0)} ms, caught up ${recovered.toFixed(0)} ms after the store came back`,
     );
-    cut.child.kill("SIGTERM");
+    await instances.stop(cut);
     await proxy.close();
   }, 40_000);
 });

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import pg from "pg";
@@ -7,55 +6,30 @@ import { serviceAvailable } from "../../adapter-test/src/services.js";
 import { linkIn, SMTP_PASS, SMTP_USER, type SmtpFixture, startSmtp } from "../../core/test/email/helpers.js";
 import { startTcpProxy } from "../../core/test/security/tcp-proxy.js";
 import { Jar } from "./helpers.js";
+import { childInstances, type Instance } from "./support/instances.js";
 
 // Several instances of one application share a session store: a session made on one is read on
 // the other, and signing out on either ends it everywhere.
 
 const SECRET = `scale-out-${randomBytes(16).toString("hex")}`;
 let smtp: SmtpFixture;
-const children: ChildProcess[] = [];
+const instances = childInstances();
 
 beforeAll(async () => {
   smtp = await startSmtp();
 });
 afterAll(async () => {
-  await stopAll();
+  await instances.stopAll();
   await smtp?.close();
 });
 
-/** Starts one instance; resolves with its base URL once it listens. */
-/** Stops every instance and waits until each has exited (not a guessed delay). */
-async function stopAll(): Promise<void> {
-  await Promise.all(
-    children.map((child) =>
-      child.exitCode !== null || child.signalCode !== null
-        ? undefined
-        : new Promise<void>((resolve) => {
-            child.once("exit", () => resolve());
-            child.kill("SIGTERM");
-          }),
-    ),
-  );
-}
-
-function startInstance(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; log: string[] }> {
-  const child = spawn(process.execPath, [new URL("./fixtures/instance.mjs", import.meta.url).pathname], {
-    env: { ...process.env, AUTH_SECRET: SECRET, SMTP_PORT: String(smtp.port), SMTP_USER, SMTP_PASS, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  const log: string[] = [];
-  child.stderr?.on("data", (d) => log.push(String(d)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`instance did not start: ${log.join("")}`)), 20_000);
-    child.stdout?.on("data", (data) => {
-      const match = /listening (\d+)/.exec(String(data));
-      if (match) {
-        clearTimeout(timer);
-        resolve({ url: `http://localhost:${match[1]}`, child, log });
-      }
-    });
-    child.on("exit", (code) => reject(new Error(`instance exited with ${code}: ${log.join("")}`)));
+function startInstance(env: Record<string, string>): Promise<Instance> {
+  return instances.start("instance.mjs", {
+    AUTH_SECRET: SECRET,
+    SMTP_PORT: String(smtp.port),
+    SMTP_USER,
+    SMTP_PASS,
+    ...env,
   });
 }
 
@@ -118,7 +92,7 @@ describe("two instances sharing PostgreSQL", () => {
   });
   afterAll(async () => {
     if (!up) return;
-    await stopAll();
+    await instances.stopAll();
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await admin.end();
   });

@@ -6,8 +6,6 @@
  */
 
 import { randomBytes } from "node:crypto";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import {
   type AuthConfig,
   ExpressAuth,
@@ -20,15 +18,15 @@ import {
   unlinkAccount,
 } from "@latchkey/express";
 import OIDC from "@latchkey/express/providers/generic-oidc";
-import { migrate, SqlAdapter } from "@latchkey/sql-adapter";
+import { SqlAdapter } from "@latchkey/sql-adapter";
 import express from "express";
-import { Kysely, PostgresDialect } from "kysely";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serviceAvailable } from "../../adapter-test/src/services.js";
 import { Browser } from "../../core/test/oauth/support/browser.js";
 import { SECRET, signInThrough } from "../../core/test/oauth/support/flow.js";
 import { startOP, type TestOP } from "../../core/test/oauth/support/op.js";
+import { listen } from "./helpers.js";
+import { type Db, type ScratchDatabase, scratchPostgres } from "./stores.js";
 
 const FIREFOX_MAC = "Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:128.0) Gecko/20100101 Firefox/128.0";
 const SAFARI_IPHONE =
@@ -69,12 +67,11 @@ interface Listed {
   expires: string;
 }
 
-const database = `latchkey_sessions_${randomBytes(5).toString("hex")}`;
 let up = false;
-let admin: pg.Client;
-let db: Kysely<Record<string, Record<string, unknown>>>;
+let database: ScratchDatabase;
+let db: Db;
 let op: TestOP;
-let server: Server;
+let closeApp: (() => Promise<void>) | undefined;
 let app = "";
 const signOuts: { reason?: string; sessionToken?: string }[] = [];
 const unlinked: { provider: string; account: Record<string, unknown> }[] = [];
@@ -90,15 +87,8 @@ const userIdOf = async (email: string) =>
 beforeAll(async () => {
   up = await serviceAvailable("PostgreSQL", 5432);
   if (!up) return;
-  admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  const pool = new pg.Pool({ host: "127.0.0.1", port: 5432, user: "postgres", database, max: 10 });
-  pool.on("error", (error) => {
-    if ((error as { code?: string }).code !== "57P01") throw error;
-  });
-  db = new Kysely({ dialect: new PostgresDialect({ pool }) });
-  await migrate(db as never);
+  database = await scratchPostgres("sessions", 10);
+  db = database.db;
 
   const config: AuthConfig = {
     secret: SECRET,
@@ -162,9 +152,7 @@ beforeAll(async () => {
     console.error("route failed:", error, (error as { cause?: unknown }).cause);
     res.status(500).end();
   });
-  server = application.listen(0, "127.0.0.1");
-  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
-  app = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ url: app, close: closeApp } = await listen(application, "127.0.0.1"));
   op = await startOP([
     { client_id: "latchkey", client_secret: "secret-one", redirect_uris: [`${app}/auth/callback/op`] },
     { client_id: "latchkey-2", client_secret: "secret-two", redirect_uris: [`${app}/auth/callback/second`] },
@@ -174,10 +162,8 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!up) return;
   await op?.close();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  await db?.destroy();
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin.end();
+  await closeApp?.();
+  await database?.close();
 });
 
 async function signedIn(userAgent: string, login = "alice", provider = "op"): Promise<Device> {

@@ -20,8 +20,10 @@ import type {
   AdapterSecondFactor,
   AdapterSession,
   AdapterUser,
+  StoredAuditEvent,
   VerificationToken,
 } from "@latchkey/core/adapters";
+import { auditEventMatches, parseAuditEvent } from "@latchkey/core/adapters";
 
 /** The commands the adapter queues in a `MULTI` transaction. Return values are not used. */
 export interface RedisTransaction {
@@ -97,6 +99,12 @@ export interface RedisAdapterOptions {
    * @default "latchkey:"
    */
   prefix?: string;
+  /**
+   * The audit stream's length bound: every `XADD` trims it to about this many entries
+   * (`MAXLEN ~`), whatever the time retention (which `deleteAuditEvents` applies with `MINID`).
+   * @default 100000
+   */
+  auditMaxLength?: number;
 }
 
 /**
@@ -130,6 +138,8 @@ export function redisKeys(prefix = "latchkey:") {
     secondFactor: (userId: string) => `${prefix}second-factor:${part(userId)}`,
     /** Set of the hashes of the user's unused backup codes. */
     backupCodes: (userId: string) => `${prefix}backup-codes:${part(userId)}`,
+    /** The audit trail: a stream whose entries hold the event as JSON in the field `e`. */
+    auditEvents: () => `${prefix}audit-events`,
   };
 }
 
@@ -244,6 +254,20 @@ redis.call('SET', KEYS[1], cjson.encode(record))
 return 1`;
 
 /** KEYS: backup codes. ARGV: a code's hash. SREM answers 1 for exactly one of concurrent callers. */
+// The audit stream, through EVAL so that RedisLike needs no stream commands of its own.
+// XADD trims to about ARGV[1] entries as it appends (MAXLEN ~: whole macro nodes, cheap). The
+// entry's id is the event's time (ARGV[3] ms, Redis 7), so the retention sweep (MINID) goes by
+// it; an event older than the stream's newest entry (concurrent writers) takes the server's time.
+const auditAddScript = `
+local ok, id = pcall(redis.call, 'XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], ARGV[3] .. '-*', 'e', ARGV[2])
+if ok then return id end
+return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[2])`;
+// Deletes every entry older than the id ARGV[1] (the retention sweep).
+const auditTrimScript = `return redis.call('XTRIM', KEYS[1], 'MINID', ARGV[1])`;
+// One page of entries, newest first, from ARGV[1] (an id, "(" for exclusive, or "+").
+const auditPageScript = `return redis.call('XREVRANGE', KEYS[1], ARGV[1], '-', 'COUNT', ARGV[2])`;
+const auditPage = 500;
+
 const useBackupCodeScript = `
 return redis.call('SREM', KEYS[1], ARGV[1])`;
 
@@ -292,6 +316,10 @@ async function retrying<T>(what: string, attempt: () => Promise<T | typeof chang
  */
 export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {}): Adapter {
   const key = redisKeys(options.prefix ?? "latchkey:");
+  const auditMaxLength = options.auditMaxLength ?? 100_000;
+  if (!Number.isInteger(auditMaxLength) || auditMaxLength < 1) {
+    throw new TypeError("@latchkey/redis-adapter: `auditMaxLength` must be an integer of at least 1");
+  }
 
   async function getUser(id: string): Promise<AdapterUser | null> {
     const json = await client.get(key.user(id));
@@ -607,6 +635,37 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
     },
     async useBackupCode(userId, codeHash) {
       return Number(await client.eval(useBackupCodeScript, 1, key.backupCodes(userId), codeHash)) === 1;
+    },
+    async createAuditEvent(event) {
+      await client.eval(
+        auditAddScript,
+        1,
+        key.auditEvents(),
+        auditMaxLength,
+        JSON.stringify(event),
+        Math.max(0, Math.floor(event.at.getTime())),
+      );
+    },
+    async deleteAuditEvents(before) {
+      return Number(await client.eval(auditTrimScript, 1, key.auditEvents(), `${Math.max(0, before.getTime())}-0`));
+    },
+    async listAuditEvents(filter) {
+      const limit = filter.limit ?? 100;
+      const found: StoredAuditEvent[] = [];
+      // Newest first, a page at a time, until enough match; the stream is bounded (MAXLEN ~), so is the walk.
+      let end = "+";
+      while (found.length < limit) {
+        const page = (await client.eval(auditPageScript, 1, key.auditEvents(), end, auditPage)) as [string, string[]][];
+        for (const [id, fields] of page) {
+          const event = parseAuditEvent(id, fields[fields.indexOf("e") + 1] ?? "");
+          if (event && auditEventMatches(event, filter) && found.length < limit) found.push(event);
+          // Stream time is the server's, `at` is Latchkey's: stop only once both are well past.
+          if (filter.since && Number(id.split("-")[0]) < filter.since.getTime() - 60_000) return found;
+        }
+        if (page.length < auditPage) break;
+        end = `(${(page.at(-1) as [string, string[]])[0]}`;
+      }
+      return found;
     },
   };
 }

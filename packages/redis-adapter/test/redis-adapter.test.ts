@@ -112,6 +112,23 @@ describe.skipIf(!redisUp)("RedisAdapter storage", () => {
     expect(await client.smembers(key.userAccounts("u2"))).toEqual([key.account("acme", "p2")]);
   });
 
+  it("keeps the audit stream bounded: every XADD trims it to about auditMaxLength, entries keyed by the event's time", async () => {
+    const adapter = RedisAdapter(client, { prefix, auditMaxLength: 100 });
+    const start = Date.now() - 10_000;
+    await Promise.all(
+      Array.from({ length: 1000 }, (_, i) =>
+        adapter.createAuditEvent?.({ type: "signin.failed", at: new Date(start + i), reason: "missing-csrf" }),
+      ),
+    );
+    const length = await client.xlen(key.auditEvents());
+    // MAXLEN ~ trims whole macro nodes (100 entries each by default): between the bound and one node more.
+    expect(length).toBeGreaterThanOrEqual(100);
+    expect(length).toBeLessThanOrEqual(200);
+    const [[newest]] = (await client.xrevrange(key.auditEvents(), "+", "-", "COUNT", 1)) as [[string, string[]]];
+    expect(Number(newest.split("-")[0])).toBe(start + 999);
+    expect(() => RedisAdapter(client, { prefix, auditMaxLength: 0 })).toThrow(TypeError);
+  });
+
   it("keeps prefixes apart", async () => {
     const otherPrefix = `${prefix}other:`;
     await RedisAdapter(client, { prefix }).createUser?.({ id: "u3", email: "u3@example.com", emailVerified: null });

@@ -15,6 +15,7 @@
  * ```
  * @module sql-adapter
  */
+import { randomBytes } from "node:crypto";
 import type {
   Adapter,
   AdapterAccount,
@@ -24,11 +25,13 @@ import type {
   AdapterUser,
   VerificationToken,
 } from "@latchkey/core/adapters";
+import { parseAuditEvent } from "@latchkey/core/adapters";
 import { CompiledQuery, sql } from "kysely";
 import {
   type AnyKysely,
   type DialectName,
   dialectOf,
+  isDriverError,
   type SqlOptions,
   sessionMetadataColumns,
   type TableNames,
@@ -36,6 +39,7 @@ import {
 } from "./schema.js";
 
 export { openDatabase } from "./open.js";
+export { SqlRefreshStore } from "./refresh-store.js";
 export type { AnyKysely, DialectName, SqlOptions, TableNames } from "./schema.js";
 export { defaultTableNames, dialectOf, migrate } from "./schema.js";
 
@@ -171,15 +175,8 @@ function pick<K extends string>(source: Partial<Record<K, unknown>>, keys: reado
 }
 
 /** PostgreSQL `42703`, MySQL/MariaDB `ER_BAD_FIELD_ERROR`, SQLite "no such column". */
-function isMissingColumn(error: unknown): boolean {
-  const { code, errno, message } = (error ?? {}) as { code?: unknown; errno?: unknown; message?: unknown };
-  return (
-    code === "42703" ||
-    code === "ER_BAD_FIELD_ERROR" ||
-    errno === 1054 ||
-    (typeof message === "string" && /no such column/i.test(message))
-  );
-}
+const isMissingColumn = (error: unknown) =>
+  isDriverError(error, { postgres: "42703", mysql: "ER_BAD_FIELD_ERROR", errno: 1054, sqlite: /no such column/i });
 
 /** How long the adapter trusts an answer that the session metadata columns are missing. */
 const metadataRecheckMs = 30_000;
@@ -197,6 +194,7 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
   const c = codec(dialect);
   let sessionAndUserSql: string | undefined;
   const sessionColumns = ["sessionToken", "userId", "expires"] as const;
+  let auditSequence = 0;
 
   /**
    * Whether the sessions table has the metadata columns (`migrate` adds them). Until it does, the
@@ -484,6 +482,38 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
         .where("active", "=", c.bool(true))
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
+    },
+    async createAuditEvent(event) {
+      await db
+        .insertInto(t.auditEvents)
+        .values({
+          // Sorts as the time it names, then in the order this process wrote (a random part keeps
+          // instances apart): listings order by it.
+          id: `${String(event.at.getTime()).padStart(15, "0")}-${String(++auditSequence % 1e9).padStart(9, "0")}-${randomBytes(4).toString("hex")}`,
+          type: event.type,
+          at: c.date(event.at),
+          userId: event.userId ?? null,
+          identifier: event.identifier ?? null,
+          data: JSON.stringify(event),
+        })
+        .execute();
+    },
+    async deleteAuditEvents(before) {
+      const result = await db.deleteFrom(t.auditEvents).where("at", "<", c.date(before)).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+    async listAuditEvents(filter) {
+      let query = db.selectFrom(t.auditEvents).select(["id", "data"]);
+      if (filter.type !== undefined) query = query.where("type", "=", filter.type);
+      if (filter.userId !== undefined) query = query.where("userId", "=", filter.userId);
+      if (filter.identifier !== undefined) query = query.where("identifier", "=", filter.identifier);
+      if (filter.since !== undefined) query = query.where("at", ">=", c.date(filter.since));
+      const rows = await query
+        .orderBy("at", "desc")
+        .orderBy("id", "desc")
+        .limit(filter.limit ?? 100)
+        .execute();
+      return rows.flatMap((row) => parseAuditEvent(String(row.id), String(row.data)) ?? []);
     },
     async useBackupCode(userId, codeHash) {
       const result = await db

@@ -35,6 +35,10 @@ export interface TableNames {
   secondFactors: string;
   /** Hashes of unused backup codes. @default "backup_codes" */
   backupCodes: string;
+  /** Latchkey's audit trail (`audit: { store: true }`), one row per event. @default "audit_events" */
+  auditEvents: string;
+  /** Locks and short-lived outcomes of provider token refreshes (`SqlRefreshStore`). @default "refresh_locks" */
+  refreshLocks: string;
 }
 
 /** The default table names. */
@@ -46,6 +50,8 @@ export const defaultTableNames: Readonly<TableNames> = Object.freeze({
   authenticators: "authenticators",
   secondFactors: "second_factors",
   backupCodes: "backup_codes",
+  auditEvents: "audit_events",
+  refreshLocks: "refresh_locks",
 });
 
 /** Options shared by `SqlAdapter` and `migrate`. */
@@ -56,6 +62,32 @@ export interface SqlOptions {
    * The column names are Auth.js's either way.
    */
   tables?: Partial<TableNames>;
+}
+
+/** How each driver reports one condition: PostgreSQL's SQLSTATE, MySQL's code and errno, SQLite's message. */
+export interface DriverError {
+  postgres: string;
+  mysql: string;
+  errno: number;
+  sqlite: RegExp;
+}
+
+/**
+ * Whether `error` is the driver's report of `condition`, whichever driver threw it.
+ *
+ * @example
+ * ```ts
+ * isDriverError(e, { postgres: "42P01", mysql: "ER_NO_SUCH_TABLE", errno: 1146, sqlite: /no such table/i })
+ * ```
+ */
+export function isDriverError(error: unknown, condition: DriverError): boolean {
+  const { code, errno, message } = (error ?? {}) as { code?: unknown; errno?: unknown; message?: unknown };
+  return (
+    code === condition.postgres ||
+    code === condition.mysql ||
+    errno === condition.errno ||
+    (typeof message === "string" && condition.sqlite.test(message))
+  );
 }
 
 /**
@@ -142,6 +174,8 @@ function keyColumns(t: TableNames): [string, string[]][] {
     [t.authenticators, ["credentialID", "userId", "providerAccountId", "credentialDeviceType"]],
     [t.secondFactors, ["userId"]],
     [t.backupCodes, ["userId", "codeHash"]],
+    [t.auditEvents, ["id", "type", "userId", "identifier"]],
+    [t.refreshLocks, ["id"]],
   ];
 }
 
@@ -288,6 +322,9 @@ function indexSpecs(t: TableNames): IndexSpec[] {
     index(t.verificationTokens, ["expires"], false),
     index(t.authenticators, ["credentialID"], true),
     index(t.authenticators, ["userId"], false),
+    // The retention sweep deletes by time, and listings read the newest first.
+    index(t.auditEvents, ["at"], false),
+    index(t.auditEvents, ["userId"], false),
   ];
 }
 
@@ -316,11 +353,13 @@ async function existingNames(db: AnyKysely, dialect: DialectName, kind: "table" 
  *
  * Tables: `users`, `accounts`, `sessions`, `verification_tokens` and `authenticators`, with the
  * column names of Auth.js's schema (plus `sessions.amr`, added to an existing table too), and
- * `second_factors`, `backup_codes`. Unique indexes on `users.email`, `accounts(provider,
+ * `second_factors`, `backup_codes`, `audit_events` (the audit trail: id, type, at, userId,
+ * identifier, and the event as JSON in `data`). Unique indexes on `users.email`, `accounts(provider,
  * providerAccountId)`, `sessions.sessionToken`, `verification_tokens(identifier, token)` and
- * `authenticators.credentialID`; plain indexes on every `userId` and on `verification_tokens.expires`.
+ * `authenticators.credentialID`; plain indexes on every `userId`, on `verification_tokens.expires` and on `audit_events.at`.
  * The sessions table gets the nullable metadata columns `createdAt`, `lastSeenAt`, `device` and
- * `clientAddress` (added to a table made before them, or by Auth.js).
+ * `clientAddress` (added to a table made before them, or by Auth.js). The table `refresh_locks`
+ * (with an index on `expires`) holds `SqlRefreshStore`'s locks and outcome records.
  * On MySQL and MariaDB, key columns compare bytes (collation `utf8mb4_nopad_bin` or
  * `utf8mb4_0900_bin`): existing tables whose keys use another collation are changed.
  *
@@ -410,6 +449,16 @@ export async function migrate(db: AnyKysely, options: SqlOptions = {}): Promise<
       .addColumn("userId", as(type.key), (col) => col.notNull())
       .addColumn("codeHash", as(type.key), (col) => col.notNull())
       .addPrimaryKeyConstraint(`${t.backupCodes}_pkey`, ["userId", "codeHash"]),
+    // The whole event is `data` (JSON); the columns beside it are what listings filter on.
+    db.schema
+      .createTable(t.auditEvents)
+      .ifNotExists()
+      .addColumn("id", as(type.key), (col) => col.primaryKey())
+      .addColumn("type", as(type.key), (col) => col.notNull())
+      .addColumn("at", as(type.date), (col) => col.notNull())
+      .addColumn("userId", as(type.key))
+      .addColumn("identifier", as(type.key))
+      .addColumn("data", as(type.text), (col) => col.notNull()),
   ];
   const order = [
     t.users,
@@ -419,6 +468,7 @@ export async function migrate(db: AnyKysely, options: SqlOptions = {}): Promise<
     t.authenticators,
     t.secondFactors,
     t.backupCodes,
+    t.auditEvents,
   ];
   for (const [i, builder] of builders.entries()) {
     const table = order[i] as string;
@@ -439,5 +489,29 @@ export async function migrate(db: AnyKysely, options: SqlOptions = {}): Promise<
       `created ${index.unique ? "unique " : ""}index ${index.name} on ${index.table} (${index.columns.join(", ")})`,
     );
   }
+  await migrateRefreshLocks(db, t.refreshLocks, type, done);
   return done;
+}
+
+/**
+ * The table of `SqlRefreshStore`, created when missing: `id` (a key column: byte collation on
+ * MySQL), `value`, `expires` (milliseconds since the epoch by the database's clock, indexed for
+ * the sweep of expired rows). A step of its own, apart from the adapter's tables.
+ */
+async function migrateRefreshLocks(db: AnyKysely, table: string, type: ColumnTypes, done: string[]): Promise<void> {
+  const dialect = dialectOf(db);
+  if (!(await existingNames(db, dialect, "table")).has(table)) {
+    await db.schema
+      .createTable(table)
+      .addColumn("id", sql.raw(type.key), (col) => col.primaryKey())
+      .addColumn("value", sql.raw(type.text), (col) => col.notNull())
+      .addColumn("expires", sql.raw(type.bigint), (col) => col.notNull())
+      .execute();
+    done.push(`created table ${table}`);
+  }
+  const index = `${table}_expires_idx`;
+  if (!(await existingNames(db, dialect, "index")).has(index)) {
+    await db.schema.createIndex(index).on(table).column("expires").execute();
+    done.push(`created index ${index} on ${table} (expires)`);
+  }
 }

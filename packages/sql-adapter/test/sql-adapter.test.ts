@@ -6,8 +6,17 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { type RecordKind, runAdapterConformance } from "@latchkey/adapter-test";
+import { runRefreshStoreConformance } from "@latchkey/adapter-test/refresh-store";
 import { serviceAvailable } from "@latchkey/adapter-test/services";
-import { type AnyKysely, type DialectName, defaultTableNames, migrate, SqlAdapter } from "@latchkey/sql-adapter";
+import {
+  type AnyKysely,
+  type DialectName,
+  defaultTableNames,
+  migrate,
+  openDatabase,
+  SqlAdapter,
+  SqlRefreshStore,
+} from "@latchkey/sql-adapter";
 import Database from "better-sqlite3";
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from "kysely";
 import mysql from "mysql2";
@@ -145,7 +154,7 @@ for (const { dialect, label, up } of dialects) {
       await database?.drop();
     });
 
-    it("migrate creates the seven tables and nine indexes, then nothing on a second run", async () => {
+    it("migrate creates the nine tables and twelve indexes, then nothing on a second run", async () => {
       expect(database.migrated.filter((line) => line.startsWith("created table"))).toEqual([
         "created table users",
         "created table accounts",
@@ -154,6 +163,8 @@ for (const { dialect, label, up } of dialects) {
         "created table authenticators",
         "created table second_factors",
         "created table backup_codes",
+        "created table audit_events",
+        "created table refresh_locks",
       ]);
       expect(database.migrated.filter((line) => line.includes("index"))).toEqual([
         "created unique index users_email_key on users (email)",
@@ -165,6 +176,9 @@ for (const { dialect, label, up } of dialects) {
         "created index verification_tokens_expires_idx on verification_tokens (expires)",
         "created unique index authenticators_credentialID_key on authenticators (credentialID)",
         "created index authenticators_userId_idx on authenticators (userId)",
+        "created index audit_events_at_idx on audit_events (at)",
+        "created index audit_events_userId_idx on audit_events (userId)",
+        "created index refresh_locks_expires_idx on refresh_locks (expires)",
       ]);
       expect(await migrate(database.db)).toEqual([]);
     });
@@ -443,6 +457,27 @@ for (const { dialect, label, up } of dialects) {
       }
     });
 
+    it("latchkey migrate adds the audit table to a database made before it, keeping the other rows", async () => {
+      const { db } = database;
+      const adapter = SqlAdapter(db);
+      const id = randomUUID();
+      await adapter.createUser?.({ id, email: `${id}@example.com`, emailVerified: null });
+      await db.schema.dropTable("audit_events").execute();
+      await expect(
+        adapter.createAuditEvent?.({ type: "password.changed", at: new Date(), userId: id }),
+      ).rejects.toThrow();
+      const { stdout } = await run(process.execPath, [cli, "migrate", database.url]);
+      expect(stdout).toContain("created table audit_events\n");
+      expect(stdout).toContain("created index audit_events_at_idx on audit_events (at)\n");
+      expect(stdout).not.toContain("created table users");
+      expect((await adapter.getUser?.(id))?.id).toBe(id);
+      const at = new Date("2026-01-02T03:04:05.678Z");
+      await adapter.createAuditEvent?.({ type: "password.changed", at, userId: id });
+      expect(await adapter.listAuditEvents?.({ userId: id })).toEqual([
+        { type: "password.changed", at, userId: id, id: expect.any(String) },
+      ]);
+    });
+
     it("the latchkey migrate CLI reports an up-to-date schema", async () => {
       const { stdout } = await run(process.execPath, [cli, "migrate", database.url]);
       expect(stdout).toBe("schema is up to date: nothing to do\n");
@@ -659,3 +694,73 @@ describe("latchkey migrate (CLI)", () => {
     });
   });
 });
+
+for (const { dialect, label, up } of dialects) {
+  runRefreshStoreConformance(
+    `SqlRefreshStore (${label})`,
+    async () => {
+      // Two instances: the second with a connection (pool) of its own to the same database.
+      const database = await databases[dialect]();
+      const second = await openDatabase(database.url);
+      return {
+        stores: [SqlRefreshStore(database.db), SqlRefreshStore(second)],
+        async teardown() {
+          await second.destroy();
+          await database.drop();
+        },
+      };
+    },
+    { skip: !up },
+  );
+
+  describe.skipIf(!up)(`SqlRefreshStore table (${label})`, () => {
+    let database: TestDatabase;
+    beforeAll(async () => {
+      database = await databases[dialect]();
+    });
+    afterAll(async () => {
+      await database?.drop();
+    });
+
+    it("migrate creates the refresh_locks table and its expiry index", () => {
+      expect(database.migrated).toContain("created table refresh_locks");
+      expect(database.migrated).toContain("created index refresh_locks_expires_idx on refresh_locks (expires)");
+    });
+
+    it("on a database migrate has not run on, the error names the fix", async () => {
+      const store = SqlRefreshStore(database.db, {
+        tables: { refreshLocks: `missing_${randomBytes(4).toString("hex")}` },
+      });
+      for (const attempt of [store.acquire("k", "o", 1_000), store.get("k"), store.put("k", "v", 1_000)]) {
+        await expect(attempt).rejects.toThrow(/SqlRefreshStore needs the table missing_\w+: run `npx latchkey migrate/);
+      }
+    });
+
+    it("expired rows are deleted by a later write, live ones kept", async () => {
+      const store = SqlRefreshStore(database.db);
+      const k = `k-${randomUUID()}`;
+      await store.put(`${k}-short`, "gone", 1);
+      await store.put(`${k}-long`, "kept", 20_000);
+      const count = async (id: string) =>
+        Number(
+          (
+            await database.db
+              .selectFrom("refresh_locks")
+              .select((eb) => eb.fn.countAll().as("n"))
+              .where("id", "=", id)
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      // The short record expires (the database's clock counts milliseconds): wait for it to read as gone.
+      const deadline = Date.now() + 5_000;
+      while ((await store.get(`${k}-short`)) !== null) {
+        if (Date.now() > deadline) throw new Error("the record never expired");
+      }
+      expect(await count(`value:${k}-short`)).toBe(1);
+      // A new instance sweeps at its first write.
+      await SqlRefreshStore(database.db).put(`k-${randomUUID()}`, "x", 20_000);
+      expect(await count(`value:${k}-short`)).toBe(0);
+      expect(await count(`value:${k}-long`)).toBe(1);
+    });
+  });
+}

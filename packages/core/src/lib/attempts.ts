@@ -1,105 +1,11 @@
 import { createHash } from "node:crypto";
 import { isIPv4, isIPv6 } from "node:net";
-import { AuthError, InvalidConfiguration, RateLimited } from "../errors.js";
-import {
-  MemoryRateLimitStore,
-  type RateLimit,
-  type RateLimitHit,
-  type RateLimitOptions,
-  type RateLimitStore,
-} from "../rate-limit.js";
-import type { AuthConfig } from "../types.js";
+import { AuthError, RateLimited } from "../errors.js";
+import type { RateLimit, RateLimitHit, RateLimitStore } from "../rate-limit.js";
+import { admitRecord, recordAudit } from "./audit/record.js";
 import type { Context } from "./context.js";
+import type { ResolvedRateLimit } from "./rate-limits.js";
 import type { RequestInternal } from "./request.js";
-
-const WINDOW = 15 * 60;
-
-/** The rate limits of a resolved configuration. */
-export interface ResolvedRateLimit {
-  store: RateLimitStore;
-  credentialsPerIdentifierAndIp: RateLimit;
-  credentialsPerIdentifier: RateLimit;
-  credentialsPerIp: RateLimit;
-  emailPerIdentifierAndIp: RateLimit;
-  emailPerIdentifier: RateLimit;
-  emailPerIp: RateLimit;
-  emailCodePerIdentifierAndIp: RateLimit;
-  emailCodePerIdentifier: RateLimit;
-  emailCodePerIp: RateLimit;
-  webauthnOptionsPerIp: RateLimit;
-  secondFactorPerPending: RateLimit;
-  secondFactorPerUser: RateLimit;
-}
-
-const defaults: Omit<ResolvedRateLimit, "store"> = {
-  credentialsPerIdentifierAndIp: { max: 5, windowSeconds: WINDOW },
-  credentialsPerIdentifier: { max: 50, windowSeconds: WINDOW },
-  credentialsPerIp: { max: 100, windowSeconds: WINDOW },
-  emailPerIdentifierAndIp: { max: 5, windowSeconds: WINDOW },
-  emailPerIdentifier: { max: 15, windowSeconds: WINDOW },
-  emailPerIp: { max: 30, windowSeconds: WINDOW },
-  emailCodePerIdentifierAndIp: { max: 10, windowSeconds: WINDOW },
-  emailCodePerIdentifier: { max: 30, windowSeconds: WINDOW },
-  emailCodePerIp: { max: 60, windowSeconds: WINDOW },
-  webauthnOptionsPerIp: { max: 300, windowSeconds: WINDOW },
-  secondFactorPerPending: { max: 5, windowSeconds: WINDOW },
-  secondFactorPerUser: { max: 10, windowSeconds: WINDOW },
-};
-
-// The default store belongs to the application's configuration object, not to a resolution of
-// it: a secret rotation resolves the same object again, and framework packages resolve copies of
-// it (one per mount path); none of these may start the counters from zero.
-const defaultStores = new WeakMap<AuthConfig, MemoryRateLimitStore>();
-function checkLimit(name: string, value: unknown): RateLimit {
-  const limit = value as Partial<RateLimit> | null;
-  if (
-    typeof limit !== "object" ||
-    limit === null ||
-    !Number.isInteger(limit.max) ||
-    (limit.max as number) < 1 ||
-    typeof limit.windowSeconds !== "number" ||
-    !(limit.windowSeconds > 0) ||
-    !Number.isFinite(limit.windowSeconds)
-  ) {
-    throw new InvalidConfiguration(
-      `\`rateLimit.${name}\` must be { max: <integer >= 1>, windowSeconds: <number > 0> }; use \`rateLimit: false\` to turn limiting off.`,
-    );
-  }
-  return { max: limit.max as number, windowSeconds: limit.windowSeconds };
-}
-
-/** Validates the `rateLimit` option of `config` and fills in the defaults (and the default store). */
-export function resolveRateLimit(
-  options: RateLimitOptions | false | undefined,
-  owner: AuthConfig,
-): ResolvedRateLimit | null {
-  if (options === false) return null;
-  if (options !== undefined && (typeof options !== "object" || options === null)) {
-    throw new InvalidConfiguration("`rateLimit` must be an object of limits, or `false` to turn limiting off.");
-  }
-  let store = options?.store;
-  if (store !== undefined) {
-    for (const method of ["increment", "decrement", "get"] as const) {
-      if (typeof store?.[method] !== "function") {
-        throw new InvalidConfiguration(
-          `\`rateLimit.store\` needs an atomic \`${method}\` method (see RateLimitStore in @latchkey/core/rate-limit).`,
-        );
-      }
-    }
-  } else {
-    store = defaultStores.get(owner);
-    if (!store) {
-      store = new MemoryRateLimitStore();
-      defaultStores.set(owner, store as MemoryRateLimitStore);
-    }
-  }
-  const resolved = { store } as ResolvedRateLimit;
-  for (const name of Object.keys(defaults) as Array<keyof typeof defaults>) {
-    const given = options?.[name];
-    resolved[name] = given === undefined ? defaults[name] : checkLimit(name, given);
-  }
-  return resolved;
-}
 
 /**
  * The counter key of a client address: IPv4-mapped IPv6 as IPv4, IPv6 by its /64 (one subscriber
@@ -139,9 +45,48 @@ function identifierDigest(identifier: string): string {
 
 interface Counter {
   key: string;
+  /** The limit's name in the `rateLimit` option (what the audit trail records as the reason). */
+  name: keyof Omit<ResolvedRateLimit, "store">;
   limit: RateLimit;
   /** Completes "Too many ..." in the logged error. */
   what: string;
+}
+
+/**
+ * The limits that count an identifier (or a user) across every client: when one is reached, the
+ * owner cannot sign in that way either until the window ends. The audit trail calls that
+ * "locked out" (`signin.locked-out`); any other limit is `signin.rate-limited`.
+ */
+const lockingLimits = new Set<Counter["name"]>([
+  "credentialsPerIdentifier",
+  "emailPerIdentifier",
+  "emailCodePerIdentifier",
+  "secondFactorPerUser",
+]);
+
+/** What the audit trail records of a refused attempt, besides the limit. */
+interface Attempt {
+  provider?: string;
+  identifier?: string;
+  userId?: string;
+  clientAddress?: string;
+}
+
+/**
+ * Records a refused attempt in the audit trail, once per counter and window: the first refusal
+ * is recorded, the others of the window (an attacker's flood) are not, so a limited request
+ * never writes a row of its own.
+ */
+async function auditLimited(ctx: Context, counter: Counter, hit: RateLimitHit, attempt: Attempt): Promise<void> {
+  if (!ctx.config.audit) return;
+  const windowSeconds = Math.max(1, (hit.resetAt - Date.now()) / 1000);
+  if (!(await admitRecord(ctx.config, `limited:${counter.key}`, { max: 1, windowSeconds }))) return;
+  await recordAudit(ctx.config, {
+    type: lockingLimits.has(counter.name) ? "signin.locked-out" : "signin.rate-limited",
+    at: new Date(),
+    reason: counter.name,
+    ...attempt,
+  });
 }
 
 function limited(hit: RateLimitHit, what: string): RateLimited {
@@ -158,7 +103,12 @@ function limited(hit: RateLimitHit, what: string): RateLimited {
  * Returns the keys reserved, or null when the store failed (logged; the attempt goes through: an
  * outage of the limiter must not lock every user out).
  */
-async function reserve(ctx: Context, store: RateLimitStore, stages: Counter[][]): Promise<string[] | null> {
+async function reserve(
+  ctx: Context,
+  store: RateLimitStore,
+  stages: Counter[][],
+  attempt: Attempt,
+): Promise<string[] | null> {
   const reserved: string[] = [];
   try {
     for (const stage of stages) {
@@ -168,6 +118,7 @@ async function reserve(ctx: Context, store: RateLimitStore, stages: Counter[][])
       const over = stage.findIndex((c, i) => (hits[i] as RateLimitHit).count > c.limit.max);
       if (over >= 0) {
         await giveBack(ctx, store, reserved);
+        await auditLimited(ctx, stage[over] as Counter, hits[over] as RateLimitHit, attempt);
         throw limited(hits[over] as RateLimitHit, (stage[over] as Counter).what);
       }
     }
@@ -224,22 +175,36 @@ export async function reserveCredentialsAttempt(
   const digest = identifier === undefined ? "-" : identifierDigest(identifier);
   const pair: Counter = {
     key: `credentials:idc:${providerId}:${digest}:${client ?? "-"}`,
+    name: "credentialsPerIdentifierAndIp",
     limit: limits.credentialsPerIdentifierAndIp,
     what: client ? "failed attempts for this identifier from this address" : "failed attempts for this identifier",
   };
   const stages: Counter[][] = client
     ? [
-        [{ key: `credentials:ip:${client}`, limit: limits.credentialsPerIp, what: "attempts from this address" }, pair],
+        [
+          {
+            key: `credentials:ip:${client}`,
+            name: "credentialsPerIp",
+            limit: limits.credentialsPerIp,
+            what: "attempts from this address",
+          },
+          pair,
+        ],
         [
           {
             key: `credentials:id:${providerId}:${digest}`,
+            name: "credentialsPerIdentifier",
             limit: limits.credentialsPerIdentifier,
             what: "failed attempts for this identifier",
           },
         ],
       ]
     : [[pair]];
-  const reserved = await reserve(ctx, limits.store, stages);
+  const reserved = await reserve(ctx, limits.store, stages, {
+    provider: providerId,
+    identifier,
+    clientAddress: req.clientIp,
+  });
   if (!reserved) return nothingReserved;
   // The per-address counter counts attempts of any outcome; only the identifier's counters are
   // given back on success.
@@ -264,6 +229,7 @@ export async function reserveEmailSend(
   const digest = identifierDigest(address);
   const pair: Counter = {
     key: `email:idc:${providerId}:${digest}:${client ?? "-"}`,
+    name: "emailPerIdentifierAndIp",
     limit: limits.emailPerIdentifierAndIp,
     what: client ? "sign-in e-mails for this address from this client" : "sign-in e-mails for this address",
   };
@@ -272,16 +238,26 @@ export async function reserveEmailSend(
     limits.store,
     client
       ? [
-          [{ key: `email:ip:${client}`, limit: limits.emailPerIp, what: "sign-in e-mails from this client" }, pair],
+          [
+            {
+              key: `email:ip:${client}`,
+              name: "emailPerIp",
+              limit: limits.emailPerIp,
+              what: "sign-in e-mails from this client",
+            },
+            pair,
+          ],
           [
             {
               key: `email:id:${providerId}:${digest}`,
+              name: "emailPerIdentifier",
               limit: limits.emailPerIdentifier,
               what: "sign-in e-mails for this address",
             },
           ],
         ]
       : [[pair]],
+    { provider: providerId, identifier: address, clientAddress: req.clientIp },
   );
 }
 
@@ -304,22 +280,36 @@ export async function reserveEmailCodeAttempt(
   const digest = identifierDigest(address);
   const pair: Counter = {
     key: `email-code:idc:${providerId}:${digest}:${client ?? "-"}`,
+    name: "emailCodePerIdentifierAndIp",
     limit: limits.emailCodePerIdentifierAndIp,
     what: client ? "e-mail codes for this address from this client" : "e-mail codes for this address",
   };
   const stages: Counter[][] = client
     ? [
-        [{ key: `email-code:ip:${client}`, limit: limits.emailCodePerIp, what: "e-mail codes from this client" }, pair],
+        [
+          {
+            key: `email-code:ip:${client}`,
+            name: "emailCodePerIp",
+            limit: limits.emailCodePerIp,
+            what: "e-mail codes from this client",
+          },
+          pair,
+        ],
         [
           {
             key: `email-code:id:${providerId}:${digest}`,
+            name: "emailCodePerIdentifier",
             limit: limits.emailCodePerIdentifier,
             what: "e-mail codes for this address",
           },
         ],
       ]
     : [[pair]];
-  const reserved = await reserve(ctx, limits.store, stages);
+  const reserved = await reserve(ctx, limits.store, stages, {
+    provider: providerId,
+    identifier: address,
+    clientAddress: req.clientIp,
+  });
   if (!reserved) return nothingReserved;
   const addressKeys = reserved.filter((key) => !key.startsWith("email-code:ip:"));
   return { succeeded: () => giveBack(ctx, limits.store, addressKeys) };
@@ -334,15 +324,21 @@ export async function reserveWebAuthnOptions(req: RequestInternal, ctx: Context)
   const limits = ctx.config.rateLimit;
   const client = clientKey(req.clientIp);
   if (!limits || !client) return;
-  await reserve(ctx, limits.store, [
+  await reserve(
+    ctx,
+    limits.store,
     [
-      {
-        key: `webauthn-options:ip:${client}`,
-        limit: limits.webauthnOptionsPerIp,
-        what: "WebAuthn options requests from this address",
-      },
+      [
+        {
+          key: `webauthn-options:ip:${client}`,
+          name: "webauthnOptionsPerIp",
+          limit: limits.webauthnOptionsPerIp,
+          what: "WebAuthn options requests from this address",
+        },
+      ],
     ],
-  ]);
+    { provider: ctx.provider?.id, clientAddress: req.clientIp },
+  );
 }
 
 /**
@@ -360,16 +356,27 @@ export async function reserveSecondFactorAttempt(
   const limits = ctx.config.rateLimit;
   if (!limits) return nothingReserved;
   const user = identifierDigest(userId);
-  const reserved = await reserve(ctx, limits.store, [
+  const reserved = await reserve(
+    ctx,
+    limits.store,
     [
-      {
-        key: `second-factor:pending:${pendingId}`,
-        limit: limits.secondFactorPerPending,
-        what: "codes for this sign-in",
-      },
-      { key: `second-factor:user:${user}`, limit: limits.secondFactorPerUser, what: "failed codes for this user" },
+      [
+        {
+          key: `second-factor:pending:${pendingId}`,
+          name: "secondFactorPerPending",
+          limit: limits.secondFactorPerPending,
+          what: "codes for this sign-in",
+        },
+        {
+          key: `second-factor:user:${user}`,
+          name: "secondFactorPerUser",
+          limit: limits.secondFactorPerUser,
+          what: "failed codes for this user",
+        },
+      ],
     ],
-  ]);
+    { provider: ctx.provider?.id, userId },
+  );
   if (!reserved) return nothingReserved;
   return { succeeded: () => giveBack(ctx, limits.store, [`second-factor:user:${user}`]) };
 }

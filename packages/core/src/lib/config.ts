@@ -13,24 +13,15 @@ import {
   MissingSecret,
   UnsupportedStrategy,
 } from "../errors.js";
-import type { JWT, JWTOptions } from "../jwt.js";
 import type { CredentialsConfig } from "../providers/credentials.js";
-import type { EmailConfig } from "../providers/email.js";
 import type { OAuthCheck, OAuthConfig, OAuthConfigInternal } from "../providers/oauth.js";
 import type { TOTPConfig } from "../providers/totp.js";
 import { MemoryRefreshStore, type RefreshStore } from "../refresh-store.js";
-import type {
-  AuthConfig,
-  CallbacksOptions,
-  CookieOption,
-  EventCallbacks,
-  LoggerInstance,
-  PagesOptions,
-  Profile,
-  SessionOptions,
-  Theme,
-} from "../types.js";
-import { type ResolvedRateLimit, resolveRateLimit } from "./attempts.js";
+import type { CookieOption, LoggerInstance, PagesOptions, Profile, Theme } from "../shapes/data.js";
+import type { EmailConfig } from "../shapes/email.js";
+import type { JWT, JWTOptions } from "../shapes/jwt.js";
+import type { AuthConfig, CallbacksOptions, EventCallbacks, SessionOptions } from "../types.js";
+import { noteSecrets, type ResolvedAudit, resolveAudit, withAuditedEvents } from "./audit/record.js";
 import { type CookieRole, defaultCookies } from "./cookies.js";
 import { type CsrfKeys, deriveCsrfKeys } from "./csrf.js";
 import type { Env } from "./env.js";
@@ -46,6 +37,7 @@ import {
 import { createLogger } from "./logger.js";
 import { isPlainObject, merge } from "./merge.js";
 import { applyProviderOptions } from "./provider-options.js";
+import { type ResolvedRateLimit, resolveRateLimit } from "./rate-limits.js";
 import { defaultRedirect } from "./redirect.js";
 import { type ResolvedRevocation, resolveRevocation } from "./session/revocation-list.js";
 import { skipCSRFCheck } from "./symbols.js";
@@ -124,6 +116,8 @@ export interface ResolvedConfig {
   }>;
   /** Null unless `session.revocation` is set (JWT sessions only). */
   readonly revocation: ResolvedRevocation | null;
+  /** Null when nothing receives audit events (no `events.audit`, no `audit.store`). */
+  readonly audit: ResolvedAudit | null;
   /** Mutable per-configuration memory (the one part that is not frozen). */
   readonly caches: ConfigCaches;
 }
@@ -503,6 +497,17 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
   }
   const jwtSecrets = config.jwt?.secret !== undefined ? assertSecrets(config.jwt.secret) : secrets;
   const callbacks = { ...defaultCallbackSet, ...functionsOf("callbacks", config.callbacks) } as CallbacksOptions;
+  const events = guardEvents(functionsOf("events", config.events), logger);
+  const adapter = config.adapter
+    ? guardAdapter(config.adapter, positiveSeconds("adapterTimeout", config.adapterTimeout, 5000))
+    : undefined;
+  const rateLimit = resolveRateLimit(config.rateLimit, source);
+  const audit = resolveAudit(config.audit, {
+    adapter,
+    handler: typeof events.audit === "function",
+    rateLimitStore: rateLimit?.store,
+    owner: source,
+  });
   if (debug) logger.warn("debug-enabled");
   if (config.experimental?.enableWebAuthn) logger.warn("experimental-webauthn");
   if (config.skipCSRFCheck === skipCSRFCheck) logger.warn("csrf-disabled");
@@ -524,10 +529,8 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
     },
     callbacks,
     defaultCallbacks: { jwt: !config.callbacks?.jwt, session: !config.callbacks?.session },
-    events: guardEvents(functionsOf("events", config.events), logger),
-    adapter: config.adapter
-      ? guardAdapter(config.adapter, positiveSeconds("adapterTimeout", config.adapterTimeout, 5000))
-      : undefined,
+    events: audit ? withAuditedEvents(events, () => final) : events,
+    adapter,
     pages: { ...config.pages },
     theme: { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme },
     logger,
@@ -541,9 +544,10 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
     redirectProxyUrl: config.redirectProxyUrl,
     experimental: { enableWebAuthn: !!config.experimental?.enableWebAuthn },
     debug,
-    rateLimit: resolveRateLimit(config.rateLimit, source),
+    rateLimit,
     accessTokens: resolveAccessTokens(config.accessTokens),
     revocation: resolveRevocation(config.session?.revocation, strategy, source, logger),
+    audit,
     caches: {
       origins: new Map(),
       openedTokens: new Map(),
@@ -552,7 +556,9 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
       unlinks: new Map(),
     },
   };
-  return frozenCopy(resolved, new Set(["source", "caches", "adapter", "accessTokens"]));
+  // `audit` holds the application's store and a counter store: kept as they are, like the adapter.
+  const final = frozenCopy(resolved, new Set(["source", "caches", "adapter", "accessTokens", "audit"]));
+  return final;
 }
 
 /**
@@ -607,6 +613,7 @@ const knownOptions = [
   "rateLimit",
   "clientAddress",
   "accessTokens",
+  "audit",
 ] as const;
 
 /** Levenshtein distance, for "did you mean" hints on misspelled option names. */
@@ -689,6 +696,7 @@ export function resolveConfig(config: AuthConfig, env?: Env): ResolvedConfig {
   if (hit && sameSecret(config.secret, hit.secret) && sameSecret(config.jwt?.secret, hit.jwtSecret))
     return hit.resolved;
   const resolved = buildConfig(config, env);
+  noteSecrets(config, resolved);
   if (!entries) {
     entries = {};
     cache.set(config, entries);

@@ -1,5 +1,5 @@
 import { MissingCSRF } from "../errors.js";
-import type { Cookie, CookieOption } from "../types.js";
+import type { Cookie, CookieOption } from "../shapes/data.js";
 import { cookiesFor, type InternalProvider, type ResolvedConfig } from "./config.js";
 import type { CookieRole } from "./cookies.js";
 import { createCsrfToken, csrfTokensMatch, readCsrfCookie } from "./csrf.js";

@@ -1,4 +1,4 @@
-import type { Cookie, CookieOption, CookieSerializeOptions, CookiesOptions } from "../types.js";
+import type { Cookie, CookieOption, CookieSerializeOptions, CookiesOptions } from "../shapes/data.js";
 
 /** The cookies Latchkey sets, by their role. */
 export type CookieRole = keyof CookiesOptions;

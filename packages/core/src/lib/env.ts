@@ -1,5 +1,6 @@
 import type { ProviderConfig } from "../providers/index.js";
-import type { AuthAction, AuthConfig } from "../types.js";
+import type { AuthAction } from "../shapes/data.js";
+import type { AuthConfig } from "../types.js";
 import { createLogger } from "./logger.js";
 
 /** An environment: `process.env` or any record of the same shape. */

@@ -1,4 +1,5 @@
-import type { AuthConfig, ResponseInternal, Session } from "../types.js";
+import type { ResponseInternal, Session } from "../shapes/data.js";
+import type { AuthConfig } from "../types.js";
 import type { Env } from "./config.js";
 import { authenticationOf, type SessionRequest } from "./pipeline.js";
 import { withQuery } from "./url.js";

@@ -6,7 +6,9 @@ import {
   RateLimited,
   UnknownAction,
 } from "../errors.js";
-import type { AuthConfig, LoggerInstance, ResponseInternal, Theme } from "../types.js";
+import type { LoggerInstance, ResponseInternal, Theme } from "../shapes/data.js";
+import type { AuthConfig } from "../types.js";
+import { failureReasonOf, recordSignInFailure } from "./audit/sign-in.js";
 import type { ResolvedConfig } from "./config.js";
 import { type Context, createContext } from "./context.js";
 import { createLogger } from "./logger.js";
@@ -118,6 +120,11 @@ export async function handle(
   try {
     return await route(req, ctx);
   } catch (e) {
+    // Every sign-in that fails by throwing ends here: its one record, with the internal reason
+    // (the answer below is the same for all reasons). A limited attempt was recorded by its limit.
+    if (req.action === "callback" && !(e instanceof RateLimited) && !(e instanceof UnknownAction)) {
+      await recordSignInFailure(req, ctx, failureReasonOf(e));
+    }
     return errorResponse(e, req, ctx, options.raw);
   }
 }

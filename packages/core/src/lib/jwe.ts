@@ -14,24 +14,7 @@ import {
   randomUUID,
   timingSafeEqual,
 } from "node:crypto";
-
-/** The claims of a session token. `name`, `email`, `picture` and `sub` are set at sign-in. */
-export interface JWT extends Record<string, unknown> {
-  name?: string | null;
-  email?: string | null;
-  picture?: string | null;
-  sub?: string;
-  iat?: number;
-  exp?: number;
-  jti?: string;
-  /**
-   * The session's id, set at sign-in and kept by every re-issue of the session (`jti` is new on
-   * each seal): what `revokeJwtSession` revokes.
-   */
-  sid?: string;
-  /** When the session began (epoch seconds, fractional), kept by every re-issue; `revokeUserSessions` compares it. */
-  auth_time?: number;
-}
+import type { JWT } from "../shapes/jwt.js";
 
 /** Seconds of clock difference tolerated on `exp`, as Auth.js does. */
 const CLOCK_TOLERANCE = 15;

@@ -1,5 +1,5 @@
 import { inspect } from "node:util";
-import type { LoggerInstance } from "../types.js";
+import type { LoggerInstance } from "../shapes/data.js";
 
 /** Warnings Latchkey logs through `logger.warn`. */
 export type WarningCode =
@@ -12,7 +12,9 @@ export type WarningCode =
   | "unverified-email-released"
   | "session-secret-mismatch"
   | "revocation-unavailable"
-  | "revocation-restored";
+  | "revocation-restored"
+  | "audit-bounded"
+  | "refresh-token-missing";
 
 const warningText: Record<WarningCode, string> = {
   "debug-enabled": "Debug logging is on; it may log secrets and personal data. Turn `debug` off in production.",
@@ -29,6 +31,9 @@ const warningText: Record<WarningCode, string> = {
   "revocation-unavailable":
     "The revocation list of JWT sessions cannot be kept current (its store does not answer); `session.revocation.onUnavailable` decides whether JWT sessions are refused or served meanwhile.",
   "revocation-restored": "The revocation store answers again; the revocation list of JWT sessions was reloaded.",
+  "audit-bounded": "More audit records than the bound allows in this window; the rest of the window is not recorded.",
+  "refresh-token-missing":
+    "getAccessToken found an expired access token and no refresh token: the provider was not asked for offline access.",
 };
 
 // Everything that can end or disguise a log line: C0 controls (CR, LF, ...), DEL, C1 controls

@@ -5,7 +5,8 @@
  * trusted, read the body, dispatch, and turn every failure into its answer.
  */
 import { AuthError, UnknownAction, UntrustedHost } from "../errors.js";
-import type { AuthConfig, CookieOption, ResponseInternal, Session } from "../types.js";
+import type { CookieOption, ResponseInternal, Session } from "../shapes/data.js";
+import type { AuthConfig } from "../types.js";
 import { cookiesFor, type Env, type ResolvedConfig, resolveConfig } from "./config.js";
 import { parseCookieHeader } from "./cookies.js";
 import {

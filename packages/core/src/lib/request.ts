@@ -1,5 +1,5 @@
 import { UnknownAction } from "../errors.js";
-import type { AuthAction } from "../types.js";
+import type { AuthAction } from "../shapes/data.js";
 import { readCapped } from "./read-capped.js";
 
 /** Reads request headers, whatever their source (a `Headers` object or Node's header record). */

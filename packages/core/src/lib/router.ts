@@ -1,5 +1,5 @@
 import { UnknownAction } from "../errors.js";
-import type { ResponseInternal } from "../types.js";
+import type { ResponseInternal } from "../shapes/data.js";
 import { callback } from "./actions/callback.js";
 import { csrf } from "./actions/csrf.js";
 import { error, verifyRequest } from "./actions/pages.js";

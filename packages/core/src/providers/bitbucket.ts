@@ -16,7 +16,7 @@
  * @module providers/bitbucket
  */
 import { customFetch } from "../lib/symbols.js";
-import type { Profile } from "../types.js";
+import type { Profile } from "../shapes/data.js";
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js";
 
 interface BitbucketLink {

@@ -16,7 +16,7 @@
  * ```
  * @module providers/credentials
  */
-import type { Awaitable, User } from "../types.js";
+import type { Awaitable, User } from "../shapes/data.js";
 
 /** One field of the credentials form: its label and any `<input>` attribute. */
 export interface CredentialInput {

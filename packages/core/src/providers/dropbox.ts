@@ -17,7 +17,7 @@
  * @module providers/dropbox
  */
 import { customFetch } from "../lib/symbols.js";
-import type { Profile } from "../types.js";
+import type { Profile } from "../shapes/data.js";
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js";
 
 /** The `FullAccount` of `POST /2/users/get_current_account`. */

@@ -23,7 +23,7 @@
  */
 
 import { defaultProfile } from "../lib/profile.js";
-import type { Profile } from "../types.js";
+import type { Profile } from "../shapes/data.js";
 import type { OAuth2Config, OAuthConfig, OAuthUserConfig } from "./oauth.js";
 
 export { defaultProfile };

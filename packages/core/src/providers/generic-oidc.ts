@@ -20,7 +20,7 @@
  * ```
  * @module providers/generic-oidc
  */
-import type { Profile } from "../types.js";
+import type { Profile } from "../shapes/data.js";
 import { defaultProfile } from "./generic-oauth.js";
 import type { OIDCConfig, OIDCUserConfig } from "./oauth.js";
 

@@ -18,7 +18,7 @@
  * @module providers/github
  */
 import { customFetch } from "../lib/symbols.js";
-import type { Profile } from "../types.js";
+import type { Profile } from "../shapes/data.js";
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js";
 
 /** The user of the GitHub REST API (`GET /user`). */

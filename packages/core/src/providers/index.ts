@@ -3,7 +3,7 @@
  *
  * @module providers
  */
-import type { Awaitable, ProviderType, User } from "../types.js";
+import type { Awaitable, ProviderType, User } from "../shapes/data.js";
 import type { CredentialsConfig } from "./credentials.js";
 import type { EmailConfig } from "./email.js";
 import type { OAuthConfig } from "./oauth.js";

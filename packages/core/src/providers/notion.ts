@@ -14,7 +14,7 @@
  * @module providers/notion
  */
 import { customFetch } from "../lib/symbols.js";
-import type { Profile } from "../types.js";
+import type { Profile } from "../shapes/data.js";
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js";
 
 /** A Notion user of type `person` (https://developers.notion.com/reference/user). */

@@ -16,7 +16,7 @@
  */
 
 import type { customFetch } from "../lib/symbols.js";
-import type { Awaitable, Profile, TokenSet, User } from "../types.js";
+import type { Awaitable, Profile, TokenSet, User } from "../shapes/data.js";
 
 /** Parameters added to an endpoint's URL or request. */
 export type UrlParams = Record<string, string | number | boolean | undefined>;

@@ -28,7 +28,7 @@
  * @module providers/tiktok
  */
 import { customFetch } from "../lib/symbols.js";
-import type { Profile, TokenSet } from "../types.js";
+import type { Profile, TokenSet } from "../shapes/data.js";
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js";
 
 /** The answer of `GET /v2/user/info/`. */

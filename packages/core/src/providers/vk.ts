@@ -30,7 +30,7 @@
  * @module providers/vk
  */
 import { customFetch } from "../lib/symbols.js";
-import type { Profile } from "../types.js";
+import type { Profile } from "../shapes/data.js";
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js";
 
 type Flag = 0 | 1;

@@ -16,7 +16,7 @@
  */
 import type { Adapter, AdapterUser } from "../adapters.js";
 import { MissingAdapter } from "../errors.js";
-import type { Awaitable, User } from "../types.js";
+import type { Awaitable, User } from "../shapes/data.js";
 import type { CredentialInput } from "./credentials.js";
 
 /** What a `webauthn-options` request asks for, and what a callback completes. */

@@ -19,51 +19,18 @@ import { OIDC } from "../../src/providers/generic-oidc.js";
 import { PostgresRefreshStore, RedisRefreshStore, type RefreshStore } from "../../src/refresh-store.js";
 import { Browser } from "./support/browser.js";
 import { SECRET, signInThrough } from "./support/flow.js";
-import { startOP, type TestOP } from "./support/op.js";
+import { type RefreshingOP, startRefreshingOP } from "./support/refreshing-op.js";
 
 const APP = "http://localhost:3000";
 const COOKIE = "authjs.session-token";
-let op: TestOP;
+let op: RefreshingOP;
 
 beforeAll(async () => {
-  op = await startOP(
-    [
-      {
-        client_id: "latchkey",
-        client_secret: "latchkey-secret",
-        redirect_uris: [`${APP}/auth/callback/op`],
-        grant_types: ["authorization_code", "refresh_token"],
-      },
-    ],
-    { refreshTokens: true },
-  );
+  op = await startRefreshingOP();
 });
 afterAll(async () => {
   await op?.close();
 });
-
-/** Calls of the provider's token endpoint so far (code redemptions and refreshes). */
-const tokenCalls = () => op.requests.filter((r) => r.method === "POST" && r.path === "/token").length;
-
-/** The provider accepts `accessToken` (its userinfo endpoint answers 200 with it). */
-async function providerAccepts(accessToken: string): Promise<boolean> {
-  const response = await fetch(`${op.issuer}/me`, { headers: { authorization: `Bearer ${accessToken}` } });
-  await response.body?.cancel();
-  return response.status === 200;
-}
-
-/** Revokes a refresh token at the provider (RFC 7009), as a user removing the app's access does. */
-async function revokeAtProvider(refreshToken: string): Promise<void> {
-  const response = await fetch(`${op.issuer}/token/revocation`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      authorization: `Basic ${Buffer.from("latchkey:latchkey-secret").toString("base64")}`,
-    },
-    body: new URLSearchParams({ token: refreshToken, token_type_hint: "refresh_token" }),
-  });
-  expect(response.status).toBe(200);
-}
 
 function appConfig(extra: Partial<AuthConfig> = {}): AuthConfig {
   return {
@@ -119,16 +86,16 @@ describe("getAccessToken, JWT sessions (tokens sealed in the session token)", ()
   it("rule: concurrent requests needing one refresh cause exactly one provider call (single flight), and every one gets the new token", async () => {
     const config = appConfig({ accessTokens: { jwt: true } });
     const expired = await withExpiredAccessToken(await signedIn(config));
-    const before = tokenCalls();
+    const before = op.tokenCalls();
     const results = await Promise.all(
       Array.from({ length: 50 }, () => getAccessToken(request(expired), config, { provider: "op" })),
     );
-    expect(tokenCalls() - before).toBe(1);
+    expect(op.tokenCalls() - before).toBe(1);
     const tokens = new Set(results.map((r) => r?.accessToken));
     expect(tokens.size).toBe(1);
     const [token] = results;
     expect(token?.refreshed).toBe(true);
-    expect(await providerAccepts(token?.accessToken as string)).toBe(true);
+    expect(await op.accepts(token?.accessToken as string)).toBe(true);
     // Each response re-issues the session with the rotated refresh token in it.
     const next = await claimsOf(reissued(token?.cookies ?? []));
     const old = await claimsOf(expired);
@@ -141,25 +108,25 @@ describe("getAccessToken, JWT sessions (tokens sealed in the session token)", ()
     const config = appConfig({ accessTokens: { jwt: true } });
     const stale = await withExpiredAccessToken(await signedIn(config));
     const first = await getAccessToken(request(stale), config, { provider: "op" });
-    const calls = tokenCalls();
+    const calls = op.tokenCalls();
     // Another tab sends the cookie from before the rotation.
     const late = await getAccessToken(request(stale), config, { provider: "op" });
-    expect(tokenCalls()).toBe(calls);
+    expect(op.tokenCalls()).toBe(calls);
     expect(late?.accessToken).toBe(first?.accessToken);
     // Had the rotated token been replayed, the provider would have revoked the grant: the new
     // refresh token still works.
     const fresh = await withExpiredAccessToken(reissued(late?.cookies ?? []));
     const again = await getAccessToken(request(fresh), config, { provider: "op" });
-    expect(tokenCalls()).toBe(calls + 1);
-    expect(await providerAccepts(again?.accessToken as string)).toBe(true);
+    expect(op.tokenCalls()).toBe(calls + 1);
+    expect(await op.accepts(again?.accessToken as string)).toBe(true);
   });
 
   it("rule: a token valid beyond the skew is returned as is, without a provider call", async () => {
     const config = appConfig({ accessTokens: { jwt: true } });
     const cookie = await signedIn(config);
-    const before = tokenCalls();
+    const before = op.tokenCalls();
     const token = await getAccessToken(request(cookie), config, { provider: "op" });
-    expect(tokenCalls()).toBe(before);
+    expect(op.tokenCalls()).toBe(before);
     expect(token?.refreshed).toBe(false);
     expect(token?.cookies).toEqual([]);
     expect(token?.accessToken).toBe((await claimsOf(cookie)).providerTokens.op?.access_token);
@@ -168,13 +135,13 @@ describe("getAccessToken, JWT sessions (tokens sealed in the session token)", ()
   it("rule: a revoked grant gives RefreshTokenRevoked, marks the session, and is not retried in a loop", async () => {
     const config = appConfig({ accessTokens: { jwt: true } });
     const cookie = await signedIn(config);
-    await revokeAtProvider((await claimsOf(cookie)).providerTokens.op?.refresh_token as string);
+    await op.revoke((await claimsOf(cookie)).providerTokens.op?.refresh_token as string);
     const expired = await withExpiredAccessToken(cookie);
-    const before = tokenCalls();
+    const before = op.tokenCalls();
     const outcomes = await Promise.allSettled(
       Array.from({ length: 30 }, () => getAccessToken(request(expired), config, { provider: "op" })),
     );
-    expect(tokenCalls() - before).toBe(1);
+    expect(op.tokenCalls() - before).toBe(1);
     for (const outcome of outcomes) {
       expect(outcome.status).toBe("rejected");
       expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(RefreshTokenRevoked);
@@ -193,7 +160,7 @@ describe("getAccessToken, JWT sessions (tokens sealed in the session token)", ()
     await expect(getAccessToken(request(expired), config, { provider: "op" })).rejects.toBeInstanceOf(
       RefreshTokenRevoked,
     );
-    expect(tokenCalls() - before).toBe(1);
+    expect(op.tokenCalls() - before).toBe(1);
     // No token leaks into the error's message.
     expect(error.message).not.toContain((await claimsOf(cookie)).providerTokens.op?.refresh_token as string);
   });
@@ -217,20 +184,20 @@ describe("getAccessToken, database sessions (tokens on the account record)", () 
     const stored = await adapter.getAccount?.("bob", "op");
     expect(stored?.refresh_token).toEqual(expect.any(String));
     await adapter.updateAccount?.({ provider: "op", providerAccountId: "bob", expires_at: nowSeconds() - 10 });
-    const before = tokenCalls();
+    const before = op.tokenCalls();
     const results = await Promise.all(
       Array.from({ length: 50 }, () => getAccessToken(request(cookie), config, { provider: "op" })),
     );
-    expect(tokenCalls() - before).toBe(1);
+    expect(op.tokenCalls() - before).toBe(1);
     expect(new Set(results.map((r) => r?.accessToken)).size).toBe(1);
     const after = await adapter.getAccount?.("bob", "op");
     expect(after?.access_token).toBe(results[0]?.accessToken);
     expect(after?.refresh_token).not.toBe(stored?.refresh_token);
-    expect(await providerAccepts(after?.access_token as string)).toBe(true);
+    expect(await op.accepts(after?.access_token as string)).toBe(true);
     // The next request reads the fresh token from the account.
     const next = await getAccessToken(request(cookie), config, { provider: "op" });
     expect(next?.refreshed).toBe(false);
-    expect(tokenCalls() - before).toBe(1);
+    expect(op.tokenCalls() - before).toBe(1);
   });
 
   it("rule: a revoked grant marks the account (tokens cleared), and later requests fail without calling the provider", async () => {
@@ -238,9 +205,9 @@ describe("getAccessToken, database sessions (tokens on the account record)", () 
     const config = appConfig({ adapter });
     const cookie = await signedIn(config, "bob");
     const stored = await adapter.getAccount?.("bob", "op");
-    await revokeAtProvider(stored?.refresh_token as string);
+    await op.revoke(stored?.refresh_token as string);
     await adapter.updateAccount?.({ provider: "op", providerAccountId: "bob", expires_at: nowSeconds() - 10 });
-    const before = tokenCalls();
+    const before = op.tokenCalls();
     await expect(getAccessToken(request(cookie), config, { provider: "op" })).rejects.toMatchObject({
       type: "RefreshTokenRevoked",
     });
@@ -251,11 +218,11 @@ describe("getAccessToken, database sessions (tokens on the account record)", () 
       Array.from({ length: 30 }, () => getAccessToken(request(cookie), config, { provider: "op" })),
     );
     expect(again.every((o) => o.status === "rejected" && o.reason instanceof RefreshTokenRevoked)).toBe(true);
-    expect(tokenCalls() - before).toBe(1);
+    expect(op.tokenCalls() - before).toBe(1);
     // Signing in again stores the new tokens on the account, and the token works again.
     const renewed = await signedIn(config, "bob");
     const token = await getAccessToken(request(renewed), config, { provider: "op" });
-    expect(await providerAccepts(token?.accessToken as string)).toBe(true);
+    expect(await op.accepts(token?.accessToken as string)).toBe(true);
   });
 });
 
@@ -267,17 +234,17 @@ async function acrossInstances(store: () => RefreshStore) {
   const a = appConfig({ accessTokens: { jwt: true, store: store() } });
   const b = appConfig({ accessTokens: { jwt: true, store: store() } });
   const expired = await withExpiredAccessToken(await signedIn(a));
-  const before = tokenCalls();
+  const before = op.tokenCalls();
   const results = await Promise.all(
     Array.from({ length: 50 }, (_, i) => getAccessToken(request(expired), i % 2 ? a : b, { provider: "op" })),
   );
-  expect(tokenCalls() - before).toBe(1);
+  expect(op.tokenCalls() - before).toBe(1);
   expect(new Set(results.map((r) => r?.accessToken)).size).toBe(1);
-  expect(await providerAccepts(results[0]?.accessToken as string)).toBe(true);
+  expect(await op.accepts(results[0]?.accessToken as string)).toBe(true);
   // Later, on the other instance, the pre-rotation cookie still gets the new tokens.
   const late = await getAccessToken(request(expired), b, { provider: "op" });
   expect(late?.accessToken).toBe(results[0]?.accessToken);
-  expect(tokenCalls() - before).toBe(1);
+  expect(op.tokenCalls() - before).toBe(1);
 }
 
 describe("getAccessToken across instances sharing a store", () => {
@@ -328,5 +295,35 @@ describe("getAccessToken across instances sharing a store", () => {
     expect(rows.rows.length).toBeGreaterThan(0);
     const text = JSON.stringify(rows.rows);
     expect(text).not.toMatch(/access_token|refresh_token/);
+  });
+});
+
+describe("getAccessToken, a provider that issued no refresh token", () => {
+  it("rule: Google without offline access: the error and one logged warning name exactly what to set, and the provider is not asked", async () => {
+    const warnings: Array<[string, string | undefined]> = [];
+    const google = OIDC({ id: "google", name: "Google", issuer: op.issuer, clientId: "latchkey", clientSecret: "x" });
+    const config = appConfig({
+      accessTokens: { jwt: true },
+      providers: [...(appConfig().providers ?? []), google],
+      logger: { error: () => {}, warn: (code, detail) => warnings.push([code, detail]), debug: () => {} },
+    });
+    // The session as a Google sign-in without `access_type: "offline"` leaves it: an access token only.
+    const claims = await claimsOf(await signedIn(config));
+    const { refresh_token: _dropped, ...online } = claims.providerTokens.op as Record<string, unknown>;
+    const token = { ...claims, providerTokens: { google: { ...online, expires_at: nowSeconds() - 10 } } };
+    const cookie = `${COOKIE}=${await encode({ token, secret: SECRET, salt: COOKIE })}`;
+    const before = op.tokenCalls();
+    for (let i = 0; i < 5; i++) {
+      const error = await getAccessToken(request(cookie), config, { provider: "google" }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RefreshTokenRevoked);
+      expect((error as RefreshTokenRevoked).cause).toMatchObject({ reason: "no-refresh-token", provider: "google" });
+      expect((error as Error).message).toContain(
+        'Google({ authorization: { params: { access_type: "offline", prompt: "consent" } } })',
+      );
+    }
+    expect(op.tokenCalls()).toBe(before);
+    expect(warnings.filter(([code]) => code === "refresh-token-missing")).toEqual([
+      ["refresh-token-missing", expect.stringContaining('access_type: "offline"')],
+    ]);
   });
 });

@@ -22,25 +22,15 @@ import { OIDC } from "../../src/providers/generic-oidc.js";
 import { revokeJwtSession, revokeUserSessions } from "../../src/revocation.js";
 import { Browser } from "../oauth/support/browser.js";
 import { SECRET, signInThrough } from "../oauth/support/flow.js";
-import { startOP, type TestOP } from "../oauth/support/op.js";
+import { type RefreshingOP, startRefreshingOP } from "../oauth/support/refreshing-op.js";
 
 const APP = "http://localhost:3000";
 const COOKIE = "authjs.session-token";
 const quiet = { error() {}, warn() {}, debug() {} };
-let op: TestOP;
+let op: RefreshingOP;
 
 beforeAll(async () => {
-  op = await startOP(
-    [
-      {
-        client_id: "latchkey",
-        client_secret: "latchkey-secret",
-        redirect_uris: [`${APP}/auth/callback/op`],
-        grant_types: ["authorization_code", "refresh_token"],
-      },
-    ],
-    { refreshTokens: true },
-  );
+  op = await startRefreshingOP();
 });
 afterAll(async () => {
   await op?.close();
@@ -108,7 +98,7 @@ describe("revocation reaches every reader of the session cookie (getAccessToken)
     (claims.providerTokens as { op: { expires_at: number } }).op.expires_at = Math.floor(Date.now() / 1000) - 10;
     const stale = await encode({ token: claims, secret: SECRET, salt: COOKIE });
     expect(await sessionOf(config, stale)).toBeNull();
-    const before = op.requests.filter((r) => r.method === "POST" && r.path === "/token").length;
+    const before = op.tokenCalls();
     let refreshed: Awaited<ReturnType<typeof getAccessToken>> = null;
     try {
       refreshed = await getAccessToken(request(`${COOKIE}=${stale}`), config, {
@@ -117,7 +107,7 @@ describe("revocation reaches every reader of the session cookie (getAccessToken)
     } catch {
       refreshed = null;
     }
-    const after = op.requests.filter((r) => r.method === "POST" && r.path === "/token").length;
+    const after = op.tokenCalls();
     expect(after - before, "no refresh grant redeemed for a revoked session").toBe(0);
     expect(refreshed?.accessToken).toBeUndefined();
     expect(refreshed?.cookies ?? [], "no session cookie re-issued for a revoked session").toEqual([]);

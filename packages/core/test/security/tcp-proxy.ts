@@ -2,7 +2,7 @@
  * A TCP proxy on loopback for fault tests: forwards to a local server (PostgreSQL, Redis, ...)
  * and can, at any moment, add latency to every chunk, swallow traffic (a black hole: connections
  * stay open, nothing comes back), reset every connection, or refuse new ones. Shared by the fault
- * tests; packages/express/test/scale-out.test.ts has an older start/stop-only version.
+ * tests (core and Express).
  */
 import { connect, createServer, type Server, type Socket } from "node:net";
 
@@ -17,6 +17,28 @@ export interface TcpProxy {
   /** Resets (RST) every open connection, in any mode. */
   resetAll(): void;
   close(): Promise<void>;
+}
+
+/**
+ * Listens on a free port under Linux's ephemeral range (32768 and up). While the proxy refuses, a
+ * client retrying every few milliseconds is given ephemeral source ports one after another; had
+ * the proxy's own port come from that range, one retry would sooner or later get it as its source
+ * port and connect to itself (TCP self-connect), and a Redis client then takes the echo of its own
+ * SUBSCRIBE for the server's answer: an outage that is never seen.
+ */
+async function freePortBelowEphemeralRange(server: Server): Promise<number> {
+  for (;;) {
+    const candidate = 20_000 + Math.floor(Math.random() * 12_000);
+    const error = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+      server.once("error", resolve);
+      server.listen(candidate, "127.0.0.1", () => {
+        server.removeListener("error", resolve);
+        resolve(null);
+      });
+    });
+    if (!error) return candidate;
+    if (error.code !== "EADDRINUSE") throw error;
+  }
 }
 
 export async function startTcpProxy(targetPort: number, targetHost = "127.0.0.1"): Promise<TcpProxy> {
@@ -73,8 +95,8 @@ export async function startTcpProxy(targetPort: number, targetHost = "127.0.0.1"
       client.on("error", drop).on("close", drop);
       upstream.on("error", drop).on("close", drop);
     });
-    await new Promise<void>((resolve) => s.listen(port, "127.0.0.1", resolve));
-    port = (s.address() as { port: number }).port;
+    if (port === 0) port = await freePortBelowEphemeralRange(s);
+    else await new Promise<void>((resolve) => s.listen(port, "127.0.0.1", resolve));
     server = s;
   }
 

@@ -1,5 +1,5 @@
 import { InvalidProvider } from "../../errors.js";
-import type { ResponseInternal } from "../../types.js";
+import type { ResponseInternal } from "../../shapes/data.js";
 import type { Context } from "../context.js";
 import { credentialsCallback } from "../flows/credentials.js";
 import type { RequestInternal } from "../request.js";

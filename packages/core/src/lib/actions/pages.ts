@@ -1,4 +1,4 @@
-import type { ResponseInternal } from "../../types.js";
+import type { ResponseInternal } from "../../shapes/data.js";
 import type { Context } from "../context.js";
 import { emailCodeOptions } from "../flows/email/code.js";
 import { otherPages } from "../pages/index.js";

@@ -1,4 +1,4 @@
-import type { PublicProvider, ResponseInternal } from "../../types.js";
+import type { PublicProvider, ResponseInternal } from "../../shapes/data.js";
 import type { Context } from "../context.js";
 
 /** `GET /providers`: the client-safe description of each provider, keyed by id. */

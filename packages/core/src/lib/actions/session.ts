@@ -1,5 +1,5 @@
 import { SessionTokenError } from "../../errors.js";
-import type { ResponseInternal } from "../../types.js";
+import type { ResponseInternal } from "../../shapes/data.js";
 import type { Context } from "../context.js";
 import type { RequestInternal } from "../request.js";
 import { noStore } from "../response.js";

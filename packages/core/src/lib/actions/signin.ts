@@ -1,5 +1,5 @@
 import { InvalidProvider, UnknownAction } from "../../errors.js";
-import type { ResponseInternal } from "../../types.js";
+import type { ResponseInternal } from "../../shapes/data.js";
 import type { Context } from "../context.js";
 import { page } from "../pages/layout.js";
 import { signinPage } from "../pages/signin.js";

@@ -1,6 +1,6 @@
 import type { Adapter } from "../../adapters.js";
 import { SignOutError } from "../../errors.js";
-import type { ResponseInternal } from "../../types.js";
+import type { ResponseInternal } from "../../shapes/data.js";
 import type { Context } from "../context.js";
 import { clearChunkedCookie, readChunkedCookie } from "../cookies.js";
 import { otherPages } from "../pages/index.js";

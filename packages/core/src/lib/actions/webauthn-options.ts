@@ -1,5 +1,5 @@
 import { RateLimited } from "../../errors.js";
-import type { ResponseInternal } from "../../types.js";
+import type { ResponseInternal } from "../../shapes/data.js";
 import { reserveWebAuthnOptions } from "../attempts.js";
 import type { Context } from "../context.js";
 import { WEBAUTHN_SCRIPT } from "../flows/webauthn/config.js";

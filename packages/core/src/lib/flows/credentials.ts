@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { AuthError, CallbackRouteError, CredentialsSignin } from "../../errors.js";
-import type { Account, ResponseInternal, User } from "../../types.js";
+import type { Account, ResponseInternal, User } from "../../shapes/data.js";
 import { reserveCredentialsAttempt } from "../attempts.js";
+import { noteSignInAttempt } from "../audit/sign-in.js";
 import type { Context } from "../context.js";
 import { lazyRequest, type RequestInternal } from "../request.js";
 import { askSignIn, landing, startSession } from "./finish-sign-in.js";
@@ -54,7 +55,9 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   ctx.requireCsrf("The credentials form");
 
   const credentials = { ...req.body } as Record<string, unknown>;
-  const attempt = await reserveCredentialsAttempt(req, ctx, provider.id, attemptIdentifier(provider, credentials));
+  const identifier = attemptIdentifier(provider, credentials);
+  noteSignInAttempt(ctx, { identifier });
+  const attempt = await reserveCredentialsAttempt(req, ctx, provider.id, identifier);
   let user: User | null;
   try {
     user = await provider.authorize(

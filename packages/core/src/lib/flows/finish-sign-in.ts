@@ -1,16 +1,18 @@
 import { randomUUID } from "node:crypto";
 import type { AdapterSession, AdapterUser } from "../../adapters.js";
 import { AccessDenied, AuthError } from "../../errors.js";
-import type { JWT } from "../../jwt.js";
-import type { Account, Profile, ResponseInternal, User } from "../../types.js";
+import type { Account, Profile, ResponseInternal, User } from "../../shapes/data.js";
+import type { JWT } from "../../shapes/jwt.js";
+import { recordSignInSuccess } from "../audit/sign-in.js";
 import type { Context } from "../context.js";
 import { clearChunkedCookie } from "../cookies.js";
 import { providerTokensOf } from "../refresh/tokens.js";
 import type { RequestInternal } from "../request.js";
 import { describeUserAgent } from "../session/device.js";
 import { keepSessionIdentity, sessionTokenCookies } from "../session/jwt-strategy.js";
+import { databaseSessionId } from "../session/session-id.js";
 import { withQuery } from "../url.js";
-import { holdForSecondFactor, methodOf, totpProviderOf } from "./second-factor/index.js";
+import { holdForSecondFactor, methodOf, totpProviderOf } from "./second-factor/pending.js";
 
 // Sign-ins held for a second factor in this request: `landing` sends them to the code page.
 // Keyed by the request's context, so the flows that call `startSession` need no other change.
@@ -78,10 +80,13 @@ export async function startSession(
     }
   }
   const cookie = ctx.cookieOptions.sessionToken;
+  // Names the session in the audit trail: the JWT's `sid`, or the database session's keyed-hash id.
+  let sessionId: string | undefined;
   if (config.session.strategy === "jwt") {
     // The session's id and start survive every re-issue (jwt-strategy.ts carries them), so a
     // revocation (by id, or of a user's sessions begun before a time) reaches every later token.
     const identity = { sid: randomUUID(), auth_time: Date.now() / 1000 };
+    sessionId = identity.sid;
     const initial: JWT = {
       name: user.name,
       email: user.email,
@@ -106,6 +111,7 @@ export async function startSession(
     if (token === null) {
       // The application declined to keep a token: no session, and any old one is removed.
       ctx.cookies.push(...clearChunkedCookie(req.cookies, cookie.name, cookie.options));
+      sessionId = undefined;
     } else {
       // The session's id, start and factors are Latchkey's facts: the callback cannot drop or change them.
       const kept = keepSessionIdentity(token, { sid: identity.sid, authTime: identity.auth_time, amr });
@@ -134,8 +140,13 @@ export async function startSession(
       value: created.sessionToken,
       options: { ...cookie.options, expires: created.expires },
     });
+    // An HMAC per sign-in, paid only when an audit trail records it.
+    if (config.audit) sessionId = databaseSessionId(config, created.sessionToken);
   }
-  await config.events.signIn?.({ user, account, profile, isNewUser });
+  await Promise.all([
+    config.events.signIn?.({ user, account, profile, isNewUser }),
+    recordSignInSuccess(req, ctx, { userId: user.id?.toString(), provider: account?.provider, sessionId }),
+  ]);
 }
 
 /**

@@ -7,7 +7,7 @@ import {
   accountTokenFields,
 } from "../../adapters.js";
 import { AccountNotLinked, MissingAdapterMethods, OAuthAccountNotLinked } from "../../errors.js";
-import type { Account, Awaitable, Profile, TokenSet, User } from "../../types.js";
+import type { Account, Awaitable, Profile, TokenSet, User } from "../../shapes/data.js";
 import type { Context } from "../context.js";
 import { readChunkedCookie } from "../cookies.js";
 import type { RequestInternal } from "../request.js";

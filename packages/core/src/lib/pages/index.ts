@@ -1,4 +1,4 @@
-import type { ResponseInternal } from "../../types.js";
+import type { ResponseInternal } from "../../shapes/data.js";
 import type { Context } from "../context.js";
 import { page } from "./layout.js";
 import { type CodeForm, errorPage, signoutPage, verifyRequestPage } from "./other-pages.js";

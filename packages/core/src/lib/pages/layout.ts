@@ -1,4 +1,4 @@
-import type { ResponseInternal, Theme } from "../../types.js";
+import type { ResponseInternal, Theme } from "../../shapes/data.js";
 import { html, SafeHtml, safeColor, safeImageUrl } from "./html.js";
 import { css } from "./styles.js";
 

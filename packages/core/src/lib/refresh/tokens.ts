@@ -1,5 +1,5 @@
 /** The provider token fields `getAccessToken` keeps and hands out. */
-import type { Account, TokenSet } from "../../types.js";
+import type { Account, TokenSet } from "../../shapes/data.js";
 
 /** The tokens of one provider as a JWT session keeps them (`token.providerTokens[providerId]`). */
 export interface ProviderTokens {

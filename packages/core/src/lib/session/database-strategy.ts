@@ -1,8 +1,8 @@
 import type { Adapter } from "../../adapters.js";
 import type { ResolvedConfig } from "../config.js";
 import { expiredCookie } from "../cookies.js";
-import type { SessionRead, SessionReadOptions } from "./index.js";
 import { amrOf } from "./jwt-strategy.js";
+import type { SessionRead, SessionReadOptions } from "./read.js";
 
 /**
  * Reads (and on update, changes) a database session. An expired session is deleted; the expiry

@@ -1,10 +1,11 @@
 import { JWTSessionError } from "../../errors.js";
-import type { Cookie, Session } from "../../types.js";
+import type { Cookie, Session } from "../../shapes/data.js";
+import type { JWT } from "../../shapes/jwt.js";
 import type { ResolvedConfig } from "../config.js";
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../cookies.js";
-import { type JWT, openTokenWithReason, sealToken } from "../jwe.js";
+import { openTokenWithReason, sealToken } from "../jwe.js";
 import { warnOnce } from "../logger.js";
-import type { SessionRead, SessionReadOptions } from "./index.js";
+import type { SessionRead, SessionReadOptions } from "./read.js";
 import { sessionIdOf, signedInAt } from "./revocation-list.js";
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);

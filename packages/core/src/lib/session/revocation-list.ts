@@ -5,70 +5,15 @@
  * and again after every reconnection (pushes may have been missed meanwhile).
  */
 import { InvalidConfiguration } from "../../errors.js";
-import type { JWT } from "../../jwt.js";
-import type { AuthConfig, LoggerInstance } from "../../types.js";
-
-/**
- * One revocation. `session`: every token of the session `id` (its `sid` claim). `user`: every
- * session of the user `id` (its `sub` claim) signed in at or before `before`.
- */
-export interface RevocationEntry {
-  kind: "session" | "user";
-  id: string;
-  /** Epoch milliseconds: when the session was revoked, or the user's "revoked before" time. */
-  before: number;
-  /** Epoch milliseconds after which no token the entry concerns can still be valid. */
-  expiresAt: number;
-}
-
-/** What a store tells the instance that subscribed. */
-export interface RevocationListener {
-  /** An entry added by any instance (this one included). */
-  entry(entry: RevocationEntry): void;
-  /** The push channel is lost: entries may be missed until `up`. */
-  down(error: Error): void;
-  /** The push channel works again: the caller reloads the list to catch up. */
-  up(): void;
-}
-
-/**
- * Where the revocation list lives and how instances hear of new entries. Latchkey provides one for
- * Redis, one for PostgreSQL and one in memory (`@latchkey/core/revocation`); any object with these
- * methods works.
- */
-export interface RevocationStore {
-  /** Saves `entry` in the shared store (keeping the later `before` of a user) and pushes it to every instance. */
-  add(entry: RevocationEntry): Promise<void>;
-  /** Every entry that has not expired. */
-  load(): Promise<RevocationEntry[]>;
-  /** Starts pushing entries (and connection changes) to `listener`; resolves once listening. */
-  subscribe(listener: RevocationListener): Promise<void>;
-  /** Stops listening and releases what the store opened itself (not the clients it was given). */
-  close?(): Promise<void>;
-}
-
-/**
- * The `session.revocation` option (JWT sessions only). `true` is `{}`: an in-memory list, for a
- * single process.
- *
- * @example
- * ```ts
- * session: { revocation: { store: RedisRevocationStore(redis, new Redis()), onUnavailable: "refuse" } }
- * ```
- */
-export interface RevocationOptions {
-  /** @default a MemoryRevocationStore kept for this configuration object (one process only) */
-  store?: RevocationStore;
-  /**
-   * While the list cannot be known to be current (the store is unreachable, or was at start):
-   * `"refuse"` answers every JWT session read with an error (`GET /session` 500, `getSession`
-   * null; cookies are kept), `"serve"` keeps serving against the entries already known.
-   * @default "refuse"
-   */
-  onUnavailable?: "serve" | "refuse";
-  /** Milliseconds a store call may take (the first load is awaited at most this long). @default 3000 */
-  timeout?: number;
-}
+import type { LoggerInstance } from "../../shapes/data.js";
+import type { JWT } from "../../shapes/jwt.js";
+import type {
+  RevocationEntry,
+  RevocationListener,
+  RevocationOptions,
+  RevocationStore,
+} from "../../shapes/revocation.js";
+import type { AuthConfig } from "../../types.js";
 
 /** The revocation settings of a resolved configuration. */
 export interface ResolvedRevocation {

@@ -4,8 +4,9 @@
  * The records it consumes are described in `lib/flows/email/code.ts`.
  */
 import { MissingCSRF, Verification } from "../../../errors.js";
-import type { CookieSerializeOptions, ResponseInternal } from "../../../types.js";
+import type { CookieSerializeOptions, ResponseInternal } from "../../../shapes/data.js";
 import { reserveEmailCodeAttempt } from "../../attempts.js";
+import { noteSignInAttempt, recordSignInFailure } from "../../audit/sign-in.js";
 import type { Context } from "../../context.js";
 import { openToken, sealToken } from "../../jwe.js";
 import type { RequestInternal } from "../../request.js";
@@ -95,14 +96,16 @@ export async function submitEmailCode(
 ): Promise<ResponseInternal> {
   if (!ctx.csrf().verified) throw new MissingCSRF("An e-mail code was posted without a valid CSRF token");
   const options = emailCodeOptions(provider);
-  const refuse = (reason: string): ResponseInternal => {
+  const refuse = async (reason: string): Promise<ResponseInternal> => {
     ctx.config.logger.error(new Verification(`E-mail code refused: ${reason}`, { provider: provider.id }));
+    await recordSignInFailure(req, ctx, "email-code-invalid");
     return { redirect: verifyRequestUrl(ctx, provider.id, { error: "Verification" }), cookies: ctx.cookies };
   };
   if (!options) return refuse("this provider does not mail codes");
   const claims = readCodeCookie(req, ctx, provider);
   if (!claims) return refuse("no valid code cookie (another browser, expired, or forged)");
   const { identifier, sendId } = claims;
+  noteSignInAttempt(ctx, { identifier });
   const email = req.body?.email;
   if (email !== undefined && email !== "") {
     let submitted: string | null;

@@ -18,7 +18,7 @@
  */
 import { createHmac, hkdfSync, randomInt } from "node:crypto";
 import { InvalidProvider } from "../../../errors.js";
-import type { EmailConfig } from "../../../providers/email.js";
+import type { EmailConfig } from "../../../shapes/email.js";
 
 /** The resolved `code` option of an e-mail provider. */
 export interface EmailCodeOptions {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Adapter, AdapterUser } from "../../../adapters.js";
-import type { Account, ResponseInternal } from "../../../types.js";
+import type { Account, ResponseInternal } from "../../../shapes/data.js";
 import type { InternalProvider } from "../../config.js";
 import type { Context } from "../../context.js";
 import type { RequestInternal } from "../../request.js";

@@ -1,8 +1,9 @@
 import type { Adapter, AdapterUser } from "../../../adapters.js";
 import { AuthError, EmailSignInError, Verification } from "../../../errors.js";
-import type { EmailConfig } from "../../../providers/email.js";
-import type { Account, ResponseInternal } from "../../../types.js";
+import type { Account, ResponseInternal } from "../../../shapes/data.js";
+import type { EmailConfig } from "../../../shapes/email.js";
 import { reserveEmailSend } from "../../attempts.js";
+import { noteSignInAttempt } from "../../audit/sign-in.js";
 import type { InternalProvider } from "../../config.js";
 import type { Context } from "../../context.js";
 import type { RequestInternal } from "../../request.js";
@@ -153,6 +154,7 @@ export async function emailCallback(
   } catch (e) {
     throw new Verification("The sign-in link's e-mail address was refused", { err: e as Error });
   }
+  noteSignInAttempt(ctx, { identifier });
 
   if (provider.link === false) throw new Verification("This provider mails codes only; a link was followed");
 

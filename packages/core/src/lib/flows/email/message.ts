@@ -1,4 +1,4 @@
-import type { Theme } from "../../../types.js";
+import type { Theme } from "../../../shapes/data.js";
 import { html, safeColor } from "../../pages/html.js";
 
 /** The default sign-in e-mail, in both forms. */

@@ -1,4 +1,4 @@
-import type { EmailConfig, SendVerificationRequestParams, SmtpServerOptions } from "../../../providers/email.js";
+import type { EmailConfig, SendVerificationRequestParams, SmtpServerOptions } from "../../../shapes/email.js";
 import { customFetch } from "../../symbols.js";
 import { type EmailMessage, emailMessage } from "./message.js";
 

@@ -3,7 +3,7 @@
  * that go with it.
  */
 import { InvalidConfiguration } from "../../../errors.js";
-import type { Cookie } from "../../../types.js";
+import type { Cookie } from "../../../shapes/data.js";
 import type { Context } from "../../context.js";
 import { checkCookie, createNonce, createPkce, createState } from "./checks.js";
 import type { OAuthProvider } from "./discovery.js";

@@ -6,7 +6,7 @@
  */
 import * as o from "oauth4webapi";
 import { InvalidCheck } from "../../../errors.js";
-import type { Cookie, CookieSerializeOptions } from "../../../types.js";
+import type { Cookie, CookieSerializeOptions } from "../../../shapes/data.js";
 import type { Context } from "../../context.js";
 import { expiredCookie } from "../../cookies.js";
 import { openToken, sealToken } from "../../jwe.js";

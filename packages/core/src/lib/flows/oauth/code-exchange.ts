@@ -7,7 +7,7 @@
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import * as o from "oauth4webapi";
 import { AuthError, InvalidConfiguration, OAuthCallbackError, OAuthProfileParseError } from "../../../errors.js";
-import type { Account, Profile, TokenSet, User } from "../../../types.js";
+import type { Account, Profile, TokenSet, User } from "../../../shapes/data.js";
 import { escapeForLog } from "../../logger.js";
 import { defaultProfile } from "../../profile.js";
 import {
@@ -132,6 +132,20 @@ export function callbackError(e: unknown, provider: OAuthProvider, step: string)
   return callbackFailure(`The ${step} for provider "${provider.id}" ${why}`, { ...base, err });
 }
 
+/**
+ * The token endpoint's answer after the provider's own fix for what it gets wrong (`token.conform`,
+ * such as Twitch's `scope` array), for the code redemption and the refresh alike.
+ *
+ * @example
+ * ```ts
+ * const response = await conformed(provider, await o.refreshTokenGrantRequest(...))
+ * ```
+ */
+export async function conformed(provider: OAuthProvider, response: Response): Promise<Response> {
+  if (!provider.token?.conform) return response;
+  return (await provider.token.conform(response.clone())) ?? response;
+}
+
 /** A plain token set: `token_type` lowercased, `expires_at` computed from `expires_in`. */
 export function normalizeTokens(raw: Record<string, unknown>): TokenSet {
   const tokens: TokenSet = { ...raw };
@@ -219,7 +233,7 @@ export async function completeAuthorization(
         } as o.TokenEndpointRequestOptions,
       );
     }
-    if (provider.token?.conform) tokenResponse = (await provider.token.conform(tokenResponse.clone())) ?? tokenResponse;
+    tokenResponse = await conformed(provider, tokenResponse);
     if (customToken && !isOidc) {
       tokens = normalizeTokens((await tokenResponse.json()) as Record<string, unknown>);
     } else {

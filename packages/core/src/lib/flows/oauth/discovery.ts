@@ -6,7 +6,8 @@
  */
 import * as o from "oauth4webapi";
 import type { OAuthConfigInternal } from "../../../providers/oauth.js";
-import type { Profile } from "../../../types.js";
+import type { Profile } from "../../../shapes/data.js";
+import { readCapped } from "../../read-capped.js";
 import { customFetch } from "../../symbols.js";
 
 /** A resolved OAuth 2 or OpenID Connect provider. */
@@ -21,6 +22,24 @@ export type OAuthProvider = OAuthConfigInternal<Profile> & {
 const DISCOVERY_TTL_MS = 60 * 60 * 1000;
 /** No provider request may hang a sign-in forever. */
 const REQUEST_TIMEOUT_MS = 15_000;
+/**
+ * The most a provider's answer may hold. Metadata, key sets, tokens and profiles are a few KiB; a
+ * broken or hostile endpoint streaming more must not fill the memory (nor, through a refresh, the
+ * shared store and the session cookie).
+ */
+export const MAX_PROVIDER_ANSWER_BYTES = 1024 * 1024;
+
+/** The answer with its body read (at most {@link MAX_PROVIDER_ANSWER_BYTES}); throws when longer. */
+async function capped(response: Response): Promise<Response> {
+  const text = await readCapped(response.body, MAX_PROVIDER_ANSWER_BYTES);
+  if (text === null) {
+    throw new Error(
+      `the provider's answer is longer than ${MAX_PROVIDER_ANSWER_BYTES} bytes (HTTP ${response.status})`,
+    );
+  }
+  const { status, statusText, headers } = response;
+  return new Response(text === "" ? null : text, { status, statusText, headers });
+}
 
 interface CacheEntry {
   metadata: Promise<o.AuthorizationServer>;
@@ -47,8 +66,8 @@ export function providerFetch(provider: OAuthProvider): typeof fetch {
 
 /**
  * Transport options for one oauth4webapi call to `url`: the provider's `customFetch`, a timeout,
- * and plain `http://` allowed for loopback hosts only (local development and tests), never for
- * anything else.
+ * an answer of at most {@link MAX_PROVIDER_ANSWER_BYTES}, and plain `http://` allowed for loopback
+ * hosts only (local development and tests), never for anything else.
  */
 export function httpOptions(
   provider: OAuthProvider,
@@ -57,7 +76,7 @@ export function httpOptions(
   const fetchImpl = providerFetch(provider);
   const options: o.HttpRequestOptions<"GET" | "POST", URLSearchParams | undefined> = {
     signal: () => AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    [o.customFetch]: (input, init) => fetchImpl(input, init as RequestInit),
+    [o.customFetch]: async (input, init) => capped(await fetchImpl(input, init as RequestInit)),
   };
   if (url !== undefined && isLoopback(url)) options[o.allowInsecureRequests] = true;
   return options;
@@ -105,11 +124,13 @@ function expectedIssuer(issuer: URL): URL {
 async function discover(provider: OAuthProvider): Promise<o.AuthorizationServer> {
   const issuer = provider.issuer ? new URL(provider.issuer) : undefined;
   if (provider.wellKnown) {
-    const response = await providerFetch(provider)(provider.wellKnown, {
-      headers: { accept: "application/json" },
-      redirect: "manual",
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
+    const response = await capped(
+      await providerFetch(provider)(provider.wellKnown, {
+        headers: { accept: "application/json" },
+        redirect: "manual",
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      }),
+    );
     if (issuer) return o.processDiscoveryResponse(expectedIssuer(issuer), response);
     if (response.status !== 200) throw new Error(`The discovery document answered with status ${response.status}`);
     const metadata = (await response.json()) as o.AuthorizationServer;

@@ -6,7 +6,7 @@
  */
 import type { Adapter } from "../../../adapters.js";
 import { AuthError, InvalidCheck, OAuthProfileParseError, OAuthSignInError } from "../../../errors.js";
-import type { ResponseInternal, TokenSet } from "../../../types.js";
+import type { ResponseInternal, TokenSet } from "../../../shapes/data.js";
 import type { InternalProvider } from "../../config.js";
 import type { Context } from "../../context.js";
 import type { RequestInternal } from "../../request.js";

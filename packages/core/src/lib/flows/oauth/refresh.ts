@@ -1,14 +1,15 @@
 /**
  * The refresh grant (RFC 6749 §6) against a provider's token endpoint, through oauth4webapi and
- * the provider's own client authentication and `customFetch`, exactly as the code redemption of
- * the callback does it.
+ * the provider's own client authentication, `customFetch` and `token.conform`, exactly as the code
+ * redemption of the callback does it.
  */
 import * as o from "oauth4webapi";
-import type { TokenSet } from "../../../types.js";
+import type { TokenSet } from "../../../shapes/data.js";
 import {
   callbackError,
   clientAuthentication,
   clientOf,
+  conformed,
   forgetStaleMetadata,
   normalizeTokens,
 } from "./code-exchange.js";
@@ -37,9 +38,12 @@ export async function refreshGrant(provider: OAuthProvider, refreshToken: string
   try {
     const as = await authorizationServer(provider, { token: true });
     const client = clientOf(provider);
-    const response = await o.refreshTokenGrantRequest(as, client, clientAuthentication(provider), refreshToken, {
-      ...httpOptions(provider, as.token_endpoint),
-    } as o.TokenEndpointRequestOptions);
+    const response = await conformed(
+      provider,
+      await o.refreshTokenGrantRequest(as, client, clientAuthentication(provider), refreshToken, {
+        ...httpOptions(provider, as.token_endpoint),
+      } as o.TokenEndpointRequestOptions),
+    );
     const processed = await o.processRefreshTokenResponse(as, client, response);
     const tokens = normalizeTokens({ ...processed });
     if (typeof tokens.access_token !== "string" || tokens.access_token === "") {

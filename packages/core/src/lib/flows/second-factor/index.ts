@@ -9,111 +9,20 @@
  * (`useSecondFactorStep(user, expected, next)`). Of concurrent submissions, replays and a second
  * use of the same cookie, exactly one can win; a code of an already used step never does.
  */
-import { randomUUID } from "node:crypto";
-import type { AdapterUser } from "../../../adapters.js";
 import { AuthError, RateLimited } from "../../../errors.js";
-import type { Account, Profile, ResponseInternal, User } from "../../../types.js";
+import type { ResponseInternal } from "../../../shapes/data.js";
 import { reserveSecondFactorAttempt } from "../../attempts.js";
+import { noteSignInAttempt, recordSignInFailure } from "../../audit/sign-in.js";
 import type { Context } from "../../context.js";
-import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../../cookies.js";
-import { openToken, sealToken } from "../../jwe.js";
+import { clearChunkedCookie } from "../../cookies.js";
 import { page } from "../../pages/layout.js";
 import { secondFactorPage } from "../../pages/second-factor.js";
 import type { RequestInternal } from "../../request.js";
 import { withQuery } from "../../url.js";
+import { landing, startSession } from "../finish-sign-in.js";
+import { type PendingSignIn, pendingCookie, readPending, type TotpProvider } from "./pending.js";
 import { canonicalBackupCode, hashBackupCode, openSecret, secondFactorStore } from "./secret.js";
 import { matchTotp, timeStep } from "./totp.js";
-
-type TotpProvider = Extract<NonNullable<Context["provider"]>, { type: "totp" }>;
-
-/** What a first factor completed, kept sealed in the pending cookie until the code is given. */
-export interface PendingSignIn {
-  /** The id of the cookie: the attempt counter of this pending sign-in is keyed on it. */
-  jti: string;
-  userId: string;
-  user: User | AdapterUser;
-  account: Account | null;
-  profile?: Profile;
-  isNewUser: boolean;
-  /** The first factor's methods (`["pwd"]`, `["oauth"]`, ...). */
-  amr: string[];
-  callbackUrl: string;
-  /** The user's `lastStep` when the first factor succeeded: the compare-and-set's expected value. */
-  step: number;
-}
-
-/** The configured TOTP provider, if any. */
-export function totpProviderOf(ctx: Context): TotpProvider | undefined {
-  return ctx.config.providers.find((p): p is TotpProvider => p.type === "totp");
-}
-
-/** The authentication method a first factor counts as (RFC 8176 names where one fits). */
-export function methodOf(account: Account | null): string {
-  switch (account?.type) {
-    case "credentials":
-      return "pwd";
-    case "oauth":
-    case "oidc":
-      return "oauth";
-    case "email":
-      return "email";
-    case "webauthn":
-      return "webauthn";
-    default:
-      return "unknown";
-  }
-}
-
-function pendingCookie(ctx: Context, provider: TotpProvider) {
-  const session = ctx.cookieOptions.sessionToken;
-  const { expires: _expires, ...options } = session.options;
-  return {
-    name: `${options.secure ? "__Secure-" : ""}latchkey.second-factor`,
-    options: { ...options, maxAge: provider.pendingMaxAge },
-  };
-}
-
-/**
- * Decides whether the session may start now. When the user has an active second factor, the
- * sign-in is sealed into the pending cookie (queued on `ctx.cookies`) and the URL of the code
- * page is returned; otherwise undefined (no second factor: sign in as before).
- */
-export async function holdForSecondFactor(
-  req: RequestInternal,
-  ctx: Context,
-  provider: TotpProvider,
-  params: { user: User | AdapterUser; account: Account | null; profile?: Profile; isNewUser: boolean; amr: string[] },
-): Promise<string | undefined> {
-  const userId = params.user.id?.toString();
-  if (!userId) return undefined;
-  const record = await secondFactorStore(ctx.config).getSecondFactor(userId);
-  if (!record?.active) return undefined;
-  const cookie = pendingCookie(ctx, provider);
-  const pending: PendingSignIn = {
-    jti: randomUUID(),
-    userId,
-    user: params.user,
-    account: params.account,
-    profile: params.profile,
-    isNewUser: params.isNewUser,
-    amr: params.amr,
-    callbackUrl: await ctx.callbackUrl(),
-    step: record.lastStep,
-  };
-  const sealed = sealToken({ pending }, ctx.config.secrets, cookie.name, provider.pendingMaxAge);
-  ctx.cookies.push(...writeChunkedCookie(req.cookies, cookie.name, sealed, cookie.options));
-  return `${ctx.authUrl}/callback/${provider.id}`;
-}
-
-function readPending(req: RequestInternal, ctx: Context, provider: TotpProvider): PendingSignIn | null {
-  const cookie = pendingCookie(ctx, provider);
-  const raw = readChunkedCookie(req.cookies, cookie.name);
-  if (!raw) return null;
-  const claims = openToken(raw, ctx.config.secrets, cookie.name);
-  const pending = claims?.pending as PendingSignIn | undefined;
-  if (!pending || typeof pending.userId !== "string" || typeof pending.step !== "number") return null;
-  return pending;
-}
 
 /** Back to the sign-in page: there is no pending sign-in (none, expired, or forged). */
 function signInAgain(req: RequestInternal, ctx: Context, provider: TotpProvider): ResponseInternal {
@@ -185,6 +94,8 @@ export async function secondFactorCallback(
   if (refusedBecause) {
     // The reason is for the operator's log only: the client learns nothing about which check failed.
     ctx.config.logger.debug(`second factor refused for user ${pending.userId}: ${refusedBecause}`);
+    noteSignInAttempt(ctx, { userId: pending.userId });
+    await recordSignInFailure(req, ctx, "second-factor-invalid");
     return askAgain(ctx, provider, "CredentialsSignin");
   }
   await attempt.succeeded();
@@ -198,7 +109,6 @@ export async function secondFactorCallback(
     if (!stored) return signInAgain(req, ctx, provider);
     user = stored;
   }
-  const { startSession, landing } = await import("../finish-sign-in.js");
   await startSession(req, ctx, {
     user,
     account: pending.account,

@@ -8,7 +8,7 @@ import {
   WebAuthnVerificationError,
 } from "../../../errors.js";
 import type { RelyingParty, WebAuthnAction, WebAuthnConfig, WebAuthnUserInfo } from "../../../providers/webauthn.js";
-import type { Account, ResponseInternal, User } from "../../../types.js";
+import type { Account, ResponseInternal, User } from "../../../shapes/data.js";
 import type { Context } from "../../context.js";
 import { expiredCookie } from "../../cookies.js";
 import { openToken, sealToken } from "../../jwe.js";

@@ -1,0 +1,318 @@
+import { createHmac } from "node:crypto";
+import type { Adapter } from "../../adapters.js";
+import { AuthError, InvalidConfiguration, MissingAdapterMethods } from "../../errors.js";
+import { MemoryRateLimitStore, type RateLimit, type RateLimitStore } from "../../rate-limit.js";
+import type { AuditEvent, AuditOptions, AuditStore } from "../../shapes/audit.js";
+import type { LoggerInstance } from "../../shapes/data.js";
+import type { AuthConfig, EventCallbacks } from "../../types.js";
+import { escapeForLog } from "../logger.js";
+import { databaseSessionId } from "../session/session-id.js";
+
+const DAY = 24 * 60 * 60;
+
+/**
+ * What the audit trail reads of a resolved configuration. Structural, so that `lib/config.ts`
+ * (which resolves the `audit` option with this module) is not imported back.
+ */
+export interface AuditedConfig {
+  readonly audit: ResolvedAudit | null;
+  readonly events: Readonly<Pick<Partial<EventCallbacks>, "audit">>;
+  readonly logger: LoggerInstance;
+  readonly secrets: readonly string[];
+  readonly jwt: { readonly secrets: readonly string[] };
+}
+
+/** The audit trail of a resolved configuration; null when nothing would receive its events. */
+export interface ResolvedAudit {
+  /** Where events are stored; null when only `events.audit` receives them. */
+  store: AuditStore | null;
+  retentionMs: number;
+  /** Failed sign-ins recorded per client address and window (beyond it they are dropped). */
+  failuresPerClient: RateLimit;
+  /** The counters of the two bounds above (the rate-limit store, or one in memory). */
+  gate: RateLimitStore;
+}
+
+/** How long a write may hold a request before it goes on in the background. */
+export const AUDIT_WRITE_BOUND_MS = 1000;
+
+const fallbackGates = new WeakMap<AuthConfig, MemoryRateLimitStore>();
+
+/**
+ * Validates the `audit` option. `store: true` stores in the configuration's adapter (which must
+ * have `createAuditEvent` and `deleteAuditEvents`); an object stores in it instead.
+ */
+export function resolveAudit(
+  options: AuditOptions | undefined,
+  context: { adapter?: Adapter; handler: boolean; rateLimitStore?: RateLimitStore; owner: AuthConfig },
+): ResolvedAudit | null {
+  if (options !== undefined && (typeof options !== "object" || options === null)) {
+    throw new InvalidConfiguration("`audit` must be an object such as `{ store: true, retention: 7776000 }`.");
+  }
+  const wanted = options?.store ?? false;
+  let store: AuditStore | null = null;
+  if (wanted === true) {
+    if (!context.adapter) {
+      throw new InvalidConfiguration(
+        "`audit.store: true` stores events in the `adapter`, and none is configured; pass a store object or add an adapter.",
+      );
+    }
+    store = context.adapter as AuditStore;
+  } else if (wanted !== false) {
+    if (typeof wanted !== "object" || wanted === null) {
+      throw new InvalidConfiguration("`audit.store` must be true, false, or an object with the audit methods.");
+    }
+    store = wanted;
+  }
+  if (store) {
+    const missing = (["createAuditEvent", "deleteAuditEvents"] as const).filter(
+      (m) => typeof store?.[m] !== "function",
+    );
+    if (missing.length) {
+      throw new MissingAdapterMethods(
+        `\`audit.store\` needs the methods ${missing.join(", ")}; @latchkey/sql-adapter, @latchkey/redis-adapter and the MemoryAdapter have them.`,
+      );
+    }
+  }
+  const retention = options?.retention ?? 90 * DAY;
+  if (typeof retention !== "number" || !Number.isFinite(retention) || retention <= 0) {
+    throw new InvalidConfiguration(
+      `\`audit.retention\` must be a positive number of seconds; received ${String(retention)}`,
+    );
+  }
+  const limit = options?.failuresPerClient ?? { max: 200, windowSeconds: 15 * 60 };
+  if (!Number.isInteger(limit?.max) || limit.max < 1 || !(limit.windowSeconds > 0)) {
+    throw new InvalidConfiguration(
+      "`audit.failuresPerClient` must be { max: <integer >= 1>, windowSeconds: <number > 0> }.",
+    );
+  }
+  if (!store && !context.handler) return null;
+  let gate = context.rateLimitStore;
+  if (!gate) {
+    gate = fallbackGates.get(context.owner);
+    if (!gate) {
+      gate = new MemoryRateLimitStore();
+      fallbackGates.set(context.owner, gate as MemoryRateLimitStore);
+    }
+  }
+  return {
+    store,
+    retentionMs: retention * 1000,
+    failuresPerClient: { max: limit.max, windowSeconds: limit.windowSeconds },
+    gate,
+  };
+}
+
+/** `value` as a harmless string of at most `max` characters: control characters escaped. */
+function harmless(value: unknown, max: number): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  let text = escapeForLog(String(value).slice(0, max * 2)).slice(0, max);
+  // A cut between the halves of a surrogate pair would leave half a character.
+  if (/[\ud800-\udbff]$/.test(text)) text = text.slice(0, -1);
+  return text;
+}
+
+/** The identifier as recorded: normalised as the rate limiter counts it, then made harmless. */
+function auditIdentifier(identifier: unknown): string | undefined {
+  if (typeof identifier !== "string") return undefined;
+  // Cut before normalising: NFKC of a megabyte would cost more than the whole request.
+  return harmless(identifier.slice(0, 1024).normalize("NFKC").trim().toLowerCase(), 255);
+}
+
+/** A copy of the event whose every string is capped and harmless (a store's row stays small). */
+function bounded(event: AuditEvent): AuditEvent {
+  const out = { ...event } as AuditEvent & Record<string, unknown>;
+  out.at = event.at instanceof Date ? event.at : new Date();
+  for (const [field, max] of [
+    ["userId", 255],
+    ["provider", 100],
+    ["sessionId", 100],
+    ["clientAddress", 64],
+    ["reason", 100],
+    ["providerAccountId", 255],
+  ] as const) {
+    const value = harmless(out[field], max);
+    if (value === undefined) delete out[field];
+    else out[field] = value;
+  }
+  const identifier = auditIdentifier(event.identifier);
+  if (identifier === undefined) delete out.identifier;
+  else out.identifier = identifier;
+  return out;
+}
+
+// When each store was last swept (so the sweep runs once per interval, not per request).
+const lastSweeps = new WeakMap<AuditStore, number>();
+
+/** Deletes the events past retention, at most once per interval (a tenth of it, at most an hour), in the background. */
+function sweepIfDue(config: AuditedConfig, audit: ResolvedAudit, store: AuditStore): void {
+  const now = Date.now();
+  const interval = Math.min(audit.retentionMs / 10, 60 * 60 * 1000);
+  const last = lastSweeps.get(store);
+  if (last !== undefined && now - last < interval) return;
+  lastSweeps.set(store, now);
+  Promise.resolve()
+    .then(() => store.deleteAuditEvents(new Date(now - audit.retentionMs)))
+    .catch((e: unknown) =>
+      config.logger.error(new AuthError("The audit store failed to delete expired events", { err: e as Error })),
+    );
+}
+
+/** Writes one event, waiting at most AUDIT_WRITE_BOUND_MS; a failure is logged, never thrown. */
+async function write(config: AuditedConfig, audit: ResolvedAudit, store: AuditStore, event: AuditEvent) {
+  let settled = false;
+  const done = Promise.resolve()
+    .then(() => store.createAuditEvent({ ...event }))
+    .then(
+      () => {
+        settled = true;
+      },
+      (e: unknown) => {
+        settled = true;
+        config.logger.error(
+          new AuthError(`The audit store failed to record a ${event.type} event`, { err: e as Error }),
+        );
+      },
+    );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, AUDIT_WRITE_BOUND_MS);
+  });
+  await Promise.race([done, bound]);
+  clearTimeout(timer);
+  if (!settled) {
+    config.logger.error(
+      new AuthError(
+        `The audit store did not record a ${event.type} event within ${AUDIT_WRITE_BOUND_MS} ms; the request went on without waiting`,
+      ),
+    );
+  }
+  sweepIfDue(config, audit, store);
+}
+
+/**
+ * Records one security event: delivered to `events.audit` and written to the audit store, both
+ * at once. Never throws (a handler's or a store's failure is logged) and never holds the caller
+ * longer than the handler takes plus AUDIT_WRITE_BOUND_MS.
+ */
+export async function recordAudit(config: AuditedConfig, event: AuditEvent): Promise<void> {
+  const audit = config.audit;
+  if (!audit) return;
+  let clean: AuditEvent;
+  try {
+    clean = bounded(event);
+  } catch (e) {
+    // A value whose String() throws (an application's odd user id): the record is lost, not the request.
+    config.logger.error(new AuthError(`A ${event.type} audit event could not be recorded`, { err: e as Error }));
+    return;
+  }
+  await Promise.all([
+    config.events.audit?.({ ...clean }),
+    audit.store ? write(config, audit, audit.store, clean) : undefined,
+  ]);
+}
+
+/**
+ * True when the counter `key` admits one more record in its window: `max` records per window
+ * (`max: 1` records the first only). A store that fails admits: the audit trail is not worth an
+ * outage of the sign-in it records.
+ */
+export async function admitRecord(config: AuditedConfig, key: string, limit: RateLimit): Promise<boolean> {
+  const audit = config.audit;
+  if (!audit) return false;
+  try {
+    const hit = await audit.gate.increment(`audit:${key}`, limit.windowSeconds * 1000);
+    if (hit.count === limit.max + 1) {
+      config.logger.warn(
+        "audit-bounded",
+        `More than ${limit.max} audit records for ${escapeForLog(key)} in ${limit.windowSeconds} s: the rest of this window is not recorded.`,
+      );
+    }
+    return hit.count <= limit.max;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * A fingerprint of each secret: an HMAC under the secret itself of a fixed label, 12 characters.
+ * It names the secret in the audit trail and cannot be turned back into it.
+ */
+function fingerprints(secrets: readonly string[]): string[] {
+  return secrets.map((s) =>
+    createHmac("sha256", s).update("latchkey audit secret fingerprint").digest("base64url").slice(0, 12),
+  );
+}
+
+// The fingerprints last seen per application object: a rotation is recorded once, however many
+// entries of the configuration cache (with and without the environment) resolve it again.
+const seenSecrets = new WeakMap<AuthConfig, string[]>();
+
+/**
+ * Called with every fresh resolution of `owner`: records `secret.rotated` when its secrets (or
+ * `jwt.secret`) differ from those of the previous resolution. The first resolution records nothing.
+ */
+export function noteSecrets(owner: AuthConfig, config: AuditedConfig): void {
+  const current = fingerprints([...new Set([...config.secrets, ...config.jwt.secrets])]);
+  const previous = seenSecrets.get(owner);
+  seenSecrets.set(owner, current);
+  if (!previous || previous.join() === current.join()) return;
+  void recordAudit(config, {
+    type: "secret.rotated",
+    at: new Date(),
+    fingerprints: current,
+    previousFingerprints: previous,
+  });
+}
+
+/**
+ * The events whose facts are already Latchkey events, recorded from those: an account linked
+ * (every flow that links emits `linkAccount`), unlinked (`unlinkAccount`), and a session ended
+ * by the application (`signOut` with a `reason`). One place for each fact, whatever flow made it.
+ * A database session is named by its keyed-hash id, a JWT session by its `sid`.
+ */
+export function withAuditedEvents(
+  events: Partial<EventCallbacks>,
+  config: () => AuditedConfig,
+): Partial<EventCallbacks> {
+  const account = (
+    type: "account.linked" | "account.unlinked",
+    message: { user: { id?: string }; account: { provider: string; providerAccountId: string } },
+  ) =>
+    recordAudit(config(), {
+      type,
+      at: new Date(),
+      userId: message.user.id,
+      provider: message.account.provider,
+      providerAccountId: message.account.providerAccountId,
+    });
+  return {
+    ...events,
+    async linkAccount(message) {
+      await Promise.all([events.linkAccount?.(message), account("account.linked", message)]);
+    },
+    async unlinkAccount(message) {
+      await Promise.all([events.unlinkAccount?.(message), account("account.unlinked", message)]);
+    },
+    async signOut(message) {
+      const { reason, session, token } = message;
+      await Promise.all([
+        events.signOut?.(message),
+        reason === undefined
+          ? undefined
+          : recordAudit(config(), {
+              type: "session.revoked",
+              at: new Date(),
+              reason,
+              userId: session?.userId ?? (typeof token?.sub === "string" ? token.sub : undefined),
+              sessionId:
+                typeof session?.sessionToken === "string"
+                  ? databaseSessionId(config(), session.sessionToken)
+                  : typeof token?.sid === "string"
+                    ? token.sid
+                    : undefined,
+            }),
+      ]);
+    },
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * The `rateLimit` option resolved: its limits checked, the defaults filled in, and the default
+ * in-memory store kept per application configuration. `lib/config.ts` resolves it once;
+ * `lib/attempts.ts` spends the limits request by request.
+ */
+import { InvalidConfiguration } from "../errors.js";
+import { MemoryRateLimitStore, type RateLimit, type RateLimitOptions, type RateLimitStore } from "../rate-limit.js";
+import type { AuthConfig } from "../types.js";
+
+const WINDOW = 15 * 60;
+
+/** The rate limits of a resolved configuration. */
+export interface ResolvedRateLimit {
+  store: RateLimitStore;
+  credentialsPerIdentifierAndIp: RateLimit;
+  credentialsPerIdentifier: RateLimit;
+  credentialsPerIp: RateLimit;
+  emailPerIdentifierAndIp: RateLimit;
+  emailPerIdentifier: RateLimit;
+  emailPerIp: RateLimit;
+  emailCodePerIdentifierAndIp: RateLimit;
+  emailCodePerIdentifier: RateLimit;
+  emailCodePerIp: RateLimit;
+  webauthnOptionsPerIp: RateLimit;
+  secondFactorPerPending: RateLimit;
+  secondFactorPerUser: RateLimit;
+}
+
+const defaults: Omit<ResolvedRateLimit, "store"> = {
+  credentialsPerIdentifierAndIp: { max: 5, windowSeconds: WINDOW },
+  credentialsPerIdentifier: { max: 50, windowSeconds: WINDOW },
+  credentialsPerIp: { max: 100, windowSeconds: WINDOW },
+  emailPerIdentifierAndIp: { max: 5, windowSeconds: WINDOW },
+  emailPerIdentifier: { max: 15, windowSeconds: WINDOW },
+  emailPerIp: { max: 30, windowSeconds: WINDOW },
+  emailCodePerIdentifierAndIp: { max: 10, windowSeconds: WINDOW },
+  emailCodePerIdentifier: { max: 30, windowSeconds: WINDOW },
+  emailCodePerIp: { max: 60, windowSeconds: WINDOW },
+  webauthnOptionsPerIp: { max: 300, windowSeconds: WINDOW },
+  secondFactorPerPending: { max: 5, windowSeconds: WINDOW },
+  secondFactorPerUser: { max: 10, windowSeconds: WINDOW },
+};
+
+// The default store belongs to the application's configuration object, not to a resolution of
+// it: a secret rotation resolves the same object again, and framework packages resolve copies of
+// it (one per mount path); none of these may start the counters from zero.
+const defaultStores = new WeakMap<AuthConfig, MemoryRateLimitStore>();
+function checkLimit(name: string, value: unknown): RateLimit {
+  const limit = value as Partial<RateLimit> | null;
+  if (
+    typeof limit !== "object" ||
+    limit === null ||
+    !Number.isInteger(limit.max) ||
+    (limit.max as number) < 1 ||
+    typeof limit.windowSeconds !== "number" ||
+    !(limit.windowSeconds > 0) ||
+    !Number.isFinite(limit.windowSeconds)
+  ) {
+    throw new InvalidConfiguration(
+      `\`rateLimit.${name}\` must be { max: <integer >= 1>, windowSeconds: <number > 0> }; use \`rateLimit: false\` to turn limiting off.`,
+    );
+  }
+  return { max: limit.max as number, windowSeconds: limit.windowSeconds };
+}
+
+/** Validates the `rateLimit` option of `config` and fills in the defaults (and the default store). */
+export function resolveRateLimit(
+  options: RateLimitOptions | false | undefined,
+  owner: AuthConfig,
+): ResolvedRateLimit | null {
+  if (options === false) return null;
+  if (options !== undefined && (typeof options !== "object" || options === null)) {
+    throw new InvalidConfiguration("`rateLimit` must be an object of limits, or `false` to turn limiting off.");
+  }
+  let store = options?.store;
+  if (store !== undefined) {
+    for (const method of ["increment", "decrement", "get"] as const) {
+      if (typeof store?.[method] !== "function") {
+        throw new InvalidConfiguration(
+          `\`rateLimit.store\` needs an atomic \`${method}\` method (see RateLimitStore in @latchkey/core/rate-limit).`,
+        );
+      }
+    }
+  } else {
+    store = defaultStores.get(owner);
+    if (!store) {
+      store = new MemoryRateLimitStore();
+      defaultStores.set(owner, store as MemoryRateLimitStore);
+    }
+  }
+  const resolved = { store } as ResolvedRateLimit;
+  for (const name of Object.keys(defaults) as Array<keyof typeof defaults>) {
+    const given = options?.[name];
+    resolved[name] = given === undefined ? defaults[name] : checkLimit(name, given);
+  }
+  return resolved;
+}

@@ -1,0 +1,24 @@
+/**
+ * What reading a session takes and gives, under either strategy: the shapes `index.ts`
+ * dispatches on and `jwt-strategy.ts` / `database-strategy.ts` implement.
+ */
+import type { Cookie, CookieOption, Session } from "../../shapes/data.js";
+
+export interface SessionReadOptions {
+  /** The request's cookies. */
+  cookies: Record<string, string>;
+  /** The session cookie's name and options for this request's scheme. */
+  cookie: CookieOption;
+  /** Set for `POST /session`: the client's data for the `jwt` / `session` callbacks. */
+  update?: { data: unknown };
+  /** Produce the refreshed cookie. `getSession` says no: it cannot send cookies. */
+  reissue: boolean;
+}
+
+export interface SessionRead {
+  session: Session | Record<string, unknown> | null;
+  /** Cookies to set: a refreshed session cookie, or deletions of an invalid one. */
+  cookies: Cookie[];
+  /** How the user signed in (`["pwd", "otp"]`), when the session recorded it (second factor configured). */
+  amr?: string[];
+}

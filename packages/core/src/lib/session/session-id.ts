@@ -1,0 +1,16 @@
+import { createHmac } from "node:crypto";
+
+/**
+ * The id of a database session: HMAC-SHA256 of its token under the first secret, with a label of
+ * its own so it equals no other value Latchkey derives. It cannot be turned back into the token,
+ * and without the secret it cannot be computed from one. A rotated secret changes every id (a
+ * page listed before the rotation then revokes nothing, which is safe). `listSessions` shows it
+ * and the audit trail records it.
+ */
+export function databaseSessionId(config: { readonly secrets: readonly string[] }, sessionToken: string): string {
+  return createHmac("sha256", config.secrets[0] as string)
+    .update("latchkey session id\u0000")
+    .update(sessionToken)
+    .digest("base64url")
+    .slice(0, 32);
+}

@@ -1,0 +1,96 @@
+// The structure of the sources, read from outside: no package has an import cycle (type-only
+// imports, re-exports and `import()` count), and @latchkey/core keeps the layers of
+// docs/architecture.md. The fixture folder holds known cycles, so the finder is shown to find
+// what it is meant to find.
+import { readdirSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { describeCycle, findCycles, type ImportGraph, importGraph } from "./import-graph.js";
+import { layerViolations } from "./layers.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const fixture = fileURLToPath(new URL("./fixtures/cycles", import.meta.url));
+// Every package's sources, and the examples' (an application is read the same way).
+const sources = ["packages", "examples"].flatMap((folder) =>
+  readdirSync(join(root, folder), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => `${folder}/${entry.name}/src`),
+);
+const relativeTo = (dir: string) => (file: string) => relative(dir, file).split(sep).join("/");
+
+describe("the import-cycle finder", () => {
+  const graph = importGraph(fixture);
+  const edges = (from: string) =>
+    (graph.get(join(fixture, from)) ?? []).map((edge) => ({ ...edge, to: relativeTo(fixture)(edge.to) }));
+
+  it("sees type-only imports, re-exports, type-position and run-time import() as edges", () => {
+    expect(edges("a.ts")).toEqual([
+      { to: "b.ts", line: 3, typeOnly: true },
+      { to: "leaf.ts", line: 4, typeOnly: false },
+    ]);
+    expect(edges("b.ts")).toEqual([{ to: "a.ts", line: 2, typeOnly: true }]);
+    expect(edges("c.ts")).toEqual([{ to: "d.ts", line: 3, typeOnly: true }]);
+    expect(edges("d.ts")).toEqual([{ to: "c.ts", line: 7, typeOnly: false }]);
+    expect(edges("leaf.ts")).toEqual([]);
+  });
+
+  it("reports each cycle of the fixture as a readable path, and no file outside a cycle", () => {
+    const cycles = findCycles(graph).map((cycle) => describeCycle(cycle, fixture));
+    expect(cycles.sort()).toEqual(["a.ts → b.ts → a.ts", "c.ts → d.ts → c.ts", "self.ts → self.ts"]);
+  });
+
+  it("reports a longer cycle by its shortest path through each file", () => {
+    const ring: ImportGraph = new Map([
+      ["x", [{ to: "y", line: 1, typeOnly: true }]],
+      ["y", [{ to: "z", line: 1, typeOnly: true }]],
+      ["z", [{ to: "x", line: 1, typeOnly: false }]],
+      ["w", [{ to: "x", line: 1, typeOnly: false }]],
+    ]);
+    expect(findCycles(ring)).toEqual([["x", "y", "z", "x"]]);
+  });
+
+  it("refuses a relative import that names no source file instead of skipping it", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "latchkey-structure-"));
+    try {
+      await writeFile(join(dir, "x.ts"), 'export const x = 1;\nexport type { Y } from "./missing.js";\n');
+      expect(() => importGraph(dir)).toThrow('x.ts:2 imports "./missing.js", which resolves to no file');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the packages' sources", () => {
+  it.each(sources)("%s has no import cycle", (folder) => {
+    const src = join(root, folder);
+    const graph = importGraph(src);
+    expect(graph.size).toBeGreaterThan(0);
+    expect(findCycles(graph).map((cycle) => describeCycle(cycle, src))).toEqual([]);
+  });
+
+  it("@latchkey/core keeps its layers (docs/architecture.md, Layers)", () => {
+    const src = join(root, "packages/core/src");
+    expect(layerViolations(importGraph(src), relativeTo(src))).toEqual([]);
+  });
+
+  it("the layer check reports an import that climbs a layer", () => {
+    const edge = (to: string) => [{ to, line: 4, typeOnly: true }];
+    const graph: ImportGraph = new Map([
+      ["lib/flows/x.ts", edge("jwt.ts")],
+      ["providers/y.ts", edge("types.ts")],
+      ["shapes/data.ts", edge("adapters.ts")],
+      ["errors.ts", edge("lib/cookies.ts")],
+      ["lib/config.ts", edge("types.ts")],
+      ["providers/z.ts", edge("lib/symbols.ts")],
+    ]);
+    expect(layerViolations(graph, (file) => file)).toEqual([
+      "lib/flows/x.ts:4 → jwt.ts (lib/ imports no entry module of src/)",
+      "providers/y.ts:4 → types.ts (providers/ import neither types.ts nor an entry module)",
+      "shapes/data.ts:4 → adapters.ts (shapes/ import only shapes/ and lib/symbols.ts)",
+      "errors.ts:4 → lib/cookies.ts (adapters.ts, errors.ts, rate-limit.ts and refresh-store.ts import only shapes/ and each other)",
+    ]);
+  });
+});

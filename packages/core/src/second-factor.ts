@@ -78,9 +78,13 @@ function resolve(config: AuthConfig, options: SecondFactorOptions): { resolved: 
   return { resolved, issuer: provider.issuer };
 }
 
-/** Counts an attempt on the user's second-factor limit (as sign-in codes do), or throws `RateLimited`. */
+/**
+ * Counts an attempt on the user's second-factor limit (shared with sign-in codes), or throws
+ * `RateLimited`. No pending sign-in here, so no per-pending counter: a fixed key in its place
+ * would be one budget for every user's account page.
+ */
 function reserve(resolved: ResolvedConfig, userId: string) {
-  return reserveSecondFactorAttempt({ config: resolved } as Context, userId, "account-page");
+  return reserveSecondFactorAttempt({ config: resolved } as Context, userId, null);
 }
 
 /** A QR code of `text` as SVG: one path of dark modules, four modules of quiet zone. */

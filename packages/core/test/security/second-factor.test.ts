@@ -3,7 +3,13 @@ import { base32Decode, base32Encode, hotp, TOTP_PERIOD, timeStep } from "../../s
 import { createMemoryStore, MemoryAdapter } from "../../src/memory-adapter.js";
 import Credentials from "../../src/providers/credentials.js";
 import TOTP from "../../src/providers/totp.js";
-import { confirmTotpEnrolment, disableTotp, secondFactorStatus, startTotpEnrolment } from "../../src/second-factor.js";
+import {
+  confirmTotpEnrolment,
+  disableTotp,
+  regenerateBackupCodes,
+  secondFactorStatus,
+  startTotpEnrolment,
+} from "../../src/second-factor.js";
 import type { AuthConfig } from "../../src/types.js";
 import { CookieJar, call, csrfToken, recordingLogger, SECRET } from "../helpers.js";
 
@@ -332,5 +338,48 @@ describe("sign-in with a second factor", () => {
     const csrf = await csrfToken(config, fresh);
     const none = await call(config, "/auth/callback/totp", { jar: fresh, form: { csrfToken: csrf, code: "123456" } });
     expect(none.headers.get("location")).toBe("http://localhost:3000/auth/signin?error=SessionRequired");
+  });
+});
+
+// Adversarial review (feat-attack): the account page has no pending sign-in, so its attempts must
+// be counted on the user alone. A fixed per-pending key ("account-page") was one budget of five
+// for every user, never given back: one user's wrong codes, or five honest enrolments, stopped
+// every other user from turning the factor on or off.
+describe("rule: the account page's code attempts are counted per user, never on a budget all users share", () => {
+  /** A code that is none of the three accepted steps' codes. */
+  function wrongCode(secret: string): string {
+    const accepted = new Set([-1, 0, 1].map((d) => codeAt(secret, timeStep() + d)));
+    for (let n = 0; ; n++) if (!accepted.has(String(n).padStart(6, "0"))) return String(n).padStart(6, "0");
+  }
+
+  it("one user's wrong codes on her own account page do not stop another user enrolling or disabling", async () => {
+    const { config } = setup();
+    // mallory starts an enrolment of her own and types wrong codes until she is limited.
+    const mallory = await startTotpEnrolment(config, { id: "u-mallory", label: "mallory@example.com" });
+    const answers = [];
+    for (let i = 0; i < 12; i++)
+      answers.push(await confirmTotpEnrolment(config, "u-mallory", wrongCode(mallory.secret)));
+    expect(answers.at(-1)).toEqual({ ok: false, reason: "rate-limited" });
+
+    // ada, who never typed a wrong code, enrols with the right one...
+    const ada = await startTotpEnrolment(config, { id: "u-ada", label: "ada@example.com" });
+    expect((await confirmTotpEnrolment(config, "u-ada", codeAt(ada.secret, timeStep()))).ok).toBe(true);
+    expect((await secondFactorStatus(config, "u-ada")).active).toBe(true);
+    // ...and her next code turns it off.
+    expect(await disableTotp(config, "u-ada", codeAt(ada.secret, timeStep() + 1))).toEqual({ ok: true });
+    // mallory herself stays limited: the per-user budget still holds.
+    const late = await confirmTotpEnrolment(config, "u-mallory", codeAt(mallory.secret, timeStep()));
+    expect(late).toEqual({ ok: false, reason: "rate-limited" });
+  });
+
+  it("twenty users enrolling honestly, one after the other, are all accepted", async () => {
+    const { config } = setup();
+    for (let i = 0; i < 20; i++) {
+      const id = `u-${i}`;
+      const { secret } = await startTotpEnrolment(config, { id, label: `${id}@example.com` });
+      expect((await confirmTotpEnrolment(config, id, codeAt(secret, timeStep()))).ok, `user ${i} enrols`).toBe(true);
+      const regenerated = await regenerateBackupCodes(config, id, codeAt(secret, timeStep() + 1));
+      expect(regenerated.ok, `user ${i} regenerates backup codes`).toBe(true);
+    }
   });
 });

@@ -30,6 +30,7 @@ import { type Env, type ResolvedConfig, resolveConfig } from "./lib/config.js";
 import type { Context } from "./lib/context.js";
 import {
   canonicalBackupCode,
+  enrolmentTicket,
   hashBackupCode,
   newBackupCodes,
   newTotpSecret,
@@ -126,10 +127,10 @@ export async function startTotpEnrolment(
   const existing = await store.getSecondFactor(user.id);
   if (existing?.active) throw new AuthError("The user already has an active second factor; disable it first.");
   const secret = newTotpSecret();
-  await store.setSecondFactor(
-    { userId: user.id, secret: sealSecret(resolved, user.id, secret), active: false, lastStep: 0 },
-    [],
-  );
+  const sealed = sealSecret(resolved, user.id, secret);
+  await store.setSecondFactor({ userId: user.id, secret: sealed, active: false, lastStep: 0 }, [
+    enrolmentTicket(user.id, sealed),
+  ]);
   // The label's ":" separates issuer and account in the URI's path; both parts are encoded.
   const label = `${encodeURIComponent(issuer)}:${encodeURIComponent(user.label.replaceAll(":", ""))}`;
   const query = new URLSearchParams({
@@ -147,6 +148,7 @@ export async function startTotpEnrolment(
 /**
  * Activates a started enrolment with the first code the app shows. On success the factor is
  * active (that code's step counts as used) and ten backup codes are returned, to show once.
+ * An enrolment is confirmed once: of concurrent confirmations exactly one succeeds.
  * A wrong code leaves the enrolment waiting; too many count against the rate limit.
  *
  * @example
@@ -176,6 +178,9 @@ export async function confirmTotpEnrolment(
   const key = openSecret(resolved, userId, record.secret);
   const step = key && typeof code === "string" ? matchTotp(key, code.trim(), timeStep()) : null;
   if (step === null) return { ok: false, reason: "invalid" };
+  // One winner among concurrent confirmations (and none for an enrolment restarted meanwhile).
+  if (!(await store.useBackupCode(userId, enrolmentTicket(userId, record.secret))))
+    return { ok: false, reason: "invalid" };
   await attempt.succeeded();
   const backupCodes = newBackupCodes();
   await store.setSecondFactor(

@@ -383,3 +383,38 @@ describe("rule: the account page's code attempts are counted per user, never on 
     }
   });
 });
+
+// Adversarial review (feat-attack): confirmTotpEnrolment read the waiting record, checked the code
+// and wrote the active factor with fresh backup codes, with nothing atomic in between. Concurrent
+// confirmations with one code all succeeded: the code was accepted many times, and each answer
+// showed its own ten backup codes while only the last written set was stored.
+describe("rule: an enrolment is confirmed once: of concurrent confirmations with one code exactly one succeeds", () => {
+  it("30 confirmations at once: one ok, and the backup codes it shows are the ones that work", async () => {
+    const { config } = setup();
+    const { secret } = await startTotpEnrolment(config, { id: "u-ada", label: "ada@example.com" });
+    const code = codeAt(secret, timeStep());
+    const answers = await Promise.all(Array.from({ length: 30 }, () => confirmTotpEnrolment(config, "u-ada", code)));
+    const accepted = answers.filter((a) => a.ok);
+    expect(accepted.length).toBe(1);
+    expect(await secondFactorStatus(config, "u-ada")).toEqual({ active: true, pending: false, backupCodesLeft: 10 });
+    // Every code shown works once at sign-in.
+    const shown = (accepted[0] as { backupCodes: string[] }).backupCodes;
+    for (const backup of shown.slice(0, 3)) {
+      const { jar } = await password(config, "ada");
+      await submitCode(config, jar, backup);
+      expect((await sessionOf(config, jar))?.amr, backup).toEqual(["pwd", "otp"]);
+    }
+    expect((await secondFactorStatus(config, "u-ada")).backupCodesLeft).toBe(7);
+  });
+
+  it("a confirmation of an enrolment restarted meanwhile is refused: the new secret needs its own code", async () => {
+    const { config } = setup();
+    const first = await startTotpEnrolment(config, { id: "u-ada", label: "ada@example.com" });
+    const second = await startTotpEnrolment(config, { id: "u-ada", label: "ada@example.com" });
+    expect(await confirmTotpEnrolment(config, "u-ada", codeAt(first.secret, timeStep()))).toEqual({
+      ok: false,
+      reason: "invalid",
+    });
+    expect((await confirmTotpEnrolment(config, "u-ada", codeAt(second.secret, timeStep()))).ok).toBe(true);
+  });
+});

@@ -62,6 +62,17 @@ export function hashBackupCode(userId: string, canonical: string): string {
   return createHash("sha256").update(`${userId}\u0000${canonical}`).digest("base64url");
 }
 
+/**
+ * The single-use ticket of a waiting enrolment, stored among its backup codes: confirming spends
+ * it with the adapter's atomic `useBackupCode`, so of concurrent confirmations exactly one
+ * activates the factor (and its backup codes are the ones stored). Derived from the sealed
+ * secret, so a restarted enrolment has another; never a backup code's hash (that input is
+ * twelve letters of the backup alphabet), and backup codes count only once the factor is active.
+ */
+export function enrolmentTicket(userId: string, sealedSecret: string): string {
+  return createHash("sha256").update(`${userId}\u0000enrolment\u0000${sealedSecret}`).digest("base64url");
+}
+
 type SecondFactorAdapter = Required<
   Pick<Adapter, "getSecondFactor" | "setSecondFactor" | "deleteSecondFactor" | "useSecondFactorStep" | "useBackupCode">
 >;

@@ -368,16 +368,43 @@ function requiredAdapterMethods(strategy: SessionOptions["strategy"], providers:
 }
 
 /**
+ * Lookups by a key, with what they answer for "no such record". Their keys often come from the
+ * client (a session cookie) and a store may not hold every string: PostgreSQL refuses U+0000 in
+ * text, failing the query. A key with U+0000 names no record in any store, so these answer
+ * "none" without asking it: no error, no 5xx, the same on every store.
+ */
+const lookups: Partial<Record<(typeof adapterMethods)[number], null | undefined>> = {
+  getUser: null,
+  getUserByEmail: null,
+  getUserByAccount: null,
+  getAccount: null,
+  getSessionAndUser: null,
+  getAuthenticator: null,
+  useVerificationToken: null,
+  deleteSession: undefined,
+  unlinkAccount: undefined,
+};
+
+/** True when a lookup's arguments (strings, or strings one level inside a key object) hold U+0000. */
+function unstorableKey(args: unknown[]): boolean {
+  const holdsNul = (v: unknown) => typeof v === "string" && v.includes("\u0000");
+  return args.some((a) => holdsNul(a) || (typeof a === "object" && a !== null && Object.values(a).some(holdsNul)));
+}
+
+/**
  * Wraps every adapter method so a failure becomes an `AdapterError` naming the method, and so a
  * store that stops answering (packets dropped, a client queueing commands while it reconnects)
- * fails after `timeoutMs` instead of holding the request forever.
+ * fails after `timeoutMs` instead of holding the request forever. A lookup by a key no store can
+ * hold answers "none" at once (see `lookups`).
  */
 function guardAdapter(adapter: Adapter, timeoutMs: number): Adapter {
   const guarded: Record<string, unknown> = {};
   for (const name of adapterMethods) {
     const method = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof method !== "function") continue;
+    const none = Object.hasOwn(lookups, name) ? { answer: lookups[name] } : undefined;
     guarded[name] = async (...args: unknown[]) => {
+      if (none && unstorableKey(args)) return none.answer;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);

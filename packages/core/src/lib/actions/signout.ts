@@ -18,8 +18,8 @@ export async function signoutGet(_req: RequestInternal, ctx: Context): Promise<R
 /**
  * `POST /signout` (CSRF-checked): removes the session (its cookie, and its record under the
  * database strategy, or with `session.revocation` its id on the revocation list), emits
- * `signOut`, and redirects to the callback URL. A JWT session already revoked only loses its
- * cookie (no event, no store write). The cookie is cleared even when the store fails;
+ * `signOut`, and redirects to the callback URL. A cookie that names no live session (made up,
+ * already deleted, or a revoked JWT) only loses its cookie: no event, no store write. The cookie is cleared even when the store fails;
  * that failure is logged.
  */
 export async function signoutPost(req: RequestInternal, ctx: Context): Promise<ResponseInternal> {
@@ -48,11 +48,13 @@ export async function signoutPost(req: RequestInternal, ctx: Context): Promise<R
             config.logger.error(new SignOutError("The session could not be revoked on other instances", { err: e })),
           );
       }
-      if (revoked) config.logger.debug("sign-out of a revoked session: only its cookie is cleared");
-      else await config.events.signOut?.({ token });
+      // `signOut` reports a session that ended: not a cookie that opens as none, nor a revoked one.
+      if (token && !revoked) await config.events.signOut?.({ token });
+      else config.logger.debug("sign-out without a live session: only its cookie is cleared");
     } else {
-      const removed = (await (config.adapter as Required<Adapter>).deleteSession(raw)) ?? undefined;
-      await config.events.signOut?.({ session: removed });
+      const removed = await (config.adapter as Required<Adapter>).deleteSession(raw);
+      if (removed) await config.events.signOut?.({ session: removed });
+      else config.logger.debug("sign-out without a live session: only its cookie is cleared");
     }
   } catch (e) {
     config.logger.error(new SignOutError("The session could not be removed", { err: e as Error }));

@@ -53,8 +53,8 @@ function mixesScripts(label: string): boolean {
  * The strict normalisation of an e-mail address used as the identifier of a magic-link sign-in.
  *
  * The address is trimmed and lower-cased, then refused unless it is exactly one plain mailbox:
- * - exactly one `@`, a non-empty local part (at most 64 characters) and a domain of at least two
- *   labels (at most 253 characters);
+ * - at most 254 characters (RFC 5321 §4.5.3.1.3); exactly one `@`, a non-empty local part (at
+ *   most 64 characters) and a domain of at least two labels (at most 253 characters);
  * - no list separators (`,` `;`), no spaces, quotes, angle brackets, parentheses, `%` or `!`
  *   (source routes, bang paths, quoted or commented parts), no control characters: a line break
  *   anywhere is refused, even at the ends, since it can only come from a crafted request;
@@ -81,6 +81,9 @@ export function normalizeEmailIdentifier(input: string): string {
     throw new InvalidEmailAddress("The address contains a control character or line break");
   const address = input.trim().toLowerCase();
   if (address === "") throw new InvalidEmailAddress("The address is empty");
+  // RFC 5321 §4.5.3.1.3: a path is at most 256 octets with its angle brackets. A longer address
+  // reaches no mailbox, and a store's key (VARCHAR(255) on MySQL) may not hold it.
+  if (address.length > 254) throw new InvalidEmailAddress("The address is longer than 254 characters");
   if (/[^\u0020-\u007e]/.test(address)) throw new InvalidEmailAddress("The address contains a non-ASCII character");
   if (/[\s,;"<>()[\]\\:%!]/.test(address))
     throw new InvalidEmailAddress("The address contains a space, list separator, quote, bracket or routing character");

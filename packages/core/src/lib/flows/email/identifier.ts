@@ -1,6 +1,13 @@
 import { domainToUnicode } from "node:url";
 
 /**
+ * The longest e-mail address: RFC 5321 §4.5.3.1.3 limits a path to 256 octets with its angle
+ * brackets. A longer address reaches no mailbox, and a store's key may not hold it (the SQL
+ * adapter's keys are VARCHAR(255) on MySQL and MariaDB).
+ */
+export const MAX_ADDRESS_LENGTH = 254;
+
+/**
  * Why an address was refused. The message is for logs only: it never reaches the user, who only
  * sees `error=EmailSignin`.
  */
@@ -81,9 +88,8 @@ export function normalizeEmailIdentifier(input: string): string {
     throw new InvalidEmailAddress("The address contains a control character or line break");
   const address = input.trim().toLowerCase();
   if (address === "") throw new InvalidEmailAddress("The address is empty");
-  // RFC 5321 §4.5.3.1.3: a path is at most 256 octets with its angle brackets. A longer address
-  // reaches no mailbox, and a store's key (VARCHAR(255) on MySQL) may not hold it.
-  if (address.length > 254) throw new InvalidEmailAddress("The address is longer than 254 characters");
+  if (address.length > MAX_ADDRESS_LENGTH)
+    throw new InvalidEmailAddress(`The address is longer than ${MAX_ADDRESS_LENGTH} characters`);
   if (/[^\u0020-\u007e]/.test(address)) throw new InvalidEmailAddress("The address contains a non-ASCII character");
   if (/[\s,;"<>()[\]\\:%!]/.test(address))
     throw new InvalidEmailAddress("The address contains a space, list separator, quote, bracket or routing character");

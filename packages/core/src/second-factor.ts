@@ -35,6 +35,7 @@ import {
   newBackupCodes,
   newTotpSecret,
   openSecret,
+  resealIfRetired,
   sealSecret,
   secondFactorStore,
 } from "./lib/flows/second-factor/secret.js";
@@ -211,6 +212,7 @@ async function spendCode(resolved: ResolvedConfig, userId: string, code: unknown
     const key = openSecret(resolved, userId, record.secret);
     const step = key ? matchTotp(key, typed, timeStep()) : null;
     ok = step !== null && step > record.lastStep && (await store.useSecondFactorStep(userId, record.lastStep, step));
+    if (ok) await resealIfRetired(resolved, record, step as number);
   } else {
     const canonical = canonicalBackupCode(typed);
     ok = !!canonical && (await store.useBackupCode(userId, hashBackupCode(userId, canonical)));

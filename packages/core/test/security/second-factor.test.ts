@@ -418,3 +418,42 @@ describe("rule: an enrolment is confirmed once: of concurrent confirmations with
     expect((await confirmTotpEnrolment(config, "u-ada", codeAt(second.secret, timeStep()))).ok).toBe(true);
   });
 });
+
+// Adversarial review (feat-attack): the TOTP key is sealed under the configuration's secret.
+// docs/deployment.md §3 rotates a secret in two steps ([NEW, OLD], then NEW alone after
+// session.maxAge); at the second step every key still sealed under OLD stopped opening, and its
+// user could no longer sign in with the authenticator app nor turn it off with a code.
+describe("rule: following the documented secret rotation never locks a second factor out", () => {
+  const OLD = SECRET;
+  const NEW = "a-new-secret-after-rotation-0123456789abcdef";
+
+  it("a code accepted under [NEW, OLD] seals the key again under NEW, so NEW alone still opens it", async () => {
+    const { config } = setup();
+    const { secret } = await enrol(config, "ada");
+    config.secret = [NEW, OLD];
+    vi.setSystemTime(Date.now() + TOTP_PERIOD * 1000);
+    const first = await password(config, "ada");
+    await submitCode(config, first.jar, codeAt(secret, timeStep()));
+    expect((await sessionOf(config, first.jar))?.amr).toEqual(["pwd", "otp"]);
+
+    config.secret = NEW;
+    vi.setSystemTime(Date.now() + TOTP_PERIOD * 1000);
+    const second = await password(config, "ada");
+    await submitCode(config, second.jar, codeAt(secret, timeStep()));
+    expect((await sessionOf(config, second.jar))?.amr).toEqual(["pwd", "otp"]);
+    // ...and the re-sealed key still refuses a spent code and keeps the backup codes.
+    expect(await disableTotp(config, "u-ada", codeAt(secret, timeStep()))).toEqual({ ok: false, reason: "invalid" });
+    expect((await secondFactorStatus(config, "u-ada")).backupCodesLeft).toBe(10);
+  });
+
+  it("a code spent on the account page under [NEW, OLD] seals the key again too", async () => {
+    const { config } = setup();
+    const { secret } = await enrol(config, "ada");
+    config.secret = [NEW, OLD];
+    const regenerated = await regenerateBackupCodes(config, "u-ada", codeAt(secret, timeStep() + 1));
+    expect(regenerated.ok).toBe(true);
+    config.secret = NEW;
+    vi.setSystemTime(Date.now() + 2 * TOTP_PERIOD * 1000);
+    expect(await disableTotp(config, "u-ada", codeAt(secret, timeStep()))).toEqual({ ok: true });
+  });
+});

@@ -38,3 +38,21 @@ export async function serviceAvailable(
   console.warn(`\n*** ${where}: SKIPPING its tests. Start it with scripts/ensure-services.sh. ***\n`);
   return false;
 }
+
+/**
+ * Makes a PostgreSQL pool of a scratch database fail the run on any error but one: 57P01
+ * ("terminating connection due to administrator command"), which `DROP DATABASE ... WITH (FORCE)`
+ * at teardown sends to a connection that is still closing. Without a listener, pg throws that
+ * error from its idle client and the test run counts an uncaught exception.
+ *
+ * @example
+ * const pool = toleratesForcedDrop(new pg.Pool({ database }))
+ */
+export function toleratesForcedDrop<P extends { on(event: "error", listener: (error: Error) => void): unknown }>(
+  pool: P,
+): P {
+  pool.on("error", (error) => {
+    if ((error as { code?: string }).code !== "57P01") throw error;
+  });
+  return pool;
+}

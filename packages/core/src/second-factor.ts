@@ -30,10 +30,12 @@ import { type Env, type ResolvedConfig, resolveConfig } from "./lib/config.js";
 import type { Context } from "./lib/context.js";
 import {
   canonicalBackupCode,
+  enrolmentTicket,
   hashBackupCode,
   newBackupCodes,
   newTotpSecret,
   openSecret,
+  resealIfRetired,
   sealSecret,
   secondFactorStore,
 } from "./lib/flows/second-factor/secret.js";
@@ -78,9 +80,13 @@ function resolve(config: AuthConfig, options: SecondFactorOptions): { resolved: 
   return { resolved, issuer: provider.issuer };
 }
 
-/** Counts an attempt on the user's second-factor limit (as sign-in codes do), or throws `RateLimited`. */
+/**
+ * Counts an attempt on the user's second-factor limit (shared with sign-in codes), or throws
+ * `RateLimited`. No pending sign-in here, so no per-pending counter: a fixed key in its place
+ * would be one budget for every user's account page.
+ */
 function reserve(resolved: ResolvedConfig, userId: string) {
-  return reserveSecondFactorAttempt({ config: resolved } as Context, userId, "account-page");
+  return reserveSecondFactorAttempt({ config: resolved } as Context, userId, null);
 }
 
 /** A QR code of `text` as SVG: one path of dark modules, four modules of quiet zone. */
@@ -122,10 +128,10 @@ export async function startTotpEnrolment(
   const existing = await store.getSecondFactor(user.id);
   if (existing?.active) throw new AuthError("The user already has an active second factor; disable it first.");
   const secret = newTotpSecret();
-  await store.setSecondFactor(
-    { userId: user.id, secret: sealSecret(resolved, user.id, secret), active: false, lastStep: 0 },
-    [],
-  );
+  const sealed = sealSecret(resolved, user.id, secret);
+  await store.setSecondFactor({ userId: user.id, secret: sealed, active: false, lastStep: 0 }, [
+    enrolmentTicket(user.id, sealed),
+  ]);
   // The label's ":" separates issuer and account in the URI's path; both parts are encoded.
   const label = `${encodeURIComponent(issuer)}:${encodeURIComponent(user.label.replaceAll(":", ""))}`;
   const query = new URLSearchParams({
@@ -143,6 +149,7 @@ export async function startTotpEnrolment(
 /**
  * Activates a started enrolment with the first code the app shows. On success the factor is
  * active (that code's step counts as used) and ten backup codes are returned, to show once.
+ * An enrolment is confirmed once: of concurrent confirmations exactly one succeeds.
  * A wrong code leaves the enrolment waiting; too many count against the rate limit.
  *
  * @example
@@ -172,6 +179,9 @@ export async function confirmTotpEnrolment(
   const key = openSecret(resolved, userId, record.secret);
   const step = key && typeof code === "string" ? matchTotp(key, code.trim(), timeStep()) : null;
   if (step === null) return { ok: false, reason: "invalid" };
+  // One winner among concurrent confirmations (and none for an enrolment restarted meanwhile).
+  if (!(await store.useBackupCode(userId, enrolmentTicket(userId, record.secret))))
+    return { ok: false, reason: "invalid" };
   await attempt.succeeded();
   const backupCodes = newBackupCodes();
   await store.setSecondFactor(
@@ -202,6 +212,7 @@ async function spendCode(resolved: ResolvedConfig, userId: string, code: unknown
     const key = openSecret(resolved, userId, record.secret);
     const step = key ? matchTotp(key, typed, timeStep()) : null;
     ok = step !== null && step > record.lastStep && (await store.useSecondFactorStep(userId, record.lastStep, step));
+    if (ok) await resealIfRetired(resolved, record, step as number);
   } else {
     const canonical = canonicalBackupCode(typed);
     ok = !!canonical && (await store.useBackupCode(userId, hashBackupCode(userId, canonical)));

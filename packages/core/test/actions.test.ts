@@ -488,6 +488,23 @@ describe("sign-out", () => {
     expect(signOutEvent).toHaveBeenCalledWith({ token: expect.objectContaining({ sub: "u1" }) });
     expect(await (await call(config, "/auth/session", { jar })).json()).toBeNull();
   });
+  // Adversarial review (feat-attack): signOut fired for any cookie, a made-up one too, so an
+  // anonymous client wrote "sign-out" events (what an audit trail records) at will.
+  it("rule: signOut is emitted only for a session that ended: made-up and forged cookies emit nothing", async () => {
+    const signOutEvent = vi.fn();
+    const config = makeConfig({ events: { signOut: signOutEvent }, logger: recordingLogger().logger });
+    const { jar: genuine } = await signIn(config);
+    const forged = `${(genuine.get(SESSION) as string).slice(0, -6)}AAAAAA`;
+    for (const value of ["x", "garbage.garbage.garbage.garbage.garbage", forged]) {
+      const jar = new CookieJar();
+      jar.cookies.set(SESSION, value);
+      const token = await csrfToken(config, jar);
+      const response = await call(config, "/auth/signout", { jar, form: { csrfToken: token } });
+      expect(response.status, value).toBe(302);
+      expect(jar.get(SESSION), "the cookie is cleared all the same").toBeUndefined();
+    }
+    expect(signOutEvent).not.toHaveBeenCalled();
+  });
   it("POST without a valid CSRF token keeps the session", async () => {
     const config = makeConfig({ logger: recordingLogger().logger });
     const { jar } = await signIn(config);

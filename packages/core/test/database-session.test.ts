@@ -123,6 +123,21 @@ describe("database sessions", () => {
     expect(signOut).toHaveBeenCalledWith({ session: expect.objectContaining({ sessionToken }) });
     expect(jar.get(SESSION)).toBeUndefined();
   });
+  it("rule: signOut is emitted only for a session that ended: a replayed sign-out or a made-up token emits nothing", async () => {
+    const adapter = MemoryAdapter(createMemoryStore());
+    const { jar, sessionToken } = await seedSession(adapter);
+    const signOut = vi.fn();
+    const config = dbConfig(adapter, { events: { signOut } });
+    await call(config, "/auth/signout", { jar, form: { csrfToken: await csrfToken(config, jar) } });
+    expect(signOut).toHaveBeenCalledTimes(1);
+    for (const value of [sessionToken, "made-up"]) {
+      const replay = new CookieJar();
+      replay.cookies.set(SESSION, value);
+      await call(config, "/auth/signout", { jar: replay, form: { csrfToken: await csrfToken(config, replay) } });
+      expect(replay.get(SESSION), value).toBeUndefined();
+    }
+    expect(signOut).toHaveBeenCalledTimes(1);
+  });
   it("a failing adapter gives a bounded 500 on GET /session, logged as AdapterError, cookie kept", async () => {
     const adapter = MemoryAdapter();
     const { jar, sessionToken } = await seedSession(adapter);

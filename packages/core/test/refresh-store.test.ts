@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { runRefreshStoreConformance } from "../../adapter-test/src/refresh-store.js";
-import { serviceAvailable } from "../../adapter-test/src/services.js";
+import { serviceAvailable, toleratesForcedDrop } from "../../adapter-test/src/services.js";
 import { MemoryRefreshStore, PostgresRefreshStore, RedisRefreshStore } from "../src/refresh-store.js";
 
 const redisUp = await serviceAvailable("Redis", 6379);
@@ -42,7 +42,9 @@ runRefreshStoreConformance(
     const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
     await admin.connect();
     await admin.query(`CREATE DATABASE ${database}`);
-    const pools = [0, 1].map(() => new pg.Pool({ host: "127.0.0.1", port: 5432, user: "postgres", database, max: 10 }));
+    const pools = [0, 1].map(() =>
+      toleratesForcedDrop(new pg.Pool({ host: "127.0.0.1", port: 5432, user: "postgres", database, max: 10 })),
+    );
     return {
       stores: [PostgresRefreshStore(pools[0] as pg.Pool), PostgresRefreshStore(pools[1] as pg.Pool)],
       async teardown() {

@@ -16,7 +16,7 @@ import express from "express";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serviceAvailable } from "../../adapter-test/src/services.js";
+import { serviceAvailable, toleratesForcedDrop } from "../../adapter-test/src/services.js";
 import { Browser } from "../../core/test/oauth/support/browser.js";
 import { SECRET, sessionOf } from "../../core/test/oauth/support/flow.js";
 
@@ -42,10 +42,7 @@ beforeAll(async () => {
   admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${database}`);
-  const pool = new pg.Pool({ host: "127.0.0.1", port: 5432, user: "postgres", database, max: 10 });
-  pool.on("error", (error) => {
-    if ((error as { code?: string }).code !== "57P01") throw error;
-  });
+  const pool = toleratesForcedDrop(new pg.Pool({ host: "127.0.0.1", port: 5432, user: "postgres", database, max: 10 }));
   db = new Kysely({ dialect: new PostgresDialect({ pool }) });
   await migrate(db as never);
   for (const [login, password] of [

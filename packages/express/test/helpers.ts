@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -78,4 +79,17 @@ export async function fetchAt(
   const response = await fetch(new URL(url, origin), { ...init, headers, redirect: "manual" });
   jar.take(response);
   return response;
+}
+
+/** RFC 4226 HOTP over RFC 4648 base32, six digits: what an authenticator app shows at `step`. */
+export function totpAt(secretBase32: string, step: number): string {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+  let bits = "";
+  for (const char of secretBase32.replace(/=+$/, "")) bits += alphabet.indexOf(char).toString(2).padStart(5, "0");
+  const key = Buffer.from(bits.match(/.{8}/g)?.map((byte) => Number.parseInt(byte, 2)) ?? []);
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(step));
+  const mac = createHmac("sha1", key).update(counter).digest();
+  const offset = (mac[mac.length - 1] as number) & 0xf;
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, "0");
 }

@@ -5,7 +5,6 @@
  * refuse (403 JSON, or a redirect to `factorPage` for a browser), and password then code opens them.
  * The codes are computed here from the enrolment's secret (RFC 6238 on node:crypto).
  */
-import { createHmac } from "node:crypto";
 import type { AuthConfig } from "@latchkey/core";
 import { createMemoryStore, MemoryAdapter } from "@latchkey/core/memory-adapter";
 import Credentials from "@latchkey/core/providers/credentials";
@@ -14,7 +13,7 @@ import { confirmTotpEnrolment, startTotpEnrolment } from "@latchkey/core/second-
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ExpressAuth, requireAuth } from "../src/index.js";
-import { Jar, listen } from "./helpers.js";
+import { Jar, listen, totpAt } from "./helpers.js";
 
 const users: Record<string, { id: string; password: string; email: string }> = {
   ada: { id: "u-ada", password: "lovelace", email: "ada@example.com" },
@@ -41,18 +40,6 @@ const config = {
   },
 } satisfies AuthConfig;
 
-/** RFC 4226 HOTP over RFC 4648 base32, six digits: what an authenticator app shows at `step`. */
-function totpAt(secretBase32: string, step: number): string {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-  let bits = "";
-  for (const char of secretBase32.replace(/=+$/, "")) bits += alphabet.indexOf(char).toString(2).padStart(5, "0");
-  const key = Buffer.from(bits.match(/.{8}/g)?.map((byte) => Number.parseInt(byte, 2)) ?? []);
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(step));
-  const mac = createHmac("sha1", key).update(counter).digest();
-  const offset = (mac[mac.length - 1] as number) & 0xf;
-  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, "0");
-}
 const stepNow = () => Math.floor(Date.now() / 30_000);
 
 let url: string;

@@ -12,7 +12,7 @@ import { Kysely, MysqlDialect, PostgresDialect } from "kysely";
 import mysql from "mysql2";
 import mysqlPromise from "mysql2/promise";
 import pg from "pg";
-import { serviceAvailable } from "../../adapter-test/src/services.js";
+import { serviceAvailable, toleratesForcedDrop } from "../../adapter-test/src/services.js";
 
 /** A Kysely instance over one of the scratch databases (tables as loose records). */
 export type Db = Kysely<Record<string, Record<string, unknown>>>;
@@ -49,11 +49,9 @@ export async function scratchPostgres(area: string, connections: number): Promis
   const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${database}`);
-  const pool = new pg.Pool({ host: "127.0.0.1", port: 5432, user: "postgres", database, max: connections });
-  // DROP ... WITH (FORCE) at teardown can reach a connection that is still closing (57P01).
-  pool.on("error", (error) => {
-    if ((error as { code?: string }).code !== "57P01") throw error;
-  });
+  const pool = toleratesForcedDrop(
+    new pg.Pool({ host: "127.0.0.1", port: 5432, user: "postgres", database, max: connections }),
+  );
   const db: Db = new Kysely({ dialect: new PostgresDialect({ pool }) });
   await migrate(db as never);
   return scratch(db, async () => {

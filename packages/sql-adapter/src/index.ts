@@ -452,11 +452,15 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
     },
     async setSecondFactor({ userId, secret, active, lastStep }, backupCodes) {
       await inTransaction(async (trx) => {
-        await trx.deleteFrom(t.secondFactors).where("userId", "=", userId).execute();
-        await trx
-          .insertInto(t.secondFactors)
-          .values({ userId, secret, active: c.bool(active), lastStep })
-          .execute();
+        // An upsert, not a delete then an insert: under PostgreSQL's READ COMMITTED, concurrent
+        // writers of one user (a double-clicked "set up") both saw no row after the deletes and
+        // raced to the primary key. The row lock it takes also orders the backup-code writes below.
+        const changes = { secret, active: c.bool(active), lastStep };
+        const insert = trx.insertInto(t.secondFactors).values({ userId, ...changes });
+        await (dialect === "mysql"
+          ? insert.onDuplicateKeyUpdate(changes)
+          : insert.onConflict((conflict) => conflict.column("userId").doUpdateSet(changes))
+        ).execute();
         if (!backupCodes) return;
         await trx.deleteFrom(t.backupCodes).where("userId", "=", userId).execute();
         if (backupCodes.length)

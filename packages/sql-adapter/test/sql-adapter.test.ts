@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { type RecordKind, runAdapterConformance } from "@latchkey/adapter-test";
 import { runRefreshStoreConformance } from "@latchkey/adapter-test/refresh-store";
-import { serviceAvailable } from "@latchkey/adapter-test/services";
+import { serviceAvailable, toleratesForcedDrop } from "@latchkey/adapter-test/services";
 import {
   type AnyKysely,
   type DialectName,
@@ -62,12 +62,9 @@ const databases: Record<DialectName, () => Promise<TestDatabase>> = {
     const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
     await admin.connect();
     await admin.query(`CREATE DATABASE ${name}`);
-    const pool = new pg.Pool({ host: "127.0.0.1", port: 5432, user: "postgres", database: name, max: 10 });
-    // DROP ... WITH (FORCE) at teardown can reach a connection that is still closing; that one
-    // error (57P01, terminated by the administrator) is expected. Any other still fails the run.
-    pool.on("error", (error) => {
-      if ((error as { code?: string }).code !== "57P01") throw error;
-    });
+    const pool = toleratesForcedDrop(
+      new pg.Pool({ host: "127.0.0.1", port: 5432, user: "postgres", database: name, max: 10 }),
+    );
     const db: AnyKysely = new Kysely({ dialect: new PostgresDialect({ pool }) });
     const migrated = await migrate(db);
     return {

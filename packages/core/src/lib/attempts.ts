@@ -346,37 +346,39 @@ export async function reserveWebAuthnOptions(req: RequestInternal, ctx: Context)
  * (`pendingId`, the sealed cookie's id: a cookie is worth a few guesses, then the first factor
  * must be given again) and per user (all pending sign-ins together: a guesser who holds the
  * password cannot mint fresh budgets). Both are keyed on what the server sealed, never on a
- * field of the request. A right code gives the per-user reservation back.
+ * field of the request. A right code gives the per-user reservation back. The account page's
+ * functions (a signed-in user, no pending sign-in) pass `null` and count per user only: any
+ * fixed key there would be one budget shared by every user.
  */
 export async function reserveSecondFactorAttempt(
   ctx: Context,
   userId: string,
-  pendingId: string,
+  pendingId: string | null,
 ): Promise<CredentialsReservation> {
   const limits = ctx.config.rateLimit;
   if (!limits) return nothingReserved;
   const user = identifierDigest(userId);
-  const reserved = await reserve(
-    ctx,
-    limits.store,
-    [
-      [
-        {
-          key: `second-factor:pending:${pendingId}`,
-          name: "secondFactorPerPending",
-          limit: limits.secondFactorPerPending,
-          what: "codes for this sign-in",
-        },
-        {
-          key: `second-factor:user:${user}`,
-          name: "secondFactorPerUser",
-          limit: limits.secondFactorPerUser,
-          what: "failed codes for this user",
-        },
-      ],
-    ],
-    { provider: ctx.provider?.id, userId },
-  );
+  const perUser: Counter = {
+    key: `second-factor:user:${user}`,
+    name: "secondFactorPerUser",
+    limit: limits.secondFactorPerUser,
+    what: "failed codes for this user",
+  };
+  const perPending: Counter[] =
+    pendingId === null
+      ? []
+      : [
+          {
+            key: `second-factor:pending:${pendingId}`,
+            name: "secondFactorPerPending",
+            limit: limits.secondFactorPerPending,
+            what: "codes for this sign-in",
+          },
+        ];
+  const reserved = await reserve(ctx, limits.store, [[...perPending, perUser]], {
+    provider: ctx.provider?.id,
+    userId,
+  });
   if (!reserved) return nothingReserved;
   return { succeeded: () => giveBack(ctx, limits.store, [`second-factor:user:${user}`]) };
 }

@@ -288,7 +288,12 @@ function resolveProviders(
             `Credentials provider "${provider.id}": \`identifier\` must be the name of a credentials field or a function of the credentials.`,
           );
         }
-        return { ...provider, credentials: provider.credentials ?? {}, ...paths };
+        return {
+          ...provider,
+          credentials: provider.credentials ?? {},
+          identifier: provider.identifier ?? defaultIdentifier(provider.credentials ?? {}),
+          ...paths,
+        };
       case "email":
         if (!config.adapter) {
           throw new MissingAdapter(
@@ -351,6 +356,16 @@ const databaseSessionMethods = [
 const emailMethods = ["createVerificationToken", "useVerificationToken", "getUserByEmail"];
 const accountMethods = ["createUser", "getUser", "getUserByAccount", "getUserByEmail", "linkAccount"];
 
+/**
+ * The field a credentials attempt is counted on when the provider names none: the first field
+ * that is not a password (a guess changes the password, so counting on it would give every guess
+ * a fresh counter), else the first field; none when there are no fields.
+ */
+function defaultIdentifier(credentials: Record<string, { type?: unknown } | undefined>): string | undefined {
+  const fields = Object.keys(credentials);
+  return fields.find((field) => credentials[field]?.type !== "password") ?? fields[0];
+}
+
 /** The adapter methods the chosen strategy and providers need. */
 function requiredAdapterMethods(strategy: SessionOptions["strategy"], providers: InternalProvider[]): string[] {
   const needed = new Set<string>(strategy === "database" ? databaseSessionMethods : []);
@@ -371,16 +386,43 @@ function requiredAdapterMethods(strategy: SessionOptions["strategy"], providers:
 }
 
 /**
+ * Lookups by a key, with what they answer for "no such record". Their keys often come from the
+ * client (a session cookie) and a store may not hold every string: PostgreSQL refuses U+0000 in
+ * text, failing the query. A key with U+0000 names no record in any store, so these answer
+ * "none" without asking it: no error, no 5xx, the same on every store.
+ */
+const lookups: Partial<Record<(typeof adapterMethods)[number], null | undefined>> = {
+  getUser: null,
+  getUserByEmail: null,
+  getUserByAccount: null,
+  getAccount: null,
+  getSessionAndUser: null,
+  getAuthenticator: null,
+  useVerificationToken: null,
+  deleteSession: undefined,
+  unlinkAccount: undefined,
+};
+
+/** True when a lookup's arguments (strings, or strings one level inside a key object) hold U+0000. */
+function unstorableKey(args: unknown[]): boolean {
+  const holdsNul = (v: unknown) => typeof v === "string" && v.includes("\u0000");
+  return args.some((a) => holdsNul(a) || (typeof a === "object" && a !== null && Object.values(a).some(holdsNul)));
+}
+
+/**
  * Wraps every adapter method so a failure becomes an `AdapterError` naming the method, and so a
  * store that stops answering (packets dropped, a client queueing commands while it reconnects)
- * fails after `timeoutMs` instead of holding the request forever.
+ * fails after `timeoutMs` instead of holding the request forever. A lookup by a key no store can
+ * hold answers "none" at once (see `lookups`).
  */
 function guardAdapter(adapter: Adapter, timeoutMs: number): Adapter {
   const guarded: Record<string, unknown> = {};
   for (const name of adapterMethods) {
     const method = adapter[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof method !== "function") continue;
+    const none = Object.hasOwn(lookups, name) ? { answer: lookups[name] } : undefined;
     guarded[name] = async (...args: unknown[]) => {
+      if (none && unstorableKey(args)) return none.answer;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);

@@ -44,8 +44,9 @@ export interface CredentialsConfig<C extends Record<string, CredentialInput> = R
    * whose identifier is missing, empty or not a single string is refused as `CredentialsSignin`
    * without calling `authorize()`.
    *
-   * @default the first field of `credentials` (no identifier when `credentials` is empty: every
-   * attempt then counts against the provider as a whole)
+   * @default the first field of `credentials` that is not `type: "password"` (else the first
+   * field; no identifier when `credentials` is empty: every attempt then counts against the
+   * provider as a whole)
    * @example
    * ```ts
    * Credentials({ credentials: { password: {}, email: {} }, identifier: "email", authorize })

@@ -16,6 +16,7 @@
  */
 import type { Adapter, AdapterUser } from "../adapters.js";
 import { MissingAdapter } from "../errors.js";
+import { MAX_ADDRESS_LENGTH } from "../lib/flows/email/identifier.js";
 import type { Awaitable, User } from "../shapes/data.js";
 import type { CredentialInput } from "./credentials.js";
 
@@ -205,7 +206,7 @@ export const defaultGetUserInfo: GetUserInfo = async ({ adapter }, request) => {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused here
   if (typeof raw !== "string" || /[\u0000-\u001f\u007f]/.test(raw)) return null;
   const email = raw.trim().toLowerCase();
-  if (!EMAIL.test(email) || email.length > 320) return null;
+  if (!EMAIL.test(email) || email.length > MAX_ADDRESS_LENGTH) return null;
   const existing = await adapter.getUserByEmail(email);
   return existing ? { user: existing, exists: true } : { user: { email }, exists: false };
 };

@@ -180,6 +180,39 @@ describe("revocation in one process (memory store)", () => {
     expect(await sessionEmail(config, copied)).toBeNull();
   });
 
+  // Adversarial review (feat-attack): sign-out opened the cookie without asking the revocation
+  // list, so a revoked copy still counted as a session there: every replay emitted `signOut` for
+  // the victim's session (an audit line the attacker writes at will) and wrote the entry to the
+  // store again, which pushes it to every instance.
+  it("rule: a revoked session is refused at sign-out too: 30 replays of a revoked copy emit no signOut and write nothing", async () => {
+    let adds = 0;
+    const store = new (class extends MemoryRevocationStore {
+      override add(entry: Parameters<MemoryRevocationStore["add"]>[0]) {
+        adds++;
+        return super.add(entry);
+      }
+    })();
+    const signOuts: unknown[] = [];
+    const config = configWith(store, { events: { signOut: (message) => void signOuts.push(message) } });
+    const { jar } = await signIn(config);
+    const copied = jar.get(NAME) as string;
+    const out = await call(config, "/auth/signout", { jar, form: { csrfToken: await csrfToken(config, jar) } });
+    expect(out.status).toBe(302);
+    expect([signOuts.length, adds], "the genuine sign-out: one event, one entry").toEqual([1, 1]);
+
+    const replays = await Promise.all(
+      Array.from({ length: 30 }, async () => {
+        const attacker = jarWith(copied);
+        const csrf = await csrfToken(config, attacker);
+        const response = await call(config, "/auth/signout", { jar: attacker, form: { csrfToken: csrf } });
+        return { status: response.status, cleared: attacker.get(NAME) === undefined };
+      }),
+    );
+    expect(replays.every((r) => r.status === 302 && r.cleared)).toBe(true);
+    expect([signOuts.length, adds], "replays of a revoked copy are no sign-outs").toEqual([1, 1]);
+    expect(await sessionEmail(config, copied)).toBeNull();
+  });
+
   it("a token minted before sessions had an id is revoked by its jti, re-issues included", async () => {
     const config = configWith(undefined, { session: { revocation: true, updateAge: 0 } });
     const { encode } = await import("../../src/jwt.js");

@@ -215,6 +215,22 @@ describe("rule: a credentials attempt is counted on the identifier the provider 
     expect((await post(config, "203.0.113.7", { username: "ada", password: "lovelace" })).status).toBe(429);
   });
 
+  // Adversarial review (feat-attack): the default identifier was the first credentials field
+  // whatever its type. A provider that lists its password field first counted each guess on the
+  // guessed password: every guess had a fresh counter, and only the loose per-client limit held.
+  it("without `identifier`, a password field listed first is never the counter: guesses share the account's", async () => {
+    const { provider, seen } = recordingCredentials({
+      credentials: { password: { label: "Password", type: "password" }, username: { label: "Username" } },
+    });
+    const config = makeConfig({ providers: [provider], logger: recordingLogger().logger });
+    const answers: Response[] = [];
+    for (let i = 0; i < 20; i++) {
+      answers.push(await post(config, "203.0.113.7", { password: `guess-${i}`, username: "ada" }));
+    }
+    expect(seen).toHaveLength(5);
+    expect(answers.filter((r) => r.status === 429)).toHaveLength(15);
+  });
+
   it("spellings of one identifier (case, surrounding spaces, full-width, NFKC) share one counter", async () => {
     const fold = (v: unknown) => String(v).normalize("NFKC").trim().toLowerCase();
     const { provider, seen } = recordingCredentials({

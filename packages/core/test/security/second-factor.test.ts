@@ -3,7 +3,13 @@ import { base32Decode, base32Encode, hotp, TOTP_PERIOD, timeStep } from "../../s
 import { createMemoryStore, MemoryAdapter } from "../../src/memory-adapter.js";
 import Credentials from "../../src/providers/credentials.js";
 import TOTP from "../../src/providers/totp.js";
-import { confirmTotpEnrolment, disableTotp, secondFactorStatus, startTotpEnrolment } from "../../src/second-factor.js";
+import {
+  confirmTotpEnrolment,
+  disableTotp,
+  regenerateBackupCodes,
+  secondFactorStatus,
+  startTotpEnrolment,
+} from "../../src/second-factor.js";
 import type { AuthConfig } from "../../src/types.js";
 import { CookieJar, call, csrfToken, recordingLogger, SECRET } from "../helpers.js";
 
@@ -332,5 +338,122 @@ describe("sign-in with a second factor", () => {
     const csrf = await csrfToken(config, fresh);
     const none = await call(config, "/auth/callback/totp", { jar: fresh, form: { csrfToken: csrf, code: "123456" } });
     expect(none.headers.get("location")).toBe("http://localhost:3000/auth/signin?error=SessionRequired");
+  });
+});
+
+// Adversarial review (feat-attack): the account page has no pending sign-in, so its attempts must
+// be counted on the user alone. A fixed per-pending key ("account-page") was one budget of five
+// for every user, never given back: one user's wrong codes, or five honest enrolments, stopped
+// every other user from turning the factor on or off.
+describe("rule: the account page's code attempts are counted per user, never on a budget all users share", () => {
+  /** A code that is none of the three accepted steps' codes. */
+  function wrongCode(secret: string): string {
+    const accepted = new Set([-1, 0, 1].map((d) => codeAt(secret, timeStep() + d)));
+    for (let n = 0; ; n++) if (!accepted.has(String(n).padStart(6, "0"))) return String(n).padStart(6, "0");
+  }
+
+  it("one user's wrong codes on her own account page do not stop another user enrolling or disabling", async () => {
+    const { config } = setup();
+    // mallory starts an enrolment of her own and types wrong codes until she is limited.
+    const mallory = await startTotpEnrolment(config, { id: "u-mallory", label: "mallory@example.com" });
+    const answers = [];
+    for (let i = 0; i < 12; i++)
+      answers.push(await confirmTotpEnrolment(config, "u-mallory", wrongCode(mallory.secret)));
+    expect(answers.at(-1)).toEqual({ ok: false, reason: "rate-limited" });
+
+    // ada, who never typed a wrong code, enrols with the right one...
+    const ada = await startTotpEnrolment(config, { id: "u-ada", label: "ada@example.com" });
+    expect((await confirmTotpEnrolment(config, "u-ada", codeAt(ada.secret, timeStep()))).ok).toBe(true);
+    expect((await secondFactorStatus(config, "u-ada")).active).toBe(true);
+    // ...and her next code turns it off.
+    expect(await disableTotp(config, "u-ada", codeAt(ada.secret, timeStep() + 1))).toEqual({ ok: true });
+    // mallory herself stays limited: the per-user budget still holds.
+    const late = await confirmTotpEnrolment(config, "u-mallory", codeAt(mallory.secret, timeStep()));
+    expect(late).toEqual({ ok: false, reason: "rate-limited" });
+  });
+
+  it("twenty users enrolling honestly, one after the other, are all accepted", async () => {
+    const { config } = setup();
+    for (let i = 0; i < 20; i++) {
+      const id = `u-${i}`;
+      const { secret } = await startTotpEnrolment(config, { id, label: `${id}@example.com` });
+      expect((await confirmTotpEnrolment(config, id, codeAt(secret, timeStep()))).ok, `user ${i} enrols`).toBe(true);
+      const regenerated = await regenerateBackupCodes(config, id, codeAt(secret, timeStep() + 1));
+      expect(regenerated.ok, `user ${i} regenerates backup codes`).toBe(true);
+    }
+  });
+});
+
+// Adversarial review (feat-attack): confirmTotpEnrolment read the waiting record, checked the code
+// and wrote the active factor with fresh backup codes, with nothing atomic in between. Concurrent
+// confirmations with one code all succeeded: the code was accepted many times, and each answer
+// showed its own ten backup codes while only the last written set was stored.
+describe("rule: an enrolment is confirmed once: of concurrent confirmations with one code exactly one succeeds", () => {
+  it("30 confirmations at once: one ok, and the backup codes it shows are the ones that work", async () => {
+    const { config } = setup();
+    const { secret } = await startTotpEnrolment(config, { id: "u-ada", label: "ada@example.com" });
+    const code = codeAt(secret, timeStep());
+    const answers = await Promise.all(Array.from({ length: 30 }, () => confirmTotpEnrolment(config, "u-ada", code)));
+    const accepted = answers.filter((a) => a.ok);
+    expect(accepted.length).toBe(1);
+    expect(await secondFactorStatus(config, "u-ada")).toEqual({ active: true, pending: false, backupCodesLeft: 10 });
+    // Every code shown works once at sign-in.
+    const shown = (accepted[0] as { backupCodes: string[] }).backupCodes;
+    for (const backup of shown.slice(0, 3)) {
+      const { jar } = await password(config, "ada");
+      await submitCode(config, jar, backup);
+      expect((await sessionOf(config, jar))?.amr, backup).toEqual(["pwd", "otp"]);
+    }
+    expect((await secondFactorStatus(config, "u-ada")).backupCodesLeft).toBe(7);
+  });
+
+  it("a confirmation of an enrolment restarted meanwhile is refused: the new secret needs its own code", async () => {
+    const { config } = setup();
+    const first = await startTotpEnrolment(config, { id: "u-ada", label: "ada@example.com" });
+    const second = await startTotpEnrolment(config, { id: "u-ada", label: "ada@example.com" });
+    expect(await confirmTotpEnrolment(config, "u-ada", codeAt(first.secret, timeStep()))).toEqual({
+      ok: false,
+      reason: "invalid",
+    });
+    expect((await confirmTotpEnrolment(config, "u-ada", codeAt(second.secret, timeStep()))).ok).toBe(true);
+  });
+});
+
+// Adversarial review (feat-attack): the TOTP key is sealed under the configuration's secret.
+// docs/deployment.md §3 rotates a secret in two steps ([NEW, OLD], then NEW alone after
+// session.maxAge); at the second step every key still sealed under OLD stopped opening, and its
+// user could no longer sign in with the authenticator app nor turn it off with a code.
+describe("rule: following the documented secret rotation never locks a second factor out", () => {
+  const OLD = SECRET;
+  const NEW = "a-new-secret-after-rotation-0123456789abcdef";
+
+  it("a code accepted under [NEW, OLD] seals the key again under NEW, so NEW alone still opens it", async () => {
+    const { config } = setup();
+    const { secret } = await enrol(config, "ada");
+    config.secret = [NEW, OLD];
+    vi.setSystemTime(Date.now() + TOTP_PERIOD * 1000);
+    const first = await password(config, "ada");
+    await submitCode(config, first.jar, codeAt(secret, timeStep()));
+    expect((await sessionOf(config, first.jar))?.amr).toEqual(["pwd", "otp"]);
+
+    config.secret = NEW;
+    vi.setSystemTime(Date.now() + TOTP_PERIOD * 1000);
+    const second = await password(config, "ada");
+    await submitCode(config, second.jar, codeAt(secret, timeStep()));
+    expect((await sessionOf(config, second.jar))?.amr).toEqual(["pwd", "otp"]);
+    // ...and the re-sealed key still refuses a spent code and keeps the backup codes.
+    expect(await disableTotp(config, "u-ada", codeAt(secret, timeStep()))).toEqual({ ok: false, reason: "invalid" });
+    expect((await secondFactorStatus(config, "u-ada")).backupCodesLeft).toBe(10);
+  });
+
+  it("a code spent on the account page under [NEW, OLD] seals the key again too", async () => {
+    const { config } = setup();
+    const { secret } = await enrol(config, "ada");
+    config.secret = [NEW, OLD];
+    const regenerated = await regenerateBackupCodes(config, "u-ada", codeAt(secret, timeStep() + 1));
+    expect(regenerated.ok).toBe(true);
+    config.secret = NEW;
+    vi.setSystemTime(Date.now() + 2 * TOTP_PERIOD * 1000);
+    expect(await disableTotp(config, "u-ada", codeAt(secret, timeStep()))).toEqual({ ok: true });
   });
 });

@@ -155,6 +155,24 @@ describe("webauthn-options", () => {
     ]);
   });
 
+  // Adversarial review (feat-attack): the default getUserInfo took addresses up to 320
+  // characters; a passkey sign-up then wrote one to `users.email`, a VARCHAR(255) key on MySQL.
+  it("rule: an e-mail address is at most 254 characters (RFC 5321): a longer one is offered no registration", async () => {
+    const { config } = setup();
+    const local = "l".repeat(64);
+    const domainOf = (length: number) => `${"d".repeat(63)}.${"d".repeat(63)}.${"x".repeat(length - 128)}`;
+    const longest = `${local}@${domainOf(189)}`;
+    expect(longest.length).toBe(254);
+    expect((await getOptions(config, new CookieJar(), { email: longest })).body.action).toBe("register");
+    for (const length of [255, 300]) {
+      const address = `${local}@${domainOf(length - 65)}`;
+      expect(address.length).toBe(length);
+      expect((await getOptions(config, new CookieJar(), { email: address })).body.action, `${length}`).toBe(
+        "authenticate",
+      );
+    }
+  });
+
   it("rejects an unknown action with 400", async () => {
     const { config } = setup();
     expect((await getOptions(config, new CookieJar(), { action: "delete" })).status).toBe(400);

@@ -18,7 +18,8 @@ export async function signoutGet(_req: RequestInternal, ctx: Context): Promise<R
 /**
  * `POST /signout` (CSRF-checked): removes the session (its cookie, and its record under the
  * database strategy, or with `session.revocation` its id on the revocation list), emits
- * `signOut`, and redirects to the callback URL. The cookie is cleared even when the store fails;
+ * `signOut`, and redirects to the callback URL. A cookie that names no live session (made up,
+ * already deleted, or a revoked JWT) only loses its cookie: no event, no store write. The cookie is cleared even when the store fails;
  * that failure is logged.
  */
 export async function signoutPost(req: RequestInternal, ctx: Context): Promise<ResponseInternal> {
@@ -31,8 +32,13 @@ export async function signoutPost(req: RequestInternal, ctx: Context): Promise<R
   try {
     if (config.session.strategy === "jwt") {
       const token = await decodeSessionToken(config, raw, cookie.name);
+      const list = config.revocation?.list;
+      if (list?.state === "idle") await list.start();
+      // A revoked session is no session here either: a copy replayed at will writes nothing and
+      // emits no signOut. While the list is unavailable, the sign-out revokes as usual.
+      const revoked = !!token && list?.verdict(token, false) === "revoked";
       // With revocation on, a copy of this cookie (another tab, a stolen one) stops working too.
-      const sid = token && config.revocation ? sessionIdOf(token) : undefined;
+      const sid = token && !revoked && config.revocation ? sessionIdOf(token) : undefined;
       if (sid !== undefined) {
         const now = Date.now();
         // Revoked in this instance's memory at once; a store failure is logged and the sign-out goes on.
@@ -42,10 +48,13 @@ export async function signoutPost(req: RequestInternal, ctx: Context): Promise<R
             config.logger.error(new SignOutError("The session could not be revoked on other instances", { err: e })),
           );
       }
-      await config.events.signOut?.({ token });
+      // `signOut` reports a session that ended: not a cookie that opens as none, nor a revoked one.
+      if (token && !revoked) await config.events.signOut?.({ token });
+      else config.logger.debug("sign-out without a live session: only its cookie is cleared");
     } else {
-      const removed = (await (config.adapter as Required<Adapter>).deleteSession(raw)) ?? undefined;
-      await config.events.signOut?.({ session: removed });
+      const removed = await (config.adapter as Required<Adapter>).deleteSession(raw);
+      if (removed) await config.events.signOut?.({ session: removed });
+      else config.logger.debug("sign-out without a live session: only its cookie is cleared");
     }
   } catch (e) {
     config.logger.error(new SignOutError("The session could not be removed", { err: e as Error }));

@@ -1,6 +1,13 @@
 import { domainToUnicode } from "node:url";
 
 /**
+ * The longest e-mail address: RFC 5321 §4.5.3.1.3 limits a path to 256 octets with its angle
+ * brackets. A longer address reaches no mailbox, and a store's key may not hold it (the SQL
+ * adapter's keys are VARCHAR(255) on MySQL and MariaDB).
+ */
+export const MAX_ADDRESS_LENGTH = 254;
+
+/**
  * Why an address was refused. The message is for logs only: it never reaches the user, who only
  * sees `error=EmailSignin`.
  */
@@ -53,8 +60,8 @@ function mixesScripts(label: string): boolean {
  * The strict normalisation of an e-mail address used as the identifier of a magic-link sign-in.
  *
  * The address is trimmed and lower-cased, then refused unless it is exactly one plain mailbox:
- * - exactly one `@`, a non-empty local part (at most 64 characters) and a domain of at least two
- *   labels (at most 253 characters);
+ * - at most 254 characters (RFC 5321 §4.5.3.1.3); exactly one `@`, a non-empty local part (at
+ *   most 64 characters) and a domain of at least two labels (at most 253 characters);
  * - no list separators (`,` `;`), no spaces, quotes, angle brackets, parentheses, `%` or `!`
  *   (source routes, bang paths, quoted or commented parts), no control characters: a line break
  *   anywhere is refused, even at the ends, since it can only come from a crafted request;
@@ -81,6 +88,8 @@ export function normalizeEmailIdentifier(input: string): string {
     throw new InvalidEmailAddress("The address contains a control character or line break");
   const address = input.trim().toLowerCase();
   if (address === "") throw new InvalidEmailAddress("The address is empty");
+  if (address.length > MAX_ADDRESS_LENGTH)
+    throw new InvalidEmailAddress(`The address is longer than ${MAX_ADDRESS_LENGTH} characters`);
   if (/[^\u0020-\u007e]/.test(address)) throw new InvalidEmailAddress("The address contains a non-ASCII character");
   if (/[\s,;"<>()[\]\\:%!]/.test(address))
     throw new InvalidEmailAddress("The address contains a space, list separator, quote, bracket or routing character");

@@ -21,7 +21,7 @@ import type { RequestInternal } from "../../request.js";
 import { withQuery } from "../../url.js";
 import { landing, startSession } from "../finish-sign-in.js";
 import { type PendingSignIn, pendingCookie, readPending, type TotpProvider } from "./pending.js";
-import { canonicalBackupCode, hashBackupCode, openSecret, secondFactorStore } from "./secret.js";
+import { canonicalBackupCode, hashBackupCode, openSecret, resealIfRetired, secondFactorStore } from "./secret.js";
 import { matchTotp, timeStep } from "./totp.js";
 
 /** Back to the sign-in page: there is no pending sign-in (none, expired, or forged). */
@@ -138,6 +138,7 @@ async function checkCode(ctx: Context, pending: PendingSignIn, code: string): Pr
     if (step <= pending.step) return "code of a step already used";
     if (!(await store.useSecondFactorStep(pending.userId, pending.step, step)))
       return "pending sign-in already used, or a concurrent code won";
+    await resealIfRetired(ctx.config, record, step);
     return undefined;
   }
   const canonical = canonicalBackupCode(code);

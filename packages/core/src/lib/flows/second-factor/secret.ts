@@ -32,6 +32,27 @@ export function openSecret(config: ResolvedConfig, userId: string, sealed: strin
   return base32Decode(claims.totp);
 }
 
+/**
+ * After a code of this record was accepted: a key sealed under a secret that is no longer the
+ * first of the list is sealed again under the first, so that retiring the old secret (the second
+ * step of docs/deployment.md §3) does not lock its user out. Written once per user and rotation,
+ * with the step just used and the backup codes left as they are (the adapter has no write of the
+ * key alone: a code of a later step accepted between the two writes would see its step written
+ * back, a window of one write, once per user and rotation).
+ */
+export async function resealIfRetired(
+  config: ResolvedConfig,
+  record: { userId: string; secret: string },
+  lastStep: number,
+): Promise<void> {
+  const [first] = config.secrets;
+  if (config.secrets.length < 2 || !first || openToken(record.secret, [first], SECRET_SALT)) return;
+  const claims = openToken(record.secret, config.secrets, SECRET_SALT);
+  if (claims?.uid !== record.userId || typeof claims.totp !== "string") return;
+  const secret = sealSecret(config, record.userId, claims.totp);
+  await secondFactorStore(config).setSecondFactor({ userId: record.userId, secret, active: true, lastStep }, undefined);
+}
+
 const BACKUP_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 /** 12 characters of a 32-letter alphabet: 60 bits, so a leaked hash is not worth inverting. */
 const BACKUP_LENGTH = 12;
@@ -60,6 +81,17 @@ export function canonicalBackupCode(input: string): string | null {
  */
 export function hashBackupCode(userId: string, canonical: string): string {
   return createHash("sha256").update(`${userId}\u0000${canonical}`).digest("base64url");
+}
+
+/**
+ * The single-use ticket of a waiting enrolment, stored among its backup codes: confirming spends
+ * it with the adapter's atomic `useBackupCode`, so of concurrent confirmations exactly one
+ * activates the factor (and its backup codes are the ones stored). Derived from the sealed
+ * secret, so a restarted enrolment has another; never a backup code's hash (that input is
+ * twelve letters of the backup alphabet), and backup codes count only once the factor is active.
+ */
+export function enrolmentTicket(userId: string, sealedSecret: string): string {
+  return createHash("sha256").update(`${userId}\u0000enrolment\u0000${sealedSecret}`).digest("base64url");
 }
 
 type SecondFactorAdapter = Required<

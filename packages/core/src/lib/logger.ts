@@ -14,7 +14,8 @@ export type WarningCode =
   | "revocation-unavailable"
   | "revocation-restored"
   | "audit-bounded"
-  | "refresh-token-missing";
+  | "refresh-token-missing"
+  | "jwt-callback-changed-subject";
 
 const warningText: Record<WarningCode, string> = {
   "debug-enabled": "Debug logging is on; it may log secrets and personal data. Turn `debug` off in production.",
@@ -34,6 +35,8 @@ const warningText: Record<WarningCode, string> = {
   "audit-bounded": "More audit records than the bound allows in this window; the rest of the window is not recorded.",
   "refresh-token-missing":
     "getAccessToken found an expired access token and no refresh token: the provider was not asked for offline access.",
+  "jwt-callback-changed-subject":
+    "The `jwt` callback returned a token with another (or no) `sub` than the signed-in session's; the session keeps its user. Whose session it is is decided at sign-in: to act as another user, sign in as that user. A callback that merges the client's update into the token (`{ ...token, ...session }`) lets a client try exactly this: pick the fields you accept.",
 };
 
 // Everything that can end or disguise a log line: C0 controls (CR, LF, ...), DEL, C1 controls

@@ -92,37 +92,58 @@ export async function sessionTokenCookies(
   return writeChunkedCookie(requestCookies, name, value, { ...cookie.options, expires });
 }
 
-/** What a session is, whatever the application's `jwt` callback returns: its id, start and factors. */
+/**
+ * What a session is, whatever the application's `jwt` callback returns: its id, start and
+ * factors, and whose it is (`sub`, once signed in).
+ */
 interface SessionIdentity {
   sid: string | undefined;
   authTime: number | undefined;
   amr: string[] | undefined;
+  sub?: string;
 }
 
 function identityOf(claims: JWT): SessionIdentity {
-  return { sid: sessionIdOf(claims), authTime: signedInAt(claims), amr: amrOf(claims.amr) };
+  const identity: SessionIdentity = { sid: sessionIdOf(claims), authTime: signedInAt(claims), amr: amrOf(claims.amr) };
+  if (typeof claims.sub === "string") identity.sub = claims.sub;
+  return identity;
 }
 
 /**
  * The token to re-issue, with the identity of the token it replaces: the session's id and
  * sign-in time (the `jwt` callback may return a new object without them, and a re-issued cookie
- * that lost them would escape a revocation of its session), and how the user signed in (`amr`:
- * the factors Latchkey verified, which no callback and no session update can add to or drop). A
+ * that lost them would escape a revocation of its session), how the user signed in (`amr`: the
+ * factors Latchkey verified, which no callback and no session update can add to or drop), and
+ * whose session it is (`sub`: a callback that merges the client's update into the token would
+ * otherwise let a user become another by posting `{ sub }`; `onSubjectKept` hears of it). A
  * token minted before sessions had an id (or by Auth.js) takes its `jti` as id and its `iat` as
  * sign-in time, from then on.
  */
-export function keepSessionIdentity(token: JWT, identity: SessionIdentity): JWT {
-  const { sid, authTime, amr } = identity;
+export function keepSessionIdentity(token: JWT, identity: SessionIdentity, onSubjectKept?: () => void): JWT {
+  const { sid, authTime, amr, sub } = identity;
   const sameAmr = JSON.stringify(amrOf(token.amr)) === JSON.stringify(amr) && (amr !== undefined || !("amr" in token));
-  if ((sid === undefined || token.sid === sid) && (authTime === undefined || token.auth_time === authTime) && sameAmr)
+  const sameSub = sub === undefined || token.sub === sub;
+  if (
+    (sid === undefined || token.sid === sid) &&
+    (authTime === undefined || token.auth_time === authTime) &&
+    sameAmr &&
+    sameSub
+  )
     return token;
   const kept: JWT = { ...token };
   if (sid !== undefined) kept.sid = sid;
   if (authTime !== undefined) kept.auth_time = authTime;
   if (amr !== undefined) kept.amr = [...amr];
   else delete kept.amr;
+  if (!sameSub) {
+    kept.sub = sub;
+    onSubjectKept?.();
+  }
   return kept;
 }
+
+/** Logs once per configuration that the `jwt` callback tried to change whose session it is. */
+const subjectKept = (config: ResolvedConfig) => () => warnOnce(config, "jwt-callback-changed-subject");
 
 type Liveness = "live" | "revoked";
 
@@ -165,7 +186,7 @@ export async function openJwtSession(
   if (config.defaultCallbacks.jwt) return { claims, token: claims };
   const identity = identityOf(claims);
   const token = await config.callbacks.jwt({ token: { ...claims }, user: undefined as never });
-  return token === null ? null : { claims, token: keepSessionIdentity(token, identity) };
+  return token === null ? null : { claims, token: keepSessionIdentity(token, identity, subjectKept(config)) };
 }
 
 /**
@@ -215,7 +236,7 @@ export async function readJwtSession(config: ResolvedConfig, options: SessionRea
   let cookies: Cookie[] = [];
   let expires: Date;
   if (due) {
-    token = keepSessionIdentity(token, identity);
+    token = keepSessionIdentity(token, identity, subjectKept(config));
     expires = new Date(Date.now() + config.session.maxAge * 1000);
     if (options.reissue) cookies = await sessionTokenCookies(config, requestCookies, cookie, token);
   } else {

@@ -229,7 +229,7 @@ describe("bounds against anonymous requests", () => {
     expect(logged.filter((line) => line === "audit-bounded")).toHaveLength(1);
   });
 
-  it("a forged OAuth callback (no state cookie) is an oauth-error, counted in the same budget", async () => {
+  it("a forged OAuth callback (no state cookie) is an oauth-error, at most failuresPerClient per client", async () => {
     const { config, events } = audited({
       providers: [GitHub({ clientId: "id", clientSecret: "secret" })],
       audit: { failuresPerClient: { max: 3, windowSeconds: 60 } },

@@ -166,9 +166,10 @@ export interface AuditOptions {
   /** Seconds an event is kept; older ones are deleted by a sweep. @default 7776000 (90 days) */
   retention?: number;
   /**
-   * Failed sign-ins recorded per client address (IPv6 per /64) and window; beyond it they are not
-   * recorded (and a warning is logged once per window), so anonymous requests cannot grow the
-   * store without bound.
+   * Failed sign-ins recorded per client address (IPv6 per /64), failure reason and window; beyond
+   * it they are not recorded (and a warning is logged once per window), so anonymous requests
+   * cannot grow the store without bound. Per reason, so that failures nobody rate-limits (posts
+   * without CSRF) cannot use up the budget of the password guesses that follow them.
    * @default { max: 200, windowSeconds: 900 }
    */
   failuresPerClient?: { max: number; windowSeconds: number };

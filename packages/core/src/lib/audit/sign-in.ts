@@ -63,7 +63,9 @@ export function failureReasonOf(error: unknown): SignInFailureReason {
 /**
  * Records a failed sign-in with its internal reason. Anonymous clients can fail as often as they
  * like in some flows (an OAuth callback with a forged state is not rate-limited), so failures are
- * recorded at most `audit.failuresPerClient` times per client address and window.
+ * recorded at most `audit.failuresPerClient` times per client address, reason and window. Per
+ * reason: a budget shared by every kind of failure would let a client spend it on free failures
+ * (posts without CSRF) and then guess passwords unrecorded.
  */
 export async function recordSignInFailure(
   req: RequestInternal,
@@ -73,7 +75,7 @@ export async function recordSignInFailure(
   const { config } = ctx;
   if (!config.audit) return;
   const client = clientKey(req.clientIp) ?? "-";
-  if (!(await admitRecord(config, `failed:${client}`, config.audit.failuresPerClient))) return;
+  if (!(await admitRecord(config, `failed:${client}:${reason}`, config.audit.failuresPerClient))) return;
   await recordAudit(config, {
     type: "signin.failed",
     at: new Date(),

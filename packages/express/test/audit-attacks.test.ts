@@ -96,5 +96,22 @@ describe.each(await backends("auditattack", ["memory", "postgres", "mariadb", "r
         ]);
       }
     });
+
+    it("the operator finds a victim's failures by the identifier as the application knows it", async (t) => {
+      if (!up) return t.skip();
+      const tag = randomBytes(3).toString("hex");
+      // The attacker types the address in any case and width; the application stores it as the user gave it.
+      expect(await guess(address(), ` ＡＤＡ.${tag}@Example.COM `, "guess")).toBe(302);
+      const asTheApplicationKnowsIt = `Ada.${tag}@example.com`;
+      expect(await listAuditEvents(config, { identifier: asTheApplicationKnowsIt })).toMatchObject([
+        { type: "signin.failed", identifier: `ada.${tag}@example.com` },
+      ]);
+      // A value the trail escaped when recording is found by the value itself, and never fails the lookup.
+      expect(await guess(address(), `nul\u0000${tag}`, "guess")).toBe(302);
+      expect(await listAuditEvents(config, { identifier: `nul\u0000${tag}` })).toMatchObject([
+        { type: "signin.failed", identifier: `nul\\u0000${tag}` },
+      ]);
+      await expect(listAuditEvents(config, { userId: `user\u0000${tag}` })).resolves.toEqual([]);
+    });
   },
 );

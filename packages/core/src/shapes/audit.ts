@@ -134,6 +134,7 @@ export type StoredAuditEvent = AuditEvent & { id: string };
 /** What `listAuditEvents` selects. Every field narrows; none returns the newest events. */
 export interface AuditEventFilter {
   userId?: string;
+  /** As the user typed it or the application stores it: `listAuditEvents` normalises it as recorded. */
   identifier?: string;
   type?: AuditEventType;
   /** Only events at or after this time. */

@@ -98,7 +98,7 @@ export function runRefreshStoreConformance(
       const base = `AbC-${randomBytes(4).toString("hex")}`;
       await a.put(base, "victim", 20_000);
       expect(await a.acquire(base, "victim", 20_000)).toBe(true);
-      // (Latchkey's keys are base64url HMACs; these prove the store, not what reaches it.)
+      // (Latchkey's keys are base64url hashes; these prove the store, not what reaches it.)
       for (const lookalike of [base.toLowerCase(), base.toUpperCase(), `${base} `, `${base}\t`, `À${base.slice(1)}`]) {
         expect(await b.get(lookalike)).toBeNull();
         expect(await b.acquire(lookalike, "attacker", 20_000)).toBe(true);

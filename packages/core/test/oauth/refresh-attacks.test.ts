@@ -226,7 +226,7 @@ describe("a token endpoint answering garbage", () => {
 });
 
 describe("values from the provider or the caller reaching the refresh store", () => {
-  it("rule: a refresh token with control, bidi and non-ASCII characters is sent intact and reaches the store only as a base64url HMAC", async () => {
+  it("rule: a refresh token with control, bidi and non-ASCII characters is sent intact and reaches the store only as a base64url hash", async () => {
     mode = "echo-odd-token";
     const store = recordingStore();
     const config = appConfig({ accessTokens: { jwt: true, store } }, true);

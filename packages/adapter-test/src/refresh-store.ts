@@ -93,6 +93,18 @@ export function runRefreshStoreConformance(
       expect(await a.get(k)).toBeNull();
     });
 
+    it("rule: a record as large as a provider's largest answer makes reads back whole (1 MiB answer, sealed under two secrets)", async () => {
+      const [a, b] = fixture.stores;
+      const k = key();
+      // Latchkey reads a provider's answer up to 1 MiB; sealed and base64url-encoded that is about
+      // 1.4 MiB per configured secret, and during a rotation there are two.
+      const sealed = randomBytes(1024 * 1024 + 64).toString("base64url");
+      const value = `${sealed} ${sealed.split("").reverse().join("")}`;
+      await a.put(k, value, 20_000);
+      expect((await b.get(k))?.length).toBe(value.length);
+      expect(await b.get(k)).toBe(value);
+    });
+
     it("rule: keys compare byte for byte: case, trailing spaces, tabs and accents reach no other key", async () => {
       const [a, b] = fixture.stores;
       const base = `AbC-${randomBytes(4).toString("hex")}`;

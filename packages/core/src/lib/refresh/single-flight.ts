@@ -18,6 +18,7 @@
  * redeem one refresh token (which a provider with reuse detection answers by revoking the grant).
  */
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomUUID } from "node:crypto";
+import { AccessTokenError } from "../../errors.js";
 import type { RefreshStore } from "../../refresh-store.js";
 import type { RefreshOutcome } from "../flows/oauth/refresh.js";
 
@@ -29,6 +30,7 @@ const TRANSIENT_TTL_MS = 2_000;
 /** What the coordination needs of the resolved configuration. */
 export interface FlightConfig {
   readonly secrets: readonly string[];
+  readonly logger: { error(error: Error): void };
   readonly caches: { readonly refreshes: Map<string, Promise<RefreshOutcome>> };
 }
 
@@ -139,7 +141,18 @@ async function coordinate(
         if (late) return late;
         const outcome = await refresh();
         const ttl = outcome.ok || outcome.revoked ? recordTtlMs : TRANSIENT_TTL_MS;
-        await store.put(key, seal(config.secrets, key, outcome), ttl);
+        try {
+          await store.put(key, seal(config.secrets, key, outcome), ttl);
+        } catch (e) {
+          // The provider has already answered (and rotated the refresh token): this caller and the
+          // ones it carries get the outcome; throwing would lose the only copy of the new tokens.
+          config.logger.error(
+            new AccessTokenError(
+              "The outcome of a refresh could not be recorded in the refresh store; other instances may redeem the old refresh token",
+              { err: e as Error },
+            ),
+          );
+        }
         return outcome;
       } finally {
         await store.release(key, owner).catch(() => {

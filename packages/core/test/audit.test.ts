@@ -244,6 +244,32 @@ describe("bounds against anonymous requests", () => {
     );
   });
 
+  it("an unknown user and a wrong password share one budget: past it, neither writes (a write only one of them made would show in the time)", async () => {
+    const store = createMemoryStore();
+    const { config } = audited({
+      adapter: MemoryAdapter(store),
+      session: { strategy: "jwt" },
+      rateLimit: false,
+      audit: { store: true, failuresPerClient: { max: 3, windowSeconds: 60 } },
+      providers: [
+        demoCredentials({
+          async authorize(c) {
+            if (c.username === "ghost") throw new UnknownUserSignin();
+            return null;
+          },
+        }),
+      ],
+    });
+    const from = { "x-forwarded-for": "9.9.9.10" };
+    for (let i = 0; i < 3; i++) await signIn(config, { username: "ada", password: `wrong-${i}` }, from);
+    // The budget of this client is spent on wrong passwords; an unknown user must not be recorded
+    // now either, or the store write it alone makes would tell the two apart.
+    await signIn(config, { username: "ghost", password: "x" }, from);
+    expect(store.auditEvents?.map((e) => ("reason" in e ? e.reason : e.type))).toEqual(
+      Array(3).fill("wrong-credentials"),
+    );
+  });
+
   it("a failing store is logged and never fails the sign-in", async () => {
     const adapter = MemoryAdapter();
     const { config, logged } = audited({

@@ -10,6 +10,7 @@ import { CredentialsSignin } from "../src/errors.js";
 import { resolveConfig } from "../src/lib/config.js";
 import { base32Decode, hotp, timeStep } from "../src/lib/flows/second-factor/totp.js";
 import { createMemoryStore, MemoryAdapter } from "../src/memory-adapter.js";
+import Credentials from "../src/providers/credentials.js";
 import GitHub from "../src/providers/github.js";
 import Nodemailer from "../src/providers/nodemailer.js";
 import TOTP from "../src/providers/totp.js";
@@ -136,6 +137,57 @@ describe("what is recorded", () => {
       ["locked", "wrong-credentials"],
       ["broken", "authorize-error"],
     ]);
+  });
+
+  it("a password is never recorded, even when the provider declares its password field first", async () => {
+    const store = createMemoryStore();
+    const { config, events } = audited({
+      adapter: MemoryAdapter(store),
+      session: { strategy: "jwt" },
+      audit: { store: true },
+      providers: [
+        Credentials({
+          // A form that asks for the password first: nothing in the documentation forbids it.
+          credentials: { password: { label: "Password", type: "password" }, email: { label: "E-mail" } },
+          authorize: async (c) => (c.password === "Correct-Horse-7" ? { id: "u-ada", email: String(c.email) } : null),
+        }),
+      ],
+    });
+    const wrong = await signIn(config, { password: "Hunter2-Guess", email: "ada@example.com" });
+    expect(wrong.response.status).toBe(302);
+    const right = await signIn(config, { password: "Correct-Horse-7", email: "ada@example.com" });
+    expect(sessionCookieOf(right.response)).toBeDefined();
+    expect(events.map((e) => e.type)).toEqual(["signin.failed", "signin.succeeded"]);
+    const recorded = JSON.stringify([events, store.auditEvents]).toLowerCase();
+    for (const password of ["hunter2-guess", "correct-horse-7"]) expect(recorded).not.toContain(password);
+    expect(events.map((e) => e.identifier)).toEqual(["ada@example.com", "ada@example.com"]);
+  });
+
+  it("a provider of a PIN alone: its guesses are counted and limited, and no PIN reaches the trail", async () => {
+    const { config, events } = audited({
+      session: { strategy: "jwt" },
+      providers: [
+        Credentials({
+          id: "pin",
+          credentials: { pin: { label: "PIN", type: "password" } },
+          authorize: async () => null,
+        }),
+      ],
+    });
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const jar = new CookieJar();
+      const { csrfToken } = (await (await call(config, "/auth/csrf", { jar })).json()) as { csrfToken: string };
+      const response = await call(config, "/auth/callback/pin", {
+        jar,
+        headers: { "x-forwarded-for": "9.9.9.11" },
+        form: { csrfToken, pin: "831-007" },
+      });
+      statuses.push(response.status);
+    }
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+    expect(events.map((e) => e.type)).toContain("signin.rate-limited");
+    expect(JSON.stringify(events)).not.toContain("831-007");
   });
 
   it("a refusal by the signIn callback is recorded as sign-in-refused, with the identifier", async () => {

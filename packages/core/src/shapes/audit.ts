@@ -148,7 +148,11 @@ export interface AuditEventFilter {
  * (`@latchkey/sql-adapter`, `@latchkey/redis-adapter`, the MemoryAdapter) provides.
  */
 export interface AuditStore {
-  /** Stores one event. */
+  /**
+   * Stores one event. A store that keeps a bounded number of events drops those of
+   * `isAnonymousAuditEvent` (`@latchkey/core/adapters`) first, so that a flood of failures never
+   * pushes out what happened to an account.
+   */
   createAuditEvent(event: AuditEvent): PromiseLike<void> | void;
   /** Deletes the events older than `before`; returns how many (when the store can tell). */
   deleteAuditEvents(before: Date): PromiseLike<number | undefined> | number | undefined;

@@ -93,12 +93,24 @@ export function runRefreshStoreConformance(
       expect(await a.get(k)).toBeNull();
     });
 
+    it("rule: a record as large as a provider's largest answer makes reads back whole (1 MiB answer, sealed under two secrets)", async () => {
+      const [a, b] = fixture.stores;
+      const k = key();
+      // Latchkey reads a provider's answer up to 1 MiB; sealed and base64url-encoded that is about
+      // 1.4 MiB per configured secret, and during a rotation there are two.
+      const sealed = randomBytes(1024 * 1024 + 64).toString("base64url");
+      const value = `${sealed} ${sealed.split("").reverse().join("")}`;
+      await a.put(k, value, 20_000);
+      expect((await b.get(k))?.length).toBe(value.length);
+      expect(await b.get(k)).toBe(value);
+    });
+
     it("rule: keys compare byte for byte: case, trailing spaces, tabs and accents reach no other key", async () => {
       const [a, b] = fixture.stores;
       const base = `AbC-${randomBytes(4).toString("hex")}`;
       await a.put(base, "victim", 20_000);
       expect(await a.acquire(base, "victim", 20_000)).toBe(true);
-      // (Latchkey's keys are base64url HMACs; these prove the store, not what reaches it.)
+      // (Latchkey's keys are base64url hashes; these prove the store, not what reaches it.)
       for (const lookalike of [base.toLowerCase(), base.toUpperCase(), `${base} `, `${base}\t`, `À${base.slice(1)}`]) {
         expect(await b.get(lookalike)).toBeNull();
         expect(await b.acquire(lookalike, "attacker", 20_000)).toBe(true);

@@ -257,6 +257,20 @@ export function isDate(value: unknown): value is string {
 }
 
 /**
+ * True for the events an anonymous request can cause at will (a failed or limited sign-in): a
+ * store that keeps a bounded number of events drops these first, so that a flood of them never
+ * pushes out what happened to an account (a sign-in, a revocation, a link, a password change).
+ *
+ * @example
+ * ```ts
+ * const victim = events.findIndex(isAnonymousAuditEvent) // the oldest the store may drop first
+ * ```
+ */
+export function isAnonymousAuditEvent(event: { type: string }): boolean {
+  return event.type === "signin.failed" || event.type === "signin.rate-limited";
+}
+
+/**
  * True when `event` matches every field `filter` sets, for adapters that filter audit events in
  * code (the memory and Redis adapters). `limit` is the caller's to apply.
  *

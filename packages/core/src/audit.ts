@@ -31,7 +31,7 @@
  * @module audit
  */
 import { MissingAdapterMethods } from "./errors.js";
-import { recordAudit } from "./lib/audit/record.js";
+import { asRecorded, recordAudit } from "./lib/audit/record.js";
 import { type Env, resolveConfig } from "./lib/config.js";
 import type { AuditEventFilter, StoredAuditEvent } from "./shapes/audit.js";
 import type { AuthConfig } from "./types.js";
@@ -94,7 +94,8 @@ export async function recordPasswordChange(
 
 /**
  * The stored audit events matching `filter`, newest first (at most `filter.limit`, default 100,
- * never more than 1000). Needs `audit.store` with a store that lists (`listAuditEvents`); for
+ * never more than 1000). `identifier` and `userId` are read as the trail records them: an
+ * identifier in any case or width (`Ada@Example.com`) finds the events of `ada@example.com`. Needs `audit.store` with a store that lists (`listAuditEvents`); for
  * operators' pages and tests, not for clients.
  *
  * @example
@@ -120,5 +121,5 @@ export async function listAuditEvents(
     );
   }
   const limit = Math.min(1000, Math.max(1, Math.floor(filter.limit ?? 100)));
-  return await store.listAuditEvents({ ...filter, limit: Number.isFinite(limit) ? limit : 100 });
+  return await store.listAuditEvents({ ...asRecorded(filter), limit: Number.isFinite(limit) ? limit : 100 });
 }

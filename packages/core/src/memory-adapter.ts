@@ -23,7 +23,7 @@ import type {
   StoredAuditEvent,
   VerificationToken,
 } from "./adapters.js";
-import { accountTokenFields, auditEventMatches } from "./adapters.js";
+import { accountTokenFields, auditEventMatches, isAnonymousAuditEvent } from "./adapters.js";
 
 /** The maps a {@link MemoryAdapter} stores its records in; pass your own to look inside in tests. */
 export interface MemoryStore {
@@ -39,7 +39,7 @@ export interface MemoryStore {
   authenticators: Map<string, AdapterAuthenticator>;
   /** Second factors (TOTP) by user id, each with the hashes of its unused backup codes. */
   secondFactors?: Map<string, { record: Omit<AdapterSecondFactor, "backupCodesLeft">; backupCodes: Set<string> }>;
-  /** Audit events, oldest first, at most {@link MEMORY_AUDIT_LIMIT} (the oldest are dropped). */
+  /** Audit events, oldest first, at most {@link MEMORY_AUDIT_LIMIT} (over it, the oldest failure is dropped first). */
   auditEvents?: StoredAuditEvent[];
 }
 
@@ -322,7 +322,8 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
       const events = auditEvents();
       auditSequence += 1;
       events.push({ ...copy(event), id: String(auditSequence) });
-      if (events.length > MEMORY_AUDIT_LIMIT) events.splice(0, events.length - MEMORY_AUDIT_LIMIT);
+      // Over the bound, the oldest failure goes first: a flood of them never pushes out an account's events.
+      while (events.length > MEMORY_AUDIT_LIMIT) events.splice(Math.max(0, events.findIndex(isAnonymousAuditEvent)), 1);
     },
     async deleteAuditEvents(before) {
       const events = auditEvents();

@@ -10,6 +10,7 @@ import { CredentialsSignin } from "../src/errors.js";
 import { resolveConfig } from "../src/lib/config.js";
 import { base32Decode, hotp, timeStep } from "../src/lib/flows/second-factor/totp.js";
 import { createMemoryStore, MemoryAdapter } from "../src/memory-adapter.js";
+import Credentials from "../src/providers/credentials.js";
 import GitHub from "../src/providers/github.js";
 import Nodemailer from "../src/providers/nodemailer.js";
 import TOTP from "../src/providers/totp.js";
@@ -138,6 +139,57 @@ describe("what is recorded", () => {
     ]);
   });
 
+  it("a password is never recorded, even when the provider declares its password field first", async () => {
+    const store = createMemoryStore();
+    const { config, events } = audited({
+      adapter: MemoryAdapter(store),
+      session: { strategy: "jwt" },
+      audit: { store: true },
+      providers: [
+        Credentials({
+          // A form that asks for the password first: nothing in the documentation forbids it.
+          credentials: { password: { label: "Password", type: "password" }, email: { label: "E-mail" } },
+          authorize: async (c) => (c.password === "Correct-Horse-7" ? { id: "u-ada", email: String(c.email) } : null),
+        }),
+      ],
+    });
+    const wrong = await signIn(config, { password: "Hunter2-Guess", email: "ada@example.com" });
+    expect(wrong.response.status).toBe(302);
+    const right = await signIn(config, { password: "Correct-Horse-7", email: "ada@example.com" });
+    expect(sessionCookieOf(right.response)).toBeDefined();
+    expect(events.map((e) => e.type)).toEqual(["signin.failed", "signin.succeeded"]);
+    const recorded = JSON.stringify([events, store.auditEvents]).toLowerCase();
+    for (const password of ["hunter2-guess", "correct-horse-7"]) expect(recorded).not.toContain(password);
+    expect(events.map((e) => e.identifier)).toEqual(["ada@example.com", "ada@example.com"]);
+  });
+
+  it("a provider of a PIN alone: its guesses are counted and limited, and no PIN reaches the trail", async () => {
+    const { config, events } = audited({
+      session: { strategy: "jwt" },
+      providers: [
+        Credentials({
+          id: "pin",
+          credentials: { pin: { label: "PIN", type: "password" } },
+          authorize: async () => null,
+        }),
+      ],
+    });
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const jar = new CookieJar();
+      const { csrfToken } = (await (await call(config, "/auth/csrf", { jar })).json()) as { csrfToken: string };
+      const response = await call(config, "/auth/callback/pin", {
+        jar,
+        headers: { "x-forwarded-for": "9.9.9.11" },
+        form: { csrfToken, pin: "831-007" },
+      });
+      statuses.push(response.status);
+    }
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+    expect(events.map((e) => e.type)).toContain("signin.rate-limited");
+    expect(JSON.stringify(events)).not.toContain("831-007");
+  });
+
   it("a refusal by the signIn callback is recorded as sign-in-refused, with the identifier", async () => {
     const { config, events } = audited({ callbacks: { signIn: () => false } });
     await signIn(config, { username: "ada", password: "lovelace" });
@@ -229,7 +281,7 @@ describe("bounds against anonymous requests", () => {
     expect(logged.filter((line) => line === "audit-bounded")).toHaveLength(1);
   });
 
-  it("a forged OAuth callback (no state cookie) is an oauth-error, counted in the same budget", async () => {
+  it("a forged OAuth callback (no state cookie) is an oauth-error, at most failuresPerClient per client", async () => {
     const { config, events } = audited({
       providers: [GitHub({ clientId: "id", clientSecret: "secret" })],
       audit: { failuresPerClient: { max: 3, windowSeconds: 60 } },
@@ -241,6 +293,32 @@ describe("bounds against anonymous requests", () => {
     }
     expect(events.map((e) => [e.type, "reason" in e ? e.reason : undefined, e.provider])).toEqual(
       Array(3).fill(["signin.failed", "oauth-error", "github"]),
+    );
+  });
+
+  it("an unknown user and a wrong password share one budget: past it, neither writes (a write only one of them made would show in the time)", async () => {
+    const store = createMemoryStore();
+    const { config } = audited({
+      adapter: MemoryAdapter(store),
+      session: { strategy: "jwt" },
+      rateLimit: false,
+      audit: { store: true, failuresPerClient: { max: 3, windowSeconds: 60 } },
+      providers: [
+        demoCredentials({
+          async authorize(c) {
+            if (c.username === "ghost") throw new UnknownUserSignin();
+            return null;
+          },
+        }),
+      ],
+    });
+    const from = { "x-forwarded-for": "9.9.9.10" };
+    for (let i = 0; i < 3; i++) await signIn(config, { username: "ada", password: `wrong-${i}` }, from);
+    // The budget of this client is spent on wrong passwords; an unknown user must not be recorded
+    // now either, or the store write it alone makes would tell the two apart.
+    await signIn(config, { username: "ghost", password: "x" }, from);
+    expect(store.auditEvents?.map((e) => ("reason" in e ? e.reason : e.type))).toEqual(
+      Array(3).fill("wrong-credentials"),
     );
   });
 

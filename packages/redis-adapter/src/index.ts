@@ -20,10 +20,11 @@ import type {
   AdapterSecondFactor,
   AdapterSession,
   AdapterUser,
+  AuditEventFilter,
   StoredAuditEvent,
   VerificationToken,
 } from "@latchkey/core/adapters";
-import { auditEventMatches, parseAuditEvent } from "@latchkey/core/adapters";
+import { auditEventMatches, isAnonymousAuditEvent, parseAuditEvent } from "@latchkey/core/adapters";
 
 /** The commands the adapter queues in a `MULTI` transaction. Return values are not used. */
 export interface RedisTransaction {
@@ -100,8 +101,10 @@ export interface RedisAdapterOptions {
    */
   prefix?: string;
   /**
-   * The audit stream's length bound: every `XADD` trims it to about this many entries
+   * The audit streams' length bound: every `XADD` trims its stream to about this many entries
    * (`MAXLEN ~`), whatever the time retention (which `deleteAuditEvents` applies with `MINID`).
+   * Failed and limited sign-ins (which anonymous requests cause at will) have a stream of their
+   * own, so a flood of them never trims away an account's events.
    * @default 100000
    */
   auditMaxLength?: number;
@@ -140,6 +143,8 @@ export function redisKeys(prefix = "latchkey:") {
     backupCodes: (userId: string) => `${prefix}backup-codes:${part(userId)}`,
     /** The audit trail: a stream whose entries hold the event as JSON in the field `e`. */
     auditEvents: () => `${prefix}audit-events`,
+    /** The failed and limited sign-ins of the audit trail: a stream as above, bounded apart. */
+    auditFailures: () => `${prefix}audit-failures`,
   };
 }
 
@@ -268,6 +273,13 @@ const auditTrimScript = `return redis.call('XTRIM', KEYS[1], 'MINID', ARGV[1])`;
 const auditPageScript = `return redis.call('XREVRANGE', KEYS[1], ARGV[1], '-', 'COUNT', ARGV[2])`;
 const auditPage = 500;
 
+/** True when stream entry id `a` ("ms-seq") is newer than `b`. */
+function newerId(a: string, b: string): boolean {
+  const [am = 0, as = 0] = a.split("-").map(Number);
+  const [bm = 0, bs = 0] = b.split("-").map(Number);
+  return am !== bm ? am > bm : as > bs;
+}
+
 const useBackupCodeScript = `
 return redis.call('SREM', KEYS[1], ARGV[1])`;
 
@@ -350,6 +362,21 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
       release.del(claimed);
       await run(release).catch(() => {});
       throw error;
+    }
+  }
+  /** The events of `stream` matching `filter`, newest first, a page at a time (the stream is bounded, so is the walk). */
+  async function* matchingEvents(stream: string, filter: AuditEventFilter): AsyncGenerator<StoredAuditEvent> {
+    let end = "+";
+    for (;;) {
+      const page = (await client.eval(auditPageScript, 1, stream, end, auditPage)) as [string, string[]][];
+      for (const [id, fields] of page) {
+        const event = parseAuditEvent(id, fields[fields.indexOf("e") + 1] ?? "");
+        if (event && auditEventMatches(event, filter)) yield event;
+        // Stream time is the server's, `at` is Latchkey's: stop only once both are well past.
+        if (filter.since && Number(id.split("-")[0]) < filter.since.getTime() - 60_000) return;
+      }
+      if (page.length < auditPage) return;
+      end = `(${(page.at(-1) as [string, string[]])[0]}`;
     }
   }
 
@@ -640,31 +667,41 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
       await client.eval(
         auditAddScript,
         1,
-        key.auditEvents(),
+        isAnonymousAuditEvent(event) ? key.auditFailures() : key.auditEvents(),
         auditMaxLength,
         JSON.stringify(event),
         Math.max(0, Math.floor(event.at.getTime())),
       );
     },
     async deleteAuditEvents(before) {
-      return Number(await client.eval(auditTrimScript, 1, key.auditEvents(), `${Math.max(0, before.getTime())}-0`));
+      const minId = `${Math.max(0, before.getTime())}-0`;
+      const trimmed = await Promise.all(
+        [key.auditEvents(), key.auditFailures()].map((stream) => client.eval(auditTrimScript, 1, stream, minId)),
+      );
+      return trimmed.reduce<number>((sum, n) => sum + Number(n), 0);
     },
     async listAuditEvents(filter) {
       const limit = filter.limit ?? 100;
+      const streams =
+        filter.type === undefined
+          ? [key.auditEvents(), key.auditFailures()]
+          : [isAnonymousAuditEvent({ type: filter.type }) ? key.auditFailures() : key.auditEvents()];
+      // Each stream newest first, merged by entry id (the time the event names).
+      const walks = streams.map((stream) => matchingEvents(stream, filter));
+      const heads = await Promise.all(walks.map((walk) => walk.next()));
       const found: StoredAuditEvent[] = [];
-      // Newest first, a page at a time, until enough match; the stream is bounded (MAXLEN ~), so is the walk.
-      let end = "+";
       while (found.length < limit) {
-        const page = (await client.eval(auditPageScript, 1, key.auditEvents(), end, auditPage)) as [string, string[]][];
-        for (const [id, fields] of page) {
-          const event = parseAuditEvent(id, fields[fields.indexOf("e") + 1] ?? "");
-          if (event && auditEventMatches(event, filter) && found.length < limit) found.push(event);
-          // Stream time is the server's, `at` is Latchkey's: stop only once both are well past.
-          if (filter.since && Number(id.split("-")[0]) < filter.since.getTime() - 60_000) return found;
+        let pick: number | undefined;
+        for (const [i, head] of heads.entries()) {
+          const best = pick === undefined ? undefined : heads[pick];
+          if (!head.done && (!best || best.done || newerId(head.value.id, best.value.id))) pick = i;
         }
-        if (page.length < auditPage) break;
-        end = `(${(page.at(-1) as [string, string[]])[0]}`;
+        const head = pick === undefined ? undefined : heads[pick];
+        if (pick === undefined || !head || head.done) break;
+        found.push(head.value);
+        heads[pick] = await (walks[pick] as AsyncGenerator<StoredAuditEvent>).next();
       }
+      await Promise.all(walks.map((walk) => walk.return(undefined)));
       return found;
     },
   };

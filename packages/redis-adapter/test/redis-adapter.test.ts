@@ -112,20 +112,27 @@ describe.skipIf(!redisUp)("RedisAdapter storage", () => {
     expect(await client.smembers(key.userAccounts("u2"))).toEqual([key.account("acme", "p2")]);
   });
 
-  it("keeps the audit stream bounded: every XADD trims it to about auditMaxLength, entries keyed by the event's time", async () => {
+  it("keeps the audit streams bounded: every XADD trims its stream to about auditMaxLength, entries keyed by the event's time; failures never trim an account's events", async () => {
     const adapter = RedisAdapter(client, { prefix, auditMaxLength: 100 });
     const start = Date.now() - 10_000;
+    await adapter.createAuditEvent?.({ type: "signin.succeeded", at: new Date(start - 1), userId: "u-flood" });
     await Promise.all(
       Array.from({ length: 1000 }, (_, i) =>
         adapter.createAuditEvent?.({ type: "signin.failed", at: new Date(start + i), reason: "missing-csrf" }),
       ),
     );
-    const length = await client.xlen(key.auditEvents());
+    const length = await client.xlen(key.auditFailures());
     // MAXLEN ~ trims whole macro nodes (100 entries each by default): between the bound and one node more.
     expect(length).toBeGreaterThanOrEqual(100);
     expect(length).toBeLessThanOrEqual(200);
-    const [[newest]] = (await client.xrevrange(key.auditEvents(), "+", "-", "COUNT", 1)) as [[string, string[]]];
+    const [[newest]] = (await client.xrevrange(key.auditFailures(), "+", "-", "COUNT", 1)) as [[string, string[]]];
     expect(Number(newest.split("-")[0])).toBe(start + 999);
+    expect(await client.xlen(key.auditEvents())).toBe(1);
+    // Listed together, newest first across both streams.
+    const listed = await adapter.listAuditEvents?.({ limit: 1000 });
+    expect(listed?.[0]).toMatchObject({ type: "signin.failed", at: new Date(start + 999) });
+    expect(listed?.at(-1)).toMatchObject({ type: "signin.succeeded", userId: "u-flood" });
+    expect(listed).toHaveLength(length + 1);
     expect(() => RedisAdapter(client, { prefix, auditMaxLength: 0 })).toThrow(TypeError);
   });
 

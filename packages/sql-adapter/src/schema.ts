@@ -142,7 +142,9 @@ function columnTypes(dialect: DialectName, collation: string): ColumnTypes {
   }
   return {
     key: `varchar(255) character set utf8mb4 collate ${collation}`,
-    text: "text",
+    // MySQL's TEXT stops at 64 KiB: too small for a provider's answer (read up to 1 MiB) or a
+    // refresh outcome sealed from it. LONGTEXT holds any length, as text does elsewhere.
+    text: "longtext",
     date: "datetime(3)",
     bool: "boolean",
     bigint: "bigint",
@@ -177,6 +179,44 @@ function keyColumns(t: TableNames): [string, string[]][] {
     [t.auditEvents, ["id", "type", "userId", "identifier"]],
     [t.refreshLocks, ["id"]],
   ];
+}
+
+/** The columns created with the `text` type (unindexed strings of any length). */
+function textColumns(t: TableNames): [string, string[]][] {
+  return [
+    [t.users, ["name", "image"]],
+    [t.accounts, ["refresh_token", "access_token", "token_type", "scope", "id_token", "session_state"]],
+    [t.sessions, ["device", "clientAddress", "amr"]],
+    [t.authenticators, ["credentialPublicKey", "transports"]],
+    [t.secondFactors, ["secret"]],
+    [t.auditEvents, ["data"]],
+    [t.refreshLocks, ["value"]],
+  ];
+}
+
+/**
+ * MySQL and MariaDB: widens Latchkey's text columns made as TEXT (64 KiB, by an earlier migrate) to LONGTEXT,
+ * so that a provider's answer up to the 1 MiB Latchkey reads, and the refresh outcome sealed from
+ * it, are stored whole instead of refused ("Data too long"). Columns an application added are
+ * left alone.
+ */
+async function widenTextColumns(db: AnyKysely, t: TableNames, done: string[]): Promise<void> {
+  const tables = textColumns(t).map(([table]) => table);
+  const { rows } = await sql<Record<string, unknown>>`select table_name as tbl, column_name as col,
+      is_nullable as nullable
+    from information_schema.columns
+    where table_schema = database() and table_name in (${sql.join(tables)})
+      and data_type in ('tinytext', 'text', 'mediumtext')`.execute(db);
+  for (const [table, columns] of textColumns(t)) {
+    const narrow = rows.filter((r) => String(r.tbl) === table && columns.includes(String(r.col)));
+    if (narrow.length === 0) continue;
+    const modify = narrow.map(
+      (r) =>
+        sql`modify column ${sql.id(String(r.col))} longtext ${sql.raw(String(r.nullable) === "YES" ? "null" : "not null")}`,
+    );
+    await sql`alter table ${sql.id(table)} ${sql.join(modify)}`.execute(db);
+    done.push(`widened ${narrow.map((r) => `${table}.${String(r.col)}`).join(", ")} to longtext`);
+  }
 }
 
 interface ForeignKey {
@@ -490,6 +530,7 @@ export async function migrate(db: AnyKysely, options: SqlOptions = {}): Promise<
     );
   }
   await migrateRefreshLocks(db, t.refreshLocks, type, done);
+  if (dialect === "mysql") await widenTextColumns(db, t, done);
   return done;
 }
 

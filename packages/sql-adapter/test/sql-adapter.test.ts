@@ -724,6 +724,29 @@ for (const { dialect, label, up } of dialects) {
       expect(database.migrated).toContain("created index refresh_locks_expires_idx on refresh_locks (expires)");
     });
 
+    it.skipIf(dialect !== "mysql")(
+      "migrate widens a refresh_locks.value made as TEXT (64 KiB), so an outcome sealed from a 1 MiB answer is stored",
+      async () => {
+        const refreshLocks = `old_locks_${randomBytes(4).toString("hex")}`;
+        await database.db.schema
+          .createTable(refreshLocks)
+          .addColumn("id", sql.raw("varchar(255) character set utf8mb4 collate utf8mb4_nopad_bin"), (c) =>
+            c.primaryKey(),
+          )
+          .addColumn("value", "text", (c) => c.notNull())
+          .addColumn("expires", "bigint", (c) => c.notNull())
+          .execute();
+        const store = SqlRefreshStore(database.db, { tables: { refreshLocks } });
+        const value = randomBytes(2 * 1024 * 1024).toString("base64url");
+        await expect(store.put("k", value, 20_000)).rejects.toThrow(/Data too long/);
+        expect(await migrate(database.db, { tables: { refreshLocks } })).toContain(
+          `widened ${refreshLocks}.value to longtext`,
+        );
+        await store.put("k", value, 20_000);
+        expect(await store.get("k")).toBe(value);
+      },
+    );
+
     it("on a database migrate has not run on, the error names the fix", async () => {
       const store = SqlRefreshStore(database.db, {
         tables: { refreshLocks: `missing_${randomBytes(4).toString("hex")}` },

@@ -291,7 +291,6 @@ function resolveProviders(
         return {
           ...provider,
           credentials: provider.credentials ?? {},
-          identifier: provider.identifier ?? defaultIdentifier(provider.credentials ?? {}),
           ...paths,
         };
       case "email":
@@ -355,16 +354,6 @@ const databaseSessionMethods = [
 ];
 const emailMethods = ["createVerificationToken", "useVerificationToken", "getUserByEmail"];
 const accountMethods = ["createUser", "getUser", "getUserByAccount", "getUserByEmail", "linkAccount"];
-
-/**
- * The field a credentials attempt is counted on when the provider names none: the first field
- * that is not a password (a guess changes the password, so counting on it would give every guess
- * a fresh counter), else the first field; none when there are no fields.
- */
-function defaultIdentifier(credentials: Record<string, { type?: unknown } | undefined>): string | undefined {
-  const fields = Object.keys(credentials);
-  return fields.find((field) => credentials[field]?.type !== "password") ?? fields[0];
-}
 
 /** The adapter methods the chosen strategy and providers need. */
 function requiredAdapterMethods(strategy: SessionOptions["strategy"], providers: InternalProvider[]): string[] {

@@ -134,6 +134,7 @@ export type StoredAuditEvent = AuditEvent & { id: string };
 /** What `listAuditEvents` selects. Every field narrows; none returns the newest events. */
 export interface AuditEventFilter {
   userId?: string;
+  /** As the user typed it or the application stores it: `listAuditEvents` normalises it as recorded. */
   identifier?: string;
   type?: AuditEventType;
   /** Only events at or after this time. */
@@ -147,7 +148,11 @@ export interface AuditEventFilter {
  * (`@latchkey/sql-adapter`, `@latchkey/redis-adapter`, the MemoryAdapter) provides.
  */
 export interface AuditStore {
-  /** Stores one event. */
+  /**
+   * Stores one event. A store that keeps a bounded number of events drops those of
+   * `isAnonymousAuditEvent` (`@latchkey/core/adapters`) first, so that a flood of failures never
+   * pushes out what happened to an account.
+   */
   createAuditEvent(event: AuditEvent): PromiseLike<void> | void;
   /** Deletes the events older than `before`; returns how many (when the store can tell). */
   deleteAuditEvents(before: Date): PromiseLike<number | undefined> | number | undefined;
@@ -166,9 +171,10 @@ export interface AuditOptions {
   /** Seconds an event is kept; older ones are deleted by a sweep. @default 7776000 (90 days) */
   retention?: number;
   /**
-   * Failed sign-ins recorded per client address (IPv6 per /64) and window; beyond it they are not
-   * recorded (and a warning is logged once per window), so anonymous requests cannot grow the
-   * store without bound.
+   * Failed sign-ins recorded per client address (IPv6 per /64), failure reason and window; beyond
+   * it they are not recorded (and a warning is logged once per window), so anonymous requests
+   * cannot grow the store without bound. Per reason, so that failures nobody rate-limits (posts
+   * without CSRF) cannot use up the budget of the password guesses that follow them.
    * @default { max: 200, windowSeconds: 900 }
    */
   failuresPerClient?: { max: number; windowSeconds: number };

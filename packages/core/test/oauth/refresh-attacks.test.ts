@@ -226,7 +226,7 @@ describe("a token endpoint answering garbage", () => {
 });
 
 describe("values from the provider or the caller reaching the refresh store", () => {
-  it("rule: a refresh token with control, bidi and non-ASCII characters is sent intact and reaches the store only as a base64url HMAC", async () => {
+  it("rule: a refresh token with control, bidi and non-ASCII characters is sent intact and reaches the store only as a base64url hash", async () => {
     mode = "echo-odd-token";
     const store = recordingStore();
     const config = appConfig({ accessTokens: { jwt: true, store } }, true);
@@ -289,6 +289,39 @@ function gatedProvider() {
   });
   return { provider: gated, arrived, open };
 }
+
+describe("a refresh store that fails after the provider answered", () => {
+  it("rule: a refresh the provider made is never lost to a store write that fails: the caller gets the rotated tokens, the next refresh uses them", async () => {
+    // The shared store goes away between the lock and the write of the outcome (a Redis or
+    // database failover): the provider has already rotated the refresh token.
+    const inner = new MemoryRefreshStore();
+    const failing: RefreshStore = {
+      acquire: (key, owner, ttl) => inner.acquire(key, owner, ttl),
+      release: (key, owner) => inner.release(key, owner),
+      put: async () => {
+        throw new Error("ECONNRESET: the store went away");
+      },
+      get: (key) => inner.get(key),
+    };
+    const errors: string[] = [];
+    const config = appConfig({
+      accessTokens: { jwt: true, store: failing },
+      logger: { ...quiet, error: (e) => void errors.push(e.message) },
+    });
+    const cookie = await resealed(await signedIn(appConfig({ accessTokens: { jwt: true } })), expired);
+    const before = op.tokenCalls();
+    const token = await getAccessToken(request(cookie), config, { provider: "op" });
+    expect(op.tokenCalls() - before).toBe(1);
+    expect(token?.refreshed).toBe(true);
+    expect(await op.accepts(token?.accessToken as string)).toBe(true);
+    expect(errors.some((m) => m.includes("could not be recorded"))).toBe(true);
+    // The re-issued cookie holds the rotated refresh token: the next refresh redeems it, not the old one.
+    const next = await resealed(token?.cookies[0]?.value as string, expired);
+    const again = await getAccessToken(request(next), config, { provider: "op" });
+    expect(again?.refreshed).toBe(true);
+    expect(await op.accepts(again?.accessToken as string)).toBe(true);
+  });
+});
 
 describe("a refresh racing the end of what it refreshes", () => {
   it("rule: an account unlinked while its refresh is in flight is not written back: no resurrected account or token", async () => {

@@ -16,7 +16,12 @@ import { Auth, type AuthConfig } from "../../src/index.js";
 import { decode, encode } from "../../src/jwt.js";
 import { MemoryAdapter } from "../../src/memory-adapter.js";
 import { OIDC } from "../../src/providers/generic-oidc.js";
-import { PostgresRefreshStore, RedisRefreshStore, type RefreshStore } from "../../src/refresh-store.js";
+import {
+  MemoryRefreshStore,
+  PostgresRefreshStore,
+  RedisRefreshStore,
+  type RefreshStore,
+} from "../../src/refresh-store.js";
 import { Browser } from "./support/browser.js";
 import { SECRET, signInThrough } from "./support/flow.js";
 import { type RefreshingOP, startRefreshingOP } from "./support/refreshing-op.js";
@@ -295,6 +300,31 @@ describe("getAccessToken across instances sharing a store", () => {
     expect(rows.rows.length).toBeGreaterThan(0);
     const text = JSON.stringify(rows.rows);
     expect(text).not.toMatch(/access_token|refresh_token/);
+  });
+});
+
+describe("getAccessToken while the secret is rotated", () => {
+  it("rule: instances on either side of a secret rotation still refresh a token once (the store key does not depend on the secret)", async () => {
+    // A rolling deploy adds a new secret in front: some instances run [NEW, OLD], others still [OLD].
+    const store = new MemoryRefreshStore();
+    const rotated = appConfig({
+      secret: ["audit-attack-new-secret-0123456789abcdef", SECRET],
+      accessTokens: { jwt: true, store },
+    });
+    const notYet = appConfig({ accessTokens: { jwt: true, store } });
+    const expired = await withExpiredAccessToken(await signedIn(notYet));
+    const before = op.tokenCalls();
+    const results = await Promise.allSettled(
+      Array.from({ length: 50 }, (_, i) =>
+        getAccessToken(request(expired), i % 2 ? rotated : notYet, { provider: "op" }),
+      ),
+    );
+    // One redemption: a second one of the same refresh token would be reuse, and the provider revokes the grant.
+    expect(op.tokenCalls() - before).toBe(1);
+    expect(results.filter((r) => r.status === "rejected")).toEqual([]);
+    const tokens = results.map((r) => (r.status === "fulfilled" ? r.value?.accessToken : undefined));
+    expect(new Set(tokens).size).toBe(1);
+    expect(await op.accepts(tokens[0] as string)).toBe(true);
   });
 });
 

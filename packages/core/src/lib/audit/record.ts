@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import type { Adapter } from "../../adapters.js";
 import { AuthError, InvalidConfiguration, MissingAdapterMethods } from "../../errors.js";
 import { MemoryRateLimitStore, type RateLimit, type RateLimitStore } from "../../rate-limit.js";
-import type { AuditEvent, AuditOptions, AuditStore } from "../../shapes/audit.js";
+import type { AuditEvent, AuditEventFilter, AuditOptions, AuditStore } from "../../shapes/audit.js";
 import type { LoggerInstance } from "../../shapes/data.js";
 import type { AuthConfig, EventCallbacks } from "../../types.js";
 import { escapeForLog } from "../logger.js";
@@ -119,18 +119,22 @@ function auditIdentifier(identifier: unknown): string | undefined {
   return harmless(identifier.slice(0, 1024).normalize("NFKC").trim().toLowerCase(), 255);
 }
 
+// The longest each recorded string may be.
+const USER_ID_MAX = 255;
+const caps = [
+  ["userId", USER_ID_MAX],
+  ["provider", 100],
+  ["sessionId", 100],
+  ["clientAddress", 64],
+  ["reason", 100],
+  ["providerAccountId", 255],
+] as const;
+
 /** A copy of the event whose every string is capped and harmless (a store's row stays small). */
 function bounded(event: AuditEvent): AuditEvent {
   const out = { ...event } as AuditEvent & Record<string, unknown>;
   out.at = event.at instanceof Date ? event.at : new Date();
-  for (const [field, max] of [
-    ["userId", 255],
-    ["provider", 100],
-    ["sessionId", 100],
-    ["clientAddress", 64],
-    ["reason", 100],
-    ["providerAccountId", 255],
-  ] as const) {
+  for (const [field, max] of caps) {
     const value = harmless(out[field], max);
     if (value === undefined) delete out[field];
     else out[field] = value;
@@ -138,6 +142,18 @@ function bounded(event: AuditEvent): AuditEvent {
   const identifier = auditIdentifier(event.identifier);
   if (identifier === undefined) delete out.identifier;
   else out.identifier = identifier;
+  return out;
+}
+
+/**
+ * The filter's user id and identifier as the trail records them (normalised, escaped, capped), so
+ * that an identifier as the application knows it (`Ada@Example.com`) finds what the trail holds
+ * (`ada@example.com`), and a value the trail would have escaped never reaches a store raw.
+ */
+export function asRecorded(filter: AuditEventFilter): AuditEventFilter {
+  const out = { ...filter };
+  if (typeof filter.userId === "string") out.userId = harmless(filter.userId, USER_ID_MAX) as string;
+  if (typeof filter.identifier === "string") out.identifier = auditIdentifier(filter.identifier) as string;
   return out;
 }
 

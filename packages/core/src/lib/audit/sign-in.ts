@@ -61,9 +61,21 @@ export function failureReasonOf(error: unknown): SignInFailureReason {
 }
 
 /**
+ * The budget a failure counts against. An unknown user and a wrong password answer alike, so they
+ * must be recorded alike too: with a budget each, past one of them only the other would still
+ * write, and that write shows in the response time.
+ */
+function budgetOf(reason: SignInFailureReason): SignInFailureReason {
+  return reason === "unknown-user" ? "wrong-credentials" : reason;
+}
+
+/**
  * Records a failed sign-in with its internal reason. Anonymous clients can fail as often as they
  * like in some flows (an OAuth callback with a forged state is not rate-limited), so failures are
- * recorded at most `audit.failuresPerClient` times per client address and window.
+ * recorded at most `audit.failuresPerClient` times per client address, reason and window. Per
+ * reason: a budget shared by every kind of failure would let a client spend it on free failures
+ * (posts without CSRF) and then guess passwords unrecorded. Reasons the client's answer does not
+ * tell apart share a budget (see budgetOf).
  */
 export async function recordSignInFailure(
   req: RequestInternal,
@@ -73,7 +85,7 @@ export async function recordSignInFailure(
   const { config } = ctx;
   if (!config.audit) return;
   const client = clientKey(req.clientIp) ?? "-";
-  if (!(await admitRecord(config, `failed:${client}`, config.audit.failuresPerClient))) return;
+  if (!(await admitRecord(config, `failed:${client}:${budgetOf(reason)}`, config.audit.failuresPerClient))) return;
   await recordAudit(config, {
     type: "signin.failed",
     at: new Date(),

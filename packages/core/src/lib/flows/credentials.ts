@@ -11,14 +11,32 @@ import { loginWithCredentials } from "./identity.js";
 type CredentialsProvider = Extract<NonNullable<Context["provider"]>, { type: "credentials" }>;
 
 /**
- * The identifier the attempt is counted on: what the provider declares (`identifier`, else its
- * first credentials field), read from the same object `authorize()` receives, never a field the
- * client chose. A repeated form field is read once by the body parser (the first value), so the
- * limiter and `authorize()` see the same value. `undefined` when the provider declares no field.
+ * The credentials field that says who signs in, when the provider does not declare `identifier`:
+ * the first field not declared `type: "password"` (a form may ask for the password first), else
+ * the first field (a provider of one secret, such as a PIN: counted per value, never recorded).
  */
-function attemptIdentifier(provider: CredentialsProvider, credentials: Record<string, unknown>): string | undefined {
-  const source = provider.identifier ?? Object.keys(provider.credentials)[0];
-  if (source === undefined) return undefined;
+function identifierField(provider: CredentialsProvider): { field: string | undefined; secret: boolean } {
+  const fields = Object.entries(provider.credentials ?? {});
+  const named = fields.find(([, input]) => (input as { type?: unknown } | undefined)?.type !== "password");
+  if (named) return { field: named[0], secret: false };
+  return { field: fields[0]?.[0], secret: fields.length > 0 };
+}
+
+/**
+ * The identifier the attempt is counted on: what the provider declares (`identifier`, else the
+ * field of {@link identifierField}), read from the same object `authorize()` receives, never a
+ * field the client chose. A repeated form field is read once by the body parser (the first value),
+ * so the limiter and `authorize()` see the same value. `undefined` when the provider declares no
+ * field. `secret` when the value is a password field's: the limiter counts it (hashed), the audit
+ * trail never records it.
+ */
+function attemptIdentifier(
+  provider: CredentialsProvider,
+  credentials: Record<string, unknown>,
+): { value: string | undefined; secret: boolean } {
+  const fallback = identifierField(provider);
+  const source = provider.identifier ?? fallback.field;
+  if (source === undefined) return { value: undefined, secret: false };
   let value: unknown;
   if (typeof source === "function") {
     try {
@@ -36,7 +54,7 @@ function attemptIdentifier(provider: CredentialsProvider, credentials: Record<st
     const what = typeof source === "function" ? "identifier() returned" : `the field "${source}" is`;
     throw new CredentialsSignin(`Refused before authorize(): ${what} not a non-empty string`);
   }
-  return value;
+  return { value, secret: provider.identifier === undefined && fallback.secret };
 }
 
 /**
@@ -55,9 +73,9 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   ctx.requireCsrf("The credentials form");
 
   const credentials = { ...req.body } as Record<string, unknown>;
-  const identifier = attemptIdentifier(provider, credentials);
-  noteSignInAttempt(ctx, { identifier });
-  const attempt = await reserveCredentialsAttempt(req, ctx, provider.id, identifier);
+  const { value: identifier, secret } = attemptIdentifier(provider, credentials);
+  if (!secret) noteSignInAttempt(ctx, { identifier });
+  const attempt = await reserveCredentialsAttempt(req, ctx, provider.id, identifier, secret);
   let user: User | null;
   try {
     user = await provider.authorize(

@@ -10,10 +10,15 @@
  *   a moment too early) gets the new tokens instead of replaying a rotated token, which providers
  *   with reuse detection answer by revoking the whole grant (RFC 9700 §4.14.2).
  *
- * Store keys are HMACs of the refresh token and values are sealed with AES-256-GCM, both under
- * keys derived from the configuration's secret: the store never holds a token in the clear.
+ * Store keys are SHA-256 hashes of the refresh token and values are sealed with AES-256-GCM under
+ * keys derived from the configuration's secrets: the store never holds a token in the clear. The
+ * key depends on nothing but the token, and a value is sealed once under each configured secret,
+ * so instances on either side of a secret rotation (`[NEW, OLD]` and `[OLD]`, then `[NEW, OLD]`
+ * and `[NEW]`) meet on one lock and read each other's outcome: a rotation never makes two of them
+ * redeem one refresh token (which a provider with reuse detection answers by revoking the grant).
  */
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, randomUUID } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomUUID } from "node:crypto";
+import { AccessTokenError } from "../../errors.js";
 import type { RefreshStore } from "../../refresh-store.js";
 import type { RefreshOutcome } from "../flows/oauth/refresh.js";
 
@@ -25,6 +30,7 @@ const TRANSIENT_TTL_MS = 2_000;
 /** What the coordination needs of the resolved configuration. */
 export interface FlightConfig {
   readonly secrets: readonly string[];
+  readonly logger: { error(error: Error): void };
   readonly caches: { readonly refreshes: Map<string, Promise<RefreshOutcome>> };
 }
 
@@ -32,21 +38,41 @@ function derive(secret: string, purpose: string): Buffer {
   return Buffer.from(hkdfSync("sha256", secret, "latchkey refresh store", purpose, 32));
 }
 
-/** The store key of a refresh token of a provider (the same on every instance sharing the secret). */
-function keyOf(secret: string, providerId: string, refreshToken: string): string {
-  return createHmac("sha256", derive(secret, "key")).update(`${providerId}\u0000${refreshToken}`).digest("base64url");
+/**
+ * The store key of a refresh token of a provider: the same on every instance, whatever secrets it
+ * runs with. A hash without a key is enough: a refresh token is a random secret of the provider's,
+ * so its hash can be neither reversed nor guessed.
+ */
+function keyOf(providerId: string, refreshToken: string): string {
+  return createHash("sha256")
+    .update(`latchkey refresh store key\u0000${providerId}\u0000${refreshToken}`)
+    .digest("base64url");
 }
 
-function seal(secret: string, key: string, outcome: RefreshOutcome): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", derive(secret, "value"), iv);
-  cipher.setAAD(Buffer.from(key)); // a record moved under another key does not open
-  const body = Buffer.concat([cipher.update(JSON.stringify(outcome), "utf8"), cipher.final()]);
-  return `${iv.toString("base64url")}.${body.toString("base64url")}.${cipher.getAuthTag().toString("base64url")}`;
+/** The outcome sealed once under each secret, space-separated: any instance of a rotation opens one. */
+function seal(secrets: readonly string[], key: string, outcome: RefreshOutcome): string {
+  const plain = JSON.stringify(outcome);
+  return [...new Set(secrets)]
+    .map((secret) => {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv("aes-256-gcm", derive(secret, "value"), iv);
+      cipher.setAAD(Buffer.from(key)); // a record moved under another key does not open
+      const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
+      return `${iv.toString("base64url")}.${body.toString("base64url")}.${cipher.getAuthTag().toString("base64url")}`;
+    })
+    .join(" ");
 }
 
 /** Opens a record with any configured secret (rotation); null for anything that does not open. */
 function open(secrets: readonly string[], key: string, sealed: string): RefreshOutcome | null {
+  for (const copy of sealed.split(" ")) {
+    const outcome = openCopy(secrets, key, copy);
+    if (outcome) return outcome;
+  }
+  return null;
+}
+
+function openCopy(secrets: readonly string[], key: string, sealed: string): RefreshOutcome | null {
   const [iv, body, tag] = sealed.split(".");
   if (iv === undefined || body === undefined || tag === undefined) return null;
   for (const secret of secrets) {
@@ -81,8 +107,7 @@ export function singleFlight(
   refresh: () => Promise<RefreshOutcome>,
   recordTtlMs: number,
 ): Promise<RefreshOutcome> {
-  const secret = config.secrets[0] as string;
-  const key = keyOf(secret, providerId, refreshToken);
+  const key = keyOf(providerId, refreshToken);
   const inflight = config.caches.refreshes;
   const running = inflight.get(key);
   if (running) return running;
@@ -98,7 +123,6 @@ async function coordinate(
   refresh: () => Promise<RefreshOutcome>,
   recordTtlMs: number,
 ): Promise<RefreshOutcome> {
-  const secret = config.secrets[0] as string;
   const recorded = async () => {
     const sealed = await store.get(key);
     return sealed ? open(config.secrets, key, sealed) : null;
@@ -117,7 +141,18 @@ async function coordinate(
         if (late) return late;
         const outcome = await refresh();
         const ttl = outcome.ok || outcome.revoked ? recordTtlMs : TRANSIENT_TTL_MS;
-        await store.put(key, seal(secret, key, outcome), ttl);
+        try {
+          await store.put(key, seal(config.secrets, key, outcome), ttl);
+        } catch (e) {
+          // The provider has already answered (and rotated the refresh token): this caller and the
+          // ones it carries get the outcome; throwing would lose the only copy of the new tokens.
+          config.logger.error(
+            new AccessTokenError(
+              "The outcome of a refresh could not be recorded in the refresh store; other instances may redeem the old refresh token",
+              { err: e as Error },
+            ),
+          );
+        }
         return outcome;
       } finally {
         await store.release(key, owner).catch(() => {

@@ -18,7 +18,7 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import type { Adapter, AdapterAccount, AdapterAccountType, AdapterSession, AdapterUser } from "./adapters.js";
-import { MissingAdapter, MissingAdapterMethods, UnsupportedStrategy } from "./errors.js";
+import { InvalidConfiguration, MissingAdapter, MissingAdapterMethods, UnsupportedStrategy } from "./errors.js";
 import type { Env, ResolvedConfig } from "./lib/config.js";
 import { readChunkedCookie } from "./lib/cookies.js";
 import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
@@ -82,6 +82,9 @@ export interface UnlinkOptions extends SessionsOptions {
   /**
    * How many ways to sign in the user has that Latchkey cannot see, such as a password checked by
    * a Credentials provider. They count with the user's accounts, passkeys and verified e-mail.
+   * Called once per unlink, before anything is written; an answer that is not a whole number from
+   * 0 up fails the unlink with `InvalidConfiguration` (nothing is unlinked), and an error it
+   * throws reaches the caller the same way.
    * @default () => 0
    */
   otherSignInMethods?: (user: AdapterUser) => Awaitable<number>;
@@ -343,10 +346,10 @@ export async function listAccounts(
 /**
  * The ways `user` can sign in now, one key each: an OAuth/OIDC account of a configured provider;
  * a passkey (an account of a configured WebAuthn provider whose authenticator is stored); the
- * e-mail address, when it is verified and an e-mail provider is configured; and as many as
- * `otherSignInMethods` says. Accounts of providers no longer configured do not count.
+ * e-mail address, when it is verified and an e-mail provider is configured. Accounts of providers
+ * no longer configured do not count. (`otherSignInMethods` is added by the caller, as a number.)
  */
-async function signInMethods(me: SignedIn, accounts: AdapterAccount[], options: UnlinkOptions): Promise<Set<string>> {
+async function signInMethods(me: SignedIn, accounts: AdapterAccount[]): Promise<Set<string>> {
   const { config, adapter, user } = me;
   const methods = new Set<string>();
   const passkeys: AdapterAccount[] = [];
@@ -369,9 +372,22 @@ async function signInMethods(me: SignedIn, accounts: AdapterAccount[], options: 
         methods.add(accountKey(account));
   }
   if (user.email && user.emailVerified && config.providers.some((p) => p.type === "email")) methods.add("email");
-  const others = options.otherSignInMethods ? Number(await options.otherSignInMethods(user)) : 0;
-  for (let i = 0; i < others; i++) methods.add(`other:${i}`);
   return methods;
+}
+
+/**
+ * How many ways to sign in the application says the user has beyond Latchkey's. Anything but a
+ * whole number from 0 up (Infinity, NaN, a fraction, a string) is a mistake of the application's
+ * function: it fails with an error naming the option, before anything is unlinked, rather than
+ * guessing in a direction that could lock the user out.
+ */
+async function otherMethodsOf(user: AdapterUser, options: UnlinkOptions): Promise<number> {
+  if (!options.otherSignInMethods) return 0;
+  const answer: unknown = await options.otherSignInMethods(user);
+  if (typeof answer === "number" && Number.isSafeInteger(answer) && answer >= 0) return answer;
+  throw new InvalidConfiguration(
+    `\`otherSignInMethods\` of unlinkAccount must return a whole number of sign-in methods (0 or more); it returned ${typeof answer === "number" ? String(answer) : `a ${answer === null ? "null" : typeof answer}`}. Nothing was unlinked.`,
+  );
 }
 
 function accountKey(account: Pick<AdapterAccount, "provider" | "providerAccountId">): string {
@@ -446,9 +462,11 @@ async function unlinkChecked(
     (a) => a.userId === user.id && a.provider === provider && a.providerAccountId === providerAccountId,
   );
   if (!account) return { unlinked: false, reason: "not-found" };
-  const others = await signInMethods(me, accounts, options);
+  // Asked once, before any write: a failing or nonsensical answer leaves everything linked.
+  const outside = await otherMethodsOf(user, options);
+  const others = await signInMethods(me, accounts);
   others.delete(accountKey(account));
-  if (others.size === 0) return { unlinked: false, reason: "last-sign-in-method" };
+  if (others.size + outside === 0) return { unlinked: false, reason: "last-sign-in-method" };
 
   const removed = await adapter.unlinkAccount({ provider, providerAccountId });
   // Auth.js adapters may answer nothing even when they removed the account: then a re-read tells.
@@ -456,8 +474,8 @@ async function unlinkChecked(
   if (!removed && (await adapter.listAccounts(user.id)).some((a) => accountKey(a) === accountKey(account)))
     return { unlinked: false, reason: "not-found" };
 
-  const left = await signInMethods(me, await adapter.listAccounts(user.id), options);
-  if (left.size === 0) {
+  const left = await signInMethods(me, await adapter.listAccounts(user.id));
+  if (left.size + outside === 0) {
     // Another instance unlinked the other method meanwhile: put this account back.
     await relink(adapter, account);
     return { unlinked: false, reason: "last-sign-in-method" };

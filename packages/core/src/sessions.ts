@@ -18,7 +18,13 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import type { Adapter, AdapterAccount, AdapterAccountType, AdapterSession, AdapterUser } from "./adapters.js";
-import { InvalidConfiguration, MissingAdapter, MissingAdapterMethods, UnsupportedStrategy } from "./errors.js";
+import {
+  AuthError,
+  InvalidConfiguration,
+  MissingAdapter,
+  MissingAdapterMethods,
+  UnsupportedStrategy,
+} from "./errors.js";
 import type { Env, ResolvedConfig } from "./lib/config.js";
 import { readChunkedCookie } from "./lib/cookies.js";
 import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
@@ -400,7 +406,9 @@ function accountKey(account: Pick<AdapterAccount, "provider" | "providerAccountI
  * authenticator), a verified e-mail address when an e-mail provider is configured, and
  * `otherSignInMethods` (a password Latchkey cannot see). An account of another user, or none,
  * answers `not-found`. Two unlinks racing for the last two methods cannot both win: after
- * unlinking, the methods are counted again, and an unlink that left none is undone. Emits the
+ * unlinking, the methods are counted again, and an unlink that left none is undone. Unlinking a
+ * passkey deletes its authenticator too (adapters with `deleteAuthenticator`), so the same passkey
+ * can be registered again. Emits the
  * `unlinkAccount` event (a Latchkey extension). Works with JWT and database sessions.
  *
  * @example
@@ -480,11 +488,46 @@ async function unlinkChecked(
     await relink(adapter, account);
     return { unlinked: false, reason: "last-sign-in-method" };
   }
+  if (account.type === "webauthn") await forgetPasskey(me, account);
   await me.config.events.unlinkAccount?.({
     user,
     account: { provider, providerAccountId, type: account.type, userId: account.userId },
   });
   return { unlinked: true, account: toLinked(me.config, account) };
+}
+
+/**
+ * Deletes the authenticator of an unlinked passkey, after its account: without the account the
+ * passkey already signs nobody in (authentication needs both), so this order is safe at every
+ * step, and deleting the authenticator frees its credential id for a new registration. Failures
+ * here are logged, not thrown: the unlink has happened, and the caller must hear that it did. An
+ * adapter without `deleteAuthenticator` (Auth.js's) keeps the record, and a warning says so.
+ */
+async function forgetPasskey(me: SignedIn, account: AdapterAccount): Promise<void> {
+  const { adapter, config, user } = me;
+  try {
+    const ids =
+      typeof adapter.listAuthenticatorsByUserId === "function"
+        ? (await adapter.listAuthenticatorsByUserId(user.id))
+            .filter((a) => a.userId === user.id && a.providerAccountId === account.providerAccountId)
+            .map((a) => a.credentialID)
+        : [account.providerAccountId];
+    if (ids.length === 0) return;
+    if (typeof adapter.deleteAuthenticator !== "function") {
+      config.logger.warn(
+        "passkey-authenticator-kept",
+        `The adapter has no deleteAuthenticator: the authenticator of the unlinked passkey ${ids.join(", ")} (user ${user.id}) stays stored; delete it to let that passkey be registered again.`,
+      );
+      return;
+    }
+    for (const id of ids) await adapter.deleteAuthenticator(id);
+  } catch (e) {
+    config.logger.error(
+      e instanceof AuthError
+        ? e
+        : new AuthError(`Deleting the authenticator of an unlinked passkey failed`, { err: e as Error }),
+    );
+  }
 }
 
 /** Links `account` again; an account already back (another instance restored it) is fine. */

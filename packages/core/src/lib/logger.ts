@@ -14,7 +14,8 @@ export type WarningCode =
   | "revocation-unavailable"
   | "revocation-restored"
   | "audit-bounded"
-  | "refresh-token-missing";
+  | "refresh-token-missing"
+  | "passkey-authenticator-kept";
 
 const warningText: Record<WarningCode, string> = {
   "debug-enabled": "Debug logging is on; it may log secrets and personal data. Turn `debug` off in production.",
@@ -34,6 +35,8 @@ const warningText: Record<WarningCode, string> = {
   "audit-bounded": "More audit records than the bound allows in this window; the rest of the window is not recorded.",
   "refresh-token-missing":
     "getAccessToken found an expired access token and no refresh token: the provider was not asked for offline access.",
+  "passkey-authenticator-kept":
+    "A passkey was unlinked but the adapter has no `deleteAuthenticator`, so its authenticator record stays: the passkey signs nobody in (its account is gone), but it cannot be registered again until that record is deleted.",
 };
 
 // Everything that can end or disguise a log line: C0 controls (CR, LF, ...), DEL, C1 controls

@@ -27,6 +27,7 @@ import {
 } from "./errors.js";
 import type { Env, ResolvedConfig } from "./lib/config.js";
 import { readChunkedCookie } from "./lib/cookies.js";
+import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
 import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
 import { openJwtSession } from "./lib/session/jwt-strategy.js";
 import { databaseSessionId as sessionIdOf } from "./lib/session/session-id.js";
@@ -268,7 +269,8 @@ export async function revokeSession(
 /**
  * Revokes every session of the signed-in user except the current one ("sign out other devices").
  * Answers how many it revoked, or null when the request is signed out. Emits `signOut` with
- * `reason: "revoked-others"` for each.
+ * `reason: "revoked-others"` for each. Pending second-factor sign-ins of the user (a first factor
+ * accepted, the code not yet given) end too.
  *
  * @example
  * ```ts
@@ -282,6 +284,7 @@ export async function revokeOtherSessions(
 ): Promise<number | null> {
   const me = await signedIn(request, config, options, "revokeOtherSessions", ["deleteSessions"], true);
   if (!me?.sessionToken) return null;
+  await endPendingSignIns(me.config, me.user.id);
   const deleted = await me.adapter.deleteSessions(me.user.id, me.sessionToken);
   for (const session of deleted) await me.config.events.signOut?.({ session, reason: "revoked-others" });
   return deleted.length;
@@ -290,7 +293,8 @@ export async function revokeOtherSessions(
 /**
  * Revokes every session of a user, current ones included: for an administrator, or after the user
  * changed a password. Answers how many it revoked. Emits `signOut` with `reason` (default
- * `"revoked-all"`) for each. Needs database sessions and an adapter with `deleteSessions`.
+ * `"revoked-all"`) for each. Pending second-factor sign-ins of the user (a first factor accepted,
+ * the code not yet given) end too: they can no longer complete. Needs database sessions and an adapter with `deleteSessions`.
  *
  * @example
  * ```ts
@@ -307,6 +311,7 @@ export async function revokeUserSessions(
   const resolved = resolveConfigOf(config, options);
   assertDatabaseSessions(resolved, "revokeUserSessions");
   const adapter = adapterFor(resolved, "revokeUserSessions", ["deleteSessions"]);
+  await endPendingSignIns(resolved, userId);
   const deleted = await adapter.deleteSessions(userId);
   const reason = options.reason ?? "revoked-all";
   for (const session of deleted) await resolved.events.signOut?.({ session, reason });

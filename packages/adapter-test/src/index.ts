@@ -604,6 +604,23 @@ export function runAdapterConformance(
         await expect(async () => call.updateAuthenticatorCounter(credentialID, 1)).rejects.toThrow();
         if (probe()) expect(await probe()?.exists("authenticator", credentialID)).toBe(false);
       });
+
+      it("deleteAuthenticator removes that one only, answers it once, and frees its credential id for a new record", async () => {
+        const user = await storedUser();
+        const [gone, kept] = [newAuthenticator(user.id), newAuthenticator(user.id)];
+        for (const authenticator of [gone, kept] as AdapterAuthenticator[])
+          await call.createAuthenticator(authenticator);
+        const deleted = gone as AdapterAuthenticator;
+        expect(await call.deleteAuthenticator(deleted.credentialID)).toEqual(deleted);
+        expect(await call.deleteAuthenticator(deleted.credentialID)).toBeNull();
+        expect(await call.getAuthenticator(deleted.credentialID)).toBeNull();
+        expect(await call.listAuthenticatorsByUserId(user.id)).toEqual([kept]);
+        if (probe()) expect(await probe()?.exists("authenticator", deleted.credentialID)).toBe(false);
+        // The same passkey registered again (a new public key under the same id).
+        const again = { ...deleted, credentialPublicKey: "pQECAyYgASFYIAgain", counter: 0 };
+        expect(await call.createAuthenticator(again)).toEqual(again);
+        expect(await call.getAuthenticator(deleted.credentialID)).toEqual(again);
+      });
     });
 
     describe("deleteUser", () => {

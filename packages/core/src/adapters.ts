@@ -151,6 +151,12 @@ export interface Adapter {
   createAuthenticator?(authenticator: AdapterAuthenticator): Awaitable<AdapterAuthenticator>;
   listAuthenticatorsByUserId?(userId: string): Awaitable<AdapterAuthenticator[]>;
   updateAuthenticatorCounter?(credentialID: string, newCounter: number): Awaitable<AdapterAuthenticator>;
+  /**
+   * Latchkey extension: deletes the authenticator with this credential id; returns it, or null
+   * when there was none. `unlinkAccount` calls it for an unlinked passkey, so that the passkey
+   * can be registered again.
+   */
+  deleteAuthenticator?(credentialID: string): Awaitable<AdapterAuthenticator | null>;
   /** Latchkey extension (second factor): the user's TOTP record, with `backupCodesLeft`. */
   getSecondFactor?(userId: string): Awaitable<AdapterSecondFactor | null>;
   /**
@@ -225,6 +231,7 @@ export const adapterMethods = [
   "createAuthenticator",
   "listAuthenticatorsByUserId",
   "updateAuthenticatorCounter",
+  "deleteAuthenticator",
   "listSessions",
   "deleteSessions",
   "listAccounts",

@@ -309,6 +309,11 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
       authenticators.set(authenticator.credentialID, copy(authenticator));
       return copy(authenticator);
     },
+    async deleteAuthenticator(credentialID) {
+      const authenticator = authenticators.get(credentialID);
+      authenticators.delete(credentialID);
+      return authenticator ? copy(authenticator) : null;
+    },
     async listAuthenticatorsByUserId(userId) {
       return [...authenticators.values()].filter((a) => a.userId === userId).map(copy);
     },

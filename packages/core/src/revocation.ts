@@ -24,6 +24,7 @@
 import type { JWT } from "./jwt.js";
 import { recordAudit } from "./lib/audit/record.js";
 import { type Env, resolveConfig } from "./lib/config.js";
+import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
 import { entryLifetimeMs, isEntry, MemoryRevocationStore, sessionIdOf } from "./lib/session/revocation-list.js";
 import type { RevocationEntry, RevocationListener, RevocationOptions, RevocationStore } from "./shapes/revocation.js";
 import type { AuthConfig } from "./types.js";
@@ -98,7 +99,8 @@ export async function revokeJwtSession(
 /**
  * Revokes every JWT session of a user begun before now (or before `options.before`), on every
  * instance sharing the store: "sign out everywhere", or after a password change. Sessions the
- * user starts afterwards are not affected. Compared with the session's sign-in time (`auth_time`),
+ * user starts afterwards are not affected. The user's pending second-factor sign-ins (a first
+ * factor accepted, the code not yet given) end too, whatever `before` says. Compared with the session's sign-in time (`auth_time`),
  * which re-issues keep, so instance clocks should agree (NTP). Rejects when the store fails (this
  * instance has revoked them in memory all the same).
  *
@@ -118,6 +120,7 @@ export async function revokeUserSessions(
   const now = Date.now();
   const before = options.before?.valueOf() ?? now;
   if (!Number.isFinite(before)) throw new TypeError("`options.before` must be a valid Date.");
+  await endPendingSignIns(resolved, userId);
   await list.add({
     kind: "user",
     id: userId,

@@ -18,9 +18,16 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import type { Adapter, AdapterAccount, AdapterAccountType, AdapterSession, AdapterUser } from "./adapters.js";
-import { MissingAdapter, MissingAdapterMethods, UnsupportedStrategy } from "./errors.js";
+import {
+  AuthError,
+  InvalidConfiguration,
+  MissingAdapter,
+  MissingAdapterMethods,
+  UnsupportedStrategy,
+} from "./errors.js";
 import type { Env, ResolvedConfig } from "./lib/config.js";
 import { readChunkedCookie } from "./lib/cookies.js";
+import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
 import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
 import { openJwtSession } from "./lib/session/jwt-strategy.js";
 import { databaseSessionId as sessionIdOf } from "./lib/session/session-id.js";
@@ -82,6 +89,9 @@ export interface UnlinkOptions extends SessionsOptions {
   /**
    * How many ways to sign in the user has that Latchkey cannot see, such as a password checked by
    * a Credentials provider. They count with the user's accounts, passkeys and verified e-mail.
+   * Called once per unlink, before anything is written; an answer that is not a whole number from
+   * 0 up fails the unlink with `InvalidConfiguration` (nothing is unlinked), and an error it
+   * throws reaches the caller the same way.
    * @default () => 0
    */
   otherSignInMethods?: (user: AdapterUser) => Awaitable<number>;
@@ -259,7 +269,8 @@ export async function revokeSession(
 /**
  * Revokes every session of the signed-in user except the current one ("sign out other devices").
  * Answers how many it revoked, or null when the request is signed out. Emits `signOut` with
- * `reason: "revoked-others"` for each.
+ * `reason: "revoked-others"` for each. Pending second-factor sign-ins of the user (a first factor
+ * accepted, the code not yet given) end too.
  *
  * @example
  * ```ts
@@ -273,6 +284,7 @@ export async function revokeOtherSessions(
 ): Promise<number | null> {
   const me = await signedIn(request, config, options, "revokeOtherSessions", ["deleteSessions"], true);
   if (!me?.sessionToken) return null;
+  await endPendingSignIns(me.config, me.user.id);
   const deleted = await me.adapter.deleteSessions(me.user.id, me.sessionToken);
   for (const session of deleted) await me.config.events.signOut?.({ session, reason: "revoked-others" });
   return deleted.length;
@@ -281,7 +293,8 @@ export async function revokeOtherSessions(
 /**
  * Revokes every session of a user, current ones included: for an administrator, or after the user
  * changed a password. Answers how many it revoked. Emits `signOut` with `reason` (default
- * `"revoked-all"`) for each. Needs database sessions and an adapter with `deleteSessions`.
+ * `"revoked-all"`) for each. Pending second-factor sign-ins of the user (a first factor accepted,
+ * the code not yet given) end too: they can no longer complete. Needs database sessions and an adapter with `deleteSessions`.
  *
  * @example
  * ```ts
@@ -298,6 +311,7 @@ export async function revokeUserSessions(
   const resolved = resolveConfigOf(config, options);
   assertDatabaseSessions(resolved, "revokeUserSessions");
   const adapter = adapterFor(resolved, "revokeUserSessions", ["deleteSessions"]);
+  await endPendingSignIns(resolved, userId);
   const deleted = await adapter.deleteSessions(userId);
   const reason = options.reason ?? "revoked-all";
   for (const session of deleted) await resolved.events.signOut?.({ session, reason });
@@ -343,10 +357,10 @@ export async function listAccounts(
 /**
  * The ways `user` can sign in now, one key each: an OAuth/OIDC account of a configured provider;
  * a passkey (an account of a configured WebAuthn provider whose authenticator is stored); the
- * e-mail address, when it is verified and an e-mail provider is configured; and as many as
- * `otherSignInMethods` says. Accounts of providers no longer configured do not count.
+ * e-mail address, when it is verified and an e-mail provider is configured. Accounts of providers
+ * no longer configured do not count. (`otherSignInMethods` is added by the caller, as a number.)
  */
-async function signInMethods(me: SignedIn, accounts: AdapterAccount[], options: UnlinkOptions): Promise<Set<string>> {
+async function signInMethods(me: SignedIn, accounts: AdapterAccount[]): Promise<Set<string>> {
   const { config, adapter, user } = me;
   const methods = new Set<string>();
   const passkeys: AdapterAccount[] = [];
@@ -369,9 +383,22 @@ async function signInMethods(me: SignedIn, accounts: AdapterAccount[], options: 
         methods.add(accountKey(account));
   }
   if (user.email && user.emailVerified && config.providers.some((p) => p.type === "email")) methods.add("email");
-  const others = options.otherSignInMethods ? Number(await options.otherSignInMethods(user)) : 0;
-  for (let i = 0; i < others; i++) methods.add(`other:${i}`);
   return methods;
+}
+
+/**
+ * How many ways to sign in the application says the user has beyond Latchkey's. Anything but a
+ * whole number from 0 up (Infinity, NaN, a fraction, a string) is a mistake of the application's
+ * function: it fails with an error naming the option, before anything is unlinked, rather than
+ * guessing in a direction that could lock the user out.
+ */
+async function otherMethodsOf(user: AdapterUser, options: UnlinkOptions): Promise<number> {
+  if (!options.otherSignInMethods) return 0;
+  const answer: unknown = await options.otherSignInMethods(user);
+  if (typeof answer === "number" && Number.isSafeInteger(answer) && answer >= 0) return answer;
+  throw new InvalidConfiguration(
+    `\`otherSignInMethods\` of unlinkAccount must return a whole number of sign-in methods (0 or more); it returned ${typeof answer === "number" ? String(answer) : `a ${answer === null ? "null" : typeof answer}`}. Nothing was unlinked.`,
+  );
 }
 
 function accountKey(account: Pick<AdapterAccount, "provider" | "providerAccountId">): string {
@@ -384,7 +411,9 @@ function accountKey(account: Pick<AdapterAccount, "provider" | "providerAccountI
  * authenticator), a verified e-mail address when an e-mail provider is configured, and
  * `otherSignInMethods` (a password Latchkey cannot see). An account of another user, or none,
  * answers `not-found`. Two unlinks racing for the last two methods cannot both win: after
- * unlinking, the methods are counted again, and an unlink that left none is undone. Emits the
+ * unlinking, the methods are counted again, and an unlink that left none is undone. Unlinking a
+ * passkey deletes its authenticator too (adapters with `deleteAuthenticator`), so the same passkey
+ * can be registered again. Emits the
  * `unlinkAccount` event (a Latchkey extension). Works with JWT and database sessions.
  *
  * @example
@@ -446,9 +475,11 @@ async function unlinkChecked(
     (a) => a.userId === user.id && a.provider === provider && a.providerAccountId === providerAccountId,
   );
   if (!account) return { unlinked: false, reason: "not-found" };
-  const others = await signInMethods(me, accounts, options);
+  // Asked once, before any write: a failing or nonsensical answer leaves everything linked.
+  const outside = await otherMethodsOf(user, options);
+  const others = await signInMethods(me, accounts);
   others.delete(accountKey(account));
-  if (others.size === 0) return { unlinked: false, reason: "last-sign-in-method" };
+  if (others.size + outside === 0) return { unlinked: false, reason: "last-sign-in-method" };
 
   const removed = await adapter.unlinkAccount({ provider, providerAccountId });
   // Auth.js adapters may answer nothing even when they removed the account: then a re-read tells.
@@ -456,17 +487,52 @@ async function unlinkChecked(
   if (!removed && (await adapter.listAccounts(user.id)).some((a) => accountKey(a) === accountKey(account)))
     return { unlinked: false, reason: "not-found" };
 
-  const left = await signInMethods(me, await adapter.listAccounts(user.id), options);
-  if (left.size === 0) {
+  const left = await signInMethods(me, await adapter.listAccounts(user.id));
+  if (left.size + outside === 0) {
     // Another instance unlinked the other method meanwhile: put this account back.
     await relink(adapter, account);
     return { unlinked: false, reason: "last-sign-in-method" };
   }
+  if (account.type === "webauthn") await forgetPasskey(me, account);
   await me.config.events.unlinkAccount?.({
     user,
     account: { provider, providerAccountId, type: account.type, userId: account.userId },
   });
   return { unlinked: true, account: toLinked(me.config, account) };
+}
+
+/**
+ * Deletes the authenticator of an unlinked passkey, after its account: without the account the
+ * passkey already signs nobody in (authentication needs both), so this order is safe at every
+ * step, and deleting the authenticator frees its credential id for a new registration. Failures
+ * here are logged, not thrown: the unlink has happened, and the caller must hear that it did. An
+ * adapter without `deleteAuthenticator` (Auth.js's) keeps the record, and a warning says so.
+ */
+async function forgetPasskey(me: SignedIn, account: AdapterAccount): Promise<void> {
+  const { adapter, config, user } = me;
+  try {
+    const ids =
+      typeof adapter.listAuthenticatorsByUserId === "function"
+        ? (await adapter.listAuthenticatorsByUserId(user.id))
+            .filter((a) => a.userId === user.id && a.providerAccountId === account.providerAccountId)
+            .map((a) => a.credentialID)
+        : [account.providerAccountId];
+    if (ids.length === 0) return;
+    if (typeof adapter.deleteAuthenticator !== "function") {
+      config.logger.warn(
+        "passkey-authenticator-kept",
+        `The adapter has no deleteAuthenticator: the authenticator of the unlinked passkey ${ids.join(", ")} (user ${user.id}) stays stored; delete it to let that passkey be registered again.`,
+      );
+      return;
+    }
+    for (const id of ids) await adapter.deleteAuthenticator(id);
+  } catch (e) {
+    config.logger.error(
+      e instanceof AuthError
+        ? e
+        : new AuthError(`Deleting the authenticator of an unlinked passkey failed`, { err: e as Error }),
+    );
+  }
 }
 
 /** Links `account` again; an account already back (another instance restored it) is fine. */

@@ -318,6 +318,48 @@ describe("@latchkey/core/sessions", () => {
     expect(store.accounts.has(memoryAccountKey("passkey", "cred-1"))).toBe(true);
   });
 
+  it("RULE: whatever otherSignInMethods answers, an unlink ends at once; an answer that is no whole number of methods (Infinity, NaN, negative, fractional, a string, a throw) fails with an error naming the option and unlinks nothing", async () => {
+    const store = createMemoryStore();
+    const adapter = MemoryAdapter(store);
+    const oidc = OIDC({ id: "op", name: "OP", issuer: "https://op.example", clientId: "c", clientSecret: "s" });
+    const config: AuthConfig = { secret: SECRET, trustHost: true, adapter, providers: [oidc], logger: { warn() {} } };
+    const { user, request } = await seed(config, adapter);
+    await adapter.linkAccount?.({ userId: user.id, provider: "op", providerAccountId: "me", type: "oidc" });
+    const target = { provider: "op", providerAccountId: "me" };
+    const linked = () => store.accounts.has(memoryAccountKey("op", "me"));
+    for (const answer of [Number.NaN, -1, Number.POSITIVE_INFINITY, 0.5, 1.5, "2", null, undefined, 2 ** 53]) {
+      const started = Date.now();
+      const error = await unlinkAccount(request, config, target, {
+        otherSignInMethods: () => answer as unknown as number,
+      }).then(
+        (result) => result,
+        (e: unknown) => e,
+      );
+      // Instant: no loop over the answer (Infinity once meant 20 s of a blocked event loop).
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(error, `answer ${String(answer)}`).toBeInstanceOf(AuthError);
+      expect(error).toMatchObject({
+        type: "InvalidConfiguration",
+        message: expect.stringContaining("otherSignInMethods"),
+      });
+      expect(linked()).toBe(true);
+    }
+    const thrown = new Error("the password store is down");
+    await expect(
+      unlinkAccount(request, config, target, {
+        otherSignInMethods: () => {
+          throw thrown;
+        },
+      }),
+    ).rejects.toBe(thrown);
+    expect(linked()).toBe(true);
+    // A whole number still counts as that many methods, however large.
+    expect(await unlinkAccount(request, config, target, { otherSignInMethods: () => 2 ** 40 })).toMatchObject({
+      unlinked: true,
+    });
+    expect(linked()).toBe(false);
+  });
+
   it("revokeUserSessions rejects a missing user id as a caller mistake, and revokes nothing of other users", async () => {
     const adapter = MemoryAdapter();
     const config: AuthConfig = { secret: SECRET, trustHost: true, providers: [], adapter };

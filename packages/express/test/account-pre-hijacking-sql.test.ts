@@ -6,18 +6,17 @@
  * variants of the rule are in packages/core/test/security/account-pre-hijacking.test.ts.
  */
 import { randomBytes } from "node:crypto";
-import { type AuthConfig, ExpressAuth } from "@latchkey/express";
+import type { AuthConfig } from "@latchkey/express";
 import Nodemailer from "@latchkey/express/providers/nodemailer";
 import Passkey from "@latchkey/express/providers/passkey";
 import { SqlAdapter } from "@latchkey/sql-adapter";
-import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serviceAvailable } from "../../adapter-test/src/services.js";
 import { hashVerificationToken, verificationTokenKey } from "../../core/src/lib/flows/email/token.js";
 import { SECRET, type SmtpFixture, smtpServer, startSmtp } from "../../core/test/email/helpers.js";
 import { Browser } from "../../core/test/oauth/support/browser.js";
 import { SoftAuthenticator } from "../../core/test/webauthn/soft-authenticator.js";
-import { listen } from "./helpers.js";
+import { serveAuth } from "./helpers.js";
 import { type ScratchDatabase, scratchMariaDb, scratchPostgres } from "./stores.js";
 
 const VICTIM = "victim@example.com";
@@ -54,9 +53,7 @@ describe.each(Object.keys(stores) as Array<keyof typeof stores>)("account pre-hi
       callbacks: { session: ({ session, user }) => ({ ...session, user: { ...session.user, id: user?.id } }) },
       providers: [Passkey(), Nodemailer({ server: smtpServer(smtp.port), from: "Latchkey <no-reply@app.test>" })],
     };
-    const application = express();
-    application.use("/auth", ExpressAuth(config));
-    ({ url: app, close: closeApp } = await listen(application));
+    ({ url: app, close: closeApp } = await serveAuth(config));
   });
   afterAll(async () => {
     if (!up) return;

@@ -1,6 +1,8 @@
 import { createHmac } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type AuthConfig, ExpressAuth } from "@latchkey/express";
+import express from "express";
 
 /**
  * Starts `app` on 127.0.0.1, port 0; returns its base URL (with `hostname`, `localhost` unless
@@ -21,6 +23,18 @@ export async function listen(
     url: `http://${hostname}:${port}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * An Express application with Latchkey mounted at `/auth` and nothing else, listening on a free port.
+ *
+ * @example
+ * const { url, close } = await serveAuth(config);
+ */
+export function serveAuth(config: AuthConfig): Promise<{ url: string; close: () => Promise<void> }> {
+  const application = express();
+  application.use("/auth", ExpressAuth(config));
+  return listen(application);
 }
 
 /** A cookie jar for fetch: applies Set-Cookie (deletions included), sends Cookie. */

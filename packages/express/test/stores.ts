@@ -3,12 +3,16 @@
 // each with counts of what it holds and a teardown that removes it. One test file's store never
 // meets another's (random names), so files run in parallel.
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Adapter } from "@latchkey/core/adapters";
 import { createMemoryStore, MemoryAdapter } from "@latchkey/core/memory-adapter";
 import { RedisAdapter } from "@latchkey/redis-adapter";
 import { migrate, SqlAdapter } from "@latchkey/sql-adapter";
+import Database from "better-sqlite3";
 import { Redis } from "ioredis";
-import { Kysely, MysqlDialect, PostgresDialect } from "kysely";
+import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from "kysely";
 import mysql from "mysql2";
 import mysqlPromise from "mysql2/promise";
 import pg from "pg";
@@ -78,6 +82,14 @@ export async function scratchMariaDb(area: string, connections: number): Promise
     await admin.query(`DROP DATABASE IF EXISTS ${database}`);
     await admin.end();
   });
+}
+
+/** A new SQLite database in a temporary file, migrated; `close` removes the file. */
+export async function scratchSqlite(area: string): Promise<ScratchDatabase> {
+  const dir = mkdtempSync(join(tmpdir(), `${scratchName(area)}-`));
+  const db: Db = new Kysely({ dialect: new SqliteDialect({ database: new Database(join(dir, "db.sqlite")) }) });
+  await migrate(db as never);
+  return scratch(db, async () => rmSync(dir, { recursive: true, force: true }));
 }
 
 /** An adapter over a fresh store, how many sessions and verification tokens it holds, and its teardown. */

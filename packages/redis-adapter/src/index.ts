@@ -613,6 +613,15 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
       const authenticators = await Promise.all(credentialIDs.map(getAuthenticator));
       return authenticators.filter((authenticator) => authenticator !== null);
     },
+    async deleteAuthenticator(credentialID) {
+      const authenticator = await getAuthenticator(credentialID);
+      if (!authenticator) return null;
+      const transaction = client.multi();
+      transaction.del(key.authenticator(credentialID));
+      transaction.srem(key.userAuthenticators(authenticator.userId), credentialID);
+      await run(transaction);
+      return authenticator;
+    },
     updateAuthenticatorCounter(credentialID, newCounter) {
       const authenticatorKey = key.authenticator(credentialID);
       return retrying("updateAuthenticatorCounter", async () => {

@@ -677,6 +677,18 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
         .execute();
       return rows.map(c.authenticator);
     },
+    async deleteAuthenticator(credentialID) {
+      return inTransaction(async (trx) => {
+        const row = await trx
+          .selectFrom(t.authenticators)
+          .select(authenticatorColumns)
+          .where("credentialID", "=", credentialID)
+          .executeTakeFirst();
+        if (!row) return null;
+        await trx.deleteFrom(t.authenticators).where("credentialID", "=", credentialID).execute();
+        return c.authenticator(row);
+      });
+    },
     async updateAuthenticatorCounter(credentialID, newCounter) {
       await db
         .updateTable(t.authenticators)

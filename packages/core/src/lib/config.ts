@@ -387,6 +387,7 @@ const lookups: Partial<Record<(typeof adapterMethods)[number], null | undefined>
   getAccount: null,
   getSessionAndUser: null,
   getAuthenticator: null,
+  deleteAuthenticator: null,
   useVerificationToken: null,
   deleteSession: undefined,
   unlinkAccount: undefined,

@@ -3,6 +3,7 @@ import { base32Decode, base32Encode, hotp, TOTP_PERIOD, timeStep } from "../../s
 import { createMemoryStore, MemoryAdapter } from "../../src/memory-adapter.js";
 import Credentials from "../../src/providers/credentials.js";
 import TOTP from "../../src/providers/totp.js";
+import { revokeUserSessions as revokeJwtUserSessions } from "../../src/revocation.js";
 import {
   confirmTotpEnrolment,
   disableTotp,
@@ -10,6 +11,7 @@ import {
   secondFactorStatus,
   startTotpEnrolment,
 } from "../../src/second-factor.js";
+import { revokeOtherSessions, revokeUserSessions } from "../../src/sessions.js";
 import type { AuthConfig } from "../../src/types.js";
 import { CookieJar, call, csrfToken, recordingLogger, SECRET } from "../helpers.js";
 
@@ -18,7 +20,8 @@ const users: Record<string, { id: string; password: string; email: string }> = {
   bob: { id: "u-bob", password: "builder", email: "bob@example.com" },
 };
 
-function setup(overrides: Partial<AuthConfig> = {}) {
+/** `databaseSessions`: the Credentials provider's opt-in, for `session.strategy: "database"`. */
+function setup(overrides: Partial<AuthConfig> = {}, { databaseSessions = false } = {}) {
   const store = createMemoryStore();
   const seen: { jwt: unknown[]; session: unknown[] } = { jwt: [], session: [] };
   const config: AuthConfig = {
@@ -29,6 +32,7 @@ function setup(overrides: Partial<AuthConfig> = {}) {
     logger: recordingLogger().logger,
     providers: [
       Credentials({
+        databaseSessions,
         credentials: { username: {}, password: { type: "password" } },
         authorize: async (c) => {
           const user = users[String(c.username)];
@@ -345,6 +349,59 @@ describe("sign-in with a second factor", () => {
 // be counted on the user alone. A fixed per-pending key ("account-page") was one budget of five
 // for every user, never given back: one user's wrong codes, or five honest enrolments, stopped
 // every other user from turning the factor on or off.
+describe("rule: a pending sign-in begun before the user's sessions were revoked cannot complete", () => {
+  const signedInAs = (jar: CookieJar) => ({ protocol: "http:", host: "localhost:3000", cookieHeader: jar.header() });
+  const revocations = [
+    {
+      name: "revokeUserSessions of @latchkey/core/revocation (JWT sessions)",
+      setup: () => setup({ session: { strategy: "jwt", revocation: {} } }),
+      revoke: (config: AuthConfig) => revokeJwtUserSessions(config, "u-ada"),
+    },
+    {
+      name: "revokeUserSessions of @latchkey/core/sessions (database sessions, after a password change)",
+      setup: () => setup({ session: { strategy: "database" }, callbacks: {} }, { databaseSessions: true }),
+      revoke: (config: AuthConfig) => revokeUserSessions(config, "u-ada", { reason: "password-changed" }),
+    },
+    {
+      name: "revokeOtherSessions (database sessions: the owner signs out every other device)",
+      setup: () => setup({ session: { strategy: "database" }, callbacks: {} }, { databaseSessions: true }),
+      revoke: async (config: AuthConfig, owner: CookieJar) => {
+        expect(await revokeOtherSessions(signedInAs(owner), config)).toBeTypeOf("number");
+      },
+    },
+  ];
+
+  it.each(revocations)(
+    "$name: the attacker at the code step is refused with the right code; the owner signs in again",
+    async (revocation) => {
+      const { config } = revocation.setup();
+      const { secret } = await enrol(config, "ada");
+      // The owner is signed in (password and code) on this device.
+      const owner = (await password(config, "ada")).jar;
+      await submitCode(config, owner, codeAt(secret, timeStep() + 1));
+      expect((await sessionOf(config, owner))?.user?.email).toBe("ada@example.com");
+
+      // The attacker has the password and waits at the code step; the owner then revokes.
+      const { jar: attacker } = await password(config, "ada");
+      expect(attacker.get(PENDING)).toBeTruthy();
+      await revocation.revoke(config, owner);
+
+      // A step later, with a code the attacker obtained (phished, shoulder-surfed): no session.
+      vi.setSystemTime(Date.now() + TOTP_PERIOD * 1000);
+      const refused = await submitCode(config, attacker, codeAt(secret, timeStep() + 1));
+      expect(refused.headers.get("location")).toBe("http://localhost:3000/auth/callback/totp?error=CredentialsSignin");
+      expect(attacker.get(SESSION)).toBeUndefined();
+      expect(await sessionOf(config, attacker)).toBeNull();
+
+      // A sign-in begun after the revocation completes (from the next code on).
+      vi.setSystemTime(Date.now() + TOTP_PERIOD * 1000);
+      const { jar: again } = await password(config, "ada");
+      await submitCode(config, again, codeAt(secret, timeStep() + 1));
+      expect((await sessionOf(config, again))?.user?.email).toBe("ada@example.com");
+    },
+  );
+});
+
 describe("rule: the account page's code attempts are counted per user, never on a budget all users share", () => {
   /** A code that is none of the three accepted steps' codes. */
   function wrongCode(secret: string): string {

@@ -98,16 +98,22 @@ export class SoftAuthenticator {
     return new TextEncoder().encode(JSON.stringify({ type, challenge, origin, crossOrigin: false }));
   }
 
-  /** `navigator.credentials.create`: a new credential with attestation "none". */
+  /**
+   * `navigator.credentials.create`: a new credential with attestation "none", its id `idLength`
+   * random bytes (32 by default; WebAuthn allows up to 1023), or `credential` attested again (the
+   * same passkey registered a second time).
+   */
   async create(
     options: { challenge: string; rp: { id?: string } },
-    overrides: { origin?: string; rpId?: string } = {},
+    overrides: { origin?: string; rpId?: string; idLength?: number; credential?: SoftCredential } = {},
   ): Promise<CredentialJSON> {
     const rpId = overrides.rpId ?? options.rp.id ?? new URL(this.origin).hostname;
-    const keys = (await subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
-      "sign",
-      "verify",
-    ])) as webcrypto.CryptoKeyPair;
+    const keys =
+      overrides.credential?.keys ??
+      ((await subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
+        "sign",
+        "verify",
+      ])) as webcrypto.CryptoKeyPair);
     const jwk = await subtle.exportKey("jwk", keys.publicKey);
     const coseKey = new Map<Cbor, Cbor>([
       [1, 2], // kty: EC2
@@ -116,8 +122,8 @@ export class SoftAuthenticator {
       [-2, new Uint8Array(Buffer.from(jwk.x as string, "base64url"))],
       [-3, new Uint8Array(Buffer.from(jwk.y as string, "base64url"))],
     ]);
-    const id = new Uint8Array(randomBytes(32));
-    const credential: SoftCredential = { id, keys, rpId, counter: 0 };
+    const id = overrides.credential?.id ?? new Uint8Array(randomBytes(overrides.idLength ?? 32));
+    const credential: SoftCredential = overrides.credential ?? { id, keys, rpId, counter: 0 };
     const attested = concat(new Uint8Array(16), new Uint8Array([id.length >> 8, id.length & 0xff]), id, cbor(coseKey));
     const authData = concat(
       sha256(rpId),
@@ -126,7 +132,7 @@ export class SoftAuthenticator {
       attested,
     );
     const attestationObject = cbor({ fmt: "none", attStmt: {}, authData });
-    this.credentials.push(credential);
+    if (!this.credentials.includes(credential)) this.credentials.push(credential);
     return {
       id: b64url(id),
       rawId: b64url(id),

@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { AdapterUser } from "../../../adapters.js";
 import type { Account, Profile, User } from "../../../shapes/data.js";
+import type { ResolvedConfig } from "../../config.js";
 import type { Context } from "../../context.js";
 import { readChunkedCookie, writeChunkedCookie } from "../../cookies.js";
 import { openToken, sealToken } from "../../jwe.js";
@@ -91,6 +92,23 @@ export async function holdForSecondFactor(
   const sealed = sealToken({ pending }, ctx.config.secrets, cookie.name, provider.pendingMaxAge);
   ctx.cookies.push(...writeChunkedCookie(req.cookies, cookie.name, sealed, cookie.options));
   return `${ctx.authUrl}/callback/${provider.id}`;
+}
+
+/**
+ * Ends every pending sign-in of `userId` begun before this call: the sessions' revocations call it
+ * before they end the sessions, so that a first factor accepted earlier (an attacker who had the
+ * password and waits at the code step) can no longer complete. A pending cookie completes only
+ * by moving the user's `lastStep` from the value it sealed (one compare-and-set); moving it on by
+ * one here spends every cookie sealed so far, with no new state and no work on session reads. If
+ * the compare-and-set loses, something else moved the value after this call began, which spent
+ * those cookies just the same. Cost: the code of the next step after one just used is refused
+ * as if used (the user waits for the following code), only right after a revocation.
+ */
+export async function endPendingSignIns(config: ResolvedConfig, userId: string): Promise<void> {
+  if (!config.providers.some((p) => p.type === "totp")) return;
+  const store = secondFactorStore(config);
+  const record = await store.getSecondFactor(userId);
+  if (record?.active) await store.useSecondFactorStep(userId, record.lastStep, record.lastStep + 1);
 }
 
 export function readPending(req: RequestInternal, ctx: Context, provider: TotpProvider): PendingSignIn | null {

@@ -382,6 +382,17 @@ async function authenticate(
   return { user, account };
 }
 
+/**
+ * The longest credential id Latchkey stores, in its stored form (standard base64): 255 characters,
+ * what the key columns of every store hold (VARCHAR(255) on MySQL and MariaDB, in Latchkey's schema
+ * as in Auth.js's), so ids of at most 189 bytes. WebAuthn allows up to 1023 bytes; the platforms'
+ * passkeys are far shorter. Refused before anything is written, the same on every store, so a
+ * database moved from one store to another holds every passkey.
+ */
+const MAX_CREDENTIAL_ID_LENGTH = 255;
+/** The same limit in bytes: whole groups of four base64 characters, three bytes each. */
+const MAX_CREDENTIAL_ID_BYTES = Math.floor(MAX_CREDENTIAL_ID_LENGTH / 4) * 3;
+
 /** Verifies an attestation; returns the account and authenticator to store (not yet stored). */
 async function register(
   ctx: Context,
@@ -408,6 +419,11 @@ async function register(
   const info = result.registrationInfo;
   if (!result.verified || !info) throw new WebAuthnVerificationError("The WebAuthn registration could not be verified");
   const credentialID = toBase64(fromBase64(info.credential.id));
+  if (credentialID.length > MAX_CREDENTIAL_ID_LENGTH) {
+    throw new WebAuthnVerificationError(
+      `The passkey has a credential id of ${fromBase64(credentialID).length} bytes; Latchkey stores ids of at most ${MAX_CREDENTIAL_ID_BYTES} bytes (${MAX_CREDENTIAL_ID_LENGTH} base64 characters, what every store's key column holds): registration refused, nothing stored`,
+    );
+  }
   const account: Account = { provider: provider.id, providerAccountId: credentialID, type: "webauthn" };
   const transports = Array.isArray(credential.response.transports)
     ? credential.response.transports.filter((t): t is string => typeof t === "string" && TRANSPORTS.has(t))

@@ -25,7 +25,13 @@ import type { JWT } from "./jwt.js";
 import { recordAudit } from "./lib/audit/record.js";
 import { type Env, resolveConfig } from "./lib/config.js";
 import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
-import { entryLifetimeMs, isEntry, MemoryRevocationStore, sessionIdOf } from "./lib/session/revocation-list.js";
+import {
+  endingEntry,
+  entryLifetimeMs,
+  isEntry,
+  MemoryRevocationStore,
+  sessionIdOf,
+} from "./lib/session/revocation-list.js";
 import type { RevocationEntry, RevocationListener, RevocationOptions, RevocationStore } from "./shapes/revocation.js";
 import type { AuthConfig } from "./types.js";
 
@@ -69,11 +75,12 @@ export async function revokeJwtSession(
 ): Promise<void> {
   const { resolved, list } = revocationOf(config, options.env);
   let sid: string | undefined;
+  let claims: JWT | undefined;
   if (typeof target === "string" && target.includes(".")) {
     // A session token: opened under either cookie name (http and https origins salt it differently).
     const { decodeSessionToken } = await import("./lib/session/jwt-strategy.js");
     for (const name of new Set([resolved.cookies.http.sessionToken.name, resolved.cookies.https.sessionToken.name])) {
-      const claims = await decodeSessionToken(resolved, target, name);
+      claims = (await decodeSessionToken(resolved, target, name)) ?? undefined;
       if (claims) {
         sid = sessionIdOf(claims);
         break;
@@ -83,16 +90,17 @@ export async function revokeJwtSession(
   } else if (typeof target === "string") {
     sid = target;
   } else if (target && typeof target === "object") {
+    claims = target;
     sid = sessionIdOf(target);
   }
   if (!sid) throw new TypeError("`target` must be a session id, a session token, or claims with a `sid`.");
   const now = Date.now();
-  await list.add({
-    kind: "session",
-    id: sid,
-    before: now,
-    expiresAt: now + entryLifetimeMs(resolved.session, resolved.jwt),
-  });
+  const expiresAt = now + entryLifetimeMs(resolved.session, resolved.jwt);
+  await list.add(
+    claims && resolved.revocation
+      ? endingEntry(resolved.revocation, claims, sid, now, expiresAt)
+      : { kind: "session", id: sid, before: now, expiresAt },
+  );
   await recordAudit(resolved, { type: "session.revoked", at: new Date(now), sessionId: sid, reason: "revoked" });
 }
 
@@ -134,18 +142,20 @@ export async function revokeUserSessions(
 
 /** The wire form of an entry in a push or a stored value. */
 function encodeEntry(entry: RevocationEntry): string {
-  return JSON.stringify({ k: entry.kind === "session" ? "s" : "u", i: entry.id, b: entry.before, e: entry.expiresAt });
+  const { kind, id, before, expiresAt, userId } = entry;
+  return JSON.stringify({ k: kind === "session" ? "s" : "u", i: id, b: before, e: expiresAt, u: userId });
 }
 
 function decodeEntry(text: string | undefined | null): RevocationEntry | null {
   if (!text) return null;
   try {
-    const raw = JSON.parse(text) as { k?: unknown; i?: unknown; b?: unknown; e?: unknown };
+    const raw = JSON.parse(text) as { k?: unknown; i?: unknown; b?: unknown; e?: unknown; u?: unknown };
     const entry = {
       kind: raw.k === "s" ? "session" : raw.k === "u" ? "user" : undefined,
       id: raw.i,
       before: raw.b,
       expiresAt: raw.e,
+      ...(raw.k === "s" && raw.u !== undefined && { userId: raw.u }),
     };
     return isEntry(entry) ? entry : null;
   } catch {
@@ -451,6 +461,8 @@ export function PostgresRevocationStore(
         await db.query(
           `CREATE TABLE IF NOT EXISTS ${table} (kind text NOT NULL, id text NOT NULL, revoked_before bigint NOT NULL, expires_at bigint NOT NULL, PRIMARY KEY (kind, id))`,
         );
+        // Added after the first release: the user of a session entry (the per-user bound).
+        await db.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS user_id text`);
         await db.query("COMMIT");
         db.release();
       } catch (e) {
@@ -544,13 +556,13 @@ export function PostgresRevocationStore(
       // One statement, one transaction: the NOTIFY is sent when (and only if) the row is saved.
       await pool.query(
         `WITH saved AS (
-           INSERT INTO ${table} (kind, id, revoked_before, expires_at) VALUES ($1, $2, $3, $4)
+           INSERT INTO ${table} (kind, id, revoked_before, expires_at, user_id) VALUES ($1, $2, $3, $4, $7)
            ON CONFLICT (kind, id) DO UPDATE SET
              revoked_before = GREATEST(${table}.revoked_before, EXCLUDED.revoked_before),
              expires_at = GREATEST(${table}.expires_at, EXCLUDED.expires_at)
            RETURNING 1)
          SELECT pg_notify($5, $6) FROM saved`,
-        [entry.kind, entry.id, entry.before, entry.expiresAt, channel, payload],
+        [entry.kind, entry.id, entry.before, entry.expiresAt, channel, payload, entry.userId ?? null],
       );
     },
     async load() {
@@ -558,7 +570,7 @@ export function PostgresRevocationStore(
       const now = Date.now();
       await pool.query(`DELETE FROM ${table} WHERE expires_at <= $1`, [now]);
       const { rows } = await pool.query(
-        `SELECT kind, id, revoked_before, expires_at FROM ${table} WHERE expires_at > $1`,
+        `SELECT kind, id, revoked_before, expires_at, user_id FROM ${table} WHERE expires_at > $1`,
         [now],
       );
       const entries: RevocationEntry[] = [];
@@ -568,6 +580,7 @@ export function PostgresRevocationStore(
           id: row.id,
           before: Number(row.revoked_before),
           expiresAt: Number(row.expires_at),
+          ...(row.kind === "session" && typeof row.user_id === "string" && { userId: row.user_id }),
         };
         if (isEntry(entry)) entries.push(entry);
       }

@@ -96,7 +96,8 @@ export interface EventCallbacks {
    * A session ended. `reason` is a Latchkey extension, set when the application revoked the
    * session through `@latchkey/core/sessions` rather than the user signing out with it:
    * `"revoked"` (one session), `"revoked-others"` (all but the current), `"revoked-all"` (all of a
-   * user's), or the reason the application gave to `revokeUserSessions`.
+   * user's), `"session-limit"` (ended by a sign-in past `session.maxPerUser`), or the reason the
+   * application gave to `revokeUserSessions`.
    */
   signOut: (message: {
     session?: AdapterSession | null | undefined;
@@ -170,6 +171,14 @@ export interface SessionOptions {
   updateAge: number;
   /** Makes the token of a database session. @default a random UUID */
   generateSessionToken: () => string;
+  /**
+   * Latchkey extension: database sessions one user may have. A sign-in past it ends the user's
+   * oldest sessions (each with a `signOut` event, `reason: "session-limit"`), so signing in over
+   * and over cannot grow the sessions store. Applies with an adapter that has `listSessions`
+   * (Latchkey's SQL, Redis and memory adapters); an Auth.js adapter is left as it is.
+   * @default 100
+   */
+  maxPerUser: number;
   /**
    * Latchkey extension: instant revocation of JWT sessions (`revokeJwtSession`,
    * `revokeUserSessions` and sign-out, from `@latchkey/core/revocation`), on every instance that

@@ -141,6 +141,44 @@ describe("session records over a real sign-in (MemoryAdapter, oidc-provider)", (
     expect(second).toMatchObject({ clientAddress: "2001:db8::7", device: "Unknown device" });
   });
 
+  // Attacker review (feat-growth): every sign-in added a session record and none was ever removed
+  // before it expired (30 days), so a user signing in over and over grew the sessions store.
+  it("RULE: sign-ins past session.maxPerUser end the user's oldest sessions, each with a signOut (reason session-limit); the newest stay", async () => {
+    const store = createMemoryStore();
+    const ended: Array<{ session?: unknown; reason?: string }> = [];
+    const config = configFor(op, MemoryAdapter(store), {
+      session: { maxPerUser: 3 },
+      events: { signOut: (message) => void ended.push(message) },
+    });
+    const browsers = [];
+    for (let i = 0; i < 8; i++) browsers.push(await signInWith(config, "curl/8.5.0"));
+    // And 6 more at once: the limit holds against sign-ins racing each other.
+    browsers.push(...(await Promise.all(Array.from({ length: 6 }, () => signInWith(config, "curl/8.5.0")))));
+    const [userId] = new Set([...store.sessions.values()].map((s) => s.userId));
+    const left = await MemoryAdapter(store).listSessions!(userId as string);
+    expect(left.length).toBeLessThanOrEqual(3);
+    expect(left.length).toBeGreaterThan(0);
+    expect(ended.length).toBe(14 - left.length);
+    expect(ended.every((m) => m.reason === "session-limit")).toBe(true);
+    const live = async (browser: Browser) =>
+      ((await (await browser.get(`${ORIGIN}/auth/session`)).json()) as { user?: unknown } | null)?.user !== undefined;
+    // The sequential ones: the first five were ended, oldest first.
+    for (const browser of browsers.slice(0, 5)) expect(await live(browser)).toBe(false);
+  });
+
+  it("session.maxPerUser that is no positive whole number fails at resolution, naming the option", async () => {
+    for (const maxPerUser of [0, -1, 2.5, Number.NaN]) {
+      const errors: unknown[] = [];
+      const config = configFor(op, MemoryAdapter(), {
+        session: { maxPerUser },
+        logger: { error: (e) => void errors.push(e), warn() {}, debug() {} },
+      });
+      const response = await Auth(new Request(`${ORIGIN}/auth/session`), config);
+      expect(response.status).toBe(500);
+      expect(String((errors[0] as Error | undefined)?.message)).toContain("session.maxPerUser");
+    }
+  });
+
   it("RULE: an adapter without listSessions (an Auth.js adapter) never receives a field its schema lacks", async () => {
     const store = createMemoryStore();
     const { listSessions: _l, deleteSessions: _d, listAccounts: _a, ...authjsLike } = MemoryAdapter(store);

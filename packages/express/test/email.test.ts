@@ -22,6 +22,7 @@ describe.each(stores)("e-mail sign-in over Express with %s", (_name, up, open) =
   let close: () => Promise<void>;
   let origin: string;
   let config: AuthConfig;
+  const signOuts: Array<{ reason?: string }> = [];
 
   beforeAll(async () => {
     if (!up) return;
@@ -32,6 +33,11 @@ describe.each(stores)("e-mail sign-in over Express with %s", (_name, up, open) =
       adapter: store.adapter,
       logger: { error: () => {}, warn: () => {}, debug: () => {} },
       providers: [Nodemailer({ server: smtpServer(smtp.port), from: "Latchkey <no-reply@app.test>" })],
+      // Small, so that the attacker test below needs few sign-ins; the other tests stay under it.
+      session: { maxPerUser: 3 },
+      // One address signs in ten times in a row there: the per-address mail limit is another rule.
+      rateLimit: false,
+      events: { signOut: ({ reason }) => void signOuts.push({ reason }) },
     };
     const app = express();
     app.use("/auth", ExpressAuth(config));
@@ -78,6 +84,32 @@ describe.each(stores)("e-mail sign-in over Express with %s", (_name, up, open) =
     const again = await get(new CookieJar(), link);
     expect(again.headers.get("location")).toBe(`${origin}/auth/error?error=Verification`);
   });
+
+  // Attacker review (feat-growth): sessions per user were unbounded, so one account signing in
+  // over and over grew the sessions table / keys (and, on Redis, the work of each sign-in).
+  it.skipIf(!up)(
+    "rule: 10 sign-ins of one address with session.maxPerUser 3 leave 3 sessions, the newest; each ended one is a signOut with reason session-limit",
+    async () => {
+      const email = `loop-${randomBytes(3).toString("hex")}@example.com`;
+      const sessionsBefore = await store.sessions();
+      const endedBefore = signOuts.length;
+      const browsers: CookieJar[] = [];
+      for (let i = 0; i < 10; i++) {
+        const browser = new CookieJar();
+        expect((await get(browser, await mailedLink(email))).status).toBe(302);
+        browsers.push(browser);
+      }
+      expect(await store.sessions()).toBe(sessionsBefore + 3);
+      expect(signOuts.slice(endedBefore)).toEqual(Array.from({ length: 7 }, () => ({ reason: "session-limit" })));
+      const emails = await Promise.all(
+        browsers.map(
+          async (b) =>
+            ((await (await get(b, "/auth/session")).json()) as { user?: { email?: string } } | null)?.user?.email,
+        ),
+      );
+      expect(emails).toEqual([...Array.from({ length: 7 }, () => undefined), email, email, email]);
+    },
+  );
 
   it.skipIf(!up)("refuses the token with another address", async () => {
     const link = new URL(await mailedLink(`bob-${randomBytes(3).toString("hex")}@example.com`));

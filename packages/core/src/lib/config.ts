@@ -516,7 +516,13 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
     // 256 random bits: a session token is a bearer credential.
     generateSessionToken: config.session?.generateSessionToken ?? (() => randomBytes(32).toString("hex")),
     recordClientAddress: config.session?.recordClientAddress === true,
+    maxPerUser: config.session?.maxPerUser ?? 100,
   };
+  if (!Number.isSafeInteger(session.maxPerUser) || session.maxPerUser < 1) {
+    throw new InvalidConfiguration(
+      `\`session.maxPerUser\` must be a positive whole number; received ${String(config.session?.maxPerUser)}`,
+    );
+  }
   const providers = frozenCopy(resolveProviders(config, basePath, strategy));
   assertConditionalUI(providers);
   if (config.adapter) {

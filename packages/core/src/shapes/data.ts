@@ -213,4 +213,4 @@ export interface LoggerInstance {
 }
 
 /** Why a session was revoked: Latchkey's own reasons, or one the application gave. */
-export type SessionEndReason = "revoked" | "revoked-others" | "revoked-all" | (string & {});
+export type SessionEndReason = "revoked" | "revoked-others" | "revoked-all" | "session-limit" | (string & {});

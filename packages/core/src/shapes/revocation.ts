@@ -15,6 +15,12 @@ export interface RevocationEntry {
   before: number;
   /** Epoch milliseconds after which no token the entry concerns can still be valid. */
   expiresAt: number;
+  /**
+   * A `session` entry: the user whose session it is (its `sub`), when known. It lets every
+   * instance count a user's entries, so sign-in/sign-out loops cannot grow the list without bound
+   * (see `RevocationOptions.sessionsPerUser`).
+   */
+  userId?: string;
 }
 
 /** What a store tells the instance that subscribed. */
@@ -64,4 +70,13 @@ export interface RevocationOptions {
   onUnavailable?: "serve" | "refuse";
   /** Milliseconds a store call may take (the first load is awaited at most this long). @default 3000 */
   timeout?: number;
+  /**
+   * Live session entries one user may have on the list. A sign-out of a user who has this many
+   * writes (or moves on) the user's one entry "sessions begun at or before this session's sign-in"
+   * instead of another session entry: the list holds at most this many entries per user plus one,
+   * however often a user signs in and out. The price, paid only past the bound: such a sign-out
+   * also ends the user's other sessions begun before the one signed out.
+   * @default 50
+   */
+  sessionsPerUser?: number;
 }

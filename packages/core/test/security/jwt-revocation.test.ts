@@ -17,6 +17,7 @@ import {
   MemoryRevocationStore,
   PostgresRevocationStore,
   RedisRevocationStore,
+  type RevocationEntry,
   type RevocationListener,
   type RevocationStore,
   revokeJwtSession,
@@ -224,10 +225,69 @@ describe("revocation in one process (memory store)", () => {
   });
 });
 
+/** A user's entries in `entries`: session entries tagged with the user, and the user's own entry. */
+function entriesOfUser(entries: RevocationEntry[], userId: string): RevocationEntry[] {
+  return entries.filter((e) => (e.kind === "user" ? e.id === userId : e.userId === userId));
+}
+
+/** One sign-in on `signInOn`, then its sign-out on `signOutOn`; the ended session's token. */
+async function signInAndOut(signInOn: AuthConfig, signOutOn: AuthConfig): Promise<string> {
+  const { jar } = await signIn(signInOn);
+  const token = jar.get(NAME) as string;
+  const out = await call(signOutOn, "/auth/signout", { jar, form: { csrfToken: await csrfToken(signOutOn, jar) } });
+  expect(out.status).toBe(302);
+  return token;
+}
+
+// Attacker review (feat-growth): every sign-out added an entry living 30 days, in the store and in
+// the memory of every instance, and a user with a password can sign in and out in a loop: memory
+// on every instance grew without bound.
+describe("rule: sign-in/sign-out loops of one user cannot grow the revocation list", () => {
+  it("40 loops at once with sessionsPerUser 5: at most 6 entries of the user in the store and in memory, every ended session stays refused", async () => {
+    const store = new MemoryRevocationStore();
+    const config = configWith(store, { session: { revocation: { store, sessionsPerUser: 5 } } });
+    const ended = await Promise.all(Array.from({ length: 40 }, () => signInAndOut(config, config)));
+
+    expect((await store.load()).length).toBeLessThanOrEqual(6);
+    const list = (store as unknown as Record<symbol, { sessions: Map<string, number>; users: Map<string, unknown> }>)[
+      Symbol.for("latchkey.revocationList")
+    ];
+    expect(list?.sessions.size).toBeLessThanOrEqual(5);
+    expect(list?.users.size).toBeLessThanOrEqual(1);
+    for (const token of ended) expect(await sessionEmail(config, token)).toBeNull();
+    const { jar } = await signIn(config);
+    expect(await sessionEmail(config, jar.get(NAME) as string), "a session begun afterwards lives").toBe(
+      "ada@example.com",
+    );
+  });
+
+  it("below the bound a sign-out ends only its own session; past it, also the user's sessions begun before (the documented price)", async () => {
+    const config = configWith(undefined, { session: { revocation: { sessionsPerUser: 3 } } });
+    const older = (await signIn(config)).jar.get(NAME) as string;
+    for (let i = 0; i < 3; i++) await signInAndOut(config, config);
+    expect(await sessionEmail(config, older), "3 sign-outs: each its own entry").toBe("ada@example.com");
+    const newer = (await signIn(config)).jar.get(NAME) as string;
+    const fourth = (await signIn(config)).jar;
+    const ended = fourth.get(NAME) as string;
+    // Stores keep whole milliseconds (the entry's time is rounded up): begin the next session in a
+    // later millisecond than the 4th, waiting on the clock, not for a fixed time.
+    const fourthAt = ((await claimsOf(ended)).auth_time as number) * 1000;
+    while (Date.now() <= fourthAt + 1) await new Promise((resolve) => setImmediate(resolve));
+    const later = (await signIn(config)).jar.get(NAME) as string;
+    await call(config, "/auth/signout", { jar: fourth, form: { csrfToken: await csrfToken(config, fourth) } });
+    expect(await sessionEmail(config, ended)).toBeNull();
+    expect(await sessionEmail(config, older), "begun before the 4th: ended with it").toBeNull();
+    expect(await sessionEmail(config, newer), "begun before the 4th: ended with it").toBeNull();
+    expect(await sessionEmail(config, later), "begun after the 4th: lives").toBe("ada@example.com");
+  });
+});
+
 describe("session.revocation is validated when the configuration is resolved", () => {
   it.each([
     [{ onUnavailable: "maybe" }, /onUnavailable/],
     [{ timeout: -1 }, /timeout/],
+    [{ sessionsPerUser: 0 }, /sessionsPerUser/],
+    [{ sessionsPerUser: 2.5 }, /sessionsPerUser/],
     [{ store: { add() {} } }, /store.*load/],
     ["yes", /session\.revocation/],
   ])("rejects %j with a message naming the option", async (revocation, message) => {
@@ -405,6 +465,26 @@ describe.each(backends)("two instances on one $name", (backend) => {
       expect(await sessionEmail(a, x)).toBeNull();
       expect(await sessionEmail(b, x)).toBeNull();
     }
+  });
+
+  it("rule: 40 sign-in/sign-out loops (signed in on one, out on the other) leave at most 6 entries of the user; a new instance refuses every ended session", async (t) => {
+    if (!up) return t.skip();
+    const a = configWith(storeOf());
+    const storeB = storeOf();
+    const b = configWith(storeB, { session: { revocation: { store: storeB, sessionsPerUser: 5, timeout: 1500 } } });
+    // The store is shared with the other tests of this backend: count what the loops added.
+    const before = (await storeB.load()).length;
+    const ended: string[] = [];
+    for (let i = 0; i < 40; i++) ended.push(await signInAndOut(a, b));
+    const lateStore = storeOf();
+    const entries = await lateStore.load();
+    expect(entries.length - before).toBeLessThanOrEqual(6);
+    expect(entriesOfUser(entries, "u1").length, "tagged with their user, which a new instance counts").toBeGreaterThan(
+      0,
+    );
+    const late = configWith(lateStore);
+    for (const token of ended) expect(await sessionEmail(late, token)).toBeNull();
+    for (const token of ended) expect(await sessionEmail(a, token)).toBeNull();
   });
 
   describe("store outage", () => {

@@ -6,7 +6,7 @@ import { clearChunkedCookie, readChunkedCookie } from "../cookies.js";
 import { otherPages } from "../pages/index.js";
 import type { RequestInternal } from "../request.js";
 import { decodeSessionToken } from "../session/jwt-strategy.js";
-import { entryLifetimeMs, sessionIdOf } from "../session/revocation-list.js";
+import { endingEntry, entryLifetimeMs, sessionIdOf } from "../session/revocation-list.js";
 
 /** `GET /signout`: the confirmation page, or a redirect to `pages.signOut`. */
 export async function signoutGet(_req: RequestInternal, ctx: Context): Promise<ResponseInternal> {
@@ -39,11 +39,18 @@ export async function signoutPost(req: RequestInternal, ctx: Context): Promise<R
       const revoked = !!token && list?.verdict(token, false) === "revoked";
       // With revocation on, a copy of this cookie (another tab, a stolen one) stops working too.
       const sid = token && !revoked && config.revocation ? sessionIdOf(token) : undefined;
-      if (sid !== undefined) {
+      if (token && sid !== undefined && config.revocation) {
         const now = Date.now();
+        const entry = endingEntry(
+          config.revocation,
+          token,
+          sid,
+          now,
+          now + entryLifetimeMs(config.session, config.jwt),
+        );
         // Revoked in this instance's memory at once; a store failure is logged and the sign-out goes on.
-        await config.revocation?.list
-          .add({ kind: "session", id: sid, before: now, expiresAt: now + entryLifetimeMs(config.session, config.jwt) })
+        await config.revocation.list
+          .add(entry)
           .catch((e: Error) =>
             config.logger.error(new SignOutError("The session could not be revoked on other instances", { err: e })),
           );

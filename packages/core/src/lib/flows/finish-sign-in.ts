@@ -135,6 +135,12 @@ export async function startSession(
     }
     if (amr) record.amr = amr;
     const created = await adapter.createSession!(record);
+    // The new session stands even when this fails: the excess is ended at the next sign-in.
+    if (adapter.listSessions) {
+      await endSessionsPastLimit(ctx, record.userId, created.sessionToken).catch((e: Error) =>
+        config.logger.warn("session-limit-failed", `The user's oldest sessions could not be ended: ${e.message}`),
+      );
+    }
     ctx.cookies.push({
       name: cookie.name,
       value: created.sessionToken,
@@ -163,4 +169,28 @@ export function landing(ctx: Context, callbackUrl: string, isNewUser: boolean): 
     redirect: withQuery(newUserPage, new URLSearchParams({ callbackUrl })),
     cookies: ctx.cookies,
   };
+}
+
+/**
+ * Ends the oldest sessions of `userId` past `session.maxPerUser`, never `keep` (the one just
+ * made): a user signing in over and over cannot grow the sessions store, and every ended session
+ * reaches the audit trail as a `signOut` with `reason: "session-limit"`. Only the sign-in that
+ * removed a session reports it, so concurrent sign-ins never report one twice. A sign-in pays one
+ * `listSessions` of at most the limit (plus racing sign-ins); session reads pay nothing.
+ */
+async function endSessionsPastLimit(ctx: Context, userId: string, keep: string): Promise<void> {
+  const { config } = ctx;
+  const adapter = config.adapter!;
+  const sessions = await adapter.listSessions!(userId);
+  const excess = sessions.length - config.session.maxPerUser;
+  if (excess <= 0) return;
+  const startedAt = (s: AdapterSession) => (s.createdAt ?? s.expires).valueOf();
+  const oldest = sessions
+    .filter((s) => s.sessionToken !== keep)
+    .sort((a, b) => startedAt(a) - startedAt(b))
+    .slice(0, excess);
+  for (const session of oldest) {
+    const removed = await adapter.deleteSession!(session.sessionToken);
+    if (removed) await config.events.signOut?.({ session: removed, reason: "session-limit" });
+  }
 }

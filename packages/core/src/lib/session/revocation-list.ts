@@ -19,6 +19,8 @@ import type { AuthConfig } from "../../types.js";
 export interface ResolvedRevocation {
   readonly list: RevocationList;
   readonly refuseWhenUnavailable: boolean;
+  /** Live session entries one user may have before a sign-out writes the user's entry instead. */
+  readonly sessionsPerUser: number;
 }
 
 /** What a read of the list says about a token. */
@@ -57,7 +59,8 @@ export function isEntry(value: unknown): value is RevocationEntry {
     typeof e.id === "string" &&
     e.id.length > 0 &&
     Number.isFinite(e.before) &&
-    Number.isFinite(e.expiresAt)
+    Number.isFinite(e.expiresAt) &&
+    (e.userId === undefined || (typeof e.userId === "string" && e.userId.length > 0))
   );
 }
 
@@ -71,6 +74,8 @@ export class RevocationList {
   readonly sessions = new Map<string, number>();
   /** User id → { before, expiresAt } in epoch ms. */
   readonly users = new Map<string, { before: number; expiresAt: number }>();
+  /** User id → that user's session entries (session id → expiresAt); not read by `verdict`. */
+  readonly #sessionsByUser = new Map<string, Map<string, number>>();
   state: "idle" | "ready" | "down" = "idle";
   readonly #store: RevocationStore;
   readonly #timeout: number;
@@ -122,6 +127,11 @@ export class RevocationList {
     if (entry.kind === "session") {
       const known = this.sessions.get(entry.id);
       if (known === undefined || known < entry.expiresAt) this.sessions.set(entry.id, entry.expiresAt);
+      if (entry.userId !== undefined) {
+        const own = this.#sessionsByUser.get(entry.userId) ?? new Map<string, number>();
+        this.#sessionsByUser.set(entry.userId, own);
+        own.set(entry.id, Math.max(entry.expiresAt, own.get(entry.id) ?? 0));
+      }
     } else {
       const known = this.users.get(entry.id);
       if (known === undefined || known.before < entry.before || known.expiresAt < entry.expiresAt) {
@@ -134,6 +144,15 @@ export class RevocationList {
     if (now - this.#lastSweep > 60_000) this.#sweep(now);
   }
 
+  /** How many live session entries of `userId` this instance knows of. */
+  sessionEntriesOf(userId: string, now = Date.now()): number {
+    const own = this.#sessionsByUser.get(userId);
+    if (!own) return 0;
+    for (const [id, expiresAt] of own) if (expiresAt <= now) own.delete(id);
+    if (own.size === 0) this.#sessionsByUser.delete(userId);
+    return own.size;
+  }
+
   /** Records an entry: in this instance's memory at once, then in the store (which pushes it). */
   async add(entry: RevocationEntry): Promise<void> {
     this.apply(entry);
@@ -144,6 +163,7 @@ export class RevocationList {
     this.#lastSweep = now;
     for (const [id, expiresAt] of this.sessions) if (expiresAt <= now) this.sessions.delete(id);
     for (const [id, user] of this.users) if (user.expiresAt <= now) this.users.delete(id);
+    for (const userId of [...this.#sessionsByUser.keys()]) this.sessionEntriesOf(userId, now);
   }
 
   /**
@@ -304,7 +324,12 @@ export function resolveRevocation(
       '`session.revocation` applies to JWT sessions; a database session is revoked by deleting its record. Remove the option or use `session: { strategy: "jwt" }`.',
     );
   }
-  const { onUnavailable = "refuse", timeout = 3000 } = options;
+  const { onUnavailable = "refuse", timeout = 3000, sessionsPerUser = 50 } = options;
+  if (!Number.isSafeInteger(sessionsPerUser) || sessionsPerUser < 1) {
+    throw new InvalidConfiguration(
+      `\`session.revocation.sessionsPerUser\` must be a positive whole number; received ${String(sessionsPerUser)}`,
+    );
+  }
   if (onUnavailable !== "serve" && onUnavailable !== "refuse") {
     throw new InvalidConfiguration(
       `\`session.revocation.onUnavailable\` must be "serve" or "refuse"; received ${JSON.stringify(onUnavailable)}`,
@@ -331,7 +356,11 @@ export function resolveRevocation(
       defaultStores.set(owner, store as MemoryRevocationStore);
     }
   }
-  return { list: listFor(store, timeout, logger), refuseWhenUnavailable: onUnavailable === "refuse" };
+  return {
+    list: listFor(store, timeout, logger),
+    refuseWhenUnavailable: onUnavailable === "refuse",
+    sessionsPerUser,
+  };
 }
 
 /**
@@ -341,4 +370,36 @@ export function resolveRevocation(
  */
 export function entryLifetimeMs(session: { maxAge: number }, jwt: { maxAge: number }): number {
   return (Math.max(session.maxAge, jwt.maxAge) + 15) * 1000;
+}
+
+/**
+ * The entry that ends the session of `claims` (its id `sid`), made at `now` to live until
+ * `expiresAt`. Its own session entry, tagged with its user; or, once the user already has
+ * `sessionsPerUser` live session entries (a sign-in/sign-out loop), the user's one entry moved to
+ * this session's sign-in time, which the store keeps as a single key: the list never holds more
+ * than `sessionsPerUser` + 1 entries of a user. That entry also ends the user's other sessions
+ * begun at or before this one (the documented price of the bound; sessions begun later live on).
+ *
+ * Not the token's `exp`: re-issues slide it, so a copy of the session refreshed later (a stolen
+ * cookie kept alive) outlives the exp of the copy that signed out; the entry lives as long as
+ * the longest token (`entryLifetimeMs`).
+ */
+export function endingEntry(
+  revocation: ResolvedRevocation,
+  claims: JWT,
+  sid: string,
+  now: number,
+  expiresAt: number,
+): RevocationEntry {
+  const userId = typeof claims.sub === "string" && claims.sub !== "" ? claims.sub : undefined;
+  const at = signedInAt(claims);
+  if (
+    userId !== undefined &&
+    at !== undefined &&
+    revocation.list.sessionEntriesOf(userId, now) >= revocation.sessionsPerUser
+  ) {
+    // Rounded up: stores keep whole milliseconds, and the session itself must stay covered.
+    return { kind: "user", id: userId, before: Math.ceil(at * 1000), expiresAt };
+  }
+  return { kind: "session", id: sid, before: now, expiresAt, ...(userId !== undefined && { userId }) };
 }

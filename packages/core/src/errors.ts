@@ -115,6 +115,13 @@ export class AccessTokenError extends AuthError {
   static type: ErrorType = "AccessTokenError";
 }
 
+/**
+ * `getAccessToken` did not refresh because the response can no longer carry the re-issued JWT
+ * session cookie (its headers were sent): the provider would rotate the refresh token and the new
+ * one, kept only in that cookie, would be lost. Call `getAccessToken` before the response starts.
+ */
+export class ResponseAlreadySent extends AccessTokenError {}
+
 /** The passkey belongs to no account, or to another user. */
 export class AccountNotLinked extends SignInError {
   static type = "AccountNotLinked" as const;

@@ -149,8 +149,8 @@ async function refreshOnce(
       config.accessTokens.store,
       provider.id,
       refreshToken,
-      async () => {
-        const outcome = await refreshGrant(provider, refreshToken);
+      async (deadline) => {
+        const outcome = await refreshGrant(provider, refreshToken, deadline);
         try {
           await persist(outcome);
         } catch (e) {
@@ -166,6 +166,7 @@ async function refreshOnce(
         return outcome;
       },
       config.accessTokens.reuseWindowSeconds * 1000,
+      config.accessTokens.lockTtlMs,
     );
   } catch (e) {
     throw new AccessTokenError(`The refresh of provider "${provider.id}" could not be coordinated`, {

@@ -50,11 +50,12 @@ afterAll(async () => {
 });
 
 /** The application: Latchkey at /auth and `GET /token` (getAccessToken), errors logged into `logged`. */
-async function application(logged: Error[]) {
-  const config = {
+async function application(logged: Error[], callbacks: AuthConfig["callbacks"] = {}) {
+  const config: AuthConfig = {
+    callbacks,
     secret: SECRET,
     trustHost: true,
-    rateLimit: false as const,
+    rateLimit: false,
     accessTokens: { jwt: true },
     logger: { error: (e: Error) => logged.push(e), warn() {}, debug() {} },
     providers: [
@@ -127,5 +128,29 @@ describe("a provider answering tokens too large for the session cookie", () => {
     expect(response.headers.getSetCookie().filter((c) => c.startsWith(COOKIE))).toEqual([]);
     expect(browser.jar(APP).get(COOKIE)).toBeUndefined();
     expect(logged.find((e) => e instanceof SessionCookieTooLarge)?.message).toMatch(/database sessions/);
+  });
+
+  it("rule: a session read whose jwt callback grew the token past the bound re-issues nothing: the previous cookie keeps working, logged with the fix", async () => {
+    const logged: Error[] = [];
+    // Grows the token on every read after the sign-in (an application copying data into it).
+    const server = await application(logged, {
+      jwt: ({ token, trigger }) => (trigger ? token : { ...token, bulk: randomBytes(18 * 1024).toString("base64url") }),
+    });
+    try {
+      const name = login("grown");
+      const cookie = await signIn(jwtSessions.config(), name);
+      const jar = new Jar();
+      jar.cookies.set(COOKIE, cookie);
+      const responses = await Promise.all(Array.from({ length: 5 }, () => jar.fetch(`${server.url}/auth/session`)));
+      for (const response of responses) {
+        expect(response.status).toBe(200);
+        expect(response.headers.getSetCookie().filter((c) => c.startsWith(COOKIE))).toEqual([]);
+        expect(((await response.json()) as { user?: { email?: string } }).user?.email).toBe(`${name}@example.com`);
+      }
+      expect(jar.cookies.get(COOKIE)).toBe(cookie);
+      expect(logged.find((e) => e instanceof SessionCookieTooLarge)?.message).toMatch(/database sessions/);
+    } finally {
+      await server.close();
+    }
   });
 });

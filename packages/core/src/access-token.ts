@@ -18,7 +18,14 @@
  * @module access-token
  */
 import type { Adapter } from "./adapters.js";
-import { AccessTokenError, AuthError, InvalidProvider, MissingAdapterMethods, RefreshTokenRevoked } from "./errors.js";
+import {
+  AccessTokenError,
+  AuthError,
+  InvalidProvider,
+  MissingAdapterMethods,
+  RefreshTokenRevoked,
+  ResponseAlreadySent,
+} from "./errors.js";
 import type { JWT } from "./jwt.js";
 import type { ResolvedConfig } from "./lib/config.js";
 import { readChunkedCookie, serializeCookie } from "./lib/cookies.js";
@@ -34,7 +41,7 @@ import { openJwtSession, sessionTokenCookies } from "./lib/session/jwt-strategy.
 import type { Cookie, CookieOption } from "./shapes/data.js";
 import type { AuthConfig } from "./types.js";
 
-export { AccessTokenError, RefreshTokenRevoked } from "./errors.js";
+export { AccessTokenError, RefreshTokenRevoked, ResponseAlreadySent } from "./errors.js";
 export type { ProviderTokens } from "./lib/refresh/tokens.js";
 
 /** Options of {@link getAccessToken}. */
@@ -51,6 +58,13 @@ export interface GetAccessTokenOptions {
   forceRefresh?: boolean;
   /** Database sessions: which account when the user linked several of this provider. */
   providerAccountId?: string;
+  /**
+   * False when the response can no longer carry a cookie (its headers were sent). A JWT session
+   * keeps the rotated refresh token only in the re-issued cookie, so it then refuses to refresh
+   * and throws `ResponseAlreadySent` instead of losing the new refresh token.
+   * @default true
+   */
+  canSetCookies?: boolean;
   /** Fill unset options from this environment (`AUTH_SECRET`, `AUTH_URL`, ...), as framework shells do. */
   env?: Env;
 }
@@ -135,8 +149,8 @@ async function refreshOnce(
       config.accessTokens.store,
       provider.id,
       refreshToken,
-      async () => {
-        const outcome = await refreshGrant(provider, refreshToken);
+      async (deadline) => {
+        const outcome = await refreshGrant(provider, refreshToken, deadline);
         try {
           await persist(outcome);
         } catch (e) {
@@ -152,6 +166,7 @@ async function refreshOnce(
         return outcome;
       },
       config.accessTokens.reuseWindowSeconds * 1000,
+      config.accessTokens.lockTtlMs,
     );
   } catch (e) {
     throw new AccessTokenError(`The refresh of provider "${provider.id}" could not be coordinated`, {
@@ -243,6 +258,12 @@ async function fromJwt(
   const refreshToken = tokens.refresh_token;
   if (typeof refreshToken !== "string" || refreshToken === "") {
     throw noRefreshToken(config, provider.id, "session");
+  }
+  if (options.canSetCookies === false) {
+    throw new ResponseAlreadySent(
+      `The access token of provider "${provider.id}" is due for a refresh, but the response was already sent: the rotated refresh token, kept only in the session cookie, would be lost. Call getAccessToken before writing the response (or use database sessions).`,
+      { provider: provider.id },
+    );
   }
   const outcome = await refreshOnce(config, provider, refreshToken, async () => {});
   const reseal = (entry: ProviderTokens) => {

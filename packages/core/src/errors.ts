@@ -43,6 +43,8 @@ export type ErrorType =
   | "OAuthSignInError"
   | "RateLimited"
   | "RefreshTokenRevoked"
+  | "ResponseAlreadySent"
+  | "SessionCookieTooLarge"
   | "SessionTokenError"
   | "SignOutError"
   | "UnknownAction"
@@ -113,6 +115,16 @@ export class AccessDenied extends AuthError {
  */
 export class AccessTokenError extends AuthError {
   static type: ErrorType = "AccessTokenError";
+}
+
+/**
+ * `getAccessToken` did not refresh because the response can no longer carry the re-issued JWT
+ * session cookie (its headers were sent): the provider would rotate the refresh token and the new
+ * one, kept only in that cookie, would be lost. Call `getAccessToken` before the response starts.
+ */
+export class ResponseAlreadySent extends AccessTokenError {
+  static override type = "ResponseAlreadySent" as const;
+  declare readonly type: "ResponseAlreadySent";
 }
 
 /** The passkey belongs to no account, or to another user. */
@@ -284,6 +296,18 @@ export class RefreshTokenRevoked extends AuthError {
 export class SessionTokenError extends AuthError {
   static type = "SessionTokenError" as const;
   declare readonly type: "SessionTokenError";
+}
+
+/**
+ * A JWT session cookie was not written because, with all its chunks, it would be larger than the
+ * server accepts back in a request (Node refuses request headers over 16 KiB with 431, sign-out
+ * included): usually provider tokens kept in the session (`accessTokens: { jwt: true }`). The
+ * previous cookie stays. Fix: database sessions (provider tokens on the account record), or keep
+ * fewer or smaller tokens in the session token.
+ */
+export class SessionCookieTooLarge extends AuthError {
+  static type = "SessionCookieTooLarge" as const;
+  declare readonly type: "SessionCookieTooLarge";
 }
 /** Sign-out failed to remove the session. */
 export class SignOutError extends AuthError {

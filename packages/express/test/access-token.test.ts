@@ -105,6 +105,23 @@ describe("getAccessToken over Express (JWT sessions)", () => {
     await instances.stop(restarted);
   });
 
+  it("rule: a JWT session due for a refresh on a response whose headers were sent gets ResponseAlreadySent and no provider call: the refresh token is not rotated into a cookie that cannot be set", async () => {
+    const expired = await expiredSession("late");
+    const before = await jwtSessions.tokens(expired, "");
+    const calls = provider().tokenCalls();
+    const response = await fetch(`${app.url}/token-late`, { headers: { cookie: `${COOKIE}=${expired}` } });
+    expect(response.headers.getSetCookie()).toEqual([]);
+    expect(await response.json()).toEqual({ error: "ResponseAlreadySent" });
+    expect(provider().tokenCalls()).toBe(calls);
+    // The grant was not spent: the same cookie on a response that can carry it refreshes.
+    const answer = await tokenFrom(app, expired);
+    expect(answer.body.refreshed).toBe(true);
+    expect((await jwtSessions.tokens(answer.cookie as string, ""))?.refresh_token).not.toBe(before?.refresh_token);
+    // A token that is still valid needs no cookie: the late route hands it out.
+    const fresh = await fetch(`${app.url}/token-late`, { headers: { cookie: `${COOKIE}=${answer.cookie}` } });
+    expect(await fresh.json()).toEqual({ accessToken: answer.body.accessToken, refreshed: false });
+  });
+
   it("rule: a cookie of a signed-out session gets no token, causes no provider call and sets no session cookie", async () => {
     const expired = await expiredSession("signedout");
     const jar = new Jar();

@@ -39,6 +39,7 @@ import { isPlainObject, merge } from "./merge.js";
 import { applyProviderOptions } from "./provider-options.js";
 import { type ResolvedRateLimit, resolveRateLimit } from "./rate-limits.js";
 import { defaultRedirect } from "./redirect.js";
+import { LOCK_TTL_MS } from "./refresh/single-flight.js";
 import { type ResolvedRevocation, resolveRevocation } from "./session/revocation-list.js";
 import { skipCSRFCheck } from "./symbols.js";
 
@@ -113,6 +114,8 @@ export interface ResolvedConfig {
     skewSeconds: number;
     store: RefreshStore;
     reuseWindowSeconds: number;
+    /** How long a refresh lock lives (internal: tests shorten it; the refresh is bounded below it). */
+    lockTtlMs: number;
   }>;
   /** Null unless `session.revocation` is set (JWT sessions only). */
   readonly revocation: ResolvedRevocation | null;
@@ -475,6 +478,12 @@ function resolveAccessTokens(options: AuthConfig["accessTokens"]): ResolvedConfi
     skewSeconds: positiveSeconds("accessTokens.skewSeconds", options?.skewSeconds, 60, true),
     store,
     reuseWindowSeconds: positiveSeconds("accessTokens.reuseWindowSeconds", options?.reuseWindowSeconds, 30),
+    // Not part of the public options: only tests set it, to prove the bound in a second.
+    lockTtlMs: positiveSeconds(
+      "accessTokens.lockTtlMs",
+      (options as { lockTtlMs?: number } | undefined)?.lockTtlMs,
+      LOCK_TTL_MS,
+    ),
   });
 }
 

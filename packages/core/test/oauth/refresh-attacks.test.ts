@@ -35,22 +35,39 @@ type Mode =
   | "endless"
   | "server-error"
   | "echo-odd-token"
-  | "scope-array";
+  | "scope-array"
+  | "hang";
 let mode: Mode = "html";
 let hostile: Server;
 let hostileUrl: string;
 /** Each call's form body, and whether the client hung up before the answer was complete. */
-const hostileCalls: Array<{ body: string; hungUp: Promise<boolean> }> = [];
+const hostileCalls: Array<{
+  url: string;
+  body: string;
+  hungUp: Promise<boolean>;
+  closed: boolean;
+  openBefore: number;
+}> = [];
+/** Called when the hostile server receives a call (set by a test waiting for one). */
+let arrived: (() => void) | undefined;
 const ODD_REFRESH_TOKEN = "rt\n\r\u0000\u202e ünï\u{1f511} ../../' OR 1=1 --";
 
 beforeAll(async () => {
   op = await startRefreshingOP();
   hostile = createServer((req, res) => {
     const call = {
+      url: req.url ?? "",
       body: "",
       hungUp: new Promise<boolean>((resolve) => res.on("close", () => resolve(!res.writableFinished))),
+      closed: false,
+      // How many earlier calls were still open when this one arrived.
+      openBefore: hostileCalls.filter((c) => !c.closed).length,
     };
+    res.on("close", () => {
+      call.closed = true;
+    });
     hostileCalls.push(call);
+    arrived?.();
     req.on("data", (d) => {
       call.body += String(d);
     });
@@ -59,6 +76,7 @@ beforeAll(async () => {
         res.writeHead(status, { "content-type": "application/json" });
         res.end(JSON.stringify(body));
       };
+      if (mode === "hang") return; // never answers: only the client can end the call
       if (mode === "html") {
         res.writeHead(200, { "content-type": "text/html" });
         res.end("<html><body>Login <script>alert(1)</script></body></html>");
@@ -223,6 +241,60 @@ describe("a token endpoint answering garbage", () => {
     await expect(getAccessToken(request(cookie), config, { provider: "op" })).rejects.toBeInstanceOf(AccessTokenError);
     expect(await adapter.getAccount?.("bob", "op")).toEqual(before);
   });
+});
+
+describe("a token endpoint slower than the refresh lock", () => {
+  it.each(["token request", "discovery"])(
+    "rule: a refresh never outlives its lock: a %s left unanswered is abandoned before the lock expires, so no other instance redeems the refresh token while it is open",
+    async (which) => {
+      mode = "hang";
+      const cookie = await resealed(await signedIn(appConfig({ accessTokens: { jwt: true } })), expired);
+      // Two instances sharing one store; the lock lifetime is shortened (internal option) so the
+      // test runs in about a second instead of the production 20 s.
+      const lockTtlMs = 1000;
+      const store = new MemoryRefreshStore();
+      const accessTokens = { jwt: true, store, lockTtlMs } as AuthConfig["accessTokens"];
+      // Each instance has its own configuration, so its discovery is not cached yet.
+      const instance = () =>
+        which === "discovery"
+          ? appConfig({
+              accessTokens,
+              providers: [provider({ wellKnown: hostileUrl.replace(/token$/, ".well-known") })],
+            })
+          : appConfig({ accessTokens }, true);
+      const before = hostileCalls.length;
+      const first = new Promise<void>((resolve) => {
+        arrived = resolve;
+      });
+      const started = performance.now();
+      let settledAfter = Number.POSITIVE_INFINITY;
+      const holder = getAccessToken(request(cookie), instance(), { provider: "op" })
+        .catch((e: unknown) => e)
+        .finally(() => {
+          settledAfter = performance.now() - started;
+        });
+      await first; // the first instance holds the lock and its token request is open
+      arrived = undefined;
+      const other = getAccessToken(request(cookie), instance(), { provider: "op" }).catch((e: unknown) => e);
+      const [a, b] = await Promise.all([holder, other]);
+      for (const error of [a, b]) {
+        expect(error).toBeInstanceOf(AccessTokenError);
+        expect(error).not.toBeInstanceOf(RefreshTokenRevoked);
+      }
+      expect(settledAfter).toBeLessThan(lockTtlMs);
+      const calls = hostileCalls.slice(before);
+      expect(calls.length).toBeGreaterThanOrEqual(1);
+      if (which === "discovery") {
+        // The refresh stopped waiting for discovery (shared by every request of the provider, so
+        // left to its own timeout): no token request was ever sent.
+        expect(calls.map((c) => c.url)).toEqual(calls.map(() => "/.well-known"));
+      } else {
+        // Every call was hung up by the client, and none arrived while an earlier one was open.
+        expect(await Promise.all(calls.map((c) => c.hungUp))).toEqual(calls.map(() => true));
+        expect(calls.map((c) => c.openBefore)).toEqual(calls.map(() => 0));
+      }
+    },
+  );
 });
 
 describe("values from the provider or the caller reaching the refresh store", () => {

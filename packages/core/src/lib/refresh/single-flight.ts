@@ -22,8 +22,15 @@ import { AccessTokenError } from "../../errors.js";
 import type { RefreshStore } from "../../refresh-store.js";
 import type { RefreshOutcome } from "../flows/oauth/refresh.js";
 
-/** Longer than a provider request may take (15 s), so a live holder never loses its lock. */
+/** How long a refresh lock lives: a holder that crashed frees it after this. */
 export const LOCK_TTL_MS = 20_000;
+/**
+ * The share of the lock's lifetime the provider calls (discovery and the token request together)
+ * may take; the rest is for writing the outcome back. A refresh never outlives its lock: another
+ * instance that took an expired lock would redeem the same refresh token, which a provider with
+ * reuse detection answers by revoking the grant (RFC 9700 §4.14.2).
+ */
+export const refreshBudgetMs = (lockTtlMs: number) => Math.floor(lockTtlMs * 0.75);
 /** A failure that may pass is shared with the requests waiting for it, then forgotten. */
 const TRANSIENT_TTL_MS = 2_000;
 
@@ -92,11 +99,12 @@ function openCopy(secrets: readonly string[], key: string, sealed: string): Refr
 /**
  * Runs `refresh` for `refreshToken` at most once across the callers, processes and instances
  * that share `store`, and returns its outcome to each. `refresh` runs while the lock is held, so
- * what it writes (the rotated tokens on the account) lands before anyone else acts on the token.
+ * what it writes (the rotated tokens on the account) lands before anyone else acts on the token;
+ * its `deadline` aborts before the lock (`lockTtlMs`) expires, and its provider calls must stop then.
  *
  * @example
  * ```ts
- * const outcome = await singleFlight(config, store, "google", refreshToken, () => refreshGrant(provider, refreshToken), 30_000)
+ * const outcome = await singleFlight(config, store, "google", refreshToken, (deadline) => refreshGrant(provider, refreshToken, deadline), 30_000)
  * ```
  */
 export function singleFlight(
@@ -104,14 +112,15 @@ export function singleFlight(
   store: RefreshStore,
   providerId: string,
   refreshToken: string,
-  refresh: () => Promise<RefreshOutcome>,
+  refresh: (deadline: AbortSignal) => Promise<RefreshOutcome>,
   recordTtlMs: number,
+  lockTtlMs = LOCK_TTL_MS,
 ): Promise<RefreshOutcome> {
   const key = keyOf(providerId, refreshToken);
   const inflight = config.caches.refreshes;
   const running = inflight.get(key);
   if (running) return running;
-  const flight = coordinate(config, store, key, refresh, recordTtlMs).finally(() => inflight.delete(key));
+  const flight = coordinate(config, store, key, refresh, recordTtlMs, lockTtlMs).finally(() => inflight.delete(key));
   inflight.set(key, flight);
   return flight;
 }
@@ -120,8 +129,9 @@ async function coordinate(
   config: FlightConfig,
   store: RefreshStore,
   key: string,
-  refresh: () => Promise<RefreshOutcome>,
+  refresh: (deadline: AbortSignal) => Promise<RefreshOutcome>,
   recordTtlMs: number,
+  lockTtlMs: number,
 ): Promise<RefreshOutcome> {
   const recorded = async () => {
     const sealed = await store.get(key);
@@ -129,17 +139,17 @@ async function coordinate(
   };
   const owner = randomUUID();
   // A holder that crashed leaves its lock to expire: waiting past that, the lock is taken again.
-  const deadline = Date.now() + LOCK_TTL_MS * 2;
+  const deadline = Date.now() + lockTtlMs * 2;
   let pause = 5;
   for (;;) {
     const done = await recorded();
     if (done) return done;
-    if (await store.acquire(key, owner, LOCK_TTL_MS)) {
+    if (await store.acquire(key, owner, lockTtlMs)) {
       try {
         // Finished by another instance between our read and our lock.
         const late = await recorded();
         if (late) return late;
-        const outcome = await refresh();
+        const outcome = await refresh(AbortSignal.timeout(refreshBudgetMs(lockTtlMs)));
         const ttl = outcome.ok || outcome.revoked ? recordTtlMs : TRANSIENT_TTL_MS;
         try {
           await store.put(key, seal(config.secrets, key, outcome), ttl);

@@ -1,4 +1,4 @@
-import { JWTSessionError } from "../../errors.js";
+import { JWTSessionError, SessionCookieTooLarge } from "../../errors.js";
 import type { Cookie, Session } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
 import type { ResolvedConfig } from "../config.js";
@@ -77,7 +77,20 @@ async function decodeWithCallback(config: ResolvedConfig, raw: string, salt: str
   }
 }
 
-/** Seals a session token into its cookie (chunked when large), clearing stale chunks. */
+/**
+ * The most the session cookie may hold, all chunks together as the browser sends them back
+ * (`name=value; ...`). Node answers a request whose headers exceed 16 KiB (its default
+ * `maxHeaderSize`) with 431, before any route runs, sign-out included: a cookie near that size
+ * locks the user out until it expires. 10 KiB leaves 6 KiB for the rest of a browser's request
+ * (about 1.5 KiB of headers) and the site's other cookies.
+ */
+export const MAX_SESSION_COOKIE_BYTES = 10 * 1024;
+
+/**
+ * Seals a session token into its cookie (chunked when large), clearing stale chunks. Throws
+ * `SessionCookieTooLarge` (and writes nothing) when the cookie would exceed
+ * {@link MAX_SESSION_COOKIE_BYTES}.
+ */
 export async function sessionTokenCookies(
   config: ResolvedConfig,
   requestCookies: Record<string, string>,
@@ -89,7 +102,16 @@ export async function sessionTokenCookies(
     ? await config.jwt.encode({ token, secret: [...config.jwt.secrets], salt: name, maxAge: config.jwt.maxAge })
     : sealToken(token, config.jwt.secrets, name, config.jwt.maxAge);
   const expires = new Date(Date.now() + config.session.maxAge * 1000);
-  return writeChunkedCookie(requestCookies, name, value, { ...cookie.options, expires });
+  const cookies = writeChunkedCookie(requestCookies, name, value, { ...cookie.options, expires });
+  const size = cookies.reduce((sum, c) => sum + (c.value ? c.name.length + c.value.length + 3 : 0), 0);
+  if (size > MAX_SESSION_COOKIE_BYTES) {
+    const error = new SessionCookieTooLarge(
+      `The session cookie would be ${size} bytes, over the ${MAX_SESSION_COOKIE_BYTES} the server can read back (Node refuses request headers over 16 KiB): it was not written and the previous one stays. Large provider tokens in a JWT session are the usual cause: use database sessions (the tokens stay on the account record), or keep fewer tokens in the session token.`,
+    );
+    config.logger.error(error);
+    throw error;
+  }
+  return cookies;
 }
 
 /**
@@ -238,7 +260,14 @@ export async function readJwtSession(config: ResolvedConfig, options: SessionRea
   if (due) {
     token = keepSessionIdentity(token, identity, subjectKept(config));
     expires = new Date(Date.now() + config.session.maxAge * 1000);
-    if (options.reissue) cookies = await sessionTokenCookies(config, requestCookies, cookie, token);
+    if (options.reissue) {
+      // A token the `jwt` callback grew past what a cookie can carry is not re-issued (logged):
+      // the previous cookie keeps working.
+      cookies = await sessionTokenCookies(config, requestCookies, cookie, token).catch((e: unknown) => {
+        if (e instanceof SessionCookieTooLarge) return [];
+        throw e;
+      });
+    }
   } else {
     expires = new Date((token.exp as number) * 1000);
   }

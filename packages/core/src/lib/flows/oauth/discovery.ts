@@ -65,17 +65,22 @@ export function providerFetch(provider: OAuthProvider): typeof fetch {
 }
 
 /**
- * Transport options for one oauth4webapi call to `url`: the provider's `customFetch`, a timeout,
- * an answer of at most {@link MAX_PROVIDER_ANSWER_BYTES}, and plain `http://` allowed for loopback
- * hosts only (local development and tests), never for anything else.
+ * Transport options for one oauth4webapi call to `url`: the provider's `customFetch`, a timeout
+ * (or the caller's `deadline` when it comes first), an answer of at most
+ * {@link MAX_PROVIDER_ANSWER_BYTES}, and plain `http://` allowed for loopback hosts only (local
+ * development and tests), never for anything else.
  */
 export function httpOptions(
   provider: OAuthProvider,
   url: string | URL | undefined,
+  deadline?: AbortSignal,
 ): o.HttpRequestOptions<"GET" | "POST", URLSearchParams | undefined> {
   const fetchImpl = providerFetch(provider);
   const options: o.HttpRequestOptions<"GET" | "POST", URLSearchParams | undefined> = {
-    signal: () => AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    signal: () =>
+      deadline
+        ? AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), deadline])
+        : AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     [o.customFetch]: async (input, init) => capped(await fetchImpl(input, init as RequestInit)),
   };
   if (url !== undefined && isLoopback(url)) options[o.allowInsecureRequests] = true;

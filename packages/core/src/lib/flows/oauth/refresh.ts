@@ -24,7 +24,23 @@ export type RefreshOutcome =
   | { ok: false; revoked: false; message: string };
 
 /**
- * Redeems `refreshToken` at the provider. The answer's `expires_at` is computed from its
+ * `promise`, or a rejection as soon as `deadline` aborts. Discovery is shared through a cache by
+ * every request of the provider, so one refresh's deadline stops waiting for it rather than
+ * aborting it for the others.
+ */
+function within<T>(promise: Promise<T>, deadline: AbortSignal | undefined): Promise<T> {
+  if (!deadline) return promise;
+  if (deadline.aborted) return Promise.reject(deadline.reason);
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(deadline.reason);
+    deadline.addEventListener("abort", abort, { once: true });
+    promise.then(resolve, reject).finally(() => deadline.removeEventListener("abort", abort));
+  });
+}
+
+/**
+ * Redeems `refreshToken` at the provider, discovery and token request together ending when
+ * `deadline` aborts (the single flight's lock must outlive them). The answer's `expires_at` is computed from its
  * `expires_in` (spec §2.3); a provider that does not rotate (no `refresh_token` in the answer)
  * keeps the old one. Never throws: the outcome says whether the failure is final.
  *
@@ -34,14 +50,18 @@ export type RefreshOutcome =
  * if (outcome.ok) outcome.tokens.access_token
  * ```
  */
-export async function refreshGrant(provider: OAuthProvider, refreshToken: string): Promise<RefreshOutcome> {
+export async function refreshGrant(
+  provider: OAuthProvider,
+  refreshToken: string,
+  deadline?: AbortSignal,
+): Promise<RefreshOutcome> {
   try {
-    const as = await authorizationServer(provider, { token: true });
+    const as = await within(authorizationServer(provider, { token: true }), deadline);
     const client = clientOf(provider);
     const response = await conformed(
       provider,
       await o.refreshTokenGrantRequest(as, client, clientAuthentication(provider), refreshToken, {
-        ...httpOptions(provider, as.token_endpoint),
+        ...httpOptions(provider, as.token_endpoint, deadline),
       } as o.TokenEndpointRequestOptions),
     );
     const processed = await o.processRefreshTokenResponse(as, client, response);
@@ -52,6 +72,13 @@ export async function refreshGrant(provider: OAuthProvider, refreshToken: string
     if (typeof tokens.refresh_token !== "string" || tokens.refresh_token === "") tokens.refresh_token = refreshToken;
     return { ok: true, tokens };
   } catch (e) {
+    if (deadline?.aborted) {
+      return {
+        ok: false,
+        revoked: false,
+        message: `Provider "${provider.id}" did not answer the refresh before its deadline (the refresh lock's lifetime); try again`,
+      };
+    }
     forgetStaleMetadata(e, provider);
     const error = callbackError(e, provider, "refresh token request");
     // `invalid_grant` is the one answer that says the refresh token itself is dead (RFC 6749 §5.2):

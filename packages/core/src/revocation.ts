@@ -275,19 +275,33 @@ function readyOf(subscriber: RedisRevocationSubscriber): Promise<void> {
   });
 }
 
-// Saves the entry unless a later `before` is stored already (a user's entry only moves forward),
-// and publishes it, in one script: no instance sees a push whose entry is not saved.
-const SAVE_AND_PUBLISH = `local current = redis.call('GET', KEYS[1])
+// Saves the entry merged with the stored one, each of `before` and `expiresAt` the later of the two
+// (a user's entry only moves forward: an older sign-in time with a later expiry must not replace a
+// later revocation), and publishes what is stored, in one script: no instance sees a push whose
+// entry is not saved.
+const SAVE_AND_PUBLISH = `local value = ARGV[1]
+local ttl = ARGV[5]
+local current = redis.call('GET', KEYS[1])
 if current then
-  local b = tonumber(string.match(current, '"b":(%d+)'))
-  local e = tonumber(string.match(current, '"e":(%d+)'))
-  if b and e and b >= tonumber(ARGV[2]) and e >= tonumber(ARGV[3]) then
-    redis.call('PUBLISH', ARGV[4], current)
-    return 0
+  local bs = string.match(current, '"b":(%d+)')
+  local es = string.match(current, '"e":(%d+)')
+  if bs and es then
+    local keepB = tonumber(bs) >= tonumber(ARGV[2])
+    local keepE = tonumber(es) >= tonumber(ARGV[3])
+    if keepB and keepE then
+      redis.call('PUBLISH', ARGV[4], current)
+      return 0
+    end
+    if keepB then value = (string.gsub(value, '"b":%d+', '"b":' .. bs, 1)) end
+    if keepE then
+      value = (string.gsub(value, '"e":%d+', '"e":' .. es, 1))
+      local left = redis.call('PTTL', KEYS[1])
+      if left > 0 then ttl = left end
+    end
   end
 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[5])
-redis.call('PUBLISH', ARGV[4], ARGV[1])
+redis.call('SET', KEYS[1], value, 'PX', ttl)
+redis.call('PUBLISH', ARGV[4], value)
 return 1`;
 
 /**

@@ -487,6 +487,26 @@ describe.each(backends)("two instances on one $name", (backend) => {
     for (const token of ended) expect(await sessionEmail(a, token)).toBeNull();
   });
 
+  it("rule: a user's revocation never moves backwards: a later sign-out past the bound, ending an older session, un-revokes nothing", async (t) => {
+    if (!up) return t.skip();
+    const a = configWith(storeOf());
+    const storeB = storeOf();
+    const b = configWith(storeB, { session: { revocation: { store: storeB, sessionsPerUser: 1, timeout: 1500 } } });
+    const { jar } = await signIn(a);
+    const token = jar.get(NAME) as string;
+    await revokeUserSessions(a, "u1");
+    // On b (which has not necessarily heard of that revocation yet, or is handed old claims),
+    // the user is past the bound: ending a session begun an hour ago writes the user's entry
+    // with that older sign-in time and a later expiry.
+    const hourAgo = Math.floor(Date.now() / 1000) - 3600;
+    await revokeJwtSession(b, { sid: `old-a-${run}`, sub: "u1", auth_time: hourAgo });
+    await revokeJwtSession(b, { sid: `old-b-${run}`, sub: "u1", auth_time: hourAgo });
+    const lateStore = storeOf();
+    const user = (await lateStore.load()).find((e) => e.kind === "user" && e.id === "u1");
+    expect(user?.before).toBeGreaterThan(hourAgo * 1000);
+    expect(await sessionEmail(configWith(lateStore), token)).toBeNull();
+  });
+
   describe("store outage", () => {
     let proxy: TcpProxy;
     beforeAll(async () => {

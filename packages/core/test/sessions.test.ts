@@ -166,6 +166,43 @@ describe("session records over a real sign-in (MemoryAdapter, oidc-provider)", (
     for (const browser of browsers.slice(0, 5)) expect(await live(browser)).toBe(false);
   });
 
+  // Attacker review (feat-attack3): with maxPerUser 1 ("one device at a time"), two sign-ins that
+  // both saw each other's new session each ended the other, and the user was left with none.
+  it("RULE: a sign-in past session.maxPerUser ends only sessions begun before its own: racing sign-ins never end the newest", async () => {
+    const store = createMemoryStore();
+    const memory = MemoryAdapter(store);
+    // Both sign-ins list the user's sessions only once both are created: the race, every time.
+    let created = 0;
+    let bothCreated: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      bothCreated = resolve;
+    });
+    const adapter: Adapter = {
+      ...memory,
+      async createSession(session) {
+        const made = await memory.createSession!(session);
+        if (++created === 2) bothCreated();
+        return made;
+      },
+      async listSessions(userId) {
+        await gate;
+        return memory.listSessions!(userId);
+      },
+    };
+    const config = configFor(op, adapter, { session: { maxPerUser: 1 } });
+    const browsers = await Promise.all([signInWith(config, "curl/8.5.0"), signInWith(config, "curl/8.5.0")]);
+    const [userId] = new Set([...store.sessions.values()].map((s) => s.userId));
+    expect(await memory.listSessions!(userId as string)).toHaveLength(1);
+    const live = await Promise.all(
+      browsers.map(
+        async (browser) =>
+          ((await (await browser.get(`${ORIGIN}/auth/session`)).json()) as { user?: unknown } | null)?.user !==
+          undefined,
+      ),
+    );
+    expect(live.filter(Boolean)).toHaveLength(1);
+  });
+
   it("session.maxPerUser that is no positive whole number fails at resolution, naming the option", async () => {
     for (const maxPerUser of [0, -1, 2.5, Number.NaN]) {
       const errors: unknown[] = [];

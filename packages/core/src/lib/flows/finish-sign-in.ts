@@ -172,8 +172,8 @@ export function landing(ctx: Context, callbackUrl: string, isNewUser: boolean): 
 }
 
 /**
- * Ends the oldest sessions of `userId` past `session.maxPerUser`, never `keep` (the one just
- * made): a user signing in over and over cannot grow the sessions store, and every ended session
+ * Ends the oldest sessions of `userId` past `session.maxPerUser`, only ones begun before `keep`
+ * (the one just made): a user signing in over and over cannot grow the sessions store, and every ended session
  * reaches the audit trail as a `signOut` with `reason: "session-limit"`. Only the sign-in that
  * removed a session reports it, so concurrent sign-ins never report one twice. A sign-in pays one
  * `listSessions` of at most the limit (plus racing sign-ins); session reads pay nothing.
@@ -184,10 +184,19 @@ async function endSessionsPastLimit(ctx: Context, userId: string, keep: string):
   const sessions = await adapter.listSessions!(userId);
   const excess = sessions.length - config.session.maxPerUser;
   if (excess <= 0) return;
+  // Oldest first; sessions begun in the same millisecond in token order, so that two sign-ins
+  // agree on which of them is the older.
   const startedAt = (s: AdapterSession) => (s.createdAt ?? s.expires).valueOf();
+  const byAge = (a: AdapterSession, b: AdapterSession) =>
+    startedAt(a) - startedAt(b) || (a.sessionToken < b.sessionToken ? -1 : a.sessionToken > b.sessionToken ? 1 : 0);
+  const own = sessions.find((s) => s.sessionToken === keep);
+  // Only sessions begun before this one: a sign-in racing this one (which sees this session, and
+  // this one sees it) would otherwise end it while it ends this one, leaving the user none. Not
+  // listed (already ended by a racing sign-in): nothing to end.
+  if (!own) return;
   const oldest = sessions
-    .filter((s) => s.sessionToken !== keep)
-    .sort((a, b) => startedAt(a) - startedAt(b))
+    .filter((s) => s.sessionToken !== keep && byAge(s, own) < 0)
+    .sort(byAge)
     .slice(0, excess);
   for (const session of oldest) {
     const removed = await adapter.deleteSession!(session.sessionToken);

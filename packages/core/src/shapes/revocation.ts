@@ -39,7 +39,11 @@ export interface RevocationListener {
  * methods works.
  */
 export interface RevocationStore {
-  /** Saves `entry` in the shared store (keeping the later `before` of a user) and pushes it to every instance. */
+  /**
+   * Saves `entry` in the shared store, merged with the stored entry of the same kind and id: `before`
+   * and `expiresAt` each the later of the two (an older `before` with a later expiry must not replace
+   * a later revocation), and pushes it to every instance.
+   */
   add(entry: RevocationEntry): Promise<void>;
   /** Every entry that has not expired. */
   load(): Promise<RevocationEntry[]>;

@@ -107,6 +107,11 @@ export interface AdapterSecondFactor {
   lastStep: number;
   /** How many unused backup codes are left (what `getSecondFactor` reports). */
   backupCodesLeft?: number;
+  /**
+   * How many times the user's pending sign-ins were ended (`endSecondFactorSignIns`); absent is 0.
+   * A pending sign-in completes only while it is the value it sealed. `setSecondFactor` leaves it.
+   */
+  generation?: number;
 }
 
 /** The storage methods Latchkey calls. */
@@ -172,6 +177,12 @@ export interface Adapter {
    * the stored value is no longer `expected` or the record is gone or not active.
    */
   useSecondFactorStep?(userId: string, expected: number, next: number): Awaitable<boolean>;
+  /**
+   * Latchkey extension (second factor): adds one to the record's `generation`, atomically (of N
+   * concurrent calls, N are counted), leaving `lastStep` and the rest as they are; nothing when
+   * the user has no record. Without it, ending pending sign-ins moves `lastStep` on instead.
+   */
+  endSecondFactorSignIns?(userId: string): Awaitable<void>;
   /** Latchkey extension (second factor): deletes one backup code by its hash; true if it existed. */
   useBackupCode?(userId: string, codeHash: string): Awaitable<boolean>;
   /**
@@ -239,6 +250,7 @@ export const adapterMethods = [
   "setSecondFactor",
   "deleteSecondFactor",
   "useSecondFactorStep",
+  "endSecondFactorSignIns",
   "useBackupCode",
   "createAuditEvent",
   "deleteAuditEvents",

@@ -176,8 +176,10 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
     },
     async setSecondFactor(record, backupCodes) {
       const { backupCodesLeft: _left, ...stored } = record as AdapterSecondFactor;
-      const codes = backupCodes ? new Set(backupCodes) : (secondFactors.get(record.userId)?.backupCodes ?? new Set());
-      secondFactors.set(record.userId, { record: copy(stored), backupCodes: codes });
+      const earlier = secondFactors.get(record.userId);
+      const codes = backupCodes ? new Set(backupCodes) : (earlier?.backupCodes ?? new Set());
+      const generation = earlier?.record.generation ?? 0;
+      secondFactors.set(record.userId, { record: { ...copy(stored), generation }, backupCodes: codes });
     },
     async deleteSecondFactor(userId) {
       secondFactors.delete(userId);
@@ -188,6 +190,10 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
       if (!found?.record.active || found.record.lastStep !== expected) return false;
       found.record.lastStep = next;
       return true;
+    },
+    async endSecondFactorSignIns(userId) {
+      const found = secondFactors.get(userId);
+      if (found) found.record.generation = (found.record.generation ?? 0) + 1;
     },
     async useBackupCode(userId, codeHash) {
       return secondFactors.get(userId)?.backupCodes.delete(codeHash) ?? false;

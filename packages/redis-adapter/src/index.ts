@@ -139,6 +139,8 @@ export function redisKeys(prefix = "latchkey:") {
     userAuthenticators: (userId: string) => `${prefix}user-authenticators:${part(userId)}`,
     /** The user's second factor (TOTP): `{ userId, secret, active, lastStep }` as JSON. */
     secondFactor: (userId: string) => `${prefix}second-factor:${part(userId)}`,
+    /** How many times the user's pending second-factor sign-ins were ended (INCR), apart from the record. */
+    secondFactorGeneration: (userId: string) => `${prefix}second-factor-generation:${part(userId)}`,
     /** Set of the hashes of the user's unused backup codes. */
     backupCodes: (userId: string) => `${prefix}backup-codes:${part(userId)}`,
     /** The audit trail: a stream whose entries hold the event as JSON in the field `e`. */
@@ -239,9 +241,17 @@ for i, token in ipairs(ARGV) do
 end
 return 1`;
 
-/** KEYS: second factor, backup codes. Answers the record (or false) and how many codes are left. */
+/**
+ * KEYS: second factor, backup codes, generation. Answers the record (or false), how many codes are
+ * left and the generation (or false).
+ */
 const readSecondFactorScript = `
-return { redis.call('GET', KEYS[1]), redis.call('SCARD', KEYS[2]) }`;
+return { redis.call('GET', KEYS[1]), redis.call('SCARD', KEYS[2]), redis.call('GET', KEYS[3]) }`;
+
+/** KEYS: second factor, generation. Adds one to the generation of an existing record. */
+const endSignInsScript = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+return redis.call('INCR', KEYS[2])`;
 
 /**
  * KEYS: second factor. ARGV: expected step, next step. Moves `lastStep` of an active record
@@ -451,6 +461,7 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
         key.userAccounts(userId),
         key.userAuthenticators(userId),
         key.secondFactor(userId),
+        key.secondFactorGeneration(userId),
         key.backupCodes(userId),
         ...sessionTokens.map(key.session),
         ...accountKeys,
@@ -635,12 +646,13 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
       });
     },
     async getSecondFactor(userId) {
-      const [json, left] = (await client.eval(
+      const [json, left, generation] = (await client.eval(
         readSecondFactorScript,
-        2,
+        3,
         key.secondFactor(userId),
         key.backupCodes(userId),
-      )) as [string | null | false, number];
+        key.secondFactorGeneration(userId),
+      )) as [string | null | false, number, string | null | false];
       if (!json) return null;
       const record = JSON.parse(json) as AdapterSecondFactor;
       return {
@@ -649,6 +661,7 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
         active: record.active === true,
         lastStep: Number(record.lastStep),
         backupCodesLeft: Number(left),
+        generation: Number(generation || 0),
       };
     },
     async setSecondFactor({ userId, secret, active, lastStep }, backupCodes) {
@@ -663,8 +676,11 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
     },
     async deleteSecondFactor(userId) {
       const transaction = client.multi();
-      transaction.del(key.secondFactor(userId), key.backupCodes(userId));
+      transaction.del(key.secondFactor(userId), key.backupCodes(userId), key.secondFactorGeneration(userId));
       await run(transaction);
+    },
+    async endSecondFactorSignIns(userId) {
+      await client.eval(endSignInsScript, 2, key.secondFactor(userId), key.secondFactorGeneration(userId));
     },
     async useSecondFactorStep(userId, expected, next) {
       return Number(await client.eval(useStepScript, 1, key.secondFactor(userId), expected, next)) === 1;

@@ -373,6 +373,7 @@ describe.skipIf(!redisUp)("RedisAdapter second factor (TOTP): each time step and
       active: true,
       lastStep: step,
       backupCodesLeft: 3,
+      generation: 0,
     });
     expect((await clients[0]?.smembers(key.backupCodes(userId)))?.sort()).toEqual(["h1", "h2", "h3"]);
     // Without codes the stored ones stay; with a list they are replaced.
@@ -386,9 +387,24 @@ describe.skipIf(!redisUp)("RedisAdapter second factor (TOTP): each time step and
 
     await adapter.deleteSecondFactor?.(userId);
     expect(await adapter.getSecondFactor?.(userId)).toBeNull();
-    expect(await clients[0]?.exists(key.secondFactor(userId), key.backupCodes(userId))).toBe(0);
+    expect(
+      await clients[0]?.exists(key.secondFactor(userId), key.backupCodes(userId), key.secondFactorGeneration(userId)),
+    ).toBe(0);
     expect(await adapter.useSecondFactorStep?.(userId, step + 1, step + 2)).toBe(false);
     expect(await adapter.useBackupCode?.(userId, "h4")).toBe(false);
+  });
+
+  it("rule: 40 concurrent ends of pending sign-ins count 40, leave the time step, and survive a rewrite of the record", async () => {
+    const all = adapters();
+    const userId = `u-${randomUUID()}`;
+    await all[0]?.endSecondFactorSignIns?.(userId);
+    expect(await clients[0]?.exists(key.secondFactorGeneration(userId))).toBe(0);
+    await all[0]?.setSecondFactor?.({ userId, secret: "sealed", active: true, lastStep: 100 }, []);
+    await Promise.all(Array.from({ length: 40 }, (_, i) => all[i % all.length]?.endSecondFactorSignIns?.(userId)));
+    expect(await all[0]?.getSecondFactor?.(userId)).toMatchObject({ lastStep: 100, generation: 40 });
+    await all[1]?.setSecondFactor?.({ userId, secret: "resealed", active: true, lastStep: 101 });
+    expect(await all[0]?.getSecondFactor?.(userId)).toMatchObject({ lastStep: 101, generation: 40 });
+    await all[0]?.deleteSecondFactor?.(userId);
   });
 
   it("moves the time step once under 40 concurrent compare-and-sets, to the winner's value", async () => {
@@ -429,6 +445,7 @@ describe.skipIf(!redisUp)("RedisAdapter second factor (TOTP): each time step and
       active: false,
       lastStep: 0,
       backupCodesLeft: 0,
+      generation: 0,
     });
   });
 
@@ -438,6 +455,8 @@ describe.skipIf(!redisUp)("RedisAdapter second factor (TOTP): each time step and
     await adapter.createUser?.({ id: userId, email: `${userId}@example.com`, emailVerified: null });
     await adapter.setSecondFactor?.({ userId, secret: "sealed", active: true, lastStep: 5 }, ["d1"]);
     await adapter.deleteUser?.(userId);
-    expect(await clients[0]?.exists(key.secondFactor(userId), key.backupCodes(userId))).toBe(0);
+    expect(
+      await clients[0]?.exists(key.secondFactor(userId), key.backupCodes(userId), key.secondFactorGeneration(userId)),
+    ).toBe(0);
   });
 });

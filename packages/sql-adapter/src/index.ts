@@ -433,7 +433,7 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
     async getSecondFactor(userId) {
       const row = await db
         .selectFrom(t.secondFactors)
-        .select(["userId", "secret", "active", "lastStep"])
+        .select(["userId", "secret", "active", "lastStep", "generation"])
         .where("userId", "=", userId)
         .executeTakeFirst();
       if (!row) return null;
@@ -448,6 +448,7 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
         active: Boolean(row.active),
         lastStep: Number(row.lastStep),
         backupCodesLeft: Number(count),
+        generation: Number(row.generation),
       };
     },
     async setSecondFactor({ userId, secret, active, lastStep }, backupCodes) {
@@ -486,6 +487,14 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
         .where("active", "=", c.bool(true))
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
+    },
+    async endSecondFactorSignIns(userId) {
+      // One statement: concurrent calls each add one.
+      await db
+        .updateTable(t.secondFactors)
+        .set((eb) => ({ generation: eb("generation", "+", 1) }))
+        .where("userId", "=", userId)
+        .execute();
     },
     async createAuditEvent(event) {
       await db

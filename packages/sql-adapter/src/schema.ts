@@ -320,20 +320,35 @@ async function columnsOf(db: AnyKysely, dialect: DialectName, table: string): Pr
   return new Set(rows.map((row) => String(row.name)));
 }
 
-/** Adds the session metadata columns a sessions table made before them (or by Auth.js) lacks. */
-async function addSessionMetadata(
+/**
+ * Adds the columns a table made before them (or by Auth.js) lacks: the session metadata
+ * (nullable) and `second_factors.generation` (0 on every existing row).
+ */
+async function addMissingColumns(
   db: AnyKysely,
   dialect: DialectName,
   t: TableNames,
   type: ColumnTypes,
   done: string[],
 ): Promise<void> {
-  const existing = await columnsOf(db, dialect, t.sessions);
-  for (const column of sessionMetadataColumns) {
-    if (existing.has(column)) continue;
-    const columnType = column === "createdAt" || column === "lastSeenAt" ? type.date : type.text;
-    await db.schema.alterTable(t.sessions).addColumn(column, sql.raw(columnType)).execute();
-    done.push(`added column ${t.sessions}.${column}`);
+  const wanted = [
+    ...sessionMetadataColumns.map((column) => ({
+      table: t.sessions,
+      column,
+      columnType: column === "createdAt" || column === "lastSeenAt" ? type.date : type.text,
+      zero: false,
+    })),
+    { table: t.secondFactors, column: "generation", columnType: type.bigint, zero: true },
+  ];
+  const existing = new Map<string, Set<string>>();
+  for (const { table, column, columnType, zero } of wanted) {
+    if (!existing.has(table)) existing.set(table, await columnsOf(db, dialect, table));
+    if (existing.get(table)?.has(column)) continue;
+    await db.schema
+      .alterTable(table)
+      .addColumn(column, sql.raw(columnType), (col) => (zero ? col.notNull().defaultTo(0) : col))
+      .execute();
+    done.push(`added column ${table}.${column}`);
   }
 }
 
@@ -482,7 +497,8 @@ export async function migrate(db: AnyKysely, options: SqlOptions = {}): Promise<
       .addColumn("userId", as(type.key), (col) => col.primaryKey())
       .addColumn("secret", as(type.text), (col) => col.notNull())
       .addColumn("active", as(type.bool), (col) => col.notNull())
-      .addColumn("lastStep", as(type.bigint), (col) => col.notNull()),
+      .addColumn("lastStep", as(type.bigint), (col) => col.notNull())
+      .addColumn("generation", as(type.bigint), (col) => col.notNull().defaultTo(0)),
     db.schema
       .createTable(t.backupCodes)
       .ifNotExists()
@@ -517,7 +533,7 @@ export async function migrate(db: AnyKysely, options: SqlOptions = {}): Promise<
     done.push(`created table ${table}`);
   }
   if (dialect === "mysql") await migrateKeyCollation(db, t, collation, done);
-  await addSessionMetadata(db, dialect, t, type, done);
+  await addMissingColumns(db, dialect, t, type, done);
 
   const indexes = await existingNames(db, dialect, "index");
   for (const index of indexSpecs(t)) {

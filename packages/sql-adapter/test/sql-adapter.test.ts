@@ -347,12 +347,55 @@ for (const { dialect, label, up } of dialects) {
         active: true,
         lastStep: 101,
         backupCodesLeft: 1,
+        generation: 0,
       });
       await adapter.setSecondFactor?.({ userId, secret: "sealed", active: false, lastStep: 0 }, []);
       // An enrolment not yet confirmed cannot be used to sign in.
       expect(await adapter.useSecondFactorStep?.(userId, 0, 1)).toBe(false);
       await adapter.deleteSecondFactor?.(userId);
       expect(await adapter.getSecondFactor?.(userId)).toBeNull();
+    });
+
+    it("rule: 40 concurrent ends of pending sign-ins count 40, leave the time step, and survive a rewrite of the record", async () => {
+      const adapter = SqlAdapter(database.db);
+      const userId = `u-${randomUUID()}`;
+      await adapter.endSecondFactorSignIns?.(userId);
+      expect(await adapter.getSecondFactor?.(userId)).toBeNull();
+      await adapter.setSecondFactor?.({ userId, secret: "sealed", active: true, lastStep: 100 }, []);
+      await Promise.all(Array.from({ length: 40 }, () => adapter.endSecondFactorSignIns?.(userId)));
+      expect(await adapter.getSecondFactor?.(userId)).toMatchObject({ lastStep: 100, generation: 40 });
+      await adapter.setSecondFactor?.({ userId, secret: "resealed", active: true, lastStep: 101 });
+      expect(await adapter.getSecondFactor?.(userId)).toMatchObject({ lastStep: 101, generation: 40 });
+      await adapter.deleteSecondFactor?.(userId);
+    });
+
+    it("migrate adds the generation column to a second-factor table made before it, 0 on its rows", async () => {
+      const table = `second_factors_${randomBytes(4).toString("hex")}`;
+      const { db } = database;
+      await db.schema
+        .createTable(table)
+        .addColumn("userId", "varchar(255)", (col) => col.primaryKey())
+        .addColumn("secret", "text", (col) => col.notNull())
+        .addColumn("active", dialect === "postgres" ? "boolean" : "integer", (col) => col.notNull())
+        .addColumn("lastStep", "bigint", (col) => col.notNull())
+        .execute();
+      try {
+        await db
+          .insertInto(table)
+          .values({ userId: "u-old", secret: "sealed", active: dialect === "postgres" ? true : 1, lastStep: 7 })
+          .execute();
+        const done = await migrate(db, { tables: { secondFactors: table } });
+        expect(done).toContain(`added column ${table}.generation`);
+        expect(await migrate(db, { tables: { secondFactors: table } })).not.toContain(
+          `added column ${table}.generation`,
+        );
+        const adapter = SqlAdapter(db, { tables: { secondFactors: table } });
+        expect(await adapter.getSecondFactor?.("u-old")).toMatchObject({ lastStep: 7, generation: 0 });
+        await adapter.endSecondFactorSignIns?.("u-old");
+        expect(await adapter.getSecondFactor?.("u-old")).toMatchObject({ lastStep: 7, generation: 1 });
+      } finally {
+        await db.schema.dropTable(table).execute();
+      }
     });
 
     it("a sessions table made by Auth.js (no metadata columns) keeps signing in, and migrate adds the columns", async () => {

@@ -371,15 +371,20 @@ describe("rule: a pending sign-in begun before the user's sessions were revoked 
     },
   ];
 
+  /** Ada enrolled, and signed in (password and code) on the owner's device. */
+  async function ownerSignedIn(revocation: (typeof revocations)[number]) {
+    const { config } = revocation.setup();
+    const { secret } = await enrol(config, "ada");
+    const owner = (await password(config, "ada")).jar;
+    await submitCode(config, owner, codeAt(secret, timeStep() + 1));
+    expect((await sessionOf(config, owner))?.user?.email).toBe("ada@example.com");
+    return { config, secret, owner };
+  }
+
   it.each(revocations)(
     "$name: the attacker at the code step is refused with the right code; the owner signs in again",
     async (revocation) => {
-      const { config } = revocation.setup();
-      const { secret } = await enrol(config, "ada");
-      // The owner is signed in (password and code) on this device.
-      const owner = (await password(config, "ada")).jar;
-      await submitCode(config, owner, codeAt(secret, timeStep() + 1));
-      expect((await sessionOf(config, owner))?.user?.email).toBe("ada@example.com");
+      const { config, secret, owner } = await ownerSignedIn(revocation);
 
       // The attacker has the password and waits at the code step; the owner then revokes.
       const { jar: attacker } = await password(config, "ada");
@@ -400,6 +405,39 @@ describe("rule: a pending sign-in begun before the user's sessions were revoked 
       expect((await sessionOf(config, again))?.user?.email).toBe("ada@example.com");
     },
   );
+
+  it.each(revocations)(
+    "$name, 20 times in a row: the current code and the next step's are still accepted at the next sign-ins",
+    async (revocation) => {
+      const { config, secret, owner } = await ownerSignedIn(revocation);
+
+      // Whoever holds one of the user's sessions (a stolen cookie) revokes over and over.
+      vi.setSystemTime(Date.now() + 2 * TOTP_PERIOD * 1000);
+      for (let i = 0; i < 20; i++) await revocation.revoke(config, owner);
+      // A second on (same step): a JWT issued in the second of a revocation counts as revoked.
+      vi.setSystemTime(Date.now() + 1000);
+
+      for (const step of [timeStep(), timeStep() + 1]) {
+        const { jar } = await password(config, "ada");
+        const response = await submitCode(config, jar, codeAt(secret, step));
+        expect(response.headers.get("location")).toBe("http://localhost:3000");
+        expect((await sessionOf(config, jar))?.user?.email).toBe("ada@example.com");
+      }
+    },
+  );
+
+  it("an adapter without endSecondFactorSignIns (a custom one): the attacker at the code step is still refused", async () => {
+    const { config } = setup({ session: { strategy: "database" }, callbacks: {} }, { databaseSessions: true });
+    const { endSecondFactorSignIns: _absent, ...custom } = config.adapter as NonNullable<AuthConfig["adapter"]>;
+    config.adapter = custom;
+    const { secret } = await enrol(config, "ada");
+    const { jar: attacker } = await password(config, "ada");
+    await revokeUserSessions(config, "u-ada");
+    vi.setSystemTime(Date.now() + TOTP_PERIOD * 1000);
+    const refused = await submitCode(config, attacker, codeAt(secret, timeStep() + 1));
+    expect(refused.headers.get("location")).toBe("http://localhost:3000/auth/callback/totp?error=CredentialsSignin");
+    expect(await sessionOf(config, attacker)).toBeNull();
+  });
 });
 
 describe("rule: the account page's code attempts are counted per user, never on a budget all users share", () => {

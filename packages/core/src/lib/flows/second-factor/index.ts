@@ -139,7 +139,7 @@ async function checkCode(ctx: Context, pending: PendingSignIn, code: string): Pr
     if (!(await store.useSecondFactorStep(pending.userId, pending.step, step)))
       return "pending sign-in already used, or a concurrent code won";
     await resealIfRetired(ctx.config, record, step);
-    return undefined;
+    return endedSince(ctx, pending);
   }
   const canonical = canonicalBackupCode(code);
   if (!canonical) return "not a code";
@@ -149,5 +149,15 @@ async function checkCode(ctx: Context, pending: PendingSignIn, code: string): Pr
   const next = Math.max(pending.step + 1, current - 1);
   if (!(await store.useSecondFactorStep(pending.userId, pending.step, next)))
     return "pending sign-in already used, or a concurrent code won";
-  return undefined;
+  return endedSince(ctx, pending);
+}
+
+/**
+ * Read after the code won (the code stays spent either way): a revocation that ended the user's
+ * pending sign-ins since this one began (`endPendingSignIns`) refuses it. Reading after the
+ * compare-and-set, not before, leaves no gap where a revocation passes between check and use.
+ */
+async function endedSince(ctx: Context, pending: PendingSignIn): Promise<string | undefined> {
+  const record = await secondFactorStore(ctx.config).getSecondFactor(pending.userId);
+  return (record?.generation ?? 0) === pending.generation ? undefined : "pending sign-ins ended by a revocation";
 }

@@ -29,6 +29,8 @@ export interface PendingSignIn {
   callbackUrl: string;
   /** The user's `lastStep` when the first factor succeeded: the compare-and-set's expected value. */
   step: number;
+  /** The record's `generation` when the first factor succeeded: completes only while it is unchanged. */
+  generation: number;
 }
 
 /** The configured TOTP provider, if any. */
@@ -88,6 +90,7 @@ export async function holdForSecondFactor(
     amr: params.amr,
     callbackUrl: await ctx.callbackUrl(),
     step: record.lastStep,
+    generation: record.generation ?? 0,
   };
   const sealed = sealToken({ pending }, ctx.config.secrets, cookie.name, provider.pendingMaxAge);
   ctx.cookies.push(...writeChunkedCookie(req.cookies, cookie.name, sealed, cookie.options));
@@ -97,16 +100,17 @@ export async function holdForSecondFactor(
 /**
  * Ends every pending sign-in of `userId` begun before this call: the sessions' revocations call it
  * before they end the sessions, so that a first factor accepted earlier (an attacker who had the
- * password and waits at the code step) can no longer complete. A pending cookie completes only
- * by moving the user's `lastStep` from the value it sealed (one compare-and-set); moving it on by
- * one here spends every cookie sealed so far, with no new state and no work on session reads. If
- * the compare-and-set loses, something else moved the value after this call began, which spent
- * those cookies just the same. Cost: the code of the next step after one just used is refused
- * as if used (the user waits for the following code), only right after a revocation.
+ * password and waits at the code step) can no longer complete. It moves the record's `generation`
+ * on; a pending cookie completes only if, after its code won the compare-and-set of `lastStep`,
+ * the generation is still the one it sealed. `lastStep` is left alone, so however often this runs
+ * (anyone holding one of the user's sessions can call `revokeOtherSessions`) no valid code is
+ * held back. An adapter without `endSecondFactorSignIns` gets the older way: `lastStep` moved on
+ * by one, which spends the sealed cookies but refuses the code of that step as if used.
  */
 export async function endPendingSignIns(config: ResolvedConfig, userId: string): Promise<void> {
   if (!config.providers.some((p) => p.type === "totp")) return;
   const store = secondFactorStore(config);
+  if (config.adapter?.endSecondFactorSignIns) return void (await config.adapter.endSecondFactorSignIns(userId));
   const record = await store.getSecondFactor(userId);
   if (record?.active) await store.useSecondFactorStep(userId, record.lastStep, record.lastStep + 1);
 }
@@ -118,5 +122,6 @@ export function readPending(req: RequestInternal, ctx: Context, provider: TotpPr
   const claims = openToken(raw, ctx.config.secrets, cookie.name);
   const pending = claims?.pending as PendingSignIn | undefined;
   if (!pending || typeof pending.userId !== "string" || typeof pending.step !== "number") return null;
+  if (typeof pending.generation !== "number") return null;
   return pending;
 }

@@ -4,6 +4,7 @@ import { AuthError, RateLimited } from "../errors.js";
 import type { RateLimit, RateLimitHit, RateLimitStore } from "../rate-limit.js";
 import { admitRecord, recordAudit } from "./audit/record.js";
 import type { Context } from "./context.js";
+import { foldIdentifier } from "./fold-identifier.js";
 import type { ResolvedRateLimit } from "./rate-limits.js";
 import type { RequestInternal } from "./request.js";
 
@@ -37,10 +38,7 @@ export function clientKey(address: string | null | undefined): string | undefine
  * one counter, then hashed: a shared store never holds e-mail addresses or user names in clear.
  */
 function identifierDigest(identifier: string): string {
-  return createHash("sha256")
-    .update(identifier.normalize("NFKC").trim().toLowerCase())
-    .digest("base64url")
-    .slice(0, 32);
+  return createHash("sha256").update(foldIdentifier(identifier)).digest("base64url").slice(0, 32);
 }
 
 interface Counter {

@@ -5,6 +5,7 @@ import { MemoryRateLimitStore, type RateLimit, type RateLimitStore } from "../..
 import type { AuditEvent, AuditEventFilter, AuditOptions, AuditStore } from "../../shapes/audit.js";
 import type { LoggerInstance } from "../../shapes/data.js";
 import type { AuthConfig, EventCallbacks } from "../../types.js";
+import { foldIdentifier } from "../fold-identifier.js";
 import { escapeForLog } from "../logger.js";
 import { databaseSessionId } from "../session/session-id.js";
 
@@ -116,7 +117,7 @@ function harmless(value: unknown, max: number): string | undefined {
 function auditIdentifier(identifier: unknown): string | undefined {
   if (typeof identifier !== "string") return undefined;
   // Cut before normalising: NFKC of a megabyte would cost more than the whole request.
-  return harmless(identifier.slice(0, 1024).normalize("NFKC").trim().toLowerCase(), 255);
+  return harmless(foldIdentifier(identifier.slice(0, 1024)), 255);
 }
 
 // The longest each recorded string may be.

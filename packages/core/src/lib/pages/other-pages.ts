@@ -66,8 +66,11 @@ const errorPages: Record<
   },
   SignOutError: {
     status: 503,
-    heading: "You are still signed in",
-    text: ["Signing out did not complete: the server could not end your session.", "Try again in a moment."],
+    heading: "Sign-out did not complete",
+    text: [
+      "The server could not confirm that your session ended, so it may still be active.",
+      "Sign out again in a moment.",
+    ],
     signout: true,
   },
 };

@@ -6,6 +6,7 @@ import { serviceAvailable } from "../../adapter-test/src/services.js";
 import { startTcpProxy } from "../../core/test/security/tcp-proxy.js";
 import { Jar } from "./helpers.js";
 import { childInstances, type Instance } from "./support/instances.js";
+import { signOut, signOutUntilDone } from "./support/sign-out.js";
 
 // Instant revocation of JWT sessions across application processes (issue 15.3-4): separate
 // Node processes (fixtures/instance-jwt.mjs) share one Redis or one PostgreSQL; a revocation on
@@ -61,35 +62,6 @@ async function untilSignedOut(base: string, jar: Jar, deadlineMs = 10_000): Prom
     if (status === 200 && email === null) return performance.now() - started;
     if (performance.now() - started > deadlineMs) throw new Error(`still not signed out after ${deadlineMs} ms`);
   }
-}
-
-type Outcome = { done: true } | { done: false; status: number };
-
-/**
- * Posts a sign-out from `jar` as a browser form (`form`: Accept text/html) or as Auth.js's
- * `signOut()` does (`script`: `X-Auth-Return-Redirect`), and says what the answer claims: done
- * (the callback URL) or not done (the SignOutError page, or a 503 naming it). Anything else fails.
- */
-async function signOut(base: string, jar: Jar, client: "form" | "script", csrf?: string): Promise<Outcome> {
-  const csrfToken = csrf ?? ((await (await jar.fetch(`${base}/auth/csrf`)).json()) as { csrfToken: string }).csrfToken;
-  const headers = client === "form" ? { accept: "text/html" } : { "x-auth-return-redirect": "1" };
-  const response = await jar.fetch(`${base}/auth/signout`, { form: { csrfToken }, headers });
-  const errorPage = `${base}/auth/error?error=SignOutError`;
-  if (client === "form") {
-    expect(response.status).toBe(302);
-    const location = response.headers.get("location");
-    if (location === errorPage) return { done: false, status: 302 };
-    expect(location).toBe(`${base}/`);
-    return { done: true };
-  }
-  const body = (await response.json()) as { url?: string; error?: string };
-  if (response.status === 503) {
-    expect(body).toEqual({ error: "SignOutError", url: errorPage });
-    return { done: false, status: 503 };
-  }
-  expect(response.status).toBe(200);
-  expect(body).toEqual({ url: `${base}/` });
-  return { done: true };
 }
 
 /** Reads on `base` until the store answers (a 500 is "not yet": refused while it recovers). */
@@ -355,10 +327,7 @@ describe.each(backends)("JWT revocation across processes on one $name", (backend
         // Not confirmed (a write cut after it was sent may still have landed): the cookie is kept,
         // and signing out again is how the user finishes; it then holds everywhere.
         expect(jars[i]?.cookies.has("authjs.session-token")).toBe(true);
-        const started = performance.now();
-        while (!(await signOut(cut.url, jars[i] as Jar, "script")).done) {
-          if (performance.now() - started > 15_000) throw new Error("the store never took the sign-out");
-        }
+        await signOutUntilDone(cut.url, jars[i] as Jar);
         await untilSignedOut(a.url, copy);
         await untilSignedOut(b.url, copy);
       }

@@ -223,6 +223,35 @@ describe("revocation in one process (memory store)", () => {
     expect(await sessionEmail(config, copied)).toBeNull();
   });
 
+  // Issue 22.3: a revoke the store did not take used to be kept in this instance's memory only:
+  // the session ended here, lived on elsewhere, and a retried sign-out here wrote nothing.
+  it("rule: a revocation the store does not confirm rejects with SignOutError, revokes nothing (this instance's memory included) and records session.revoke-failed; a retry revokes", async () => {
+    let down = false;
+    const store = new (class extends MemoryRevocationStore {
+      override add(entry: RevocationEntry) {
+        return down ? Promise.reject(new Error("the store is unreachable")) : super.add(entry);
+      }
+    })();
+    const audits: Array<{ type: string; reason?: string; userId?: string; sessionId?: string }> = [];
+    const config = configWith(store, { events: { audit: (event) => void audits.push(event) } });
+    const token = (await signIn(config)).jar.get(NAME) as string;
+    const sid = (await claimsOf(token)).sid;
+
+    down = true;
+    await expect(revokeJwtSession(config, token)).rejects.toMatchObject({ type: "SignOutError" });
+    await expect(revokeUserSessions(config, "u1")).rejects.toMatchObject({ type: "SignOutError" });
+    expect(await sessionEmail(config, token)).toBe("ada@example.com");
+    expect(await store.load()).toEqual([]);
+    expect(audits.filter((e) => e.type === "session.revoke-failed")).toEqual([
+      expect.objectContaining({ reason: "revoked", sessionId: sid, userId: "u1" }),
+      expect.objectContaining({ reason: "revoked-all", userId: "u1" }),
+    ]);
+
+    down = false;
+    await revokeJwtSession(config, token);
+    expect(await sessionEmail(config, token)).toBeNull();
+  });
+
   it("a token minted before sessions had an id is revoked by its jti, re-issues included", async () => {
     const config = configWith(undefined, { session: { revocation: true, updateAge: 0 } });
     const { encode } = await import("../../src/jwt.js");

@@ -239,7 +239,9 @@ export async function listSessions(
  * own sessions are found: any other id (another user's, a guess, not a string) revokes nothing
  * and answers false, exactly as a session that no longer exists. The revoked session's next
  * request is signed out. Emits `signOut` with `reason: "revoked"`. Revoking the current session
- * signs this browser out (its cookie stays until its next request clears it).
+ * signs this browser out (its cookie stays until its next request clears it). When the adapter
+ * fails, rejects with `SignOutError` (the session may still work; `session.revoke-failed` is
+ * recorded; retrying is safe): a resolved answer always means it was deleted.
  *
  * @example
  * ```ts
@@ -275,7 +277,8 @@ export async function revokeSession(
 /**
  * Revokes every session of the signed-in user except the current one ("sign out other devices").
  * Answers how many it revoked, or null when the request is signed out. Emits `signOut` with
- * `reason: "revoked-others"` for each. Pending second-factor sign-ins of the user (a first factor
+ * `reason: "revoked-others"` for each. When the adapter fails, rejects with `SignOutError`
+ * (`session.revoke-failed` is recorded; retrying is safe). Pending second-factor sign-ins of the user (a first factor
  * accepted, the code not yet given) end too.
  *
  * @example
@@ -303,7 +306,8 @@ export async function revokeOtherSessions(
 /**
  * Revokes every session of a user, current ones included: for an administrator, or after the user
  * changed a password. Answers how many it revoked. Emits `signOut` with `reason` (default
- * `"revoked-all"`) for each. Pending second-factor sign-ins of the user (a first factor accepted,
+ * `"revoked-all"`) for each; when the adapter fails, rejects with `SignOutError` (recording
+ * `session.revoke-failed`; retrying is safe). Pending second-factor sign-ins of the user (a first factor accepted,
  * the code not yet given) end too: they can no longer complete. Needs database sessions and an adapter with `deleteSessions`.
  *
  * @example

@@ -159,7 +159,7 @@ describe("database sessions", () => {
     let down = true;
     adapter.deleteSession = async (token) => {
       if (down) throw new Error("down");
-      return deleteSession(token);
+      return (await deleteSession(token)) ?? null;
     };
     const { logger, errors } = recordingLogger();
     const audits: Array<{ type: string; reason?: string; sessionId?: string }> = [];

@@ -443,7 +443,7 @@ describe("@latchkey/core/sessions", () => {
     const deleteSessions = adapter.deleteSessions?.bind(adapter) as NonNullable<Adapter["deleteSessions"]>;
     adapter.deleteSession = async (token) => {
       if (down) throw new Error("connection reset");
-      return deleteSession(token);
+      return (await deleteSession(token)) ?? null;
     };
     adapter.deleteSessions = async (userId, except) => {
       if (down) throw new Error("connection reset");

@@ -15,7 +15,8 @@ export type Outcome = { done: true } | { done: false; status: number };
  */
 export async function signOut(base: string, jar: Jar, client: "form" | "script", csrf?: string): Promise<Outcome> {
   const csrfToken = csrf ?? ((await (await jar.fetch(`${base}/auth/csrf`)).json()) as { csrfToken: string }).csrfToken;
-  const headers = client === "form" ? { accept: "text/html" } : { "x-auth-return-redirect": "1" };
+  const headers: Record<string, string> =
+    client === "form" ? { accept: "text/html" } : { "x-auth-return-redirect": "1" };
   const response = await jar.fetch(`${base}/auth/signout`, { form: { csrfToken }, headers });
   const errorPage = `${base}/auth/error?error=SignOutError`;
   if (client === "form") {

@@ -37,7 +37,7 @@ import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
 import { refreshTokenHint } from "./lib/refresh/hints.js";
 import { singleFlight } from "./lib/refresh/single-flight.js";
 import { type ProviderTokens, tokenFields } from "./lib/refresh/tokens.js";
-import { openJwtSession, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
+import { mayExtend, openJwtSession, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
 import type { Cookie, CookieOption } from "./shapes/data.js";
 import type { AuthConfig } from "./types.js";
 
@@ -263,6 +263,14 @@ async function fromJwt(
     throw new ResponseAlreadySent(
       `The access token of provider "${provider.id}" is due for a refresh, but the response was already sent: the rotated refresh token, kept only in the session cookie, would be lost. Call getAccessToken before writing the response (or use database sessions).`,
       { provider: provider.id },
+    );
+  }
+  // The rotated tokens ride in a re-issued cookie, which an instance that cannot check the
+  // revocation list never writes (`onUnavailable: "serve"`): refused before the provider is asked.
+  if (!mayExtend(config)) {
+    throw transient(
+      provider.id,
+      "The revocation list is unavailable: the session is not re-issued, so its provider tokens are not refreshed until the store answers again",
     );
   }
   const outcome = await refreshOnce(config, provider, refreshToken, async () => {});

@@ -276,9 +276,10 @@ export function isDate(value: unknown): value is string {
 }
 
 /**
- * True for the events an anonymous request can cause at will (a failed or limited sign-in): a
- * store that keeps a bounded number of events drops these first, so that a flood of them never
- * pushes out what happened to an account (a sign-in, a revocation, a link, a password change).
+ * True for the events an anonymous request can cause at will (a failed or limited sign-in; a
+ * sign-out that failed, which a made-up cookie can cause while the store is down): a store that
+ * keeps a bounded number of events drops these first, so that a flood of them never pushes out
+ * what happened to an account (a sign-in, a revocation, a link, a password change).
  *
  * @example
  * ```ts
@@ -286,7 +287,9 @@ export function isDate(value: unknown): value is string {
  * ```
  */
 export function isAnonymousAuditEvent(event: { type: string }): boolean {
-  return event.type === "signin.failed" || event.type === "signin.rate-limited";
+  return (
+    event.type === "signin.failed" || event.type === "signin.rate-limited" || event.type === "session.revoke-failed"
+  );
 }
 
 /**

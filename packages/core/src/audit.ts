@@ -9,6 +9,7 @@
  * | `signin.rate-limited` | a limit refused an attempt (first refusal per counter and window) |
  * | `signin.locked-out` | a limit that counts the identifier across all clients refused it: the owner is affected too |
  * | `session.revoked` | the application ended a session (`@latchkey/core/sessions`, `@latchkey/core/revocation`) |
+ * | `session.revoke-failed` | a sign-out (`reason: "signed-out"`) or a revocation did not happen: the store did not confirm it, and the caller was told so |
  * | `account.linked`, `account.unlinked` | an account was linked to or unlinked from a user |
  * | `password.changed` | the application called {@link recordPasswordChange} |
  * | `secret.rotated` | the configuration's secrets changed (fingerprints only) |
@@ -48,6 +49,7 @@ export type {
   PasswordChangedEvent,
   SecretRotatedEvent,
   SessionRevokedEvent,
+  SessionRevokeFailedEvent,
   SignInFailedEvent,
   SignInFailureReason,
   SignInLimitedEvent,

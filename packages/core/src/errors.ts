@@ -309,7 +309,12 @@ export class SessionCookieTooLarge extends AuthError {
   static type = "SessionCookieTooLarge" as const;
   declare readonly type: "SessionCookieTooLarge";
 }
-/** Sign-out failed to remove the session. */
+/**
+ * A sign-out or a revocation did not happen: the store (the revocation store of JWT sessions, or
+ * the adapter of database sessions) did not confirm it in time. Nothing was reported as done: the
+ * session goes on (its cookie is kept), and trying again is safe. `POST /signout` answers it with
+ * the error page (`?error=SignOutError`, 503), or to scripts with `503 {"error":"SignOutError","url"}`.
+ */
 export class SignOutError extends AuthError {
   static type = "SignOutError" as const;
   declare readonly type: "SignOutError";
@@ -355,6 +360,7 @@ const clientErrorValues: Partial<Record<ErrorType, string>> = {
   OAuthCallbackError: "OAuthCallbackError",
   OAuthSignInError: "OAuthSignin",
   RateLimited: "RateLimited",
+  SignOutError: "SignOutError",
   Verification: "Verification",
   WebAuthnVerificationError: "WebAuthnVerificationError",
 };

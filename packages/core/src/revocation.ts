@@ -21,14 +21,17 @@
  * ```
  * @module revocation
  */
+import { SignOutError } from "./errors.js";
 import type { JWT } from "./jwt.js";
 import { recordAudit } from "./lib/audit/record.js";
 import { type Env, resolveConfig } from "./lib/config.js";
 import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
 import {
+  CLOCK_SKEW_MS,
   endingEntry,
   entryLifetimeMs,
   isEntry,
+  MAX_HEARTBEAT_MS,
   MemoryRevocationStore,
   sessionIdOf,
 } from "./lib/session/revocation-list.js";
@@ -56,11 +59,32 @@ function revocationOf(config: AuthConfig, env: Env | undefined) {
 }
 
 /**
+ * Saves `entry` on the list; when the store does not take it, records `session.revoke-failed` and
+ * throws `SignOutError` (nothing was revoked, not even in this instance's memory; retrying is safe).
+ */
+async function addOrFail(
+  { resolved, list }: ReturnType<typeof revocationOf>,
+  entry: RevocationEntry,
+  record: { reason: string; sessionId?: string; userId?: string },
+): Promise<void> {
+  try {
+    await list.add(entry);
+  } catch (e) {
+    await recordAudit(resolved, { type: "session.revoke-failed", at: new Date(), ...record });
+    throw new SignOutError(
+      `Nothing was revoked: the revocation store did not confirm the entry (${(e as Error).message}). Sessions go on until a retry succeeds; retrying is safe.`,
+      { err: e as Error },
+    );
+  }
+}
+
+/**
  * Revokes one JWT session on every instance sharing the store: each of its tokens, the re-issued
  * ones included, reads as signed out from now on. `target` is the session's id (`sid`, as the
  * `jwt` and `session` callbacks see it), its decoded claims, or a session token (the cookie's
- * value). Resolves once the store has it; rejects when the store fails (this instance has
- * revoked it in memory all the same).
+ * value). Resolves once the store has it; rejects with `SignOutError` when the store does not
+ * confirm it within `timeout` (then nothing was revoked, on any instance, and `session.revoke-failed`
+ * is recorded: retry).
  *
  * @example
  * ```ts
@@ -96,21 +120,31 @@ export async function revokeJwtSession(
   if (!sid) throw new TypeError("`target` must be a session id, a session token, or claims with a `sid`.");
   const now = Date.now();
   const expiresAt = now + entryLifetimeMs(resolved.session, resolved.jwt);
-  await list.add(
+  const entry: RevocationEntry =
     claims && resolved.revocation
       ? endingEntry(resolved.revocation, claims, sid, now, expiresAt)
-      : { kind: "session", id: sid, before: now, expiresAt },
-  );
+      : { kind: "session", id: sid, before: now, expiresAt };
+  const userId = typeof claims?.sub === "string" && claims.sub !== "" ? claims.sub : undefined;
+  await addOrFail({ resolved, list }, entry, {
+    reason: "revoked",
+    sessionId: sid,
+    ...(userId !== undefined && { userId }),
+  });
   await recordAudit(resolved, { type: "session.revoked", at: new Date(now), sessionId: sid, reason: "revoked" });
 }
 
 /**
  * Revokes every JWT session of a user begun before now (or before `options.before`), on every
- * instance sharing the store: "sign out everywhere", or after a password change. Sessions the
- * user starts afterwards are not affected. The user's pending second-factor sign-ins (a first
- * factor accepted, the code not yet given) end too, whatever `before` says. Compared with the session's sign-in time (`auth_time`),
- * which re-issues keep, so instance clocks should agree (NTP). Rejects when the store fails (this
- * instance has revoked them in memory all the same).
+ * instance sharing the store: "sign out everywhere", or after a password change. The user's
+ * pending second-factor sign-ins (a first factor accepted, the code not yet given) end too,
+ * whatever `before` says. Compared with the session's sign-in time (`auth_time`, from the clock
+ * of the instance the user signed in on), which re-issues keep: "now" is taken 15 s late (the
+ * clock skew Latchkey allows between instances), so a session begun just before the call on an
+ * instance whose clock runs ahead ends too; a sign-in on an instance that has heard of the
+ * revocation (this one at once, the others by push) begins after it and is not affected. An
+ * explicit `before` is taken as given. Resolves once the store has it; rejects with
+ * `SignOutError` when the store does not confirm it within `timeout` (nothing was revoked, on any
+ * instance, and `session.revoke-failed` is recorded: retry).
  *
  * @example
  * ```ts
@@ -126,15 +160,14 @@ export async function revokeUserSessions(
   if (typeof userId !== "string" || userId === "") throw new TypeError("`userId` must be a non-empty string.");
   const { resolved, list } = revocationOf(config, options.env);
   const now = Date.now();
-  const before = options.before?.valueOf() ?? now;
+  const before = options.before?.valueOf() ?? now + CLOCK_SKEW_MS;
   if (!Number.isFinite(before)) throw new TypeError("`options.before` must be a valid Date.");
   await endPendingSignIns(resolved, userId);
-  await list.add({
-    kind: "user",
-    id: userId,
-    before,
-    expiresAt: now + entryLifetimeMs(resolved.session, resolved.jwt),
-  });
+  await addOrFail(
+    { resolved, list },
+    { kind: "user", id: userId, before, expiresAt: now + entryLifetimeMs(resolved.session, resolved.jwt) },
+    { reason: "revoked-all", userId },
+  );
   await recordAudit(resolved, { type: "session.revoked", at: new Date(now), userId, reason: "revoked-all" });
 }
 
@@ -170,6 +203,22 @@ function failAfter(ms: number, what: string): { promise: Promise<never>; cancel(
   });
   promise.catch(() => {});
   return { promise, cancel: () => clearTimeout(timer) };
+}
+
+/**
+ * `heartbeatMs` of a built-in store: a positive number up to `MAX_HEARTBEAT_MS` (60 s). A lost
+ * push channel is reported within two periods, and entries outlive cookies by the margin that
+ * covers it (`RevocationStore`): a longer period would let an instance re-issue a revoked
+ * session's cookie past the entry's lifetime.
+ */
+function heartbeatOf(store: string, value: number | undefined): number {
+  const ms = value ?? 5000;
+  if (typeof ms !== "number" || !Number.isFinite(ms) || ms <= 0 || ms > MAX_HEARTBEAT_MS) {
+    throw new TypeError(
+      `${store}: \`heartbeatMs\` must be a positive number of milliseconds up to ${MAX_HEARTBEAT_MS}; received ${String(value)}`,
+    );
+  }
+  return ms;
 }
 
 /**
@@ -260,7 +309,7 @@ export interface RedisRevocationOptions {
   prefix?: string;
   /** The pub/sub channel. @default "latchkey:revocations" */
   channel?: string;
-  /** Milliseconds between checks that the subscriber connection answers. @default 5000 */
+  /** Milliseconds between checks that the subscriber connection answers (at most 60,000). @default 5000 */
   heartbeatMs?: number;
 }
 
@@ -328,7 +377,7 @@ export function RedisRevocationStore(
   const health = new Health(
     () => listener,
     () => subscriber.ping(),
-    options.heartbeatMs ?? 5000,
+    heartbeatOf("RedisRevocationStore", options.heartbeatMs),
   );
   const keyOf = (entry: RevocationEntry) => `${prefix}${entry.kind === "session" ? "s" : "u"}:${entry.id}`;
   const onMessage = (from: string, message: string) => {
@@ -423,7 +472,7 @@ export interface PostgresRevocationOptions {
   table?: string;
   /** The `LISTEN/NOTIFY` channel. @default "latchkey_revocations" */
   channel?: string;
-  /** Milliseconds between checks that the listening connection answers. @default 5000 */
+  /** Milliseconds between checks that the listening connection answers (at most 60,000). @default 5000 */
   heartbeatMs?: number;
 }
 
@@ -457,7 +506,7 @@ export function PostgresRevocationStore(
       );
     }
   }
-  const heartbeatMs = options.heartbeatMs ?? 5000;
+  const heartbeatMs = heartbeatOf("PostgresRevocationStore", options.heartbeatMs);
   let listener: RevocationListener | undefined;
   let listening: PgRevocationClient | undefined;
   let closed = false;

@@ -23,8 +23,10 @@ import {
   InvalidConfiguration,
   MissingAdapter,
   MissingAdapterMethods,
+  SignOutError,
   UnsupportedStrategy,
 } from "./errors.js";
+import { recordAudit } from "./lib/audit/record.js";
 import type { Env, ResolvedConfig } from "./lib/config.js";
 import { readChunkedCookie } from "./lib/cookies.js";
 import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
@@ -237,7 +239,9 @@ export async function listSessions(
  * own sessions are found: any other id (another user's, a guess, not a string) revokes nothing
  * and answers false, exactly as a session that no longer exists. The revoked session's next
  * request is signed out. Emits `signOut` with `reason: "revoked"`. Revoking the current session
- * signs this browser out (its cookie stays until its next request clears it).
+ * signs this browser out (its cookie stays until its next request clears it). When the adapter
+ * fails, rejects with `SignOutError` (the session may still work; `session.revoke-failed` is
+ * recorded; retrying is safe): a resolved answer always means it was deleted.
  *
  * @example
  * ```ts
@@ -260,7 +264,11 @@ export async function revokeSession(
     (session) => session.userId === me.user.id && sameId(sessionIdOf(me.config, session.sessionToken), id),
   );
   if (!target) return false;
-  const removed = await me.adapter.deleteSession(target.sessionToken);
+  const removed = await confirmed(me.config, () => me.adapter.deleteSession(target.sessionToken), {
+    reason: "revoked",
+    userId: me.user.id,
+    sessionId: id,
+  });
   if (!removed) return false;
   await me.config.events.signOut?.({ session: removed, reason: "revoked" });
   return true;
@@ -269,7 +277,8 @@ export async function revokeSession(
 /**
  * Revokes every session of the signed-in user except the current one ("sign out other devices").
  * Answers how many it revoked, or null when the request is signed out. Emits `signOut` with
- * `reason: "revoked-others"` for each. Pending second-factor sign-ins of the user (a first factor
+ * `reason: "revoked-others"` for each. When the adapter fails, rejects with `SignOutError`
+ * (`session.revoke-failed` is recorded; retrying is safe). Pending second-factor sign-ins of the user (a first factor
  * accepted, the code not yet given) end too.
  *
  * @example
@@ -285,7 +294,11 @@ export async function revokeOtherSessions(
   const me = await signedIn(request, config, options, "revokeOtherSessions", ["deleteSessions"], true);
   if (!me?.sessionToken) return null;
   await endPendingSignIns(me.config, me.user.id);
-  const deleted = await me.adapter.deleteSessions(me.user.id, me.sessionToken);
+  const except = me.sessionToken;
+  const deleted = await confirmed(me.config, () => me.adapter.deleteSessions(me.user.id, except), {
+    reason: "revoked-others",
+    userId: me.user.id,
+  });
   for (const session of deleted) await me.config.events.signOut?.({ session, reason: "revoked-others" });
   return deleted.length;
 }
@@ -293,7 +306,8 @@ export async function revokeOtherSessions(
 /**
  * Revokes every session of a user, current ones included: for an administrator, or after the user
  * changed a password. Answers how many it revoked. Emits `signOut` with `reason` (default
- * `"revoked-all"`) for each. Pending second-factor sign-ins of the user (a first factor accepted,
+ * `"revoked-all"`) for each; when the adapter fails, rejects with `SignOutError` (recording
+ * `session.revoke-failed`; retrying is safe). Pending second-factor sign-ins of the user (a first factor accepted,
  * the code not yet given) end too: they can no longer complete. Needs database sessions and an adapter with `deleteSessions`.
  *
  * @example
@@ -312,10 +326,31 @@ export async function revokeUserSessions(
   assertDatabaseSessions(resolved, "revokeUserSessions");
   const adapter = adapterFor(resolved, "revokeUserSessions", ["deleteSessions"]);
   await endPendingSignIns(resolved, userId);
-  const deleted = await adapter.deleteSessions(userId);
   const reason = options.reason ?? "revoked-all";
+  const deleted = await confirmed(resolved, () => adapter.deleteSessions(userId), { reason, userId });
   for (const session of deleted) await resolved.events.signOut?.({ session, reason });
   return deleted.length;
+}
+
+/**
+ * Runs the adapter's deletion; when it fails, records `session.revoke-failed` and throws
+ * `SignOutError` naming what was not confirmed (the caller must not report it as done; retrying
+ * is safe: a session already deleted is simply not found again).
+ */
+async function confirmed<T>(
+  config: ResolvedConfig,
+  remove: () => T,
+  record: { reason: string; userId: string; sessionId?: string },
+): Promise<Awaited<T>> {
+  try {
+    return await remove();
+  } catch (e) {
+    await recordAudit(config, { type: "session.revoke-failed", at: new Date(), ...record });
+    throw new SignOutError(
+      `The sessions were not revoked: the adapter did not confirm deleting them (${(e as Error).message}). They may still work; retrying is safe.`,
+      { err: e as Error },
+    );
+  }
 }
 
 function resolveConfigOf(config: AuthConfig, options: SessionsOptions): ResolvedConfig {

@@ -149,19 +149,66 @@ describe("database sessions", () => {
     expect(jar.get(SESSION)).toBe(sessionToken);
     expect((errors[0]?.cause as { err?: unknown } | undefined)?.err).toMatchObject({ type: "AdapterError" });
   });
-  it("sign-out still clears the cookie when the adapter fails, and logs it", async () => {
+  // Issue 22.3: a failed deleteSession was logged while the answer was the normal 302 and the
+  // cookie was cleared, so the user believed herself signed out while the record (and every copy
+  // of the cookie) lived on.
+  it("rule: a sign-out the adapter does not confirm is answered as not done (error page, or 503 to scripts), keeps the cookie, records session.revoke-failed; a retry ends it", async () => {
     const adapter = MemoryAdapter();
-    const { jar } = await seedSession(adapter);
-    adapter.deleteSession = async () => {
-      throw new Error("down");
+    const { jar, sessionToken } = await seedSession(adapter);
+    const deleteSession = adapter.deleteSession?.bind(adapter) as NonNullable<Adapter["deleteSession"]>;
+    let down = true;
+    adapter.deleteSession = async (token) => {
+      if (down) throw new Error("down");
+      return (await deleteSession(token)) ?? null;
     };
     const { logger, errors } = recordingLogger();
-    const config = dbConfig(adapter, { logger });
+    const audits: Array<{ type: string; reason?: string; sessionId?: string }> = [];
+    const signOuts: unknown[] = [];
+    const config = dbConfig(adapter, {
+      logger,
+      events: { audit: (e) => void audits.push(e), signOut: (m) => void signOuts.push(m) },
+    });
     const token = await csrfToken(config, jar);
-    const response = await call(config, "/auth/signout", { jar, form: { csrfToken: token } });
-    expect(response.status).toBe(302);
-    expect(jar.get(SESSION)).toBeUndefined();
+    const form = await call(config, "/auth/signout", {
+      jar,
+      form: { csrfToken: token },
+      headers: { accept: "text/html" },
+    });
+    expect(form.status).toBe(302);
+    expect(form.headers.get("location")).toBe("http://localhost:3000/auth/error?error=SignOutError");
+    expect(jar.get(SESSION)).toBe(sessionToken);
+    const script = await call(config, "/auth/signout", {
+      jar,
+      form: { csrfToken: token },
+      headers: { "x-auth-return-redirect": "1" },
+    });
+    expect(script.status).toBe(503);
+    expect(await script.json()).toEqual({
+      error: "SignOutError",
+      url: "http://localhost:3000/auth/error?error=SignOutError",
+    });
+    expect(jar.get(SESSION)).toBe(sessionToken);
     expect(errors[0]).toMatchObject({ type: "SignOutError" });
+    expect(signOuts).toEqual([]);
+    expect(audits.map((e) => [e.type, e.reason])).toEqual([
+      ["session.revoke-failed", "signed-out"],
+      ["session.revoke-failed", "signed-out"],
+    ]);
+    expect(audits[0]?.sessionId).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    const page = await call(config, "/auth/error?error=SignOutError");
+    expect(page.status).toBe(503);
+    expect(await page.text()).toContain("Sign-out did not complete");
+    // the session is still a session, as the answer said
+    const read = await call(config, "/auth/session", { jar });
+    expect(((await read.json()) as { user?: { name?: string } }).user?.name).toBe("Grace");
+
+    down = false;
+    const retried = await call(config, "/auth/signout", { jar, form: { csrfToken: token } });
+    expect(retried.status).toBe(302);
+    expect(retried.headers.get("location")).toBe("http://localhost:3000");
+    expect(jar.get(SESSION)).toBeUndefined();
+    expect(signOuts).toHaveLength(1);
+    expect(await adapter.getSessionAndUser?.(sessionToken)).toBeNull();
   });
   it("an adapter call that never answers fails after adapterTimeout with a bounded 500", async () => {
     const adapter = MemoryAdapter();

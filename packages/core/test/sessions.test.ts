@@ -435,6 +435,57 @@ describe("@latchkey/core/sessions", () => {
     expect(linked()).toBe(false);
   });
 
+  // Issue 22.3: an accepted revocation is never lost: the caller hears when it did not happen.
+  it("RULE: a revocation the adapter does not confirm rejects with SignOutError and records session.revoke-failed (revokeSession, revokeOtherSessions, revokeUserSessions); the sessions stay, and a retry revokes them", async () => {
+    const adapter = MemoryAdapter();
+    let down = true;
+    const deleteSession = adapter.deleteSession?.bind(adapter) as NonNullable<Adapter["deleteSession"]>;
+    const deleteSessions = adapter.deleteSessions?.bind(adapter) as NonNullable<Adapter["deleteSessions"]>;
+    adapter.deleteSession = async (token) => {
+      if (down) throw new Error("connection reset");
+      return (await deleteSession(token)) ?? null;
+    };
+    adapter.deleteSessions = async (userId, except) => {
+      if (down) throw new Error("connection reset");
+      return deleteSessions(userId, except);
+    };
+    const audits: Array<{ type: string; reason?: string; userId?: string; sessionId?: string }> = [];
+    const signOuts: unknown[] = [];
+    const config: AuthConfig = {
+      secret: SECRET,
+      trustHost: true,
+      providers: [],
+      adapter,
+      events: { audit: (e) => void audits.push(e), signOut: (m) => void signOuts.push(m) },
+    };
+    const { user, request } = await seed(config, adapter);
+    await adapter.createSession?.({
+      sessionToken: crypto.randomUUID(),
+      userId: user.id,
+      expires: new Date(Date.now() + 60_000),
+    });
+    const other = (await listSessions(request, config))?.find((s) => !s.current);
+    expect(other).toBeDefined();
+
+    await expect(revokeSession(request, config, other?.id)).rejects.toMatchObject({ type: "SignOutError" });
+    await expect(revokeOtherSessions(request, config)).rejects.toMatchObject({ type: "SignOutError" });
+    await expect(revokeUserSessions(config, user.id)).rejects.toMatchObject({ type: "SignOutError" });
+    expect(await listSessions(request, config)).toHaveLength(2);
+    expect(signOuts).toEqual([]);
+    expect(audits.map((e) => [e.type, e.reason, e.userId])).toEqual([
+      ["session.revoke-failed", "revoked", user.id],
+      ["session.revoke-failed", "revoked-others", user.id],
+      ["session.revoke-failed", "revoked-all", user.id],
+    ]);
+    expect(audits[0]?.sessionId).toBe(other?.id);
+
+    down = false;
+    expect(await revokeSession(request, config, other?.id)).toBe(true);
+    expect(await revokeUserSessions(config, user.id)).toBe(1);
+    expect(await listSessions(request, config)).toBeNull();
+    expect(signOuts).toHaveLength(2);
+  });
+
   it("revokeUserSessions rejects a missing user id as a caller mistake, and revokes nothing of other users", async () => {
     const adapter = MemoryAdapter();
     const config: AuthConfig = { secret: SECRET, trustHost: true, providers: [], adapter };

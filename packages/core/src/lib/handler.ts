@@ -4,6 +4,7 @@ import {
   clientErrorValue,
   ErrorPageLoop,
   RateLimited,
+  SignOutError,
   UnknownAction,
 } from "../errors.js";
 import type { LoggerInstance, ResponseInternal, Theme } from "../shapes/data.js";
@@ -162,6 +163,15 @@ function errorResponse(e: unknown, req: RequestInternal, ctx: Context, rawMode: 
       };
     }
     return { redirect: url, headers: { "Retry-After": retryAfter }, cookies };
+  }
+  if (e instanceof SignOutError && (req.returnRedirectAsJson || !req.headers.get("accept")?.includes("text/html"))) {
+    // Scripts (Auth.js's `signOut()` included, which follows `url`) hear that it did not happen.
+    return {
+      status: 503,
+      headers: { "Content-Type": "application/json" },
+      body: { error: "SignOutError", url },
+      cookies,
+    };
   }
   return { redirect: url, cookies };
 }

@@ -93,6 +93,19 @@ export interface SessionRevokedEvent extends AuditEventBase {
   reason: string;
 }
 
+/**
+ * A sign-out or a revocation that did not happen: its store (the revocation store, or the adapter)
+ * did not confirm it in time, and the answer said so (`POST /signout`: the error page or a 503;
+ * the functions: a `SignOutError`). `reason` is what was asked: `signed-out` (the user's own
+ * sign-out), or the revocation's reason. The session goes on until a retry succeeds. Without a
+ * `userId` (a database session whose user the failed store could not tell) it can come from an
+ * anonymous client, and is budgeted per client address like a failed sign-in.
+ */
+export interface SessionRevokeFailedEvent extends AuditEventBase {
+  type: "session.revoke-failed";
+  reason: string;
+}
+
 /** An account linked to, or unlinked from, a user. */
 export interface AccountEvent extends AuditEventBase {
   type: "account.linked" | "account.unlinked";
@@ -121,6 +134,7 @@ export type AuditEvent =
   | SignInFailedEvent
   | SignInLimitedEvent
   | SessionRevokedEvent
+  | SessionRevokeFailedEvent
   | AccountEvent
   | PasswordChangedEvent
   | SecretRotatedEvent;

@@ -36,13 +36,23 @@ export interface RevocationListener {
 /**
  * Where the revocation list lives and how instances hear of new entries. Latchkey provides one for
  * Redis, one for PostgreSQL and one in memory (`@latchkey/core/revocation`); any object with these
- * methods works.
+ * methods works, if it keeps these promises:
+ *
+ * - `add` resolves only once the entry is durable: every instance that loads the list afterwards,
+ *   a new one included, gets it. A store that cannot say so rejects. Latchkey reports a sign-out
+ *   or a revocation as done only when `add` resolved (within `timeout`); otherwise it says "not
+ *   done" and changes nothing, not even this instance's memory.
+ * - An entry is kept at least until its `expiresAt` (a store may delete it after that).
+ * - A lost push channel is reported (`down`) within two minutes: an instance that reads as current
+ *   may re-issue sessions, and entries outlive cookies by that much
+ *   (`UNAWARE_MARGIN_MS`). The built-in stores check their channel every `heartbeatMs` (at most
+ *   60 s), so they report within two periods.
  */
 export interface RevocationStore {
   /**
    * Saves `entry` in the shared store, merged with the stored entry of the same kind and id: `before`
    * and `expiresAt` each the later of the two (an older `before` with a later expiry must not replace
-   * a later revocation), and pushes it to every instance.
+   * a later revocation), and pushes it to every instance. Resolves only once the entry is durable.
    */
   add(entry: RevocationEntry): Promise<void>;
   /** Every entry that has not expired. */
@@ -68,11 +78,17 @@ export interface RevocationOptions {
   /**
    * While the list cannot be known to be current (the store is unreachable, or was at start):
    * `"refuse"` answers every JWT session read with an error (`GET /session` 500, `getSession`
-   * null; cookies are kept), `"serve"` keeps serving against the entries already known.
+   * null; cookies are kept), `"serve"` keeps serving against the entries already known, but never
+   * re-issues or extends a session meanwhile (no new cookie on a read, a session update is refused
+   * with a 500, `getAccessToken` does not refresh): a session revoked where this instance cannot
+   * hear it ends when its cookie does, not later.
    * @default "refuse"
    */
   onUnavailable?: "serve" | "refuse";
-  /** Milliseconds a store call may take (the first load is awaited at most this long). @default 3000 */
+  /**
+   * Milliseconds a store call may take (the first load is awaited at most this long; a sign-out
+   * or a revocation the store has not confirmed by then is answered as not done). @default 3000
+   */
   timeout?: number;
   /**
    * Live session entries one user may have on the list. A sign-out of a user who has this many

@@ -9,7 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { serviceAvailable } from "../../../adapter-test/src/services.js";
 import type { AuthConfig } from "../../src/index.js";
 import { decode, type JWT } from "../../src/jwt.js";
@@ -79,6 +79,15 @@ async function untilSignedOut(config: AuthConfig, token: string, deadlineMs = 50
     if (performance.now() - started > deadlineMs) throw new Error(`still not signed out after ${deadlineMs} ms`);
     await new Promise((resolve) => setImmediate(resolve));
   }
+}
+
+/** A promise and the function that resolves it: an event a test waits on. */
+function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
 }
 
 describe("JWT session identity: the session id and sign-in time survive every re-issue", () => {
@@ -214,6 +223,35 @@ describe("revocation in one process (memory store)", () => {
     expect(await sessionEmail(config, copied)).toBeNull();
   });
 
+  // Issue 22.3: a revoke the store did not take used to be kept in this instance's memory only:
+  // the session ended here, lived on elsewhere, and a retried sign-out here wrote nothing.
+  it("rule: a revocation the store does not confirm rejects with SignOutError, revokes nothing (this instance's memory included) and records session.revoke-failed; a retry revokes", async () => {
+    let down = false;
+    const store = new (class extends MemoryRevocationStore {
+      override add(entry: RevocationEntry) {
+        return down ? Promise.reject(new Error("the store is unreachable")) : super.add(entry);
+      }
+    })();
+    const audits: Array<{ type: string; reason?: string; userId?: string; sessionId?: string }> = [];
+    const config = configWith(store, { events: { audit: (event) => void audits.push(event) } });
+    const token = (await signIn(config)).jar.get(NAME) as string;
+    const sid = (await claimsOf(token)).sid;
+
+    down = true;
+    await expect(revokeJwtSession(config, token)).rejects.toMatchObject({ type: "SignOutError" });
+    await expect(revokeUserSessions(config, "u1")).rejects.toMatchObject({ type: "SignOutError" });
+    expect(await sessionEmail(config, token)).toBe("ada@example.com");
+    expect(await store.load()).toEqual([]);
+    expect(audits.filter((e) => e.type === "session.revoke-failed")).toEqual([
+      expect.objectContaining({ reason: "revoked", sessionId: sid, userId: "u1" }),
+      expect.objectContaining({ reason: "revoked-all", userId: "u1" }),
+    ]);
+
+    down = false;
+    await revokeJwtSession(config, token);
+    expect(await sessionEmail(config, token)).toBeNull();
+  });
+
   it("a token minted before sessions had an id is revoked by its jti, re-issues included", async () => {
     const config = configWith(undefined, { session: { revocation: true, updateAge: 0 } });
     const { encode } = await import("../../src/jwt.js");
@@ -222,6 +260,64 @@ describe("revocation in one process (memory store)", () => {
     expect((await claimsOf(reissued)).sid).toBe((await claimsOf(legacy)).jti);
     await revokeJwtSession(config, legacy);
     expect(await sessionEmail(config, reissued)).toBeNull();
+  });
+});
+
+/**
+ * A store over `shared` that never hears a push: an instance whose channel died without a word
+ * (its list still reads as current until the heartbeat notices). It loads and saves for real.
+ */
+function deafStore(shared: MemoryRevocationStore): RevocationStore {
+  return { add: (entry) => shared.add(entry), load: () => shared.load(), subscribe: async () => {} };
+}
+
+describe("rule: a revocation entry outlives every cookie it could refuse", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  // Issue 22.4: an entry lived as long as the longest token from the revocation; a cookie an
+  // instance re-issued after it, not having heard of it yet, outlived the entry, and once the
+  // entry was gone every instance accepted that cookie for good.
+  it("a cookie re-issued by an instance that has not heard of the revocation (its channel silently dead for two 60 s heartbeats) is refused until it expires", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const shared = new MemoryRevocationStore();
+    const session = { maxAge: 3600, updateAge: 0 };
+    const instance = (store: RevocationStore) =>
+      configWith(undefined, { session: { ...session, revocation: { store, onUnavailable: "refuse", timeout: 1500 } } });
+    const [a, b] = [instance(deafStore(shared)), instance(deafStore(shared))];
+    const token = (await signIn(a)).jar.get(NAME) as string;
+    expect(await sessionEmail(b, token)).toBe("ada@example.com");
+    await revokeJwtSession(a, token);
+    expect(await sessionEmail(a, token)).toBeNull();
+
+    // B, unaware, re-issues the session at the end of the longest silence a built-in store allows.
+    vi.setSystemTime(Date.now() + 2 * 60_000);
+    const jar = jarWith(token);
+    expect(await call(b, "/auth/session", { jar }).then((r) => r.json())).toMatchObject({
+      user: { email: "ada@example.com" },
+    });
+    const late = jar.get(NAME) as string;
+    expect(late).not.toBe(token);
+    const lateExp = (await claimsOf(late)).exp as number;
+
+    // The last second that cookie still opens (15 s clock tolerance): it opens (the probe can
+    // see), and an instance loading the list now, or one that knew the entry, refuses it.
+    vi.setSystemTime(lateExp * 1000 + 14_000);
+    expect(await sessionEmail(instance(new MemoryRevocationStore()), late)).toBe("ada@example.com");
+    expect(await sessionEmail(instance(deafStore(shared)), late)).toBeNull();
+    expect(await sessionEmail(a, late)).toBeNull();
+  });
+});
+
+describe("item 13: a user revocation and sign-in times from clocks that differ", () => {
+  it("a sign-in on the instance that revoked, right after revokeUserSessions, is not ended by it, though `before` runs 15 s ahead", async () => {
+    const config = configWith(undefined);
+    const old = (await signIn(config)).jar.get(NAME) as string;
+    await revokeUserSessions(config, "u1");
+    const fresh = (await signIn(config)).jar.get(NAME) as string;
+    expect(await sessionEmail(config, old)).toBeNull();
+    expect(await sessionEmail(config, fresh)).toBe("ada@example.com");
   });
 });
 
@@ -562,6 +658,120 @@ describe.each(backends)("two instances on one $name", (backend) => {
         expect(await sessionEmail(direct, doomed)).toBeNull();
       },
     );
+
+    // Issue 22.3: a sign-out on an instance cut off from the store answered as done and cleared
+    // the cookie, while the entry lived only in that instance's memory: a copy kept working on
+    // every other instance, and on that one after a restart.
+    it("rule: a sign-out the store does not confirm is answered as not done (503 to scripts), keeps the cookie and revokes nothing anywhere; the retry once the store is back ends it on every instance", async (t) => {
+      if (!up) return t.skip();
+      await proxy.setMode("pass");
+      const direct = configWith(storeOf());
+      const audits: Array<{ type: string; reason?: string; sessionId?: string; userId?: string }> = [];
+      const cut = makeConfig({
+        rateLimit: false,
+        logger: quiet,
+        events: { audit: (event) => void audits.push(event) },
+        session: { revocation: { store: storeOf({ port: proxy.port }), onUnavailable: "serve", timeout: 1000 } },
+      });
+      const { jar } = await signIn(cut);
+      const copy = jar.get(NAME) as string;
+      const sid = (await claimsOf(copy)).sid;
+      expect(await sessionEmail(direct, copy)).toBe("ada@example.com");
+
+      proxy.resetAll();
+      await proxy.setMode("refuse");
+      const csrf = await csrfToken(cut, jar);
+      const out = await call(cut, "/auth/signout", {
+        jar,
+        form: { csrfToken: csrf },
+        headers: { "x-auth-return-redirect": "1" },
+      });
+      expect(out.status).toBe(503);
+      expect(await out.json()).toEqual({
+        error: "SignOutError",
+        url: "http://localhost:3000/auth/error?error=SignOutError",
+      });
+      expect(jar.get(NAME), "the cookie is kept: the session goes on").toBe(copy);
+      expect(audits.filter((e) => e.type !== "signin.succeeded")).toEqual([
+        expect.objectContaining({ type: "session.revoke-failed", reason: "signed-out", sessionId: sid, userId: "u1" }),
+      ]);
+      // As the answer said: revoked nowhere, not even in the cut instance's memory.
+      expect(await sessionEmail(direct, copy)).toBe("ada@example.com");
+      expect(await sessionEmail(cut, copy)).toBe("ada@example.com");
+
+      await proxy.setMode("pass");
+      // Each retry is the wait: the store answers again within the instance's reconnection.
+      const started = performance.now();
+      for (;;) {
+        const retry = await call(cut, "/auth/signout", {
+          jar,
+          form: { csrfToken: csrf },
+          headers: { "x-auth-return-redirect": "1" },
+        });
+        if (retry.status === 200) {
+          expect(await retry.json()).toEqual({ url: "http://localhost:3000/" });
+          break;
+        }
+        expect(retry.status).toBe(503);
+        if (performance.now() - started > 15_000) throw new Error("the store never took the sign-out");
+      }
+      expect(jar.get(NAME)).toBeUndefined();
+      // Done means stored: an instance that loads the list now refuses the copy from its first read,
+      // the cut one at once, the other one as soon as the push arrives.
+      expect(await sessionEmail(configWith(storeOf()), copy)).toBeNull();
+      expect(await sessionEmail(cut, copy)).toBeNull();
+      await untilSignedOut(direct, copy);
+    }, 30_000);
+
+    // Issue 22.4: with "serve", an instance cut off from the store kept re-issuing a revoked
+    // session's cookie past the entry's lifetime; after the outage every instance accepted it.
+    it('rule: onUnavailable "serve" serves a session it cannot check but never re-issues, updates or extends it; re-issues resume once the list is current', async (t) => {
+      if (!up) return t.skip();
+      await proxy.setMode("pass");
+      const direct = configWith(storeOf());
+      const seen = { down: signal(), back: signal() };
+      const cut = makeConfig({
+        rateLimit: false,
+        logger: {
+          error() {},
+          debug() {},
+          warn: (code: string) => {
+            if (code === "revocation-unavailable") seen.down.resolve();
+            if (code === "revocation-restored") seen.back.resolve();
+          },
+        },
+        session: {
+          updateAge: 0,
+          revocation: { store: storeOf({ port: proxy.port }), onUnavailable: "serve", timeout: 1000 },
+        },
+      });
+      const token = (await signIn(direct)).jar.get(NAME) as string;
+      const reissued = (response: Response) =>
+        response.headers.getSetCookie().some((c) => c.startsWith(`${NAME}=`) && !c.startsWith(`${NAME}=;`));
+      // The probe can see a re-issue: with updateAge 0 every read re-issues while the list is current.
+      expect(reissued(await call(cut, "/auth/session", { jar: jarWith(token) }))).toBe(true);
+
+      await proxy.setMode("blackhole");
+      await seen.down.promise;
+      const served = await call(cut, "/auth/session", { jar: jarWith(token) });
+      expect(served.status).toBe(200);
+      expect(((await served.json()) as { expires: string }).expires).toBe(
+        new Date(((await claimsOf(token)).exp as number) * 1000).toISOString(),
+      );
+      expect(served.headers.getSetCookie().filter((c) => c.startsWith(`${NAME}=`))).toEqual([]);
+      const jar = jarWith(token);
+      const updated = await call(cut, "/auth/session", {
+        jar,
+        json: { csrfToken: await csrfToken(cut, jar), data: { theme: "dark" } },
+      });
+      expect(updated.status).toBe(500);
+      expect(jar.get(NAME), "no cookie from a refused update").toBe(token);
+
+      await proxy.setMode("pass");
+      proxy.resetAll();
+      await seen.back.promise;
+      expect(reissued(await call(cut, "/auth/session", { jar: jarWith(token) }))).toBe(true);
+    }, 30_000);
   });
 });
 

@@ -19,7 +19,12 @@ import { Auth, type AuthConfig } from "../../src/index.js";
 import { decode, encode, getToken } from "../../src/jwt.js";
 import { MemoryAdapter } from "../../src/memory-adapter.js";
 import { OIDC } from "../../src/providers/generic-oidc.js";
-import { revokeJwtSession, revokeUserSessions } from "../../src/revocation.js";
+import {
+  MemoryRevocationStore,
+  type RevocationListener,
+  revokeJwtSession,
+  revokeUserSessions,
+} from "../../src/revocation.js";
 import { Browser } from "../oauth/support/browser.js";
 import { SECRET, signInThrough } from "../oauth/support/flow.js";
 import { type RefreshingOP, startRefreshingOP } from "../oauth/support/refreshing-op.js";
@@ -67,7 +72,45 @@ async function sessionOf(config: AuthConfig, token: string) {
   return (await response.json()) as { user?: { email?: string } } | null;
 }
 
+/** A store whose push channel the test can report lost (`down`), as a real store does on an outage. */
+class LosableStore extends MemoryRevocationStore {
+  #listener: RevocationListener | undefined;
+  override async subscribe(listener: RevocationListener) {
+    this.#listener = listener;
+    await super.subscribe(listener);
+  }
+  down() {
+    this.#listener?.down(new Error("the store is unreachable"));
+  }
+}
+
 describe("revocation reaches every reader of the session cookie (getAccessToken)", () => {
+  // Issue 22.4: a refresh reseals the session cookie, which extends the session; an instance
+  // that cannot check the revocation list must not do it.
+  it('rule: with onUnavailable "serve", getAccessToken does not refresh (and re-issue the session) while the list cannot be checked; a fresh token is still served', async () => {
+    const store = new LosableStore();
+    const config = appConfig({
+      accessTokens: { jwt: true },
+      session: { revocation: { store, onUnavailable: "serve" } },
+    });
+    const browser = await signedInBrowser(config, "alice");
+    const cookie = browser.jar(APP).get(COOKIE) as string;
+    const fresh = await getAccessToken(request(`${COOKIE}=${cookie}`), config, { provider: "op" });
+    expect(fresh?.accessToken).toBeTruthy();
+
+    store.down();
+    const before = op.tokenCalls();
+    await expect(
+      getAccessToken(request(`${COOKIE}=${cookie}`), config, { provider: "op", forceRefresh: true }),
+    ).rejects.toMatchObject({
+      type: "AccessTokenError",
+      message: expect.stringMatching(/revocation list is unavailable/),
+    });
+    expect(op.tokenCalls(), "the provider was not asked").toBe(before);
+    const served = await getAccessToken(request(`${COOKIE}=${cookie}`), config, { provider: "op" });
+    expect(served?.accessToken).toBe(fresh?.accessToken);
+  });
+
   it("rule: a revoked JWT session gets no provider access token from getAccessToken", async () => {
     const config = appConfig({ accessTokens: { jwt: true }, session: { revocation: true } });
     const victim = await signedInBrowser(config, "alice");

@@ -85,13 +85,21 @@ export async function startSession(
   if (config.session.strategy === "jwt") {
     // The session's id and start survive every re-issue (jwt-strategy.ts carries them), so a
     // revocation (by id, or of a user's sessions begun before a time) reaches every later token.
-    const identity = { sid: randomUUID(), auth_time: Date.now() / 1000 };
+    // Begun after every revocation of the user this instance knows of (a revocation's `before`
+    // runs ahead of its instance's clock by the allowed skew: revocation-list.ts).
+    const list = config.revocation?.list;
+    if (list?.state === "idle") await list.start();
+    const userId = user.id?.toString();
+    const identity = {
+      sid: randomUUID(),
+      auth_time: list ? list.signInTime(userId, Date.now()) : Date.now() / 1000,
+    };
     sessionId = identity.sid;
     const initial: JWT = {
       name: user.name,
       email: user.email,
       picture: user.image,
-      sub: user.id?.toString(),
+      sub: userId,
       ...identity,
     };
     // Only with a second factor configured: without one, tokens stay exactly Auth.js's.

@@ -43,7 +43,10 @@ export function verifyRequestPage(props: { origin: string; code?: CodeForm }): {
   };
 }
 
-const errorPages: Record<string, { status: number; heading: string; text: string[]; signin?: boolean }> = {
+const errorPages: Record<
+  string,
+  { status: number; heading: string; text: string[]; signin?: boolean; signout?: boolean }
+> = {
   Configuration: {
     status: 500,
     heading: "Server error",
@@ -61,6 +64,15 @@ const errorPages: Record<string, { status: number; heading: string; text: string
     text: ["The sign-in link is no longer valid.", "It may have been used already or it may have expired."],
     signin: true,
   },
+  SignOutError: {
+    status: 503,
+    heading: "Sign-out did not complete",
+    text: [
+      "The server could not confirm that your session ended, so it may still be active.",
+      "Sign out again in a moment.",
+    ],
+    signout: true,
+  },
 };
 
 /** The error page (spec §7.2): a known `error` gets its own text and status, anything else a generic page. */
@@ -77,7 +89,9 @@ export function errorPage(props: { authUrl: string; origin: string; error?: stri
     : html`<p><a class="site" href="${props.origin}">${new URL(props.origin).host}</a></p>`;
   const signin = known?.signin
     ? html`<div class="actions"><a class="button" href="${props.authUrl}/signin">Sign in</a></div>`
-    : "";
+    : known?.signout
+      ? html`<div class="actions"><a class="button" href="${props.authUrl}/signout">Sign out</a></div>`
+      : "";
   return {
     title: heading,
     status: known?.status ?? 200,

@@ -169,6 +169,18 @@ const subjectKept = (config: ResolvedConfig) => () => warnOnce(config, "jwt-call
 
 type Liveness = "live" | "revoked";
 
+const UNCHECKED_UPDATE =
+  'The revocation list is unavailable: a JWT session is served (`onUnavailable: "serve"`) but not updated or re-issued until the store answers again';
+
+/**
+ * True when a JWT session may be re-issued or extended now: without revocation, or while the
+ * revocation list is known to be current. While it is not, a session is at most served as it is
+ * (no new cookie, no longer `exp`), so no instance extends a session it cannot check.
+ */
+export function mayExtend(config: ResolvedConfig): boolean {
+  return !config.revocation || config.revocation.list.current;
+}
+
 /**
  * "live", "revoked", or a throw when the list is unavailable and the configuration says to refuse
  * (the caller then answers an error, not "signed out"). In memory: a Map lookup per read; the
@@ -238,6 +250,9 @@ export async function readJwtSession(config: ResolvedConfig, options: SessionRea
     return { session: null, cookies: clearChunkedCookie(requestCookies, cookie.name, cookie.options) };
   }
 
+  // Served while the list cannot be checked (`onUnavailable: "serve"`): never extended meanwhile.
+  if (update && !mayExtend(config)) throw new Error(UNCHECKED_UPDATE);
+
   // Read before the `jwt` callback, which may change the claims object in place.
   const identity = identityOf(claims);
   let token: JWT | null = claims;
@@ -254,7 +269,11 @@ export async function readJwtSession(config: ResolvedConfig, options: SessionRea
   if (token === null)
     return { session: null, cookies: clearChunkedCookie(requestCookies, cookie.name, cookie.options) };
 
-  const due = changed || typeof token.iat !== "number" || nowSeconds() - token.iat >= config.session.updateAge;
+  // A session this instance cannot check against the revocation list is served as it is: a cookie
+  // re-issued now would outlive a revocation made where this instance cannot hear it.
+  const due =
+    (changed || typeof token.iat !== "number" || nowSeconds() - token.iat >= config.session.updateAge) &&
+    mayExtend(config);
   let cookies: Cookie[] = [];
   let expires: Date;
   if (due) {
@@ -269,7 +288,7 @@ export async function readJwtSession(config: ResolvedConfig, options: SessionRea
       });
     }
   } else {
-    expires = new Date((token.exp as number) * 1000);
+    expires = new Date(typeof token.exp === "number" ? token.exp * 1000 : Date.now() + config.session.maxAge * 1000);
   }
 
   const base: Session = {

@@ -29,6 +29,26 @@ export type RevocationVerdict = "valid" | "revoked" | "unavailable";
 const LIST = Symbol.for("latchkey.revocationList");
 const RETRY_MS = 1000;
 
+/**
+ * How far apart the instances' clocks may be (the JWT clock tolerance): a user revocation's
+ * `before` is this much later than the revoking instance's clock, so a session begun just before
+ * it on an instance whose clock runs ahead is still ended (a sign-in on an instance that has heard
+ * of the revocation starts after it: {@link RevocationList.signInTime}).
+ */
+export const CLOCK_SKEW_MS = 15_000;
+
+/**
+ * The longest an instance may go on re-issuing cookies without having heard of a revocation while
+ * its list reads as current: a push channel that died silently is noticed by the store's
+ * heartbeat within two periods (at most 60 s each, see `RevocationStore`), and the clocks that
+ * set the entry's expiry and the cookie's `exp` may be {@link CLOCK_SKEW_MS} apart each way. An
+ * entry lives this much longer than the longest token, so it outlives every cookie it refuses.
+ */
+export const UNAWARE_MARGIN_MS = 2 * 60_000 + 2 * CLOCK_SKEW_MS;
+
+/** The most a built-in store's heartbeat period may be (see {@link UNAWARE_MARGIN_MS}). */
+export const MAX_HEARTBEAT_MS = 60_000;
+
 function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -153,10 +173,38 @@ export class RevocationList {
     return own.size;
   }
 
-  /** Records an entry: in this instance's memory at once, then in the store (which pushes it). */
+  /**
+   * Records an entry in the store (which pushes it to every instance), then in this instance's
+   * memory. Resolves once the store has it; rejects when the store fails or does not answer within
+   * `timeout`, and then this instance's memory is left as it was: an entry that only one instance
+   * knows would end the session here and not elsewhere, and a retried sign-out here would find it
+   * "already revoked" and write nothing. Memory follows the store (a write that timed out but
+   * landed arrives by its push).
+   */
   async add(entry: RevocationEntry): Promise<void> {
-    this.apply(entry);
     await withTimeout(this.#store.add(entry), this.#timeout, "saving a revocation");
+    this.apply(entry);
+  }
+
+  /**
+   * True while the list is known to be current (loaded, and its push channel up): only then may a
+   * session be re-issued or extended. While it is not, `onUnavailable: "serve"` serves what is
+   * known but never hands out a cookie that outlives the token presented.
+   */
+  get current(): boolean {
+    return this.state === "ready";
+  }
+
+  /**
+   * The sign-in time (epoch seconds) for a new session of `userId` begun at `nowMs`: `nowMs`, or
+   * just after the user's revocation this instance knows, when that is later (its `before` is
+   * ahead of the revoking instance's clock by {@link CLOCK_SKEW_MS}): a session begun after the
+   * revocation was heard of is never ended by it.
+   */
+  signInTime(userId: string | undefined, nowMs: number): number {
+    const before = userId === undefined ? undefined : this.users.get(userId)?.before;
+    // 2 ms, not 1: seconds with a fraction, multiplied back, must land past `before` whatever the rounding.
+    return (before !== undefined && before >= nowMs ? Math.floor(before) + 2 : nowMs) / 1000;
   }
 
   #sweep(now: number): void {
@@ -366,10 +414,13 @@ export function resolveRevocation(
 /**
  * How long an entry made now must live: no token of a session revoked now can outlive the longest
  * token lifetime from now (a revoked session is never re-issued again), plus the clock tolerance
- * with which tokens are opened.
+ * with which tokens are opened, plus {@link UNAWARE_MARGIN_MS}: an instance that has not heard of
+ * the revocation yet, while its list reads as current, may still re-issue the session's cookie
+ * (never while its list is unavailable: `readJwtSession`), and the entry must outlive that cookie
+ * too, or the copy would be accepted for good once the entry is gone.
  */
 export function entryLifetimeMs(session: { maxAge: number }, jwt: { maxAge: number }): number {
-  return (Math.max(session.maxAge, jwt.maxAge) + 15) * 1000;
+  return (Math.max(session.maxAge, jwt.maxAge) + 15) * 1000 + UNAWARE_MARGIN_MS;
 }
 
 /**

@@ -10,7 +10,7 @@ import Mailgun from "../../src/providers/mailgun.js";
 import Postmark from "../../src/providers/postmark.js";
 import Resend from "../../src/providers/resend.js";
 import SendGrid from "../../src/providers/sendgrid.js";
-import { CookieJar, linkIn, ORIGIN, openLink, requestLink, SECRET, send } from "./helpers.js";
+import { CookieJar, linkIn, ORIGIN, openLink, requestLink, SECRET } from "./helpers.js";
 
 interface Captured {
   method: string;

@@ -108,9 +108,12 @@ export async function sendSignInLink(
 
   const target = verifyRequestUrl(ctx, provider.id);
   // The link knows the browser that asked for it: opened there it signs in, anywhere else it asks first.
-  const binding = bindLink(req, ctx, secret, identifier, token);
-  const params = new URLSearchParams({ callbackUrl, token, email: identifier, binding });
-  const url = withLink ? `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}?${params}` : target;
+  let url = target;
+  if (withLink) {
+    const binding = bindLink(req, ctx, secret, identifier, token);
+    const params = new URLSearchParams({ callbackUrl, token, email: identifier, binding });
+    url = `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}?${params}`;
+  }
   try {
     await provider.sendVerificationRequest({
       identifier,

@@ -38,12 +38,13 @@ export async function startOAuth(
 ): Promise<ResponseInternal> {
   const provider = internal as unknown as OAuthProvider;
   const connect = await connectClaim(req, ctx);
-  if (connect !== undefined && provider.checks.length === 0) {
+  // The session to connect to travels in the check cookies: without one (`checks: ["none"]`)
+  // nothing could carry it, nor bind the callback to this browser.
+  const sealed = provider.checks.some((check) => check === "pkce" || check === "state" || check === "nonce");
+  if (connect !== undefined && !sealed) {
     throw new OAuthSignInError(
-      `Provider "${provider.id}" has no checks, so an account cannot be connected through it`,
-      {
-        provider: provider.id,
-      },
+      `Provider "${provider.id}" uses no check cookie (checks: ["none"]), so an account cannot be connected through it`,
+      { provider: provider.id },
     );
   }
   await ctx.callbackUrl();

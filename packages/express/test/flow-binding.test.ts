@@ -12,7 +12,7 @@
  */
 
 import { MemoryAdapter } from "@latchkey/core/memory-adapter";
-import { type AuthConfig, ExpressAuth } from "@latchkey/express";
+import { type AuthConfig, ExpressAuth, getSession } from "@latchkey/express";
 import OIDC from "@latchkey/express/providers/generic-oidc";
 import Nodemailer from "@latchkey/express/providers/nodemailer";
 import express from "express";
@@ -104,6 +104,8 @@ async function startApp(strategy: "database" | "jwt"): Promise<App> {
   const application = express();
   application.use("/auth", ExpressAuth(config));
   application.get("/", (_req, res) => void res.send("home"));
+  // What an account page (second-factor enrolment, sessions, linked accounts) builds on.
+  application.get("/me", async (req, res) => void res.json((await getSession(req, config))?.user ?? null));
   const { url, close } = await listen(application);
   apps.push(close);
   return { url, adapter, errors, mailed };
@@ -270,6 +272,12 @@ describe.each(["database", "jwt"] as const)("%s sessions", (strategy) => {
       });
       expect(await ambiguous.json()).toBeNull();
       expect(ambiguous.headers.getSetCookie().filter((c) => c.startsWith(`${SESSION}=`))).toEqual([]);
+      // The application's own pages (where a second factor is enrolled) see no one either.
+      const me = await victim.browser.get(`${app.url}/me`, {
+        cookie: cookieHeader(victim.browser, app.url, { [SESSION]: attackersSession }),
+      });
+      expect(await me.json()).toBeNull();
+      expect(await (await victim.browser.get(`${app.url}/me`)).json()).toMatchObject({ email: "alice@example.com" });
     });
 
     it("attack: a session cookie planted on the whole auth path makes the connect start refuse", async () => {

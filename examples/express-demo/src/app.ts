@@ -82,6 +82,13 @@ function sameOrigin(req: Request, res: Response, next: NextFunction) {
   next();
 }
 
+/** The OAuth / OpenID Connect providers (id and name): the ones an account can be connected with. */
+const oauthProviders = (config: AuthConfig) =>
+  config.providers
+    .map((p) => (typeof p === "function" ? p() : p))
+    .filter((p) => p.type === "oauth" || p.type === "oidc")
+    .map((p) => ({ id: p.id, name: p.name }));
+
 const hasPasswordSignIn = (config: AuthConfig) =>
   config.providers.some((p) => typeof p !== "function" && p.id === "credentials");
 
@@ -169,6 +176,13 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
          <h2>Session</h2><p>What <code>getSession(req, config)</code> returns:</p><pre id="session">${esc(JSON.stringify(s, null, 2))}</pre>
          <h2>Signed-in devices</h2>${deviceList}
          <h2>Linked accounts</h2>${accountRows ? `<table id="accounts"><tr><th>provider</th><th>type</th><th>account id</th><th></th></tr>${accountRows}</table>` : "<p>None yet: password sign-ins link no account.</p>"}
+         <h2>Connect another account</h2><p>A sign-in button never links an account to the one you are signed in to; this does (a CSRF-checked <code>POST /auth/signin/&lt;provider&gt;</code> with <code>connect=true</code>, finished under this very session).</p>
+         ${oauthProviders(config)
+           .map(
+             (p) =>
+               `<form class="connect inline" method="post" action="/auth/signin/${esc(p.id)}"><input type="hidden" name="csrfToken"><input type="hidden" name="connect" value="true"><input type="hidden" name="callbackUrl" value="/account"><button type="submit">Connect ${esc(p.name)}</button></form>`,
+           )
+           .join("")}
          <h2>Passkeys</h2><p id="passkeys">${passkeys.length} registered.</p>
          <form id="add-passkey" method="post" action="/auth/callback/passkey" data-webauthn-options="/auth/webauthn-options/passkey?action=register">
            <input type="hidden" name="csrfToken"><input type="hidden" name="action"><input type="hidden" name="data">
@@ -176,7 +190,7 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
            <button type="submit">Add a passkey</button><p data-webauthn-error hidden></p></form>
          <script src="/auth/webauthn-script.js"></script>
          <script>fetch("/auth/csrf").then((r) => r.json()).then(({ csrfToken }) => {
-           document.querySelector("#add-passkey [name=csrfToken]").value = csrfToken; });</script>
+           for (const input of document.querySelectorAll("#add-passkey [name=csrfToken], form.connect [name=csrfToken]")) input.value = csrfToken; });</script>
          ${await secondFactorSection(userId, String(req.query.totp ?? ""))}
          <h2>Recent security events</h2><table id="activity"><tr><th>when (UTC)</th><th>event</th><th>method</th></tr>${activity
            .map(

@@ -414,7 +414,12 @@ describe("the flows that refuse without throwing record their own failure", () =
         form: { csrfToken: await csrfToken(config, jar), code: value },
       });
     await post(wrong);
-    await call(config, "/auth/callback/nodemailer?token=forged&email=ada%40example.com", { jar: new CookieJar() });
+    // A forged link, confirmed in another browser (a GET there only shows the confirmation page).
+    const other = new CookieJar();
+    await call(config, "/auth/callback/nodemailer", {
+      jar: other,
+      form: { csrfToken: await csrfToken(config, other), token: "forged", email: "ada@example.com" },
+    });
     await post(code);
     expect(events.map((e) => [e.type, "reason" in e ? e.reason : undefined, e.identifier, e.provider])).toEqual([
       ["signin.failed", "email-code-invalid", "ada@example.com", "nodemailer"],

@@ -20,11 +20,24 @@ describe("default cookies match Auth.js", () => {
     expect(c.webauthnChallenge.name).toBe("authjs.challenge");
     expect(c.sessionToken.options).toEqual({ httpOnly: true, sameSite: "lax", path: "/", secure: false });
   });
-  it("uses __Secure- on https and __Host- for the CSRF cookie", () => {
+  it("uses __Secure- on https for the session and callback-URL cookies (Auth.js's names, so sessions carry over)", () => {
     const c = defaultCookies(true);
     expect(c.sessionToken.name).toBe("__Secure-authjs.session-token");
-    expect(c.csrfToken.name).toBe("__Host-authjs.csrf-token");
+    expect(c.callbackUrl.name).toBe("__Secure-authjs.callback-url");
     expect(c.sessionToken.options.secure).toBe(true);
+  });
+  it("uses __Host- on https for the CSRF cookie and every check cookie, which no sibling sub-domain can set", () => {
+    const c = defaultCookies(true);
+    expect(c.csrfToken.name).toBe("__Host-authjs.csrf-token");
+    expect(c.pkceCodeVerifier.name).toBe("__Host-authjs.pkce.code_verifier");
+    expect(c.state.name).toBe("__Host-authjs.state");
+    expect(c.nonce.name).toBe("__Host-authjs.nonce");
+    expect(c.webauthnChallenge.name).toBe("__Host-authjs.challenge");
+    // What a browser demands of a __Host- cookie: Secure, Path=/, no Domain.
+    for (const role of ["csrfToken", "pkceCodeVerifier", "state", "nonce", "webauthnChallenge"] as const) {
+      expect(c[role].options).toMatchObject({ secure: true, path: "/" });
+      expect(c[role].options.domain).toBeUndefined();
+    }
   });
   it("gives flow check cookies a 15 minute lifetime", () => {
     const c = defaultCookies(false);
@@ -38,8 +51,10 @@ describe("parseCookieHeader", () => {
   it("parses pairs, trims, unquotes and percent-decodes", () => {
     expect(parseCookieHeader(' a=1; b = two ; c="q"; d=%7C')).toEqual({ a: "1", b: "two", c: "q", d: "|" });
   });
-  it("keeps the first of duplicate names and tolerates malformed encoding and parts", () => {
-    expect(parseCookieHeader("a=1; a=2; junk; =x; e=%E0%A4%A")).toEqual({ a: "1", e: "%E0%A4%A" });
+  it("reads a name sent twice (another Domain or Path) as absent, and tolerates malformed encoding and parts", () => {
+    const duplicates = new Set<string>();
+    expect(parseCookieHeader("a=1; a=2; junk; =x; e=%E0%A4%A; a=3", duplicates)).toEqual({ e: "%E0%A4%A" });
+    expect([...duplicates]).toEqual(["a"]);
   });
   it("is safe with prototype-looking names", () => {
     const parsed = parseCookieHeader("__proto__=x; constructor=y");

@@ -7,7 +7,7 @@ import Nodemailer from "@latchkey/express/providers/nodemailer";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CookieJar, linkIn, SECRET, type SmtpFixture, smtpServer, startSmtp } from "../../core/test/email/helpers.js";
-import { fetchAt, listen } from "./helpers.js";
+import { fetchAt, listen, openLinkAt } from "./helpers.js";
 import { type Backend, backends } from "./stores.js";
 
 const stores = await backends("code", ["memory", "postgres", "mariadb", "redis"]);
@@ -126,7 +126,7 @@ describe.each(stores)("rule: an e-mailed code signs in once, over Express with %
       expect(await submit(jar, String((Number(code) + i) % 1_000_000).padStart(6, "0"))).toBe(refused());
     }
     expect(await submit(jar, code)).toBe(refused());
-    expect((await request(new CookieJar(), link)).headers.get("location")).toBe(
+    expect((await openLinkAt(origin, new CookieJar(), link)).headers.get("location")).toBe(
       `${origin}/auth/error?error=Verification`,
     );
   });
@@ -137,7 +137,7 @@ describe.each(stores)("rule: an e-mailed code signs in once, over Express with %
     await ask(alice, address("alice"));
     const bobs = await ask(bob, address("bob"));
     expect(await submit(alice, bobs.code)).toBe(refused());
-    expect((await request(new CookieJar(), bobs.link)).headers.get("location")).toBe(`${origin}/dashboard`);
+    expect((await openLinkAt(origin, new CookieJar(), bobs.link)).headers.get("location")).toBe(`${origin}/dashboard`);
     expect(await submit(bob, bobs.code)).toBe(refused());
   });
 });

@@ -6,7 +6,7 @@ import Nodemailer from "@latchkey/express/providers/nodemailer";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CookieJar, linkIn, SECRET, type SmtpFixture, smtpServer, startSmtp } from "../../core/test/email/helpers.js";
-import { fetchAt, listen } from "./helpers.js";
+import { fetchAt, listen, openLinkAt } from "./helpers.js";
 import { type Backend, backends } from "./stores.js";
 
 const stores = await backends("email", ["memory", "postgres", "redis"]);
@@ -75,13 +75,13 @@ describe.each(stores)("e-mail sign-in over Express with %s", (_name, up, open) =
     expect(new URL(link).origin).toBe(origin);
     const sessionsBefore = await store.sessions();
     const browser = new CookieJar();
-    const click = await get(browser, link);
+    const click = await openLinkAt(origin, browser, link);
     expect(click.status).toBe(302);
     expect(click.headers.get("location")).toBe(`${origin}/dashboard`);
     const session = (await (await get(browser, "/auth/session")).json()) as { user?: { email?: string } };
     expect(session.user?.email).toBe(email);
     expect(await store.sessions()).toBe(sessionsBefore + 1);
-    const again = await get(new CookieJar(), link);
+    const again = await openLinkAt(origin, new CookieJar(), link);
     expect(again.headers.get("location")).toBe(`${origin}/auth/error?error=Verification`);
   });
 
@@ -96,7 +96,7 @@ describe.each(stores)("e-mail sign-in over Express with %s", (_name, up, open) =
       const browsers: CookieJar[] = [];
       for (let i = 0; i < 10; i++) {
         const browser = new CookieJar();
-        expect((await get(browser, await mailedLink(email))).status).toBe(302);
+        expect((await openLinkAt(origin, browser, await mailedLink(email))).status).toBe(302);
         browsers.push(browser);
       }
       expect(await store.sessions()).toBe(sessionsBefore + 3);
@@ -114,7 +114,7 @@ describe.each(stores)("e-mail sign-in over Express with %s", (_name, up, open) =
   it.skipIf(!up)("refuses the token with another address", async () => {
     const link = new URL(await mailedLink(`bob-${randomBytes(3).toString("hex")}@example.com`));
     link.searchParams.set("email", "mallory@example.com");
-    expect((await get(new CookieJar(), link.href)).headers.get("location")).toBe(
+    expect((await openLinkAt(origin, new CookieJar(), link.href)).headers.get("location")).toBe(
       `${origin}/auth/error?error=Verification`,
     );
   });
@@ -122,7 +122,7 @@ describe.each(stores)("e-mail sign-in over Express with %s", (_name, up, open) =
   it.skipIf(!up)("turns 50 concurrent clicks on one link into exactly one session", async () => {
     const link = await mailedLink(`carol-${randomBytes(3).toString("hex")}@example.com`);
     const before = await store.sessions();
-    const responses = await Promise.all(Array.from({ length: 50 }, () => get(new CookieJar(), link)));
+    const responses = await Promise.all(Array.from({ length: 50 }, () => openLinkAt(origin, new CookieJar(), link)));
     const locations = responses.map((r) => r.headers.get("location"));
     expect(locations.filter((l) => l === `${origin}/dashboard`)).toHaveLength(1);
     expect(locations.filter((l) => l === `${origin}/auth/error?error=Verification`)).toHaveLength(49);

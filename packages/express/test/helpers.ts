@@ -3,6 +3,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type AuthConfig, ExpressAuth } from "@latchkey/express";
 import express from "express";
+import { confirmationForm } from "../../core/test/email/helpers.js";
 
 /**
  * Starts `app` on 127.0.0.1, port 0; returns its base URL (with `hostname`, `localhost` unless
@@ -93,6 +94,25 @@ export async function fetchAt(
   const response = await fetch(new URL(url, origin), { ...init, headers, redirect: "manual" });
   jar.take(response);
   return response;
+}
+
+/**
+ * Opens a magic link as a person would: GET it; in a browser other than the one that asked for it
+ * that shows the confirmation page, whose button is then pressed (a POST with its CSRF token).
+ *
+ * @example
+ * const done = await openLinkAt(origin, new CookieJar(), link); // 302 to the callback URL
+ */
+export async function openLinkAt(origin: string, jar: CookieHolder, url: string): Promise<Response> {
+  const opened = await fetchAt(origin, jar, url);
+  if (opened.status !== 200) return opened;
+  const form = confirmationForm(await opened.text());
+  if (!form) throw new Error("the link answered 200 without a confirmation form");
+  return fetchAt(origin, jar, form.action, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(form.fields),
+  });
 }
 
 /** RFC 4226 HOTP over RFC 4648 base32, six digits: what an authenticator app shows at `step`. */

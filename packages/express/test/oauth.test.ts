@@ -98,7 +98,9 @@ describe("OIDC over Express", () => {
     expect(redirects).toContainEqual({ url: "/dashboard", baseUrl: app });
     expect(deletedCookies(callback).sort()).toEqual(["authjs.nonce", "authjs.pkce.code_verifier", "authjs.state"]);
     expect(
-      [...browser.jar(app).keys()].filter((k) => k !== "authjs.csrf-token" && k !== "authjs.callback-url"),
+      [...browser.jar(app).keys()].filter(
+        (k) => k !== "authjs.csrf-token" && k !== "authjs.callback-url" && k !== "authjs.binding",
+      ),
     ).toEqual(["authjs.session-token"]);
 
     const session = await sessionOf(browser, app);

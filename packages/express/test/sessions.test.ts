@@ -360,8 +360,8 @@ describe("linked accounts, over Express on PostgreSQL", () => {
     expect(await unlink(alice, "op", "alice")).toEqual({ unlinked: false, reason: "last-sign-in-method" });
     expect(await accountsOf(alice)).toHaveLength(1);
 
-    // Signed in, the user links a second provider.
-    const linked = await signInThrough(alice, app, "second", { query: { login_hint: "alice" } });
+    // Signed in, the user connects a second provider (a plain sign-in would not link it).
+    const linked = await signInThrough(alice, app, "second", { query: { login_hint: "alice" }, connect: true });
     expect(linked.status).toBe(302);
     expect(((await accountsOf(alice)) ?? []).map((a) => a.provider).sort()).toEqual(["op", "second"]);
     expect(await unlink(alice, "op", "alice")).toEqual({
@@ -395,7 +395,7 @@ describe("linked accounts, over Express on PostgreSQL", () => {
     if (!up) return t.skip();
     const alice = await signedIn(FIREFOX_MAC, "alice", "second");
     const mallory = await signedIn(CHROME_WINDOWS, "bob");
-    await signInThrough(mallory, app, "second", { query: { login_hint: "bob" } });
+    await signInThrough(mallory, app, "second", { query: { login_hint: "bob" }, connect: true });
     const before = await db.selectFrom("accounts").selectAll().orderBy("provider").execute();
     for (const [provider, id] of [
       ["second", "alice"],
@@ -420,7 +420,7 @@ describe("linked accounts, over Express on PostgreSQL", () => {
   it("RULE: concurrent unlinks never remove the last way to sign in: 40 at once over two accounts leave exactly one", async (t) => {
     if (!up) return t.skip();
     const bob = await signedIn(CHROME_WINDOWS, "bob");
-    await signInThrough(bob, app, "second", { query: { login_hint: "bob" } });
+    await signInThrough(bob, app, "second", { query: { login_hint: "bob" }, connect: true });
     const bobId = await userIdOf("bob@example.com");
     const accountsLeft = async () =>
       (await db.selectFrom("accounts").select("provider").where("userId", "=", bobId).execute()).map((r) => r.provider);
@@ -449,7 +449,7 @@ describe("linked accounts, over Express on PostgreSQL", () => {
       // Sign in with the account the last round left, then link the other one again.
       const [kept] = await accountsLeft();
       const bob = await signedIn(CHROME_WINDOWS, "bob", String(kept));
-      await signInThrough(bob, app, kept === "op" ? "second" : "op", { query: { login_hint: "bob" } });
+      await signInThrough(bob, app, kept === "op" ? "second" : "op", { query: { login_hint: "bob" }, connect: true });
       expect((await accountsLeft()).sort()).toEqual(["op", "second"]);
       const results = await Promise.all(
         Array.from({ length: 40 }, (_, i) => unlink(bob, i % 2 ? "op" : "second", "bob", i % 4 < 2 ? "" : "/twin")),

@@ -17,12 +17,32 @@ const baseNames: Record<CookieRole, string> = {
 const FLOW_COOKIE_MAX_AGE = 15 * 60;
 
 /**
- * The default cookie name of a role, the same as Auth.js's so sessions carry over: `__Secure-`
- * on https, `__Host-` for the CSRF cookie (which therefore cannot be set by a sub-domain).
+ * Roles whose cookie is `__Host-` on https: host-only, `Path=/`, `Secure`, so no sibling
+ * sub-domain can set one (RFC 6265bis §4.1.3.2). The CSRF cookie (as in Auth.js) and the check
+ * cookies of a flow in progress, which need no `Domain` and live minutes; the session and
+ * callback-URL cookies keep Auth.js's `__Secure-` names, so sessions carry over.
+ */
+const HOST_ONLY: ReadonlySet<CookieRole> = new Set([
+  "csrfToken",
+  "pkceCodeVerifier",
+  "state",
+  "nonce",
+  "webauthnChallenge",
+]);
+
+/**
+ * The default cookie name of a role on http (`secure = false`, no prefix) or https: `__Host-`
+ * for the CSRF and check cookies, `__Secure-` (Auth.js's names) for the others.
+ *
+ * @example
+ * ```ts
+ * defaultCookieName("sessionToken", true) // "__Secure-authjs.session-token"
+ * defaultCookieName("state", true)        // "__Host-authjs.state"
+ * ```
  */
 export function defaultCookieName(role: CookieRole, secure: boolean): string {
   if (!secure) return baseNames[role];
-  return `${role === "csrfToken" ? "__Host-" : "__Secure-"}${baseNames[role]}`;
+  return `${HOST_ONLY.has(role) ? "__Host-" : "__Secure-"}${baseNames[role]}`;
 }
 
 /** Default names and options of every cookie, for http (`secure = false`) or https. */
@@ -40,12 +60,24 @@ export function defaultCookies(secure: boolean): Record<CookieRole, CookieOption
 
 /**
  * Parses a `Cookie` header into a record. Values are percent-decoded when they can be; a value
- * that is not valid percent-encoding is kept as it is. The first occurrence of a name wins, as
- * browsers send the most specific cookie first.
+ * that is not valid percent-encoding is kept as it is.
+ *
+ * A name the header carries more than once is left out: the browser holds two cookies of that
+ * name (another `Domain` or `Path`, such as one a sibling sub-domain planted with a longer path,
+ * which the browser sends first), and nothing says which is ours. Latchkey reads only its own
+ * names, so an ambiguous session, CSRF, check or pending cookie reads as absent: no session, no
+ * check, nothing attached to anyone (docs/security.md, "Duplicate cookies"). `duplicates`, when
+ * given, receives each such name once.
+ *
+ * @example
+ * ```ts
+ * parseCookieHeader("a=1; b=2; a=3") // { b: "2" }
+ * ```
  */
-export function parseCookieHeader(header: string | null | undefined): Record<string, string> {
+export function parseCookieHeader(header: string | null | undefined, duplicates?: Set<string>): Record<string, string> {
   const out: Record<string, string> = Object.create(null);
   if (!header) return out;
+  let repeated: string[] | undefined;
   let start = 0;
   const length = header.length;
   while (start < length) {
@@ -54,7 +86,10 @@ export function parseCookieHeader(header: string | null | undefined): Record<str
     const eq = header.indexOf("=", start);
     if (eq !== -1 && eq < end) {
       const name = header.slice(start, eq).trim();
-      if (name && !(name in out)) {
+      if (name && name in out) {
+        repeated ??= [];
+        repeated.push(name);
+      } else if (name) {
         let value = header.slice(eq + 1, end).trim();
         if (value.length > 1 && value.charCodeAt(0) === 34 && value.charCodeAt(value.length - 1) === 34) {
           value = value.slice(1, -1);
@@ -70,6 +105,12 @@ export function parseCookieHeader(header: string | null | undefined): Record<str
       }
     }
     start = end + 1;
+  }
+  if (repeated) {
+    for (const name of repeated) {
+      delete out[name];
+      duplicates?.add(name);
+    }
   }
   return out;
 }

@@ -9,6 +9,7 @@ import {
   CookieJar,
   linkIn,
   ORIGIN,
+  openLink,
   requestLink,
   SECRET,
   type SmtpFixture,
@@ -160,7 +161,7 @@ describe("rule: an e-mailed code signs in once, in the browser that asked for it
       expect((await submit(config, jar, wrong(code, i))).headers.get("location")).toBe(REFUSED);
     }
     expect((await submit(config, jar, code)).headers.get("location")).toBe(REFUSED);
-    expect((await send(config, new CookieJar(), linkIn(text))).headers.get("location")).toBe(
+    expect((await openLink(config, new CookieJar(), linkIn(text))).headers.get("location")).toBe(
       `${ORIGIN}/auth/error?error=Verification`,
     );
     expect(store.sessions.size).toBe(0);
@@ -232,13 +233,13 @@ describe("rule: an e-mailed code signs in once, in the browser that asked for it
     const { config, store } = setup();
     const first = new CookieJar();
     const { code, text } = await mailedCode(config, "once@example.com", first);
-    expect((await send(config, new CookieJar(), linkIn(text))).headers.get("location")).toBe(DASHBOARD);
+    expect((await openLink(config, new CookieJar(), linkIn(text))).headers.get("location")).toBe(DASHBOARD);
     expect((await submit(config, first, code)).headers.get("location")).toBe(REFUSED);
 
     const second = new CookieJar();
     const mailed = await mailedCode(config, "twice@example.com", second);
     expect((await submit(config, second, mailed.code)).headers.get("location")).toBe(DASHBOARD);
-    expect((await send(config, new CookieJar(), linkIn(mailed.text))).headers.get("location")).toBe(
+    expect((await openLink(config, new CookieJar(), linkIn(mailed.text))).headers.get("location")).toBe(
       `${ORIGIN}/auth/error?error=Verification`,
     );
     expect(store.sessions.size).toBe(2);

@@ -107,6 +107,43 @@ export async function send(config: AuthConfig, jar: CookieJar, url: string, init
   return response;
 }
 
+/** The action and hidden fields of the confirmation form of a magic link opened in another browser. */
+export function confirmationForm(html: string): { action: string; fields: Record<string, string> } | null {
+  if (!html.includes('class="confirm-link"')) return null;
+  const decode = (text: string) =>
+    text
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&#x2F;/gi, "/")
+      .replace(/&lt;/g, "<")
+      .replace(/&gt;/g, ">")
+      .replace(/&amp;/g, "&");
+  const action = /<form class="confirm-link" action="([^"]+)"/.exec(html)?.[1];
+  if (!action) return null;
+  const fields: Record<string, string> = {};
+  for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+    fields[match[1] as string] = decode(match[2] as string);
+  }
+  return { action: decode(action), fields };
+}
+
+/**
+ * Opens a magic link as a person would: GET it; in a browser other than the one that asked for it
+ * that shows the confirmation page, whose button is then pressed (a POST with its CSRF token).
+ * Returns the last answer.
+ */
+export async function openLink(config: AuthConfig, jar: CookieJar, url: string): Promise<Response> {
+  const opened = await send(config, jar, url);
+  if (opened.status !== 200) return opened;
+  const form = confirmationForm(await opened.text());
+  if (!form) throw new Error("the link answered 200 without a confirmation form");
+  return send(config, jar, form.action, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(form.fields),
+  });
+}
+
 /** GET /auth/csrf, then POST /auth/signin/<id> with the address: the sign-in form of a browser. */
 export async function requestLink(
   config: AuthConfig,

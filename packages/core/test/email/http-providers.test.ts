@@ -10,7 +10,7 @@ import Mailgun from "../../src/providers/mailgun.js";
 import Postmark from "../../src/providers/postmark.js";
 import Resend from "../../src/providers/resend.js";
 import SendGrid from "../../src/providers/sendgrid.js";
-import { CookieJar, linkIn, ORIGIN, requestLink, SECRET, send } from "./helpers.js";
+import { CookieJar, linkIn, ORIGIN, openLink, requestLink, SECRET } from "./helpers.js";
 
 interface Captured {
   method: string;
@@ -85,7 +85,7 @@ async function roundTrip(provider: EmailConfig, check: (request: Captured) => Pr
   const { text, html } = await check(request);
   const link = linkIn(text);
   expect(html).toContain(link.replace(/&/g, "&amp;"));
-  const click = await send(config, new CookieJar(), link);
+  const click = await openLink(config, new CookieJar(), link);
   expect(click.headers.get("location")).toBe(`${ORIGIN}/dashboard`);
   expect(store.sessions.size).toBe(1);
 }

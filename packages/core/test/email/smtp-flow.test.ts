@@ -9,6 +9,7 @@ import {
   closedPort,
   linkIn,
   ORIGIN,
+  openLink,
   requestLink,
   SECRET,
   SMTP_PASS,
@@ -78,6 +79,7 @@ describe("e-mail sign-in over a real SMTP server", () => {
     expect(url.searchParams.get("email")).toBe("ada@example.com");
     expect(url.searchParams.get("callbackUrl")).toBe(`${ORIGIN}/dashboard`);
     expect(url.searchParams.get("token")).toMatch(/^[0-9a-f]{64}$/);
+    expect(url.searchParams.get("binding")).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(mail?.html).toContain(`href="${link.replace(/&/g, "&amp;")}"`);
 
     // Only the keyed hash is stored, bound to the address.
@@ -89,7 +91,8 @@ describe("e-mail sign-in over a real SMTP server", () => {
     expect(stored[0]?.expires.getTime()).toBeGreaterThan(Date.now() + 590_000);
     expect(stored[0]?.expires.getTime()).toBeLessThanOrEqual(Date.now() + 600_000);
 
-    const browser = new CookieJar();
+    // Opened in the browser that asked for it: signs in at once, no confirmation.
+    const browser = jar;
     const click = await send(config, browser, link);
     expect(click.status).toBe(302);
     expect(click.headers.get("location")).toBe(`${ORIGIN}/dashboard`);
@@ -105,8 +108,8 @@ describe("e-mail sign-in over a real SMTP server", () => {
   it("refuses a second use of the link", async () => {
     const { config, store } = setup();
     const link = await mailedLink(config, "bob@example.com");
-    expect((await send(config, new CookieJar(), link)).headers.get("location")).toBe(`${ORIGIN}/dashboard`);
-    const again = await send(config, new CookieJar(), link);
+    expect((await openLink(config, new CookieJar(), link)).headers.get("location")).toBe(`${ORIGIN}/dashboard`);
+    const again = await openLink(config, new CookieJar(), link);
     expect(again.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Verification`);
     expect(store.sessions.size).toBe(1);
   });
@@ -116,22 +119,22 @@ describe("e-mail sign-in over a real SMTP server", () => {
     const link = await mailedLink(config, "carol@example.com");
     const forged = new URL(link);
     forged.searchParams.set("email", "mallory@example.com");
-    const response = await send(config, new CookieJar(), forged.href);
+    const response = await openLink(config, new CookieJar(), forged.href);
     expect(response.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Verification`);
     expect(store.users.size).toBe(0);
     expect(store.sessions.size).toBe(0);
-    expect((await send(config, new CookieJar(), link)).headers.get("location")).toBe(`${ORIGIN}/dashboard`);
+    expect((await openLink(config, new CookieJar(), link)).headers.get("location")).toBe(`${ORIGIN}/dashboard`);
   });
 
   it("refuses a forged or missing token", async () => {
     const { config } = setup();
     const link = new URL(await mailedLink(config, "dan@example.com"));
     link.searchParams.set("token", "0".repeat(64));
-    expect((await send(config, new CookieJar(), link.href)).headers.get("location")).toBe(
+    expect((await openLink(config, new CookieJar(), link.href)).headers.get("location")).toBe(
       `${ORIGIN}/auth/error?error=Verification`,
     );
     link.searchParams.delete("token");
-    expect((await send(config, new CookieJar(), link.href)).headers.get("location")).toBe(
+    expect((await openLink(config, new CookieJar(), link.href)).headers.get("location")).toBe(
       `${ORIGIN}/auth/error?error=Verification`,
     );
   });
@@ -145,9 +148,9 @@ describe("e-mail sign-in over a real SMTP server", () => {
     const inTime = await mailedLink(config, "frank@example.com");
 
     vi.setSystemTime(start.getTime() + 119_000);
-    expect((await send(config, new CookieJar(), inTime)).headers.get("location")).toBe(`${ORIGIN}/dashboard`);
+    expect((await openLink(config, new CookieJar(), inTime)).headers.get("location")).toBe(`${ORIGIN}/dashboard`);
     vi.setSystemTime(start.getTime() + 120_001);
-    expect((await send(config, new CookieJar(), late)).headers.get("location")).toBe(
+    expect((await openLink(config, new CookieJar(), late)).headers.get("location")).toBe(
       `${ORIGIN}/auth/error?error=Verification`,
     );
   });
@@ -155,7 +158,7 @@ describe("e-mail sign-in over a real SMTP server", () => {
   it("makes exactly one session out of 50 concurrent clicks on one link", async () => {
     const { config, store } = setup();
     const link = await mailedLink(config, "grace@example.com");
-    const responses = await Promise.all(Array.from({ length: 50 }, () => send(config, new CookieJar(), link)));
+    const responses = await Promise.all(Array.from({ length: 50 }, () => openLink(config, new CookieJar(), link)));
     const locations = responses.map((r) => r.headers.get("location"));
     expect(locations.filter((l) => l === `${ORIGIN}/dashboard`)).toHaveLength(1);
     expect(locations.filter((l) => l === `${ORIGIN}/auth/error?error=Verification`)).toHaveLength(49);
@@ -232,7 +235,7 @@ describe("e-mail sign-in over a real SMTP server", () => {
     expect(calls).toHaveLength(1);
     expect(calls[0]?.email).toEqual({ verificationRequest: true });
     expect(calls[0]?.user.email).toBe("kim@example.com");
-    await send(config, new CookieJar(), link);
+    await openLink(config, new CookieJar(), link);
     expect(calls).toHaveLength(2);
     expect(calls[1]?.email).toBeUndefined();
   });
@@ -253,7 +256,7 @@ describe("e-mail sign-in over a real SMTP server", () => {
   it("refuses the click when the signIn callback says no then, creating no user", async () => {
     const { config, store } = setup({ callbacks: { signIn: ({ email }) => email?.verificationRequest === true } });
     const link = await mailedLink(config, "mia@example.com");
-    const response = await send(config, new CookieJar(), link);
+    const response = await openLink(config, new CookieJar(), link);
     expect(response.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=AccessDenied`);
     expect(store.users.size).toBe(0);
     expect(store.sessions.size).toBe(0);
@@ -265,11 +268,11 @@ describe("e-mail sign-in over a real SMTP server", () => {
     await requestLink(config, jar, "nodemailer", "nina@example.com", "https://evil.test/steal");
     const link = new URL(linkIn(smtp.mails.at(-1)?.mail.text));
     expect(link.searchParams.get("callbackUrl")).toBe(ORIGIN);
-    const first = await send(config, new CookieJar(), link.href);
+    const first = await openLink(config, new CookieJar(), link.href);
     expect(first.headers.get("location")).toBe(`/welcome?callbackUrl=${encodeURIComponent(`${ORIGIN}/`)}`);
     // The second sign-in of the same user goes to the callbackUrl.
     const second = await mailedLink(config, "nina@example.com");
-    expect((await send(config, new CookieJar(), second)).headers.get("location")).toBe(`${ORIGIN}/dashboard`);
+    expect((await openLink(config, new CookieJar(), second)).headers.get("location")).toBe(`${ORIGIN}/dashboard`);
   });
 
   it("signs an existing verified user in without creating another (an unverified one: security/account-pre-hijacking.test.ts)", async () => {
@@ -282,7 +285,7 @@ describe("e-mail sign-in over a real SMTP server", () => {
       name: "Olga",
     });
     const link = await mailedLink(config, "OLGA@example.com");
-    await send(config, new CookieJar(), link);
+    await openLink(config, new CookieJar(), link);
     expect(store.users.size).toBe(1);
     expect(store.users.get("u1")?.emailVerified).toEqual(verifiedAt);
     expect([...store.sessions.values()][0]?.userId).toBe("u1");
@@ -293,7 +296,7 @@ describe("e-mail sign-in over a real SMTP server", () => {
     const { config, store } = setup({ session: { strategy: "jwt" } });
     const link = await mailedLink(config, "pat@example.com");
     const jar = new CookieJar();
-    await send(config, jar, link);
+    await openLink(config, jar, link);
     expect(store.sessions.size).toBe(0);
     expect((await sessionOf(config, jar))?.user?.email).toBe("pat@example.com");
   });
@@ -321,7 +324,7 @@ describe("e-mail sign-in over a real SMTP server", () => {
         "custom-token-123456",
       ),
     );
-    expect((await send(config, new CookieJar(), sent[0]?.url as string)).headers.get("location")).toBe(
+    expect((await openLink(config, new CookieJar(), sent[0]?.url as string)).headers.get("location")).toBe(
       `${ORIGIN}/dashboard`,
     );
   });
@@ -340,7 +343,7 @@ describe("e-mail sign-in over a real SMTP server", () => {
     const before = setup({ secret: old });
     const link = await mailedLink(before.config, "rosa@example.com");
     const rotated: AuthConfig = { ...before.config, secret: [SECRET, old] };
-    expect((await send(rotated, new CookieJar(), link)).headers.get("location")).toBe(`${ORIGIN}/dashboard`);
+    expect((await openLink(rotated, new CookieJar(), link)).headers.get("location")).toBe(`${ORIGIN}/dashboard`);
   });
 
   it("takes the SMTP server as a URL, and answers to the Auth.js-style Email provider (id email)", async () => {
@@ -361,7 +364,7 @@ describe("e-mail sign-in over a real SMTP server", () => {
     expect(smtp.mails.at(-1)?.to).toEqual(["uma@example.com"]);
     const link = linkIn(smtp.mails.at(-1)?.mail.text);
     expect(new URL(link).pathname).toBe("/auth/callback/email");
-    expect((await send(config, new CookieJar(), link)).headers.get("location")).toBe(`${ORIGIN}/dashboard`);
+    expect((await openLink(config, new CookieJar(), link)).headers.get("location")).toBe(`${ORIGIN}/dashboard`);
     expect(store.sessions.size).toBe(1);
   });
 

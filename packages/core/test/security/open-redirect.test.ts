@@ -176,9 +176,11 @@ describe("open redirects: a callback URL never leaves the application's origin",
       const link = new URL(linkIn(smtp.mails.at(-1)?.mail.text));
       expectOnOrigin(link.origin);
       expectOnOrigin(link.searchParams.get("callbackUrl"));
-      // At the callback, the payload swapped into the link's query and planted as the cookie.
+      // At the callback, the payload swapped into the link's query and planted as the cookie, in the
+      // browser that asked for the link (its binding cookie kept), so the link signs in at once.
       link.searchParams.set("callbackUrl", evil);
       const victim = jarWithCallbackCookie(evil);
+      victim.cookies.set("authjs.binding", jar.get("authjs.binding") as string);
       const done = await call(emailConfig, `${link.pathname}${link.search}`, { jar: victim });
       expect(done.status).toBe(302);
       expect(victim.get("authjs.session-token"), `no session for ${JSON.stringify(evil)}`).toBeTruthy();

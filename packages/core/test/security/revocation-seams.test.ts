@@ -207,7 +207,7 @@ describe("revocation reaches every reader of the session cookie (account linking
     expect(bobAccount?.id).not.toBe(victimId);
   });
 
-  it("control: a live session does link a new account to its user (the probe can see a link)", async () => {
+  it("control: a live session does link a new account to its user when it asks to connect (the probe can see a link)", async () => {
     const adapter = MemoryAdapter();
     const config = appConfig({ adapter, session: { strategy: "jwt", revocation: true } });
     const victim = await signedInBrowser(config, "alice");
@@ -215,7 +215,7 @@ describe("revocation reaches every reader of the session cookie (account linking
     const id = ((await decode({ token, secret: SECRET, salt: COOKIE })) as { sub: string }).sub;
     // A fresh provider session (the provider's cookies dropped), the app's session cookie kept.
     victim.jars.delete(new URL(op.issuer).host);
-    await signInThrough(victim, APP, "op", { query: { login_hint: "bob" } });
+    await signInThrough(victim, APP, "op", { query: { login_hint: "bob" }, connect: true });
     const bob = await adapter.getUserByAccount!({ provider: "op", providerAccountId: "bob" });
     expect(bob?.id).toBe(id);
   });

@@ -6,6 +6,7 @@ import WebAuthn from "../../src/providers/webauthn.js";
 import { call, SECRET } from "../helpers.js";
 import { FLAGS, SoftAuthenticator } from "./soft-authenticator.js";
 import {
+  BINDING_COOKIE,
   CHALLENGE_COOKIE,
   CookieJar,
   errorOf,
@@ -352,9 +353,11 @@ describe("authentication", () => {
     expect(errorOf(first)).toBe("OAuthCallbackError"); // InvalidCheck
     expect(withoutCookie.get(SESSION_COOKIE)).toBeUndefined();
 
-    // An attacker who kept the cookie too: the counter did not move on.
+    // An attacker who kept the cookies too (the challenge and the browser's binding, as the same
+    // browser replaying): the consumed challenge record refuses it, and the counter did not move on.
     const attacker = new CookieJar();
     attacker.cookies.set(CHALLENGE_COOKIE, spentCookie);
+    attacker.cookies.set(BINDING_COOKIE, jar.get(BINDING_COOKIE) as string);
     const second = await postCredential(ctx.config, attacker, "authenticate", assertion);
     expect(errorOf(second)).toBe("WebAuthnVerificationError");
     expect(attacker.get(SESSION_COOKIE)).toBeUndefined();
@@ -373,6 +376,7 @@ describe("authentication", () => {
     // The counter cannot tell a replay from a new use here; the consumed challenge record does.
     const attacker = new CookieJar();
     attacker.cookies.set(CHALLENGE_COOKIE, spentCookie);
+    attacker.cookies.set(BINDING_COOKIE, jar.get(BINDING_COOKIE) as string);
     const replay = await postCredential(ctx.config, attacker, "authenticate", assertion);
     expect(errorOf(replay)).toBe("WebAuthnVerificationError");
     expect(attacker.get(SESSION_COOKIE)).toBeUndefined();

@@ -9,34 +9,13 @@ import {
 import { AccountNotLinked, MissingAdapterMethods, OAuthAccountNotLinked } from "../../errors.js";
 import type { Account, Awaitable, Profile, TokenSet, User } from "../../shapes/data.js";
 import type { Context } from "../context.js";
-import { readChunkedCookie } from "../cookies.js";
 import type { RequestInternal } from "../request.js";
-import { openJwtSession } from "../session/jwt-strategy.js";
 
 /** The outcome of matching a signed-in identity with the stored users. */
 export interface LoginResult {
   user: AdapterUser | User;
   account: Account | null;
   isNewUser: boolean;
-}
-
-/** The user of the session the request already carries, if any (to link a new account to). */
-export async function currentUser(
-  req: RequestInternal,
-  ctx: Context,
-  adapter: Required<Adapter>,
-): Promise<AdapterUser | null> {
-  const cookie = ctx.cookieOptions.sessionToken;
-  const raw = readChunkedCookie(req.cookies, cookie.name);
-  if (!raw) return null;
-  if (ctx.config.session.strategy === "jwt") {
-    // As the session read sees it: a revoked session, or one the jwt callback ended, links nothing.
-    const opened = await openJwtSession(ctx.config, raw, cookie.name);
-    const sub = opened?.token.sub;
-    return typeof sub === "string" && sub ? await adapter.getUser(sub) : null;
-  }
-  const found = await adapter.getSessionAndUser(raw);
-  return found && found.session.expires.valueOf() > Date.now() ? found.user : null;
 }
 
 /** Runs `work` in one transaction where the adapter offers them, so writes land together. */
@@ -159,9 +138,10 @@ async function storeNewTokens(adapter: Adapter, account: Account): Promise<void>
 /**
  * Finds or creates the user behind an OAuth / OIDC / WebAuthn sign-in and links the account.
  * Without an adapter, the provider's user is the user. With one:
- * - an account already linked signs in its user (refused if another user is signed in); when the
- *   sign-in proves that user's address, `emailVerified` is set;
- * - an unlinked account is linked to the signed-in user;
+ * - an account already linked signs in its user (refused in a connect flow for another user);
+ *   when the sign-in proves that user's address, `emailVerified` is set;
+ * - an unlinked account is linked to `connectTo`, the user of a connect flow (flows/connect.ts),
+ *   never to whatever session the browser holds;
  * - else, when a user already has the e-mail: with a proven address and a verified owner, it is
  *   linked when the provider allows it (`allowDangerousEmailAccountLinking`); with a proven address
  *   and an owner who never proved it, the prover gets a fresh user and the address is taken off the
@@ -173,13 +153,21 @@ async function storeNewTokens(adapter: Adapter, account: Account): Promise<void>
 export async function loginWithAccount(
   req: RequestInternal,
   ctx: Context,
-  params: { user: User; account: Account; profile?: Profile; allowEmailLinking?: boolean; emailProven: boolean },
+  params: {
+    user: User;
+    account: Account;
+    profile?: Profile;
+    allowEmailLinking?: boolean;
+    emailProven: boolean;
+    /** The user a connect flow verified (`connectTarget`); null or absent for a sign-in. */
+    connectTo?: AdapterUser | null;
+  },
 ): Promise<LoginResult> {
   const { config } = ctx;
   const { user: providerUser, account, emailProven } = params;
   if (!config.adapter) return { user: providerUser, account, isNewUser: false };
   const adapter = config.adapter as Required<Adapter>;
-  const signedIn = await currentUser(req, ctx, adapter);
+  const signedIn = params.connectTo ?? null;
   const email = providerUser.email?.trim() ? providerUser.email : null;
   const stored = await adapter.getUserByAccount({
     provider: account.provider,

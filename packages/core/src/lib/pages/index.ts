@@ -1,7 +1,7 @@
 import type { ResponseInternal } from "../../shapes/data.js";
 import type { Context } from "../context.js";
 import { page } from "./layout.js";
-import { type CodeForm, errorPage, signoutPage, verifyRequestPage } from "./other-pages.js";
+import { type CodeForm, confirmLinkPage, errorPage, signoutPage, verifyRequestPage } from "./other-pages.js";
 
 /** The built-in pages other than sign-in, as responses. */
 export const otherPages = {
@@ -12,6 +12,13 @@ export const otherPages = {
   error(ctx: Context, error: string | undefined): ResponseInternal {
     const { title, status, content } = errorPage({ authUrl: ctx.authUrl, origin: ctx.origin, error });
     return page({ title, status, content, theme: ctx.config.theme, cookies: ctx.cookies });
+  },
+  confirmLink(
+    ctx: Context,
+    link: { action: string; email: string; token: string; callbackUrl: string },
+  ): ResponseInternal {
+    const { title, content } = confirmLinkPage({ ...link, csrfToken: ctx.csrf().token });
+    return page({ title, content, theme: ctx.config.theme, cookies: ctx.cookies });
   },
   verifyRequest(ctx: Context, code?: CodeForm): ResponseInternal {
     const { title, content } = verifyRequestPage({ origin: ctx.origin, code });

@@ -43,6 +43,24 @@ export function verifyRequestPage(props: { origin: string; code?: CodeForm }): {
   };
 }
 
+/**
+ * The page a magic link shows when it is opened in a browser other than the one that asked for it
+ * (another device, a mail scanner, a page that sent the browser there): it names the address and
+ * signs in only when its button POSTs the CSRF token. Opening it spends nothing.
+ */
+export function confirmLinkPage(props: {
+  action: string;
+  csrfToken: string;
+  email: string;
+  token: string;
+  callbackUrl: string;
+}): { title: string; content: SafeHtml } {
+  return {
+    title: "Confirm sign-in",
+    content: html`<div class="card verify-request"><h1>Sign in as ${props.email}?</h1><p>This sign-in link was opened in a browser other than the one that asked for it. Continue only if you asked for it and want to be signed in as <strong>${props.email}</strong> here.</p><form class="confirm-link" action="${props.action}" method="POST"><input type="hidden" name="csrfToken" value="${props.csrfToken}"><input type="hidden" name="token" value="${props.token}"><input type="hidden" name="email" value="${props.email}"><input type="hidden" name="callbackUrl" value="${props.callbackUrl}"><button id="submitButton" type="submit">Sign in as ${props.email}</button></form></div>`,
+  };
+}
+
 const errorPages: Record<
   string,
   { status: number; heading: string; text: string[]; signin?: boolean; signout?: boolean }

@@ -8,6 +8,8 @@ export interface StartOptions {
   callbackUrl?: string;
   /** Query of the sign-in POST (authorization parameters such as login_hint). */
   query?: Record<string, string>;
+  /** Ask to connect the account to the signed-in user (`connect=true` in the body). */
+  connect?: boolean;
 }
 
 /** `POST <basePath>/signin/<id>` with a fresh CSRF token; returns the response (a redirect to the provider). */
@@ -22,6 +24,7 @@ export async function startSignIn(
   const query = options.query ? `?${new URLSearchParams(options.query)}` : "";
   const form: Record<string, string> = { csrfToken: csrf.csrfToken };
   if (options.callbackUrl) form.callbackUrl = options.callbackUrl;
+  if (options.connect) form.connect = "true";
   return browser.post(`${base}/signin/${providerId}${query}`, form);
 }
 

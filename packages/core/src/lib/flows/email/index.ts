@@ -4,8 +4,10 @@ import type { Account, ResponseInternal } from "../../../shapes/data.js";
 import type { EmailConfig } from "../../../shapes/email.js";
 import { reserveEmailSend } from "../../attempts.js";
 import { noteSignInAttempt } from "../../audit/sign-in.js";
+import { bindLink, linkOpenedWhereAsked } from "../../binding.js";
 import type { InternalProvider } from "../../config.js";
 import type { Context } from "../../context.js";
+import { otherPages } from "../../pages/index.js";
 import type { RequestInternal } from "../../request.js";
 import { askSignIn } from "../finish-sign-in.js";
 import {
@@ -26,7 +28,8 @@ import { hashVerificationToken, randomVerificationToken, verificationTokenKey } 
  * send against the rate limits (on the normalised address, so spellings of one mailbox share a
  * counter), asks the
  * `signIn` callback (`email.verificationRequest: true`), stores the keyed hash of a fresh token
- * with its expiry, mails the link and redirects to the verify-request page.
+ * with its expiry, mails the link (bound to this browser: lib/binding.ts) and redirects to the
+ * verify-request page.
  *
  * Failures: a refused address or a failed send is `EmailSignInError` (`?error=EmailSignin` on the
  * sign-in page) with the cause logged; after a failed send the stored token is consumed again, so
@@ -104,8 +107,13 @@ export async function sendSignInLink(
   }
 
   const target = verifyRequestUrl(ctx, provider.id);
-  const params = new URLSearchParams({ callbackUrl, token, email: identifier });
-  const url = withLink ? `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}?${params}` : target;
+  // The link knows the browser that asked for it: opened there it signs in, anywhere else it asks first.
+  let url = target;
+  if (withLink) {
+    const binding = bindLink(req, ctx, secret, identifier, token);
+    const params = new URLSearchParams({ callbackUrl, token, email: identifier, binding });
+    url = `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}?${params}`;
+  }
   try {
     await provider.sendVerificationRequest({
       identifier,
@@ -126,12 +134,18 @@ export async function sendSignInLink(
 }
 
 /**
- * `GET /callback/<email provider>?token=&email=&callbackUrl=`: consumes the token (once, through
+ * `GET /callback/<email provider>?token=&email=&callbackUrl=&binding=` opened in the browser that
+ * asked for the link (its `binding` fits this browser's binding cookie), or `POST` of the same
+ * fields with the CSRF token (the confirmation page's button): consumes the token (once, through
  * the adapter's atomic `useVerificationToken`), asks the `signIn` callback, finds or creates the
  * user with `emailVerified` set, starts the session and redirects to the callback URL (or to
  * `pages.newUser` for a new user). A missing, unknown, used or expired token, or a token used with
  * another address, is `Verification` (`/error?error=Verification`). When the provider mails codes,
  * the link also dies with its e-mail's code (spent attempts, or the code signed in first).
+ *
+ * A GET anywhere else (another device, a mail scanner, a page that sent the browser there: login
+ * CSRF) spends nothing and signs no one in: it answers the confirmation page, which names the
+ * address and finishes with a CSRF-checked POST.
  *
  * `POST /callback/<email provider>` with a `code` field is the code form (`submitEmailCode`).
  */
@@ -143,8 +157,8 @@ export async function emailCallback(
   if (provider.type !== "email") throw new Verification(`Provider "${provider.id}" is not an e-mail provider`);
   if (req.method === "POST" && req.body?.code !== undefined) return submitEmailCode(req, ctx, provider);
   const adapter = adapterOf(ctx);
-  const token = req.query.token ?? req.body?.token;
-  const email = req.query.email ?? req.body?.email;
+  const token = req.method === "POST" ? req.body?.token : req.query.token;
+  const email = req.method === "POST" ? req.body?.email : req.query.email;
   if (typeof token !== "string" || token === "" || typeof email !== "string" || email === "") {
     throw new Verification("The sign-in link has no token or no e-mail address");
   }
@@ -157,6 +171,18 @@ export async function emailCallback(
   noteSignInAttempt(ctx, { identifier });
 
   if (provider.link === false) throw new Verification("This provider mails codes only; a link was followed");
+  if (req.method === "POST") {
+    ctx.requireCsrf("A sign-in link's confirmation");
+  } else if (!linkOpenedWhereAsked(req, ctx, tokenSecrets(ctx, provider), identifier, token, req.query.binding)) {
+    // The callback URL goes through the redirect callback now, as the POST will take it again.
+    const callbackUrl = await ctx.callbackUrl();
+    return otherPages.confirmLink(ctx, {
+      action: `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}`,
+      email: identifier,
+      token,
+      callbackUrl,
+    });
+  }
 
   let record: Awaited<ReturnType<Required<Adapter>["useVerificationToken"]>> = null;
   let secret: string | undefined;

@@ -5,7 +5,7 @@
 import { InvalidConfiguration } from "../../../errors.js";
 import type { Cookie } from "../../../shapes/data.js";
 import type { Context } from "../../context.js";
-import { checkCookie, createNonce, createPkce, createState } from "./checks.js";
+import { checkCookie, createNonce, createPkce, createState, type FlowClaims } from "./checks.js";
 import type { OAuthProvider } from "./discovery.js";
 
 /**
@@ -63,7 +63,8 @@ export function redirectTarget(ctx: Context, provider: OAuthProvider): RedirectT
 }
 
 /**
- * Builds the authorization URL and its check cookies. Parameters, from weakest to strongest:
+ * Builds the authorization URL and its check cookies, each sealing `flow` (the browser binding and,
+ * for a connect flow, the session it began under). Parameters, from weakest to strongest:
  * `response_type=code` and `client_id`; the provider's `authorization.params`; the query of the
  * endpoint URL; the caller's query (`login_hint`, `prompt`, ... except reserved names); then
  * `redirect_uri`, `state`, `nonce` and the PKCE challenge, which nothing can override. OpenID
@@ -71,7 +72,7 @@ export function redirectTarget(ctx: Context, provider: OAuthProvider): RedirectT
  *
  * @example
  * ```ts
- * const { url, cookies } = await authorizationRequest(ctx, provider, new URL(as.authorization_endpoint), req.query)
+ * const { url, cookies } = await authorizationRequest(ctx, provider, new URL(as.authorization_endpoint), req.query, { bind: bindFlow(req, ctx) })
  * ```
  */
 export async function authorizationRequest(
@@ -79,6 +80,7 @@ export async function authorizationRequest(
   provider: OAuthProvider,
   endpoint: URL,
   query: Record<string, string>,
+  flow: FlowClaims,
 ): Promise<{ url: URL; cookies: Cookie[] }> {
   const url = new URL(endpoint);
   const params = new URLSearchParams({ response_type: "code" });
@@ -103,18 +105,18 @@ export async function authorizationRequest(
   if (checks.includes("state")) {
     const state = createState(ctx, forwardTo);
     params.set("state", state);
-    cookies.push(checkCookie(ctx, "state", provider.id, state, crossSite));
+    cookies.push(checkCookie(ctx, "state", provider.id, state, flow, crossSite));
   }
   if (checks.includes("pkce")) {
     const { verifier, challenge } = await createPkce();
     params.set("code_challenge", challenge);
     params.set("code_challenge_method", "S256");
-    cookies.push(checkCookie(ctx, "pkceCodeVerifier", provider.id, verifier, crossSite));
+    cookies.push(checkCookie(ctx, "pkceCodeVerifier", provider.id, verifier, flow, crossSite));
   }
   if (checks.includes("nonce")) {
     const nonce = createNonce();
     params.set("nonce", nonce);
-    cookies.push(checkCookie(ctx, "nonce", provider.id, nonce, crossSite));
+    cookies.push(checkCookie(ctx, "nonce", provider.id, nonce, flow, crossSite));
   }
   url.search = params.toString();
   return { url, cookies };

@@ -1,12 +1,16 @@
 /**
- * The OAuth checks (PKCE, state, nonce). Each value lives in its own short-lived cookie, sealed
- * (encrypted and authenticated, salt = the cookie name) together with the id of the provider that
- * made it, so a cookie made for one provider is refused on another provider's callback. The
- * cookies are cleared on every callback, whatever its outcome.
+ * The OAuth checks (PKCE, state, nonce). Each value lives in its own short-lived cookie
+ * (`__Host-` on https), sealed (encrypted and authenticated, salt = the cookie name) together with
+ * the id of the provider that made it and the flow's claims: the digest of the browser binding
+ * (lib/binding.ts) and, for a connect flow, the key of the session it began under. A cookie made
+ * for one provider is refused on another provider's callback, and one made in another browser
+ * (planted through a sibling sub-domain) on any callback. The cookies are cleared on every
+ * callback, whatever its outcome.
  */
 import * as o from "oauth4webapi";
 import { InvalidCheck } from "../../../errors.js";
 import type { Cookie, CookieSerializeOptions } from "../../../shapes/data.js";
+import { sameBrowser } from "../../binding.js";
 import type { Context } from "../../context.js";
 import { expiredCookie } from "../../cookies.js";
 import { openToken, sealToken } from "../../jwe.js";
@@ -24,20 +28,31 @@ export const CHECK_MAX_AGE = 15 * 60;
 /** Salt of the `state` value itself (not of its cookie); the same as Auth.js's, so a redirect proxy can read either. */
 const STATE_SALT = "encodedState";
 
+/** What every check cookie of a flow seals besides its value. */
+export interface FlowClaims {
+  /** Digest of the binding of the browser that began the flow (`bindFlow`). */
+  bind: string;
+  /** A connect flow: the key of the session it began under (`connectClaim`). */
+  connect?: string;
+}
+
 /**
- * The cookie that carries one check value for `providerId`. With `crossSite` (response_mode
- * form_post, where the provider POSTs back from its own site) the cookie is `SameSite=None; Secure`,
- * or the browser would not send it with the callback.
+ * The cookie that carries one check value for `providerId`, with the flow's claims. With
+ * `crossSite` (response_mode form_post, where the provider POSTs back from its own site) the
+ * cookie is `SameSite=None; Secure`, or the browser would not send it with the callback.
  */
 export function checkCookie(
   ctx: Context,
   role: CheckRole,
   providerId: string,
   value: string,
+  flow: FlowClaims,
   crossSite = false,
 ): Cookie {
   const { name, options } = ctx.cookieOptions[role];
-  const sealed = sealToken({ value, provider: providerId }, ctx.config.secrets, name, CHECK_MAX_AGE);
+  const claims: Record<string, unknown> = { value, provider: providerId, bind: flow.bind };
+  if (flow.connect !== undefined) claims.connect = flow.connect;
+  const sealed = sealToken(claims, ctx.config.secrets, name, CHECK_MAX_AGE);
   const cookieOptions: CookieSerializeOptions = { ...options, maxAge: options.maxAge ?? CHECK_MAX_AGE };
   if (crossSite) {
     cookieOptions.sameSite = "none";
@@ -47,10 +62,16 @@ export function checkCookie(
 }
 
 /**
- * Reads the check value of `role` from the request's cookie. Throws `InvalidCheck` when the cookie
- * is missing, cannot be opened (tampered, expired, another secret) or was made for another provider.
+ * Reads the check value of `role` from the request's cookie, with the flow's connect claim.
+ * Throws `InvalidCheck` when the cookie is missing (or sent twice), cannot be opened (tampered,
+ * expired, another secret), was made for another provider, or was made in another browser.
  */
-export function readCheck(req: RequestInternal, ctx: Context, role: CheckRole, providerId: string): string {
+export function readCheck(
+  req: RequestInternal,
+  ctx: Context,
+  role: CheckRole,
+  providerId: string,
+): { value: string; connect?: string } {
   const { name } = ctx.cookieOptions[role];
   const raw = req.cookies[name];
   if (!raw)
@@ -72,7 +93,15 @@ export function readCheck(req: RequestInternal, ctx: Context, role: CheckRole, p
       madeFor: payload.provider,
     });
   }
-  return payload.value;
+  if (!sameBrowser(req, ctx, payload.bind)) {
+    throw new InvalidCheck(
+      `The ${LABEL[role]} cookie was made in another browser (or this browser's binding cookie is missing): the sign-in must finish where it began`,
+      { provider: providerId, check: role },
+    );
+  }
+  return typeof payload.connect === "string"
+    ? { value: payload.value, connect: payload.connect }
+    : { value: payload.value };
 }
 
 /** Queues the deletion of every check cookie the request carried (a deletion survives an error response). */

@@ -7,9 +7,11 @@
 import type { Adapter } from "../../../adapters.js";
 import { AuthError, InvalidCheck, OAuthProfileParseError, OAuthSignInError } from "../../../errors.js";
 import type { ResponseInternal, TokenSet } from "../../../shapes/data.js";
+import { bindFlow } from "../../binding.js";
 import type { InternalProvider } from "../../config.js";
 import type { Context } from "../../context.js";
 import type { RequestInternal } from "../../request.js";
+import { connectClaim, connectTarget } from "../connect.js";
 import { askSignIn, landing, startSession } from "../finish-sign-in.js";
 import { loginWithAccount, oauthEmailProven } from "../identity.js";
 import { authorizationRequest, proxyOrigin, redirectTarget } from "./authorization.js";
@@ -19,7 +21,8 @@ import { authorizationServer, type OAuthProvider } from "./discovery.js";
 
 /**
  * `POST /signin/<id>` for an OAuth or OIDC provider (the CSRF token is already verified): sends the
- * user to the provider's authorization endpoint, with the check cookies and the callback URL
+ * user to the provider's authorization endpoint, with the check cookies (bound to this browser
+ * and, with `connect`, to the session to connect the account to) and the callback URL
  * remembered. A provider that cannot be reached (discovery) is an `OAuthSignInError`, which sends
  * the user back to the sign-in page with `?error=OAuthSignin`.
  *
@@ -34,6 +37,16 @@ export async function startOAuth(
   internal: InternalProvider,
 ): Promise<ResponseInternal> {
   const provider = internal as unknown as OAuthProvider;
+  const connect = await connectClaim(req, ctx);
+  // The session to connect to travels in the check cookies: without one (`checks: ["none"]`)
+  // nothing could carry it, nor bind the callback to this browser.
+  const sealed = provider.checks.some((check) => check === "pkce" || check === "state" || check === "nonce");
+  if (connect !== undefined && !sealed) {
+    throw new OAuthSignInError(
+      `Provider "${provider.id}" uses no check cookie (checks: ["none"]), so an account cannot be connected through it`,
+      { provider: provider.id },
+    );
+  }
   await ctx.callbackUrl();
   let endpoint: URL;
   try {
@@ -55,7 +68,8 @@ export async function startOAuth(
       },
     );
   }
-  const { url, cookies } = await authorizationRequest(ctx, provider, endpoint, req.query);
+  const flow = { bind: bindFlow(req, ctx), ...(connect !== undefined ? { connect } : {}) };
+  const { url, cookies } = await authorizationRequest(ctx, provider, endpoint, req.query, flow);
   ctx.cookies.push(...cookies);
   ctx.config.logger.debug("oauth: authorization request", {
     provider: provider.id,
@@ -74,16 +88,25 @@ function responseParams(req: RequestInternal): URLSearchParams {
   return params;
 }
 
-/** Reads and verifies the check cookies the provider's `checks` ask for. */
+/**
+ * Reads and verifies the check cookies the provider's `checks` ask for; returns them with the
+ * flow's connect claim (the same in every cookie of one flow: they are made together).
+ */
 function verifyChecks(
   req: RequestInternal,
   ctx: Context,
   provider: OAuthProvider,
   params: URLSearchParams,
-): VerifiedChecks {
+): { checks: VerifiedChecks; connect: Set<string | undefined> } {
   const checks: VerifiedChecks = {};
+  const connect = new Set<string | undefined>();
+  const read = (role: "state" | "pkceCodeVerifier" | "nonce") => {
+    const check = readCheck(req, ctx, role, provider.id);
+    connect.add(check.connect);
+    return check.value;
+  };
   if (provider.checks.includes("state")) {
-    const expected = readCheck(req, ctx, "state", provider.id);
+    const expected = read("state");
     const received = params.get("state");
     if (!received)
       throw new InvalidCheck(`The callback of provider "${provider.id}" has no state parameter`, {
@@ -98,10 +121,10 @@ function verifyChecks(
     checks.state = expected;
   }
   // The provider's own error answer says more than a missing PKCE or nonce cookie would.
-  if (params.has("error")) return checks;
-  if (provider.checks.includes("pkce")) checks.code_verifier = readCheck(req, ctx, "pkceCodeVerifier", provider.id);
-  if (provider.checks.includes("nonce")) checks.nonce = readCheck(req, ctx, "nonce", provider.id);
-  return checks;
+  if (params.has("error")) return { checks, connect };
+  if (provider.checks.includes("pkce")) checks.code_verifier = read("pkceCodeVerifier");
+  if (provider.checks.includes("nonce")) checks.nonce = read("nonce");
+  return { checks, connect };
 }
 
 /**
@@ -145,8 +168,11 @@ function proxyForward(
  * (the deletions survive an error response), then verified; the code is redeemed and the profile
  * mapped; the `signIn` callback decides (before any user is created, as in Auth.js); the user and
  * account are found or created through the adapter; the session starts; the user is redirected to
- * the callback URL, or `pages.newUser` the first time. Any failure leaves no session: bad checks
- * are `InvalidCheck`, provider failures `OAuthCallbackError` (both `?error=OAuthCallbackError`).
+ * the callback URL, or `pages.newUser` the first time. The account is linked to the signed-in
+ * user only in a connect flow finished under the session it began under; a plain sign-in signs in
+ * as the account's own user (or a new one), whatever session the browser holds. Any failure
+ * leaves no session: bad checks (another browser's, another provider's, another session's) are
+ * `InvalidCheck`, provider failures `OAuthCallbackError` (both `?error=OAuthCallbackError`).
  */
 export async function oauthCallback(
   req: RequestInternal,
@@ -166,7 +192,15 @@ export async function oauthCallback(
   }
 
   clearChecks(req, ctx);
-  const checks = verifyChecks(req, ctx, provider, params);
+  const { checks, connect } = verifyChecks(req, ctx, provider, params);
+  if (connect.size > 1) {
+    throw new InvalidCheck(`The check cookies of provider "${provider.id}" belong to different sign-ins`, {
+      provider: provider.id,
+      check: "connect",
+    });
+  }
+  // A connect flow links only under the session it began under; checked before the code is spent.
+  const connectTo = await connectTarget(req, ctx, [...connect][0]);
   const { redirectUri } = redirectTarget(ctx, provider);
   const { profile, user, account, storedAccount } = await completeAuthorization(provider, params, checks, redirectUri);
 
@@ -201,6 +235,7 @@ export async function oauthCallback(
     profile,
     allowEmailLinking: provider.allowDangerousEmailAccountLinking,
     emailProven,
+    connectTo,
   });
   const callbackUrl = await ctx.callbackUrl();
   const sessionAccount = { ...account, ...(login.account?.userId ? { userId: login.account.userId } : {}) };

@@ -9,13 +9,15 @@ import {
 } from "../../../errors.js";
 import type { RelyingParty, WebAuthnAction, WebAuthnConfig, WebAuthnUserInfo } from "../../../providers/webauthn.js";
 import type { Account, ResponseInternal, User } from "../../../shapes/data.js";
+import { bindFlow, sameBrowser } from "../../binding.js";
 import type { Context } from "../../context.js";
 import { expiredCookie } from "../../cookies.js";
 import { openToken, sealToken } from "../../jwe.js";
 import type { RequestInternal } from "../../request.js";
 import { noStore } from "../../response.js";
+import { connectTarget, sessionOnRequest } from "../connect.js";
 import { askSignIn, landing, startSession } from "../finish-sign-in.js";
-import { currentUser, loginWithAccount } from "../identity.js";
+import { loginWithAccount } from "../identity.js";
 import type { WebAuthnProviderInternal } from "./config.js";
 import { webauthnScript } from "./script.js";
 
@@ -122,6 +124,10 @@ interface Challenge {
   challenge: string;
   /** The user a registration is for (decided when the options were made). */
   user?: Partial<AdapterUser>;
+  /** Digest of the binding of the browser that asked for the options (lib/binding.ts). */
+  bind: string;
+  /** A passkey added to a signed-in user: the key of the session the options were made under. */
+  connect?: string;
 }
 
 // Each challenge is also recorded, hashed, as a verification token and consumed atomically by the
@@ -154,7 +160,8 @@ async function consumeChallenge(
 ): Promise<Challenge> {
   const { name, options } = ctx.cookieOptions.webauthnChallenge;
   const raw = req.cookies[name];
-  if (raw === undefined) throw new InvalidCheck("The WebAuthn challenge cookie is missing; request new options");
+  if (raw === undefined)
+    throw new InvalidCheck("The WebAuthn challenge cookie is missing (or was sent twice); request new options");
   ctx.cookies.push(expiredCookie(name, options));
   const claims = openToken(raw, ctx.config.secrets, name) as (Partial<Challenge> & Record<string, unknown>) | null;
   if (!claims || typeof claims.challenge !== "string")
@@ -163,6 +170,8 @@ async function consumeChallenge(
     throw new InvalidCheck(`The WebAuthn challenge was made for another provider (${String(claims.provider)})`);
   if (claims.action !== action)
     throw new InvalidCheck(`The WebAuthn challenge was made to ${String(claims.action)}, not to ${action}`);
+  if (!sameBrowser(req, ctx, claims.bind))
+    throw new InvalidCheck("The WebAuthn challenge was made for another browser; request new options");
   const adapter = ctx.config.adapter as Required<Adapter>;
   const record = await adapter.useVerificationToken(challengeRecord(provider.id, claims.challenge));
   if (!record || record.expires.valueOf() < Date.now()) {
@@ -231,7 +240,8 @@ export async function webauthnOptionsFlow(
       message: 'The `action` query parameter must be "authenticate" or "register"',
     });
   }
-  const sessionUser = await currentUser(req, ctx, adapter);
+  const session = await sessionOnRequest(req, ctx);
+  const sessionUser = session?.user ?? null;
   // An explicit `authenticate` needs no user unless credentials are listed: not looking one up
   // keeps the answer (and its timing) the same for every address.
   const needsInfo = !(requested === "authenticate" && !provider.listCredentials);
@@ -260,7 +270,8 @@ export async function webauthnOptionsFlow(
         transports: parseTransports(a.transports),
       })),
     });
-    ctx.cookies.push(await challengeCookie(ctx, { provider: provider.id, action, challenge: options.challenge }));
+    const bind = bindFlow(req, ctx);
+    ctx.cookies.push(await challengeCookie(ctx, { provider: provider.id, action, challenge: options.challenge, bind }));
     return jsonResponse(ctx, 200, { action, options });
   }
   if (action === "register" && info && typeof info.user.email === "string" && info.user.email) {
@@ -285,6 +296,9 @@ export async function webauthnOptionsFlow(
         action,
         challenge: options.challenge,
         user: registeringUser(user),
+        bind: bindFlow(req, ctx),
+        // Under a session the passkey is for the session's user: a connect, bound to that session.
+        ...(session ? { connect: session.key } : {}),
       }),
     );
     return jsonResponse(ctx, 200, { action, options });
@@ -444,8 +458,9 @@ async function register(
  * `POST /callback/<provider>` of a WebAuthn provider (CSRF-checked), with `action`
  * (`register` | `authenticate`) and `data` (the credential's JSON) in the body.
  *
- * - `register` verifies the attestation against the challenge cookie, then creates the user if
- *   new, the account (`type: "webauthn"`, `providerAccountId` = base64 credential id) and the
+ * - `register` verifies the attestation against the challenge cookie (made in this browser), then
+ *   adds the passkey to the signed-in user when the options were made under this very session
+ *   (refused under any other), or else creates the user if new, the account (`type: "webauthn"`, `providerAccountId` = base64 credential id) and the
  *   authenticator record, and signs in.
  * - `authenticate` verifies the assertion against the stored authenticator (signature, challenge,
  *   origin, RP ID, counter), stores the new counter, and signs in its user.
@@ -487,10 +502,16 @@ export async function webauthnCallback(
     }
   }
 
+  // A passkey for a signed-in user joins that user only under the session its options were made
+  // under; any other registration is a sign-up, which never joins an existing user.
+  const connectTo = action === "register" ? await connectTarget(req, ctx, challenge.connect) : null;
+  if (connectTo && connectTo.id !== (user as Partial<AdapterUser>).id) {
+    throw new InvalidCheck("The WebAuthn challenge was made for another user than the session's");
+  }
   const refused = await askSignIn(ctx, { user, account });
   if (refused) return { redirect: refused, cookies: ctx.cookies };
   // A passkey proves nothing about the address it was registered with (a sign-up names any address).
-  const login = await loginWithAccount(req, ctx, { user, account, emailProven: false });
+  const login = await loginWithAccount(req, ctx, { user, account, emailProven: false, connectTo });
   const owner = login.user as AdapterUser;
   if (authenticator)
     await storeAuthenticator(ctx, provider.id, { ...authenticator, userId: owner.id }, login.isNewUser);

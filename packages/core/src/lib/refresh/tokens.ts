@@ -56,7 +56,9 @@ export function idTokenSubjectOf(idToken: unknown): { sub: string; iss: string }
 
 /** Whose tokens these are: the account id, and the sign-in id_token's `sub` and `iss` when known. */
 export function identityOf(tokens: ProviderTokens): Pick<ProviderTokens, "providerAccountId" | "sub" | "iss"> {
-  const out: Pick<ProviderTokens, "providerAccountId" | "sub" | "iss"> = { providerAccountId: tokens.providerAccountId };
+  const out: Pick<ProviderTokens, "providerAccountId" | "sub" | "iss"> = {
+    providerAccountId: tokens.providerAccountId,
+  };
   if (typeof tokens.sub === "string") out.sub = tokens.sub;
   if (typeof tokens.iss === "string") out.iss = tokens.iss;
   return out;

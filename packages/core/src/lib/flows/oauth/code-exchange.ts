@@ -519,10 +519,7 @@ function parsePostedUser(value: string | null): { name: Record<string, unknown> 
  * `tid`: any tenant may sign in, but the token's `iss` must be that tenant's issuer, and its
  * signature is still checked against the provider's published keys.
  */
-export async function issuerForIdToken(
-  as: o.AuthorizationServer,
-  response: Response,
-): Promise<o.AuthorizationServer> {
+export async function issuerForIdToken(as: o.AuthorizationServer, response: Response): Promise<o.AuthorizationServer> {
   if (!as.issuer.includes(TENANT_PLACEHOLDER)) return as;
   let tid: unknown;
   try {

@@ -14,6 +14,7 @@ import { OIDC } from "../src/providers/generic-oidc.js";
 import Nodemailer from "../src/providers/nodemailer.js";
 import Passkey from "../src/providers/passkey.js";
 import {
+  checkCsrf,
   describeUserAgent,
   getCsrfToken,
   listAccounts,
@@ -21,6 +22,7 @@ import {
   revokeOtherSessions,
   revokeSession,
   revokeUserSessions,
+  skipCSRFCheck,
   unlinkAccount,
 } from "../src/sessions.js";
 import { CookieJar, call, ORIGIN, SECRET } from "./helpers.js";
@@ -447,6 +449,43 @@ describe("@latchkey/core/sessions", () => {
       unlinked: true,
     });
     expect(linked()).toBe(false);
+  });
+
+  it("RULE: with a Web Request, the functions that change something need the form's CSRF token (MissingCSRF, nothing changed); checkCsrf is the same check", async () => {
+    const store = createMemoryStore();
+    const adapter = MemoryAdapter(store);
+    const oidc = OIDC({ id: "op", name: "OP", issuer: "https://op.example", clientId: "c", clientSecret: "s" });
+    const config: AuthConfig = { secret: SECRET, trustHost: true, adapter, providers: [oidc], logger: { warn() {} } };
+    const { user, request, csrfToken, sessionToken } = await seed(config, adapter);
+    await adapter.linkAccount?.({ userId: user.id, provider: "op", providerAccountId: "me", type: "oidc" });
+    const other = crypto.randomUUID();
+    await adapter.createSession?.({ sessionToken: other, userId: user.id, expires: new Date(Date.now() + 60_000) });
+    const target = { provider: "op", providerAccountId: "me" };
+    // Another browser's genuine token, and no token at all.
+    const foreign = (await getCsrfToken(new Request(`${ORIGIN}/account`), config)).token;
+    for (const token of [undefined, "", foreign, csrfToken.toUpperCase()]) {
+      for (const attempt of [
+        () => revokeOtherSessions(request, config, { csrfToken: token }),
+        () => revokeSession(request, config, "x".repeat(32), { csrfToken: token }),
+        () => unlinkAccount(request, config, target, { csrfToken: token, otherSignInMethods: () => 1 }),
+      ]) {
+        await expect(attempt()).rejects.toMatchObject({
+          type: "MissingCSRF",
+          message: expect.stringContaining("csrfToken"),
+        });
+      }
+      expect(() => checkCsrf(request, config, token)).toThrow(expect.objectContaining({ type: "MissingCSRF" }));
+    }
+    expect([store.sessions.has(sessionToken), store.sessions.has(other)]).toEqual([true, true]);
+    expect(store.accounts.has(memoryAccountKey("op", "me"))).toBe(true);
+    // With the page's token: the same calls act.
+    checkCsrf(request, config, csrfToken);
+    expect(await revokeOtherSessions(request, config, { csrfToken })).toBe(1);
+    expect(await unlinkAccount(request, config, target, { csrfToken, otherSignInMethods: () => 1 })).toMatchObject({
+      unlinked: true,
+    });
+    // A framework that checked the request itself says so.
+    expect(await revokeOtherSessions(request, config, { csrfToken: skipCSRFCheck })).toBe(0);
   });
 
   it("revokeUserSessions rejects a missing user id as a caller mistake, and revokes nothing of other users", async () => {

@@ -227,6 +227,45 @@ describe("honest refresh answers still refresh (hostile provider in honest mode)
   });
 });
 
+describe("rule: the same check at sign-in (hostile provider)", () => {
+  function signInApp() {
+    const config: AuthConfig = {
+      secret: SECRET,
+      trustHost: true,
+      session: { strategy: "jwt" },
+      accessTokens: { jwt: true },
+      providers: [hostileProvider()],
+      logger: quiet,
+    };
+    return { config, browser: new Browser({ [APP]: (r) => Auth(r, config) }) };
+  }
+
+  it("an id_token issued an hour ahead (iat) ends the sign-in with OAuthCallbackError and no session", async () => {
+    const { browser } = signInApp();
+    hostile.mode = "future-iat";
+    const response = await signInThrough(browser, APP, "hostile");
+    expect(response.status).toBe(302);
+    expect(new URL(response.headers.get("location") as string).searchParams.get("error")).toBe("OAuthCallbackError");
+    expect(browser.jar(APP).has(COOKIE)).toBe(false);
+  });
+
+  it("an id_token a minute ahead signs in, and the session keeps its subject for the refreshes to come", async () => {
+    const { browser } = signInApp();
+    hostile.mode = "slightly-future-iat";
+    const response = await signInThrough(browser, APP, "hostile");
+    expect(response.headers.get("location")).toBe(`${APP}/`);
+    const value = browser.jar(APP).get(COOKIE) as string;
+    const claims = (await decode({ token: value, secret: SECRET, salt: COOKIE })) as {
+      providerTokens: Record<string, Record<string, unknown>>;
+    };
+    expect(claims.providerTokens.hostile).toMatchObject({
+      providerAccountId: "alice",
+      sub: "alice",
+      iss: hostile.issuer,
+    });
+  });
+});
+
 describe("rule: the same against the real oidc-provider", () => {
   /** A database-session application of the real provider; `tamper` may alter its token answers. */
   function realApp(tamper?: (body: Record<string, unknown>) => Record<string, unknown>) {

@@ -1,6 +1,7 @@
 /**
- * A small hostile OpenID Provider on 127.0.0.1 for the refresh tests: discovery, a JSON Web Key
- * Set with one RS256 key, and a token endpoint whose refresh answers carry an id_token shaped by
+ * A small hostile OpenID Provider on 127.0.0.1 for the id_token tests: discovery, a JSON Web Key
+ * Set with one RS256 key, an authorization endpoint that signs everyone in at once (as `subject`),
+ * and a token endpoint whose answers (code redemptions and refreshes) carry an id_token shaped by
  * `mode` (honest, or broken in one way a conformance suite for relying parties tries). It signs
  * with node:crypto, so every token is a real JWS; only what `mode` names is wrong.
  */
@@ -74,8 +75,11 @@ export async function startHostileOP(subject: string): Promise<HostileOP> {
   const now = () => Math.floor(Date.now() / 1000);
   const defaults = () => ({ iss: issuer, aud: clientId, sub: subject, iat: now(), exp: now() + 600 });
 
-  function refreshIdToken(): string | undefined {
-    const claims: Record<string, unknown> = defaults();
+  /** The nonce each issued code was asked with (none when the client sent none). */
+  const codes = new Map<string, string | null>();
+
+  function idTokenOfMode(nonce?: string | null): string | undefined {
+    const claims: Record<string, unknown> = { ...defaults(), ...(nonce ? { nonce } : {}) };
     switch (op.mode) {
       case "no-id-token":
         return undefined;
@@ -133,11 +137,26 @@ export async function startHostileOP(subject: string): Promise<HostileOP> {
         });
       }
       if (path === "/jwks") return json(200, { keys: [jwk] });
+      if (path === "/authorize") {
+        const query = new URL(req.url ?? "/", issuer).searchParams;
+        const code = randomBytes(12).toString("hex");
+        codes.set(code, query.get("nonce"));
+        const back = new URL(query.get("redirect_uri") ?? "");
+        back.searchParams.set("code", code);
+        if (query.get("state")) back.searchParams.set("state", query.get("state") as string);
+        res.writeHead(302, { location: back.href });
+        return res.end();
+      }
       if (path === "/token" && req.method === "POST") {
         const form = new URLSearchParams(body);
-        if (form.get("grant_type") !== "refresh_token") return json(400, { error: "unsupported_grant_type" });
-        op.refreshes.push(form);
-        const idToken = refreshIdToken();
+        const grant = form.get("grant_type");
+        const code = form.get("code") ?? "";
+        if (grant === "authorization_code" && !codes.has(code)) return json(400, { error: "invalid_grant" });
+        if (grant !== "refresh_token" && grant !== "authorization_code")
+          return json(400, { error: "unsupported_grant_type" });
+        if (grant === "refresh_token") op.refreshes.push(form);
+        const idToken = idTokenOfMode(grant === "authorization_code" ? codes.get(code) : undefined);
+        codes.delete(code);
         return json(200, {
           access_token: `at-${randomBytes(8).toString("hex")}`,
           token_type: "Bearer",

@@ -12,10 +12,12 @@ import {
   type AuthConfig,
   AuthError,
   ExpressAuth,
+  getCsrfToken,
   getSession,
   listAccounts,
   listAuditEvents,
   listSessions,
+  requireCsrf,
   revokeOtherSessions,
   revokeSession,
   unlinkAccount,
@@ -147,8 +149,10 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
       devicesOf(req),
       listAuditEvents(config, { userId, limit: 10 }),
     ]);
+    // Every form of this page posts the CSRF token; the account functions check it themselves.
+    const csrfToken = await getCsrfToken(req, res, config);
     const button = (action: string, fields: Record<string, string>, label: string) =>
-      `<form method="post" action="${action}" class="inline">${Object.entries(fields)
+      `<form method="post" action="${action}" class="inline">${Object.entries({ ...fields, csrfToken })
         .map(([name, value]) => `<input type="hidden" name="${name}" value="${esc(value)}">`)
         .join("")}<button type="submit">${esc(label)}</button></form>`;
     const accountRows = (accounts ?? [])
@@ -191,7 +195,7 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
          <script src="/auth/webauthn-script.js"></script>
          <script>fetch("/auth/csrf").then((r) => r.json()).then(({ csrfToken }) => {
            for (const input of document.querySelectorAll("#add-passkey [name=csrfToken], form.connect [name=csrfToken]")) input.value = csrfToken; });</script>
-         ${await secondFactorSection(userId, String(req.query.totp ?? ""))}
+         ${await secondFactorSection(userId, String(req.query.totp ?? ""), csrfToken)}
          <h2>Recent security events</h2><table id="activity"><tr><th>when (UTC)</th><th>event</th><th>method</th></tr>${activity
            .map(
              (e) =>
@@ -202,8 +206,10 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
     );
   });
 
-  // The account page's buttons. Same-origin posts only; the session cookie (SameSite=Lax) is not
-  // sent with a cross-site form post anyway, so these are a second line.
+  // The account page's buttons. revokeSession, revokeOtherSessions and unlinkAccount refuse a
+  // post without the page's CSRF token (403): a form on another site, or on a sibling sub-domain
+  // (same site, so SameSite=Lax does not stop it), cannot sign the user out or unlink. The
+  // same-origin check is a second line.
   account.use(express.urlencoded({ extended: false, limit: "4kb" }));
   account.post("/sessions/revoke", sameOrigin, async (req, res) => {
     await revokeSession(req, config, req.body?.id);
@@ -227,7 +233,8 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
   // 5. A second factor, enrolled by the signed-in user: the server-side functions of
   // @latchkey/core/second-factor, called from the application's own pages.
   /** The account page's section: whether the factor is on, and the form that fits. */
-  async function secondFactorSection(userId: string, message: string): Promise<string> {
+  async function secondFactorSection(userId: string, message: string, csrfToken: string): Promise<string> {
+    const token = `<input type="hidden" name="csrfToken" value="${esc(csrfToken)}">`;
     const status = await secondFactorStatus(config, userId);
     const notice = Object.hasOwn(totpMessages, message)
       ? `<p class="alert" role="alert" id="totp-message">${esc(totpMessages[message])}</p>`
@@ -236,26 +243,26 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
     if (status.active) {
       return `<h2>Two-step verification</h2>${notice}
         <p id="totp-status">Authenticator app: <strong>on</strong>. <span id="backup-codes-left">${status.backupCodesLeft}</span> backup code${status.backupCodesLeft === 1 ? "" : "s"} left.</p>
-        <form id="totp-disable" method="POST" action="/account/totp/disable"><label>Turn it off with a current code (or a backup code):<br>
+        <form id="totp-disable" method="POST" action="/account/totp/disable">${token}<label>Turn it off with a current code (or a backup code):<br>
         ${codeInput.replace('inputmode="numeric"', 'inputmode="text"')}</label><button class="button" type="submit">Turn off</button></form>`;
     }
     const waiting = status.pending
-      ? `<form id="totp-confirm" method="POST" action="/account/totp/confirm"><label>A set-up is waiting for the first code from your app:<br>
+      ? `<form id="totp-confirm" method="POST" action="/account/totp/confirm">${token}<label>A set-up is waiting for the first code from your app:<br>
          ${codeInput}</label><button class="button" type="submit">Turn on</button></form>`
       : "";
     return `<h2>Two-step verification</h2>${notice}
       <p id="totp-status">Authenticator app: <strong>off</strong>.</p>${waiting}
-      <form id="totp-start" method="POST" action="/account/totp/start"><button class="button" type="submit">${status.pending ? "Start again" : "Set up an authenticator app"}</button></form>`;
+      <form id="totp-start" method="POST" action="/account/totp/start">${token}<button class="button" type="submit">${status.pending ? "Start again" : "Set up an authenticator app"}</button></form>`;
   }
 
-  // The session cookie is SameSite=Lax, and these forms also require a same-origin request, so
-  // another site cannot post them (Chromium and Firefox send Origin with every form POST).
-  account.use("/totp", express.urlencoded({ extended: false, limit: "2kb" }), (req, res, next) => {
+  // These forms post the page's CSRF token, checked by requireCsrf (403 without it), and must
+  // come from this origin too (Chromium and Firefox send Origin with every form POST).
+  account.use("/totp", express.urlencoded({ extended: false, limit: "2kb" }), requireCsrf(config), (req, res, next) => {
     const origin = `${req.protocol}://${req.get("host")}`;
     if (req.method !== "POST" || req.get("origin") === origin) return next();
     res.status(403).send(page("Refused", "<p>This form must be sent from this site.</p>"));
   });
-  account.post("/totp/start", async (_req, res) => {
+  account.post("/totp/start", async (req, res) => {
     const s = res.locals.session as DemoSession;
     // An active factor is turned off (with a code) before a new one is set up.
     if ((await secondFactorStatus(config, s.user.id ?? "")).active) return res.redirect(303, "/account");
@@ -267,7 +274,7 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
         `<p>Scan this code with an authenticator app (any app for "TOTP" codes), or type the key by hand.</p>
          <p class="qr" id="totp-qr">${enrolment.qrSvg}</p>
          <p>Key: <code id="totp-secret">${esc(enrolment.secret)}</code></p>
-         <form id="totp-confirm" method="POST" action="/account/totp/confirm"><label>Then enter the six-digit code the app shows:<br>
+         <form id="totp-confirm" method="POST" action="/account/totp/confirm"><input type="hidden" name="csrfToken" value="${esc(await getCsrfToken(req, res, config))}"><label>Then enter the six-digit code the app shows:<br>
          <input name="code" inputmode="numeric" autocomplete="one-time-code" required aria-label="Code" autofocus></label><button class="button" type="submit">Turn on</button></form>`,
       ),
     );

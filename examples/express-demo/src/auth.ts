@@ -120,9 +120,11 @@ export function authConfig({
         return token;
       },
       // What getSession() and GET /auth/session return (database sessions pass `user`, JWT `token`),
-      // with how the user signed in (`amr`) when a second factor is configured.
+      // with how the user signed in (`amr`) when a second factor is configured. Name the fields
+      // the browser needs: under database sessions `session` is the stored record (its device,
+      // client address, ...), and everything returned here reaches any script on the page.
       session({ session, token, user }) {
-        if (user) return { ...session, user: { ...session.user, id: user.id } };
+        if (user) return { user: { ...session.user, id: user.id }, expires: session.expires };
         const amr = Array.isArray(token.amr) ? token.amr : undefined;
         return { ...session, user: { ...session.user, id: token.sub }, provider: token.provider, amr };
       },

@@ -180,7 +180,17 @@ describe("the demo with DEMO_SESSIONS=database: the account page lists devices a
     const phone = await signInByMail(
       "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
     );
-    const listed = devicesOf(await (await laptop.fetch("/account")).text());
+    // The session answer a script can fetch never carries the HttpOnly session cookie's value.
+    const sessionToken = laptop.jar.get("authjs.session-token") as string;
+    expect(sessionToken).toBeTruthy();
+    const answer = await (await laptop.fetch("/auth/session")).text();
+    expect(JSON.parse(answer)).toMatchObject({ user: { email: "demo@example.com" } });
+    expect(answer).not.toContain(sessionToken);
+    const accountPage = await (await laptop.fetch("/account")).text();
+    const listed = devicesOf(accountPage);
+    // The token the page's forms post: the account functions refuse a post without it.
+    const csrfToken = /name="csrfToken" value="([0-9a-f]{64})"/.exec(accountPage)?.[1] as string;
+    expect(csrfToken).toBeTruthy();
     expect(listed.filter((d) => d.current).map((d) => d.device)).toEqual(["Firefox on macOS"]);
     const other = listed.find((d) => d.device === "Safari on iPhone" && !d.current);
     expect(other?.id).toMatch(/^[A-Za-z0-9_-]{32}$/);
@@ -190,9 +200,12 @@ describe("the demo with DEMO_SESSIONS=database: the account page lists devices a
       headers: { origin: "https://evil.example" },
     });
     expect(forged.status).toBe(403);
+    // A form on a sibling sub-domain is same-site and may pass the origin check: no token, no revocation.
+    const sibling = await laptop.fetch("/account/sessions/revoke", { form: { id: other?.id as string } });
+    expect(sibling.status).toBe(403);
     expect((await phone.fetch("/account")).status).toBe(200);
 
-    const revoked = await laptop.fetch("/account/sessions/revoke", { form: { id: other?.id as string } });
+    const revoked = await laptop.fetch("/account/sessions/revoke", { form: { id: other?.id as string, csrfToken } });
     expect(revoked.headers.get("location")).toBe("/account");
     expect((await phone.fetch("/account")).headers.get("location")).toBe("/auth/signin?callbackUrl=%2Faccount");
     expect(devicesOf(await (await laptop.fetch("/account")).text()).some((d) => d.id === other?.id)).toBe(false);

@@ -21,6 +21,7 @@ import type { Adapter } from "./adapters.js";
 import {
   AccessTokenError,
   AuthError,
+  IdTokenRefused,
   InvalidProvider,
   MissingAdapterMethods,
   RefreshTokenRevoked,
@@ -30,18 +31,19 @@ import type { JWT } from "./jwt.js";
 import type { ResolvedConfig } from "./lib/config.js";
 import { readChunkedCookie, serializeCookie } from "./lib/cookies.js";
 import type { Env } from "./lib/env.js";
+import type { IdTokenSubject } from "./lib/flows/oauth/code-exchange.js";
 import type { OAuthProvider } from "./lib/flows/oauth/discovery.js";
 import { type RefreshOutcome, refreshGrant } from "./lib/flows/oauth/refresh.js";
 import { warnOnce } from "./lib/logger.js";
 import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
 import { refreshTokenHint } from "./lib/refresh/hints.js";
 import { singleFlight } from "./lib/refresh/single-flight.js";
-import { type ProviderTokens, tokenFields } from "./lib/refresh/tokens.js";
+import { identityOf, idTokenSubjectOf, type ProviderTokens, tokenFields } from "./lib/refresh/tokens.js";
 import { mayExtend, openJwtSession, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
 import type { Cookie, CookieOption } from "./shapes/data.js";
 import type { AuthConfig } from "./types.js";
 
-export { AccessTokenError, RefreshTokenRevoked, ResponseAlreadySent } from "./errors.js";
+export { AccessTokenError, IdTokenRefused, RefreshTokenRevoked, ResponseAlreadySent } from "./errors.js";
 export type { ProviderTokens } from "./lib/refresh/tokens.js";
 
 /** Options of {@link getAccessToken}. */
@@ -136,11 +138,15 @@ function oauthProvider(config: ResolvedConfig, id: string): OAuthProvider {
   return provider as unknown as OAuthProvider;
 }
 
-/** Runs the shared refresh; store failures become `AccessTokenError`. */
+/**
+ * Runs the shared refresh; store failures become `AccessTokenError`. `subject` is whom a refreshed
+ * id_token must name: the account's.
+ */
 async function refreshOnce(
   config: ResolvedConfig,
   provider: OAuthProvider,
   refreshToken: string,
+  subject: IdTokenSubject,
   persist: (outcome: RefreshOutcome) => Promise<void>,
 ): Promise<RefreshOutcome> {
   try {
@@ -150,7 +156,7 @@ async function refreshOnce(
       provider.id,
       refreshToken,
       async (deadline) => {
-        const outcome = await refreshGrant(provider, refreshToken, deadline);
+        const outcome = await refreshGrant(provider, refreshToken, deadline, subject);
         try {
           await persist(outcome);
         } catch (e) {
@@ -190,8 +196,15 @@ function noRefreshToken(
   return revoked(providerId, "no-refresh-token", message);
 }
 
-function transient(providerId: string, message: string): AccessTokenError {
-  return new AccessTokenError(message, { provider: providerId });
+/** The error of a refresh that failed but may pass: an answer refused for its id_token has its own type. */
+function transient(providerId: string, outcome: { message: string; idToken?: string }): AccessTokenError {
+  if (outcome.idToken) {
+    return new IdTokenRefused(`${outcome.message}; nothing of this refresh answer was kept`, {
+      provider: providerId,
+      reason: outcome.idToken,
+    });
+  }
+  return new AccessTokenError(outcome.message, { provider: providerId });
 }
 
 /**
@@ -202,7 +215,9 @@ function transient(providerId: string, message: string): AccessTokenError {
  * refresh token for good, or there is none): send the user to sign in with the provider again.
  * It marks the account (or the session token: set `error.cookies`), so later calls fail at once
  * without asking the provider again. Throws `AccessTokenError` for failures that may pass (the
- * provider could not be reached), `InvalidProvider` for an unknown provider id.
+ * provider could not be reached), and its subclass `IdTokenRefused` when the refresh answer's
+ * id_token fails the checks of a sign-in or names another user (nothing of that answer is kept);
+ * `InvalidProvider` for an unknown provider id.
  *
  * @example
  * ```ts
@@ -273,20 +288,23 @@ async function fromJwt(
       "The revocation list is unavailable: the session is not re-issued, so its provider tokens are not refreshed until the store answers again",
     );
   }
-  const outcome = await refreshOnce(config, provider, refreshToken, async () => {});
+  // Whom a refreshed id_token must name: the sign-in id_token's subject, kept in the session
+  // token, or (a session from before it was kept) the provider's account id.
+  const subject: IdTokenSubject = { sub: tokens.sub ?? tokens.providerAccountId, iss: tokens.iss };
+  const outcome = await refreshOnce(config, provider, refreshToken, subject, async () => {});
   const reseal = (entry: ProviderTokens) => {
     const token: JWT = { ...claims, providerTokens: { ...all, [provider.id]: entry } };
     return sessionTokenCookies(config, cookies, cookie, token);
   };
   if (outcome.ok) {
-    const entry: ProviderTokens = { providerAccountId: tokens.providerAccountId, ...tokenFields(outcome.tokens) };
+    const entry: ProviderTokens = { ...identityOf(tokens), ...tokenFields(outcome.tokens) };
     return answer(entry, true, await reseal(entry));
   }
   if (outcome.revoked) {
-    const marked: ProviderTokens = { providerAccountId: tokens.providerAccountId, error: "RefreshTokenRevoked" };
+    const marked: ProviderTokens = { ...identityOf(tokens), error: "RefreshTokenRevoked" };
     throw revoked(provider.id, "invalid_grant", outcome.message, await reseal(marked));
   }
-  throw transient(provider.id, outcome.message);
+  throw transient(provider.id, outcome);
 }
 
 async function fromAccount(
@@ -328,7 +346,10 @@ async function fromAccount(
     );
   }
   const identity = { provider: account.provider, providerAccountId: account.providerAccountId };
-  const outcome = await refreshOnce(config, provider, refreshToken, async (result) => {
+  // Whom a refreshed id_token must name: the subject of the id_token stored at sign-in, or (none
+  // kept: a provider's `account()` that drops it) the provider's account id.
+  const subject: IdTokenSubject = idTokenSubjectOf(account.id_token) ?? { sub: account.providerAccountId };
+  const outcome = await refreshOnce(config, provider, refreshToken, subject, async (result) => {
     const update = (adapter as Required<Adapter>).updateAccount;
     // Compare-and-set on the refresh token that was redeemed: a newer one (a sign-in meanwhile)
     // is never overwritten.
@@ -341,7 +362,7 @@ async function fromAccount(
   });
   if (outcome.ok) return answer(tokenFields(outcome.tokens), true, []);
   if (outcome.revoked) throw revoked(provider.id, "invalid_grant", outcome.message);
-  throw transient(provider.id, outcome.message);
+  throw transient(provider.id, outcome);
 }
 
 export type { RefreshStore } from "./refresh-store.js";

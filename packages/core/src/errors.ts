@@ -25,6 +25,7 @@ export type ErrorType =
   | "ErrorPageLoop"
   | "EventError"
   | "ExperimentalFeatureNotEnabled"
+  | "IdTokenRefused"
   | "InvalidCallbackUrl"
   | "InvalidCheck"
   | "InvalidConfiguration"
@@ -125,6 +126,20 @@ export class AccessTokenError extends AuthError {
 export class ResponseAlreadySent extends AccessTokenError {
   static override type = "ResponseAlreadySent" as const;
   declare readonly type: "ResponseAlreadySent";
+}
+
+/**
+ * `getAccessToken` refused a refresh answer because of its id_token (OpenID Connect Core §12.2):
+ * its signature does not verify with the provider's keys, a claim is missing or wrong (`iss`,
+ * `aud`, `exp`), its `iat` lies in the future, or it names another user (`sub`) than the account.
+ * Nothing of the answer is kept: neither its access token nor its refresh token. `cause.reason`
+ * says which check failed (`signature`, `claims`, `iat`, `sub`, `iss`). A provider does not send
+ * such an answer; something between it and the application may (a proxy, a compromised
+ * endpoint): log it, and ask the user to sign in again if it persists.
+ */
+export class IdTokenRefused extends AccessTokenError {
+  static override type = "IdTokenRefused" as const;
+  declare readonly type: "IdTokenRefused";
 }
 
 /** The passkey belongs to no account, or to another user. */

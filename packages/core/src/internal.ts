@@ -27,20 +27,32 @@ export { BadBody, type HeaderReader, MAX_BODY_BYTES } from "./lib/request.js";
 /**
  * The functions of `@latchkey/core/sessions` bound to a framework's request type: each takes the
  * framework's request (described by `describe`) and fills the environment's defaults from `env`,
- * read at every call. Framework packages re-export them under the same names.
+ * read at every call. The functions that change something are given the CSRF token the request
+ * submitted (`submitted`, such as the parsed body's `csrfToken`) unless the caller passes one.
+ * Framework packages re-export them under the same names.
  *
  * @example
  * ```ts
- * const sessions = boundSessions((req: IncomingMessage) => ({ protocol: "https", host: req.headers.host, cookieHeader: req.headers.cookie }), () => process.env)
+ * const sessions = boundSessions((req: IncomingMessage) => ({ protocol: "https", host: req.headers.host, cookieHeader: req.headers.cookie }), () => process.env, (req) => req.body?.csrfToken)
  * export const listSessions = sessions.listSessions // (req, config) => Promise<SessionInfo[] | null>
  * ```
  */
-export function boundSessions<R>(describe: (req: R) => SessionRequest, env: () => Env) {
+export function boundSessions<R>(
+  describe: (req: R) => SessionRequest,
+  env: () => Env,
+  submitted: (req: R) => unknown = () => undefined,
+) {
   const o = () => ({ env: env() });
+  type Change = Omit<core.ChangeOptions, "env">;
   return {
     listSessions: (req: R, config: AuthConfig) => core.listSessions(describe(req), config, o()),
-    revokeSession: (req: R, config: AuthConfig, id: unknown) => core.revokeSession(describe(req), config, id, o()),
-    revokeOtherSessions: (req: R, config: AuthConfig) => core.revokeOtherSessions(describe(req), config, o()),
+    revokeSession: (req: R, config: AuthConfig, id: unknown, options: Change = {}) =>
+      core.revokeSession(describe(req), config, id, { csrfToken: submitted(req), ...options, ...o() }),
+    revokeOtherSessions: (req: R, config: AuthConfig, options: Change = {}) =>
+      core.revokeOtherSessions(describe(req), config, { csrfToken: submitted(req), ...options, ...o() }),
+    getCsrfToken: (req: R, config: AuthConfig) => core.getCsrfToken(describe(req), config, o()),
+    checkCsrf: (req: R, config: AuthConfig, token: unknown = submitted(req)) =>
+      core.checkCsrf(describe(req), config, token, o()),
     revokeUserSessions: (
       config: AuthConfig,
       userId: string,
@@ -52,6 +64,6 @@ export function boundSessions<R>(describe: (req: R) => SessionRequest, env: () =
       config: AuthConfig,
       target: { provider: unknown; providerAccountId: unknown },
       options: Omit<core.UnlinkOptions, "env"> = {},
-    ) => core.unlinkAccount(describe(req), config, target, { ...options, ...o() }),
+    ) => core.unlinkAccount(describe(req), config, target, { csrfToken: submitted(req), ...options, ...o() }),
   };
 }

@@ -12,7 +12,8 @@
  * ```ts
  * import { listSessions, revokeSession } from "@latchkey/core/sessions"
  * const sessions = await listSessions(request, config) // [{ id, current: true, device: "Firefox on macOS", ... }]
- * await revokeSession(request, config, sessions[1].id)
+ * // A change needs the CSRF token the form posted (getCsrfToken puts it in the form):
+ * await revokeSession(request, config, sessions[1].id, { csrfToken: form.get("csrfToken") })
  * ```
  * @module sessions
  */
@@ -24,19 +25,24 @@ import {
   MissingAdapter,
   MissingAdapterMethods,
   SignOutError,
+  MissingCSRF,
   UnsupportedStrategy,
 } from "./errors.js";
 import { recordAudit } from "./lib/audit/record.js";
 import type { Env, ResolvedConfig } from "./lib/config.js";
-import { readChunkedCookie } from "./lib/cookies.js";
+import { readChunkedCookie, serializeCookie } from "./lib/cookies.js";
+import { createCsrfToken, csrfTokensMatch, readCsrfCookie } from "./lib/csrf.js";
 import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
 import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
 import { openJwtSession } from "./lib/session/jwt-strategy.js";
 import { databaseSessionId as sessionIdOf } from "./lib/session/session-id.js";
-import type { Awaitable, SessionEndReason } from "./shapes/data.js";
+import { skipCSRFCheck } from "./lib/symbols.js";
+import type { Awaitable, Cookie, CookieOption, SessionEndReason } from "./shapes/data.js";
 import type { AuthConfig } from "./types.js";
 
+export { MissingCSRF } from "./errors.js";
 export { describeUserAgent } from "./lib/session/device.js";
+export { skipCSRFCheck } from "./lib/symbols.js";
 export type { SessionRequest };
 
 /** A Web `Request`, or where a request arrived and its `Cookie` header (what framework packages pass). */
@@ -46,6 +52,31 @@ export type SessionsRequest = Request | SessionRequest;
 export interface SessionsOptions {
   /** Fill unset options from this environment (`AUTH_SECRET`, ...), as framework packages do. */
   env?: Env;
+}
+
+/**
+ * Options of the functions that change something for the signed-in user ({@link revokeSession},
+ * {@link revokeOtherSessions}, {@link unlinkAccount}).
+ */
+export interface ChangeOptions extends SessionsOptions {
+  /**
+   * The CSRF token the request submitted (its form's `csrfToken` field). It must equal the token
+   * of the request's signed CSRF cookie, the double-submit check of Latchkey's own POSTs;
+   * otherwise the function throws `MissingCSRF` before it reads or writes anything. Put the token
+   * in your form with {@link getCsrfToken} (or `GET <basePath>/csrf`). `skipCSRFCheck` says your
+   * framework checked this request itself. `@latchkey/express` passes `req.body.csrfToken`.
+   */
+  csrfToken?: unknown;
+}
+
+/** What {@link getCsrfToken} gives: the token for a form, and the cookie to set with it (if new). */
+export interface CsrfTokenAnswer {
+  /** The value of the form's hidden `csrfToken` field. */
+  token: string;
+  /** Cookies the response must set: the signed CSRF cookie when the request had none; may be empty. */
+  cookies: Cookie[];
+  /** The same cookies as `Set-Cookie` header values. */
+  setCookie: string[];
 }
 
 /** A session of the signed-in user, as {@link listSessions} shows it. */
@@ -87,7 +118,7 @@ export type UnlinkResult =
     };
 
 /** Options of {@link unlinkAccount}. */
-export interface UnlinkOptions extends SessionsOptions {
+export interface UnlinkOptions extends ChangeOptions {
   /**
    * How many ways to sign in the user has that Latchkey cannot see, such as a password checked by
    * a Credentials provider. They count with the user's accounts, passkeys and verified e-mail.
@@ -119,6 +150,89 @@ function toSessionRequest(request: SessionsRequest): SessionRequest {
 
 function sameId(a: string, b: string): boolean {
   return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
+
+/** The CSRF cookie of the request's scheme: of the same set (`__Host-` on HTTPS) as its session cookie. */
+function csrfCookieOf(config: ResolvedConfig, sessionCookie: CookieOption): CookieOption {
+  return config.cookies.https.sessionToken === sessionCookie
+    ? config.cookies.https.csrfToken
+    : config.cookies.http.csrfToken;
+}
+
+/**
+ * The double-submit check of a request that changes something: `submitted` must equal the token of
+ * the request's CSRF cookie, whose HMAC must verify (so a sibling sub-domain, which cannot set a
+ * `__Host-` cookie and cannot forge the HMAC, cannot make a pair). Throws `MissingCSRF` naming
+ * `what` and the fix. Off only when the configuration turned CSRF off (`skipCSRFCheck`) or the
+ * caller says its framework checked (`submitted === skipCSRFCheck`).
+ */
+function requireCsrf(
+  config: ResolvedConfig,
+  sessionCookie: CookieOption | null,
+  cookies: Record<string, string>,
+  submitted: unknown,
+  what: string,
+): void {
+  if (!config.csrf || submitted === skipCSRFCheck) return;
+  const option = sessionCookie ? csrfCookieOf(config, sessionCookie) : null;
+  const token = option ? readCsrfCookie(config.csrf, cookies[option.name]) : undefined;
+  if (csrfTokensMatch(token, submitted)) return;
+  throw new MissingCSRF(
+    `\`${what}\` was called without a valid CSRF token, so nothing was changed: a form on another site (or a sibling sub-domain) can post to your route with the user's cookies. Put the token in the form (\`<input type="hidden" name="csrfToken">\`, from getCsrfToken or GET <basePath>/csrf) and pass it: \`{ csrfToken: body.csrfToken }\` (@latchkey/express reads req.body.csrfToken).`,
+  );
+}
+
+/**
+ * The CSRF token to put in a form of your own (a hidden `csrfToken` field), the one Latchkey's
+ * pages use: the token of the request's signed CSRF cookie, or a new one with the cookie to set
+ * (`setCookie`) when the request has none. Pass what the form posts back to the functions of this
+ * module that change something, or check it with {@link checkCsrf} in your own routes.
+ *
+ * @example
+ * ```ts
+ * const csrf = await getCsrfToken(request, config)
+ * const headers = new Headers({ "content-type": "text/html" })
+ * for (const value of csrf.setCookie) headers.append("set-cookie", value)
+ * return new Response(`<form method="post" action="/account/sessions/revoke-others">
+ *   <input type="hidden" name="csrfToken" value="${csrf.token}"><button>Sign out other devices</button></form>`, { headers })
+ * ```
+ */
+export async function getCsrfToken(
+  request: SessionsRequest,
+  config: AuthConfig,
+  options: SessionsOptions = {},
+): Promise<CsrfTokenAnswer> {
+  const { resolved, cookie, cookies } = sessionCookieOf(toSessionRequest(request), config, options);
+  if (!resolved.csrf) return { token: "", cookies: [], setCookie: [] };
+  if (!cookie) throw new MissingCSRF("The request names no valid host, so no CSRF cookie can be set for it");
+  const option = csrfCookieOf(resolved, cookie);
+  const existing = readCsrfCookie(resolved.csrf, cookies[option.name]);
+  if (existing) return { token: existing, cookies: [], setCookie: [] };
+  const fresh = createCsrfToken(resolved.csrf);
+  const set: Cookie = { name: option.name, value: fresh.cookieValue, options: option.options };
+  return { token: fresh.token, cookies: [set], setCookie: [serializeCookie(set.name, set.value, set.options)] };
+}
+
+/**
+ * The CSRF check of Latchkey's own POSTs, for a route of yours that changes something for the
+ * signed-in user (the account page's second-factor forms, say): throws `MissingCSRF` unless
+ * `submitted` (the form's `csrfToken` field) equals the token of the request's signed CSRF cookie.
+ *
+ * @example
+ * ```ts
+ * const form = await request.formData()
+ * checkCsrf(request, config, form.get("csrfToken")) // throws MissingCSRF: answer 403
+ * await disableTotp(config, userId, form.get("code"))
+ * ```
+ */
+export function checkCsrf(
+  request: SessionsRequest,
+  config: AuthConfig,
+  submitted: unknown,
+  options: SessionsOptions = {},
+): void {
+  const { resolved, cookie, cookies } = sessionCookieOf(toSessionRequest(request), config, options);
+  requireCsrf(resolved, cookie, cookies, submitted, "checkCsrf");
 }
 
 /** The adapter, with the methods `what` needs, or a typed error naming what is missing. */
@@ -160,10 +274,11 @@ interface SignedIn {
 async function signedIn(
   request: SessionsRequest,
   config: AuthConfig,
-  options: SessionsOptions,
+  options: SessionsOptions | ChangeOptions,
   what: string,
   methods: (keyof Adapter)[],
   databaseOnly: boolean,
+  changes = false,
 ): Promise<SignedIn | null> {
   const { resolved, cookie, cookies } = sessionCookieOf(toSessionRequest(request), config, options);
   if (databaseOnly) assertDatabaseSessions(resolved, what);
@@ -173,16 +288,18 @@ async function signedIn(
     resolved.session.strategy === "database" ? [...methods, "getSessionAndUser"] : [...methods, "getUser"],
   );
   if (!cookie) return null;
+  // Without a session cookie nothing can change. With one, a change is checked before the store is
+  // read: a cross-site form learns nothing and ends nothing.
+  const raw = resolved.session.strategy === "database" ? cookies[cookie.name] : readChunkedCookie(cookies, cookie.name);
+  if (!raw) return null;
+  if (changes) requireCsrf(resolved, cookie, cookies, (options as ChangeOptions).csrfToken, what);
   if (resolved.session.strategy === "database") {
-    const sessionToken = cookies[cookie.name];
-    if (!sessionToken) return null;
+    const sessionToken = raw;
     const found = await adapter.getSessionAndUser(sessionToken);
     if (!found || found.session.expires.getTime() <= Date.now()) return null;
     return { config: resolved, adapter, user: found.user, sessionToken };
   }
   // JWT sessions (linked accounts only), as the session read sees them: revoked or ended is none.
-  const raw = readChunkedCookie(cookies, cookie.name);
-  if (!raw) return null;
   const token = (await openJwtSession(resolved, raw, cookie.name))?.token;
   if (!token || typeof token.sub !== "string" || token.sub === "") return null;
   const user = await adapter.getUser(token.sub);
@@ -241,23 +358,23 @@ export async function listSessions(
  * request is signed out. Emits `signOut` with `reason: "revoked"`. Revoking the current session
  * signs this browser out (its cookie stays until its next request clears it). When the adapter
  * fails, rejects with `SignOutError` (the session may still work; `session.revoke-failed` is
- * recorded; retrying is safe): a resolved answer always means it was deleted.
+ * recorded; retrying is safe): a resolved answer always means it was deleted. Throws
+ * `MissingCSRF` unless `options.csrfToken` is the form's CSRF token ({@link ChangeOptions}).
  *
  * @example
  * ```ts
- * app.post("/account/sessions/:id/revoke", async (req, res) => {
- *   await revokeSession(req, config, req.params.id)
- *   res.redirect("/account")
- * })
+ * const form = await request.formData()
+ * await revokeSession(request, config, form.get("id"), { csrfToken: form.get("csrfToken") })
  * ```
  */
 export async function revokeSession(
   request: SessionsRequest,
   config: AuthConfig,
   id: unknown,
-  options: SessionsOptions = {},
+  options: ChangeOptions = {},
 ): Promise<boolean> {
-  const me = await signedIn(request, config, options, "revokeSession", ["listSessions", "deleteSession"], true);
+  const needs: (keyof Adapter)[] = ["listSessions", "deleteSession"];
+  const me = await signedIn(request, config, options, "revokeSession", needs, true, true);
   if (!me || typeof id !== "string" || !SESSION_ID.test(id)) return false;
   const sessions = await me.adapter.listSessions(me.user.id);
   const target = sessions.find(
@@ -278,20 +395,22 @@ export async function revokeSession(
  * Revokes every session of the signed-in user except the current one ("sign out other devices").
  * Answers how many it revoked, or null when the request is signed out. Emits `signOut` with
  * `reason: "revoked-others"` for each. When the adapter fails, rejects with `SignOutError`
- * (`session.revoke-failed` is recorded; retrying is safe). Pending second-factor sign-ins of the user (a first factor
- * accepted, the code not yet given) end too.
+ * (`session.revoke-failed` is recorded; retrying is safe). Pending second-factor sign-ins of the
+ * user (a first factor accepted, the code not yet given) end too. Throws `MissingCSRF` unless
+ * `options.csrfToken` is the form's CSRF token ({@link ChangeOptions}), before anything is read or
+ * revoked.
  *
  * @example
  * ```ts
- * const count = await revokeOtherSessions(request, config) // 2
+ * const count = await revokeOtherSessions(request, config, { csrfToken: form.get("csrfToken") }) // 2
  * ```
  */
 export async function revokeOtherSessions(
   request: SessionsRequest,
   config: AuthConfig,
-  options: SessionsOptions = {},
+  options: ChangeOptions = {},
 ): Promise<number | null> {
-  const me = await signedIn(request, config, options, "revokeOtherSessions", ["deleteSessions"], true);
+  const me = await signedIn(request, config, options, "revokeOtherSessions", ["deleteSessions"], true, true);
   if (!me?.sessionToken) return null;
   await endPendingSignIns(me.config, me.user.id);
   const except = me.sessionToken;
@@ -442,6 +561,7 @@ function accountKey(account: Pick<AdapterAccount, "provider" | "providerAccountI
 
 /**
  * Unlinks one of the signed-in user's accounts, unless it is the last way the user can sign in.
+ * Throws `MissingCSRF` unless `options.csrfToken` is the form's CSRF token ({@link ChangeOptions}).
  * What counts: each account of a configured OAuth/OIDC provider, each passkey (its account and
  * authenticator), a verified e-mail address when an e-mail provider is configured, and
  * `otherSignInMethods` (a password Latchkey cannot see). An account of another user, or none,
@@ -453,7 +573,8 @@ function accountKey(account: Pick<AdapterAccount, "provider" | "providerAccountI
  *
  * @example
  * ```ts
- * const result = await unlinkAccount(request, config, { provider: "github", providerAccountId: "583231" })
+ * const target = { provider: "github", providerAccountId: "583231" }
+ * const result = await unlinkAccount(request, config, target, { csrfToken: form.get("csrfToken") })
  * if (!result.unlinked && result.reason === "last-sign-in-method") showError("Add another way to sign in first")
  * ```
  */
@@ -464,7 +585,7 @@ export async function unlinkAccount(
   options: UnlinkOptions = {},
 ): Promise<UnlinkResult> {
   const methods: (keyof Adapter)[] = ["listAccounts", "unlinkAccount", "linkAccount"];
-  const me = await signedIn(request, config, options, "unlinkAccount", methods, false);
+  const me = await signedIn(request, config, options, "unlinkAccount", methods, false, true);
   if (!me) return { unlinked: false, reason: "signed-out" };
   const { provider, providerAccountId } = target ?? {};
   if (

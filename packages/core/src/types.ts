@@ -70,7 +70,12 @@ export interface CallbacksOptions {
   redirect: (params: { url: string; baseUrl: string }) => Awaitable<string>;
   /** Shapes the session sent to the client. */
   session: (params: {
-    session: Session & { user: User | AdapterUser } & Partial<AdapterSession>;
+    /**
+     * Database sessions: the stored record (its expiry, `userId`, metadata) with the user, but
+     * never its `sessionToken`, the HttpOnly cookie's value: what this callback returns reaches
+     * `GET /session`, and so any script on the page.
+     */
+    session: Session & { user: User | AdapterUser } & Partial<Omit<AdapterSession, "sessionToken">>;
     token: JWT;
     user: AdapterUser;
     newSession?: unknown;

@@ -14,12 +14,15 @@ import { OIDC } from "../src/providers/generic-oidc.js";
 import Nodemailer from "../src/providers/nodemailer.js";
 import Passkey from "../src/providers/passkey.js";
 import {
+  checkCsrf,
   describeUserAgent,
+  getCsrfToken,
   listAccounts,
   listSessions,
   revokeOtherSessions,
   revokeSession,
   revokeUserSessions,
+  skipCSRFCheck,
   unlinkAccount,
 } from "../src/sessions.js";
 import { CookieJar, call, ORIGIN, SECRET } from "./helpers.js";
@@ -294,9 +297,13 @@ describe("@latchkey/core/sessions", () => {
     })) as AdapterUser;
     const sessionToken = crypto.randomUUID();
     await adapter.createSession?.({ sessionToken, userId: id, expires: new Date(Date.now() + 60_000) });
-    const request = new Request(`${ORIGIN}/account`, { headers: { cookie: `${SESSION}=${sessionToken}` } });
-    void config;
-    return { user: stored, sessionToken, request };
+    // The signed CSRF cookie and token a same-origin page of the application would post.
+    const csrf = await getCsrfToken(new Request(`${ORIGIN}/account`), config);
+    const csrfCookie = csrf.cookies.map((c) => `${c.name}=${c.value}`).join("; ");
+    const request = new Request(`${ORIGIN}/account`, {
+      headers: { cookie: `${SESSION}=${sessionToken}; ${csrfCookie}` },
+    });
+    return { user: stored, sessionToken, request, csrfToken: csrf.token };
   }
 
   it("under JWT sessions, listing and revoking answer UnsupportedStrategy naming database sessions; linked accounts still work", async () => {
@@ -348,25 +355,28 @@ describe("@latchkey/core/sessions", () => {
     const adapter = MemoryAdapter(store);
     const oidc = OIDC({ id: "op", name: "OP", issuer: "https://op.example", clientId: "c", clientSecret: "s" });
     const base: AuthConfig = { secret: SECRET, trustHost: true, adapter, providers: [oidc], logger: { warn() {} } };
-    const { user, request } = await seed(base, adapter);
+    const { user, request, csrfToken } = await seed(base, adapter);
     const link = (provider: string, providerAccountId: string, type: "oauth" | "oidc" | "webauthn" | "email") =>
       adapter.linkAccount?.({ userId: user.id, provider, providerAccountId, type });
     await link("op", "me", "oidc");
     await link("retired", "me", "oauth"); // a provider no longer configured: no way to sign in
     const target = { provider: "op", providerAccountId: "me" };
-    expect(await unlinkAccount(request, base, target)).toEqual({ unlinked: false, reason: "last-sign-in-method" });
+    expect(await unlinkAccount(request, base, target, { csrfToken })).toEqual({
+      unlinked: false,
+      reason: "last-sign-in-method",
+    });
 
     // A password the application checks itself.
-    expect(await unlinkAccount(request, base, target, { otherSignInMethods: () => 1 })).toMatchObject({
+    expect(await unlinkAccount(request, base, target, { csrfToken, otherSignInMethods: () => 1 })).toMatchObject({
       unlinked: true,
     });
     await link("op", "me", "oidc");
 
     // A verified e-mail counts only with an e-mail provider configured.
     await adapter.updateUser?.({ id: user.id, emailVerified: new Date() });
-    expect(await unlinkAccount(request, base, target)).toMatchObject({ reason: "last-sign-in-method" });
+    expect(await unlinkAccount(request, base, target, { csrfToken })).toMatchObject({ reason: "last-sign-in-method" });
     const mail = Nodemailer({ server: "smtp://127.0.0.1:1", from: "a@example.com" });
-    expect(await unlinkAccount(request, { ...base, providers: [oidc, mail] }, target)).toMatchObject({
+    expect(await unlinkAccount(request, { ...base, providers: [oidc, mail] }, target, { csrfToken })).toMatchObject({
       unlinked: true,
     });
     await link("op", "me", "oidc");
@@ -375,7 +385,9 @@ describe("@latchkey/core/sessions", () => {
     // A passkey counts when its account and its authenticator are both stored.
     const withPasskey: AuthConfig = { ...base, providers: [oidc, Passkey()], experimental: { enableWebAuthn: true } };
     await link("passkey", "cred-1", "webauthn");
-    expect(await unlinkAccount(request, withPasskey, target)).toMatchObject({ reason: "last-sign-in-method" });
+    expect(await unlinkAccount(request, withPasskey, target, { csrfToken })).toMatchObject({
+      reason: "last-sign-in-method",
+    });
     await adapter.createAuthenticator?.({
       userId: user.id,
       credentialID: "cred-1",
@@ -385,10 +397,10 @@ describe("@latchkey/core/sessions", () => {
       credentialDeviceType: "singleDevice",
       credentialBackedUp: false,
     });
-    expect(await unlinkAccount(request, withPasskey, target)).toMatchObject({ unlinked: true });
+    expect(await unlinkAccount(request, withPasskey, target, { csrfToken })).toMatchObject({ unlinked: true });
     // And the passkey itself is then the last way in.
     expect(
-      await unlinkAccount(request, withPasskey, { provider: "passkey", providerAccountId: "cred-1" }),
+      await unlinkAccount(request, withPasskey, { provider: "passkey", providerAccountId: "cred-1" }, { csrfToken }),
     ).toMatchObject({ reason: "last-sign-in-method" });
     expect(store.accounts.has(memoryAccountKey("passkey", "cred-1"))).toBe(true);
   });
@@ -398,13 +410,14 @@ describe("@latchkey/core/sessions", () => {
     const adapter = MemoryAdapter(store);
     const oidc = OIDC({ id: "op", name: "OP", issuer: "https://op.example", clientId: "c", clientSecret: "s" });
     const config: AuthConfig = { secret: SECRET, trustHost: true, adapter, providers: [oidc], logger: { warn() {} } };
-    const { user, request } = await seed(config, adapter);
+    const { user, request, csrfToken } = await seed(config, adapter);
     await adapter.linkAccount?.({ userId: user.id, provider: "op", providerAccountId: "me", type: "oidc" });
     const target = { provider: "op", providerAccountId: "me" };
     const linked = () => store.accounts.has(memoryAccountKey("op", "me"));
     for (const answer of [Number.NaN, -1, Number.POSITIVE_INFINITY, 0.5, 1.5, "2", null, undefined, 2 ** 53]) {
       const started = Date.now();
       const error = await unlinkAccount(request, config, target, {
+        csrfToken,
         otherSignInMethods: () => answer as unknown as number,
       }).then(
         (result) => result,
@@ -422,6 +435,7 @@ describe("@latchkey/core/sessions", () => {
     const thrown = new Error("the password store is down");
     await expect(
       unlinkAccount(request, config, target, {
+        csrfToken,
         otherSignInMethods: () => {
           throw thrown;
         },
@@ -429,7 +443,9 @@ describe("@latchkey/core/sessions", () => {
     ).rejects.toBe(thrown);
     expect(linked()).toBe(true);
     // A whole number still counts as that many methods, however large.
-    expect(await unlinkAccount(request, config, target, { otherSignInMethods: () => 2 ** 40 })).toMatchObject({
+    expect(
+      await unlinkAccount(request, config, target, { csrfToken, otherSignInMethods: () => 2 ** 40 }),
+    ).toMatchObject({
       unlinked: true,
     });
     expect(linked()).toBe(false);
@@ -458,7 +474,7 @@ describe("@latchkey/core/sessions", () => {
       adapter,
       events: { audit: (e) => void audits.push(e), signOut: (m) => void signOuts.push(m) },
     };
-    const { user, request } = await seed(config, adapter);
+    const { user, request, csrfToken } = await seed(config, adapter);
     await adapter.createSession?.({
       sessionToken: crypto.randomUUID(),
       userId: user.id,
@@ -467,8 +483,8 @@ describe("@latchkey/core/sessions", () => {
     const other = (await listSessions(request, config))?.find((s) => !s.current);
     expect(other).toBeDefined();
 
-    await expect(revokeSession(request, config, other?.id)).rejects.toMatchObject({ type: "SignOutError" });
-    await expect(revokeOtherSessions(request, config)).rejects.toMatchObject({ type: "SignOutError" });
+    await expect(revokeSession(request, config, other?.id, { csrfToken })).rejects.toMatchObject({ type: "SignOutError" });
+    await expect(revokeOtherSessions(request, config, { csrfToken })).rejects.toMatchObject({ type: "SignOutError" });
     await expect(revokeUserSessions(config, user.id)).rejects.toMatchObject({ type: "SignOutError" });
     expect(await listSessions(request, config)).toHaveLength(2);
     expect(signOuts).toEqual([]);
@@ -480,10 +496,47 @@ describe("@latchkey/core/sessions", () => {
     expect(audits[0]?.sessionId).toBe(other?.id);
 
     down = false;
-    expect(await revokeSession(request, config, other?.id)).toBe(true);
+    expect(await revokeSession(request, config, other?.id, { csrfToken })).toBe(true);
     expect(await revokeUserSessions(config, user.id)).toBe(1);
     expect(await listSessions(request, config)).toBeNull();
     expect(signOuts).toHaveLength(2);
+  });
+
+  it("RULE: with a Web Request, the functions that change something need the form's CSRF token (MissingCSRF, nothing changed); checkCsrf is the same check", async () => {
+    const store = createMemoryStore();
+    const adapter = MemoryAdapter(store);
+    const oidc = OIDC({ id: "op", name: "OP", issuer: "https://op.example", clientId: "c", clientSecret: "s" });
+    const config: AuthConfig = { secret: SECRET, trustHost: true, adapter, providers: [oidc], logger: { warn() {} } };
+    const { user, request, csrfToken, sessionToken } = await seed(config, adapter);
+    await adapter.linkAccount?.({ userId: user.id, provider: "op", providerAccountId: "me", type: "oidc" });
+    const other = crypto.randomUUID();
+    await adapter.createSession?.({ sessionToken: other, userId: user.id, expires: new Date(Date.now() + 60_000) });
+    const target = { provider: "op", providerAccountId: "me" };
+    // Another browser's genuine token, and no token at all.
+    const foreign = (await getCsrfToken(new Request(`${ORIGIN}/account`), config)).token;
+    for (const token of [undefined, "", foreign, csrfToken.toUpperCase()]) {
+      for (const attempt of [
+        () => revokeOtherSessions(request, config, { csrfToken: token }),
+        () => revokeSession(request, config, "x".repeat(32), { csrfToken: token }),
+        () => unlinkAccount(request, config, target, { csrfToken: token, otherSignInMethods: () => 1 }),
+      ]) {
+        await expect(attempt()).rejects.toMatchObject({
+          type: "MissingCSRF",
+          message: expect.stringContaining("csrfToken"),
+        });
+      }
+      expect(() => checkCsrf(request, config, token)).toThrow(expect.objectContaining({ type: "MissingCSRF" }));
+    }
+    expect([store.sessions.has(sessionToken), store.sessions.has(other)]).toEqual([true, true]);
+    expect(store.accounts.has(memoryAccountKey("op", "me"))).toBe(true);
+    // With the page's token: the same calls act.
+    checkCsrf(request, config, csrfToken);
+    expect(await revokeOtherSessions(request, config, { csrfToken })).toBe(1);
+    expect(await unlinkAccount(request, config, target, { csrfToken, otherSignInMethods: () => 1 })).toMatchObject({
+      unlinked: true,
+    });
+    // A framework that checked the request itself says so.
+    expect(await revokeOtherSessions(request, config, { csrfToken: skipCSRFCheck })).toBe(0);
   });
 
   it("revokeUserSessions rejects a missing user id as a caller mistake, and revokes nothing of other users", async () => {

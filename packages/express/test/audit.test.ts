@@ -131,7 +131,11 @@ function client(address: string) {
       });
     },
     get: (path: string) => jar.fetch(`${app}${path}`, { headers }),
-    post: (path: string, form: Record<string, string>) => jar.fetch(`${app}${path}`, { headers, form }),
+    // A form of the application's own pages: it carries the CSRF token the page was given.
+    post: async (path: string, form: Record<string, string>) => {
+      const { csrfToken } = (await (await jar.fetch(`${app}/auth/csrf`, { headers })).json()) as { csrfToken: string };
+      return jar.fetch(`${app}${path}`, { headers, form: { csrfToken, ...form } });
+    },
   };
 }
 

@@ -48,11 +48,16 @@ class Device extends Browser {
   token(app: string): string | undefined {
     return this.jar(app).get("authjs.session-token");
   }
-  json(url: string, body: unknown): Promise<Response> {
+  /** The CSRF token a page of the application gives this device: the one of its CSRF cookie. */
+  csrf(app: string): string {
+    return decodeURIComponent(this.jar(app).get("authjs.csrf-token") ?? "").split("|")[0] ?? "";
+  }
+  /** A JSON post from a page of the application: it carries the device's CSRF token. */
+  json(url: string, body: Record<string, unknown>): Promise<Response> {
     return this.request(url, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
+      body: JSON.stringify({ csrfToken: this.csrf(url), ...body }),
     });
   }
 }
@@ -295,7 +300,7 @@ describe("sessions a user can see and end, over Express on PostgreSQL", () => {
     const repeated = await mallory.request(`${app}/account/sessions/revoke`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: `{"id":"${randomBytes(24).toString("base64url")}","id":"${id}"}`,
+      body: `{"csrfToken":"${mallory.csrf(app)}","id":"${randomBytes(24).toString("base64url")}","id":"${id}"}`,
     });
     expect(await repeated.json()).toEqual({ revoked: false });
     expect((await sessionRows(aliceId)).map((row) => row.sessionToken)).toEqual([token]);

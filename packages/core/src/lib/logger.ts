@@ -16,7 +16,8 @@ export type WarningCode =
   | "audit-bounded"
   | "refresh-token-missing"
   | "jwt-callback-changed-subject"
-  | "passkey-authenticator-kept";
+  | "passkey-authenticator-kept"
+  | "session-callback-returned-token";
 
 const warningText: Record<WarningCode, string> = {
   "debug-enabled": "Debug logging is on; it may log secrets and personal data. Turn `debug` off in production.",
@@ -40,6 +41,8 @@ const warningText: Record<WarningCode, string> = {
     "The `jwt` callback returned a token with another (or no) `sub` than the signed-in session's; the session keeps its user. Whose session it is is decided at sign-in: to act as another user, sign in as that user. A callback that merges the client's update into the token (`{ ...token, ...session }`) lets a client try exactly this: pick the fields you accept.",
   "passkey-authenticator-kept":
     "A passkey was unlinked but the adapter has no `deleteAuthenticator`, so its authenticator record stays: the passkey signs nobody in (its account is gone), but it cannot be registered again until that record is deleted.",
+  "session-callback-returned-token":
+    "The `session` callback returned the session token (the HttpOnly session cookie's value); it was removed from the answer, which `GET /session` hands to any script on the page. Return only what the browser needs (`{ ...session, user: { ...session.user, id: user.id } }` carries no token).",
 };
 
 // Everything that can end or disguise a log line: C0 controls (CR, LF, ...), DEL, C1 controls

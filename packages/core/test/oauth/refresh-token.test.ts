@@ -154,8 +154,11 @@ describe("getAccessToken, JWT sessions (tokens sealed in the session token)", ()
     }
     const error = (outcomes[0] as PromiseRejectedResult).reason as RefreshTokenRevoked;
     const marked = reissued(error.cookies);
+    // Tokens gone; whose they were (the sign-in id_token's subject) stays.
     expect((await claimsOf(marked)).providerTokens.op).toEqual({
       providerAccountId: "alice",
+      sub: "alice",
+      iss: op.issuer,
       error: "RefreshTokenRevoked",
     });
     // The marked session fails at once; so does the old cookie within the reuse window.

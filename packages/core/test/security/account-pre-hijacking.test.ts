@@ -59,6 +59,9 @@ beforeAll(async () => {
         "mallory-apple": { name: "Mallory" },
         // The victim's real, verified provider account.
         "victim-verified": { name: "Victor Tim", email: VICTIM },
+        // The victim's own accounts at providers that prove nothing: Entra-shaped, and unverified.
+        "victim-entra": { name: "Victor Tim", preferred_username: VICTIM },
+        "victim-unverified": { name: "Victor Tim", email: VICTIM, email_verified: false },
       },
     },
   );
@@ -309,6 +312,50 @@ describe("account pre-hijacking: a credential attached before the address was pr
       expect((await whoIs(again))?.id).toBe(attackerId);
     }
   });
+
+  it.each([
+    ["microsoft-entra-id", "victim-entra"],
+    ["op", "victim-unverified"],
+  ])(
+    "a stranger's passkey sign-up under the victim's address never blocks her first sign-in with a provider that proves nothing (%s), nor opens it",
+    async (provider, login) => {
+      const a = app();
+      const attacker = a.browser();
+      const device = new SoftAuthenticator(APP);
+      await passkeySignUp(attacker, device, VICTIM);
+      const attackerId = (await whoIs(attacker))?.id as string;
+      expect(a.user(attackerId)).toMatchObject({ email: VICTIM, emailVerified: null });
+
+      // Her first sign-in: no OAuthAccountNotLinked, a fresh user of her own, without the address
+      // (neither record proved it, so it stays where it was).
+      const victim = a.browser();
+      const response = await oidcSignIn(victim, provider, login);
+      expect(errorOf(response)).toBeNull();
+      const victimId = (await whoIs(victim))?.id as string;
+      expect(victimId).toBeTruthy();
+      expect(victimId).not.toBe(attackerId);
+      expect(a.user(victimId)).toMatchObject({ email: null, emailVerified: null, name: "Victor Tim" });
+      expect(a.user(attackerId)).toMatchObject({ email: VICTIM, emailVerified: null });
+      const accounts = [...a.store.accounts.values()];
+      expect(accounts.filter((x) => x.provider === provider).map((x) => x.userId)).toEqual([victimId]);
+
+      // Every later sign-in of hers opens the same account; the planted passkey only its own record.
+      const later = a.browser();
+      expect(errorOf(await oidcSignIn(later, provider, login))).toBeNull();
+      expect((await whoIs(later))?.id).toBe(victimId);
+      const again = a.browser();
+      await passkeySignIn(again, device);
+      expect((await whoIs(again))?.id).toBe(attackerId);
+
+      // Whoever proves the address later gets it on a fresh user, never the passkey's record.
+      const { id: proverId } = await victimProves(a);
+      expect([attackerId, victimId]).not.toContain(proverId);
+      expect(a.user(attackerId)?.email ?? null).toBeNull();
+      await passkeySignIn(again, device);
+      expect((await whoIs(again))?.id).toBe(attackerId);
+      expect(a.errors).toEqual([]);
+    },
+  );
 
   it("thirty proofs of a pre-hijacked address at once all open one fresh account, never the attacker's", async () => {
     const a = app();

@@ -34,8 +34,10 @@ async function signInWith(ctx: Ctx, device: SoftAuthenticator, passkey: SoftCred
 }
 
 const request = (jar: CookieJar) => ({ protocol: "http:", host: new URL(ORIGIN).host, cookieHeader: jar.header() });
+/** The token a same-origin form posts: the one of the browser's CSRF cookie (`token|mac`). */
+const csrfOf = (jar: CookieJar) => decodeURIComponent(jar.get("authjs.csrf-token") ?? "").split("|")[0];
 /** The owner also has a password the application checks: the passkey is not the last way in. */
-const withPassword = { otherSignInMethods: () => 1 };
+const withPassword = (jar: CookieJar) => ({ otherSignInMethods: () => 1, csrfToken: csrfOf(jar) });
 
 describe("rule: unlinking a passkey removes every way it signs in, and the same passkey can be registered again", () => {
   it("after an unlink the passkey's account and authenticator are gone; it signs nobody in; registered again it signs its user in", async () => {
@@ -48,7 +50,7 @@ describe("rule: unlinking a passkey removes every way it signs in, and the same 
       request(jar),
       ctx.config,
       { provider: "passkey", providerAccountId },
-      withPassword,
+      withPassword(jar),
     );
     expect(result).toMatchObject({ unlinked: true });
     expect([...ctx.store.accounts.values()].filter((a) => a.provider === "passkey")).toEqual([]);
@@ -75,7 +77,8 @@ describe("rule: unlinking a passkey removes every way it signs in, and the same 
     const config = { ...ctx.config, adapter: authjsLike as Adapter };
     const device = new SoftAuthenticator(ORIGIN);
     const { jar, passkey, providerAccountId } = await signUp({ ...ctx, config }, device);
-    const result = await unlinkAccount(request(jar), config, { provider: "passkey", providerAccountId }, withPassword);
+    const target = { provider: "passkey", providerAccountId };
+    const result = await unlinkAccount(request(jar), config, target, withPassword(jar));
     expect(result).toMatchObject({ unlinked: true });
     expect(await signInWith({ ...ctx, config }, device, passkey)).toMatchObject({ email: null });
     expect(ctx.log.warnings).toContain("passkey-authenticator-kept");

@@ -145,7 +145,9 @@ async function storeNewTokens(adapter: Adapter, account: Account): Promise<void>
  * - else, when a user already has the e-mail: with a proven address and a verified owner, it is
  *   linked when the provider allows it (`allowDangerousEmailAccountLinking`); with a proven address
  *   and an owner who never proved it, the prover gets a fresh user and the address is taken off the
- *   old one (`unverifiedEmailReleased`); otherwise `OAuthAccountNotLinked` / `AccountNotLinked`;
+ *   old one (`unverifiedEmailReleased`); with neither the sign-in nor the owner having proved it,
+ *   an OAuth / OIDC sign-in gets a fresh user without the address (an unproven record blocks
+ *   nobody); otherwise `OAuthAccountNotLinked` / `AccountNotLinked`;
  * - otherwise a new user is created with the account, in one transaction where possible, with
  *   `emailVerified` set only when this sign-in proved the address.
  * Emits `createUser`, `updateUser`, `linkAccount` and `unverifiedEmailReleased`.
@@ -202,6 +204,12 @@ export async function loginWithAccount(
 
   const { id: _providerId, ...fields } = providerUser;
   const owner = email ? await adapter.getUserByEmail(email) : null;
+  // Neither this sign-in nor the record holding the address proved it: the record decides nothing
+  // (a stranger's passkey sign-up must not lock the owner out). This sign-in gets a fresh user
+  // without the address, which stays where it is until someone proves it (`releaseToProver`).
+  if (owner && email && !emailProven && !owner.emailVerified && account.type !== "webauthn") {
+    return createWithAccount(ctx, adapter, { ...fields, email: null }, account, providerUser, false);
+  }
   if (owner && email) {
     if (emailProven && !owner.emailVerified) {
       const released = await releaseToProver(ctx, adapter, owner, { ...fields, email }, account.provider, account);
@@ -226,19 +234,34 @@ export async function loginWithAccount(
     return { user: owner, account: linked, isNewUser: false };
   }
 
+  return createWithAccount(ctx, adapter, { ...fields, email }, account, providerUser, emailProven);
+}
+
+/**
+ * A new user with `account` linked, in one transaction where possible; `emailVerified` is set only
+ * when this sign-in proved the address. Emits `createUser` and `linkAccount`.
+ */
+async function createWithAccount(
+  ctx: Context,
+  adapter: Required<Adapter>,
+  fields: Omit<User, "id"> & { email: string | null },
+  account: Account,
+  profile: User,
+  emailProven: boolean,
+): Promise<LoginResult> {
   const { created, linked } = await atomically(adapter, async (tx) => {
     // A provider without e-mail (TikTok, ...) gives null, not "": e-mail is unique in every store.
     const created = await tx.createUser({
       ...fields,
       id: randomUUID(),
-      email,
-      emailVerified: emailProven && email ? new Date() : null,
+      emailVerified: emailProven && fields.email ? new Date() : null,
     } as unknown as AdapterUser);
-    const linked = await link(created, tx);
+    const linked = { ...account, userId: created.id } as AdapterAccount;
+    await tx.linkAccount(linked);
     return { created, linked };
   });
-  await config.events.createUser?.({ user: created });
-  await config.events.linkAccount?.({ user: created, account: linked, profile: providerUser });
+  await ctx.config.events.createUser?.({ user: created });
+  await ctx.config.events.linkAccount?.({ user: created, account: linked, profile });
   return { user: created, account: linked, isNewUser: true };
 }
 

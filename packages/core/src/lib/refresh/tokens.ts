@@ -4,6 +4,12 @@ import type { Account, TokenSet } from "../../shapes/data.js";
 /** The tokens of one provider as a JWT session keeps them (`token.providerTokens[providerId]`). */
 export interface ProviderTokens {
   providerAccountId: string;
+  /**
+   * The subject and issuer of the sign-in's id_token, which a refreshed id_token must repeat
+   * (OIDC Core §12.2); absent for a provider that gave none (and in tokens from before they were kept).
+   */
+  sub?: string;
+  iss?: string;
   access_token?: string;
   refresh_token?: string;
   /** Absolute, in seconds (spec §2.3). */
@@ -25,11 +31,49 @@ export function tokenFields(tokens: TokenSet): Partial<ProviderTokens> {
 }
 
 /**
+ * The `sub` and `iss` of an id_token this application verified and stored itself (at sign-in),
+ * read without checking again; undefined when it has none or they cannot be read.
+ *
+ * @example
+ * ```ts
+ * idTokenSubjectOf(account.id_token) // { sub: "248289761001", iss: "https://accounts.google.com" }
+ * ```
+ */
+export function idTokenSubjectOf(idToken: unknown): { sub: string; iss: string } | undefined {
+  if (typeof idToken !== "string") return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(idToken.split(".")[1] ?? "", "base64url").toString("utf8")) as {
+      sub?: unknown;
+      iss?: unknown;
+    };
+    return typeof claims.sub === "string" && typeof claims.iss === "string"
+      ? { sub: claims.sub, iss: claims.iss }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whose tokens these are: the account id, and the sign-in id_token's `sub` and `iss` when known. */
+export function identityOf(tokens: ProviderTokens): Pick<ProviderTokens, "providerAccountId" | "sub" | "iss"> {
+  const out: Pick<ProviderTokens, "providerAccountId" | "sub" | "iss"> = {
+    providerAccountId: tokens.providerAccountId,
+  };
+  if (typeof tokens.sub === "string") out.sub = tokens.sub;
+  if (typeof tokens.iss === "string") out.iss = tokens.iss;
+  return out;
+}
+
+/**
  * The provider tokens a JWT session keeps from a sign-in's account (`accessTokens.jwt`), or
  * undefined for an account without an access token.
  */
 export function providerTokensOf(account: Account | null | undefined): ProviderTokens | undefined {
   if (!account || (account.type !== "oauth" && account.type !== "oidc")) return undefined;
   if (typeof account.access_token !== "string") return undefined;
-  return { providerAccountId: account.providerAccountId, ...tokenFields(account as TokenSet) };
+  return {
+    providerAccountId: account.providerAccountId,
+    ...idTokenSubjectOf(account.id_token),
+    ...tokenFields(account as TokenSet),
+  };
 }

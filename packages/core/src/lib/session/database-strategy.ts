@@ -1,6 +1,7 @@
 import type { Adapter } from "../../adapters.js";
 import type { ResolvedConfig } from "../config.js";
 import { expiredCookie } from "../cookies.js";
+import { warnOnce } from "../logger.js";
 import { amrOf } from "./jwt-strategy.js";
 import type { SessionRead, SessionReadOptions } from "./read.js";
 
@@ -36,12 +37,64 @@ export async function readDatabaseSession(config: ResolvedConfig, options: Sessi
     if (options.reissue)
       cookies.push({ name: cookie.name, value: sessionToken, options: { ...cookie.options, expires } });
   }
-  const result = await config.callbacks.session({
-    session: { ...session, expires, user } as never,
+  // The callback sees the record without its token: the token is the HttpOnly cookie's value, and
+  // whatever the callback returns may reach a script through `GET /session`.
+  const { sessionToken: _token, ...record } = session;
+  const returned = await config.callbacks.session({
+    session: { ...record, expires, user } as never,
     user,
     token: undefined as never,
     ...(update ? { newSession: update.data, trigger: "update" as const } : {}),
   });
+  const result = withoutSessionToken(config, returned, sessionToken);
   await config.events.session?.({ session: result });
   return { session: result, cookies, amr: amrOf(session.amr) };
+}
+
+/**
+ * The callback's answer with every string that contains the session token removed (properties
+ * and array elements, at any depth), and a warning once naming the fix. The callback no longer
+ * receives the token, so this is the second wall: a token reached some other way (an adapter
+ * call, a custom field) still never leaves in a session answer.
+ */
+function withoutSessionToken<T>(config: ResolvedConfig, answer: T, sessionToken: string): T {
+  if (!holds(answer, sessionToken, new Set())) return answer;
+  warnOnce(config, "session-callback-returned-token");
+  return strip(answer, sessionToken, new Map()) as T;
+}
+
+function isPlain(value: unknown): value is Record<string, unknown> | unknown[] {
+  if (Array.isArray(value)) return true;
+  if (!value || typeof value !== "object") return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Whether `text` carries the token: contains it, or (a token too short to search for) equals it. */
+function carries(text: string, secret: string): boolean {
+  return secret.length >= 16 ? text.includes(secret) : text === secret;
+}
+
+function holds(value: unknown, secret: string, seen: Set<object>): boolean {
+  if (typeof value === "string") return carries(value, secret);
+  if (!isPlain(value) || seen.has(value)) return false;
+  seen.add(value);
+  return Object.values(value).some((v) => holds(v, secret, seen));
+}
+
+function strip(value: unknown, secret: string, copies: Map<object, unknown>): unknown {
+  if (!isPlain(value)) return value;
+  const done = copies.get(value);
+  if (done) return done;
+  const keep = (v: unknown) => !(typeof v === "string" && carries(v, secret));
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    copies.set(value, out);
+    for (const v of value) if (keep(v)) out.push(strip(v, secret, copies));
+    return out;
+  }
+  const out: Record<string, unknown> = Object.create(Object.getPrototypeOf(value));
+  copies.set(value, out);
+  for (const [k, v] of Object.entries(value)) if (keep(v)) out[k] = strip(v, secret, copies);
+  return out;
 }

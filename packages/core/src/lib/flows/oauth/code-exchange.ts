@@ -242,8 +242,11 @@ export async function completeAuthorization(
         expectedNonce: checks.nonce ?? o.expectNoNonce,
         requireIdToken: isOidc,
       });
-      idClaims = o.getValidatedIdTokenClaims(processed);
-      if (idClaims) await verifyIdTokenSignature(provider, tokenIssuer, tokenResponse, processed.id_token as string);
+      idClaims = await verifyIdToken(provider, tokenIssuer, tokenResponse, processed).catch((e: unknown) => {
+        throw e instanceof IdTokenRefusal
+          ? new OAuthCallbackError(e.message, { provider: provider.id, step: "id_token", reason: e.reason })
+          : e;
+      });
       tokens = normalizeTokens({ ...processed });
     }
   } catch (e) {
@@ -337,6 +340,86 @@ async function mapProfile(provider: OAuthProvider, profile: Profile, tokens: Tok
   return { profile, user, account, storedAccount };
 }
 
+/** What an id_token failed, for the typed error of its caller (sign-in or refresh). */
+export type IdTokenRefusalReason = "claims" | "signature" | "iat" | "sub" | "iss";
+
+/** An id_token that must not be accepted: `reason` says which check it failed. */
+export class IdTokenRefusal extends Error {
+  constructor(
+    readonly reason: IdTokenRefusalReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = "IdTokenRefusal";
+  }
+}
+
+/** Who an id_token is about: what a refreshed one must repeat of the sign-in's (OIDC Core §12.2). */
+export interface IdTokenSubject {
+  sub: string;
+  /** Known when the sign-in's id_token was kept; else the configured issuer is what is compared. */
+  iss?: string;
+}
+
+/**
+ * How far ahead of our clock an id_token's `iat` may be (OIDC Core §3.1.3.7 item 10 leaves the
+ * window to the client): a provider whose clock runs a little fast still signs in; a token "issued"
+ * later than that is forged, or made by a clock nobody should trust.
+ */
+export const MAX_IAT_AHEAD_SECONDS = 300;
+
+/**
+ * The one check of an id_token a token endpoint answered, at sign-in and at refresh alike, after
+ * oauth4webapi validated its claims (`iss`, `aud`, `azp`, `exp` present and not past, `iat`,
+ * `sub`, and at sign-in the `nonce`): its signature (see `verifyIdTokenSignature`), an `iat` at most
+ * {@link MAX_IAT_AHEAD_SECONDS} ahead, and, for a refreshed one, the `sub` (and `iss`, when known)
+ * of the sign-in's (OIDC Core §12.2). Returns the claims, or undefined when the answer has no
+ * id_token. Throws `IdTokenRefusal` for a token to refuse; the caller turns it into its own error.
+ *
+ * @example
+ * ```ts
+ * const claims = await verifyIdToken(provider, as, response, processed, { sub: "248289761001" })
+ * ```
+ */
+export async function verifyIdToken(
+  provider: OAuthProvider,
+  as: o.AuthorizationServer,
+  response: Response,
+  processed: o.TokenEndpointResponse,
+  expected?: IdTokenSubject,
+): Promise<o.IDToken | undefined> {
+  const claims = o.getValidatedIdTokenClaims(processed);
+  if (!claims) return undefined;
+  const refuse = (reason: IdTokenRefusalReason, why: string) =>
+    new IdTokenRefusal(reason, `The id_token of provider "${provider.id}" was refused: ${why}`);
+  try {
+    await verifyIdTokenSignature(provider, as, response, processed.id_token as string);
+  } catch (e) {
+    // A signature that does not verify, a key the provider does not publish, an algorithm we do
+    // not check: the token is refused. The keys not being reachable says nothing about the token.
+    const bad =
+      e instanceof o.UnsupportedOperationError ||
+      (e instanceof o.OperationProcessingError &&
+        (e.code === o.KEY_SELECTION || /signature verification failed/.test(e.message)));
+    if (!bad) throw e;
+    throw refuse("signature", `its signature does not verify with the provider's keys (${e.message})`);
+  }
+  const now = Math.floor(Date.now() / 1000);
+  if (claims.iat > now + MAX_IAT_AHEAD_SECONDS) {
+    throw refuse(
+      "iat",
+      `it says it was issued ${claims.iat - now} s from now (iat); a provider's clock may be ahead by ${MAX_IAT_AHEAD_SECONDS} s at most`,
+    );
+  }
+  if (expected && claims.sub !== expected.sub) {
+    throw refuse("sub", "it names another user (sub) than the account it refreshes (OpenID Connect Core §12.2)");
+  }
+  if (expected?.iss !== undefined && claims.iss !== expected.iss) {
+    throw refuse("iss", "another issuer (iss) made it than the account's sign-in id_token (OpenID Connect Core §12.2)");
+  }
+  return claims;
+}
+
 /**
  * Verifies the signature of an id_token whose claims oauth4webapi has already validated.
  *
@@ -363,11 +446,7 @@ async function verifyIdTokenSignature(
   const alg = idTokenAlg(idToken);
   const configured = provider.client?.id_token_signed_response_alg;
   const refuse = (why: string) =>
-    new OAuthCallbackError(`The id_token of provider "${provider.id}" was refused: ${why}`, {
-      provider: provider.id,
-      step: "id_token signature",
-      alg,
-    });
+    new IdTokenRefusal("signature", `The id_token of provider "${provider.id}" was refused: ${why}`);
   if (alg === "" || alg.toLowerCase() === "none") throw refuse("it is not signed (alg none)");
   const hmac = /^HS(256|384|512)$/.exec(alg);
   if (hmac || alg.startsWith("HS")) {
@@ -440,11 +519,13 @@ function parsePostedUser(value: string | null): { name: Record<string, unknown> 
  * `tid`: any tenant may sign in, but the token's `iss` must be that tenant's issuer, and its
  * signature is still checked against the provider's published keys.
  */
-async function issuerForIdToken(as: o.AuthorizationServer, response: Response): Promise<o.AuthorizationServer> {
+export async function issuerForIdToken(as: o.AuthorizationServer, response: Response): Promise<o.AuthorizationServer> {
   if (!as.issuer.includes(TENANT_PLACEHOLDER)) return as;
   let tid: unknown;
   try {
     const body = (await response.clone().json()) as { id_token?: string };
+    // A refresh answer may carry no id_token: then there is no issuer to check.
+    if (body.id_token === undefined) return as;
     tid = JSON.parse(Buffer.from(body.id_token?.split(".")[1] ?? "", "base64url").toString("utf8")).tid;
   } catch {
     tid = undefined;

@@ -283,10 +283,10 @@ async function fromJwt(
   // The rotated tokens ride in a re-issued cookie, which an instance that cannot check the
   // revocation list never writes (`onUnavailable: "serve"`): refused before the provider is asked.
   if (!mayExtend(config)) {
-    throw transient(
-      provider.id,
-      "The revocation list is unavailable: the session is not re-issued, so its provider tokens are not refreshed until the store answers again",
-    );
+    throw transient(provider.id, {
+      message:
+        "The revocation list is unavailable: the session is not re-issued, so its provider tokens are not refreshed until the store answers again",
+    });
   }
   // Whom a refreshed id_token must name: the sign-in id_token's subject, kept in the session
   // token, or (a session from before it was kept) the provider's account id.

@@ -16,7 +16,8 @@ export type WarningCode =
   | "audit-bounded"
   | "refresh-token-missing"
   | "jwt-callback-changed-subject"
-  | "passkey-authenticator-kept";
+  | "passkey-authenticator-kept"
+  | "adapter-extensions-missing";
 
 const warningText: Record<WarningCode, string> = {
   "debug-enabled": "Debug logging is on; it may log secrets and personal data. Turn `debug` off in production.",
@@ -40,6 +41,8 @@ const warningText: Record<WarningCode, string> = {
     "The `jwt` callback returned a token with another (or no) `sub` than the signed-in session's; the session keeps its user. Whose session it is is decided at sign-in: to act as another user, sign in as that user. A callback that merges the client's update into the token (`{ ...token, ...session }`) lets a client try exactly this: pick the fields you accept.",
   "passkey-authenticator-kept":
     "A passkey was unlinked but the adapter has no `deleteAuthenticator`, so its authenticator record stays: the passkey signs nobody in (its account is gone), but it cannot be registered again until that record is deleted.",
+  "adapter-extensions-missing":
+    "The adapter lacks some of Latchkey's optional methods (an Auth.js adapter has none of them): sign-in and sessions work as under Auth.js, and the features that need them throw MissingAdapterMethods.",
 };
 
 // Everything that can end or disguise a log line: C0 controls (CR, LF, ...), DEL, C1 controls

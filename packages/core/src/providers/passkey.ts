@@ -10,9 +10,9 @@
  * ```
  * @module providers/passkey
  */
-import WebAuthn, { DEFAULT_WEBAUTHN_TIMEOUT, type WebAuthnConfig, type WebAuthnUserConfig } from "./webauthn.js";
+import WebAuthn, { DEFAULT_WEBAUTHN_TIMEOUT, type WebAuthnProvider, type WebAuthnUserConfig } from "./webauthn.js";
 
-export type { WebAuthnConfig, WebAuthnUserConfig } from "./webauthn.js";
+export type { WebAuthnConfig, WebAuthnProvider, WebAuthnUserConfig } from "./webauthn.js";
 
 /**
  * Makes a passkey provider: a WebAuthn provider with the id `passkey` that requires resident
@@ -23,7 +23,7 @@ export type { WebAuthnConfig, WebAuthnUserConfig } from "./webauthn.js";
  * Passkey({ relyingParty: { name: "My App" } })
  * ```
  */
-export default function Passkey(options: WebAuthnUserConfig = {}): WebAuthnConfig {
+export default function Passkey(options: WebAuthnUserConfig = {}): WebAuthnProvider {
   return {
     ...WebAuthn(),
     id: "passkey",

@@ -7,7 +7,13 @@ import {
   InvalidConfiguration,
   WebAuthnVerificationError,
 } from "../../../errors.js";
-import type { RelyingParty, WebAuthnAction, WebAuthnConfig, WebAuthnUserInfo } from "../../../providers/webauthn.js";
+import {
+  defaultGetRelayingParty,
+  type RelyingParty,
+  type WebAuthnAction,
+  type WebAuthnConfig,
+  type WebAuthnUserInfo,
+} from "../../../providers/webauthn.js";
 import type { Account, ResponseInternal, User } from "../../../shapes/data.js";
 import type { Context } from "../../context.js";
 import { expiredCookie } from "../../cookies.js";
@@ -42,7 +48,9 @@ export function relyingParty(
   ctx: Context,
   req: RequestInternal,
 ): RelyingParty & { ids: string[]; origins: string[] } {
-  if (typeof provider.getRelayingParty === "function") {
+  // The default one (every WebAuthn() and Passkey() has it) answers one id and origin; the
+  // configured lists below also verify every other configured value.
+  if (typeof provider.getRelayingParty === "function" && provider.getRelayingParty !== defaultGetRelayingParty) {
     const chosen = provider.getRelayingParty(
       { provider: provider as unknown as WebAuthnConfig, url: new URL(ctx.authUrl) },
       { method: req.method, url: req.url, query: req.query, body: req.body, headers: req.headers },

@@ -1,7 +1,8 @@
 /**
  * Sign-in with WebAuthn credentials (security keys, platform authenticators, passkeys).
  * **Experimental**: turn it on with `experimental: { enableWebAuthn: true }`, configure an adapter
- * that stores authenticators, and install the optional peer `@simplewebauthn/server` (v13).
+ * that stores authenticators, and install the optional peer `@simplewebauthn/server` (v13; v9, which
+ * `next-auth` v5 applications have, works too).
  *
  * @example
  * ```ts

@@ -23,6 +23,7 @@ import { noStore } from "../../response.js";
 import { askSignIn, landing, startSession } from "../finish-sign-in.js";
 import { currentUser, loginWithAccount } from "../identity.js";
 import type { WebAuthnProviderInternal } from "./config.js";
+import { type Json, type Lib, loadSimpleWebAuthn } from "./library.js";
 import { webauthnScript } from "./script.js";
 
 /**
@@ -73,40 +74,6 @@ export function relyingParty(
     ids,
     origins,
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// @simplewebauthn/server, loaded on first use (an optional peer)
-
-type Json = Record<string, unknown>;
-interface VerifiedCredential {
-  id: string;
-  publicKey: Uint8Array;
-  counter: number;
-}
-interface Lib {
-  generateAuthenticationOptions(options: Json): Promise<Json & { challenge: string }>;
-  generateRegistrationOptions(options: Json): Promise<Json & { challenge: string }>;
-  verifyAuthenticationResponse(options: Json): Promise<{
-    verified: boolean;
-    authenticationInfo?: { newCounter: number };
-  }>;
-  verifyRegistrationResponse(options: Json): Promise<{
-    verified: boolean;
-    registrationInfo?: { credential: VerifiedCredential; credentialDeviceType: string; credentialBackedUp: boolean };
-  }>;
-}
-
-async function simpleWebAuthn(provider: WebAuthnProviderInternal): Promise<Lib> {
-  if (provider.simpleWebAuthn) return provider.simpleWebAuthn as unknown as Lib;
-  try {
-    return (await import("@simplewebauthn/server")) as unknown as Lib;
-  } catch (e) {
-    throw new InvalidConfiguration(
-      `WebAuthn provider "${provider.id}" needs the optional peer dependency \`@simplewebauthn/server\` (v13); install it with \`npm install @simplewebauthn/server\`.`,
-      { err: e as Error },
-    );
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -253,7 +220,7 @@ export async function webauthnOptionsFlow(
       : null;
   const action = decideAction(requested, !!sessionUser, info);
   const rp = relyingParty(provider, ctx, req);
-  const lib = await simpleWebAuthn(provider);
+  const lib = await loadSimpleWebAuthn(provider);
 
   if (action === "authenticate") {
     // Discoverable credentials by default: an empty `allowCredentials` says nothing about the
@@ -480,7 +447,7 @@ export async function webauthnCallback(
   }
   const challenge = await consumeChallenge(req, ctx, provider, action);
   const credential = credentialFrom(req.body?.data);
-  const lib = await simpleWebAuthn(provider);
+  const lib = await loadSimpleWebAuthn(provider);
   const adapter = ctx.config.adapter as Required<Adapter>;
 
   let user: User | AdapterUser;

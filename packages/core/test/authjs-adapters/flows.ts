@@ -27,6 +27,43 @@ const APP = "http://localhost:3000";
 const SECRET = "authjs-adapter-flows-secret-0123456789abcdef";
 const SESSION = "authjs.session-token";
 
+/** Latchkey's optional adapter methods, which no Auth.js adapter has. */
+export const LATCHKEY_EXTENSIONS = [
+  "getAccountsByUserId",
+  "updateAccount",
+  "deleteAuthenticator",
+  "listSessions",
+  "deleteSessions",
+  "listAccounts",
+  "getSecondFactor",
+  "setSecondFactor",
+  "deleteSecondFactor",
+  "useSecondFactorStep",
+  "endSecondFactorSignIns",
+  "useBackupCode",
+  "createAuditEvent",
+  "deleteAuditEvents",
+  "listAuditEvents",
+] as const;
+
+/**
+ * The conformance tests no Auth.js adapter passes, with why: Auth.js leaves these rules to its
+ * core (Latchkey's core keeps them too, as the flows show) or its adapters never made them.
+ */
+export const AUTHJS_CORE_RULES: Record<string, string> = {
+  "createUser stores a user that getUser, getUserByEmail return unchanged":
+    "the database assigns the user's id; Latchkey uses the id createUser answers",
+  "keeps null fields null": "the database assigns the user's id; Latchkey uses the id createUser answers",
+  "treats an expired session as missing and removes it":
+    "Auth.js leaves a session's expiry to its core; Latchkey's core checks it and deletes the row (see the flows above)",
+  "stops returning a session once its expiry passes":
+    "Auth.js leaves a session's expiry to its core; Latchkey's core checks it and deletes the row (see the flows above)",
+  "treats an expired token as missing and removes it":
+    "Auth.js leaves a token's expiry to its core; Latchkey's core checks it (see the flows above)",
+  "creating a verification token sweeps the expired ones and keeps the live ones":
+    "Auth.js's adapters never delete expired verification tokens: unused links stay in the table",
+};
+
 /** Where each adapter keeps its rows (the tables its schema names). */
 export interface Tables {
   users: string;

@@ -45,5 +45,5 @@ export function missingExtensions(adapter: Adapter): string | undefined {
     if (missing.length) lines.push(`${missing.join(", ")} (${unavailable})`);
   }
   if (!lines.length) return undefined;
-  return `The adapter lacks Latchkey's optional methods ${lines.join("; ")}. Sign-in and sessions work as under Auth.js; calling one of these features throws MissingAdapterMethods. @latchkey/sql-adapter and @latchkey/redis-adapter have them all.`;
+  return `The adapter lacks Latchkey's optional methods ${lines.join("; ")}. Sign-in and sessions work as under Auth.js; a function that needs a missing method throws MissingAdapterMethods naming it, an option that needs one (TOTP(), audit.store) is refused at start, and a sign-in keeps the account's first tokens. @latchkey/sql-adapter and @latchkey/redis-adapter have them all.`;
 }

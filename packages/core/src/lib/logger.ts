@@ -42,7 +42,7 @@ const warningText: Record<WarningCode, string> = {
   "passkey-authenticator-kept":
     "A passkey was unlinked but the adapter has no `deleteAuthenticator`, so its authenticator record stays: the passkey signs nobody in (its account is gone), but it cannot be registered again until that record is deleted.",
   "adapter-extensions-missing":
-    "The adapter lacks some of Latchkey's optional methods (an Auth.js adapter has none of them): sign-in and sessions work as under Auth.js, and the features that need them throw MissingAdapterMethods.",
+    "The adapter lacks some of Latchkey's optional methods (an Auth.js adapter has none of them): sign-in and sessions work as under Auth.js; the functions that need them throw MissingAdapterMethods, and the options that need them are refused at start.",
 };
 
 // Everything that can end or disguise a log line: C0 controls (CR, LF, ...), DEL, C1 controls

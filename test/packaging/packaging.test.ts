@@ -316,6 +316,26 @@ describe("the packed packages, installed from their tarballs", () => {
     expect(migrate.output).toContain("Usage: latchkey migrate <database-url>");
   });
 
+  it("every package's ./package.json loads by name, with import (JSON) and require, as next-auth applications read it", async () => {
+    const script = `
+      const { createRequire } = require("node:module");
+      const load = createRequire(process.cwd() + "/");
+      const names = JSON.parse(process.argv[1]);
+      (async () => {
+        const read = [];
+        for (const name of names) {
+          const required = load(name + "/package.json");
+          const imported = (await import(name + "/package.json", { with: { type: "json" } })).default;
+          read.push([required.name, imported.name, typeof imported.version]);
+        }
+        console.log(JSON.stringify(read));
+      })();`;
+    const names = packages.map((p) => p.manifest.name);
+    const outcome = await exec(process.execPath, ["-e", script, JSON.stringify(names)], project);
+    expect(outcome.code, outcome.output).toBe(0);
+    expect(JSON.parse(outcome.stdout)).toEqual(names.map((name) => [name, name, "string"]));
+  });
+
   it("every documented subpath loads with import() and with require(), with the same exports", async () => {
     const specifiers = packages.flatMap((p) =>
       (entries.get(p.manifest.name) ?? []).map((e) => specifier(p.manifest.name, e)),

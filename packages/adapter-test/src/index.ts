@@ -3,16 +3,17 @@
  * @module adapter-test
  */
 import { randomUUID } from "node:crypto";
-import type {
-  Adapter,
-  AdapterAccount,
-  AdapterAuthenticator,
-  AdapterSession,
-  AdapterUser,
-  AuditEvent,
-  VerificationToken,
+import {
+  type Adapter,
+  type AdapterAccount,
+  type AdapterAuthenticator,
+  type AdapterSession,
+  type AdapterUser,
+  type AuditEvent,
+  adapterMethods,
+  type VerificationToken,
 } from "@latchkey/core/adapters";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, type TestContext, it as vitestIt } from "vitest";
 
 /** The kinds of record an adapter stores. */
 export type RecordKind = "user" | "account" | "session" | "verificationToken" | "authenticator";
@@ -41,13 +42,34 @@ export interface ConformanceFixture {
   db?: StorageProbe;
 }
 
+type Method = Exclude<keyof Adapter, "transaction">;
+
+/**
+ * How an Auth.js adapter (`@auth/drizzle-adapter`, `@auth/pg-adapter`, ...) runs the suite: the
+ * optional methods it lacks, and the rules it leaves to Auth.js's core (or its schema cannot keep),
+ * each with the reason. What remains is what Latchkey relies on from such an adapter.
+ */
+export interface AuthjsAdapterProfile {
+  /**
+   * The methods the adapter does not have: Latchkey's extensions, and any of Auth.js's optional
+   * ones it lacks. One test checks that exactly these are missing; a test that calls one of them
+   * is reported as skipped, not passed.
+   */
+  absent: Method[];
+  /** Tests that do not apply, by their title, with why (shown in the skipped test's title). */
+  notApplicable?: Record<string, string>;
+}
+
 /** Options of {@link runAdapterConformance}. */
 export interface ConformanceOptions {
   /** Registers the tests as skipped (the server the adapter needs is not running). @default false */
   skip?: boolean;
+  /** Runs the suite over an Auth.js adapter (see {@link AuthjsAdapterProfile}). */
+  authjs?: AuthjsAdapterProfile;
 }
 
-type Method = Exclude<keyof Adapter, "transaction">;
+/** Thrown by the suite when a test calls a method the profile declares absent: that test is skipped. */
+class AbsentMethod extends Error {}
 type Required<K extends Method> = NonNullable<Adapter[K]>;
 
 /**
@@ -68,6 +90,26 @@ export function runAdapterConformance(
   setup: () => Promise<ConformanceFixture>,
   options: ConformanceOptions = {},
 ): void {
+  const profile = options.authjs;
+  const absent = new Set<string>(profile?.absent ?? []);
+  const titles = new Set<string>();
+  /** vitest's `it`, knowing the profile: a test that does not apply, or needs an absent method, is skipped. */
+  function it(title: string, test: (ctx: TestContext) => Promise<unknown>): void {
+    titles.add(title);
+    const reason = profile?.notApplicable?.[title];
+    if (reason !== undefined) {
+      vitestIt.skip(`${title} (not applicable: ${reason})`, test);
+      return;
+    }
+    vitestIt(title, async (ctx) => {
+      try {
+        await test(ctx);
+      } catch (e) {
+        if (e instanceof AbsentMethod) ctx.skip();
+        throw e;
+      }
+    });
+  }
   describe.skipIf(options.skip ?? false)(`${name}: adapter conformance`, () => {
     let fixture: ConformanceFixture | undefined;
     beforeAll(async () => {
@@ -81,6 +123,7 @@ export function runAdapterConformance(
       const adapter = fixture?.adapter;
       if (!adapter) throw new Error("setup did not run");
       const fn = adapter[key];
+      if (typeof fn !== "function" && absent.has(key)) throw new AbsentMethod(`the adapter has no ${key}() (declared)`);
       if (typeof fn !== "function") throw new Error(`the adapter has no ${key}()`);
       return fn.bind(adapter) as Required<K>;
     }
@@ -140,6 +183,18 @@ export function runAdapterConformance(
     }
     async function storedUser(overrides: Partial<AdapterUser> = {}): Promise<AdapterUser> {
       return call.createUser(newUser(overrides));
+    }
+
+    if (profile) {
+      it("Auth.js adapter: exactly the declared methods are absent, and every inapplicable test is named right", async () => {
+        const adapter = fixture?.adapter as Adapter;
+        const missing = adapterMethods.filter((m) => typeof adapter[m] !== "function");
+        expect(missing.sort()).toEqual([...absent].sort());
+        // Runs last among the registrations below only in name: the titles are collected at
+        // registration, which is over before any test runs.
+        const unknown = Object.keys(profile.notApplicable ?? {}).filter((title) => !titles.has(title));
+        expect(unknown, "notApplicable names tests the suite does not have").toEqual([]);
+      });
     }
 
     describe("users", () => {
@@ -414,7 +469,14 @@ export function runAdapterConformance(
         const other = await storedUser();
         const { clientAddress: _none, ...withoutAddress } = withMetadata(user.id, { device: "Safari on iPhone" });
         const sessions = [withMetadata(user.id), withoutAddress];
-        for (const session of sessions) expect(await call.createSession(session)).toEqual(session);
+        // The answer is Auth.js's shape (its adapter suite compares it exactly): token, user, expiry.
+        for (const { sessionToken, userId, expires, ...metadata } of sessions) {
+          expect(await call.createSession({ sessionToken, userId, expires, ...metadata })).toStrictEqual({
+            sessionToken,
+            userId,
+            expires,
+          });
+        }
         await call.createSession(withMetadata(other.id));
         await call.createSession(withMetadata(user.id, { expires: new Date(Date.now() - 1000) }));
         const listed = await call.listSessions(user.id);
@@ -676,9 +738,14 @@ export function runAdapterConformance(
     /** Starts `work` and checks it answered with a promise (a synchronous throw fails here). */
     function started<T>(work: () => PromiseLike<T> | T): Promise<T> {
       let result: PromiseLike<T> | T | undefined;
-      expect(() => {
+      let thrown: unknown;
+      try {
         result = work();
-      }, "the adapter threw synchronously instead of rejecting").not.toThrow();
+      } catch (e) {
+        if (e instanceof AbsentMethod) throw e;
+        thrown = e;
+      }
+      expect(thrown, "the adapter threw synchronously instead of rejecting").toBeUndefined();
       expect(typeof (result as PromiseLike<T> | undefined)?.then, "the adapter did not answer with a promise").toBe(
         "function",
       );

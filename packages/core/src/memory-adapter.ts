@@ -99,6 +99,15 @@ function defined<T extends object>(patch: T): Partial<T> {
   return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
+/**
+ * What `createSession` answers: the session as Auth.js's adapters answer it, its token, user and
+ * expiry. The metadata it was also given (device, times, factors) is stored and read back by
+ * `getSessionAndUser` and `listSessions`; Auth.js's adapter suite compares this answer exactly.
+ */
+function createdSession({ sessionToken, userId, expires }: AdapterSession): AdapterSession {
+  return { sessionToken, userId, expires: new Date(expires.getTime()) };
+}
+
 function isExpired(record: { expires: Date }): boolean {
   return record.expires.getTime() <= Date.now();
 }
@@ -244,7 +253,7 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
     async createSession(session) {
       if (sessions.has(session.sessionToken)) throw new Error("MemoryAdapter: this session token already exists");
       sessions.set(session.sessionToken, copy(session));
-      return copy(session);
+      return createdSession(session);
     },
     async getSessionAndUser(sessionToken) {
       const session = sessions.get(sessionToken);

@@ -524,7 +524,13 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
       if (tokens.length > 0) {
         await client.eval(pruneSessionsScript, tokens.length + 1, sessionsKey, ...tokens.map(key.session), ...tokens);
       }
-      return { ...session, expires: new Date(session.expires.getTime()) };
+      // Auth.js's answer: token, user and expiry (its adapter suite compares it exactly); the
+      // metadata is read back by getSessionAndUser and listSessions.
+      return {
+        sessionToken: session.sessionToken,
+        userId: session.userId,
+        expires: new Date(session.expires.getTime()),
+      };
     },
     async getSessionAndUser(sessionToken) {
       const session = await getSession(sessionToken);

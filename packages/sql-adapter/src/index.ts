@@ -539,20 +539,17 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
     async createSession(session) {
       const { sessionToken, userId, expires } = session;
       const values: Row = { sessionToken, userId, expires: c.date(expires) };
-      const created: AdapterSession = { sessionToken, userId, expires: new Date(expires.getTime()) };
       const metadata = pick(session, sessionMetadataColumns);
       if (Object.keys(metadata).length > 0 && (await hasMetadata())) {
         for (const [column, value] of Object.entries(metadata)) {
           // `amr` is stored as its JSON text; dates in the dialect's form.
           values[column] = value instanceof Date ? c.date(value) : Array.isArray(value) ? JSON.stringify(value) : value;
-          if (value !== null)
-            Object.assign(created, {
-              [column]: value instanceof Date ? new Date(value) : Array.isArray(value) ? [...value] : value,
-            });
         }
       }
       await db.insertInto(t.sessions).values(values).execute();
-      return created;
+      // Auth.js's answer: token, user and expiry (its adapter suite compares it exactly); the
+      // metadata is read back by getSessionAndUser and listSessions.
+      return { sessionToken, userId, expires: new Date(expires.getTime()) };
     },
     async getSessionAndUser(sessionToken) {
       // The hottest query (every signed-in request): its SQL is built once, and only the token

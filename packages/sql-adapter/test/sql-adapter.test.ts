@@ -466,7 +466,8 @@ for (const { dialect, label, up } of dialects) {
         expires,
         amr: ["pwd", "otp"],
       });
-      expect(two?.amr).toEqual(["pwd", "otp"]);
+      // createSession answers Auth.js's shape; the amr is stored and read back.
+      expect(two?.amr).toBeUndefined();
       const read = await adapter.getSessionAndUser?.(two?.sessionToken as string);
       expect(read?.session.amr).toEqual(["pwd", "otp"]);
       const one = await adapter.createSession?.({ sessionToken: `s-${randomUUID()}`, userId, expires });

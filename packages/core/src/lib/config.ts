@@ -21,6 +21,7 @@ import type { CookieOption, LoggerInstance, PagesOptions, Profile, Theme } from 
 import type { EmailConfig } from "../shapes/email.js";
 import type { JWT, JWTOptions } from "../shapes/jwt.js";
 import type { AuthConfig, CallbacksOptions, EventCallbacks, SessionOptions } from "../types.js";
+import { missingExtensions } from "./adapter-extensions.js";
 import { noteSecrets, type ResolvedAudit, resolveAudit, withAuditedEvents } from "./audit/record.js";
 import { type CookieRole, defaultCookies } from "./cookies.js";
 import { type CsrfKeys, deriveCsrfKeys } from "./csrf.js";
@@ -558,6 +559,8 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
   if (debug) logger.warn("debug-enabled");
   if (config.experimental?.enableWebAuthn) logger.warn("experimental-webauthn");
   if (config.skipCSRFCheck === skipCSRFCheck) logger.warn("csrf-disabled");
+  const extensionsMissing = config.adapter && missingExtensions(config.adapter);
+  if (extensionsMissing) logger.warn("adapter-extensions-missing", extensionsMissing);
 
   const resolved: ResolvedConfig = {
     source,

@@ -1,7 +1,8 @@
 /**
  * Sign-in with passkeys: discoverable, user-verified WebAuthn credentials. **Experimental**: turn
  * it on with `experimental: { enableWebAuthn: true }`, configure an adapter that stores
- * authenticators, and install the optional peer `@simplewebauthn/server` (v13).
+ * authenticators, and install the optional peer `@simplewebauthn/server` (v13; v9, which
+ * `next-auth` v5 applications have, works too).
  *
  * @example
  * ```ts
@@ -10,9 +11,9 @@
  * ```
  * @module providers/passkey
  */
-import WebAuthn, { DEFAULT_WEBAUTHN_TIMEOUT, type WebAuthnConfig, type WebAuthnUserConfig } from "./webauthn.js";
+import WebAuthn, { DEFAULT_WEBAUTHN_TIMEOUT, type WebAuthnProvider, type WebAuthnUserConfig } from "./webauthn.js";
 
-export type { WebAuthnConfig, WebAuthnUserConfig } from "./webauthn.js";
+export type { WebAuthnConfig, WebAuthnProvider, WebAuthnUserConfig } from "./webauthn.js";
 
 /**
  * Makes a passkey provider: a WebAuthn provider with the id `passkey` that requires resident
@@ -23,7 +24,7 @@ export type { WebAuthnConfig, WebAuthnUserConfig } from "./webauthn.js";
  * Passkey({ relyingParty: { name: "My App" } })
  * ```
  */
-export default function Passkey(options: WebAuthnUserConfig = {}): WebAuthnConfig {
+export default function Passkey(options: WebAuthnUserConfig = {}): WebAuthnProvider {
   return {
     ...WebAuthn(),
     id: "passkey",

@@ -1,7 +1,8 @@
 /**
  * Sign-in with WebAuthn credentials (security keys, platform authenticators, passkeys).
  * **Experimental**: turn it on with `experimental: { enableWebAuthn: true }`, configure an adapter
- * that stores authenticators, and install the optional peer `@simplewebauthn/server` (v13).
+ * that stores authenticators, and install the optional peer `@simplewebauthn/server` (v13; v9, which
+ * `next-auth` v5 applications have, works too).
  *
  * @example
  * ```ts
@@ -117,6 +118,21 @@ export interface SimpleWebAuthnServer {
   verifyRegistrationResponse(options: never): Promise<unknown>;
 }
 
+/** The request `getRelayingParty` receives. */
+export interface RelyingPartyRequest {
+  method: string;
+  url: URL;
+  query: Record<string, string>;
+  body?: Record<string, unknown>;
+  headers: { get(name: string): string | null };
+}
+
+/** Picks the relying party of a request (see {@link WebAuthnConfig.getRelayingParty}). */
+export type GetRelayingParty = (
+  options: { provider: Pick<WebAuthnConfig, "relyingParty" | "relayingParty">; url: URL },
+  request: RelyingPartyRequest,
+) => RelyingParty;
+
 /** A WebAuthn provider (spec §1.1, experimental). */
 export interface WebAuthnConfig {
   id: string;
@@ -139,16 +155,7 @@ export interface WebAuthnConfig {
    * }
    * ```
    */
-  getRelayingParty?: (
-    options: { provider: WebAuthnConfig; url: URL },
-    request: {
-      method: string;
-      url: URL;
-      query: Record<string, string>;
-      body?: Record<string, unknown>;
-      headers: { get(name: string): string | null };
-    },
-  ) => { id: string; name: string; origin: string };
+  getRelayingParty?: GetRelayingParty;
   /**
    * Offer the passkeys of this provider in the browser's autofill (conditional UI). One provider
    * at most; a form field needs `autocomplete` containing `webauthn`. @default true
@@ -182,6 +189,45 @@ export interface WebAuthnConfig {
 
 /** What a caller may set on a WebAuthn provider. */
 export type WebAuthnUserConfig = Partial<Omit<WebAuthnConfig, "type" | "options">>;
+
+/** A provider made by `WebAuthn()` or `Passkey()`: it always carries a `getRelayingParty`. */
+export type WebAuthnProvider = WebAuthnConfig & { getRelayingParty: GetRelayingParty };
+
+/** The first of a configured value or list of values; undefined for none (or an empty list). */
+function firstOf(value: string | readonly string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : (value as string | undefined);
+}
+
+/**
+ * The `getRelayingParty` every `WebAuthn()` and `Passkey()` provider carries, with Auth.js's
+ * semantics: the first configured `id`, `name` and `origin` (either spelling, `relyingParty` or
+ * Auth.js's `relayingParty`), and where one is not configured the URL of the auth actions: its
+ * host name as `id`, its host as `name`, its origin as `origin`. Latchkey calls it only when you
+ * replace it; left as it is, Latchkey also accepts, when verifying a response, every configured
+ * `id` and `origin` of a list (moving to a new domain), which one answer cannot say.
+ *
+ * @example
+ * ```ts
+ * Passkey().getRelayingParty({ provider: Passkey(), url: new URL("https://app.example/auth") }, request)
+ * // { id: "app.example", name: "app.example", origin: "https://app.example" }
+ * ```
+ */
+export const defaultGetRelayingParty: GetRelayingParty = ({ provider, url }) => {
+  // A provider as the factory made it keeps the caller's values under `options` (merged over the
+  // defaults when the configuration is resolved): read them there too, as that merge would.
+  const { options } = provider as { options?: WebAuthnUserConfig };
+  const configured = {
+    ...provider.relayingParty,
+    ...provider.relyingParty,
+    ...options?.relayingParty,
+    ...options?.relyingParty,
+  };
+  return {
+    id: firstOf(configured.id) ?? url.hostname,
+    name: firstOf(configured.name) ?? url.host,
+    origin: firstOf(configured.origin) ?? url.origin,
+  };
+};
 
 /** Five minutes, as Auth.js gives the user. */
 export const DEFAULT_WEBAUTHN_TIMEOUT = 5 * 60 * 1000;
@@ -220,11 +266,12 @@ export const defaultGetUserInfo: GetUserInfo = async ({ adapter }, request) => {
  * WebAuthn({ relyingParty: { id: "example.com", name: "Example", origin: "https://example.com" } })
  * ```
  */
-export default function WebAuthn(options: WebAuthnUserConfig = {}): WebAuthnConfig {
+export default function WebAuthn(options: WebAuthnUserConfig = {}): WebAuthnProvider {
   return {
     id: "webauthn",
     name: "WebAuthn",
     type: "webauthn",
+    getRelayingParty: defaultGetRelayingParty,
     enableConditionalUI: true,
     formFields: { email: { label: "Email", type: "email", required: true, autocomplete: "username webauthn" } },
     getUserInfo: defaultGetUserInfo,

@@ -7,7 +7,13 @@ import {
   InvalidConfiguration,
   WebAuthnVerificationError,
 } from "../../../errors.js";
-import type { RelyingParty, WebAuthnAction, WebAuthnConfig, WebAuthnUserInfo } from "../../../providers/webauthn.js";
+import {
+  defaultGetRelayingParty,
+  type RelyingParty,
+  type WebAuthnAction,
+  type WebAuthnConfig,
+  type WebAuthnUserInfo,
+} from "../../../providers/webauthn.js";
 import type { Account, ResponseInternal, User } from "../../../shapes/data.js";
 import { bindFlow, sameBrowser } from "../../binding.js";
 import type { Context } from "../../context.js";
@@ -19,6 +25,7 @@ import { connectTarget, sessionOnRequest } from "../connect.js";
 import { askSignIn, landing, startSession } from "../finish-sign-in.js";
 import { loginWithAccount } from "../identity.js";
 import type { WebAuthnProviderInternal } from "./config.js";
+import { type Json, type Lib, loadSimpleWebAuthn } from "./library.js";
 import { webauthnScript } from "./script.js";
 
 /**
@@ -44,7 +51,9 @@ export function relyingParty(
   ctx: Context,
   req: RequestInternal,
 ): RelyingParty & { ids: string[]; origins: string[] } {
-  if (typeof provider.getRelayingParty === "function") {
+  // The default one (every WebAuthn() and Passkey() has it) answers one id and origin; the
+  // configured lists below also verify every other configured value.
+  if (typeof provider.getRelayingParty === "function" && provider.getRelayingParty !== defaultGetRelayingParty) {
     const chosen = provider.getRelayingParty(
       { provider: provider as unknown as WebAuthnConfig, url: new URL(ctx.authUrl) },
       { method: req.method, url: req.url, query: req.query, body: req.body, headers: req.headers },
@@ -67,40 +76,6 @@ export function relyingParty(
     ids,
     origins,
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// @simplewebauthn/server, loaded on first use (an optional peer)
-
-type Json = Record<string, unknown>;
-interface VerifiedCredential {
-  id: string;
-  publicKey: Uint8Array;
-  counter: number;
-}
-interface Lib {
-  generateAuthenticationOptions(options: Json): Promise<Json & { challenge: string }>;
-  generateRegistrationOptions(options: Json): Promise<Json & { challenge: string }>;
-  verifyAuthenticationResponse(options: Json): Promise<{
-    verified: boolean;
-    authenticationInfo?: { newCounter: number };
-  }>;
-  verifyRegistrationResponse(options: Json): Promise<{
-    verified: boolean;
-    registrationInfo?: { credential: VerifiedCredential; credentialDeviceType: string; credentialBackedUp: boolean };
-  }>;
-}
-
-async function simpleWebAuthn(provider: WebAuthnProviderInternal): Promise<Lib> {
-  if (provider.simpleWebAuthn) return provider.simpleWebAuthn as unknown as Lib;
-  try {
-    return (await import("@simplewebauthn/server")) as unknown as Lib;
-  } catch (e) {
-    throw new InvalidConfiguration(
-      `WebAuthn provider "${provider.id}" needs the optional peer dependency \`@simplewebauthn/server\` (v13); install it with \`npm install @simplewebauthn/server\`.`,
-      { err: e as Error },
-    );
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -255,7 +230,7 @@ export async function webauthnOptionsFlow(
       : null;
   const action = decideAction(requested, !!sessionUser, info);
   const rp = relyingParty(provider, ctx, req);
-  const lib = await simpleWebAuthn(provider);
+  const lib = await loadSimpleWebAuthn(provider);
 
   if (action === "authenticate") {
     // Discoverable credentials by default: an empty `allowCredentials` says nothing about the
@@ -487,7 +462,7 @@ export async function webauthnCallback(
   }
   const challenge = await consumeChallenge(req, ctx, provider, action);
   const credential = credentialFrom(req.body?.data);
-  const lib = await simpleWebAuthn(provider);
+  const lib = await loadSimpleWebAuthn(provider);
   const adapter = ctx.config.adapter as Required<Adapter>;
 
   let user: User | AdapterUser;

@@ -14,6 +14,5 @@ export default defineConfig({
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    reporters: process.env.CI ? ["default"] : ["default"],
   },
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { serviceAvailable } from "../../adapter-test/src/services.js";
 import { startTcpProxy } from "../../core/test/security/tcp-proxy.js";
 import { Jar } from "./helpers.js";
@@ -54,7 +54,7 @@ async function revoke(base: string, body: { token?: string; userId?: string }): 
 }
 
 /** Polls `base` back to back until the session reads as signed out; returns the delay in ms. */
-async function untilSignedOut(base: string, jar: Jar, deadlineMs = 10_000): Promise<number> {
+async function untilSignedOut(base: string, jar: Jar, deadlineMs = 10_000 * inject("timeScale")): Promise<number> {
   const started = performance.now();
   for (;;) {
     const { status, email } = await read(base, jar);
@@ -113,7 +113,7 @@ describe.each(backends)("JWT revocation across processes on one $name", (backend
   beforeAll(async () => {
     up = await backend.setup();
     if (up) [a, b] = await Promise.all([startInstance(backend.env()), startInstance(backend.env())]);
-  }, 30_000);
+  }, 30_000 * inject("timeScale"));
   afterAll(async () => {
     if (up) await backend.cleanup();
   });
@@ -194,42 +194,47 @@ describe.each(backends)("JWT revocation across processes on one $name", (backend
     await instances.stop(late);
   });
 
-  it('a store outage: "refuse" answers 500 and keeps the cookie; once back, a revocation made meanwhile holds', async (t) => {
-    if (!up) return t.skip();
-    const proxy = await startTcpProxy(backend.port);
-    const cut = await startInstance(backend.env(proxy.port));
-    const kept = await signIn(a.url, "kept");
-    const doomed = await signIn(a.url, "doomed");
-    expect((await read(cut.url, kept)).email).toBe("kept@example.com");
+  it(
+    'a store outage: "refuse" answers 500 and keeps the cookie; once back, a revocation made meanwhile holds',
+    async (t) => {
+      if (!up) return t.skip();
+      const proxy = await startTcpProxy(backend.port);
+      const cut = await startInstance(backend.env(proxy.port));
+      const kept = await signIn(a.url, "kept");
+      const doomed = await signIn(a.url, "doomed");
+      expect((await read(cut.url, kept)).email).toBe("kept@example.com");
 
-    proxy.resetAll();
-    await proxy.setMode("refuse");
-    const started = performance.now();
-    let during = await read(cut.url, kept);
-    while (during.status === 200) {
-      if (performance.now() - started > 30_000) throw new Error(`the outage was never noticed: ${cut.log.join("")}`);
-      during = await read(cut.url, kept);
-    }
-    const noticed = performance.now() - started;
-    expect(during.status).toBe(500);
-    const refused = await fetch(`${cut.url}/auth/session`, { headers: { cookie: kept.header() } });
-    expect(refused.headers.getSetCookie()).toEqual([]);
-    expect(await (await fetch(`${cut.url}/me`, { headers: { cookie: kept.header() } })).json()).toBeNull();
-    // revoking through the cut instance fails loudly instead of pretending
-    expect((await revoke(cut.url, { userId: "someone" })).status).toBe(503);
-    // a revocation on an instance that still reaches the store
-    expect((await revoke(a.url, { token: doomed.cookies.get("authjs.session-token") as string })).status).toBe(200);
+      proxy.resetAll();
+      await proxy.setMode("refuse");
+      const started = performance.now();
+      let during = await read(cut.url, kept);
+      while (during.status === 200) {
+        if (performance.now() - started > 30_000 * inject("timeScale"))
+          throw new Error(`the outage was never noticed: ${cut.log.join("")}`);
+        during = await read(cut.url, kept);
+      }
+      const noticed = performance.now() - started;
+      expect(during.status).toBe(500);
+      const refused = await fetch(`${cut.url}/auth/session`, { headers: { cookie: kept.header() } });
+      expect(refused.headers.getSetCookie()).toEqual([]);
+      expect(await (await fetch(`${cut.url}/me`, { headers: { cookie: kept.header() } })).json()).toBeNull();
+      // revoking through the cut instance fails loudly instead of pretending
+      expect((await revoke(cut.url, { userId: "someone" })).status).toBe(503);
+      // a revocation on an instance that still reaches the store
+      expect((await revoke(a.url, { token: doomed.cookies.get("authjs.session-token") as string })).status).toBe(200);
 
-    await proxy.setMode("pass");
-    const back = performance.now();
-    await untilSignedOut(cut.url, doomed, 15_000);
-    const recovered = performance.now() - back;
-    expect(await read(cut.url, kept)).toEqual({ status: 200, email: "kept@example.com" });
-    expect(cut.child.exitCode).toBeNull();
-    console.log(
-      `[revocation] ${backend.name} outage: noticed after ${noticed.toFixed(0)} ms, caught up ${recovered.toFixed(0)} ms after the store came back`,
-    );
-    await instances.stop(cut);
-    await proxy.close();
-  }, 40_000);
+      await proxy.setMode("pass");
+      const back = performance.now();
+      await untilSignedOut(cut.url, doomed, 15_000 * inject("timeScale"));
+      const recovered = performance.now() - back;
+      expect(await read(cut.url, kept)).toEqual({ status: 200, email: "kept@example.com" });
+      expect(cut.child.exitCode).toBeNull();
+      console.log(
+        `[revocation] ${backend.name} outage: noticed after ${noticed.toFixed(0)} ms, caught up ${recovered.toFixed(0)} ms after the store came back`,
+      );
+      await instances.stop(cut);
+      await proxy.close();
+    },
+    40_000 * inject("timeScale"),
+  );
 });

@@ -9,7 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { serviceAvailable } from "../../../adapter-test/src/services.js";
 import type { AuthConfig } from "../../src/index.js";
 import { decode, type JWT } from "../../src/jwt.js";
@@ -70,7 +70,11 @@ async function update(config: AuthConfig, token: string): Promise<string | undef
  * Resolves once `config` reads `token` as signed out (a 200 with no session); the delay in ms.
  * Bounded, never a fixed sleep. A 500 (refused while the store recovers) counts as "not yet".
  */
-async function untilSignedOut(config: AuthConfig, token: string, deadlineMs = 5000): Promise<number> {
+async function untilSignedOut(
+  config: AuthConfig,
+  token: string,
+  deadlineMs = 5000 * inject("timeScale"),
+): Promise<number> {
   const started = performance.now();
   for (;;) {
     const response = await call(config, "/auth/session", { jar: jarWith(token) });
@@ -539,7 +543,8 @@ describe.each(backends)("two instances on one $name", (backend) => {
           const started = performance.now();
           let status = 200;
           while (status === 200) {
-            if (performance.now() - started > 5000) throw new Error("the outage was never noticed");
+            if (performance.now() - started > 5000 * inject("timeScale"))
+              throw new Error("the outage was never noticed");
             const response = await call(cut, "/auth/session", { jar: jarWith(kept) });
             status = response.status;
             if (status === 200) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -557,7 +562,7 @@ describe.each(backends)("two instances on one $name", (backend) => {
         await proxy.setMode("pass");
         proxy.resetAll();
         // ...is caught by the reload once the store answers again.
-        await untilSignedOut(cut, doomed, 10_000);
+        await untilSignedOut(cut, doomed, 10_000 * inject("timeScale"));
         expect(await sessionEmail(cut, kept)).toBe("ada@example.com");
         expect(await sessionEmail(direct, doomed)).toBeNull();
       },
@@ -614,7 +619,11 @@ class ChannelStore implements RevocationStore {
 }
 
 /** Reads `token` until the list answers (not 500): the session's e-mail or null. Bounded, no sleep. */
-async function firstAnswer(config: AuthConfig, token: string, deadlineMs = 5000): Promise<string | null> {
+async function firstAnswer(
+  config: AuthConfig,
+  token: string,
+  deadlineMs = 5000 * inject("timeScale"),
+): Promise<string | null> {
   const started = performance.now();
   for (;;) {
     const response = await call(config, "/auth/session", { jar: jarWith(token) });

@@ -8,8 +8,10 @@
 // a path from the repository root, then titles from the outside in, each copied exactly as the
 // source writes it (placeholders such as `%s`, `$name` or `${label}` kept). Outer describes may be
 // left out; the titles given must each sit directly inside the one before. After a title,
-// `, ` or ` and ` followed by another code span names a sibling (same parents). In a "proved by"
-// column every code span must belong to a citation, so nothing that looks checked goes unchecked.
+// `, ` or ` and ` followed by another code span names a sibling (same parents), and a remark in
+// parentheses may follow a title. In a "proved by" column every code span must belong to a
+// citation, so nothing that looks checked goes unchecked, and a row may not have more cells than
+// its header (Markdown would drop them, citations included).
 //
 // Usage: node scripts/check-security-citations.mjs [docs/security.md]
 // Prints each citation that names no test, with its line and row, and exits 1 if there is one.
@@ -207,7 +209,8 @@ export function citationsIn(tokens) {
 
 /**
  * Every problem with the citations of `markdown`: a path that is not a file, titles that name no
- * test, a code span in a "proved by" cell that belongs to no citation.
+ * test, a chain that does not start with a path, a code span in a "proved by" cell that belongs
+ * to no citation, a row whose cells do not match its header.
  */
 export function checkCitations(markdown, root, name = "docs/security.md") {
   const problems = [];

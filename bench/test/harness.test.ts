@@ -42,7 +42,7 @@ const servers: Record<string, Server> = {};
 beforeAll(async () => {
   await Promise.all(
     runnable.map(async (app) => {
-      const server = (await startServer(app)) as Server;
+      const server = (await startServer(app, { timeoutMs: 60_000 * inject("timeScale") })) as Server;
       servers[app] = server;
       server.prepared = await prepare(server);
     }),

@@ -1,4 +1,15 @@
+import { availableParallelism, loadavg } from "node:os";
 import { defineConfig } from "vitest/config";
+
+/**
+ * How much slower than a quiet machine this run may be: `TEST_TIME_SCALE` when set, else the load
+ * per core when the run starts (at least 1, at most 5). Every time budget of the suite (vitest's
+ * test and hook timeouts, and the deadlines tests give to events they wait for, through
+ * `inject("timeScale")`) is multiplied by it, so a busy machine makes tests slower, never red.
+ */
+const timeScale =
+  Number(process.env.TEST_TIME_SCALE) ||
+  Math.min(5, Math.max(1, Math.ceil((loadavg()[0] / availableParallelism()) * 10) / 10));
 
 // One run covers every package. Tests import the built packages (`tsc -b` runs first in
 // `npm test`), so they exercise exactly what users install.
@@ -12,8 +23,8 @@ export default defineConfig({
     ],
     exclude: ["**/node_modules/**", "**/dist/**"],
     pool: "forks",
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    reporters: process.env.CI ? ["default"] : ["default"],
+    testTimeout: 30_000 * timeScale,
+    hookTimeout: 60_000 * timeScale,
+    provide: { timeScale },
   },
 });

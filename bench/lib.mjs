@@ -296,7 +296,8 @@ export function startServer(app, { execArgv = [], timeoutMs = 60_000, file = ser
       child.kill();
       reject(new Error(`${app}: server not ready within ${timeoutMs} ms\n${stderr}`));
     }, timeoutMs);
-    exited.then(({ code, signal }) => {
+    // `exited` only ever resolves (an exit is not an error of its own), so nothing is lost here.
+    void exited.then(({ code, signal }) => {
       clearTimeout(timer);
       reject(new Error(`${app}: server exited (${code ?? signal}) before it was ready\n${stderr}`));
     });

@@ -9,7 +9,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { serviceAvailable } from "@latchkey/adapter-test/services";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 // @ts-expect-error: plain ESM without type declarations
 import { APPS, CASES, load, prepare, startServer, verify } from "../lib.mjs";
 
@@ -42,16 +42,16 @@ const servers: Record<string, Server> = {};
 beforeAll(async () => {
   await Promise.all(
     runnable.map(async (app) => {
-      const server = (await startServer(app)) as Server;
+      const server = (await startServer(app, { timeoutMs: 60_000 * inject("timeScale") })) as Server;
       servers[app] = server;
       server.prepared = await prepare(server);
     }),
   );
-}, 90_000);
+}, 90_000 * inject("timeScale"));
 
 afterAll(async () => {
   await Promise.all(Object.values(servers).map((s) => s.stop()));
-}, 60_000);
+}, 60_000 * inject("timeScale"));
 
 describe("bench harness", () => {
   for (const kase of CASES as Case[]) {

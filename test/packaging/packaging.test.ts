@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -279,7 +279,7 @@ beforeAll(async () => {
     entries.set(p.manifest.name, await entrypoints(installed, p.manifest));
   }
   for (const file of await readdir(fixtures)) await cp(join(fixtures, file), join(project, file));
-}, 240_000);
+}, 240_000 * inject("timeScale"));
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
@@ -352,44 +352,56 @@ describe("the packed packages, installed from their tarballs", () => {
     expect(report.names["@latchkey/core/jwt"]).toEqual(["decode", "encode", "getToken"]);
   });
 
-  it("a consumer type-checks against the published .d.ts: node16, bundler, and CommonJS (node20)", async () => {
-    const specifiers = packages.flatMap((p) =>
-      (entries.get(p.manifest.name) ?? []).map((e) => specifier(p.manifest.name, e)),
-    );
-    // One namespace import per subpath: an entry without types fails here (implicit any).
-    await writeFile(
-      join(project, "subpaths.mts"),
-      `${specifiers.map((s, i) => `import * as m${i} from "${s}";`).join("\n")}\nexport const all = [${specifiers.map((_, i) => `m${i}`).join(", ")}];\n`,
-    );
-    const esm = ["consumer.mts", "subpaths.mts"];
-    const [node16, bundler, commonjs] = await Promise.all([
-      typecheck(project, "node16", { module: "node16", moduleResolution: "node16" }, esm),
-      typecheck(project, "bundler", { module: "esnext", moduleResolution: "bundler" }, esm),
-      typecheck(project, "cjs", { module: "node20", moduleResolution: "node16" }, ["consumer.cts"]),
-    ]);
-    for (const outcome of [node16, bundler, commonjs]) {
-      expect(outcome.output).toBe("");
-      expect(outcome.code).toBe(0);
-    }
-  }, 120_000);
+  it(
+    "a consumer type-checks against the published .d.ts: node16, bundler, and CommonJS (node20)",
+    async () => {
+      const specifiers = packages.flatMap((p) =>
+        (entries.get(p.manifest.name) ?? []).map((e) => specifier(p.manifest.name, e)),
+      );
+      // One namespace import per subpath: an entry without types fails here (implicit any).
+      await writeFile(
+        join(project, "subpaths.mts"),
+        `${specifiers.map((s, i) => `import * as m${i} from "${s}";`).join("\n")}\nexport const all = [${specifiers.map((_, i) => `m${i}`).join(", ")}];\n`,
+      );
+      const esm = ["consumer.mts", "subpaths.mts"];
+      const [node16, bundler, commonjs] = await Promise.all([
+        typecheck(project, "node16", { module: "node16", moduleResolution: "node16" }, esm),
+        typecheck(project, "bundler", { module: "esnext", moduleResolution: "bundler" }, esm),
+        typecheck(project, "cjs", { module: "node20", moduleResolution: "node16" }, ["consumer.cts"]),
+      ]);
+      for (const outcome of [node16, bundler, commonjs]) {
+        expect(outcome.output).toBe("");
+        expect(outcome.code).toBe(0);
+      }
+    },
+    120_000 * inject("timeScale"),
+  );
 
-  it("publint finds nothing to report in any tarball", async () => {
-    const outcomes = await Promise.all(packages.map((p) => publint(p.tarball)));
-    packages.forEach((p, i) => {
-      const outcome = outcomes[i] as Outcome;
-      expect(outcome.code, `${p.manifest.name}:\n${outcome.output}`).toBe(0);
-      expect(outcome.output, p.manifest.name).toContain("All good!");
-    });
-  }, 120_000);
+  it(
+    "publint finds nothing to report in any tarball",
+    async () => {
+      const outcomes = await Promise.all(packages.map((p) => publint(p.tarball)));
+      packages.forEach((p, i) => {
+        const outcome = outcomes[i] as Outcome;
+        expect(outcome.code, `${p.manifest.name}:\n${outcome.output}`).toBe(0);
+        expect(outcome.output, p.manifest.name).toContain("All good!");
+      });
+    },
+    120_000 * inject("timeScale"),
+  );
 
-  it("@arethetypeswrong/cli finds no problem in any tarball (esm-only profile)", async () => {
-    const reports = await Promise.all(packages.map((p) => attw(p.tarball, entries.get(p.manifest.name) ?? [])));
-    packages.forEach((p, i) => {
-      const report = reports[i] as AttwReport;
-      expect(report.problems, p.manifest.name).toEqual([]);
-      expect(report.code, `${p.manifest.name}:\n${report.output.slice(0, 2000)}`).toBe(0);
-    });
-  }, 120_000);
+  it(
+    "@arethetypeswrong/cli finds no problem in any tarball (esm-only profile)",
+    async () => {
+      const reports = await Promise.all(packages.map((p) => attw(p.tarball, entries.get(p.manifest.name) ?? [])));
+      packages.forEach((p, i) => {
+        const report = reports[i] as AttwReport;
+        expect(report.problems, p.manifest.name).toEqual([]);
+        expect(report.code, `${p.manifest.name}:\n${report.output.slice(0, 2000)}`).toBe(0);
+      });
+    },
+    120_000 * inject("timeScale"),
+  );
 
   it("a CommonJS Express application require()s Latchkey and signs in with credentials", async () => {
     const password = randomBytes(12).toString("base64url");
@@ -455,47 +467,53 @@ describe("the packed packages, installed from their tarballs", () => {
 });
 
 describe("the checks catch a broken exports entry", () => {
-  it("a copy of @latchkey/express whose ./jwt points to a missing file fails every check, naming ./jwt", async () => {
-    const name = "@latchkey/broken-express";
-    const copy = join(project, "node_modules", name);
-    await cp(join(project, "node_modules/@latchkey/express"), copy, { recursive: true });
-    const manifest = await readJson<Manifest>(join(copy, "package.json"));
-    manifest.name = name;
-    manifest.exports["./jwt"] = { types: "./dist/jwt-moved.d.ts", default: "./dist/jwt-moved.js" };
-    await writeFile(join(copy, "package.json"), JSON.stringify(manifest, null, 2));
+  it(
+    "a copy of @latchkey/express whose ./jwt points to a missing file fails every check, naming ./jwt",
+    async () => {
+      const name = "@latchkey/broken-express";
+      const copy = join(project, "node_modules", name);
+      await cp(join(project, "node_modules/@latchkey/express"), copy, { recursive: true });
+      const manifest = await readJson<Manifest>(join(copy, "package.json"));
+      manifest.name = name;
+      manifest.exports["./jwt"] = { types: "./dist/jwt-moved.d.ts", default: "./dist/jwt-moved.js" };
+      await writeFile(join(copy, "package.json"), JSON.stringify(manifest, null, 2));
 
-    const specifiers = (await entrypoints(copy, manifest)).map((e) => specifier(name, e));
-    const report = await loadAll(project, specifiers);
-    expect(report.failures).toEqual([
-      expect.stringMatching(/^import\(@latchkey\/broken-express\/jwt\): ERR_MODULE_NOT_FOUND/),
-      expect.stringMatching(/^require\(@latchkey\/broken-express\/jwt\): MODULE_NOT_FOUND/),
-    ]);
+      const specifiers = (await entrypoints(copy, manifest)).map((e) => specifier(name, e));
+      const report = await loadAll(project, specifiers);
+      expect(report.failures).toEqual([
+        expect.stringMatching(/^import\(@latchkey\/broken-express\/jwt\): ERR_MODULE_NOT_FOUND/),
+        expect.stringMatching(/^require\(@latchkey\/broken-express\/jwt\): MODULE_NOT_FOUND/),
+      ]);
 
-    const packed = JSON.parse(await npm(["pack", "--json", "--pack-destination", work, copy], work)) as {
-      filename: string;
-    }[];
-    const tarball = join(work, packed[0]?.filename ?? "");
-    const lint = await publint(tarball);
-    expect(lint.code).not.toBe(0);
-    expect(lint.output).toContain('pkg.exports["./jwt"].types is ./dist/jwt-moved.d.ts but the file does not exist');
-    expect(lint.output).toContain('pkg.exports["./jwt"].default is ./dist/jwt-moved.js but the file does not exist');
-    // publint numbers its messages: these two and nothing else.
-    expect(lint.output.split("\n").filter((line) => /^\d+\. /.test(line))).toHaveLength(2);
+      const packed = JSON.parse(await npm(["pack", "--json", "--pack-destination", work, copy], work)) as {
+        filename: string;
+      }[];
+      const tarball = join(work, packed[0]?.filename ?? "");
+      const lint = await publint(tarball);
+      expect(lint.code).not.toBe(0);
+      expect(lint.output).toContain('pkg.exports["./jwt"].types is ./dist/jwt-moved.d.ts but the file does not exist');
+      expect(lint.output).toContain('pkg.exports["./jwt"].default is ./dist/jwt-moved.js but the file does not exist');
+      // publint numbers its messages: these two and nothing else.
+      expect(lint.output.split("\n").filter((line) => /^\d+\. /.test(line))).toHaveLength(2);
 
-    // The entries as declared (attw's own discovery), not the 61 expanded providers: the broken
-    // entry is ./jwt, and the expanded ones are checked on the real package above.
-    const types = await attw(tarball, Object.keys(manifest.exports));
-    expect(types.code).not.toBe(0);
-    expect(types.problems).toEqual(
-      expect.arrayContaining(["./jwt (node16-esm): NoResolution", "./jwt (bundler): NoResolution"]),
-    );
-    expect(types.problems.every((p) => p.startsWith("./jwt "))).toBe(true);
+      // The entries as declared (attw's own discovery), not the 61 expanded providers: the broken
+      // entry is ./jwt, and the expanded ones are checked on the real package above.
+      const types = await attw(tarball, Object.keys(manifest.exports));
+      expect(types.code).not.toBe(0);
+      expect(types.problems).toEqual(
+        expect.arrayContaining(["./jwt (node16-esm): NoResolution", "./jwt (bundler): NoResolution"]),
+      );
+      expect(types.problems.every((p) => p.startsWith("./jwt "))).toBe(true);
 
-    await writeFile(join(project, "broken.mts"), `import { getToken } from "${name}/jwt";\nvoid getToken;\n`);
-    const typed = await typecheck(project, "broken", { module: "node16", moduleResolution: "node16" }, ["broken.mts"]);
-    expect(typed.code).not.toBe(0);
-    expect(typed.output).toContain(`'${name}/jwt'`);
-  }, 120_000);
+      await writeFile(join(project, "broken.mts"), `import { getToken } from "${name}/jwt";\nvoid getToken;\n`);
+      const typed = await typecheck(project, "broken", { module: "node16", moduleResolution: "node16" }, [
+        "broken.mts",
+      ]);
+      expect(typed.code).not.toBe(0);
+      expect(typed.output).toContain(`'${name}/jwt'`);
+    },
+    120_000 * inject("timeScale"),
+  );
 });
 
 /** The port the application prints once it listens; rejects if it exits first. */

@@ -6,6 +6,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { inject } from "vitest";
 
 const serverJs = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "server.js");
 
@@ -53,7 +54,8 @@ export async function startDemoProcess(
   child.stdout?.on("data", (chunk) => (output += chunk));
   child.stderr?.on("data", (chunk) => (output += chunk));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the demo did not start in 20 s:\n${output}`)), 20_000);
+    const bound = 20_000 * inject("timeScale");
+    const timer = setTimeout(() => reject(new Error(`the demo did not start in ${bound / 1000} s:\n${output}`)), bound);
     const check = () => {
       const match = /Latchkey demo on (http:\/\/\S+)/.exec(output);
       if (match?.[1] && output.includes("storage:")) {

@@ -15,7 +15,7 @@ import { type AnyKysely, migrate, openDatabase, SqlAdapter } from "@latchkey/sql
 import { Redis } from "ioredis";
 import mysqlPromise from "mysql2/promise";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { serviceAvailable } from "../../adapter-test/src/services.js";
 import { childInstances, type Instance } from "./support/instances.js";
 import {
@@ -170,7 +170,7 @@ describe.each(backends)("getAccessToken across two processes on $name", (backend
       instances.start("instance-refresh.mjs", env),
       instances.start("instance-refresh.mjs", env),
     ]);
-  }, 30_000);
+  }, 30_000 * inject("timeScale"));
   afterAll(async () => {
     if (!up) return;
     await Promise.all([instances.stop(a), instances.stop(b)]);

@@ -11,7 +11,7 @@ import { createMemoryStore, MemoryAdapter } from "@latchkey/core/memory-adapter"
 import Passkey from "@latchkey/core/providers/passkey";
 import express from "express";
 import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ExpressAuth, getSession } from "../src/index.js";
 import { Jar, listen } from "./helpers.js";
 import { addVirtualPasskey, browserSuiteRuns, launchChromium } from "./support/chromium.js";
@@ -93,104 +93,112 @@ describe.skipIf(!runs)("passkeys in Chromium", () => {
     page = await context.newPage();
     cdp = await context.newCDPSession(page);
     authenticatorId = await addVirtualPasskey(cdp);
-  }, 60_000);
+  }, 60_000 * inject("timeScale"));
 
   afterAll(async () => {
     await browser?.close();
     await server?.close();
   });
 
-  it("registers a passkey through the built-in page, signs out, and signs in with it", async () => {
-    // Register: an unknown e-mail makes the button create a passkey.
-    await page.goto(`${server.url}/auth/signin`);
-    await page.fill("#input-email-for-passkey-provider", "ada@example.com");
-    await Promise.all([page.waitForURL(`${server.url}/`), page.click("#passkey-form button[type=submit]")]);
-    expect(await page.textContent("#who")).toBe("ada@example.com");
-    const registered = { ...authenticator() }; // a copy: the store changes its record in place
-    expect(registered).toMatchObject({
-      credentialDeviceType: "singleDevice",
-      credentialBackedUp: false,
-      transports: "internal",
-    });
-    const { credentials } = await cdp.send("WebAuthn.getCredentials", { authenticatorId });
-    expect(credentials).toHaveLength(1);
-    expect(Buffer.from(credentials[0]?.credentialId as string, "base64").toString("base64")).toBe(
-      registered.credentialID,
-    );
-    expect([...store.accounts.values()]).toMatchObject([
-      { provider: "passkey", type: "webauthn", providerAccountId: registered.credentialID },
-    ]);
+  it(
+    "registers a passkey through the built-in page, signs out, and signs in with it",
+    async () => {
+      // Register: an unknown e-mail makes the button create a passkey.
+      await page.goto(`${server.url}/auth/signin`);
+      await page.fill("#input-email-for-passkey-provider", "ada@example.com");
+      await Promise.all([page.waitForURL(`${server.url}/`), page.click("#passkey-form button[type=submit]")]);
+      expect(await page.textContent("#who")).toBe("ada@example.com");
+      const registered = { ...authenticator() }; // a copy: the store changes its record in place
+      expect(registered).toMatchObject({
+        credentialDeviceType: "singleDevice",
+        credentialBackedUp: false,
+        transports: "internal",
+      });
+      const { credentials } = await cdp.send("WebAuthn.getCredentials", { authenticatorId });
+      expect(credentials).toHaveLength(1);
+      expect(Buffer.from(credentials[0]?.credentialId as string, "base64").toString("base64")).toBe(
+        registered.credentialID,
+      );
+      expect([...store.accounts.values()]).toMatchObject([
+        { provider: "passkey", type: "webauthn", providerAccountId: registered.credentialID },
+      ]);
 
-    // Sign out through the built-in page.
-    await page.goto(`${server.url}/auth/signout`);
-    await Promise.all([page.waitForURL(`${server.url}/`), page.click("#submitButton")]);
-    expect(await page.textContent("#who")).toBe("anonymous");
+      // Sign out through the built-in page.
+      await page.goto(`${server.url}/auth/signout`);
+      await Promise.all([page.waitForURL(`${server.url}/`), page.click("#submitButton")]);
+      expect(await page.textContent("#who")).toBe("anonymous");
 
-    // Sign in with the button: a known e-mail makes it ask for an assertion. The autofill request
-    // is blocked here (the virtual authenticator would answer it at once), so the button is used.
-    await page.route(/\/auth\/webauthn-options\/passkey\?action=authenticate$/, (route) => route.abort());
-    await page.goto(`${server.url}/auth/signin`);
-    await page.fill("#input-email-for-passkey-provider", "ada@example.com");
-    const posted = page.waitForRequest(
-      (r) => r.url() === `${server.url}/auth/callback/passkey` && r.method() === "POST",
-    );
-    await Promise.all([page.waitForURL(`${server.url}/`), page.click("#passkey-form button[type=submit]")]);
-    await page.unrouteAll();
-    expect(await page.textContent("#who")).toBe("ada@example.com");
-    const request = await posted;
-    expect(request.postDataJSON()).toMatchObject({ action: "authenticate", email: "ada@example.com" });
-    const afterButton = authenticator().counter;
-    expect(afterButton).toBeGreaterThan(registered.counter);
+      // Sign in with the button: a known e-mail makes it ask for an assertion. The autofill request
+      // is blocked here (the virtual authenticator would answer it at once), so the button is used.
+      await page.route(/\/auth\/webauthn-options\/passkey\?action=authenticate$/, (route) => route.abort());
+      await page.goto(`${server.url}/auth/signin`);
+      await page.fill("#input-email-for-passkey-provider", "ada@example.com");
+      const posted = page.waitForRequest(
+        (r) => r.url() === `${server.url}/auth/callback/passkey` && r.method() === "POST",
+      );
+      await Promise.all([page.waitForURL(`${server.url}/`), page.click("#passkey-form button[type=submit]")]);
+      await page.unrouteAll();
+      expect(await page.textContent("#who")).toBe("ada@example.com");
+      const request = await posted;
+      expect(request.postDataJSON()).toMatchObject({ action: "authenticate", email: "ada@example.com" });
+      const afterButton = authenticator().counter;
+      expect(afterButton).toBeGreaterThan(registered.counter);
 
-    // Replay that assertion with the cookies it was sent with (challenge cookie included), and
-    // without the challenge cookie: both refused, no session, the counter unchanged.
-    const cookie = (await request.allHeaders()).cookie as string;
-    expect(cookie).toContain("authjs.challenge=");
-    const errors: string[] = [];
-    for (const cookies of [cookie, cookie.replace(/authjs\.challenge=[^;]*;?\s*/, "")]) {
-      const replay = await fetch(request.url(), {
+      // Replay that assertion with the cookies it was sent with (challenge cookie included), and
+      // without the challenge cookie: both refused, no session, the counter unchanged.
+      const cookie = (await request.allHeaders()).cookie as string;
+      expect(cookie).toContain("authjs.challenge=");
+      const errors: string[] = [];
+      for (const cookies of [cookie, cookie.replace(/authjs\.challenge=[^;]*;?\s*/, "")]) {
+        const replay = await fetch(request.url(), {
+          method: "POST",
+          redirect: "manual",
+          headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookies },
+          body: request.postData() as string,
+        });
+        expect(replay.status).toBe(302);
+        errors.push(new URL(replay.headers.get("location") as string).searchParams.get("error") as string);
+        expect(
+          replay.headers.getSetCookie().some((c) => c.startsWith("authjs.session-token=") && !/Max-Age=0/i.test(c)),
+        ).toBe(false);
+      }
+      // With the spent challenge: the counter check fails; without it: the challenge check (InvalidCheck).
+      expect(errors).toEqual(["WebAuthnVerificationError", "OAuthCallbackError"]);
+      expect(authenticator().counter).toBe(afterButton);
+
+      // Sign out, then sign in through the autofill (conditional UI) request alone.
+      await page.goto(`${server.url}/auth/signout`);
+      await Promise.all([page.waitForURL(`${server.url}/`), page.click("#submitButton")]);
+      expect(await page.textContent("#who")).toBe("anonymous");
+      await Promise.all([page.waitForURL(`${server.url}/`), page.goto(`${server.url}/auth/signin`)]);
+      expect(await page.textContent("#who")).toBe("ada@example.com");
+      expect(authenticator().counter).toBeGreaterThan(afterButton);
+    },
+    60_000 * inject("timeScale"),
+  );
+
+  it(
+    "refuses an assertion made for the challenge of another session",
+    async () => {
+      // Any page of the origin will do; the sign-in page's autofill would sign in by itself.
+      await page.goto(`${server.url}/`);
+      const assertion = await assertionInPage(page);
+
+      const other = new Jar();
+      const { csrfToken } = (await (await other.fetch(`${server.url}/auth/csrf`)).json()) as { csrfToken: string };
+      expect((await other.fetch(`${server.url}/auth/webauthn-options/passkey?action=authenticate`)).status).toBe(200);
+      expect(other.cookies.has("authjs.challenge")).toBe(true);
+      const response = await other.fetch(`${server.url}/auth/callback/passkey`, {
         method: "POST",
         redirect: "manual",
-        headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookies },
-        body: request.postData() as string,
+        form: { csrfToken, action: "authenticate", data: JSON.stringify(assertion) },
       });
-      expect(replay.status).toBe(302);
-      errors.push(new URL(replay.headers.get("location") as string).searchParams.get("error") as string);
-      expect(
-        replay.headers.getSetCookie().some((c) => c.startsWith("authjs.session-token=") && !/Max-Age=0/i.test(c)),
-      ).toBe(false);
-    }
-    // With the spent challenge: the counter check fails; without it: the challenge check (InvalidCheck).
-    expect(errors).toEqual(["WebAuthnVerificationError", "OAuthCallbackError"]);
-    expect(authenticator().counter).toBe(afterButton);
-
-    // Sign out, then sign in through the autofill (conditional UI) request alone.
-    await page.goto(`${server.url}/auth/signout`);
-    await Promise.all([page.waitForURL(`${server.url}/`), page.click("#submitButton")]);
-    expect(await page.textContent("#who")).toBe("anonymous");
-    await Promise.all([page.waitForURL(`${server.url}/`), page.goto(`${server.url}/auth/signin`)]);
-    expect(await page.textContent("#who")).toBe("ada@example.com");
-    expect(authenticator().counter).toBeGreaterThan(afterButton);
-  }, 60_000);
-
-  it("refuses an assertion made for the challenge of another session", async () => {
-    // Any page of the origin will do; the sign-in page's autofill would sign in by itself.
-    await page.goto(`${server.url}/`);
-    const assertion = await assertionInPage(page);
-
-    const other = new Jar();
-    const { csrfToken } = (await (await other.fetch(`${server.url}/auth/csrf`)).json()) as { csrfToken: string };
-    expect((await other.fetch(`${server.url}/auth/webauthn-options/passkey?action=authenticate`)).status).toBe(200);
-    expect(other.cookies.has("authjs.challenge")).toBe(true);
-    const response = await other.fetch(`${server.url}/auth/callback/passkey`, {
-      method: "POST",
-      redirect: "manual",
-      form: { csrfToken, action: "authenticate", data: JSON.stringify(assertion) },
-    });
-    expect(response.status).toBe(302);
-    expect(new URL(response.headers.get("location") as string).searchParams.get("error")).toBe(
-      "WebAuthnVerificationError",
-    );
-    expect(other.cookies.has("authjs.session-token")).toBe(false);
-  }, 60_000);
+      expect(response.status).toBe(302);
+      expect(new URL(response.headers.get("location") as string).searchParams.get("error")).toBe(
+        "WebAuthnVerificationError",
+      );
+      expect(other.cookies.has("authjs.session-token")).toBe(false);
+    },
+    60_000 * inject("timeScale"),
+  );
 });

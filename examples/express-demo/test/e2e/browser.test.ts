@@ -11,7 +11,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   addVirtualPasskey,
   browserSuiteRuns,
@@ -71,7 +71,7 @@ describe.skipIf(!runs)("the demo in Chromium", () => {
       }),
       launchChromium(),
     ]);
-  }, 60_000);
+  }, 60_000 * inject("timeScale"));
 
   afterAll(async () => {
     await Promise.all(contexts.map((c) => c.close()));

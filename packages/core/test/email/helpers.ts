@@ -3,6 +3,7 @@
 import { createServer as createNetServer } from "node:net";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
+import { inject } from "vitest";
 import { Auth, type AuthConfig } from "../../src/index.js";
 
 export const SECRET = "a-test-secret-that-is-at-least-32-characters-long";
@@ -174,9 +175,9 @@ export async function sessionOf(config: AuthConfig, jar: CookieJar): Promise<{ u
   return (await response.json()) as { user?: { email?: string } } | null;
 }
 
-/** Polls `check` until it is true (for mail that arrives after the SMTP answer). */
+/** Polls `check` until it is true (for mail that arrives after the SMTP answer), `ms` scaled to the machine. */
 export async function until(check: () => boolean, ms = 2000): Promise<void> {
-  const end = performance.now() + ms;
+  const end = performance.now() + ms * inject("timeScale");
   while (!check()) {
     if (performance.now() > end) throw new Error("timed out waiting");
     await new Promise((resolve) => setTimeout(resolve, 10));

@@ -6,7 +6,7 @@
  * seed and path to replay it (`FUZZ_SEED=<seed> FUZZ_PATH=<path>`).
  */
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, inject, it } from "vitest";
 import { targets } from "./targets.js";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
@@ -45,7 +45,7 @@ describe(`fuzzing, ${RUNS} inputs per target, seed ${SEED}`, () => {
         });
       },
       // a generous bound per input: the slowest target makes a loopback HTTP round trip or two
-      60_000 + RUNS * 20,
+      (60_000 + RUNS * 20) * inject("timeScale"),
     );
   }
 });

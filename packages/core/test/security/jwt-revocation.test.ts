@@ -9,7 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { serviceAvailable } from "../../../adapter-test/src/services.js";
 import type { AuthConfig } from "../../src/index.js";
 import { decode, type JWT } from "../../src/jwt.js";
@@ -70,7 +70,11 @@ async function update(config: AuthConfig, token: string): Promise<string | undef
  * Resolves once `config` reads `token` as signed out (a 200 with no session); the delay in ms.
  * Bounded, never a fixed sleep. A 500 (refused while the store recovers) counts as "not yet".
  */
-async function untilSignedOut(config: AuthConfig, token: string, deadlineMs = 5000): Promise<number> {
+async function untilSignedOut(
+  config: AuthConfig,
+  token: string,
+  deadlineMs = 5000 * inject("timeScale"),
+): Promise<number> {
   const started = performance.now();
   for (;;) {
     const response = await call(config, "/auth/session", { jar: jarWith(token) });
@@ -635,7 +639,8 @@ describe.each(backends)("two instances on one $name", (backend) => {
           const started = performance.now();
           let status = 200;
           while (status === 200) {
-            if (performance.now() - started > 5000) throw new Error("the outage was never noticed");
+            if (performance.now() - started > 5000 * inject("timeScale"))
+              throw new Error("the outage was never noticed");
             const response = await call(cut, "/auth/session", { jar: jarWith(kept) });
             status = response.status;
             if (status === 200) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -653,7 +658,7 @@ describe.each(backends)("two instances on one $name", (backend) => {
         await proxy.setMode("pass");
         proxy.resetAll();
         // ...is caught by the reload once the store answers again.
-        await untilSignedOut(cut, doomed, 10_000);
+        await untilSignedOut(cut, doomed, 10_000 * inject("timeScale"));
         expect(await sessionEmail(cut, kept)).toBe("ada@example.com");
         expect(await sessionEmail(direct, doomed)).toBeNull();
       },
@@ -662,116 +667,130 @@ describe.each(backends)("two instances on one $name", (backend) => {
     // Issue 22.3: a sign-out on an instance cut off from the store answered as done and cleared
     // the cookie, while the entry lived only in that instance's memory: a copy kept working on
     // every other instance, and on that one after a restart.
-    it("rule: a sign-out the store does not confirm is answered as not done (503 to scripts), keeps the cookie and revokes nothing anywhere; the retry once the store is back ends it on every instance", async (t) => {
-      if (!up) return t.skip();
-      await proxy.setMode("pass");
-      const direct = configWith(storeOf());
-      const audits: Array<{ type: string; reason?: string; sessionId?: string; userId?: string }> = [];
-      const cut = makeConfig({
-        rateLimit: false,
-        logger: quiet,
-        events: { audit: (event) => void audits.push(event) },
-        session: { revocation: { store: storeOf({ port: proxy.port }), onUnavailable: "serve", timeout: 1000 } },
-      });
-      const { jar } = await signIn(cut);
-      const copy = jar.get(NAME) as string;
-      const sid = (await claimsOf(copy)).sid;
-      expect(await sessionEmail(direct, copy)).toBe("ada@example.com");
+    it(
+      "rule: a sign-out the store does not confirm is answered as not done (503 to scripts), keeps the cookie and revokes nothing anywhere; the retry once the store is back ends it on every instance",
+      async (t) => {
+        if (!up) return t.skip();
+        await proxy.setMode("pass");
+        const direct = configWith(storeOf());
+        const audits: Array<{ type: string; reason?: string; sessionId?: string; userId?: string }> = [];
+        const cut = makeConfig({
+          rateLimit: false,
+          logger: quiet,
+          events: { audit: (event) => void audits.push(event) },
+          session: { revocation: { store: storeOf({ port: proxy.port }), onUnavailable: "serve", timeout: 1000 } },
+        });
+        const { jar } = await signIn(cut);
+        const copy = jar.get(NAME) as string;
+        const sid = (await claimsOf(copy)).sid;
+        expect(await sessionEmail(direct, copy)).toBe("ada@example.com");
 
-      proxy.resetAll();
-      await proxy.setMode("refuse");
-      const csrf = await csrfToken(cut, jar);
-      const out = await call(cut, "/auth/signout", {
-        jar,
-        form: { csrfToken: csrf },
-        headers: { "x-auth-return-redirect": "1" },
-      });
-      expect(out.status).toBe(503);
-      expect(await out.json()).toEqual({
-        error: "SignOutError",
-        url: "http://localhost:3000/auth/error?error=SignOutError",
-      });
-      expect(jar.get(NAME), "the cookie is kept: the session goes on").toBe(copy);
-      expect(audits.filter((e) => e.type !== "signin.succeeded")).toEqual([
-        expect.objectContaining({ type: "session.revoke-failed", reason: "signed-out", sessionId: sid, userId: "u1" }),
-      ]);
-      // As the answer said: revoked nowhere, not even in the cut instance's memory.
-      expect(await sessionEmail(direct, copy)).toBe("ada@example.com");
-      expect(await sessionEmail(cut, copy)).toBe("ada@example.com");
-
-      await proxy.setMode("pass");
-      // Each retry is the wait: the store answers again within the instance's reconnection.
-      const started = performance.now();
-      for (;;) {
-        const retry = await call(cut, "/auth/signout", {
+        proxy.resetAll();
+        await proxy.setMode("refuse");
+        const csrf = await csrfToken(cut, jar);
+        const out = await call(cut, "/auth/signout", {
           jar,
           form: { csrfToken: csrf },
           headers: { "x-auth-return-redirect": "1" },
         });
-        if (retry.status === 200) {
-          expect(await retry.json()).toEqual({ url: "http://localhost:3000/" });
-          break;
+        expect(out.status).toBe(503);
+        expect(await out.json()).toEqual({
+          error: "SignOutError",
+          url: "http://localhost:3000/auth/error?error=SignOutError",
+        });
+        expect(jar.get(NAME), "the cookie is kept: the session goes on").toBe(copy);
+        expect(audits.filter((e) => e.type !== "signin.succeeded")).toEqual([
+          expect.objectContaining({
+            type: "session.revoke-failed",
+            reason: "signed-out",
+            sessionId: sid,
+            userId: "u1",
+          }),
+        ]);
+        // As the answer said: revoked nowhere, not even in the cut instance's memory.
+        expect(await sessionEmail(direct, copy)).toBe("ada@example.com");
+        expect(await sessionEmail(cut, copy)).toBe("ada@example.com");
+
+        await proxy.setMode("pass");
+        // Each retry is the wait: the store answers again within the instance's reconnection.
+        const started = performance.now();
+        for (;;) {
+          const retry = await call(cut, "/auth/signout", {
+            jar,
+            form: { csrfToken: csrf },
+            headers: { "x-auth-return-redirect": "1" },
+          });
+          if (retry.status === 200) {
+            expect(await retry.json()).toEqual({ url: "http://localhost:3000/" });
+            break;
+          }
+          expect(retry.status).toBe(503);
+          if (performance.now() - started > 15_000 * inject("timeScale"))
+            throw new Error("the store never took the sign-out");
         }
-        expect(retry.status).toBe(503);
-        if (performance.now() - started > 15_000) throw new Error("the store never took the sign-out");
-      }
-      expect(jar.get(NAME)).toBeUndefined();
-      // Done means stored: an instance that loads the list now refuses the copy from its first read,
-      // the cut one at once, the other one as soon as the push arrives.
-      expect(await sessionEmail(configWith(storeOf()), copy)).toBeNull();
-      expect(await sessionEmail(cut, copy)).toBeNull();
-      await untilSignedOut(direct, copy);
-    }, 30_000);
+        expect(jar.get(NAME)).toBeUndefined();
+        // Done means stored: an instance that loads the list now refuses the copy from its first read,
+        // the cut one at once, the other one as soon as the push arrives.
+        expect(await sessionEmail(configWith(storeOf()), copy)).toBeNull();
+        expect(await sessionEmail(cut, copy)).toBeNull();
+        await untilSignedOut(direct, copy);
+      },
+      30_000 * inject("timeScale"),
+    );
 
     // Issue 22.4: with "serve", an instance cut off from the store kept re-issuing a revoked
     // session's cookie past the entry's lifetime; after the outage every instance accepted it.
-    it('rule: onUnavailable "serve" serves a session it cannot check but never re-issues, updates or extends it; re-issues resume once the list is current', async (t) => {
-      if (!up) return t.skip();
-      await proxy.setMode("pass");
-      const direct = configWith(storeOf());
-      const seen = { down: signal(), back: signal() };
-      const cut = makeConfig({
-        rateLimit: false,
-        logger: {
-          error() {},
-          debug() {},
-          warn: (code: string) => {
-            if (code === "revocation-unavailable") seen.down.resolve();
-            if (code === "revocation-restored") seen.back.resolve();
+    it(
+      'rule: onUnavailable "serve" serves a session it cannot check but never re-issues, updates or extends it; re-issues resume once the list is current',
+      async (t) => {
+        if (!up) return t.skip();
+        await proxy.setMode("pass");
+        const direct = configWith(storeOf());
+        const seen = { down: signal(), back: signal() };
+        const cut = makeConfig({
+          rateLimit: false,
+          logger: {
+            error() {},
+            debug() {},
+            warn: (code: string) => {
+              if (code === "revocation-unavailable") seen.down.resolve();
+              if (code === "revocation-restored") seen.back.resolve();
+            },
           },
-        },
-        session: {
-          updateAge: 0,
-          revocation: { store: storeOf({ port: proxy.port }), onUnavailable: "serve", timeout: 1000 },
-        },
-      });
-      const token = (await signIn(direct)).jar.get(NAME) as string;
-      const reissued = (response: Response) =>
-        response.headers.getSetCookie().some((c) => c.startsWith(`${NAME}=`) && !c.startsWith(`${NAME}=;`));
-      // The probe can see a re-issue: with updateAge 0 every read re-issues while the list is current.
-      expect(reissued(await call(cut, "/auth/session", { jar: jarWith(token) }))).toBe(true);
+          session: {
+            updateAge: 0,
+            revocation: { store: storeOf({ port: proxy.port }), onUnavailable: "serve", timeout: 1000 },
+          },
+        });
+        const token = (await signIn(direct)).jar.get(NAME) as string;
+        const reissued = (response: Response) =>
+          response.headers.getSetCookie().some((c) => c.startsWith(`${NAME}=`) && !c.startsWith(`${NAME}=;`));
+        // The probe can see a re-issue: with updateAge 0 every read re-issues while the list is current.
+        expect(reissued(await call(cut, "/auth/session", { jar: jarWith(token) }))).toBe(true);
 
-      await proxy.setMode("blackhole");
-      await seen.down.promise;
-      const served = await call(cut, "/auth/session", { jar: jarWith(token) });
-      expect(served.status).toBe(200);
-      expect(((await served.json()) as { expires: string }).expires).toBe(
-        new Date(((await claimsOf(token)).exp as number) * 1000).toISOString(),
-      );
-      expect(served.headers.getSetCookie().filter((c) => c.startsWith(`${NAME}=`))).toEqual([]);
-      const jar = jarWith(token);
-      const updated = await call(cut, "/auth/session", {
-        jar,
-        json: { csrfToken: await csrfToken(cut, jar), data: { theme: "dark" } },
-      });
-      expect(updated.status).toBe(500);
-      expect(jar.get(NAME), "no cookie from a refused update").toBe(token);
+        await proxy.setMode("blackhole");
+        await seen.down.promise;
+        const served = await call(cut, "/auth/session", { jar: jarWith(token) });
+        expect(served.status).toBe(200);
+        expect(((await served.json()) as { expires: string }).expires).toBe(
+          new Date(((await claimsOf(token)).exp as number) * 1000).toISOString(),
+        );
+        expect(served.headers.getSetCookie().filter((c) => c.startsWith(`${NAME}=`))).toEqual([]);
+        const jar = jarWith(token);
+        const updated = await call(cut, "/auth/session", {
+          jar,
+          json: { csrfToken: await csrfToken(cut, jar), data: { theme: "dark" } },
+        });
+        expect(updated.status).toBe(500);
+        expect(jar.get(NAME), "no cookie from a refused update").toBe(token);
 
-      await proxy.setMode("pass");
-      proxy.resetAll();
-      await seen.back.promise;
-      expect(reissued(await call(cut, "/auth/session", { jar: jarWith(token) }))).toBe(true);
-    }, 30_000);
+        await proxy.setMode("pass");
+        proxy.resetAll();
+        await seen.back.promise;
+        expect(reissued(await call(cut, "/auth/session", { jar: jarWith(token) }))).toBe(true);
+      },
+      30_000 * inject("timeScale"),
+    );
   });
 });
 
@@ -824,7 +843,11 @@ class ChannelStore implements RevocationStore {
 }
 
 /** Reads `token` until the list answers (not 500): the session's e-mail or null. Bounded, no sleep. */
-async function firstAnswer(config: AuthConfig, token: string, deadlineMs = 5000): Promise<string | null> {
+async function firstAnswer(
+  config: AuthConfig,
+  token: string,
+  deadlineMs = 5000 * inject("timeScale"),
+): Promise<string | null> {
   const started = performance.now();
   for (;;) {
     const response = await call(config, "/auth/session", { jar: jarWith(token) });

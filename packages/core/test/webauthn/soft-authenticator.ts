@@ -20,7 +20,7 @@ function head(major: number, value: number): number[] {
   return [m | 26, (value >>> 24) & 0xff, (value >> 16) & 0xff, (value >> 8) & 0xff, value & 0xff];
 }
 
-export function cbor(value: Cbor): Uint8Array {
+function cbor(value: Cbor): Uint8Array {
   const out: number[] = [];
   const write = (v: Cbor): void => {
     if (typeof v === "number") {

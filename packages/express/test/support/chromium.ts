@@ -6,8 +6,8 @@
 import { existsSync } from "node:fs";
 import { type Browser, type CDPSession, chromium } from "playwright-core";
 
-export const CHROMIUM = "/usr/bin/chromium";
-export const chromiumPresent = existsSync(CHROMIUM);
+const CHROMIUM = "/usr/bin/chromium";
+const chromiumPresent = existsSync(CHROMIUM);
 
 /**
  * Whether a browser suite runs: always in CI (where a missing Chromium must fail, see

@@ -3,9 +3,10 @@
  * instances share (sessions, revocations, refresh locks). Each fixture in `../fixtures/` is an
  * Express app configured by its environment that prints `listening <port>` once it accepts
  * connections: the start resolves on that line (never after a guessed delay) and rejects when the
- * process exits or stays silent for 20 seconds.
+ * process exits or stays silent for 20 seconds (times the run's time scale, see vitest.config.ts).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { inject } from "vitest";
 
 export interface Instance {
   /** `http://localhost:<port>` */
@@ -56,7 +57,10 @@ export function childInstances(): Instances {
       const log: string[] = [];
       child.stderr?.on("data", (d) => log.push(String(d)));
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${fixture} did not start: ${log.join("")}`)), 20_000);
+        const timer = setTimeout(
+          () => reject(new Error(`${fixture} did not start: ${log.join("")}`)),
+          20_000 * inject("timeScale"),
+        );
         child.stdout?.on("data", (data) => {
           const match = /listening (\d+)/.exec(String(data));
           if (match) {

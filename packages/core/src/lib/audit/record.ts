@@ -35,7 +35,7 @@ export interface ResolvedAudit {
 }
 
 /** How long a write may hold a request before it goes on in the background. */
-export const AUDIT_WRITE_BOUND_MS = 1000;
+const AUDIT_WRITE_BOUND_MS = 1000;
 
 const fallbackGates = new WeakMap<AuthConfig, MemoryRateLimitStore>();
 

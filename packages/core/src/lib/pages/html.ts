@@ -19,7 +19,7 @@ const entities: Record<string, string> = {
   "`": "&#96;",
 };
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"'`]/g, (c) => entities[c] as string);
 }
 

@@ -30,7 +30,7 @@ export const LOCK_TTL_MS = 20_000;
  * instance that took an expired lock would redeem the same refresh token, which a provider with
  * reuse detection answers by revoking the grant (RFC 9700 §4.14.2).
  */
-export const refreshBudgetMs = (lockTtlMs: number) => Math.floor(lockTtlMs * 0.75);
+const refreshBudgetMs = (lockTtlMs: number) => Math.floor(lockTtlMs * 0.75);
 /** A failure that may pass is shared with the requests waiting for it, then forgotten. */
 const TRANSIENT_TTL_MS = 2_000;
 

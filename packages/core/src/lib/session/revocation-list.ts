@@ -89,7 +89,7 @@ export function isEntry(value: unknown): value is RevocationEntry {
  * listening), `down` (the store or its push channel is lost; what is known is kept, and a reload
  * is retried until it succeeds).
  */
-export class RevocationList {
+class RevocationList {
   /** Session id → epoch ms when its entry expires. */
   readonly sessions = new Map<string, number>();
   /** User id → { before, expiresAt } in epoch ms. */

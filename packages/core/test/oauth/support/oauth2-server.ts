@@ -36,7 +36,7 @@ interface Grant {
   dialect: "plain" | "tiktok" | "vk";
 }
 
-export const USERS: Record<string, { id: number; name: string; first: string; last: string; email: string }> = {
+const USERS: Record<string, { id: number; name: string; first: string; last: string; email: string }> = {
   ada: { id: 4242, name: "Ada Lovelace", first: "Ada", last: "Lovelace", email: "Ada@Example.org" },
   ivan: { id: 7, name: "Ivan Petrov", first: "Ivan", last: "Petrov", email: "ivan@vk.example" },
 };

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import Provider from "oidc-provider";
 
 /** The claims of the test users. */
-export const ACCOUNTS: Record<string, { name: string; email: string; picture?: string }> = {
+const ACCOUNTS: Record<string, { name: string; email: string; picture?: string }> = {
   alice: { name: "Alice Liddell", email: "Alice@Example.com", picture: "https://img.example/alice.png" },
   bob: { name: "Bob Builder", email: "bob@example.com" },
 };

@@ -7,8 +7,8 @@
 import { type ClientMetadata, startOP, type TestOP } from "./op.js";
 
 export const REFRESH_APP = "http://localhost:3000";
-export const CLIENT_ID = "latchkey";
-export const CLIENT_SECRET = "latchkey-secret";
+const CLIENT_ID = "latchkey";
+const CLIENT_SECRET = "latchkey-secret";
 
 export interface RefreshingOP extends TestOP {
   /** Calls of the token endpoint so far (code redemptions and refreshes). */

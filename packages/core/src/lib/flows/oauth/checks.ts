@@ -23,7 +23,7 @@ const CHECK_ROLES: readonly CheckRole[] = ["pkceCodeVerifier", "state", "nonce"]
 const LABEL: Record<CheckRole, string> = { pkceCodeVerifier: "PKCE code_verifier", state: "state", nonce: "nonce" };
 
 /** A check lives 15 minutes: long enough to sign in at the provider, short enough to expire unused. */
-export const CHECK_MAX_AGE = 15 * 60;
+const CHECK_MAX_AGE = 15 * 60;
 
 /** Salt of the `state` value itself (not of its cookie); the same as Auth.js's, so a redirect proxy can read either. */
 const STATE_SALT = "encodedState";

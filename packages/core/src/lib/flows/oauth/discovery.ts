@@ -51,7 +51,7 @@ const discovered = new WeakMap<object, CacheEntry>();
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /** True for `http://localhost`, `http://127.0.0.1` and `http://[::1]` (any port). */
-export function isLoopback(url: string | URL): boolean {
+function isLoopback(url: string | URL): boolean {
   try {
     return LOOPBACK_HOSTS.has(new URL(url).hostname);
   } catch {
@@ -104,7 +104,7 @@ function configuredEndpoints(provider: OAuthProvider): Partial<o.AuthorizationSe
 }
 
 /** `url` with `params` added to its query (undefined values skipped). */
-export function withParams(url: string, params: Record<string, unknown> | undefined): string {
+function withParams(url: string, params: Record<string, unknown> | undefined): string {
   if (!params) return url;
   const out = new URL(url);
   for (const [key, value] of Object.entries(params)) {

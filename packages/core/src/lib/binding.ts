@@ -31,13 +31,9 @@ export function bindingCookie(ctx: Context): { name: string; options: CookieSeri
   };
 }
 
-// One value per request: a flow start seals it into several cookies.
-const minted = new WeakMap<Context, string>();
-
 /** The request's binding value, or undefined when it carries none (or a malformed one). */
 function presentValue(req: RequestInternal, ctx: Context): string | undefined {
-  const known = minted.get(ctx);
-  if (known) return known;
+  if (ctx.mintedBinding) return ctx.mintedBinding;
   const raw = req.cookies[bindingCookie(ctx).name];
   return raw && VALUE.test(raw) ? raw : undefined;
 }
@@ -50,7 +46,7 @@ function valueForStart(req: RequestInternal, ctx: Context): string {
   const present = presentValue(req, ctx);
   if (present) return present;
   const value = randomBytes(32).toString("hex");
-  minted.set(ctx, value);
+  ctx.mintedBinding = value;
   const { name, options } = bindingCookie(ctx);
   ctx.cookies.push({ name, value, options });
   return value;

@@ -31,6 +31,11 @@ export interface Context {
   requireCsrf(what: string): void;
   /** The validated callback URL (from the body, the query or its cookie); its cookie is queued when it changes. */
   callbackUrl(): Promise<string>;
+  /**
+   * The browser binding value minted on this request (`binding.ts`), when the browser had none:
+   * every flow this request starts seals the same one.
+   */
+  mintedBinding?: string;
 }
 
 export function createContext(req: RequestInternal, config: ResolvedConfig): Context {

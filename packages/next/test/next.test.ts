@@ -1,4 +1,4 @@
-// First: Next.js's Node environment must be set up before anything loads next/headers.
+import "./next-environment.js";
 
 import { AuthError, CredentialsSignin, MissingCSRF, NextAuth, type NextAuthConfig } from "@latchkey/next";
 import Credentials from "@latchkey/next/providers/credentials";

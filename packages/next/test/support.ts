@@ -4,8 +4,7 @@
  * by Next.js's own functions for route handlers (the request's store and the route's work store). No Next.js server is started and nothing of
  * Next.js is replaced: the cookie writes are the ones Next.js would turn into `Set-Cookie`.
  */
-// Next.js's server sets up its Node environment (AsyncLocalStorage on globalThis) first; so do we.
-import "next/dist/server/node-environment-baseline.js";
+import "./next-environment.js";
 import { getURLFromRedirectError } from "next/dist/client/components/redirect.js";
 import { isRedirectError } from "next/dist/client/components/redirect-error.js";
 import { workAsyncStorage } from "next/dist/server/app-render/work-async-storage.external.js";

@@ -19,6 +19,8 @@ const config: NextConfig = {
 // In this repository @latchkey/next is a linked workspace that would find the repository's
 // Next.js 16 from its own folder; a Next.js 15 build points every `next/...` import at Next.js 15.
 // (An application that installs @latchkey/next from the registry needs none of this.)
+// Next.js 16: no Turbopack cache written at build (each test run builds from a clean folder).
+if (nextMajor >= 16) config.experimental = { turbopackFileSystemCacheForBuild: false };
 if (nextMajor < 16) {
   config.webpack = (webpackConfig: { resolve: { alias: Record<string, string> } }) => {
     webpackConfig.resolve.alias = { ...webpackConfig.resolve.alias, next: nextDir };

@@ -14,11 +14,13 @@ export async function generateMetadata(): Promise<Metadata> {
   };
 }
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // Rendered again after a server action signs in or out: the client session follows.
+  const session = await auth();
   return (
     <html lang="en">
       <body>
-        <Providers>
+        <Providers session={session}>
           <nav>
             <a href="/">Home</a>
             <a href="/protected">Protected</a>

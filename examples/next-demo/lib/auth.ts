@@ -76,7 +76,9 @@ providers.push(TOTP({ issuer: "Latchkey Next.js demo" }));
 
 /** The configuration, shared with the account page's second-factor actions. */
 export const authConfig: NextAuthConfig = {
-  // AUTH_SECRET is read from the environment (the start script sets it).
+  // NextAuth reads AUTH_SECRET itself; it is named here because the account page's second-factor
+  // functions (@latchkey/core/second-factor) take this same object.
+  secret: process.env.AUTH_SECRET,
   trustHost: true,
   adapter,
   session: { strategy: "jwt" },
@@ -87,7 +89,8 @@ export const authConfig: NextAuthConfig = {
     jwt({ token, account, trigger, session }) {
       if (account) token.provider = account.provider;
       // `update({ name })` from useSession, or unstable_update on the server.
-      if (trigger === "update" && typeof session?.name === "string") token.name = session.name.slice(0, 60);
+      const name = (session as { name?: unknown } | undefined)?.name;
+      if (trigger === "update" && typeof name === "string") token.name = name.slice(0, 60);
       return token;
     },
     session({ session, token }) {

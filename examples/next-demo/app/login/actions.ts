@@ -11,9 +11,12 @@ function localPath(value: FormDataEntryValue | null): string {
 
 export interface PasswordState {
   error?: string;
+  /** The address typed, kept in the form after a failure (React resets a form after its action). */
+  email?: string;
 }
 
 export async function passwordSignIn(_previous: PasswordState, form: FormData): Promise<PasswordState> {
+  const email = String(form.get("email") ?? "").slice(0, 320);
   try {
     await signIn("credentials", {
       email: form.get("email"),
@@ -22,8 +25,8 @@ export async function passwordSignIn(_previous: PasswordState, form: FormData): 
     });
     return {};
   } catch (error) {
-    if (error instanceof CredentialsSignin) return { error: "Wrong e-mail or password." };
-    if (error instanceof AuthError) return { error: `Sign-in failed (${error.type}).` };
+    if (error instanceof CredentialsSignin) return { error: "Wrong e-mail or password.", email };
+    if (error instanceof AuthError) return { error: `Sign-in failed (${error.type}).`, email };
     throw error; // Next.js's redirect
   }
 }

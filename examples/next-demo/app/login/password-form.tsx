@@ -7,7 +7,15 @@ export function PasswordForm({ callbackUrl }: { callbackUrl: string }) {
   return (
     <form id="password-form" action={action}>
       <input type="hidden" name="callbackUrl" value={callbackUrl} />
-      <input name="email" type="email" autoComplete="username" required aria-label="Email" placeholder="Email" />
+      <input
+        name="email"
+        type="email"
+        autoComplete="username"
+        required
+        aria-label="Email"
+        placeholder="Email"
+        defaultValue={state.email}
+      />
       <input
         name="password"
         type="password"

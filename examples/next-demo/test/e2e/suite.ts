@@ -184,8 +184,10 @@ export function nextDemoSuite(major: 15 | 16): void {
       "useSession: authenticated on a client page, the new name after update(), on the server too",
       async () => {
         const page = await freshPage();
-        await signInWithPassword(page, "/client", `${demo.url}/client`);
-        await expect.poll(() => page.textContent("#client-status")).toBe("authenticated");
+        await signInWithPassword(page, "/", `${demo.url}/`);
+        // A page load: SessionProvider starts with the session auth() gave the layout.
+        await page.goto(`${demo.url}/client`);
+        expect(await page.textContent("#client-status")).toBe("authenticated");
         expect(await page.textContent("#client-name")).toBe("Demo User");
 
         const name = `Renamed ${major}`;
@@ -208,7 +210,8 @@ export function nextDemoSuite(major: 15 | 16): void {
       "a client signOut() in one tab is seen by the other tab, without a reload",
       async () => {
         const first = await freshPage();
-        await signInWithPassword(first, "/client", `${demo.url}/client`);
+        await signInWithPassword(first, "/", `${demo.url}/`);
+        await first.goto(`${demo.url}/client`);
         const second = await first.context().newPage();
         await second.goto(`${demo.url}/client`);
         await expect.poll(() => second.textContent("#client-status")).toBe("authenticated");

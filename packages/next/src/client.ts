@@ -223,7 +223,7 @@ function here(): string {
 function outcome(url: string | undefined): { error?: string; code?: string } {
   if (!url) return {};
   try {
-    const params = new URL(url, here()).searchParams;
+    const params = new URL(url, typeof window !== "undefined" ? window.location.href : actionUrl("")).searchParams;
     return { error: params.get("error") ?? undefined, code: params.get("code") ?? undefined };
   } catch {
     return {};
@@ -351,9 +351,12 @@ export function sessionState(): Snapshot {
   return snapshot;
 }
 
-/** Seeds the store with a session the server rendered (`<SessionProvider session={...}>`). */
+/**
+ * Puts the session the server rendered (`<SessionProvider session={...}>`) in the store, when a
+ * provider mounts in the browser: it is newer than what the store holds. Listeners are not
+ * called (the provider is rendering and reads the store next).
+ */
 export function seedSession(session: Session | null): void {
-  if (store.session !== undefined) return;
   store.session = session;
   takeSnapshot();
 }
@@ -379,18 +382,18 @@ function onStorage(event: StorageEvent): void {
  */
 export function subscribeSession(listener: Listener): () => void {
   store.listeners.add(listener);
-  if (!tabListening && typeof window !== "undefined") {
+  if (!tabListening) {
     tabListening = true;
     const ch = tabs();
     if (ch) ch.addEventListener("message", onOtherTab);
-    else window.addEventListener("storage", onStorage);
+    else if (typeof window !== "undefined") window.addEventListener("storage", onStorage);
   }
   return () => {
     store.listeners.delete(listener);
     if (store.listeners.size === 0 && tabListening) {
       tabListening = false;
       channel?.removeEventListener("message", onOtherTab);
-      window.removeEventListener("storage", onStorage);
+      if (typeof window !== "undefined") window.removeEventListener("storage", onStorage);
     }
   };
 }

@@ -82,10 +82,6 @@ export interface SessionProviderProps {
 
 export const SessionContext = React.createContext<SessionContextValue | undefined>(undefined);
 
-function useStore() {
-  return React.useSyncExternalStore(subscribeSession, sessionState, sessionState);
-}
-
 /**
  * Provides the session to `useSession` below it. Put it once, in a client component around the
  * application (`app/providers.tsx`), and pass it the server's session to skip the first fetch.
@@ -98,8 +94,18 @@ function useStore() {
 export function SessionProvider(props: SessionProviderProps): React.ReactElement {
   const { children, session, basePath, refetchInterval, refetchOnWindowFocus = true, refetchWhenOffline } = props;
   if (basePath) configureClient({ basePath });
-  if (session !== undefined) seedSession(session);
-  const state = useStore();
+  // On the server, the store (one per process) is never read or written: each request renders
+  // with the session it was given. In the browser, a provider that mounts with the server's
+  // session puts it in the store, which every component then shares.
+  React.useState(() => {
+    if (typeof window !== "undefined" && session !== undefined) seedSession(session);
+    return true;
+  });
+  const serverState = React.useMemo(
+    () => ({ session, updating: false, basePath: basePath ?? "/api/auth" }),
+    [session, basePath],
+  );
+  const state = React.useSyncExternalStore(subscribeSession, sessionState, () => serverState);
 
   React.useEffect(() => {
     if (sessionState().session === undefined) void refreshSession();

@@ -177,7 +177,10 @@ async function handleAuth(
   const read = await readSession(config, where, request.headers.get("cookie"));
   let authorized: boolean | Response | undefined = true;
   const check = source.callbacks?.authorized;
-  if (check) authorized = await check({ request, auth: read.session });
+  // Latchkey's own actions are never held back: a matcher that includes them would otherwise
+  // lock signed-out users out of signing in.
+  const own = request.nextUrl.pathname.startsWith(`${config.basePath}/`);
+  if (check && !own) authorized = await check({ request, auth: read.session });
   let response: Response = NextResponse.next();
   if (authorized instanceof Response) {
     response = authorized;

@@ -179,6 +179,9 @@ describe("auth()", () => {
     const jar = await signInByForm(handlers);
     const signedIn = await auth(new NextRequest(`${ORIGIN}/dashboard`, { headers: { cookie: jar.header() } }));
     expect(signedIn.headers.get("x-middleware-next")).toBe("1");
+    // Signing in itself is never held back, whatever the matcher covers.
+    const signInPage = await auth(new NextRequest(`${ORIGIN}/api/auth/signin`));
+    expect(signInPage.headers.get("x-middleware-next")).toBe("1");
   });
 
   it("wraps middleware and route handlers with req.auth", async () => {

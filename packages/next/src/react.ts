@@ -67,7 +67,7 @@ export interface UseSessionOptions<R extends boolean> {
 
 /** The props of `SessionProvider`. */
 export interface SessionProviderProps {
-  children: React.ReactNode;
+  children?: React.ReactNode;
   /** The session the server already read (`await auth()`), to render without a first fetch. */
   session?: Session | null;
   /** `NextAuth`'s `basePath`; `/api/auth` by default. */

@@ -133,20 +133,20 @@ describe("SessionProvider and useSession", () => {
 
   it("render the session the server read without fetching it", () => {
     const session = { user: { name: "Ada" }, expires: new Date(Date.now() + 60_000).toISOString() };
-    const html = renderToString(createElement(SessionProvider, { session, children: createElement(Status) }));
+    const html = renderToString(createElement(SessionProvider, { session }, createElement(Status)));
     expect(html).toContain("authenticated:Ada");
   });
 
   it("on the server, one request's session never shows in another request's render", () => {
     const ada = { user: { name: "Ada" }, expires: new Date(Date.now() + 60_000).toISOString() };
-    expect(renderToString(createElement(SessionProvider, { session: ada, children: createElement(Status) }))).toContain(
+    expect(renderToString(createElement(SessionProvider, { session: ada }, createElement(Status)))).toContain(
       "authenticated:Ada",
     );
     // The next request renders with no session of its own: it is loading, not Ada.
-    expect(renderToString(createElement(SessionProvider, { children: createElement(Status) }))).toContain("loading:");
-    expect(
-      renderToString(createElement(SessionProvider, { session: null, children: createElement(Status) })),
-    ).toContain("unauthenticated:");
+    expect(renderToString(createElement(SessionProvider, null, createElement(Status)))).toContain("loading:");
+    expect(renderToString(createElement(SessionProvider, { session: null }, createElement(Status)))).toContain(
+      "unauthenticated:",
+    );
   });
 
   it("useSession outside a SessionProvider names the fix", () => {

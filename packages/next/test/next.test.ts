@@ -2,6 +2,7 @@ import "./next-environment.js";
 
 import { AuthError, CredentialsSignin, MissingCSRF, NextAuth, type NextAuthConfig } from "@latchkey/next";
 import Credentials from "@latchkey/next/providers/credentials";
+import GitHub from "@latchkey/next/providers/github";
 import { NextRequest } from "next/server.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cookieHeader, inNextRequest, Jar } from "./support.js";
@@ -215,6 +216,16 @@ describe("server actions", () => {
     expect(out.redirectedTo).toBe(`${ORIGIN}/dashboard`);
     const session = await inNextRequest(`${ORIGIN}/`, { cookie: cookieHeader(out.setCookies) }, () => auth(), "render");
     expect(session.result?.user?.email).toBe("ada@example.com");
+  });
+
+  it("signIn with an OAuth provider redirects to it, its check cookies set in Next.js's cookie store", async () => {
+    const { signIn } = NextAuth(config({ providers: [GitHub({ clientId: "id", clientSecret: "secret" })] }));
+    const out = await action({}, () => signIn("github", { redirectTo: "/after" }));
+    const target = new URL(out.redirectedTo as string);
+    expect(target.origin + target.pathname).toBe("https://github.com/login/oauth/authorize");
+    expect(target.searchParams.get("redirect_uri")).toBe(`${ORIGIN}/api/auth/callback/github`);
+    const names = out.setCookies.map((c) => c.split("=")[0]);
+    expect(names).toEqual(expect.arrayContaining(["authjs.callback-url", "authjs.pkce.code_verifier"]));
   });
 
   it("signIn with a wrong password throws CredentialsSignin to the action, with its code", async () => {

@@ -117,7 +117,10 @@ async function post(call: Call, path: string, body: Record<string, unknown>, con
     }
   }
   const res = await serve(incoming, config, { env: nextEnv, raw: true });
-  if (res.cookies?.length) writeCookies(call.store, res.cookies);
+  if (res.cookies?.length && !writeCookies(call.store, res.cookies))
+    throw new Error(
+      "signIn, signOut and unstable_update of @latchkey/next must run in a Server Action or a Route Handler: Next.js forbids setting cookies while a Server Component renders. Call them from a form's action or an onClick server action instead.",
+    );
   return res;
 }
 

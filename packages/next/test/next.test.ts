@@ -239,6 +239,18 @@ describe("server actions", () => {
     expect((locked.error as CredentialsSignin).code).toBe("locked");
   });
 
+  it("signIn called while a Server Component renders names the fix instead of signing in silently", async () => {
+    const { signIn } = NextAuth(config());
+    const out = await inNextRequest(
+      `${ORIGIN}/login`,
+      { origin: ORIGIN },
+      () => signIn("credentials", { email: "ada@example.com", password: "right" }),
+      "render",
+    );
+    expect(String(out.error)).toContain("must run in a Server Action or a Route Handler");
+    expect(out.setCookies).toEqual([]);
+  });
+
   it("signIn with redirect: false returns the URL instead of redirecting", async () => {
     const { signIn } = NextAuth(config());
     const out = await action({}, () =>

@@ -382,7 +382,7 @@ describe("the packed packages, installed from their tarballs", () => {
       expect(outcome.output).toBe("");
       expect(outcome.code).toBe(0);
     }
-  }, 120_000);
+  }, 300_000);
 
   it("@latchkey/next exports its package.json, as next-auth does (applications import it)", async () => {
     const script = `import pkg from "@latchkey/next/package.json" with { type: "json" };

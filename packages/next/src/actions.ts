@@ -15,10 +15,9 @@
 import type { AuthConfig, Session } from "@latchkey/core";
 import { MissingCSRF } from "@latchkey/core/errors";
 import { type HeaderReader, serve, sessionCookieOf } from "@latchkey/core/internal";
-import { cookies, headers } from "next/headers.js";
-import { redirect } from "next/navigation.js";
 import { arrival, type CookieWriter, internalRequest, writeCookies } from "./convert.js";
 import { nextEnv } from "./env.js";
+import { nextHeaders, nextNavigation } from "./next-modules.js";
 
 type Where = { protocol: string; host: string | null };
 
@@ -69,6 +68,7 @@ interface Call {
  * request (`MissingCSRF`).
  */
 async function begin(config: AuthConfig): Promise<Call> {
+  const { headers, cookies } = await nextHeaders();
   const h = await headers();
   const where = arrival(h, config);
   sessionCookieOf({ ...where, cookieHeader: null }, config, { env: nextEnv });
@@ -174,14 +174,14 @@ export async function signIn(
   const found = provider ? providerOf(config, provider) : undefined;
   if (!found) {
     const url = `${signInPage}?${new URLSearchParams({ callbackUrl })}`;
-    if (shouldRedirect !== false) redirect(url);
+    if (shouldRedirect !== false) (await nextNavigation()).redirect(url);
     return url;
   }
   const query = new URLSearchParams(authorizationParams).toString();
   const path = `/${found.type === "credentials" ? "callback" : "signin"}/${encodeURIComponent(found.id)}${query ? `?${query}` : ""}`;
   const res = await post(call, path, { ...rest, callbackUrl }, "application/x-www-form-urlencoded");
   const url = res.redirect ?? `${originOf(call.where)}${config.basePath}${path}`;
-  if (shouldRedirect !== false) redirect(url);
+  if (shouldRedirect !== false) (await nextNavigation()).redirect(url);
   return url;
 }
 
@@ -194,7 +194,7 @@ export async function signOut(
   const callbackUrl = String(options.redirectTo ?? call.headers.get("referer") ?? "/");
   const res = await post(call, "/signout", { callbackUrl }, "application/x-www-form-urlencoded");
   const url = res.redirect ?? callbackUrl;
-  if (options.redirect !== false) redirect(url);
+  if (options.redirect !== false) (await nextNavigation()).redirect(url);
   return { redirect: url };
 }
 

@@ -361,6 +361,16 @@ export function seedSession(session: Session | null): void {
   takeSnapshot();
 }
 
+/**
+ * Takes a session the server rendered later (a layout rendered again after a server action signed
+ * in or out) when it differs from the store's, and tells every `useSession`.
+ */
+export function adoptSession(session: Session | null): void {
+  if (JSON.stringify(session) === JSON.stringify(store.session ?? null) && store.session !== undefined) return;
+  store.session = session;
+  notify();
+}
+
 let tabListening = false;
 
 function onOtherTab(): void {

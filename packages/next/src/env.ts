@@ -2,9 +2,10 @@
  * The environment as `next-auth` v5 reads it, and the configuration it gives. `NEXTAUTH_URL` and
  * `NEXTAUTH_SECRET` stand in for `AUTH_URL` and `AUTH_SECRET` when those are unset; the base path
  * is `AUTH_URL`'s path when it has one, else `/api/auth`. Everything else (`AUTH_TRUST_HOST`,
- * `AUTH_<PROVIDER>_ID/SECRET`, rotated secrets) is the core's own `withEnvDefaults`.
+ * `AUTH_<PROVIDER>_ID/SECRET`, rotated secrets) is the core's own `setEnvDefaults`.
  */
 import type { AuthConfig } from "@latchkey/core";
+import { setEnvDefaults } from "@latchkey/core";
 import { withEnvDefaults } from "@latchkey/core/internal";
 
 type Env = Record<string, string | undefined>;
@@ -36,19 +37,15 @@ function envBasePath(): string {
   }
 }
 
-interface Derived {
-  config: AuthConfig;
-  secret: AuthConfig["secret"];
-  jwtSecret: AuthConfig["secret"];
-}
-
-const derived = new WeakMap<AuthConfig, Derived>();
+const prepared = new WeakSet<AuthConfig>();
+const copies = new WeakMap<AuthConfig, AuthConfig>();
 
 /**
- * The configuration the core is given for an application's one: a copy with the base path and
- * the environment's defaults filled, made once per object (and again when the application
- * reassigns a secret, so that rotation works as with the core). The application's object is
- * never written to.
+ * Prepares an application's configuration as `next-auth` does, on the object itself: the base
+ * path (`AUTH_URL`'s path, else `/api/auth`) and the environment's defaults (`setEnvDefaults`:
+ * the secret, `trustHost`, the providers' ids and secrets) are written to it, once per object.
+ * The same object then works with the core's server-side functions (`secondFactorStatus(config,
+ * ...)`, the sessions API), as it does with `next-auth`. A frozen object is copied instead.
  *
  * @example
  * ```ts
@@ -56,10 +53,19 @@ const derived = new WeakMap<AuthConfig, Derived>();
  * ```
  */
 export function nextConfig(config: AuthConfig): AuthConfig {
-  const hit = derived.get(config);
-  if (hit && hit.secret === config.secret && hit.jwtSecret === config.jwt?.secret) return hit.config;
+  if (prepared.has(config)) return config;
+  const copied = copies.get(config);
+  if (copied) return copied;
   const basePath = config.basePath || envBasePath() || "/api/auth";
-  const copy = withEnvDefaults(nextEnv, { ...config, basePath });
-  derived.set(config, { config: copy, secret: config.secret, jwtSecret: config.jwt?.secret });
-  return copy;
+  try {
+    config.basePath = basePath;
+    setEnvDefaults(nextEnv, config, true);
+    prepared.add(config);
+    return config;
+  } catch (e) {
+    if (!(e instanceof TypeError) || !Object.isFrozen(config)) throw e;
+    const copy = withEnvDefaults(nextEnv, { ...config, basePath });
+    copies.set(config, copy);
+    return copy;
+  }
 }

@@ -20,12 +20,11 @@ import "./runtime-check.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthConfig, Awaitable, Session } from "@latchkey/core";
 import { serve, toResponse } from "@latchkey/core/internal";
-import type { GetServerSidePropsContext, NextApiRequest, NextApiResponse } from "next";
-import { cookies, headers } from "next/headers.js";
-import { type NextFetchEvent, type NextMiddleware, NextRequest, NextResponse } from "next/server.js";
+import type { NextFetchEvent, NextMiddleware, NextRequest } from "next/server.js";
 import { type SignInAuthorizationParams, signIn, signOut, update } from "./actions.js";
 import { arrival, type CookieWriter, readSession, setCookieHeaders, webIncoming, writeCookies } from "./convert.js";
 import { nextConfig, nextEnv } from "./env.js";
+import { nextHeaders, nextServer } from "./next-modules.js";
 import { assertNodeRuntime } from "./runtime.js";
 
 export { customFetch, skipCSRFCheck } from "@latchkey/core";
@@ -77,8 +76,8 @@ export interface NextAuthResult {
    * carry it (middleware, Route Handlers, Server Actions, Pages Router responses).
    */
   auth: ((...args: []) => Promise<Session | null>) &
-    ((...args: [NextApiRequest | IncomingMessage, NextApiResponse | ServerResponse]) => Promise<Session | null>) &
-    ((...args: [GetServerSidePropsContext]) => Promise<Session | null>) &
+    ((...args: [IncomingMessage, ServerResponse]) => Promise<Session | null>) &
+    ((...args: [PagesContext]) => Promise<Session | null>) &
     ((
       ...args: [(req: NextAuthRequest, ctx: AppRouteHandlerFnContext) => ReturnType<AppRouteHandlerFn>]
     ) => AppRouteHandlerFn) &
@@ -102,6 +101,16 @@ export interface NextAuthResult {
   }) => Promise<R extends false ? { redirect: string } : never>;
   /** Updates the session from the server (the `jwt` callback's `trigger: "update"`); returns the new session. */
   unstable_update: (data: Partial<Session | { user: Partial<Session["user"]> }>) => Promise<Session | null>;
+}
+
+/**
+ * The Pages Router's `getServerSideProps` context, as far as `auth(context)` reads it (Next.js's
+ * `GetServerSidePropsContext` is one). Declared here rather than imported from `next`, whose
+ * types also declare globals (a read-only `process.env.NODE_ENV`) in every program that sees them.
+ */
+export interface PagesContext {
+  req: IncomingMessage;
+  res: ServerResponse;
 }
 
 type ConfigSource = NextAuthConfig | ((request: NextRequest | undefined) => Awaitable<NextAuthConfig>);
@@ -156,7 +165,8 @@ function withCookies(response: Response, read: Awaited<ReturnType<typeof readSes
 }
 
 /** The request with `AUTH_URL`'s origin, so that URLs middleware builds from it are public ones. */
-function withEnvOrigin(request: Request): NextRequest {
+async function withEnvOrigin(request: Request): Promise<NextRequest> {
+  const { NextRequest } = await nextServer();
   const next = request instanceof NextRequest ? request : new NextRequest(request);
   const envUrl = nextEnv.AUTH_URL;
   if (!envUrl) return next;
@@ -172,7 +182,8 @@ async function handleAuth(
 ): Promise<Response> {
   assertNodeRuntime();
   const config = nextConfig(source as AuthConfig);
-  const request = withEnvOrigin(args[0]);
+  const { NextResponse } = await nextServer();
+  const request = await withEnvOrigin(args[0]);
   const where = arrival(request.headers, config, { protocol: request.nextUrl.protocol, host: request.nextUrl.host });
   const read = await readSession(config, where, request.headers.get("cookie"));
   let authorized: boolean | Response | undefined = true;
@@ -203,6 +214,7 @@ async function handleAuth(
 
 /** `auth()` in Server Components, Route Handlers, Server Actions and `generateMetadata`. */
 async function sessionOfCurrentRequest(config: AuthConfig): Promise<Session | null> {
+  const { headers, cookies } = await nextHeaders();
   const h = await headers();
   const read = await readSession(config, arrival(h, config), h.get("cookie"));
   if (read.cookies.length) writeCookies((await cookies()) as unknown as CookieWriter, read.cookies);

@@ -22,6 +22,7 @@ import type { Session } from "@latchkey/core/types";
 import * as React from "react";
 import {
   actionUrl,
+  adoptSession,
   configureClient,
   refreshSession,
   seedSession,
@@ -110,6 +111,11 @@ export function SessionProvider(props: SessionProviderProps): React.ReactElement
   React.useEffect(() => {
     if (sessionState().session === undefined) void refreshSession();
   }, []);
+
+  // A layout rendered again with a new session (a server action signed in or out) shows at once.
+  React.useEffect(() => {
+    if (session !== undefined) adoptSession(session);
+  }, [session]);
 
   React.useEffect(() => {
     if (!refetchOnWindowFocus) return;

@@ -122,6 +122,9 @@ describe("environment", () => {
     const res = await handlers.GET(new NextRequest(`${ORIGIN}/custom/auth/csrf`));
     expect(res.status).toBe(200);
     expect(((await res.json()) as { csrfToken: string }).csrfToken).toMatch(/^[0-9a-f]{64}$/);
+    // As next-auth does, the application's own object is filled in, so the core's server-side
+    // functions (secondFactorStatus(config, ...), the sessions API) work with it too.
+    expect(withoutSecret).toMatchObject({ basePath: "/custom/auth", secret: [SECRET] });
   });
 
   it("names the fix when run on the Edge runtime", () => {

@@ -247,6 +247,9 @@ export function nextDemoSuite(major: 15 | 16): void {
         const enrolCode = totpAt(secret, enrolStep);
         await page.fill('#totp-confirm input[name="code"]', enrolCode);
         await page.click("#totp-confirm button");
+        // The action's answer: the backup codes, or a message if the code was refused.
+        await page.waitForSelector("#backup-codes, #totp-message");
+        expect(await page.locator("#totp-message").count()).toBe(0);
         const backupCodes = (await page.locator("#backup-codes code").allTextContents()).map((c) => c.trim());
         expect(backupCodes).toHaveLength(10);
         await page.goto(`${demo.url}/account`);

@@ -184,7 +184,12 @@ export function nextDemoSuite(major: 15 | 16): void {
       "useSession: authenticated on a client page, the new name after update(), on the server too",
       async () => {
         const page = await freshPage();
-        await signInWithPassword(page, "/", `${demo.url}/`);
+        // The server action's redirect is a client-side navigation: the layout renders again with
+        // the new session, and SessionProvider follows it without a page load.
+        await page.goto(`${demo.url}/client`);
+        expect(await page.textContent("#client-status")).toBe("unauthenticated");
+        await signInWithPassword(page, "/client", `${demo.url}/client`);
+        await page.waitForFunction(() => document.querySelector("#client-status")?.textContent === "authenticated");
         // A page load: SessionProvider starts with the session auth() gave the layout.
         await page.goto(`${demo.url}/client`);
         expect(await page.textContent("#client-status")).toBe("authenticated");

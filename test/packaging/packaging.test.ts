@@ -28,6 +28,9 @@ const bin = {
 // Installed next to the tarballs: the peers the packages need and the types the consumer uses,
 // at the versions the monorepo itself has, so npm finds them in its cache.
 const thirdParty = ["express", "kysely", "@types/express", "@types/node"];
+// Next.js and React (the peers of @latchkey/next) are linked to the monorepo's own copies rather
+// than copied: Next.js alone is over a hundred megabytes, and what is tested is our tarball.
+const linkedThirdParty = ["next", "react", "react-dom", "@types/react"];
 
 interface Manifest {
   name: string;
@@ -265,6 +268,7 @@ beforeAll(async () => {
       await readJson<{ version: string }>(join(root, "node_modules", name, "package.json"))
     ).version;
   }
+  for (const name of linkedThirdParty) dependencies[name] = `file:${join(root, "node_modules", name)}`;
   // The packages depend on each other by version (`@latchkey/core": "0.1.0"`): the override makes
   // npm take the local tarball for every such edge rather than look the version up.
   const overrides = Object.fromEntries(packages.map((p) => [p.manifest.name, `$${p.manifest.name}`]));
@@ -300,6 +304,7 @@ describe("the packed packages, installed from their tarballs", () => {
         "@latchkey/sql-adapter",
         "@latchkey/redis-adapter",
         "@latchkey/cli",
+        "@latchkey/next",
       ]),
     );
   });
@@ -348,34 +353,66 @@ describe("the packed packages, installed from their tarballs", () => {
     expect(report.mismatches).toEqual([]);
     expect(report.names["@latchkey/express"]).toEqual(expect.arrayContaining(["ExpressAuth", "getSession"]));
     expect(report.names["@latchkey/express/jwt"]).toEqual(["decode", "encode", "getToken"]);
+    // @latchkey/next: the subpaths next-auth has, with its names.
+    expect(specifiers).toEqual(
+      expect.arrayContaining([
+        "@latchkey/next/react",
+        "@latchkey/next/webauthn",
+        "@latchkey/next/jwt",
+        "@latchkey/next/adapters",
+        "@latchkey/next/providers/credentials",
+        "@latchkey/next/providers/github",
+      ]),
+    );
+    expect(report.names["@latchkey/next"]).toEqual(
+      expect.arrayContaining(["AuthError", "CredentialsSignin", "NextAuth", "default"]),
+    );
+    expect(report.names["@latchkey/next/react"]).toEqual(
+      expect.arrayContaining([
+        "SessionProvider",
+        "getCsrfToken",
+        "getProviders",
+        "getSession",
+        "signIn",
+        "signOut",
+        "useSession",
+      ]),
+    );
+    expect(report.names["@latchkey/next/jwt"]).toEqual(["decode", "encode", "getToken"]);
     // The JWE helpers are internal: the public token entry offers encode/decode/getToken only.
     expect(report.names["@latchkey/core/jwt"]).toEqual(["decode", "encode", "getToken"]);
   });
 
-  it(
-    "a consumer type-checks against the published .d.ts: node16, bundler, and CommonJS (node20)",
-    async () => {
-      const specifiers = packages.flatMap((p) =>
-        (entries.get(p.manifest.name) ?? []).map((e) => specifier(p.manifest.name, e)),
-      );
-      // One namespace import per subpath: an entry without types fails here (implicit any).
-      await writeFile(
-        join(project, "subpaths.mts"),
-        `${specifiers.map((s, i) => `import * as m${i} from "${s}";`).join("\n")}\nexport const all = [${specifiers.map((_, i) => `m${i}`).join(", ")}];\n`,
-      );
-      const esm = ["consumer.mts", "subpaths.mts"];
-      const [node16, bundler, commonjs] = await Promise.all([
-        typecheck(project, "node16", { module: "node16", moduleResolution: "node16" }, esm),
-        typecheck(project, "bundler", { module: "esnext", moduleResolution: "bundler" }, esm),
-        typecheck(project, "cjs", { module: "node20", moduleResolution: "node16" }, ["consumer.cts"]),
-      ]);
-      for (const outcome of [node16, bundler, commonjs]) {
-        expect(outcome.output).toBe("");
-        expect(outcome.code).toBe(0);
-      }
-    },
-    120_000 * inject("timeScale"),
-  );
+  it("a consumer type-checks against the published .d.ts: node16, bundler, and CommonJS (node20)", async () => {
+    const specifiers = packages.flatMap((p) =>
+      (entries.get(p.manifest.name) ?? []).map((e) => specifier(p.manifest.name, e)),
+    );
+    // One namespace import per subpath: an entry without types fails here (implicit any).
+    await writeFile(
+      join(project, "subpaths.mts"),
+      `${specifiers.map((s, i) => `import * as m${i} from "${s}";`).join("\n")}\nexport const all = [${specifiers.map((_, i) => `m${i}`).join(", ")}];\n`,
+    );
+    const esm = ["consumer.mts", "next-consumer.mts", "subpaths.mts"];
+    const [node16, bundler, commonjs] = await Promise.all([
+      typecheck(project, "node16", { module: "node16", moduleResolution: "node16" }, esm),
+      typecheck(project, "bundler", { module: "esnext", moduleResolution: "bundler" }, esm),
+      typecheck(project, "cjs", { module: "node20", moduleResolution: "node16" }, ["consumer.cts"]),
+    ]);
+    for (const outcome of [node16, bundler, commonjs]) {
+      expect(outcome.output).toBe("");
+      expect(outcome.code).toBe(0);
+    }
+  }, 300_000 * inject("timeScale"));
+
+  it("@latchkey/next exports its package.json, as next-auth does (applications import it)", async () => {
+    const script = `import pkg from "@latchkey/next/package.json" with { type: "json" };
+import { createRequire } from "node:module";
+const fromRequire = createRequire(import.meta.url)("@latchkey/next/package.json");
+process.stdout.write(JSON.stringify([pkg.name, fromRequire.version]));`;
+    await writeFile(join(project, "package-json.mjs"), script);
+    const outcome = await exec(process.execPath, ["package-json.mjs"], project);
+    expect(outcome.output).toBe(JSON.stringify(["@latchkey/next", "0.1.0"]));
+  });
 
   it(
     "publint finds nothing to report in any tarball",
@@ -390,18 +427,14 @@ describe("the packed packages, installed from their tarballs", () => {
     120_000 * inject("timeScale"),
   );
 
-  it(
-    "@arethetypeswrong/cli finds no problem in any tarball (esm-only profile)",
-    async () => {
-      const reports = await Promise.all(packages.map((p) => attw(p.tarball, entries.get(p.manifest.name) ?? [])));
-      packages.forEach((p, i) => {
-        const report = reports[i] as AttwReport;
-        expect(report.problems, p.manifest.name).toEqual([]);
-        expect(report.code, `${p.manifest.name}:\n${report.output.slice(0, 2000)}`).toBe(0);
-      });
-    },
-    120_000 * inject("timeScale"),
-  );
+  it("@arethetypeswrong/cli finds no problem in any tarball (esm-only profile)", async () => {
+    const reports = await Promise.all(packages.map((p) => attw(p.tarball, entries.get(p.manifest.name) ?? [])));
+    packages.forEach((p, i) => {
+      const report = reports[i] as AttwReport;
+      expect(report.problems, p.manifest.name).toEqual([]);
+      expect(report.code, `${p.manifest.name}:\n${report.output.slice(0, 2000)}`).toBe(0);
+    });
+  }, 300_000 * inject("timeScale"));
 
   it("a CommonJS Express application require()s Latchkey and signs in with credentials", async () => {
     const password = randomBytes(12).toString("base64url");

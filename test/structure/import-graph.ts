@@ -24,14 +24,17 @@ const options: ts.CompilerOptions = {
   allowJs: false,
 };
 
-/** Every `.ts` file under `dir` (declaration files, `dist` and `node_modules` left out). */
+/** Folders never read: installed and built files, and a Next.js app's tests and scripts (see importGraph). */
+const skippedFolders = new Set(["node_modules", "dist", ".next", "test", "scripts"]);
+
+/** Every `.ts` and `.tsx` file under `dir` (declaration files and the skipped folders left out). */
 export function sourceFiles(dir: string): string[] {
   const found: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (entry.name !== "node_modules" && entry.name !== "dist") found.push(...sourceFiles(path));
-    } else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts")) {
+      if (!skippedFolders.has(entry.name)) found.push(...sourceFiles(path));
+    } else if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith(".d.ts")) {
       found.push(path);
     }
   }
@@ -96,26 +99,29 @@ function specifiersOf(file: ts.SourceFile): Specifier[] {
 
 /**
  * The relative imports of every source file under `dir`, resolved the way `tsc` resolves them
- * (NodeNext: `./x.js` is `./x.ts`, a folder's `index`).
+ * (NodeNext: `./x.js` is `./x.ts`, a folder's `index`; a Next.js app passes its bundler resolution,
+ * where `./x` is `./x.ts` or `./x.tsx`).
  *
  * @example
  * const graph = importGraph("packages/core/src");
  * graph.get("/…/packages/core/src/jwt.ts"); // [{ to: "/…/src/lib/jwe.ts", line: 3, typeOnly: false }, …]
  */
-export function importGraph(dir: string): ImportGraph {
+export function importGraph(dir: string, resolution: ts.CompilerOptions = options): ImportGraph {
   const graph: ImportGraph = new Map();
   const files = sourceFiles(dir);
   const known = new Set(files);
   for (const path of files) {
     const text = ts.sys.readFile(path) ?? "";
-    const file = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    const kind = path.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
+    const file = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, kind);
     const edges: ImportEdge[] = [];
     for (const specifier of specifiersOf(file)) {
-      if (!specifier.text.startsWith(".")) continue;
+      // A style sheet (a Next.js app's `import "./globals.css"`) imports no code back.
+      if (!specifier.text.startsWith(".") || specifier.text.endsWith(".css")) continue;
       const resolved = ts.resolveModuleName(
         specifier.text,
         path,
-        options,
+        resolution,
         ts.sys,
         undefined,
         undefined,

@@ -8,31 +8,13 @@
  *
  * Without /usr/bin/chromium the suite is skipped with a notice, unless CI is set: then it fails.
  */
-import { createHmac } from "node:crypto";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { browserSuiteRuns, launchChromium } from "../../../../packages/express/test/support/chromium.js";
 import { type DemoProcess, startDemoProcess } from "../support.js";
+import { stepNow, totpAt } from "../totp-code.js";
 
 const runs = browserSuiteRuns("express-demo TOTP e2e");
-
-/** The six-digit code an authenticator app holding `secret` (base32) shows at time step `step`. */
-function totpAt(secret: string, step: number): string {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-  let bits = "";
-  for (const char of secret.replace(/=+$/, "")) {
-    const value = alphabet.indexOf(char.toUpperCase());
-    if (value < 0) throw new Error(`not base32: ${secret}`);
-    bits += value.toString(2).padStart(5, "0");
-  }
-  const key = Buffer.from((bits.match(/.{8}/g) ?? []).map((byte) => Number.parseInt(byte, 2)));
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(step));
-  const mac = createHmac("sha1", key).update(counter).digest();
-  const offset = (mac[mac.length - 1] as number) & 0x0f;
-  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, "0");
-}
-const stepNow = () => Math.floor(Date.now() / 1000 / 30);
 
 let demo: DemoProcess;
 let browser: Browser;

@@ -1,0 +1,294 @@
+/**
+ * The Next.js demo end to end in Debian's Chromium (playwright-core, never a downloaded browser),
+ * for one Next.js major: built with `next build` and served by `next start` (through the demo's
+ * start script) once for the file, every test on that one server. Every sign-in method: the
+ * password through a server action (a wrong one shows the CredentialsSignin the action caught),
+ * the local IdP, the magic link from the mail catcher, a passkey on a virtual authenticator, an
+ * authenticator-app code after the password; the page the proxy/middleware protects; useSession
+ * after update(); a client sign-out seen by another tab.
+ *
+ * Without /usr/bin/chromium the suite is skipped with a notice, unless CI is set: then it fails.
+ */
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  addVirtualPasskey,
+  browserSuiteRuns,
+  launchChromium,
+} from "../../../../packages/express/test/support/chromium.js";
+import { stepNow, totpAt } from "../../../express-demo/test/totp-code.js";
+import { appDirs, buildDemo, type NextDemo, startNextDemo } from "../support.js";
+
+/** A test's own limit: a few page loads of a production build, on a machine shared with other tests. */
+const STEP = 120_000;
+
+export function nextDemoSuite(major: 15 | 16): void {
+  const runs = browserSuiteRuns(`next-demo (Next.js ${major}) e2e`);
+  let demo: NextDemo;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+
+  async function freshPage(): Promise<Page> {
+    const context = await browser.newContext();
+    contexts.push(context);
+    context.setDefaultTimeout(15_000); // a step that hangs fails with its name
+    return context.newPage();
+  }
+
+  async function whoIsSignedIn(page: Page): Promise<string> {
+    await page.goto(`${demo.url}/`);
+    return (await page.textContent("#who"))?.replace(/\s+/g, " ").trim() ?? "";
+  }
+
+  /** The navigation's sign-out button: a server action calling signOut({ redirectTo: "/" }). */
+  async function signOut(page: Page): Promise<void> {
+    await page.goto(`${demo.url}/account`);
+    await page.click("#nav-signout button");
+    await page.waitForFunction(() => document.querySelector("#who")?.textContent === "You are not signed in.");
+    expect(await whoIsSignedIn(page)).toBe("You are not signed in.");
+  }
+
+  /** The password form of /login (a server action); resolves once the browser is at `landing`. */
+  async function signInWithPassword(page: Page, callbackUrl: string, landing: string | RegExp): Promise<void> {
+    await page.goto(`${demo.url}/login?callbackUrl=${encodeURIComponent(callbackUrl)}`);
+    await page.fill('#password-form input[name="email"]', "demo@example.com");
+    await page.fill('#password-form input[name="password"]', "demo-password");
+    await Promise.all([page.waitForURL(landing), page.click("#password-form button")]);
+  }
+
+  const sessionOnPage = async (page: Page) => JSON.parse((await page.textContent("#session")) ?? "null");
+
+  describe.skipIf(!runs)(`the Next.js ${major} demo in Chromium`, () => {
+    beforeAll(async () => {
+      const [, launched] = await Promise.all([buildDemo(appDirs[major]), launchChromium()]);
+      browser = launched;
+      demo = await startNextDemo(appDirs[major]);
+    }, 600_000);
+
+    afterAll(async () => {
+      await Promise.all(contexts.map((c) => c.close()));
+      await browser?.close();
+      await demo?.stop();
+    });
+
+    it(
+      "password through a server action: the middleware sends to /login, a wrong password is shown, the right one lands on the protected page",
+      async () => {
+        const page = await freshPage();
+        await page.goto(`${demo.url}/protected`);
+        expect(page.url()).toBe(`${demo.url}/login?callbackUrl=%2Fprotected`);
+
+        await page.fill('#password-form input[name="email"]', "demo@example.com");
+        await page.fill('#password-form input[name="password"]', "wrong-password");
+        await page.click("#password-form button");
+        // The action caught CredentialsSignin and returned the message: same page, no redirect.
+        expect(await page.locator("#password-error").textContent()).toBe("Wrong e-mail or password.");
+        expect(page.url()).toBe(`${demo.url}/login?callbackUrl=%2Fprotected`);
+        expect(await whoIsSignedIn(page)).toBe("You are not signed in.");
+
+        await signInWithPassword(page, "/protected", `${demo.url}/protected`);
+        expect(await page.textContent("#secret")).toBe("Only signed-in users see this, Demo User.");
+        expect(await whoIsSignedIn(page)).toBe("Signed in as Demo User (demo@example.com) with password.");
+        // auth() in a Route Handler and in generateMetadata.
+        const me = await page.request.get(`${demo.url}/api/me`);
+        expect(me.status()).toBe(200);
+        expect(await me.json()).toMatchObject({ user: { email: "demo@example.com" }, provider: "credentials" });
+        expect(await page.title()).toBe("Latchkey Next.js demo · Demo User");
+
+        await signOut(page);
+        await page.goto(`${demo.url}/protected`);
+        expect(page.url()).toBe(`${demo.url}/login?callbackUrl=%2Fprotected`);
+        expect((await page.request.get(`${demo.url}/api/me`)).status()).toBe(401);
+      },
+      STEP,
+    );
+
+    it(
+      "Demo IdP through a server action: the IdP's login page, back signed in",
+      async () => {
+        const page = await freshPage();
+        await page.goto(`${demo.url}/login?callbackUrl=%2Faccount`);
+        await page.click("#idp-form button");
+        await page.waitForURL(/^http:\/\/127\.0\.0\.1:\d+\/interaction\//);
+        await page.fill('input[name="login"]', "alice");
+        await page.fill('input[name="password"]', "any password");
+        await Promise.all([page.waitForURL(`${demo.url}/account`), page.click('button[type="submit"]')]);
+        expect(await sessionOnPage(page)).toMatchObject({
+          user: { name: "alice", email: "alice@idp.example" },
+          provider: "demo-idp",
+        });
+        expect(await whoIsSignedIn(page)).toBe("Signed in as alice (alice@idp.example) with Demo IdP.");
+        await signOut(page);
+      },
+      STEP,
+    );
+
+    it(
+      "magic link through a server action: the link from the mail catcher signs in, once",
+      async () => {
+        const page = await freshPage();
+        const address = `reader-${major}-${Date.now()}@example.com`;
+        await page.goto(`${demo.url}/login?callbackUrl=%2Faccount`);
+        await page.fill('#email-form input[name="email"]', address);
+        await Promise.all([page.waitForURL(/\/api\/auth\/verify-request/), page.click("#email-form button")]);
+
+        await page.goto(`${demo.url}/dev/mail`);
+        const message = page.locator("li.mail", { has: page.locator(".to", { hasText: address }) });
+        expect(await message.count()).toBe(1);
+        const link = message.locator('a[href*="/api/auth/callback/nodemailer"]');
+        const href = (await link.getAttribute("href")) as string;
+        await Promise.all([page.waitForURL(`${demo.url}/account`), link.click()]);
+        expect(await sessionOnPage(page)).toMatchObject({ user: { email: address }, provider: "nodemailer" });
+
+        await signOut(page);
+        await page.goto(href);
+        expect(page.url()).toMatch(/\/api\/auth\/error\?error=Verification/);
+        expect(await whoIsSignedIn(page)).toBe("You are not signed in.");
+      },
+      STEP,
+    );
+
+    it(
+      "passkey on the built-in page: a new address registers one, then signs in with it",
+      async () => {
+        const page = await freshPage();
+        const cdp = await page.context().newCDPSession(page);
+        const authenticatorId = await addVirtualPasskey(cdp);
+        // Conditional (autofill) requests off: the button does the whole ceremony each time.
+        await page.addInitScript(() => {
+          PublicKeyCredential.isConditionalMediationAvailable = async () => false;
+        });
+        const address = `keyholder-${major}-${Date.now()}@example.com`;
+        const passkeyButton = page.getByRole("button", { name: "Sign in with Passkey" });
+
+        await page.goto(`${demo.url}/login?callbackUrl=%2Faccount`);
+        await Promise.all([page.waitForURL(/\/api\/auth\/signin\?/), page.click("#builtin-signin")]);
+        await page.fill("#input-email-for-passkey-provider", address);
+        await Promise.all([page.waitForURL(`${demo.url}/account`), passkeyButton.click()]);
+        expect(await sessionOnPage(page)).toMatchObject({ user: { email: address }, provider: "passkey" });
+        const { credentials } = await cdp.send("WebAuthn.getCredentials", { authenticatorId });
+        expect(credentials).toHaveLength(1);
+        await signOut(page);
+
+        await page.goto(`${demo.url}/api/auth/signin?callbackUrl=%2Fprotected`);
+        await page.fill("#input-email-for-passkey-provider", address);
+        await Promise.all([page.waitForURL(`${demo.url}/protected`), passkeyButton.click()]);
+        expect(await whoIsSignedIn(page)).toBe(`Signed in as ${address} (${address}) with passkey.`);
+        const after = await cdp.send("WebAuthn.getCredentials", { authenticatorId });
+        expect(after.credentials[0]?.signCount).toBeGreaterThan(credentials[0]?.signCount ?? 0);
+      },
+      STEP,
+    );
+
+    it(
+      "useSession: authenticated on a client page, the new name after update(), on the server too",
+      async () => {
+        const page = await freshPage();
+        // The server action's redirect is a client-side navigation: the layout renders again with
+        // the new session, and SessionProvider follows it without a page load.
+        await page.goto(`${demo.url}/client`);
+        expect(await page.textContent("#client-status")).toBe("unauthenticated");
+        await signInWithPassword(page, "/client", `${demo.url}/client`);
+        await page.waitForFunction(() => document.querySelector("#client-status")?.textContent === "authenticated");
+        // A page load: SessionProvider starts with the session auth() gave the layout.
+        await page.goto(`${demo.url}/client`);
+        expect(await page.textContent("#client-status")).toBe("authenticated");
+        expect(await page.textContent("#client-name")).toBe("Demo User");
+
+        const name = `Renamed ${major}`;
+        await page.fill('#rename input[aria-label="New name"]', name);
+        await Promise.all([
+          page.waitForResponse((r) => r.url() === `${demo.url}/api/auth/session` && r.request().method() === "POST"),
+          page.click("#rename button"),
+        ]);
+        await page.waitForFunction(
+          (expected) => document.querySelector("#client-name")?.textContent === expected,
+          name,
+        );
+        // The re-issued cookie carries it: auth() on the server reads the new name.
+        expect(await whoIsSignedIn(page)).toBe(`Signed in as ${name} (demo@example.com) with password.`);
+      },
+      STEP,
+    );
+
+    it(
+      "a client signOut() in one tab is seen by the other tab, without a reload",
+      async () => {
+        const first = await freshPage();
+        await signInWithPassword(first, "/", `${demo.url}/`);
+        await first.goto(`${demo.url}/client`);
+        const second = await first.context().newPage();
+        await second.goto(`${demo.url}/client`);
+        await expect.poll(() => second.textContent("#client-status")).toBe("authenticated");
+        await expect.poll(() => first.textContent("#client-status")).toBe("authenticated");
+
+        let reloaded = false;
+        second.on("framenavigated", (frame) => {
+          if (frame === second.mainFrame()) reloaded = true;
+        });
+        await first.click("#client-signout");
+        await first.waitForFunction(() => document.querySelector("#client-status")?.textContent === "unauthenticated");
+        await second.waitForFunction(() => document.querySelector("#client-status")?.textContent === "unauthenticated");
+        expect(reloaded).toBe(false);
+        await second.goto(`${demo.url}/protected`);
+        expect(second.url()).toBe(`${demo.url}/login?callbackUrl=%2Fprotected`);
+      },
+      STEP,
+    );
+
+    // Last: it gives the demo user a second factor (and takes it away at the end).
+    it(
+      "authenticator app: enrolled on the account page, then asked after the password; wrong and replayed codes refused",
+      async () => {
+        const page = await freshPage();
+        await signInWithPassword(page, "/account", `${demo.url}/account`);
+        expect(await page.textContent("#totp-status")).toContain("off");
+
+        await page.click("#totp-start button");
+        const secret = ((await page.locator("#totp-secret").textContent()) ?? "").trim();
+        expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+        expect(await page.locator("#totp-qr svg path").count()).toBe(1);
+        const enrolStep = stepNow();
+        const enrolCode = totpAt(secret, enrolStep);
+        await page.fill('#totp-confirm input[name="code"]', enrolCode);
+        await page.click("#totp-confirm button");
+        // The action's answer: the backup codes, or a message if the code was refused.
+        await page.waitForSelector("#backup-codes, #totp-message");
+        expect(await page.locator("#totp-message").count()).toBe(0);
+        const backupCodes = (await page.locator("#backup-codes code").allTextContents()).map((c) => c.trim());
+        expect(backupCodes).toHaveLength(10);
+        await page.goto(`${demo.url}/account`);
+        expect(await page.textContent("#totp-status")).toContain("on");
+        await signOut(page);
+
+        // The password (server action) now leads to the built-in code page, with no session yet.
+        const codePage = /\/api\/auth\/callback\/totp(\?|$)/;
+        await signInWithPassword(page, "/account", codePage);
+        const codeForm = page.locator('form[action$="/api/auth/callback/totp"]');
+        const enter = async (code: string, landing: string | RegExp) => {
+          await codeForm.locator('input[name="code"]').fill(code);
+          await Promise.all([page.waitForURL(landing), codeForm.locator("button").click()]);
+        };
+        const refused = /\/api\/auth\/callback\/totp\?error=CredentialsSignin/;
+        const wrong = String((Number(totpAt(secret, stepNow())) + 500_000) % 1_000_000).padStart(6, "0");
+        await enter(wrong, refused);
+        await enter(enrolCode, refused); // its time step is spent
+        await enter(totpAt(secret, Math.max(stepNow(), enrolStep + 1)), `${demo.url}/account`);
+        expect(await sessionOnPage(page)).toMatchObject({ provider: "credentials", amr: ["pwd", "otp"] });
+        expect(await whoIsSignedIn(page)).toBe(
+          "Signed in as Demo User (demo@example.com) with password and an authenticator app code.",
+        );
+
+        // Turned off with a backup code: the password alone signs in again.
+        await page.goto(`${demo.url}/account`);
+        await page.fill('#totp-disable input[name="code"]', backupCodes[0] as string);
+        await page.click("#totp-disable button");
+        expect(await page.locator("#totp-message").textContent()).toContain("turned off");
+        await signOut(page);
+        await signInWithPassword(page, "/account", `${demo.url}/account`);
+        expect(await sessionOnPage(page)).toMatchObject({ amr: ["pwd"] });
+      },
+      2 * STEP,
+    );
+  });
+}

@@ -1,0 +1,145 @@
+/**
+ * The conversions between Next.js's requests and the core pipeline's: a route handler's Web
+ * `Request`, the headers of `next/headers`, a Pages Router `IncomingMessage`; and back, the
+ * pipeline's answer as a `Response` or as cookies for Next.js's cookie store.
+ */
+import type { AuthConfig, Session } from "@latchkey/core";
+import { finalizeResponse, type HeaderReader, type IncomingRequest, readWebBody, serve } from "@latchkey/core/internal";
+import { nextEnv } from "./env.js";
+
+type Cookie = NonNullable<Awaited<ReturnType<typeof serve>>["cookies"]>[number];
+
+/** The first value of a list header (`X-Forwarded-Host: a, b` → `a`). */
+function first(value: string | null | undefined): string | undefined {
+  return value?.split(",")[0]?.trim() || undefined;
+}
+
+/**
+ * Where a request arrived: its scheme from `X-Forwarded-Proto` (which Next.js itself sets, and
+ * uses for the request's URL) and its host from `Host`, or from `X-Forwarded-Host` only when the
+ * configuration trusts the proxy (`trustHost`, `AUTH_TRUST_HOST`). With `AUTH_URL` set, the core
+ * takes the origin from it and reads neither.
+ */
+export function arrival(
+  headers: HeaderReader,
+  config: AuthConfig,
+  fallback: { protocol?: string; host?: string | null } = {},
+): { protocol: string; host: string | null } {
+  const host = (config.trustHost ? first(headers.get("x-forwarded-host")) : undefined) ?? headers.get("host");
+  const protocol = first(headers.get("x-forwarded-proto")) ?? fallback.protocol ?? "http";
+  return { protocol, host: host ?? fallback.host ?? null };
+}
+
+/** The client address the application's `clientAddress` option gives; a throw counts as unknown. */
+function clientAddress(config: AuthConfig, request: Request): string | undefined {
+  if (typeof config.clientAddress !== "function") return undefined;
+  try {
+    const address = config.clientAddress(request);
+    return typeof address === "string" && address ? address : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A route handler's request as the pipeline reads it. */
+export function webIncoming(request: Request, config: AuthConfig): IncomingRequest {
+  const url = new URL(request.url);
+  const where = arrival(request.headers, config, { protocol: url.protocol, host: url.host });
+  return {
+    method: request.method,
+    path: `${url.pathname}${url.search}`,
+    protocol: where.protocol,
+    host: where.host,
+    headers: request.headers,
+    body: () => readWebBody(request),
+    clientIp: clientAddress(config, request),
+    webHeaders: () => request.headers,
+  };
+}
+
+/** The headers of a request that the pipeline is asked about on the application's behalf. */
+function readerOf(entries: Record<string, string | undefined>): HeaderReader & { toHeaders(): Headers } {
+  return {
+    get: (name) => entries[name.toLowerCase()] ?? null,
+    toHeaders: () => {
+      const h = new Headers();
+      for (const [name, value] of Object.entries(entries)) if (value !== undefined) h.set(name, value);
+      return h;
+    },
+  };
+}
+
+/**
+ * A request the application makes of the pipeline itself (its session, a server action's
+ * sign-in): `path` under the base path, with only the headers given.
+ */
+export function internalRequest(
+  config: AuthConfig,
+  where: { protocol: string; host: string | null },
+  method: "GET" | "POST",
+  path: string,
+  headers: Record<string, string | undefined>,
+  body?: Record<string, unknown>,
+): IncomingRequest {
+  const reader = readerOf(headers);
+  return {
+    method,
+    path: `${config.basePath}${path}`,
+    protocol: where.protocol,
+    host: where.host,
+    headers: reader,
+    body: async () => body,
+    webHeaders: () => reader.toHeaders(),
+  };
+}
+
+/** The session of a request and the cookies its read re-issued (a JWT's new expiry, `updateAge`). */
+export interface SessionRead {
+  session: Session | null;
+  cookies: Cookie[];
+}
+
+/**
+ * Reads the session of a request through the pipeline (`GET <basePath>/session`), keeping the
+ * cookies it re-issues for the caller to deliver. Any answer but 200 is "no session" (fail closed).
+ */
+export async function readSession(
+  config: AuthConfig,
+  where: { protocol: string; host: string | null },
+  cookieHeader: string | null | undefined,
+): Promise<SessionRead> {
+  const res = await serve(
+    internalRequest(config, where, "GET", "/session", { cookie: cookieHeader ?? undefined }),
+    config,
+    { env: nextEnv },
+  );
+  const ok = (res.status ?? 200) === 200 && res.body !== null && typeof res.body === "object" && !res.redirect;
+  return { session: ok ? (res.body as unknown as Session) : null, cookies: res.cookies ?? [] };
+}
+
+/** The `Set-Cookie` header values of cookies. */
+export function setCookieHeaders(cookies: Cookie[]): string[] {
+  if (!cookies.length) return [];
+  return finalizeResponse({ cookies }).headers.map(([, value]) => value);
+}
+
+/** A cookie store with Next.js's `cookies()` `set` signature. */
+export interface CookieWriter {
+  set(name: string, value: string, options?: Record<string, unknown>): unknown;
+}
+
+/**
+ * Puts cookies in Next.js's cookie store. Where Next.js forbids writes (a Server Component), the
+ * first write throws and the rest are not tried: false is returned, and the browser keeps the
+ * cookies it has (which stay valid; only their renewal waits for the next request that can carry it).
+ */
+export function writeCookies(store: CookieWriter, cookies: Cookie[]): boolean {
+  for (const cookie of cookies) {
+    try {
+      store.set(cookie.name, cookie.value, { ...cookie.options });
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}

@@ -1,0 +1,71 @@
+/**
+ * The environment as `next-auth` v5 reads it, and the configuration it gives. `NEXTAUTH_URL` and
+ * `NEXTAUTH_SECRET` stand in for `AUTH_URL` and `AUTH_SECRET` when those are unset; the base path
+ * is `AUTH_URL`'s path when it has one, else `/api/auth`. Everything else (`AUTH_TRUST_HOST`,
+ * `AUTH_<PROVIDER>_ID/SECRET`, rotated secrets) is the core's own `setEnvDefaults`.
+ */
+import type { AuthConfig } from "@latchkey/core";
+import { setEnvDefaults } from "@latchkey/core";
+import { withEnvDefaults } from "@latchkey/core/internal";
+
+type Env = Record<string, string | undefined>;
+
+const fallbacks: Record<string, string> = { AUTH_URL: "NEXTAUTH_URL", AUTH_SECRET: "NEXTAUTH_SECRET" };
+
+/**
+ * `process.env`, read at each access (Next.js fills it before the first request), with the
+ * `NEXTAUTH_*` names of `next-auth` standing in for unset `AUTH_*` ones.
+ */
+export const nextEnv: Env = new Proxy({} as Env, {
+  get(_target, key) {
+    if (typeof key !== "string") return undefined;
+    const value = process.env[key];
+    if (value) return value;
+    const fallback = fallbacks[key];
+    return (fallback && process.env[fallback]) || value;
+  },
+});
+
+/** The path of `AUTH_URL` (or `NEXTAUTH_URL`) without its trailing slash; "" for none or `/`. */
+function envBasePath(): string {
+  const url = nextEnv.AUTH_URL;
+  if (!url) return "";
+  try {
+    return new URL(url).pathname.replace(/\/+$/, "");
+  } catch {
+    return ""; // an unparsable AUTH_URL is named by the core when it resolves the configuration
+  }
+}
+
+const prepared = new WeakSet<AuthConfig>();
+const copies = new WeakMap<AuthConfig, AuthConfig>();
+
+/**
+ * Prepares an application's configuration as `next-auth` does, on the object itself: the base
+ * path (`AUTH_URL`'s path, else `/api/auth`) and the environment's defaults (`setEnvDefaults`:
+ * the secret, `trustHost`, the providers' ids and secrets) are written to it, once per object.
+ * The same object then works with the core's server-side functions (`secondFactorStatus(config,
+ * ...)`, the sessions API), as it does with `next-auth`. A frozen object is copied instead.
+ *
+ * @example
+ * ```ts
+ * const config = nextConfig({ providers: [GitHub] }) // basePath "/api/auth", secret from AUTH_SECRET
+ * ```
+ */
+export function nextConfig(config: AuthConfig): AuthConfig {
+  if (prepared.has(config)) return config;
+  const copied = copies.get(config);
+  if (copied) return copied;
+  const basePath = config.basePath || envBasePath() || "/api/auth";
+  try {
+    config.basePath = basePath;
+    setEnvDefaults(nextEnv, config, true);
+    prepared.add(config);
+    return config;
+  } catch (e) {
+    if (!(e instanceof TypeError) || !Object.isFrozen(config)) throw e;
+    const copy = withEnvDefaults(nextEnv, { ...config, basePath });
+    copies.set(config, copy);
+    return copy;
+  }
+}

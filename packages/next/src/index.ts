@@ -1,0 +1,291 @@
+/**
+ * Latchkey for Next.js (App Router and Pages Router), with the interface of `next-auth` v5:
+ * `NextAuth(config)` gives the route handlers of `/api/auth/*`, `auth()` for every place Next.js
+ * runs server code, and the server actions `signIn`, `signOut` and `unstable_update`.
+ * Runs on the Node.js runtime (see the README for middleware on Next.js 15 and 16).
+ *
+ * @example
+ * ```ts
+ * // auth.ts
+ * import NextAuth from "@latchkey/next"
+ * import GitHub from "@latchkey/next/providers/github"
+ * export const { handlers, auth, signIn, signOut } = NextAuth({ providers: [GitHub] })
+ *
+ * // app/api/auth/[...nextauth]/route.ts
+ * export const { GET, POST } = handlers
+ * ```
+ * @module @latchkey/next
+ */
+import "./runtime-check.js";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AuthConfig, Awaitable, Session } from "@latchkey/core";
+import { serve, toResponse } from "@latchkey/core/internal";
+import type { NextFetchEvent, NextMiddleware, NextRequest } from "next/server.js";
+import { type SignInAuthorizationParams, signIn, signOut, update } from "./actions.js";
+import { arrival, type CookieWriter, readSession, setCookieHeaders, webIncoming, writeCookies } from "./convert.js";
+import { nextConfig, nextEnv } from "./env.js";
+import { nextHeaders, nextServer } from "./next-modules.js";
+import { assertNodeRuntime } from "./runtime.js";
+
+export { customFetch, skipCSRFCheck } from "@latchkey/core";
+export * from "@latchkey/core/errors";
+export type { Account, DefaultSession, Profile, Session, User } from "@latchkey/core/types";
+export type { SignInAuthorizationParams, SignInOptions } from "./actions.js";
+export { EdgeRuntimeUnsupported } from "./runtime.js";
+
+/** The configuration of `NextAuth`: Latchkey's, with the `authorized` callback of middleware. */
+export interface NextAuthConfig extends Omit<AuthConfig, "callbacks"> {
+  callbacks?: AuthConfig["callbacks"] & {
+    /**
+     * Decides, in middleware (`export { auth as middleware }`), whether a request may go on:
+     * `true` lets it, `false` redirects to the sign-in page (with the URL as `callbackUrl`), a
+     * `Response` is answered instead. Not called without it: every request goes on.
+     */
+    authorized?: (params: { request: NextRequest; auth: Session | null }) => Awaitable<boolean | Response | undefined>;
+  };
+}
+
+/** A request in middleware or a route handler wrapped by `auth`, with its session. */
+export interface NextAuthRequest extends NextRequest {
+  auth: Session | null;
+}
+
+/** Middleware wrapped by `auth((req) => ...)`. */
+export type NextAuthMiddleware = (request: NextAuthRequest, event: NextFetchEvent) => ReturnType<NextMiddleware>;
+
+/** The second argument of an App Router route handler. */
+// biome-ignore lint/suspicious/noExplicitAny: Next.js's own type for the route's parameters
+export type AppRouteHandlerFnContext = { params: Promise<any> };
+
+/** An App Router route handler. */
+export type AppRouteHandlerFn = (
+  req: NextRequest,
+  ctx: AppRouteHandlerFnContext,
+  // biome-ignore lint/suspicious/noConfusingVoidType: a handler may return nothing, as Next.js's type says
+) => void | Response | Promise<void | Response>;
+
+/** The result of `NextAuth(config)`. */
+export interface NextAuthResult {
+  /** The route handlers of `app/api/auth/[...nextauth]/route.ts`: `export const { GET, POST } = handlers`. */
+  handlers: Record<"GET" | "POST", (req: NextRequest | Request) => Promise<Response>>;
+  /**
+   * The session, wherever Next.js runs server code: `await auth()` in Server Components, Route
+   * Handlers, Server Actions and `generateMetadata`; `auth(req, res)` or `auth(context)` in the
+   * Pages Router; `export { auth as middleware }` (or `as proxy`) and `auth((req) => ...)` with
+   * `req.auth`. A session cookie the read renews is delivered where Next.js lets a response
+   * carry it (middleware, Route Handlers, Server Actions, Pages Router responses).
+   */
+  auth: ((...args: []) => Promise<Session | null>) &
+    ((...args: [IncomingMessage, ServerResponse]) => Promise<Session | null>) &
+    ((...args: [PagesContext]) => Promise<Session | null>) &
+    ((
+      ...args: [(req: NextAuthRequest, ctx: AppRouteHandlerFnContext) => ReturnType<AppRouteHandlerFn>]
+    ) => AppRouteHandlerFn) &
+    ((...args: [NextAuthMiddleware]) => NextMiddleware) &
+    ((...args: [NextRequest, NextFetchEvent?]) => Promise<Response>);
+  /**
+   * Signs in from a Server Action: redirects (with Next.js's `redirect()`) to the provider, or
+   * for credentials to `redirectTo` (the current page by default). A wrong password throws
+   * `CredentialsSignin` (with its `code`); every other failure an `AuthError` subclass.
+   * `redirect: false` returns the URL instead.
+   */
+  signIn: <R extends boolean = true>(
+    provider?: string,
+    options?: FormData | ({ redirectTo?: string; redirect?: R } & Record<string, unknown>),
+    authorizationParams?: SignInAuthorizationParams,
+  ) => Promise<R extends false ? string : never>;
+  /** Signs out from a Server Action and redirects to `redirectTo` (the current page by default). */
+  signOut: <R extends boolean = true>(options?: {
+    redirectTo?: string;
+    redirect?: R;
+  }) => Promise<R extends false ? { redirect: string } : never>;
+  /** Updates the session from the server (the `jwt` callback's `trigger: "update"`); returns the new session. */
+  unstable_update: (data: Partial<Session | { user: Partial<Session["user"]> }>) => Promise<Session | null>;
+}
+
+/**
+ * The Pages Router's `getServerSideProps` context, as far as `auth(context)` reads it (Next.js's
+ * `GetServerSidePropsContext` is one). Declared here rather than imported from `next`, whose
+ * types also declare globals (a read-only `process.env.NODE_ENV`) in every program that sees them.
+ */
+export interface PagesContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+}
+
+type ConfigSource = NextAuthConfig | ((request: NextRequest | undefined) => Awaitable<NextAuthConfig>);
+
+function isRequest(value: unknown): value is Request {
+  return (
+    value instanceof Request ||
+    (typeof value === "object" && value !== null && "nextUrl" in value && "headers" in value && "method" in value)
+  );
+}
+
+/** A Node request's headers, read as the pipeline reads Web headers. */
+function nodeReader(req: IncomingMessage) {
+  return {
+    get(name: string) {
+      const value = req.headers[name.toLowerCase()];
+      return Array.isArray(value) ? value.join(", ") : (value ?? null);
+    },
+  };
+}
+
+/** Appends `Set-Cookie` to a Pages Router response (a Node `ServerResponse` or a Web `Response`). */
+function appendNodeCookies(res: unknown, values: string[]): void {
+  if (!values.length || !res) return;
+  const target = res as ServerResponse & { headers?: Headers };
+  if (target.headers instanceof Headers) {
+    for (const value of values) target.headers.append("set-cookie", value);
+    return;
+  }
+  if (target.headersSent) return;
+  const existing = target.getHeader("set-cookie");
+  const before = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
+  target.setHeader("set-cookie", [...before, ...values]);
+}
+
+/** Adds the cookies a session read renewed to the response middleware or a handler returns. */
+function withCookies(response: Response, read: Awaited<ReturnType<typeof readSession>>): Response {
+  if (!read.cookies.length) return response;
+  const jar = (response as { cookies?: CookieWriter }).cookies;
+  // A NextResponse: its cookie store also hands the renewed cookie to this request's rendering.
+  if (jar && typeof jar.set === "function" && writeCookies(jar, read.cookies)) return response;
+  const values = setCookieHeaders(read.cookies);
+  try {
+    for (const value of values) response.headers.append("set-cookie", value);
+    return response;
+  } catch {
+    // a Response with immutable headers (Response.redirect): copied with the cookies added
+    const copy = new Response(response.body, response);
+    for (const value of values) copy.headers.append("set-cookie", value);
+    return copy;
+  }
+}
+
+/** The request with `AUTH_URL`'s origin, so that URLs middleware builds from it are public ones. */
+async function withEnvOrigin(request: Request): Promise<NextRequest> {
+  const { NextRequest } = await nextServer();
+  const next = request instanceof NextRequest ? request : new NextRequest(request);
+  const envUrl = nextEnv.AUTH_URL;
+  if (!envUrl) return next;
+  const { origin } = new URL(envUrl);
+  if (next.nextUrl.origin === origin) return next;
+  return new NextRequest(next.nextUrl.href.replace(next.nextUrl.origin, origin), next);
+}
+
+async function handleAuth(
+  args: [Request, unknown?],
+  source: NextAuthConfig,
+  handler?: (req: NextAuthRequest, ctx: never) => unknown,
+): Promise<Response> {
+  assertNodeRuntime();
+  const config = nextConfig(source as AuthConfig);
+  const { NextResponse } = await nextServer();
+  const request = await withEnvOrigin(args[0]);
+  const where = arrival(request.headers, config, { protocol: request.nextUrl.protocol, host: request.nextUrl.host });
+  const read = await readSession(config, where, request.headers.get("cookie"));
+  let authorized: boolean | Response | undefined = true;
+  const check = source.callbacks?.authorized;
+  // Latchkey's own actions are never held back: a matcher that includes them would otherwise
+  // lock signed-out users out of signing in.
+  const own = request.nextUrl.pathname.startsWith(`${config.basePath}/`);
+  if (check && !own) authorized = await check({ request, auth: read.session });
+  let response: Response = NextResponse.next();
+  if (authorized instanceof Response) {
+    response = authorized;
+  } else if (handler) {
+    const augmented = request as NextAuthRequest;
+    augmented.auth = read.session;
+    response = ((await handler(augmented, args[1] as never)) as Response | undefined) ?? NextResponse.next();
+  } else if (!authorized) {
+    const signInPage = config.pages?.signIn ?? `${config.basePath}/signin`;
+    if (request.nextUrl.pathname !== signInPage) {
+      const url = request.nextUrl.clone();
+      url.pathname = signInPage;
+      url.search = "";
+      url.searchParams.set("callbackUrl", request.nextUrl.href);
+      response = NextResponse.redirect(url);
+    }
+  }
+  return withCookies(response, read);
+}
+
+/** `auth()` in Server Components, Route Handlers, Server Actions and `generateMetadata`. */
+async function sessionOfCurrentRequest(config: AuthConfig): Promise<Session | null> {
+  const { headers, cookies } = await nextHeaders();
+  const h = await headers();
+  const read = await readSession(config, arrival(h, config), h.get("cookie"));
+  if (read.cookies.length) writeCookies((await cookies()) as unknown as CookieWriter, read.cookies);
+  return read.session;
+}
+
+/** `auth(req, res)` and `auth({ req, res })` of the Pages Router. */
+async function sessionOfNodeRequest(config: AuthConfig, args: unknown[]): Promise<Session | null> {
+  const first = args[0] as { req?: IncomingMessage; res?: ServerResponse } & IncomingMessage;
+  const req = (first.req ?? first) as IncomingMessage;
+  const res = first.req ? first.res : args[1];
+  const encrypted = (req.socket as { encrypted?: boolean } | undefined)?.encrypted;
+  const where = arrival(nodeReader(req), config, { protocol: encrypted ? "https" : "http" });
+  const read = await readSession(config, where, nodeReader(req).get("cookie"));
+  appendNodeCookies(res, setCookieHeaders(read.cookies));
+  return read.session;
+}
+
+/**
+ * Configures Latchkey for a Next.js application. `config` is the configuration, or a function
+ * of the request that returns it (called for each request; `undefined` where there is none,
+ * as in Server Components). Unset options are filled from the environment as `next-auth` does:
+ * `AUTH_SECRET` (or `NEXTAUTH_SECRET`), `AUTH_URL` (or `NEXTAUTH_URL`; its path is the base path),
+ * `AUTH_TRUST_HOST`, `AUTH_<PROVIDER>_ID` and `_SECRET`; the base path is `/api/auth` otherwise.
+ *
+ * @example
+ * ```ts
+ * // auth.ts
+ * import NextAuth from "@latchkey/next"
+ * import Credentials from "@latchkey/next/providers/credentials"
+ * export const { handlers, auth, signIn, signOut } = NextAuth({
+ *   providers: [Credentials({ credentials: { email: {}, password: {} }, authorize: checkPassword })],
+ * })
+ * ```
+ */
+export default function NextAuth(config: ConfigSource): NextAuthResult {
+  assertNodeRuntime();
+  const configFor = async (request: NextRequest | undefined): Promise<NextAuthConfig> =>
+    typeof config === "function" ? await config(request) : config;
+  const resolved = async (request?: NextRequest) => nextConfig((await configFor(request)) as AuthConfig);
+
+  const httpHandler = async (request: NextRequest | Request): Promise<Response> => {
+    assertNodeRuntime();
+    const c = await resolved(request as NextRequest);
+    return toResponse(await serve(webIncoming(request, c), c, { env: nextEnv }));
+  };
+
+  function auth(...args: unknown[]): unknown {
+    assertNodeRuntime();
+    if (args.length === 0) return resolved().then(sessionOfCurrentRequest);
+    const [first] = args;
+    if (typeof first === "function") {
+      const handler = first as (req: NextAuthRequest, ctx: never) => unknown;
+      return async (...inner: [Request, unknown?]) =>
+        handleAuth(inner, await configFor(inner[0] as NextRequest), handler);
+    }
+    if (isRequest(first)) {
+      return (async () => handleAuth(args as [Request, unknown?], await configFor(first as NextRequest)))();
+    }
+    const req = ((first as { req?: unknown }).req ?? first) as NextRequest;
+    return resolved(req).then((c) => sessionOfNodeRequest(c, args));
+  }
+
+  return {
+    handlers: { GET: httpHandler, POST: httpHandler },
+    auth: auth as NextAuthResult["auth"],
+    signIn: (async (provider, options, authorizationParams) =>
+      signIn(await resolved(), provider, options, authorizationParams)) as NextAuthResult["signIn"],
+    signOut: (async (options) => signOut(await resolved(), options)) as NextAuthResult["signOut"],
+    unstable_update: async (data) => update(await resolved(), data),
+  };
+}
+
+export { NextAuth };

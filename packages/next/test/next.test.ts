@@ -1,0 +1,335 @@
+import "./next-environment.js";
+
+import { AuthError, CredentialsSignin, MissingCSRF, NextAuth, type NextAuthConfig } from "@latchkey/next";
+import Credentials from "@latchkey/next/providers/credentials";
+import GitHub from "@latchkey/next/providers/github";
+import { NextRequest } from "next/server.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cookieHeader, inNextRequest, Jar } from "./support.js";
+
+const SECRET = "a-test-secret-of-at-least-thirty-two-characters";
+const ORIGIN = "http://localhost:3000";
+
+class Locked extends CredentialsSignin {
+  override code = "locked";
+}
+
+/** What `authorize` was called with, to prove a refused request never reached it. */
+let attempts: string[] = [];
+
+function config(extra: Partial<NextAuthConfig> = {}): NextAuthConfig {
+  return {
+    secret: SECRET,
+    providers: [
+      Credentials({
+        credentials: { email: {}, password: {} },
+        authorize: async (credentials) => {
+          attempts.push(String(credentials.email));
+          if (credentials.email === "locked@example.com") throw new Locked();
+          if (credentials.email === "ada@example.com" && credentials.password === "right")
+            return { id: "u1", name: "Ada", email: "ada@example.com" };
+          return null;
+        },
+      }),
+    ],
+    ...extra,
+  };
+}
+
+/** Signs in through the route handlers as a browser form would; returns the session cookie. */
+async function signInByForm(handlers: ReturnType<typeof NextAuth>["handlers"]): Promise<Jar> {
+  const jar = new Jar();
+  const csrf = await handlers.GET(new NextRequest(`${ORIGIN}/api/auth/csrf`));
+  jar.apply(csrf.headers.getSetCookie());
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const res = await handlers.POST(
+    new NextRequest(`${ORIGIN}/api/auth/callback/credentials`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() },
+      body: new URLSearchParams({ csrfToken, email: "ada@example.com", password: "right", callbackUrl: "/" }),
+    }),
+  );
+  expect(res.status).toBe(302);
+  jar.apply(res.headers.getSetCookie());
+  expect(jar.cookies.has("authjs.session-token")).toBe(true);
+  return jar;
+}
+
+beforeEach(() => {
+  attempts = [];
+});
+
+describe("NextAuth handlers", () => {
+  it("serves the actions under /api/auth by default", async () => {
+    const { handlers } = NextAuth(config());
+    const res = await handlers.GET(new NextRequest(`${ORIGIN}/api/auth/providers`));
+    expect(res.status).toBe(200);
+    expect(Object.keys(await res.json())).toEqual(["credentials"]);
+    const elsewhere = await handlers.GET(new NextRequest(`${ORIGIN}/auth/providers`));
+    expect(elsewhere.status).toBe(400);
+  });
+
+  it("signs in with a form post and reads the session back", async () => {
+    const { handlers } = NextAuth(config());
+    const jar = await signInByForm(handlers);
+    const res = await handlers.GET(
+      new NextRequest(`${ORIGIN}/api/auth/session`, { headers: { cookie: jar.header() } }),
+    );
+    expect(((await res.json()) as { user: { email: string } }).user.email).toBe("ada@example.com");
+  });
+
+  it("refuses a form post without the CSRF token", async () => {
+    const { handlers } = NextAuth(config());
+    const res = await handlers.POST(
+      new NextRequest(`${ORIGIN}/api/auth/callback/credentials`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ email: "ada@example.com", password: "right" }),
+      }),
+    );
+    expect(res.headers.get("location")).toContain("error=MissingCSRF");
+    expect(attempts).toEqual([]);
+  });
+
+  it("calls a configuration function with the request", async () => {
+    const seen: string[] = [];
+    const { handlers } = NextAuth((request) => {
+      seen.push(request?.nextUrl.pathname ?? "none");
+      return config();
+    });
+    const res = await handlers.GET(new NextRequest(`${ORIGIN}/api/auth/providers`));
+    expect(res.status).toBe(200);
+    expect(seen).toEqual(["/api/auth/providers"]);
+  });
+});
+
+describe("environment", () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    for (const key of ["AUTH_SECRET", "NEXTAUTH_SECRET", "AUTH_URL", "NEXTAUTH_URL"]) {
+      if (saved[key] === undefined) delete process.env[key];
+      else process.env[key] = saved[key];
+    }
+  });
+
+  it("reads NEXTAUTH_SECRET and takes NEXTAUTH_URL's path as the base path", async () => {
+    delete process.env.AUTH_SECRET;
+    delete process.env.AUTH_URL;
+    process.env.NEXTAUTH_SECRET = SECRET;
+    process.env.NEXTAUTH_URL = "http://localhost:3000/custom/auth";
+    const { secret: _secret, ...withoutSecret } = config();
+    const { handlers } = NextAuth(withoutSecret);
+    const res = await handlers.GET(new NextRequest(`${ORIGIN}/custom/auth/csrf`));
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { csrfToken: string }).csrfToken).toMatch(/^[0-9a-f]{64}$/);
+    // As next-auth does, the application's own object is filled in, so the core's server-side
+    // functions (secondFactorStatus(config, ...), the sessions API) work with it too.
+    expect(withoutSecret).toMatchObject({ basePath: "/custom/auth", secret: [SECRET] });
+  });
+
+  it("names the fix when run on the Edge runtime", () => {
+    const before = process.env.NEXT_RUNTIME;
+    process.env.NEXT_RUNTIME = "edge";
+    try {
+      expect(() => NextAuth(config())).toThrow(/export const runtime = "nodejs"/);
+    } finally {
+      if (before === undefined) delete process.env.NEXT_RUNTIME;
+      else process.env.NEXT_RUNTIME = before;
+    }
+  });
+});
+
+describe("auth()", () => {
+  it("reads the session in a Server Component and writes no cookie there", async () => {
+    const { handlers, auth } = NextAuth(config({ session: { updateAge: 0 } }));
+    const jar = await signInByForm(handlers);
+    const out = await inNextRequest(`${ORIGIN}/dashboard`, { cookie: jar.header() }, () => auth(), "render");
+    expect(out.error).toBeUndefined();
+    expect(out.result?.user?.email).toBe("ada@example.com");
+    expect(out.setCookies).toEqual([]);
+  });
+
+  it("delivers the renewed session cookie from a Route Handler or Server Action", async () => {
+    const { handlers, auth } = NextAuth(config({ session: { updateAge: 0 } }));
+    const jar = await signInByForm(handlers);
+    const out = await inNextRequest(`${ORIGIN}/api/me`, { cookie: jar.header() }, () => auth());
+    expect(out.result?.user?.email).toBe("ada@example.com");
+    const renewed = out.setCookies.find((c) => c.startsWith("authjs.session-token="));
+    expect(renewed).toMatch(/HttpOnly/i);
+    expect(renewed).not.toBe(`authjs.session-token=${jar.cookies.get("authjs.session-token")}`);
+  });
+
+  it("gives null without a session cookie", async () => {
+    const { auth } = NextAuth(config());
+    const out = await inNextRequest(`${ORIGIN}/`, {}, () => auth(), "render");
+    expect(out.result).toBeNull();
+  });
+
+  it("as middleware: lets every request through, with the renewed cookie, when no authorized callback is set", async () => {
+    const { handlers, auth } = NextAuth(config({ session: { updateAge: 0 } }));
+    const jar = await signInByForm(handlers);
+    const res = await auth(new NextRequest(`${ORIGIN}/dashboard`, { headers: { cookie: jar.header() } }));
+    expect(res.headers.get("x-middleware-next")).toBe("1");
+    expect(res.headers.getSetCookie().some((c) => c.startsWith("authjs.session-token="))).toBe(true);
+  });
+
+  it("as middleware: the authorized callback sends a signed-out visitor to the sign-in page", async () => {
+    const { handlers, auth } = NextAuth(config({ callbacks: { authorized: ({ auth }) => !!auth?.user } }));
+    const out = await auth(new NextRequest(`${ORIGIN}/dashboard?tab=1`));
+    expect(out.status).toBe(307);
+    const location = new URL(out.headers.get("location") as string);
+    expect(location.pathname).toBe("/api/auth/signin");
+    expect(location.searchParams.get("callbackUrl")).toBe(`${ORIGIN}/dashboard?tab=1`);
+    const jar = await signInByForm(handlers);
+    const signedIn = await auth(new NextRequest(`${ORIGIN}/dashboard`, { headers: { cookie: jar.header() } }));
+    expect(signedIn.headers.get("x-middleware-next")).toBe("1");
+    // Signing in itself is never held back, whatever the matcher covers.
+    const signInPage = await auth(new NextRequest(`${ORIGIN}/api/auth/signin`));
+    expect(signInPage.headers.get("x-middleware-next")).toBe("1");
+  });
+
+  it("wraps middleware and route handlers with req.auth", async () => {
+    const { handlers, auth } = NextAuth(config());
+    const jar = await signInByForm(handlers);
+    const handler = auth((req) => Response.json({ email: req.auth?.user?.email ?? null }));
+    const signedIn = await handler(new NextRequest(`${ORIGIN}/api/me`, { headers: { cookie: jar.header() } }), {
+      params: Promise.resolve({}),
+    });
+    expect(await (signedIn as Response).json()).toEqual({ email: "ada@example.com" });
+    const signedOut = await handler(new NextRequest(`${ORIGIN}/api/me`), { params: Promise.resolve({}) });
+    expect(await (signedOut as Response).json()).toEqual({ email: null });
+  });
+});
+
+describe("server actions", () => {
+  const action = (headers: Record<string, string>, fn: () => Promise<unknown>) =>
+    inNextRequest(`${ORIGIN}/login`, { origin: ORIGIN, "sec-fetch-site": "same-origin", ...headers }, fn);
+
+  function form(fields: Record<string, string>): FormData {
+    const data = new FormData();
+    for (const [k, v] of Object.entries(fields)) data.set(k, v);
+    return data;
+  }
+
+  it("signIn with credentials sets the session cookie and redirects with Next.js's redirect()", async () => {
+    const { signIn, auth } = NextAuth(config());
+    const out = await action({}, () =>
+      signIn("credentials", form({ email: "ada@example.com", password: "right", redirectTo: "/dashboard" })),
+    );
+    expect(out.redirectedTo).toBe(`${ORIGIN}/dashboard`);
+    const session = await inNextRequest(`${ORIGIN}/`, { cookie: cookieHeader(out.setCookies) }, () => auth(), "render");
+    expect(session.result?.user?.email).toBe("ada@example.com");
+  });
+
+  it("signIn with an OAuth provider redirects to it, its check cookies set in Next.js's cookie store", async () => {
+    const { signIn } = NextAuth(config({ providers: [GitHub({ clientId: "id", clientSecret: "secret" })] }));
+    const out = await action({}, () => signIn("github", { redirectTo: "/after" }));
+    const target = new URL(out.redirectedTo as string);
+    expect(target.origin + target.pathname).toBe("https://github.com/login/oauth/authorize");
+    expect(target.searchParams.get("redirect_uri")).toBe(`${ORIGIN}/api/auth/callback/github`);
+    const names = out.setCookies.map((c) => c.split("=")[0]);
+    expect(names).toEqual(expect.arrayContaining(["authjs.callback-url", "authjs.pkce.code_verifier"]));
+  });
+
+  it("signIn with a wrong password throws CredentialsSignin to the action, with its code", async () => {
+    const { signIn } = NextAuth(config());
+    const wrong = await action({}, () => signIn("credentials", form({ email: "ada@example.com", password: "wrong" })));
+    expect(wrong.error).toBeInstanceOf(CredentialsSignin);
+    expect((wrong.error as CredentialsSignin).code).toBe("credentials");
+    expect(wrong.setCookies.some((c) => c.startsWith("authjs.session-token="))).toBe(false);
+    const locked = await action({}, () => signIn("credentials", { email: "locked@example.com", password: "x" }));
+    expect(locked.error).toBeInstanceOf(CredentialsSignin);
+    expect((locked.error as CredentialsSignin).code).toBe("locked");
+  });
+
+  it("signIn called while a Server Component renders names the fix instead of signing in silently", async () => {
+    const { signIn } = NextAuth(config());
+    const out = await inNextRequest(
+      `${ORIGIN}/login`,
+      { origin: ORIGIN },
+      () => signIn("credentials", { email: "ada@example.com", password: "right" }),
+      "render",
+    );
+    expect(String(out.error)).toContain("must run in a Server Action or a Route Handler");
+    expect(out.setCookies).toEqual([]);
+  });
+
+  it("signIn with redirect: false returns the URL instead of redirecting", async () => {
+    const { signIn } = NextAuth(config());
+    const out = await action({}, () =>
+      signIn("credentials", { email: "ada@example.com", password: "right", redirectTo: "/next", redirect: false }),
+    );
+    expect(out.error).toBeUndefined();
+    expect(out.result).toBe(`${ORIGIN}/next`);
+    const unknown = await action({ referer: `${ORIGIN}/here` }, () => signIn("nope", { redirect: false }));
+    expect(unknown.result).toBe(`${ORIGIN}/api/auth/signin?callbackUrl=${encodeURIComponent(`${ORIGIN}/here`)}`);
+  });
+
+  it("signIn refuses a request from another origin before anything is posted (CSRF)", async () => {
+    const { signIn } = NextAuth(config());
+    const crossOrigin = await action({ origin: "https://evil.example", "sec-fetch-site": "cross-site" }, () =>
+      signIn("credentials", form({ email: "ada@example.com", password: "right" })),
+    );
+    expect(crossOrigin.error).toBeInstanceOf(MissingCSRF);
+    expect(crossOrigin.setCookies).toEqual([]);
+    const forgedOrigin = await action({ origin: "https://evil.example", "sec-fetch-site": "" }, () =>
+      signIn("credentials", form({ email: "ada@example.com", password: "right" })),
+    );
+    expect(forgedOrigin.error).toBeInstanceOf(MissingCSRF);
+    const sibling = await action({ "sec-fetch-site": "same-site" }, () =>
+      signIn("credentials", form({ email: "ada@example.com", password: "right" })),
+    );
+    expect(sibling.error).toBeInstanceOf(MissingCSRF);
+    expect(attempts).toEqual([]);
+  });
+
+  it("a failure that is not the user's is an AuthError the action can catch", async () => {
+    const { signIn } = NextAuth(config());
+    // A host the configuration does not trust (no AUTH_URL, no trustHost, not loopback).
+    const untrusted = await inNextRequest("https://app.example/login", { origin: "https://app.example" }, () =>
+      signIn("credentials", { email: "ada@example.com", password: "right" }),
+    );
+    expect(untrusted.error).toBeInstanceOf(AuthError);
+    expect((untrusted.error as AuthError).type).toBe("UntrustedHost");
+    const misconfigured = NextAuth(config({ secret: "short" }));
+    const out = await action({}, () =>
+      misconfigured.signIn("credentials", { email: "ada@example.com", password: "right" }),
+    );
+    expect(out.error).toBeInstanceOf(AuthError);
+    expect((out.error as AuthError).type).toBe("InvalidConfiguration");
+    expect(attempts).toEqual([]);
+  });
+
+  it("signOut clears the session cookie and redirects", async () => {
+    const { handlers, signOut } = NextAuth(config());
+    const jar = await signInByForm(handlers);
+    const out = await action({ cookie: jar.header() }, () => signOut({ redirectTo: "/bye" }));
+    expect(out.redirectedTo).toBe(`${ORIGIN}/bye`);
+    expect(
+      out.setCookies.some((c) => /^authjs\.session-token=;/.test(c) || /authjs\.session-token=.*Max-Age=0/i.test(c)),
+    ).toBe(true);
+  });
+
+  it("unstable_update runs the jwt callback with trigger update and returns the new session", async () => {
+    const { handlers, unstable_update } = NextAuth(
+      config({
+        callbacks: {
+          jwt: ({ token, trigger, session }) => {
+            const name = (session as { user?: { name?: string } } | undefined)?.user?.name;
+            if (trigger === "update" && name) token.name = name;
+            return token;
+          },
+        },
+      }),
+    );
+    const jar = await signInByForm(handlers);
+    const out = await action({ cookie: jar.header() }, () => unstable_update({ user: { name: "Ada L." } }));
+    expect(out.error).toBeUndefined();
+    expect((out.result as { user: { name: string } }).user.name).toBe("Ada L.");
+    expect(out.setCookies.some((c) => c.startsWith("authjs.session-token="))).toBe(true);
+    const crossSite = await action({ cookie: jar.header(), "sec-fetch-site": "cross-site" }, () =>
+      unstable_update({ user: { name: "Mallory" } }),
+    );
+    expect(crossSite.error).toBeInstanceOf(MissingCSRF);
+  });
+});

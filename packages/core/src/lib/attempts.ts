@@ -154,9 +154,9 @@ const nothingReserved: CredentialsReservation = { succeeded: async () => {} };
  * Counters: per client address (any identifier), per (identifier, client address) (tight: the
  * limit a guesser meets), per identifier alone (loose: only many clients together reach it, so
  * one client failing on purpose cannot lock the owner out). Without a client address the tight
- * limit applies to the identifier alone. `identifier` undefined (a provider that declares no
- * field) counts the provider as one identifier. `secret`: the identifier is a password field's
- * value (a provider of a PIN alone), counted hashed but never put in the audit trail.
+ * limit applies to the identifier alone. `identifier` undefined (a provider whose fields name no
+ * one, such as a PIN alone) counts the provider as one identifier: a guess can never bring a
+ * fresh counter.
  *
  * Every attempt counts unless `authorize()` returns a user (then the caller gives it back with
  * `succeeded()`): a `null`, a thrown `CredentialsSignin` and any other error alike, so that no
@@ -167,7 +167,6 @@ export async function reserveCredentialsAttempt(
   ctx: Context,
   providerId: string,
   identifier: string | undefined,
-  secret = false,
 ): Promise<CredentialsReservation> {
   const limits = ctx.config.rateLimit;
   if (!limits) return nothingReserved;
@@ -202,7 +201,7 @@ export async function reserveCredentialsAttempt(
     : [[pair]];
   const reserved = await reserve(ctx, limits.store, stages, {
     provider: providerId,
-    identifier: secret ? undefined : identifier,
+    identifier,
     clientAddress: req.clientIp,
   });
   if (!reserved) return nothingReserved;

@@ -281,6 +281,56 @@ describe("bounds against anonymous requests", () => {
     expect(logged.filter((line) => line === "audit-bounded")).toHaveLength(1);
   });
 
+  // Known limit closed: IPv6 clients are budgeted per /64, and one /48 holds 65,536 of them.
+  it("an IPv6 /48 holds sixteen client budgets, not 65,536: failures from 40 of its /64s are recorded at most 16 × failuresPerClient", async () => {
+    const store = createMemoryStore();
+    const { config } = audited({
+      adapter: MemoryAdapter(store),
+      session: { strategy: "jwt" },
+      clientAddress: (request) => request.headers.get("x-test-client"),
+      audit: { store: true, failuresPerClient: { max: 2, windowSeconds: 60 } },
+    });
+    const post = (client: string) =>
+      call(config, "/auth/callback/credentials", {
+        form: { username: "ada", password: "x" },
+        headers: { "x-test-client": client },
+      });
+    for (let i = 0; i < 40; i++) {
+      for (const response of await Promise.all([
+        post(`2001:db8:5:${i.toString(16)}::1`),
+        post(`2001:db8:5:${i.toString(16)}::2`),
+      ]))
+        expect(response.status).toBe(302);
+    }
+    expect(store.auditEvents?.filter((e) => e.clientAddress?.startsWith("2001:db8:5:"))).toHaveLength(32);
+    // Another /48 has its own budget.
+    expect((await post("2001:db8:6::1")).status).toBe(302);
+    expect(store.auditEvents?.filter((e) => e.clientAddress === "2001:db8:6::1")).toHaveLength(1);
+  });
+
+  it("a user's own records are bounded per user and kind (recordsPerUser): a loop of sign-ins never hides the password change that follows", async () => {
+    const store = createMemoryStore();
+    const { config, logged } = audited({
+      adapter: MemoryAdapter(store),
+      session: { strategy: "jwt" },
+      audit: { store: true, recordsPerUser: { max: 3, windowSeconds: 60 } },
+    });
+    for (let i = 0; i < 8; i++) {
+      expect((await signIn(config, { username: "ada", password: "lovelace" })).response.status).toBe(302);
+    }
+    await recordPasswordChange(config, { userId: "u1" });
+    expect(store.auditEvents?.map((e) => e.type)).toEqual([
+      "signin.succeeded",
+      "signin.succeeded",
+      "signin.succeeded",
+      "password.changed",
+    ]);
+    expect(logged.filter((line) => line === "audit-bounded")).toHaveLength(1);
+    expect(() => resolveConfig(makeConfig({ audit: { recordsPerUser: { max: 0, windowSeconds: 1 } } }))).toThrow(
+      /`audit.recordsPerUser` must be/,
+    );
+  });
+
   it("a forged OAuth callback (no state cookie) is an oauth-error, at most failuresPerClient per client", async () => {
     const { config, events } = audited({
       providers: [GitHub({ clientId: "id", clientSecret: "secret" })],

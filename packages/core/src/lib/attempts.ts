@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { isIPv4, isIPv6 } from "node:net";
 import { AuthError, RateLimited } from "../errors.js";
 import type { RateLimit, RateLimitHit, RateLimitStore } from "../rate-limit.js";
-import { admitRecord, recordAudit } from "./audit/record.js";
+import { admitAnonymous, admitRecord, recordAudit } from "./audit/record.js";
 import type { Context } from "./context.js";
 import { foldIdentifier } from "./fold-identifier.js";
 import type { ResolvedRateLimit } from "./rate-limits.js";
@@ -73,12 +73,14 @@ interface Attempt {
 /**
  * Records a refused attempt in the audit trail, once per counter and window: the first refusal
  * is recorded, the others of the window (an attacker's flood) are not, so a limited request
- * never writes a row of its own.
+ * never writes a row of its own. A flood of made-up identifiers makes a fresh counter each, so
+ * these records also count against the client's budget of anonymous records (admitAnonymous).
  */
 async function auditLimited(ctx: Context, counter: Counter, hit: RateLimitHit, attempt: Attempt): Promise<void> {
   if (!ctx.config.audit) return;
   const windowSeconds = Math.max(1, (hit.resetAt - Date.now()) / 1000);
   if (!(await admitRecord(ctx.config, `limited:${counter.key}`, { max: 1, windowSeconds }))) return;
+  if (!(await admitAnonymous(ctx.config, clientKey(attempt.clientAddress), "limited"))) return;
   await recordAudit(ctx.config, {
     type: lockingLimits.has(counter.name) ? "signin.locked-out" : "signin.rate-limited",
     at: new Date(),

@@ -740,8 +740,51 @@ describe("MemoryRateLimitStore", () => {
     expect((await store.increment("a", 1000)).count).toBe(2);
     await store.increment("b", 1000);
     await store.increment("c", 1000);
-    expect(await store.get("a")).toBeNull();
+    // "a" counted twice: the new "c" pushed out "b", the oldest counter that counted once.
+    expect((await store.get("a"))?.count).toBe(2);
+    expect(await store.get("b")).toBeNull();
     expect((await store.get("c"))?.count).toBe(1);
+  });
+
+  // Suspicion left open (round 3, item 13): the store dropped its oldest counter when full, so an
+  // anonymous client making fresh keys could push out a victim's counters, and the audit
+  // admission counters that shared the store.
+  it("rule: a flood of fresh keys never evicts a counter that has counted twice (10,000 keys through a 100-key store)", async () => {
+    const store = new MemoryRateLimitStore({ maxKeys: 100 });
+    for (let i = 0; i < 5; i++) await store.increment("credentials:id:credentials:ada", 60_000);
+    for (let i = 0; i < 10_000; i++) await store.increment(`credentials:id:credentials:ghost-${i}`, 60_000);
+    expect((await store.get("credentials:id:credentials:ada"))?.count).toBe(5);
+  });
+
+  it("rule: through Auth(), a guesser who floods made-up identifiers gets no fresh guesses at the account he attacks", async () => {
+    const { provider, seen } = recordingCredentials();
+    const config = makeConfig({
+      providers: [provider],
+      logger: recordingLogger().logger,
+      rateLimit: { store: new MemoryRateLimitStore({ maxKeys: 200 }) },
+    });
+    for (let i = 0; i < 5; i++)
+      expect(isFailure(await post(config, undefined, { username: "ada", password: `g${i}` }))).toBe(true);
+    expect((await post(config, undefined, { username: "ada", password: "g5" })).status).toBe(429);
+    // 1,000 made-up identifiers, one attempt each: five times the store's size.
+    for (let i = 0; i < 1000; i++) await post(config, undefined, { username: `ghost-${i}`, password: "x" });
+    expect((await post(config, undefined, { username: "ada", password: "g6" })).status).toBe(429);
+    expect(seen.filter((c) => c.username === "ada")).toHaveLength(5);
+  });
+
+  it("the audit trail's admission counters are kept apart from the limiter's in-memory counters, so a flood of one never presses on the other", () => {
+    const inMemory = resolveConfig(
+      makeConfig({ audit: { failuresPerClient: { max: 5, windowSeconds: 60 } }, events: { audit() {} } }),
+    );
+    expect(inMemory.audit?.gate).toBeInstanceOf(MemoryRateLimitStore);
+    expect(inMemory.audit?.gate).not.toBe(inMemory.rateLimit?.store);
+    const shared: RateLimitStore = {
+      increment: async () => ({ count: 1, resetAt: 0 }),
+      decrement: async () => {},
+      get: async () => null,
+    };
+    const withShared = resolveConfig(makeConfig({ rateLimit: { store: shared }, events: { audit() {} } }));
+    expect(withShared.audit?.gate).toBe(shared);
   });
   it("decrement never goes below zero and never opens a window", async () => {
     const store = new MemoryRateLimitStore();

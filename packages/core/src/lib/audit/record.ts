@@ -32,7 +32,7 @@ export interface ResolvedAudit {
   failuresPerClient: RateLimit;
   /** Records of one type kept per user and window (beyond it they are dropped). */
   recordsPerUser: RateLimit;
-  /** The counters of the two bounds above (the rate-limit store, or one in memory). */
+  /** The counters of the bounds above (a shared rate-limit store such as Redis, else one in memory of their own). */
   gate: RateLimitStore;
 }
 
@@ -86,7 +86,9 @@ export function resolveAudit(
   const limit = checkBudget("failuresPerClient", options?.failuresPerClient);
   const perUser = checkBudget("recordsPerUser", options?.recordsPerUser);
   if (!store && !context.handler) return null;
-  let gate = context.rateLimitStore;
+  // A shared store (Redis) holds the admission counters too; the limiter's in-memory store does
+  // not: each bounds its own counters, so a flood that fills one never presses on the other.
+  let gate = context.rateLimitStore instanceof MemoryRateLimitStore ? undefined : context.rateLimitStore;
   if (!gate) {
     gate = fallbackGates.get(context.owner);
     if (!gate) {

@@ -81,6 +81,18 @@ export function pendingCookie(req: RequestInternal, ctx: Context, provider: Totp
   };
 }
 
+/**
+ * The longest callback URL the pending cookie carries. Anyone can send a user a link with a long
+ * `callbackUrl` (it is kept in the callback-URL cookie): sealed as it is, it would push the
+ * pending sign-in past its bound and fail every sign-in of that browser. A longer one lands on
+ * the site's origin instead.
+ */
+const MAX_PENDING_CALLBACK_URL = 1024;
+
+function landingOf(ctx: Context, callbackUrl: string): string {
+  return callbackUrl.length <= MAX_PENDING_CALLBACK_URL ? callbackUrl : ctx.origin;
+}
+
 /** The account without what a provider answered (tokens): enough to name it and read it back. */
 function accountName(account: Account | null): Account | null {
   if (!account) return null;
@@ -111,7 +123,7 @@ export async function holdForSecondFactor(
     account: database ? accountName(params.account) : params.account,
     isNewUser: params.isNewUser,
     amr: params.amr,
-    callbackUrl: await ctx.callbackUrl(),
+    callbackUrl: landingOf(ctx, await ctx.callbackUrl()),
     step: record.lastStep,
     generation: record.generation ?? 0,
   };

@@ -712,8 +712,9 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
     },
     async listAuditEvents(filter) {
       const limit = filter.limit ?? 100;
+      // `signin.locked-out` went to the account stream before it counted as anonymous: both are read.
       const streams =
-        filter.type === undefined
+        filter.type === undefined || filter.type === "signin.locked-out"
           ? [key.auditEvents(), key.auditFailures()]
           : [isAnonymousAuditEvent({ type: filter.type }) ? key.auditFailures() : key.auditEvents()];
       // Each stream newest first, merged by entry id (the time the event names).

@@ -276,19 +276,24 @@ export function isDate(value: unknown): value is string {
 }
 
 /**
- * True for the events an anonymous request can cause at will (a failed or limited sign-in; a
- * sign-out that failed, which a made-up cookie can cause while the store is down): a store that
- * keeps a bounded number of events drops these first, so that a flood of them never pushes out
- * what happened to an account (a sign-in, a revocation, a link, a password change).
+ * True for the events an anonymous request can cause at will (a failed, limited or locked-out
+ * sign-in, whatever identifier it names, made up or not; a sign-out that failed, which a made-up
+ * cookie can cause while the store is down): a store that keeps a bounded number of events keeps
+ * these apart and trims only them by count, so that a flood of them never pushes out what
+ * happened to an account (a sign-in, a revocation, a link, a password change), which only
+ * retention removes.
  *
  * @example
  * ```ts
- * const victim = events.findIndex(isAnonymousAuditEvent) // the oldest the store may drop first
+ * const side = isAnonymousAuditEvent(event) ? failures : accountEvents // only `failures` is trimmed by count
  * ```
  */
 export function isAnonymousAuditEvent(event: { type: string }): boolean {
   return (
-    event.type === "signin.failed" || event.type === "signin.rate-limited" || event.type === "session.revoke-failed"
+    event.type === "signin.failed" ||
+    event.type === "signin.rate-limited" ||
+    event.type === "signin.locked-out" ||
+    event.type === "session.revoke-failed"
   );
 }
 

@@ -19,6 +19,7 @@ export type ErrorType =
   | "AccountNotLinked"
   | "AdapterError"
   | "CallbackRouteError"
+  | "CookieTooLarge"
   | "CredentialsSignin"
   | "DuplicateConditionalUI"
   | "EmailSignInError"
@@ -314,14 +315,29 @@ export class SessionTokenError extends AuthError {
 }
 
 /**
+ * A cookie was not written because, with all its chunks, it would be larger than its bound: a
+ * browser would send it back with every request it matches, and Node refuses request headers
+ * over 16 KiB with 431 (sign-out included), which would lock the user out until it expires.
+ * The message names the cookie and the fix. `SessionCookieTooLarge` is the session cookie's.
+ *
+ * @example
+ * ```ts
+ * logger: { error(e) { if (e instanceof CookieTooLarge) alertOperator(e.message) } }
+ * ```
+ */
+export class CookieTooLarge extends AuthError {
+  static type: ErrorType = "CookieTooLarge";
+}
+
+/**
  * A JWT session cookie was not written because, with all its chunks, it would be larger than the
  * server accepts back in a request (Node refuses request headers over 16 KiB with 431, sign-out
  * included): usually provider tokens kept in the session (`accessTokens: { jwt: true }`). The
  * previous cookie stays. Fix: database sessions (provider tokens on the account record), or keep
  * fewer or smaller tokens in the session token.
  */
-export class SessionCookieTooLarge extends AuthError {
-  static type = "SessionCookieTooLarge" as const;
+export class SessionCookieTooLarge extends CookieTooLarge {
+  static override type = "SessionCookieTooLarge" as const;
   declare readonly type: "SessionCookieTooLarge";
 }
 /**

@@ -39,11 +39,19 @@ export interface MemoryStore {
   authenticators: Map<string, AdapterAuthenticator>;
   /** Second factors (TOTP) by user id, each with the hashes of its unused backup codes. */
   secondFactors?: Map<string, { record: Omit<AdapterSecondFactor, "backupCodesLeft">; backupCodes: Set<string> }>;
-  /** Audit events, oldest first, at most {@link MEMORY_AUDIT_LIMIT} (over it, the oldest failure is dropped first). */
+  /**
+   * Audit events, oldest first. Those anonymous requests can cause (`isAnonymousAuditEvent`) are
+   * at most {@link MEMORY_AUDIT_LIMIT} (over it, the oldest of them is dropped); the others go
+   * only with retention.
+   */
   auditEvents?: StoredAuditEvent[];
 }
 
-/** How many audit events a {@link MemoryAdapter} keeps at most. */
+/**
+ * How many anonymous audit events (failed, limited, locked-out sign-ins) a {@link MemoryAdapter}
+ * keeps at most. Only they are dropped by count: a flood of them, or of one user's own sign-ins
+ * (which the core bounds per user), never pushes out another account's events.
+ */
 export const MEMORY_AUDIT_LIMIT = 10_000;
 
 /**
@@ -137,6 +145,9 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
   const secondFactors = store.secondFactors;
   const copy = <T>(value: T): T => structuredClone(value);
   let auditSequence = 0;
+  // How many anonymous events `counted` (the store's array when last counted) holds.
+  let counted: StoredAuditEvent[] | undefined;
+  let anonymous = 0;
   // Replaced (not changed in place) by deleteAuditEvents, so read through the store each time.
   store.auditEvents ??= [];
   const auditEvents = () => store.auditEvents as StoredAuditEvent[];
@@ -342,8 +353,17 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
       const events = auditEvents();
       auditSequence += 1;
       events.push({ ...copy(event), id: String(auditSequence) });
-      // Over the bound, the oldest failure goes first: a flood of them never pushes out an account's events.
-      while (events.length > MEMORY_AUDIT_LIMIT) events.splice(Math.max(0, events.findIndex(isAnonymousAuditEvent)), 1);
+      if (!isAnonymousAuditEvent(event)) return;
+      // Only the anonymous side is bounded by count, and only its own oldest goes: a flood of
+      // failures never pushes out what happened to an account.
+      if (counted !== events) {
+        counted = events;
+        anonymous = events.filter(isAnonymousAuditEvent).length;
+      } else anonymous += 1;
+      while (anonymous > MEMORY_AUDIT_LIMIT) {
+        events.splice(events.findIndex(isAnonymousAuditEvent), 1);
+        anonymous -= 1;
+      }
     },
     async deleteAuditEvents(before) {
       const events = auditEvents();

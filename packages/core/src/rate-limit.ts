@@ -113,45 +113,83 @@ export interface RateLimitOptions {
 /**
  * Counters in this process's memory, in fixed windows. Right for a single instance; several
  * instances each count on their own (use `RedisRateLimitStore`). Expired windows are swept as
- * the map is used, and the map never holds more than `maxKeys` entries (oldest dropped first).
+ * the map is used, and the store never holds more than `maxKeys` counters.
+ *
+ * Bounded without letting a flood reset anyone's counter: a counter starts on probation (half of
+ * `maxKeys`), and one that counts a second attempt in its window moves to the protected half.
+ * A new counter only ever pushes out the oldest counter on probation, so a flood of fresh keys
+ * (made-up identifiers, new addresses: one attempt each) never evicts a counter that has
+ * counted twice, such as a guesser's own counter for the account he attacks; the protected half
+ * loses its oldest only to other counters promoted past it (two counted attempts each).
+ *
+ * @example
+ * ```ts
+ * const store = new MemoryRateLimitStore({ maxKeys: 50_000 })
+ * await store.increment("credentials:ip:203.0.113.7", 15 * 60 * 1000) // { count: 1, resetAt }
+ * ```
  */
 export class MemoryRateLimitStore implements RateLimitStore {
-  readonly #windows = new Map<string, RateLimitHit>();
-  readonly #maxKeys: number;
+  readonly #probation = new Map<string, RateLimitHit>();
+  readonly #protected = new Map<string, RateLimitHit>();
+  readonly #maxProbation: number;
+  readonly #maxProtected: number;
   #lastSweep = 0;
 
   constructor(options: { maxKeys?: number } = {}) {
-    this.#maxKeys = options.maxKeys ?? 100_000;
+    const maxKeys = Math.max(2, options.maxKeys ?? 100_000);
+    this.#maxProbation = Math.ceil(maxKeys / 2);
+    this.#maxProtected = maxKeys - this.#maxProbation;
   }
 
   async increment(key: string, windowMs: number): Promise<RateLimitHit> {
     const now = Date.now();
     this.#sweep(now);
-    let hit = this.#windows.get(key);
-    if (!hit || hit.resetAt <= now) {
+    let hit = this.#protected.get(key) ?? this.#probation.get(key);
+    if (hit && hit.resetAt <= now) {
+      this.#protected.delete(key);
+      this.#probation.delete(key);
+      hit = undefined;
+    }
+    if (!hit) {
       hit = { count: 0, resetAt: now + windowMs };
-      this.#windows.delete(key);
-      if (this.#windows.size >= this.#maxKeys) this.#windows.delete(this.#windows.keys().next().value as string);
-      this.#windows.set(key, hit);
+      if (this.#probation.size >= this.#maxProbation) this.#dropOldest(this.#probation, now);
+      this.#probation.set(key, hit);
     }
     hit.count++;
+    if (hit.count >= 2 && this.#probation.delete(key)) {
+      if (this.#protected.size >= this.#maxProtected) this.#dropOldest(this.#protected, now);
+      this.#protected.set(key, hit);
+    }
     return { ...hit };
   }
 
   async decrement(key: string): Promise<void> {
-    const hit = this.#windows.get(key);
+    const hit = this.#protected.get(key) ?? this.#probation.get(key);
     if (hit && hit.resetAt > Date.now() && hit.count > 0) hit.count--;
   }
 
   async get(key: string): Promise<RateLimitHit | null> {
-    const hit = this.#windows.get(key);
+    const hit = this.#protected.get(key) ?? this.#probation.get(key);
     return hit && hit.resetAt > Date.now() ? { ...hit } : null;
   }
 
-  #sweep(now: number): void {
-    if (now - this.#lastSweep < 60_000) return;
+  /**
+   * Makes room in a full half: expired windows first (swept at most once a second, so a flood
+   * never makes each request walk the whole store), else its oldest counter.
+   */
+  #dropOldest(half: Map<string, RateLimitHit>, now: number): void {
+    this.#sweep(now, 1000);
+    if (half.size >= (half === this.#probation ? this.#maxProbation : this.#maxProtected)) {
+      half.delete(half.keys().next().value as string);
+    }
+  }
+
+  #sweep(now: number, interval = 60_000): void {
+    if (now - this.#lastSweep < interval) return;
     this.#lastSweep = now;
-    for (const [key, hit] of this.#windows) if (hit.resetAt <= now) this.#windows.delete(key);
+    for (const half of [this.#probation, this.#protected]) {
+      for (const [key, hit] of half) if (hit.resetAt <= now) half.delete(key);
+    }
   }
 }
 

@@ -163,7 +163,7 @@ describe("what is recorded", () => {
     expect(events.map((e) => e.identifier)).toEqual(["ada@example.com", "ada@example.com"]);
   });
 
-  it("a provider of a PIN alone: its guesses are counted and limited, and no PIN reaches the trail", async () => {
+  it("a provider of a PIN alone: its distinct guesses are counted against the provider and limited, and no PIN reaches the trail", async () => {
     const { config, events } = audited({
       session: { strategy: "jwt" },
       providers: [
@@ -181,13 +181,13 @@ describe("what is recorded", () => {
       const response = await call(config, "/auth/callback/pin", {
         jar,
         headers: { "x-forwarded-for": "9.9.9.11" },
-        form: { csrfToken, pin: "831-007" },
+        form: { csrfToken, pin: `831-00${i}` },
       });
       statuses.push(response.status);
     }
-    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+    expect(statuses.slice(5)).toEqual([429, 429]);
     expect(events.map((e) => e.type)).toContain("signin.rate-limited");
-    expect(JSON.stringify(events)).not.toContain("831-007");
+    expect(JSON.stringify(events)).not.toContain("831-00");
   });
 
   it("a refusal by the signIn callback is recorded as sign-in-refused, with the identifier", async () => {
@@ -279,6 +279,56 @@ describe("bounds against anonymous requests", () => {
     for (const response of await Promise.all(posts)) expect(response.status).toBe(302);
     expect(store.auditEvents?.map((e) => ("reason" in e ? e.reason : e.type))).toEqual(Array(20).fill("missing-csrf"));
     expect(logged.filter((line) => line === "audit-bounded")).toHaveLength(1);
+  });
+
+  // Known limit closed: IPv6 clients are budgeted per /64, and one /48 holds 65,536 of them.
+  it("an IPv6 /48 holds sixteen client budgets, not 65,536: failures from 40 of its /64s are recorded at most 16 × failuresPerClient", async () => {
+    const store = createMemoryStore();
+    const { config } = audited({
+      adapter: MemoryAdapter(store),
+      session: { strategy: "jwt" },
+      clientAddress: (request) => request.headers.get("x-test-client"),
+      audit: { store: true, failuresPerClient: { max: 2, windowSeconds: 60 } },
+    });
+    const post = (client: string) =>
+      call(config, "/auth/callback/credentials", {
+        form: { username: "ada", password: "x" },
+        headers: { "x-test-client": client },
+      });
+    for (let i = 0; i < 40; i++) {
+      for (const response of await Promise.all([
+        post(`2001:db8:5:${i.toString(16)}::1`),
+        post(`2001:db8:5:${i.toString(16)}::2`),
+      ]))
+        expect(response.status).toBe(302);
+    }
+    expect(store.auditEvents?.filter((e) => e.clientAddress?.startsWith("2001:db8:5:"))).toHaveLength(32);
+    // Another /48 has its own budget.
+    expect((await post("2001:db8:6::1")).status).toBe(302);
+    expect(store.auditEvents?.filter((e) => e.clientAddress === "2001:db8:6::1")).toHaveLength(1);
+  });
+
+  it("a user's own records are bounded per user and kind (recordsPerUser): a loop of sign-ins never hides the password change that follows", async () => {
+    const store = createMemoryStore();
+    const { config, logged } = audited({
+      adapter: MemoryAdapter(store),
+      session: { strategy: "jwt" },
+      audit: { store: true, recordsPerUser: { max: 3, windowSeconds: 60 } },
+    });
+    for (let i = 0; i < 8; i++) {
+      expect((await signIn(config, { username: "ada", password: "lovelace" })).response.status).toBe(302);
+    }
+    await recordPasswordChange(config, { userId: "u1" });
+    expect(store.auditEvents?.map((e) => e.type)).toEqual([
+      "signin.succeeded",
+      "signin.succeeded",
+      "signin.succeeded",
+      "password.changed",
+    ]);
+    expect(logged.filter((line) => line === "audit-bounded")).toHaveLength(1);
+    expect(() => resolveConfig(makeConfig({ audit: { recordsPerUser: { max: 0, windowSeconds: 1 } } }))).toThrow(
+      /`audit.recordsPerUser` must be/,
+    );
   });
 
   it("a forged OAuth callback (no state cookie) is an oauth-error, at most failuresPerClient per client", async () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { CookieTooLarge } from "../src/errors.js";
 import {
   clearChunkedCookie,
+  cookieHeaderBytes,
   defaultCookies,
   parseCookieHeader,
   readChunkedCookie,
@@ -78,19 +80,23 @@ describe("serializeCookie", () => {
 
 describe("chunked session cookies", () => {
   const options = { path: "/", httpOnly: true };
+  const bound = {
+    maxBytes: 12 * 1024,
+    tooLarge: (size: number, max: number) => new CookieTooLarge(`${size} > ${max}`),
+  };
   it("keeps a small value in one cookie", () => {
-    expect(writeChunkedCookie({}, "s", "abc", options)).toEqual([{ name: "s", value: "abc", options }]);
+    expect(writeChunkedCookie({}, "s", "abc", options, bound)).toEqual([{ name: "s", value: "abc", options }]);
   });
   it("splits a large value into ordered chunks under 4 KB that read back whole", () => {
     const value = "x".repeat(9000);
-    const cookies = writeChunkedCookie({}, "s", value, options);
+    const cookies = writeChunkedCookie({}, "s", value, options, bound);
     expect(cookies.map((c) => c.name)).toEqual(["s.0", "s.1", "s.2"]);
     for (const c of cookies) expect(c.value.length + c.name.length).toBeLessThan(4096 - 100);
     const jar = Object.fromEntries(cookies.map((c) => [c.name, c.value]));
     expect(readChunkedCookie(jar, "s")).toBe(value);
   });
   it("expires stale chunks when the value shrinks, and the whole cookie when it grows", () => {
-    const shrink = writeChunkedCookie({ "s.0": "a", "s.1": "b", "s.2": "c" }, "s", "small", options);
+    const shrink = writeChunkedCookie({ "s.0": "a", "s.1": "b", "s.2": "c" }, "s", "small", options, bound);
     expect(shrink.find((c) => c.name === "s")?.value).toBe("small");
     expect(
       shrink
@@ -98,8 +104,15 @@ describe("chunked session cookies", () => {
         .map((c) => c.name)
         .sort(),
     ).toEqual(["s.0", "s.1", "s.2"]);
-    const grow = writeChunkedCookie({ s: "old" }, "s", "y".repeat(5000), options);
+    const grow = writeChunkedCookie({ s: "old" }, "s", "y".repeat(5000), options, bound);
     expect(grow.filter((c) => c.options?.maxAge === 0).map((c) => c.name)).toEqual(["s"]);
+  });
+  it("rule: every chunked cookie is bounded: past its bound nothing is written and the caller's error is thrown", () => {
+    const value = "z".repeat(12 * 1024);
+    expect(() => writeChunkedCookie({ "s.0": "a" }, "s", value, options, bound)).toThrow(CookieTooLarge);
+    // Just under the bound (counted as the browser sends it back: `name=value; ` per chunk) is written.
+    const fits = "z".repeat(12 * 1024 - 4 * ("s.0".length + 3));
+    expect(cookieHeaderBytes(writeChunkedCookie({}, "s", fits, options, bound))).toBeLessThanOrEqual(12 * 1024);
   });
   it("clears every chunk the request carried, and only those", () => {
     const cleared = clearChunkedCookie({ s: "1", "s.0": "2", "s.x": "3", session: "4" }, "s", options);

@@ -2,6 +2,7 @@ import { type RecordKind, runAdapterConformance } from "@latchkey/adapter-test";
 import { describe, expect, it } from "vitest";
 import {
   createMemoryStore,
+  MEMORY_AUDIT_LIMIT,
   MemoryAdapter,
   type MemoryStore,
   memoryAccountKey,
@@ -38,6 +39,35 @@ runAdapterConformance("MemoryAdapter", async () => {
 });
 
 describe("MemoryAdapter", () => {
+  it("rule: only anonymous audit events are bounded by count: a flood past the bound drops its own oldest, never an account's event", async () => {
+    const store = createMemoryStore();
+    const adapter = MemoryAdapter(store);
+    const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i);
+    await adapter.createAuditEvent?.({ type: "signin.succeeded", at: at(0), userId: "victim" });
+    for (let i = 1; i <= MEMORY_AUDIT_LIMIT + 500; i++) {
+      const event =
+        i % 2 === 0
+          ? ({
+              type: "signin.locked-out",
+              at: at(i),
+              reason: "credentialsPerIdentifier",
+              identifier: `ghost-${i}`,
+            } as const)
+          : ({ type: "signin.failed", at: at(i), reason: "missing-csrf" } as const);
+      await adapter.createAuditEvent?.(event);
+      // Another user's own loop of sign-ins, interleaved: never trimmed by count either.
+      if (i % 50 === 0) await adapter.createAuditEvent?.({ type: "signin.succeeded", at: at(i), userId: "looper" });
+    }
+    const events = store.auditEvents ?? [];
+    expect(events.filter((e) => e.type === "signin.failed" || e.type === "signin.locked-out")).toHaveLength(
+      MEMORY_AUDIT_LIMIT,
+    );
+    expect(events.filter((e) => e.userId === "looper")).toHaveLength((MEMORY_AUDIT_LIMIT + 500) / 50);
+    expect(await adapter.listAuditEvents?.({ userId: "victim" })).toMatchObject([{ type: "signin.succeeded" }]);
+    // The oldest anonymous events went first.
+    expect(events.find((e) => e.type === "signin.failed")?.at).toEqual(at(501));
+  });
+
   it("keeps its own copies: mutating what went in or came out changes nothing stored", async () => {
     const adapter = MemoryAdapter();
     const user = { id: "u1", name: "Ada", email: "ada@example.com", emailVerified: new Date(0) };

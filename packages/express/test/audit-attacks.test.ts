@@ -6,6 +6,7 @@
 
 import { randomBytes } from "node:crypto";
 import type { Adapter } from "@latchkey/core/adapters";
+import { recordPasswordChange } from "@latchkey/core/audit";
 import { MEMORY_AUDIT_LIMIT, MemoryAdapter } from "@latchkey/core/memory-adapter";
 import { type AuthConfig, ExpressAuth, listAuditEvents } from "@latchkey/express";
 import Credentials from "@latchkey/express/providers/credentials";
@@ -28,7 +29,9 @@ function address(): string {
  * The application under attack, storing its audit trail in `adapter`: one credentials provider
  * whose only account is `owner` with the password `right horse battery`.
  */
-async function start(adapter: Adapter) {
+async function start(adapter: Adapter, extra: Partial<AuthConfig> = {}) {
+  // Two accounts: `owner`, and `mallory` (an attacker with an account of their own).
+  const passwords: Record<string, string> = { owner: "right horse battery", mallory: "mallory's own" };
   const config: AuthConfig = {
     secret: SECRET,
     trustHost: true,
@@ -40,9 +43,12 @@ async function start(adapter: Adapter) {
       Credentials({
         credentials: { login: {}, password: {} },
         authorize: async ({ login, password }) =>
-          login === "owner" && password === "right horse battery" ? { id: "user-owner", name: "owner" } : null,
+          typeof login === "string" && Object.hasOwn(passwords, login) && password === passwords[login]
+            ? { id: `user-${login}`, name: login }
+            : null,
       }),
     ],
+    ...extra,
   };
   const application = express();
   // The tests play many clients through X-Forwarded-For, which Express trusts from loopback only.
@@ -181,5 +187,100 @@ describe.each(bounded)("a bounded audit store under a flood: %s", (_name, up, bo
       await app.close();
       await store.close();
     }
-  });
+  }, 120_000);
 });
+
+/**
+ * The stores, each where a bound would show: memory, PostgreSQL, and Redis with its anonymous
+ * stream bounded at 50 (`MAXLEN ~` drops whole nodes of 100 entries once a stream holds 150: a
+ * flood of 175 records into a trimmed stream would take its oldest entries with it).
+ */
+const floodable: Array<[string, boolean, () => Promise<{ adapter: Adapter; close(): Promise<void> }>]> = [
+  ...(await backends("auditflood", ["memory", "postgres"])),
+  [
+    "RedisAdapter (auditMaxLength 50)",
+    await serviceAvailable("RedisAdapter", 6379),
+    async () => {
+      const prefix = `latchkey-auditflood-test:${randomBytes(6).toString("hex")}:`;
+      const client = new Redis({ host: "127.0.0.1", port: 6379 });
+      return {
+        adapter: RedisAdapter(client, { prefix, auditMaxLength: 50 }),
+        async close() {
+          const keys = await client.keys(`${prefix}*`);
+          if (keys.length) await client.del(...keys);
+          client.disconnect();
+        },
+      };
+    },
+  ],
+];
+
+describe.each(floodable)(
+  "rule: no flood, anonymous or a user's own, evicts another's audit records, with %s",
+  (_name, up, open) => {
+    // Attacker review (round 3): signin.locked-out records for made-up identifiers went to Redis's
+    // main stream, which each write trims, so an anonymous flood pushed real users' records out.
+    it("175 made-up identifiers locked out from fresh addresses leave the owner's records in place", async (t) => {
+      if (!up) return t.skip();
+      const store = await open();
+      // One failure per identifier across all clients locks it: each made-up identifier costs two requests.
+      const app = await start(store.adapter, {
+        rateLimit: {
+          credentialsPerIdentifierAndIp: { max: 1, windowSeconds: 900 },
+          credentialsPerIdentifier: { max: 1, windowSeconds: 900 },
+        },
+      });
+      try {
+        expect(await app.guess(address(), "owner", "right horse battery")).toBe(302);
+        const owner = await listAuditEvents(app.config, { userId: "user-owner" });
+        expect(owner).toMatchObject([{ type: "signin.succeeded", userId: "user-owner" }]);
+        for (let i = 0; i < 175; i += 25) {
+          await Promise.all(
+            Array.from({ length: 25 }, async (_, j) => {
+              const ghost = `ghost-${i + j}-${randomBytes(3).toString("hex")}@example.com`;
+              expect(await app.guess(address(), ghost, "guess")).toBe(302);
+              // From another address: the identifier's limit across all clients refuses it (locked out).
+              expect(await app.guess(address(), ghost, "guess")).toBe(429);
+            }),
+          );
+        }
+        const lockedOut = await listAuditEvents(app.config, { type: "signin.locked-out", limit: 1000 });
+        expect(lockedOut.length).toBeGreaterThan(0);
+        expect(lockedOut.every((e) => (e.identifier ?? "").startsWith("ghost-"))).toBe(true);
+        expect(await listAuditEvents(app.config, { userId: "user-owner" })).toEqual(owner);
+      } finally {
+        await app.close();
+        await store.close();
+      }
+    }, 120_000);
+
+    it("a user signing in to their own account 250 times leaves the owner's records, and is recorded at most recordsPerUser times", async (t) => {
+      if (!up) return t.skip();
+      const store = await open();
+      const app = await start(store.adapter, {
+        // Mallory's own address may sign in as often as she likes: only the audit bound is at play.
+        rateLimit: { credentialsPerIp: { max: 10_000, windowSeconds: 900 } },
+      });
+      try {
+        expect(await app.guess(address(), "owner", "right horse battery")).toBe(302);
+        const owner = await listAuditEvents(app.config, { userId: "user-owner" });
+        const from = address();
+        for (let i = 0; i < 250; i += 25) {
+          const statuses = await Promise.all(
+            Array.from({ length: 25 }, () => app.guess(from, "mallory", "mallory's own")),
+          );
+          expect(statuses.every((s) => s === 302)).toBe(true);
+        }
+        const mallory = await listAuditEvents(app.config, { userId: "user-mallory", limit: 1000 });
+        expect(mallory).toHaveLength(200);
+        expect(await listAuditEvents(app.config, { userId: "user-owner" })).toEqual(owner);
+        // Her loop spent her budget of sign-in records only: what else happens to her account is still recorded.
+        await recordPasswordChange(app.config, { userId: "user-mallory" });
+        expect(await listAuditEvents(app.config, { userId: "user-mallory", type: "password.changed" })).toHaveLength(1);
+      } finally {
+        await app.close();
+        await store.close();
+      }
+    }, 120_000);
+  },
+);

@@ -101,10 +101,12 @@ export interface RedisAdapterOptions {
    */
   prefix?: string;
   /**
-   * The audit streams' length bound: every `XADD` trims its stream to about this many entries
-   * (`MAXLEN ~`), whatever the time retention (which `deleteAuditEvents` applies with `MINID`).
-   * Failed and limited sign-ins (which anonymous requests cause at will) have a stream of their
-   * own, so a flood of them never trims away an account's events.
+   * The length bound of the stream of anonymous events (failed, limited and locked-out sign-ins,
+   * which anonymous requests cause at will: `isAnonymousAuditEvent`): every `XADD` to it trims
+   * it to about this many entries (`MAXLEN ~`), whatever the time retention. What happened to an
+   * account has a stream of its own that no write trims by count, so neither a flood of failures
+   * nor another user's loop of sign-ins (which the core bounds per user) ever pushes it out; it
+   * goes with retention (`deleteAuditEvents`, `MINID`) only.
    * @default 100000
    */
   auditMaxLength?: number;
@@ -277,6 +279,11 @@ const auditAddScript = `
 local ok, id = pcall(redis.call, 'XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], ARGV[3] .. '-*', 'e', ARGV[2])
 if ok then return id end
 return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[2])`;
+// The same without a length bound: the stream of account events, which only retention trims.
+const auditAppendScript = `
+local ok, id = pcall(redis.call, 'XADD', KEYS[1], ARGV[2] .. '-*', 'e', ARGV[1])
+if ok then return id end
+return redis.call('XADD', KEYS[1], '*', 'e', ARGV[1])`;
 // Deletes every entry older than the id ARGV[1] (the retention sweep).
 const auditTrimScript = `return redis.call('XTRIM', KEYS[1], 'MINID', ARGV[1])`;
 // One page of entries, newest first, from ARGV[1] (an id, "(" for exclusive, or "+").
@@ -695,14 +702,12 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
       return Number(await client.eval(useBackupCodeScript, 1, key.backupCodes(userId), codeHash)) === 1;
     },
     async createAuditEvent(event) {
-      await client.eval(
-        auditAddScript,
-        1,
-        isAnonymousAuditEvent(event) ? key.auditFailures() : key.auditEvents(),
-        auditMaxLength,
-        JSON.stringify(event),
-        Math.max(0, Math.floor(event.at.getTime())),
-      );
+      const at = Math.max(0, Math.floor(event.at.getTime()));
+      if (isAnonymousAuditEvent(event)) {
+        await client.eval(auditAddScript, 1, key.auditFailures(), auditMaxLength, JSON.stringify(event), at);
+      } else {
+        await client.eval(auditAppendScript, 1, key.auditEvents(), JSON.stringify(event), at);
+      }
     },
     async deleteAuditEvents(before) {
       const minId = `${Math.max(0, before.getTime())}-0`;
@@ -713,8 +718,9 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
     },
     async listAuditEvents(filter) {
       const limit = filter.limit ?? 100;
+      // `signin.locked-out` went to the account stream before it counted as anonymous: both are read.
       const streams =
-        filter.type === undefined
+        filter.type === undefined || filter.type === "signin.locked-out"
           ? [key.auditEvents(), key.auditFailures()]
           : [isAnonymousAuditEvent({ type: filter.type }) ? key.auditFailures() : key.auditEvents()];
       // Each stream newest first, merged by entry id (the time the event names).

@@ -112,7 +112,7 @@ describe.skipIf(!redisUp)("RedisAdapter storage", () => {
     expect(await client.smembers(key.userAccounts("u2"))).toEqual([key.account("acme", "p2")]);
   });
 
-  it("keeps the audit streams bounded: every XADD trims its stream to about auditMaxLength, entries keyed by the event's time; failures never trim an account's events", async () => {
+  it("keeps the anonymous audit stream bounded: every XADD of a failure trims it to about auditMaxLength, entries keyed by the event's time; failures never trim an account's events", async () => {
     const adapter = RedisAdapter(client, { prefix, auditMaxLength: 100 });
     const start = Date.now() - 10_000;
     await adapter.createAuditEvent?.({ type: "signin.succeeded", at: new Date(start - 1), userId: "u-flood" });
@@ -134,6 +134,35 @@ describe.skipIf(!redisUp)("RedisAdapter storage", () => {
     expect(listed?.at(-1)).toMatchObject({ type: "signin.succeeded", userId: "u-flood" });
     expect(listed).toHaveLength(length + 1);
     expect(() => RedisAdapter(client, { prefix, auditMaxLength: 0 })).toThrow(TypeError);
+  });
+
+  it("rule: no write trims the account events by count: 300 locked-out records and 300 sign-ins of other users past auditMaxLength 100 leave the first user's events", async () => {
+    const streams = redisKeys(`${prefix}accounts:`);
+    const adapter = RedisAdapter(client, { prefix: `${prefix}accounts:`, auditMaxLength: 100 });
+    const start = Date.now() - 10_000;
+    await adapter.createAuditEvent?.({ type: "signin.succeeded", at: new Date(start - 2), userId: "u-victim" });
+    await adapter.createAuditEvent?.({ type: "password.changed", at: new Date(start - 1), userId: "u-victim" });
+    await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        adapter.createAuditEvent?.({
+          type: "signin.locked-out",
+          at: new Date(start + i),
+          reason: "credentialsPerIdentifier",
+          identifier: `made-up-${i}`,
+        }),
+      ),
+    );
+    await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        adapter.createAuditEvent?.({ type: "signin.succeeded", at: new Date(start + i), userId: `u-loop-${i % 3}` }),
+      ),
+    );
+    expect(await client.xlen(streams.auditFailures())).toBeLessThanOrEqual(200);
+    expect(await client.xlen(streams.auditEvents())).toBe(302);
+    expect(await adapter.listAuditEvents?.({ userId: "u-victim" })).toMatchObject([
+      { type: "password.changed" },
+      { type: "signin.succeeded" },
+    ]);
   });
 
   it("keeps prefixes apart", async () => {

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { isIPv4, isIPv6 } from "node:net";
 import { AuthError, RateLimited } from "../errors.js";
 import type { RateLimit, RateLimitHit, RateLimitStore } from "../rate-limit.js";
-import { admitRecord, recordAudit } from "./audit/record.js";
+import { admitAnonymous, admitRecord, recordAudit } from "./audit/record.js";
 import type { Context } from "./context.js";
 import { foldIdentifier } from "./fold-identifier.js";
 import type { ResolvedRateLimit } from "./rate-limits.js";
@@ -73,12 +73,14 @@ interface Attempt {
 /**
  * Records a refused attempt in the audit trail, once per counter and window: the first refusal
  * is recorded, the others of the window (an attacker's flood) are not, so a limited request
- * never writes a row of its own.
+ * never writes a row of its own. A flood of made-up identifiers makes a fresh counter each, so
+ * these records also count against the client's budget of anonymous records (admitAnonymous).
  */
 async function auditLimited(ctx: Context, counter: Counter, hit: RateLimitHit, attempt: Attempt): Promise<void> {
   if (!ctx.config.audit) return;
   const windowSeconds = Math.max(1, (hit.resetAt - Date.now()) / 1000);
   if (!(await admitRecord(ctx.config, `limited:${counter.key}`, { max: 1, windowSeconds }))) return;
+  if (!(await admitAnonymous(ctx.config, clientKey(attempt.clientAddress), "limited"))) return;
   await recordAudit(ctx.config, {
     type: lockingLimits.has(counter.name) ? "signin.locked-out" : "signin.rate-limited",
     at: new Date(),
@@ -154,9 +156,9 @@ const nothingReserved: CredentialsReservation = { succeeded: async () => {} };
  * Counters: per client address (any identifier), per (identifier, client address) (tight: the
  * limit a guesser meets), per identifier alone (loose: only many clients together reach it, so
  * one client failing on purpose cannot lock the owner out). Without a client address the tight
- * limit applies to the identifier alone. `identifier` undefined (a provider that declares no
- * field) counts the provider as one identifier. `secret`: the identifier is a password field's
- * value (a provider of a PIN alone), counted hashed but never put in the audit trail.
+ * limit applies to the identifier alone. `identifier` undefined (a provider whose fields name no
+ * one, such as a PIN alone) counts the provider as one identifier: a guess can never bring a
+ * fresh counter.
  *
  * Every attempt counts unless `authorize()` returns a user (then the caller gives it back with
  * `succeeded()`): a `null`, a thrown `CredentialsSignin` and any other error alike, so that no
@@ -167,7 +169,6 @@ export async function reserveCredentialsAttempt(
   ctx: Context,
   providerId: string,
   identifier: string | undefined,
-  secret = false,
 ): Promise<CredentialsReservation> {
   const limits = ctx.config.rateLimit;
   if (!limits) return nothingReserved;
@@ -202,7 +203,7 @@ export async function reserveCredentialsAttempt(
     : [[pair]];
   const reserved = await reserve(ctx, limits.store, stages, {
     provider: providerId,
-    identifier: secret ? undefined : identifier,
+    identifier,
     clientAddress: req.clientIp,
   });
   if (!reserved) return nothingReserved;

@@ -38,7 +38,7 @@ import {
 import { createLogger } from "./logger.js";
 import { isPlainObject, merge } from "./merge.js";
 import { applyProviderOptions } from "./provider-options.js";
-import { type ResolvedRateLimit, resolveRateLimit } from "./rate-limits.js";
+import { isSecretOrControlField, type ResolvedRateLimit, resolveRateLimit } from "./rate-limits.js";
 import { defaultRedirect } from "./redirect.js";
 import { LOCK_TTL_MS } from "./refresh/single-flight.js";
 import { type ResolvedRevocation, resolveRevocation } from "./session/revocation-list.js";
@@ -290,6 +290,13 @@ function resolveProviders(
         ) {
           throw new InvalidProvider(
             `Credentials provider "${provider.id}": \`identifier\` must be the name of a credentials field or a function of the credentials.`,
+          );
+        }
+        if (typeof provider.identifier === "string" && isSecretOrControlField(provider, provider.identifier)) {
+          const type = String((provider.credentials?.[provider.identifier] as { type?: unknown } | undefined)?.type);
+          // Counting attempts on a value each guess changes would give every guess a fresh counter.
+          throw new InvalidProvider(
+            `Credentials provider "${provider.id}": \`identifier\` names the field "${provider.identifier}" of type "${type}", whose value changes with each guess, so attempts could not be limited. Name the field that says whose account it is (a user name, an e-mail address), or leave \`identifier\` out to count a provider without one (a PIN alone) as a whole.`,
           );
         }
         return {

@@ -1,3 +1,4 @@
+import type { CookieTooLarge } from "../errors.js";
 import type { Cookie, CookieOption, CookieSerializeOptions, CookiesOptions } from "../shapes/data.js";
 
 /** The cookies Latchkey sets, by their role. */
@@ -167,7 +168,7 @@ export function serializeCookie(name: string, value: string, options: CookieSeri
  * The browser limit is 4096 bytes per cookie, name and attributes included; values are cut into
  * chunks that leave room for those (the same size Auth.js uses, so either can read the other).
  */
-const CHUNK_SIZE = 4096 - 160;
+export const CHUNK_SIZE = 4096 - 160;
 
 /** Reads a possibly chunked cookie: `name`, or `name.0`, `name.1`, ... joined in order. */
 export function readChunkedCookie(cookies: Record<string, string>, name: string): string | undefined {
@@ -191,15 +192,32 @@ function presentChunks(cookies: Record<string, string>, name: string): string[] 
 }
 
 /**
+ * How a chunked cookie is bounded: `maxBytes` of `name=value` pairs as the browser sends all its
+ * chunks back, and the error to throw past it (naming the cookie and its fix).
+ */
+export interface CookieBound {
+  maxBytes: number;
+  tooLarge: (size: number, maxBytes: number) => CookieTooLarge;
+}
+
+/** The bytes `cookies` add to a request's `Cookie` header (`name=value; ` each; deletions add none). */
+export function cookieHeaderBytes(cookies: readonly Cookie[]): number {
+  return cookies.reduce((sum, c) => sum + (c.value ? c.name.length + c.value.length + 3 : 0), 0);
+}
+
+/**
  * The cookies that store `value` under `name`: one cookie, or chunks `name.0`, `name.1`, ...
  * when it is too large. Cookies of an earlier value that are no longer used (stale chunks, or
- * the unchunked cookie) are expired in the same response.
+ * the unchunked cookie) are expired in the same response. Every chunked cookie is bounded: past
+ * `bound.maxBytes` nothing is written and `bound.tooLarge` is thrown, so that no cookie Latchkey
+ * writes can make the browser's requests larger than the server accepts (431).
  */
 export function writeChunkedCookie(
   cookies: Record<string, string>,
   name: string,
   value: string,
   options: CookieSerializeOptions,
+  bound: CookieBound,
 ): Cookie[] {
   const out: Cookie[] = [];
   const written = new Set<string>();
@@ -213,6 +231,8 @@ export function writeChunkedCookie(
       written.add(chunkName);
     }
   }
+  const size = cookieHeaderBytes(out);
+  if (size > bound.maxBytes) throw bound.tooLarge(size, bound.maxBytes);
   for (const stale of presentChunks(cookies, name)) {
     if (!written.has(stale)) out.push(expiredCookie(stale, options));
   }

@@ -18,7 +18,8 @@ export type WarningCode =
   | "jwt-callback-changed-subject"
   | "passkey-authenticator-kept"
   | "session-callback-returned-token"
-  | "adapter-extensions-missing";
+  | "adapter-extensions-missing"
+  | "credentials-identifier-secret";
 
 const warningText: Record<WarningCode, string> = {
   "debug-enabled": "Debug logging is on; it may log secrets and personal data. Turn `debug` off in production.",
@@ -40,6 +41,8 @@ const warningText: Record<WarningCode, string> = {
     "getAccessToken found an expired access token and no refresh token: the provider was not asked for offline access.",
   "jwt-callback-changed-subject":
     "The `jwt` callback returned a token with another (or no) `sub` than the signed-in session's; the session keeps its user. Whose session it is is decided at sign-in: to act as another user, sign in as that user. A callback that merges the client's update into the token (`{ ...token, ...session }`) lets a client try exactly this: pick the fields you accept.",
+  "credentials-identifier-secret":
+    "A credentials provider's identifier() returned the value of a password field: its attempts are counted against the provider as a whole. Return what names the account, never the secret being guessed.",
   "passkey-authenticator-kept":
     "A passkey was unlinked but the adapter has no `deleteAuthenticator`, so its authenticator record stays: the passkey signs nobody in (its account is gone), but it cannot be registered again until that record is deleted.",
   "session-callback-returned-token":

@@ -95,3 +95,20 @@ export function resolveRateLimit(
   }
   return resolved;
 }
+
+/**
+ * Input types whose value does not name who signs in: a secret (each guess is a new value), or a
+ * control whose value the client picks freely (a "remember me" box) while the guess stays the
+ * same. Counting on such a field would give every guess a fresh counter. (A `hidden` field, such
+ * as a tenant, may name the account: a made-up value names none, so it brings no fresh counter
+ * for a real one.)
+ */
+const NOT_AN_IDENTIFIER = new Set(["password", "checkbox", "radio", "submit", "button", "reset", "range"]);
+
+/** True when the provider declares `field` as one a client can vary at will (see NOT_AN_IDENTIFIER). */
+export function isSecretOrControlField(provider: { credentials?: Record<string, unknown> }, field: string): boolean {
+  const input = Object.hasOwn(provider.credentials ?? {}, field)
+    ? (provider.credentials?.[field] as { type?: unknown } | undefined)
+    : undefined;
+  return typeof input?.type === "string" && NOT_AN_IDENTIFIER.has(input.type.toLowerCase());
+}

@@ -44,9 +44,13 @@ export interface CredentialsConfig<C extends Record<string, CredentialInput> = R
    * whose identifier is missing, empty or not a single string is refused as `CredentialsSignin`
    * without calling `authorize()`.
    *
-   * @default the first field of `credentials` that is not `type: "password"` (else the first
-   * field; no identifier when `credentials` is empty: every attempt then counts against the
-   * provider as a whole)
+   * Never a value each guess changes: naming a field of `type: "password"` (or a checkbox, radio,
+   * button or range) is refused when the configuration is first used, and an `identifier()` that
+   * returns a password field's value is counted against the provider as a whole (logged once).
+   *
+   * @default the first field of `credentials` that is neither `type: "password"` nor a control
+   * (checkbox, radio, button, range); when there is none (a PIN alone, or no declared field)
+   * every attempt counts against the provider as a whole: one budget for all its users
    * @example
    * ```ts
    * Credentials({ credentials: { password: {}, email: {} }, identifier: "email", authorize })

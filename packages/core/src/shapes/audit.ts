@@ -163,9 +163,10 @@ export interface AuditEventFilter {
  */
 export interface AuditStore {
   /**
-   * Stores one event. A store that keeps a bounded number of events drops those of
-   * `isAnonymousAuditEvent` (`@latchkey/core/adapters`) first, so that a flood of failures never
-   * pushes out what happened to an account.
+   * Stores one event. A store that keeps a bounded number of events trims by count only those of
+   * `isAnonymousAuditEvent` (`@latchkey/core/adapters`), kept apart, so that a flood of failures
+   * never pushes out what happened to an account; the others go only with retention (the core
+   * bounds them per user: `recordsPerUser`).
    */
   createAuditEvent(event: AuditEvent): PromiseLike<void> | void;
   /** Deletes the events older than `before`; returns how many (when the store can tell). */
@@ -192,4 +193,12 @@ export interface AuditOptions {
    * @default { max: 200, windowSeconds: 900 }
    */
   failuresPerClient?: { max: number; windowSeconds: number };
+  /**
+   * Records of one kind kept per user and window (a user's sign-ins, revocations, links, ...);
+   * beyond it they are not recorded (and a warning is logged once per window), so that a user
+   * signing in to their own account in a loop cannot grow the store without bound. Per kind, so
+   * that a loop of sign-ins never hides the link or the password change that follows.
+   * @default { max: 200, windowSeconds: 900 }
+   */
+  recordsPerUser?: { max: number; windowSeconds: number };
 }

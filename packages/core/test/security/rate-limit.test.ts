@@ -334,6 +334,111 @@ describe("rule: a credentials attempt is counted on the identifier the provider 
   });
 });
 
+/** A provider of a 4-digit PIN alone (the right one is 4711) that counts its authorize() calls. */
+function pinProvider(options: Partial<Parameters<typeof Credentials>[0]> = {}) {
+  const seen = { n: 0 };
+  const provider = Credentials({
+    id: "pin",
+    credentials: { pin: { label: "PIN", type: "password" } },
+    authorize: async (c) => {
+      seen.n++;
+      return c.pin === "4711" ? { id: "kiosk" } : null;
+    },
+    ...options,
+  });
+  return { provider, seen };
+}
+
+/** Guesses every 4-digit PIN in order from `clientIp` (or from `clients(i)`) until a 429; returns how many were answered otherwise. */
+async function enumeratePins(
+  config: AuthConfig,
+  clients: (i: number) => string | undefined,
+  form: (pin: string) => Record<string, string> = (pin) => ({ pin }),
+): Promise<{ before429: number; limited: boolean }> {
+  for (let i = 0; i < 10_000; i++) {
+    const pin = String(i).padStart(4, "0");
+    const jar = new CookieJar();
+    const token = await csrfToken(config, jar);
+    const answer = await callFrom(config, clients(i), "/auth/callback/pin", {
+      jar,
+      form: { csrfToken: token, ...form(pin) },
+    });
+    if (answer.status === 429) return { before429: i, limited: true };
+    expect(isFailure(answer)).toBe(true);
+  }
+  return { before429: 10_000, limited: false };
+}
+
+describe("rule: every credentials provider is rate limited, whatever its fields (a PIN alone is counted against the provider)", () => {
+  // Attacker review (round 3): a provider of password fields alone was counted per submitted
+  // value, so each distinct guess had a fresh counter and a 4-digit PIN was enumerated through
+  // Auth() without a single 429.
+  it("distinct PIN guesses through Auth() (no client address) meet 429 after the tight limit; the right PIN then waits too", async () => {
+    const { provider, seen } = pinProvider();
+    const config = makeConfig({ providers: [provider], logger: recordingLogger().logger });
+    const { before429, limited } = await enumeratePins(config, () => undefined);
+    expect(limited).toBe(true);
+    expect(before429).toBe(5);
+    expect(seen.n).toBe(5);
+    expect((await post(config, undefined, { pin: "4711" }, "pin")).status).toBe(429);
+    expect(seen.n).toBe(5);
+  });
+
+  it("distinct PIN guesses from one address meet 429 after 5; from 100 addresses, after credentialsPerIdentifier in all", async () => {
+    const one = pinProvider();
+    const single = makeConfig({ providers: [one.provider], logger: recordingLogger().logger });
+    expect(await enumeratePins(single, () => "203.0.113.9")).toEqual({ before429: 5, limited: true });
+
+    const many = pinProvider();
+    const spread = makeConfig({ providers: [many.provider], logger: recordingLogger().logger });
+    // Each address guesses at most 4 times (under its tight limit): only the provider's loose counter stops them.
+    const result = await enumeratePins(spread, (i) => `198.51.100.${Math.floor(i / 4)}`);
+    expect(result).toEqual({ before429: 50, limited: true });
+    expect(many.seen.n).toBe(50);
+  });
+
+  it("a control the client varies (a checkbox listed first) brings no fresh counter", async () => {
+    const { provider, seen } = pinProvider({
+      credentials: { remember: { label: "Remember me", type: "checkbox" }, pin: { label: "PIN", type: "password" } },
+    });
+    const config = makeConfig({ providers: [provider], logger: recordingLogger().logger });
+    const result = await enumeratePins(
+      config,
+      () => undefined,
+      (pin) => ({ remember: `on-${pin}`, pin }),
+    );
+    expect(result).toEqual({ before429: 5, limited: true });
+    expect(seen.n).toBe(5);
+  });
+
+  it("an identifier() that returns the guessed PIN is counted against the provider, and logged once with the fix", async () => {
+    const { provider, seen } = pinProvider({ identifier: (c) => c.pin as string });
+    const { logger, warnings } = recordingLogger();
+    const config = makeConfig({ providers: [provider], logger });
+    expect(await enumeratePins(config, () => undefined)).toEqual({ before429: 5, limited: true });
+    expect(seen.n).toBe(5);
+    expect(warnings.filter((w) => w === "credentials-identifier-secret")).toHaveLength(1);
+  });
+
+  it("an `identifier` naming a password (or checkbox) field is refused when the configuration is first used, naming the fix", () => {
+    for (const [credentials, field] of [
+      [{ username: {}, pin: { type: "password" } }, "pin"],
+      [{ username: {}, remember: { type: "checkbox" } }, "remember"],
+    ] as const) {
+      const provider = Credentials({ credentials, identifier: field as never, authorize: () => null });
+      expect(() => resolveConfig(makeConfig({ providers: [provider] }))).toThrow(
+        new RegExp(`\`identifier\` names the field "${field}".*leave \`identifier\` out`),
+      );
+    }
+  });
+
+  it("honest flow: the right PIN signs in and gives its reservation back, so the kiosk is never limited by its own use", async () => {
+    const { provider } = pinProvider();
+    const config = makeConfig({ providers: [provider], logger: recordingLogger().logger });
+    for (let i = 0; i < 12; i++) expect(isSignedIn(await post(config, undefined, { pin: "4711" }, "pin"))).toBe(true);
+  });
+});
+
 /**
  * 50 guesses at once. authorize() holds every call until each of the 50 requests has either
  * reached it or been answered, so a limiter that reads before and counts after would let all 50
@@ -635,8 +740,51 @@ describe("MemoryRateLimitStore", () => {
     expect((await store.increment("a", 1000)).count).toBe(2);
     await store.increment("b", 1000);
     await store.increment("c", 1000);
-    expect(await store.get("a")).toBeNull();
+    // "a" counted twice: the new "c" pushed out "b", the oldest counter that counted once.
+    expect((await store.get("a"))?.count).toBe(2);
+    expect(await store.get("b")).toBeNull();
     expect((await store.get("c"))?.count).toBe(1);
+  });
+
+  // Suspicion left open (round 3, item 13): the store dropped its oldest counter when full, so an
+  // anonymous client making fresh keys could push out a victim's counters, and the audit
+  // admission counters that shared the store.
+  it("rule: a flood of fresh keys never evicts a counter that has counted twice (10,000 keys through a 100-key store)", async () => {
+    const store = new MemoryRateLimitStore({ maxKeys: 100 });
+    for (let i = 0; i < 5; i++) await store.increment("credentials:id:credentials:ada", 60_000);
+    for (let i = 0; i < 10_000; i++) await store.increment(`credentials:id:credentials:ghost-${i}`, 60_000);
+    expect((await store.get("credentials:id:credentials:ada"))?.count).toBe(5);
+  });
+
+  it("rule: through Auth(), a guesser who floods made-up identifiers gets no fresh guesses at the account he attacks", async () => {
+    const { provider, seen } = recordingCredentials();
+    const config = makeConfig({
+      providers: [provider],
+      logger: recordingLogger().logger,
+      rateLimit: { store: new MemoryRateLimitStore({ maxKeys: 200 }) },
+    });
+    for (let i = 0; i < 5; i++)
+      expect(isFailure(await post(config, undefined, { username: "ada", password: `g${i}` }))).toBe(true);
+    expect((await post(config, undefined, { username: "ada", password: "g5" })).status).toBe(429);
+    // 1,000 made-up identifiers, one attempt each: five times the store's size.
+    for (let i = 0; i < 1000; i++) await post(config, undefined, { username: `ghost-${i}`, password: "x" });
+    expect((await post(config, undefined, { username: "ada", password: "g6" })).status).toBe(429);
+    expect(seen.filter((c) => c.username === "ada")).toHaveLength(5);
+  });
+
+  it("the audit trail's admission counters are kept apart from the limiter's in-memory counters, so a flood of one never presses on the other", () => {
+    const inMemory = resolveConfig(
+      makeConfig({ audit: { failuresPerClient: { max: 5, windowSeconds: 60 } }, events: { audit() {} } }),
+    );
+    expect(inMemory.audit?.gate).toBeInstanceOf(MemoryRateLimitStore);
+    expect(inMemory.audit?.gate).not.toBe(inMemory.rateLimit?.store);
+    const shared: RateLimitStore = {
+      increment: async () => ({ count: 1, resetAt: 0 }),
+      decrement: async () => {},
+      get: async () => null,
+    };
+    const withShared = resolveConfig(makeConfig({ rateLimit: { store: shared }, events: { audit() {} } }));
+    expect(withShared.audit?.gate).toBe(shared);
   });
   it("decrement never goes below zero and never opens a window", async () => {
     const store = new MemoryRateLimitStore();

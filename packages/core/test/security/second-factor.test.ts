@@ -173,6 +173,20 @@ describe("sign-in with a second factor", () => {
     expect(await sessionOf(config, jar)).toBeNull();
   });
 
+  it("rule: a crafted link's long callbackUrl cannot push the pending sign-in past its bound: the sign-in completes and lands on the origin", async () => {
+    const { config } = setup();
+    const enrolled = await enrol(config, "ada");
+    const jar = new CookieJar();
+    // The attacker's link: a same-origin callback URL of 3,000 characters, kept in the callback-URL cookie.
+    const long = `http://localhost:3000/${"a".repeat(3000)}`;
+    await call(config, `/auth/signin?callbackUrl=${encodeURIComponent(long)}`, { jar });
+    const { response } = await password(config, "ada", jar);
+    expect(response.headers.get("location")).toBe("http://localhost:3000/auth/callback/totp");
+    const done = await submitCode(config, jar, codeAt(enrolled.secret, timeStep() + 1));
+    expect(done.headers.get("location")).toBe("http://localhost:3000");
+    expect((await sessionOf(config, jar))?.user?.email).toBe("ada@example.com");
+  });
+
   it("rule: the right code starts the session, recording both factors (amr) for the callbacks", async () => {
     const { config, enrolled, seen } = await (async () => {
       const s = setup();

@@ -1,5 +1,5 @@
-import { createHmac } from "node:crypto";
-import type { Adapter } from "../../adapters.js";
+import { createHash, createHmac } from "node:crypto";
+import { type Adapter, isAnonymousAuditEvent } from "../../adapters.js";
 import { AuthError, InvalidConfiguration, MissingAdapterMethods } from "../../errors.js";
 import { MemoryRateLimitStore, type RateLimit, type RateLimitStore } from "../../rate-limit.js";
 import type { AuditEvent, AuditEventFilter, AuditOptions, AuditStore } from "../../shapes/audit.js";
@@ -30,7 +30,9 @@ export interface ResolvedAudit {
   retentionMs: number;
   /** Failed sign-ins recorded per client address and window (beyond it they are dropped). */
   failuresPerClient: RateLimit;
-  /** The counters of the two bounds above (the rate-limit store, or one in memory). */
+  /** Records of one type kept per user and window (beyond it they are dropped). */
+  recordsPerUser: RateLimit;
+  /** The counters of the bounds above (a shared rate-limit store such as Redis, else one in memory of their own). */
   gate: RateLimitStore;
 }
 
@@ -81,14 +83,12 @@ export function resolveAudit(
       `\`audit.retention\` must be a positive number of seconds; received ${String(retention)}`,
     );
   }
-  const limit = options?.failuresPerClient ?? { max: 200, windowSeconds: 15 * 60 };
-  if (!Number.isInteger(limit?.max) || limit.max < 1 || !(limit.windowSeconds > 0)) {
-    throw new InvalidConfiguration(
-      "`audit.failuresPerClient` must be { max: <integer >= 1>, windowSeconds: <number > 0> }.",
-    );
-  }
+  const limit = checkBudget("failuresPerClient", options?.failuresPerClient);
+  const perUser = checkBudget("recordsPerUser", options?.recordsPerUser);
   if (!store && !context.handler) return null;
-  let gate = context.rateLimitStore;
+  // A shared store (Redis) holds the admission counters too; the limiter's in-memory store does
+  // not: each bounds its own counters, so a flood that fills one never presses on the other.
+  let gate = context.rateLimitStore instanceof MemoryRateLimitStore ? undefined : context.rateLimitStore;
   if (!gate) {
     gate = fallbackGates.get(context.owner);
     if (!gate) {
@@ -99,9 +99,19 @@ export function resolveAudit(
   return {
     store,
     retentionMs: retention * 1000,
-    failuresPerClient: { max: limit.max, windowSeconds: limit.windowSeconds },
+    failuresPerClient: limit,
+    recordsPerUser: perUser,
     gate,
   };
+}
+
+/** A budget option of `audit`, checked (default 200 per 15 minutes). */
+function checkBudget(name: string, given: { max: number; windowSeconds: number } | undefined): RateLimit {
+  const limit = given ?? { max: 200, windowSeconds: 15 * 60 };
+  if (!Number.isInteger(limit?.max) || limit.max < 1 || !(limit.windowSeconds > 0)) {
+    throw new InvalidConfiguration(`\`audit.${name}\` must be { max: <integer >= 1>, windowSeconds: <number > 0> }.`);
+  }
+  return { max: limit.max, windowSeconds: limit.windowSeconds };
 }
 
 /** `value` as a harmless string of at most `max` characters: control characters escaped. */
@@ -223,10 +233,40 @@ export async function recordAudit(config: AuditedConfig, event: AuditEvent): Pro
     config.logger.error(new AuthError(`A ${event.type} audit event could not be recorded`, { err: e as Error }));
     return;
   }
+  // What happened to an account is bounded per user and type, so that a user's own loop (signing
+  // in over and over) cannot grow the store without bound; anonymous events are admitted by
+  // their callers, per client (admitAnonymous).
+  if (!isAnonymousAuditEvent(clean) && clean.userId !== undefined) {
+    const user = createHash("sha256").update(clean.userId).digest("base64url").slice(0, 22);
+    if (!(await admitRecord(config, `user:${user}:${clean.type}`, audit.recordsPerUser))) return;
+  }
   await Promise.all([
     config.events.audit?.({ ...clean }),
     audit.store ? write(config, audit, audit.store, clean) : undefined,
   ]);
+}
+
+/** The /48 of an IPv6 client key (`a:b:c:d::/64`), or undefined for any other client. */
+function sitePrefix(client: string): string | undefined {
+  if (!client.endsWith("::/64")) return undefined;
+  return `${client.slice(0, -5).split(":").slice(0, 3).join(":")}::/48`;
+}
+
+/**
+ * True when one more anonymous record (a failed or limited sign-in) of kind `budget` from
+ * `client` (a rate-limiter client key, IPv6 by its /64; undefined when the address is unknown)
+ * fits this window: `audit.failuresPerClient` per client and kind, and for IPv6 sixteen times
+ * that per /48 too, since one site holds 65,536 /64s.
+ */
+export async function admitAnonymous(config: AuditedConfig, client: string | undefined, budget: string) {
+  const audit = config.audit;
+  if (!audit) return false;
+  const site = client === undefined ? undefined : sitePrefix(client);
+  if (site) {
+    const perSite = { max: audit.failuresPerClient.max * 16, windowSeconds: audit.failuresPerClient.windowSeconds };
+    if (!(await admitRecord(config, `failed:${site}:${budget}`, perSite))) return false;
+  }
+  return admitRecord(config, `failed:${client ?? "-"}:${budget}`, audit.failuresPerClient);
 }
 
 /**

@@ -15,7 +15,7 @@ import type { SignInFailureReason } from "../../shapes/audit.js";
 import { clientKey } from "../attempts.js";
 import type { Context } from "../context.js";
 import type { RequestInternal } from "../request.js";
-import { admitRecord, recordAudit } from "./record.js";
+import { admitAnonymous, recordAudit } from "./record.js";
 
 /**
  * Thrown by a credentials provider's `authorize()` when no such user exists. The client sees
@@ -72,7 +72,8 @@ function budgetOf(reason: SignInFailureReason): SignInFailureReason {
 /**
  * Records a failed sign-in with its internal reason. Anonymous clients can fail as often as they
  * like in some flows (an OAuth callback with a forged state is not rate-limited), so failures are
- * recorded at most `audit.failuresPerClient` times per client address, reason and window. Per
+ * recorded at most `audit.failuresPerClient` times per client address, reason and window (and
+ * sixteen times that per IPv6 /48). Per
  * reason: a budget shared by every kind of failure would let a client spend it on free failures
  * (posts without CSRF) and then guess passwords unrecorded. Reasons the client's answer does not
  * tell apart share a budget (see budgetOf).
@@ -84,8 +85,7 @@ export async function recordSignInFailure(
 ): Promise<void> {
   const { config } = ctx;
   if (!config.audit) return;
-  const client = clientKey(req.clientIp) ?? "-";
-  if (!(await admitRecord(config, `failed:${client}:${budgetOf(reason)}`, config.audit.failuresPerClient))) return;
+  if (!(await admitAnonymous(config, clientKey(req.clientIp), budgetOf(reason)))) return;
   await recordAudit(config, {
     type: "signin.failed",
     at: new Date(),

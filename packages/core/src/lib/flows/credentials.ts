@@ -4,6 +4,8 @@ import type { Account, ResponseInternal, User } from "../../shapes/data.js";
 import { reserveCredentialsAttempt } from "../attempts.js";
 import { noteSignInAttempt } from "../audit/sign-in.js";
 import type { Context } from "../context.js";
+import { warnOnce } from "../logger.js";
+import { isSecretOrControlField } from "../rate-limits.js";
 import { lazyRequest, type RequestInternal } from "../request.js";
 import { askSignIn, landing, startSession } from "./finish-sign-in.js";
 import { loginWithCredentials } from "./identity.js";
@@ -12,31 +14,25 @@ type CredentialsProvider = Extract<NonNullable<Context["provider"]>, { type: "cr
 
 /**
  * The credentials field that says who signs in, when the provider does not declare `identifier`:
- * the first field not declared `type: "password"` (a form may ask for the password first), else
- * the first field (a provider of one secret, such as a PIN: counted per value, never recorded).
+ * the first field that is neither a secret nor a control (a form may ask for the password
+ * first). None (a provider of a PIN alone, or of no declared field): undefined, and every
+ * attempt counts against the provider as a whole.
  */
-function identifierField(provider: CredentialsProvider): { field: string | undefined; secret: boolean } {
-  const fields = Object.entries(provider.credentials ?? {});
-  const named = fields.find(([, input]) => (input as { type?: unknown } | undefined)?.type !== "password");
-  if (named) return { field: named[0], secret: false };
-  return { field: fields[0]?.[0], secret: fields.length > 0 };
+function identifierField(provider: CredentialsProvider): string | undefined {
+  return Object.keys(provider.credentials ?? {}).find((field) => !isSecretOrControlField(provider, field));
 }
 
 /**
  * The identifier the attempt is counted on: what the provider declares (`identifier`, else the
  * field of {@link identifierField}), read from the same object `authorize()` receives, never a
  * field the client chose. A repeated form field is read once by the body parser (the first value),
- * so the limiter and `authorize()` see the same value. `undefined` when the provider declares no
- * field. `secret` when the value is a password field's: the limiter counts it (hashed), the audit
- * trail never records it.
+ * so the limiter and `authorize()` see the same value. `undefined` counts the attempt against the
+ * provider: when it names no field, and when `identifier()` returned the value of a password
+ * field (each guess would be a fresh counter; logged once, never recorded in the audit trail).
  */
-function attemptIdentifier(
-  provider: CredentialsProvider,
-  credentials: Record<string, unknown>,
-): { value: string | undefined; secret: boolean } {
-  const fallback = identifierField(provider);
-  const source = provider.identifier ?? fallback.field;
-  if (source === undefined) return { value: undefined, secret: false };
+function attemptIdentifier(ctx: Context, provider: CredentialsProvider, credentials: Record<string, unknown>) {
+  const source = provider.identifier ?? identifierField(provider);
+  if (source === undefined) return undefined;
   let value: unknown;
   if (typeof source === "function") {
     try {
@@ -54,7 +50,25 @@ function attemptIdentifier(
     const what = typeof source === "function" ? "identifier() returned" : `the field "${source}" is`;
     throw new CredentialsSignin(`Refused before authorize(): ${what} not a non-empty string`);
   }
-  return { value, secret: provider.identifier === undefined && fallback.secret };
+  if (typeof source === "function" && isASubmittedSecret(provider, credentials, value)) {
+    warnOnce(
+      ctx.config,
+      "credentials-identifier-secret",
+      `Credentials provider "${provider.id}": identifier() returned the value of a password field, so attempts are counted against the provider as a whole (one counter for every user). Return what names the account (a user name, an e-mail address), never the secret being guessed.`,
+    );
+    return undefined;
+  }
+  return value;
+}
+
+/** True when `value` is what the client submitted in a field the provider declares a password. */
+function isASubmittedSecret(provider: CredentialsProvider, credentials: Record<string, unknown>, value: string) {
+  return Object.entries(provider.credentials ?? {}).some(
+    ([field, input]) =>
+      (input as { type?: unknown } | undefined)?.type === "password" &&
+      Object.hasOwn(credentials, field) &&
+      credentials[field] === value,
+  );
 }
 
 /**
@@ -73,9 +87,9 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   ctx.requireCsrf("The credentials form");
 
   const credentials = { ...req.body } as Record<string, unknown>;
-  const { value: identifier, secret } = attemptIdentifier(provider, credentials);
-  if (!secret) noteSignInAttempt(ctx, { identifier });
-  const attempt = await reserveCredentialsAttempt(req, ctx, provider.id, identifier, secret);
+  const identifier = attemptIdentifier(ctx, provider, credentials);
+  noteSignInAttempt(ctx, { identifier });
+  const attempt = await reserveCredentialsAttempt(req, ctx, provider.id, identifier);
   let user: User | null;
   try {
     user = await provider.authorize(

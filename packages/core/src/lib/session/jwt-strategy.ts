@@ -102,16 +102,24 @@ export async function sessionTokenCookies(
     ? await config.jwt.encode({ token, secret: [...config.jwt.secrets], salt: name, maxAge: config.jwt.maxAge })
     : sealToken(token, config.jwt.secrets, name, config.jwt.maxAge);
   const expires = new Date(Date.now() + config.session.maxAge * 1000);
-  const cookies = writeChunkedCookie(requestCookies, name, value, { ...cookie.options, expires });
-  const size = cookies.reduce((sum, c) => sum + (c.value ? c.name.length + c.value.length + 3 : 0), 0);
-  if (size > MAX_SESSION_COOKIE_BYTES) {
-    const error = new SessionCookieTooLarge(
-      `The session cookie would be ${size} bytes, over the ${MAX_SESSION_COOKIE_BYTES} the server can read back (Node refuses request headers over 16 KiB): it was not written and the previous one stays. Large provider tokens in a JWT session are the usual cause: use database sessions (the tokens stay on the account record), or keep fewer tokens in the session token.`,
+  try {
+    return writeChunkedCookie(
+      requestCookies,
+      name,
+      value,
+      { ...cookie.options, expires },
+      {
+        maxBytes: MAX_SESSION_COOKIE_BYTES,
+        tooLarge: (size, max) =>
+          new SessionCookieTooLarge(
+            `The session cookie would be ${size} bytes, over the ${max} the server can read back (Node refuses request headers over 16 KiB): it was not written and the previous one stays. Large provider tokens in a JWT session are the usual cause: use database sessions (the tokens stay on the account record), or keep fewer tokens in the session token.`,
+          ),
+      },
     );
-    config.logger.error(error);
-    throw error;
+  } catch (e) {
+    if (e instanceof SessionCookieTooLarge) config.logger.error(e);
+    throw e;
   }
-  return cookies;
 }
 
 /**

@@ -26,7 +26,7 @@ import { matchTotp, timeStep } from "./totp.js";
 
 /** Back to the sign-in page: there is no pending sign-in (none, expired, or forged). */
 function signInAgain(req: RequestInternal, ctx: Context, provider: TotpProvider): ResponseInternal {
-  const cookie = pendingCookie(ctx, provider);
+  const cookie = pendingCookie(req, ctx, provider);
   ctx.cookies.push(...clearChunkedCookie(req.cookies, cookie.name, cookie.options));
   return { redirect: `${ctx.authUrl}/signin?error=SessionRequired`, cookies: ctx.cookies };
 }
@@ -100,18 +100,24 @@ export async function secondFactorCallback(
   }
   await attempt.succeeded();
 
-  const cookie = pendingCookie(ctx, provider);
+  const cookie = pendingCookie(req, ctx, provider);
   ctx.cookies.push(...clearChunkedCookie(req.cookies, cookie.name, cookie.options));
   let user = pending.user;
+  let account = pending.account;
   if (ctx.config.session.strategy === "database") {
-    // The stored user as it is now (the cookie holds a JSON copy, with dates as strings).
-    const stored = await ctx.config.adapter?.getUser?.(pending.userId);
+    // The stored user and account as they are now: the cookie names them and holds no tokens.
+    const adapter = ctx.config.adapter;
+    const stored = await adapter?.getUser?.(pending.userId);
     if (!stored) return signInAgain(req, ctx, provider);
     user = stored;
+    const found = account && (await adapter?.getAccount?.(account.providerAccountId, account.provider));
+    // Only while it is still this user's (it could have been unlinked and linked to another since).
+    if (found && found.userId === pending.userId) account = found;
   }
+  if (!user) return signInAgain(req, ctx, provider);
   await startSession(req, ctx, {
     user,
-    account: pending.account,
+    account,
     profile: pending.profile,
     isNewUser: pending.isNewUser,
     amr: [...pending.amr, "otp"],

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { AdapterUser } from "../../../adapters.js";
+import { CookieTooLarge } from "../../../errors.js";
 import type { Account, Profile, User } from "../../../shapes/data.js";
 import type { ResolvedConfig } from "../../config.js";
 import type { Context } from "../../context.js";
@@ -15,13 +16,21 @@ import { secondFactorStore } from "./secret.js";
 
 export type TotpProvider = Extract<NonNullable<Context["provider"]>, { type: "totp" }>;
 
-/** What a first factor completed, kept sealed in the pending cookie until the code is given. */
+/**
+ * What a first factor completed, kept sealed in the pending cookie until the code is given. Only
+ * what the session will need: under database sessions the ids (the user and the account are read
+ * back from the adapter), so nothing token-sized is ever in it; under JWT sessions also the user,
+ * the account and the profile the `jwt` callback receives, within the cookie's bound.
+ */
 export interface PendingSignIn {
   /** The id of the cookie: the attempt counter of this pending sign-in is keyed on it. */
   jti: string;
   userId: string;
-  user: User | AdapterUser;
+  /** JWT sessions only: the user as the first factor gave it (the `jwt` callback's `user`). */
+  user?: User | AdapterUser;
+  /** Under database sessions without its tokens (the adapter holds them). */
   account: Account | null;
+  /** JWT sessions only (the `jwt` callback's `profile`). */
   profile?: Profile;
   isNewUser: boolean;
   /** The first factor's methods (`["pwd"]`, `["oauth"]`, ...). */
@@ -32,6 +41,13 @@ export interface PendingSignIn {
   /** The record's `generation` when the first factor succeeded: completes only while it is unchanged. */
   generation: number;
 }
+
+/**
+ * The most the pending cookie may hold: one cookie, as the browser sends it back. It rides only
+ * on requests to the code step (its `Path`), next to the session cookie (at most
+ * `MAX_SESSION_COOKIE_BYTES`) and the flow cookies, all within Node's 16 KiB of request headers.
+ */
+export const MAX_PENDING_COOKIE_BYTES = 4 * 1024;
 
 /** The configured TOTP provider, if any. */
 export function totpProviderOf(ctx: Context): TotpProvider | undefined {
@@ -55,13 +71,33 @@ export function methodOf(account: Account | null): string {
   }
 }
 
-export function pendingCookie(ctx: Context, provider: TotpProvider) {
+/** The pending cookie: the session cookie's attributes, 5 minutes, sent only to the code step. */
+export function pendingCookie(req: RequestInternal, ctx: Context, provider: TotpProvider) {
   const session = ctx.cookieOptions.sessionToken;
   const { expires: _expires, ...options } = session.options;
   return {
     name: `${options.secure ? "__Secure-" : ""}latchkey.second-factor`,
-    options: { ...options, maxAge: provider.pendingMaxAge },
+    options: { ...options, path: `${req.basePath}/callback/${provider.id}`, maxAge: provider.pendingMaxAge },
   };
+}
+
+/**
+ * The longest callback URL the pending cookie carries. Anyone can send a user a link with a long
+ * `callbackUrl` (it is kept in the callback-URL cookie): sealed as it is, it would push the
+ * pending sign-in past its bound and fail every sign-in of that browser. A longer one lands on
+ * the site's origin instead.
+ */
+const MAX_PENDING_CALLBACK_URL = 1024;
+
+function landingOf(ctx: Context, callbackUrl: string): string {
+  return callbackUrl.length <= MAX_PENDING_CALLBACK_URL ? callbackUrl : ctx.origin;
+}
+
+/** The account without what a provider answered (tokens): enough to name it and read it back. */
+function accountName(account: Account | null): Account | null {
+  if (!account) return null;
+  const { provider, providerAccountId, type, userId } = account;
+  return userId === undefined ? { provider, providerAccountId, type } : { provider, providerAccountId, type, userId };
 }
 
 /**
@@ -79,21 +115,37 @@ export async function holdForSecondFactor(
   if (!userId) return undefined;
   const record = await secondFactorStore(ctx.config).getSecondFactor(userId);
   if (!record?.active) return undefined;
-  const cookie = pendingCookie(ctx, provider);
+  const cookie = pendingCookie(req, ctx, provider);
+  const database = ctx.config.session.strategy === "database";
   const pending: PendingSignIn = {
     jti: randomUUID(),
     userId,
-    user: params.user,
-    account: params.account,
-    profile: params.profile,
+    account: database ? accountName(params.account) : params.account,
     isNewUser: params.isNewUser,
     amr: params.amr,
-    callbackUrl: await ctx.callbackUrl(),
+    callbackUrl: landingOf(ctx, await ctx.callbackUrl()),
     step: record.lastStep,
     generation: record.generation ?? 0,
   };
+  if (!database) {
+    pending.user = params.user;
+    pending.profile = params.profile;
+  }
   const sealed = sealToken({ pending }, ctx.config.secrets, cookie.name, provider.pendingMaxAge);
-  ctx.cookies.push(...writeChunkedCookie(req.cookies, cookie.name, sealed, cookie.options));
+  try {
+    ctx.cookies.push(
+      ...writeChunkedCookie(req.cookies, cookie.name, sealed, cookie.options, {
+        maxBytes: MAX_PENDING_COOKIE_BYTES,
+        tooLarge: (size, max) =>
+          new CookieTooLarge(
+            `The second factor's pending sign-in would be a ${size}-byte cookie, over its bound of ${max}: it was not written and the sign-in stops here. Under JWT sessions it carries what the \`jwt\` callback receives (the provider's tokens and profile, the callback URL); use database sessions (it then holds only ids), or ask the provider for fewer or smaller tokens.`,
+          ),
+      }),
+    );
+  } catch (e) {
+    if (e instanceof CookieTooLarge) ctx.config.logger.error(e);
+    throw e;
+  }
   return `${ctx.authUrl}/callback/${provider.id}`;
 }
 
@@ -116,7 +168,7 @@ export async function endPendingSignIns(config: ResolvedConfig, userId: string):
 }
 
 export function readPending(req: RequestInternal, ctx: Context, provider: TotpProvider): PendingSignIn | null {
-  const cookie = pendingCookie(ctx, provider);
+  const cookie = pendingCookie(req, ctx, provider);
   const raw = readChunkedCookie(req.cookies, cookie.name);
   if (!raw) return null;
   const claims = openToken(raw, ctx.config.secrets, cookie.name);

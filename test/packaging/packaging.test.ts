@@ -383,26 +383,30 @@ describe("the packed packages, installed from their tarballs", () => {
     expect(report.names["@latchkey/core/jwt"]).toEqual(["decode", "encode", "getToken"]);
   });
 
-  it("a consumer type-checks against the published .d.ts: node16, bundler, and CommonJS (node20)", async () => {
-    const specifiers = packages.flatMap((p) =>
-      (entries.get(p.manifest.name) ?? []).map((e) => specifier(p.manifest.name, e)),
-    );
-    // One namespace import per subpath: an entry without types fails here (implicit any).
-    await writeFile(
-      join(project, "subpaths.mts"),
-      `${specifiers.map((s, i) => `import * as m${i} from "${s}";`).join("\n")}\nexport const all = [${specifiers.map((_, i) => `m${i}`).join(", ")}];\n`,
-    );
-    const esm = ["consumer.mts", "next-consumer.mts", "subpaths.mts"];
-    const [node16, bundler, commonjs] = await Promise.all([
-      typecheck(project, "node16", { module: "node16", moduleResolution: "node16" }, esm),
-      typecheck(project, "bundler", { module: "esnext", moduleResolution: "bundler" }, esm),
-      typecheck(project, "cjs", { module: "node20", moduleResolution: "node16" }, ["consumer.cts"]),
-    ]);
-    for (const outcome of [node16, bundler, commonjs]) {
-      expect(outcome.output).toBe("");
-      expect(outcome.code).toBe(0);
-    }
-  }, 300_000 * inject("timeScale"));
+  it(
+    "a consumer type-checks against the published .d.ts: node16, bundler, and CommonJS (node20)",
+    async () => {
+      const specifiers = packages.flatMap((p) =>
+        (entries.get(p.manifest.name) ?? []).map((e) => specifier(p.manifest.name, e)),
+      );
+      // One namespace import per subpath: an entry without types fails here (implicit any).
+      await writeFile(
+        join(project, "subpaths.mts"),
+        `${specifiers.map((s, i) => `import * as m${i} from "${s}";`).join("\n")}\nexport const all = [${specifiers.map((_, i) => `m${i}`).join(", ")}];\n`,
+      );
+      const esm = ["consumer.mts", "next-consumer.mts", "subpaths.mts"];
+      const [node16, bundler, commonjs] = await Promise.all([
+        typecheck(project, "node16", { module: "node16", moduleResolution: "node16" }, esm),
+        typecheck(project, "bundler", { module: "esnext", moduleResolution: "bundler" }, esm),
+        typecheck(project, "cjs", { module: "node20", moduleResolution: "node16" }, ["consumer.cts"]),
+      ]);
+      for (const outcome of [node16, bundler, commonjs]) {
+        expect(outcome.output).toBe("");
+        expect(outcome.code).toBe(0);
+      }
+    },
+    300_000 * inject("timeScale"),
+  );
 
   it("@latchkey/next exports its package.json, as next-auth does (applications import it)", async () => {
     const script = `import pkg from "@latchkey/next/package.json" with { type: "json" };
@@ -427,14 +431,18 @@ process.stdout.write(JSON.stringify([pkg.name, fromRequire.version]));`;
     120_000 * inject("timeScale"),
   );
 
-  it("@arethetypeswrong/cli finds no problem in any tarball (esm-only profile)", async () => {
-    const reports = await Promise.all(packages.map((p) => attw(p.tarball, entries.get(p.manifest.name) ?? [])));
-    packages.forEach((p, i) => {
-      const report = reports[i] as AttwReport;
-      expect(report.problems, p.manifest.name).toEqual([]);
-      expect(report.code, `${p.manifest.name}:\n${report.output.slice(0, 2000)}`).toBe(0);
-    });
-  }, 300_000 * inject("timeScale"));
+  it(
+    "@arethetypeswrong/cli finds no problem in any tarball (esm-only profile)",
+    async () => {
+      const reports = await Promise.all(packages.map((p) => attw(p.tarball, entries.get(p.manifest.name) ?? [])));
+      packages.forEach((p, i) => {
+        const report = reports[i] as AttwReport;
+        expect(report.problems, p.manifest.name).toEqual([]);
+        expect(report.code, `${p.manifest.name}:\n${report.output.slice(0, 2000)}`).toBe(0);
+      });
+    },
+    300_000 * inject("timeScale"),
+  );
 
   it("a CommonJS Express application require()s Latchkey and signs in with credentials", async () => {
     const password = randomBytes(12).toString("base64url");

@@ -24,8 +24,8 @@ import {
   InvalidConfiguration,
   MissingAdapter,
   MissingAdapterMethods,
-  SignOutError,
   MissingCSRF,
+  SignOutError,
   UnsupportedStrategy,
 } from "./errors.js";
 import { recordAudit } from "./lib/audit/record.js";

@@ -483,7 +483,9 @@ describe("@latchkey/core/sessions", () => {
     const other = (await listSessions(request, config))?.find((s) => !s.current);
     expect(other).toBeDefined();
 
-    await expect(revokeSession(request, config, other?.id, { csrfToken })).rejects.toMatchObject({ type: "SignOutError" });
+    await expect(revokeSession(request, config, other?.id, { csrfToken })).rejects.toMatchObject({
+      type: "SignOutError",
+    });
     await expect(revokeOtherSessions(request, config, { csrfToken })).rejects.toMatchObject({ type: "SignOutError" });
     await expect(revokeUserSessions(config, user.id)).rejects.toMatchObject({ type: "SignOutError" });
     expect(await listSessions(request, config)).toHaveLength(2);

@@ -187,7 +187,7 @@ describe.each(bounded)("a bounded audit store under a flood: %s", (_name, up, bo
       await app.close();
       await store.close();
     }
-  }, 120_000);
+  });
 });
 
 /**

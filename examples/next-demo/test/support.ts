@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const demoDir = join(dirname(fileURLToPath(import.meta.url)), "..");
+const demoDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const appDirs = { 16: demoDir, 15: join(demoDir, "..", "next-demo-15") } as const;
 
 /** This process's environment less the demo's own settings, without telemetry. */

@@ -38,7 +38,7 @@ function originOf(where: Where): string {
  * `Sec-Fetch-Site` (a same-origin GET navigation, a non-browser client) carries no victim's
  * cookies from another site and is let through.
  */
-export function assertSameOrigin(h: HeaderReader, where: Where): void {
+function assertSameOrigin(h: HeaderReader, where: Where): void {
   const site = h.get("sec-fetch-site");
   if (site && site !== "same-origin" && site !== "none")
     throw new MissingCSRF(`A server-side sign-in, sign-out or session update came from a ${site} request`);

@@ -6,7 +6,7 @@
 declare const EdgeRuntime: string | undefined;
 
 /** True when this module is running in Next.js's Edge runtime. */
-export function isEdgeRuntime(): boolean {
+function isEdgeRuntime(): boolean {
   return typeof EdgeRuntime === "string" || process.env.NEXT_RUNTIME === "edge";
 }
 

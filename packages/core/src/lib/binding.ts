@@ -23,7 +23,7 @@ const BINDING_MAX_AGE = 365 * 24 * 60 * 60;
 const VALUE = /^[0-9a-f]{64}$/;
 
 /** Name and options of the binding cookie for this request's scheme. */
-export function bindingCookie(ctx: Context): { name: string; options: CookieSerializeOptions } {
+function bindingCookie(ctx: Context): { name: string; options: CookieSerializeOptions } {
   const secure = ctx.cookieOptions.sessionToken.options.secure === true;
   return {
     name: secure ? "__Host-authjs.binding" : "authjs.binding",

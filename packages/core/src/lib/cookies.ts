@@ -168,7 +168,7 @@ export function serializeCookie(name: string, value: string, options: CookieSeri
  * The browser limit is 4096 bytes per cookie, name and attributes included; values are cut into
  * chunks that leave room for those (the same size Auth.js uses, so either can read the other).
  */
-export const CHUNK_SIZE = 4096 - 160;
+const CHUNK_SIZE = 4096 - 160;
 
 /** Reads a possibly chunked cookie: `name`, or `name.0`, `name.1`, ... joined in order. */
 export function readChunkedCookie(cookies: Record<string, string>, name: string): string | undefined {

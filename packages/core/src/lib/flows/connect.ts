@@ -57,7 +57,7 @@ export async function sessionOnRequest(req: RequestInternal, ctx: Context): Prom
 }
 
 /** Whether a sign-in request asks to connect (`connect` of `true`, `"true"` or `"1"` in its body). */
-export function wantsConnect(req: RequestInternal): boolean {
+function wantsConnect(req: RequestInternal): boolean {
   const value = req.body?.connect;
   return value === true || value === "true" || value === "1";
 }

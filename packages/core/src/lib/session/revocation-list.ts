@@ -44,7 +44,7 @@ export const CLOCK_SKEW_MS = 15_000;
  * set the entry's expiry and the cookie's `exp` may be {@link CLOCK_SKEW_MS} apart each way. An
  * entry lives this much longer than the longest token, so it outlives every cookie it refuses.
  */
-export const UNAWARE_MARGIN_MS = 2 * 60_000 + 2 * CLOCK_SKEW_MS;
+const UNAWARE_MARGIN_MS = 2 * 60_000 + 2 * CLOCK_SKEW_MS;
 
 /** The most a built-in store's heartbeat period may be (see {@link UNAWARE_MARGIN_MS}). */
 export const MAX_HEARTBEAT_MS = 60_000;

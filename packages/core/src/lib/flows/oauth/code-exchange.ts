@@ -366,7 +366,7 @@ export interface IdTokenSubject {
  * window to the client): a provider whose clock runs a little fast still signs in; a token "issued"
  * later than that is forged, or made by a clock nobody should trust.
  */
-export const MAX_IAT_AHEAD_SECONDS = 300;
+const MAX_IAT_AHEAD_SECONDS = 300;
 
 /**
  * The one check of an id_token a token endpoint answered, at sign-in and at refresh alike, after

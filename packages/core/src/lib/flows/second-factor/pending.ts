@@ -47,7 +47,7 @@ export interface PendingSignIn {
  * on requests to the code step (its `Path`), next to the session cookie (at most
  * `MAX_SESSION_COOKIE_BYTES`) and the flow cookies, all within Node's 16 KiB of request headers.
  */
-export const MAX_PENDING_COOKIE_BYTES = 4 * 1024;
+const MAX_PENDING_COOKIE_BYTES = 4 * 1024;
 
 /** The configured TOTP provider, if any. */
 export function totpProviderOf(ctx: Context): TotpProvider | undefined {

@@ -17,7 +17,7 @@ import {
   revokeUserSessions,
   unlinkAccount,
 } from "../../src/sessions.js";
-import { type SmtpFixture, smtpServer, startSmtp } from "../email/helpers.js";
+import { confirmationForm, type SmtpFixture, smtpServer, startSmtp } from "../email/helpers.js";
 import { Browser } from "../oauth/support/browser.js";
 import { locationOf, signInThrough } from "../oauth/support/flow.js";
 import { startOP, type TestOP } from "../oauth/support/op.js";
@@ -166,8 +166,14 @@ export function runLatchkeyFlows(name: string, setup: () => Promise<AuthjsAdapte
       const [user] = await rows(tables.users, "email = $1", [address]);
       expect(user?.emailVerified).toBeInstanceOf(Date);
 
+      // Another browser gets the confirmation page (a GET spends nothing); confirming a spent
+      // link is refused.
       const again = browser();
-      const spent = await again.get(link as string);
+      const asked = await again.get(link as string);
+      expect(asked.status).toBe(200);
+      const form = confirmationForm(await asked.text());
+      expect(form).not.toBeNull();
+      const spent = await again.post(new URL(form?.action as string, APP).href, form?.fields ?? {});
       expect(locationOf(spent)).toContain("error=Verification");
       expect(again.jar(APP).has(SESSION)).toBe(false);
     });

@@ -59,6 +59,15 @@ export function defaultCookies(secure: boolean): Record<CookieRole, CookieOption
   return out;
 }
 
+/** `text` without the SP and HTAB around it; other white space (NBSP, U+FEFF, line breaks) stays. */
+function trimOws(text: string): string {
+  let from = 0;
+  let to = text.length;
+  while (from < to && (text.charCodeAt(from) === 32 || text.charCodeAt(from) === 9)) from++;
+  while (to > from && (text.charCodeAt(to - 1) === 32 || text.charCodeAt(to - 1) === 9)) to--;
+  return text.slice(from, to);
+}
+
 /**
  * Parses a `Cookie` header into a record. Values are percent-decoded when they can be; a value
  * that is not valid percent-encoding is kept as it is.
@@ -69,6 +78,11 @@ export function defaultCookies(secure: boolean): Record<CookieRole, CookieOption
  * names, so an ambiguous session, CSRF, check or pending cookie reads as absent: no session, no
  * check, nothing attached to anyone (docs/security.md, "Duplicate cookies"). `duplicates`, when
  * given, receives each such name once.
+ *
+ * Only SP and HTAB around a name or value are dropped (RFC 6265bis §5.6, its OWS), never other
+ * Unicode white space: a browser keeps a sibling's cookie named "\u00a0__Host-…" (its name has no
+ * prefix, so nothing stops it), and trimming it into "__Host-…" would let any sibling plant what
+ * the prefix promises it cannot (Cookie Crumbles, Squarcina et al., USENIX Security 2023).
  *
  * @example
  * ```ts
@@ -86,12 +100,12 @@ export function parseCookieHeader(header: string | null | undefined, duplicates?
     if (end === -1) end = length;
     const eq = header.indexOf("=", start);
     if (eq !== -1 && eq < end) {
-      const name = header.slice(start, eq).trim();
+      const name = trimOws(header.slice(start, eq));
       if (name && name in out) {
         repeated ??= [];
         repeated.push(name);
       } else if (name) {
-        let value = header.slice(eq + 1, end).trim();
+        let value = trimOws(header.slice(eq + 1, end));
         if (value.length > 1 && value.charCodeAt(0) === 34 && value.charCodeAt(value.length - 1) === 34) {
           value = value.slice(1, -1);
         }

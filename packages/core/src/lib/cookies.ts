@@ -68,6 +68,42 @@ function trimOws(text: string): string {
   return text.slice(from, to);
 }
 
+/** A cookie value as sent: OWS dropped, unquoted, percent-decoded when it can be. */
+function cookieValue(raw: string): string {
+  let value = trimOws(raw);
+  if (value.length > 1 && value.charCodeAt(0) === 34 && value.charCodeAt(value.length - 1) === 34) {
+    value = value.slice(1, -1);
+  }
+  if (value.includes("%")) {
+    try {
+      value = decodeURIComponent(value);
+    } catch {
+      // keep the raw value: a malformed cookie must not break the request
+    }
+  }
+  return value;
+}
+
+/**
+ * Every value a `Cookie` header carries for `name`, in the order sent: what `parseCookieHeader`
+ * leaves out when the name is repeated. Only for a step that must act on each copy (a sign-out
+ * ends every session the browser holds, its own among them), never to pick one.
+ *
+ * @example
+ * ```ts
+ * cookieValues("a=1; b=2; a=3", "a") // ["1", "3"]
+ * ```
+ */
+export function cookieValues(header: string | null | undefined, name: string): string[] {
+  const values: string[] = [];
+  if (!header) return values;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq !== -1 && trimOws(part.slice(0, eq)) === name) values.push(cookieValue(part.slice(eq + 1)));
+  }
+  return values;
+}
+
 /**
  * Parses a `Cookie` header into a record. Values are percent-decoded when they can be; a value
  * that is not valid percent-encoding is kept as it is.
@@ -105,18 +141,7 @@ export function parseCookieHeader(header: string | null | undefined, duplicates?
         repeated ??= [];
         repeated.push(name);
       } else if (name) {
-        let value = trimOws(header.slice(eq + 1, end));
-        if (value.length > 1 && value.charCodeAt(0) === 34 && value.charCodeAt(value.length - 1) === 34) {
-          value = value.slice(1, -1);
-        }
-        if (value.includes("%")) {
-          try {
-            value = decodeURIComponent(value);
-          } catch {
-            // keep the raw value: a malformed cookie must not break the request
-          }
-        }
-        out[name] = value;
+        out[name] = cookieValue(header.slice(eq + 1, end));
       }
     }
     start = end + 1;

@@ -209,10 +209,14 @@ export function serializeCookie(name: string, value: string, options: CookieSeri
  */
 export const CHUNK_SIZE = 4096 - 160;
 
-/** Reads a possibly chunked cookie: `name`, or `name.0`, `name.1`, ... joined in order. */
+/**
+ * Reads a possibly chunked cookie: `name`, or `name.0`, `name.1`, ... joined in order. A request
+ * carrying both (a sibling sub-domain adds the whole name beside this browser's chunks: it cannot
+ * overwrite them, and the whole name used to win) is ambiguous, as a name sent twice: undefined.
+ */
 export function readChunkedCookie(cookies: Record<string, string>, name: string): string | undefined {
   const whole = cookies[name];
-  if (whole) return whole;
+  if (whole) return cookies[`${name}.0`] === undefined ? whole : undefined;
   let value = "";
   for (let i = 0; ; i++) {
     const chunk = cookies[`${name}.${i}`];

@@ -43,11 +43,8 @@ export async function signoutPost(req: RequestInternal, ctx: Context): Promise<R
     if (config.session.strategy === "jwt") await endJwtSession(req, ctx, value);
     else await endDatabaseSession(req, ctx, value);
   }
-  ctx.cookies.push(
-    ...(raw
-      ? clearChunkedCookie(req.cookies, cookie.name, cookie.options)
-      : [expiredCookie(cookie.name, cookie.options)]),
-  );
+  ctx.cookies.push(...clearChunkedCookie(req.cookies, cookie.name, cookie.options));
+  if (req.cookies[cookie.name] === undefined) ctx.cookies.push(expiredCookie(cookie.name, cookie.options));
   return { redirect, cookies: ctx.cookies };
 }
 
@@ -55,8 +52,8 @@ export async function signoutPost(req: RequestInternal, ctx: Context): Promise<R
  * The values of a session cookie the request carries more than once (a sibling sub-domain planted
  * a copy with its own `Domain` or a longer `Path`): a read sees no session, but a sign-out must not
  * answer "done" while the browser's own session lives on, so it ends every copy (the planted one
- * is the planter's own session). Duplicated chunks cannot be told apart or put together: that
- * sign-out is answered as not done.
+ * is the planter's own session); so does a whole cookie beside chunks. Duplicated chunks cannot
+ * be told apart or put together: that sign-out is answered as not done.
  */
 function duplicatedSessionCookies(req: RequestInternal, name: string): string[] {
   const header = req.headers.get("cookie");
@@ -68,7 +65,13 @@ function duplicatedSessionCookies(req: RequestInternal, name: string): string[] 
       "The session was not signed out: the request carries its cookie's chunks twice (a copy planted by another site of the same domain?), so the session cannot be read. The cookie is kept; clear this site's cookies to end it.",
     );
   }
-  return repeated.has(name) ? cookieValues(header, name).filter((v) => v !== "") : [];
+  if (repeated.has(name)) return cookieValues(header, name).filter((v) => v !== "");
+  // The whole name beside chunks (one of them planted): each is a session to end.
+  const whole = req.cookies[name];
+  if (!whole || req.cookies[`${name}.0`] === undefined) return [];
+  let joined = "";
+  for (let i = 0; req.cookies[`${prefix}${i}`] !== undefined; i++) joined += req.cookies[`${prefix}${i}`];
+  return [whole, joined];
 }
 
 async function endJwtSession(req: RequestInternal, ctx: Context, raw: string): Promise<void> {

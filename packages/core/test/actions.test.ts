@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { CredentialsSignin } from "../src/errors.js";
 import { Auth, type AuthConfig, raw, skipCSRFCheck } from "../src/index.js";
 import { decode, encode } from "../src/jwt.js";
+import { MemoryAdapter } from "../src/memory-adapter.js";
 import {
   CookieJar,
   call,
@@ -543,6 +544,24 @@ describe("pages", () => {
     expect(html).not.toContain("onfocus");
     expect(html).not.toContain("<script>");
     expect(html).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
+  });
+  it("attack: the magic link confirmation page escapes the token, the address and the callback URL it echoes", async () => {
+    const config = makeConfig({
+      adapter: MemoryAdapter(),
+      providers: [{ id: "mail", name: "Mail", type: "email", sendVerificationRequest: () => {} }],
+    });
+    const token = `"><script>alert(1)</script><input x='`;
+    const callbackUrl = `${ORIGIN}/a"><img src=x onerror=alert(2)>`;
+    const query = new URLSearchParams({ token, email: "ada@example.com", callbackUrl });
+    const page = await call(config, `/auth/callback/mail?${query}`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("Sign in as ada@example.com?");
+    expect(html).not.toContain("<script>alert(1)");
+    expect(html).not.toContain("<img src=x");
+    expect(html).toContain('name="token" value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;input x=&#39;"');
+    expect(page.headers.get("x-frame-options")).toBe("DENY");
+    expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
   });
   it("shows the error message for a known error value", async () => {
     const html = await (await call(makeConfig(), "/auth/signin?error=CredentialsSignin")).text();

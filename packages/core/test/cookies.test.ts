@@ -53,6 +53,17 @@ describe("parseCookieHeader", () => {
   it("parses pairs, trims, unquotes and percent-decodes", () => {
     expect(parseCookieHeader(' a=1; b = two ; c="q"; d=%7C')).toEqual({ a: "1", b: "two", c: "q", d: "|" });
   });
+  it("attack: a name with Unicode white space before a prefix (NBSP, U+FEFF, U+2028) is not read as the prefixed name", () => {
+    for (const space of ["\u00a0", "\ufeff", "\u2028", "\u3000"]) {
+      const read = parseCookieHeader(
+        `${space}__Host-authjs.binding=planted; ${space}__Secure-authjs.session-token=planted\t`,
+      );
+      expect(read["__Host-authjs.binding"], JSON.stringify(space)).toBeUndefined();
+      expect(read["__Secure-authjs.session-token"], JSON.stringify(space)).toBeUndefined();
+    }
+    // SP and HTAB (the header's own OWS) are still dropped
+    expect(parseCookieHeader("\t__Host-authjs.binding=v\t ;  b=2 ")).toEqual({ "__Host-authjs.binding": "v", b: "2" });
+  });
   it("reads a name sent twice (another Domain or Path) as absent, and tolerates malformed encoding and parts", () => {
     const duplicates = new Set<string>();
     expect(parseCookieHeader("a=1; a=2; junk; =x; e=%E0%A4%A; a=3", duplicates)).toEqual({ e: "%E0%A4%A" });

@@ -210,6 +210,31 @@ describe("database sessions", () => {
     expect(signOuts).toHaveLength(1);
     expect(await adapter.getSessionAndUser?.(sessionToken)).toBeNull();
   });
+  // A sibling sub-domain plants a second session cookie (its own, Domain=<parent>, a longer Path):
+  // the sign-out request then carries the name twice, which reads as no session. The sign-out must
+  // still end the browser's own session, never answer "done" while it lives on.
+  it("attack: a planted duplicate session cookie does not make a sign-out answer as done while the session lives on", async () => {
+    const adapter = MemoryAdapter(createMemoryStore());
+    const { jar, sessionToken } = await seedSession(adapter);
+    const planted = await seedSession(adapter);
+    const signOuts: unknown[] = [];
+    const config = dbConfig(adapter, { events: { signOut: (m) => void signOuts.push(m) } });
+    const token = await csrfToken(config, jar);
+    // the browser sends the planted (longer Path) cookie first
+    const cookie = `${SESSION}=${planted.sessionToken}; ${jar.header()}`;
+    const answer = await call(config, "/auth/signout", { form: { csrfToken: token }, headers: { cookie } });
+    // answered as done, and done: every session the browser held ended (the planted one is the
+    // planter's own), and the browser's own cookie cleared
+    expect(answer.status).toBe(302);
+    expect(answer.headers.get("location")).toBe("http://localhost:3000");
+    expect(await adapter.getSessionAndUser?.(sessionToken)).toBeNull();
+    expect(await adapter.getSessionAndUser?.(planted.sessionToken)).toBeNull();
+    expect(signOuts).toHaveLength(2);
+    expect(answer.headers.getSetCookie().some((l) => l.startsWith(`${SESSION}=;`) && /Max-Age=0/i.test(l))).toBe(true);
+    // once the sibling drops its copy, the browser's own cookie opens no session
+    const read = await call(config, "/auth/session", { headers: { cookie: `${SESSION}=${sessionToken}` } });
+    expect(await read.json()).toBeNull();
+  });
   it("an adapter call that never answers fails after adapterTimeout with a bounded 500", async () => {
     const adapter = MemoryAdapter();
     const { jar } = await seedSession(adapter);

@@ -55,6 +55,15 @@ function assertSameOrigin(h: HeaderReader, where: Where): void {
     throw new MissingCSRF(`A server-side sign-in, sign-out or session update came from the origin ${origin}`);
 }
 
+/** The `name=value` parts of a `Cookie` header, less every one named `name`. */
+function without(header: string | null, name: string): string[] {
+  if (!header) return [];
+  return header.split(";").filter((part) => {
+    const eq = part.indexOf("=");
+    return (eq === -1 ? part : part.slice(0, eq)).replace(/^[ \t]+|[ \t]+$/g, "") !== name;
+  });
+}
+
 interface Call {
   config: AuthConfig;
   headers: Headers;
@@ -92,8 +101,11 @@ async function post(call: Call, path: string, body: Record<string, unknown>, con
   );
   const csrfToken = (csrf.body as { csrfToken?: string } | null)?.csrfToken;
   const minted = csrf.cookies?.[0];
-  // The minted cookie first: the pipeline reads the first of two cookies of one name.
-  const cookie = minted ? `${minted.name}=${minted.value}${cookieHeader ? `; ${cookieHeader}` : ""}` : cookieHeader;
+  // The minted cookie replaces the browser's own (one that no longer verifies, which is why one was
+  // minted): the pipeline reads a name sent twice as no cookie at all.
+  const cookie = minted
+    ? [`${minted.name}=${minted.value}`, ...without(cookieHeader, minted.name)].join("; ")
+    : cookieHeader;
   const forwarded: Record<string, string | undefined> = {};
   call.headers.forEach((value, name) => {
     if (!notForwarded.has(name)) forwarded[name] = value;

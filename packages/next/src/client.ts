@@ -53,6 +53,11 @@ export interface SignOutParams<R extends boolean = true> {
 /** What `signOut({ redirect: false })` answers. */
 export interface SignOutResponse {
   url: string;
+  /**
+   * Set when the session did not end (`"SignOutError"`: the server's store did not confirm it);
+   * the session then still shows, and signing out again is safe. Absent on success.
+   */
+  error?: string;
 }
 
 type Listener = () => void;
@@ -308,7 +313,15 @@ export async function signOut(options: SignOutParams<boolean> = {}): Promise<Sig
     headers: { "Content-Type": "application/x-www-form-urlencoded", "X-Auth-Return-Redirect": "1" },
     body: new URLSearchParams({ csrfToken: await getCsrfToken(), callbackUrl: String(redirectTo) }),
   });
-  const data = (await res.json().catch(() => ({}))) as { url?: string };
+  const data = (await res.json().catch(() => ({}))) as { url?: string; error?: string };
+  if (!res.ok || data.error) {
+    // The server did not end the session (503 SignOutError: its store did not confirm): this page
+    // and the others keep showing it, as it is, and the caller hears why.
+    await refreshSession({ broadcast: false });
+    const error = data.error ?? `HTTP ${res.status}`;
+    if (redirect) return go(data.url ?? String(redirectTo));
+    return { url: data.url ?? String(redirectTo), error };
+  }
   store.session = null;
   notify();
   broadcast("signout");

@@ -5,6 +5,7 @@ import "./next-environment.js";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
+import { MemoryRevocationStore } from "@latchkey/core/revocation";
 import { NextAuth } from "@latchkey/next";
 import Credentials from "@latchkey/next/providers/credentials";
 import {
@@ -21,6 +22,23 @@ import { renderToString } from "react-dom/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Jar } from "./support.js";
 
+const credentials = () =>
+  Credentials({
+    credentials: { email: {}, password: {} },
+    authorize: async (c) => (c.password === "right" ? { id: "u1", name: "Ada", email: String(c.email) } : null),
+  });
+
+/** An application whose revocation store can be cut: its sign-outs are then answered as not done. */
+const revocations = new MemoryRevocationStore();
+const addRevocation = revocations.add.bind(revocations);
+let storeDown = false;
+revocations.add = (entry) => (storeDown ? Promise.reject(new Error("store unreachable")) : addRevocation(entry));
+const withRevocation = NextAuth({
+  secret: "a-test-secret-of-at-least-thirty-two-characters",
+  session: { revocation: { store: revocations } },
+  providers: [credentials()],
+}).handlers;
+
 const { handlers } = NextAuth({
   secret: "a-test-secret-of-at-least-thirty-two-characters",
   providers: [
@@ -31,6 +49,7 @@ const { handlers } = NextAuth({
   ],
 });
 
+let served = handlers;
 let server: ReturnType<typeof createServer>;
 const seen: string[] = [];
 const jar = new Jar();
@@ -46,7 +65,7 @@ beforeAll(async () => {
       body: req.method === "POST" ? (Readable.toWeb(req) as ReadableStream) : undefined,
       duplex: "half",
     } as RequestInit);
-    const response = await (req.method === "POST" ? handlers.POST : handlers.GET)(request);
+    const response = await (req.method === "POST" ? served.POST : served.GET)(request);
     const headers: Record<string, string | string[]> = {};
     response.headers.forEach((value, name) => {
       if (name !== "set-cookie") headers[name] = value;
@@ -110,6 +129,41 @@ describe("the client functions, without React", () => {
     expect((await getSession({ broadcast: false }))?.user?.email).toBe("ada@example.com");
     expect(await heard).toMatchObject({ event: "session", data: { trigger: "getSession" } });
     otherTab.close();
+  });
+
+  it("attack: a sign-out the server answers as not done (503) is not shown as done: the session stays, no tab hears signout, the caller gets the error", async () => {
+    served = withRevocation;
+    try {
+      const signedIn = await signIn("credentials", { email: "ada@example.com", password: "right", redirect: false });
+      expect(signedIn).toMatchObject({ ok: true });
+      const otherTab = new BroadcastChannel("latchkey.session");
+      const heard: unknown[] = [];
+      let next: () => void = () => {};
+      otherTab.onmessage = (event) => {
+        heard.push(event.data);
+        next();
+      };
+      storeDown = true;
+      const result = await signOut({ redirect: false, redirectTo: "/bye" });
+      expect(result.error).toBe("SignOutError");
+      expect(result.url).toMatch(/\/api\/auth\/error\?error=SignOutError$/);
+      expect(jar.cookies.has("authjs.session-token")).toBe(true);
+      // the next message the other tab hears is this refresh, not a signout before it
+      const refreshed = new Promise<void>((resolve) => {
+        next = resolve;
+      });
+      expect((await getSession())?.user?.email).toBe("ada@example.com");
+      await refreshed;
+      expect(heard.map((m) => (m as { data?: { trigger?: string } }).data?.trigger)).toEqual(["getSession"]);
+      storeDown = false;
+      const done = await signOut({ redirect: false, redirectTo: "/bye" });
+      expect(done.error).toBeUndefined();
+      expect(await getSession({ broadcast: false })).toBeNull();
+      otherTab.close();
+    } finally {
+      storeDown = false;
+      served = handlers;
+    }
   });
 
   it("signOut ends the session and every other tab hears of it", async () => {

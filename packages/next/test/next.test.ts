@@ -283,6 +283,21 @@ describe("server actions", () => {
     expect(attempts).toEqual([]);
   });
 
+  // The internal request sends the freshly minted CSRF cookie with the browser's cookies; a browser
+  // whose CSRF cookie no longer verifies (the secret changed, a truncated or planted value) then
+  // carried the name twice, which reads as no cookie: every server-action sign-in was MissingCSRF.
+  it("signIn works for a browser whose CSRF cookie no longer verifies (a changed secret, a bad value)", async () => {
+    const { signIn } = NextAuth(config());
+    for (const stale of ["garbage", `${"a".repeat(64)}|${"b".repeat(64)}`]) {
+      const out = await action({ cookie: `authjs.csrf-token=${stale}` }, () =>
+        signIn("credentials", form({ email: "ada@example.com", password: "right", redirectTo: "/in" })),
+      );
+      expect(out.error === undefined || out.redirectedTo !== undefined, String(out.error)).toBe(true);
+      expect(out.redirectedTo).toBe(`${ORIGIN}/in`);
+      expect(out.setCookies.some((c) => c.startsWith("authjs.session-token="))).toBe(true);
+    }
+  });
+
   it("a failure that is not the user's is an AuthError the action can catch", async () => {
     const { signIn } = NextAuth(config());
     // A host the configuration does not trust (no AUTH_URL, no trustHost, not loopback).

@@ -59,6 +59,51 @@ export function defaultCookies(secure: boolean): Record<CookieRole, CookieOption
   return out;
 }
 
+/** `text` without the SP and HTAB around it; other white space (NBSP, U+FEFF, line breaks) stays. */
+function trimOws(text: string): string {
+  let from = 0;
+  let to = text.length;
+  while (from < to && (text.charCodeAt(from) === 32 || text.charCodeAt(from) === 9)) from++;
+  while (to > from && (text.charCodeAt(to - 1) === 32 || text.charCodeAt(to - 1) === 9)) to--;
+  return text.slice(from, to);
+}
+
+/** A cookie value as sent: OWS dropped, unquoted, percent-decoded when it can be. */
+function cookieValue(raw: string): string {
+  let value = trimOws(raw);
+  if (value.length > 1 && value.charCodeAt(0) === 34 && value.charCodeAt(value.length - 1) === 34) {
+    value = value.slice(1, -1);
+  }
+  if (value.includes("%")) {
+    try {
+      value = decodeURIComponent(value);
+    } catch {
+      // keep the raw value: a malformed cookie must not break the request
+    }
+  }
+  return value;
+}
+
+/**
+ * Every value a `Cookie` header carries for `name`, in the order sent: what `parseCookieHeader`
+ * leaves out when the name is repeated. Only for a step that must act on each copy (a sign-out
+ * ends every session the browser holds, its own among them), never to pick one.
+ *
+ * @example
+ * ```ts
+ * cookieValues("a=1; b=2; a=3", "a") // ["1", "3"]
+ * ```
+ */
+export function cookieValues(header: string | null | undefined, name: string): string[] {
+  const values: string[] = [];
+  if (!header) return values;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq !== -1 && trimOws(part.slice(0, eq)) === name) values.push(cookieValue(part.slice(eq + 1)));
+  }
+  return values;
+}
+
 /**
  * Parses a `Cookie` header into a record. Values are percent-decoded when they can be; a value
  * that is not valid percent-encoding is kept as it is.
@@ -69,6 +114,11 @@ export function defaultCookies(secure: boolean): Record<CookieRole, CookieOption
  * names, so an ambiguous session, CSRF, check or pending cookie reads as absent: no session, no
  * check, nothing attached to anyone (docs/security.md, "Duplicate cookies"). `duplicates`, when
  * given, receives each such name once.
+ *
+ * Only SP and HTAB around a name or value are dropped (RFC 6265bis §5.6, its OWS), never other
+ * Unicode white space: a browser keeps a sibling's cookie named "\u00a0__Host-…" (its name has no
+ * prefix, so nothing stops it), and trimming it into "__Host-…" would let any sibling plant what
+ * the prefix promises it cannot (Cookie Crumbles, Squarcina et al., USENIX Security 2023).
  *
  * @example
  * ```ts
@@ -86,23 +136,12 @@ export function parseCookieHeader(header: string | null | undefined, duplicates?
     if (end === -1) end = length;
     const eq = header.indexOf("=", start);
     if (eq !== -1 && eq < end) {
-      const name = header.slice(start, eq).trim();
+      const name = trimOws(header.slice(start, eq));
       if (name && name in out) {
         repeated ??= [];
         repeated.push(name);
       } else if (name) {
-        let value = header.slice(eq + 1, end).trim();
-        if (value.length > 1 && value.charCodeAt(0) === 34 && value.charCodeAt(value.length - 1) === 34) {
-          value = value.slice(1, -1);
-        }
-        if (value.includes("%")) {
-          try {
-            value = decodeURIComponent(value);
-          } catch {
-            // keep the raw value: a malformed cookie must not break the request
-          }
-        }
-        out[name] = value;
+        out[name] = cookieValue(header.slice(eq + 1, end));
       }
     }
     start = end + 1;
@@ -170,10 +209,14 @@ export function serializeCookie(name: string, value: string, options: CookieSeri
  */
 const CHUNK_SIZE = 4096 - 160;
 
-/** Reads a possibly chunked cookie: `name`, or `name.0`, `name.1`, ... joined in order. */
+/**
+ * Reads a possibly chunked cookie: `name`, or `name.0`, `name.1`, ... joined in order. A request
+ * carrying both (a sibling sub-domain adds the whole name beside this browser's chunks: it cannot
+ * overwrite them, and the whole name used to win) is ambiguous, as a name sent twice: undefined.
+ */
 export function readChunkedCookie(cookies: Record<string, string>, name: string): string | undefined {
   const whole = cookies[name];
-  if (whole) return whole;
+  if (whole) return cookies[`${name}.0`] === undefined ? whole : undefined;
   let value = "";
   for (let i = 0; ; i++) {
     const chunk = cookies[`${name}.${i}`];

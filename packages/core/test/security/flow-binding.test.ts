@@ -134,6 +134,27 @@ describe("rule: on https the check cookies and the binding cookie are __Host- (n
   });
 });
 
+describe("rule: a cookie name is read exactly as sent, with only SP and HTAB around it (no prefix bypass by whitespace)", () => {
+  // Cookie Crumbles (Squarcina et al., USENIX Security 2023): a browser stores a cookie named
+  // "\u00a0__Host-…" from a sibling sub-domain (its name has no prefix), and a server whose parser
+  // trims Unicode whitespace reads it as the __Host- cookie. Chromium sends the byte 0xA0 as is; Node
+  // reads header bytes as latin1, so the name arrives as "\u00a0__Host-authjs.binding".
+  it("attack: a sibling plants the attacker's binding and check cookies under NBSP-prefixed names: the victim's browser is not signed in as him", async () => {
+    const { browser, errors } = app();
+    const attacker = browser();
+    const start = await startSignIn(attacker, APP, "op");
+    const answer = await loginAtProvider(attacker, locationOf(start), APP);
+    const victim = browser(); // a browser that never began a flow here: no binding cookie of its own
+    for (const role of ["binding", "state", "pkce.code_verifier", "nonce"]) {
+      victim.jar(APP).set(`\u00a0__Host-authjs.${role}`, attacker.jar(APP).get(`__Host-authjs.${role}`) as string);
+    }
+    const callback = await victim.get(answer.url);
+    expect(locationOf(callback)).toBe(`${APP}/auth/signin?error=OAuthCallbackError`);
+    expect(errors.at(-1)).toMatchObject({ type: "InvalidCheck" });
+    expect(await sessionOf(victim, APP)).toBeNull();
+  });
+});
+
 describe("rule: the redirect proxy's state is bound to the browser that began the sign-in", () => {
   it("honest: a sign-in through the proxy finishes in the browser that began it", async () => {
     const { browser, errors } = app();

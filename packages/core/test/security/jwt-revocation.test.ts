@@ -149,6 +149,19 @@ describe("revocation in one process (memory store)", () => {
     }
   });
 
+  it("attack: a sign-out whose session cookie a sibling duplicated (its own session, a longer Path) still revokes the browser's own session", async () => {
+    const config = configWith(undefined);
+    const [victim, planter] = await Promise.all([signIn(config), signIn(config)]);
+    const own = victim.jar.get(NAME) as string;
+    const csrf = await csrfToken(config, victim.jar);
+    const cookie = `${NAME}=${planter.jar.get(NAME)}; ${victim.jar.header()}`;
+    const answer = await call(config, "/auth/signout", { form: { csrfToken: csrf }, headers: { cookie } });
+    expect(answer.status).toBe(302);
+    expect(answer.headers.getSetCookie().some((c) => c.startsWith(`${NAME}=;`))).toBe(true);
+    // a copy of her cookie opens no session once the planted one is gone
+    expect(await sessionEmail(config, own)).toBeNull();
+  });
+
   it("revoking one session leaves the user's other sessions alone", async () => {
     const config = configWith(undefined);
     const [a, b] = await Promise.all([signIn(config), signIn(config)]);

@@ -5,8 +5,10 @@
  */
 import { deflateRawSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
-import { CookieJar, call, makeConfig, SECRET, signIn } from "../helpers.js";
+import { CookieJar, call, csrfToken, demoCredentials, makeConfig, SECRET, signIn } from "../helpers.js";
 import { adaClaims, sealRaw, sessionKey } from "./support.js";
+
+const SESSION = "authjs.session-token";
 
 const NAME = "authjs.session-token";
 const config = makeConfig({ rateLimit: false, logger: { error() {}, warn() {}, debug() {} } });
@@ -194,5 +196,46 @@ describe("session cookie tampering: no session, no 5xx", () => {
     expect(response.status).toBeLessThan(500);
     expect(await response.json()).toBeNull();
     expect(jar.get(NAME)).toBeUndefined();
+  });
+});
+
+// A sibling sub-domain cannot overwrite a session cookie kept in chunks (`<name>.0`, `<name>.1`),
+// but it can add the unchunked name beside them: that name was read first, so the browser read as
+// the planter's user (and a connect there joined his account) while it held a session of its own.
+describe("rule: a session cookie held both whole and in chunks is ambiguous", () => {
+  it("attack: an unchunked session cookie planted beside the victim's chunks reads as no one", async () => {
+    const config = makeConfig({
+      providers: [
+        demoCredentials({
+          authorize: async (c) =>
+            (c.username === "ada" || c.username === "eve") && c.password === "lovelace"
+              ? { id: `u-${c.username}`, name: String(c.username), email: `${c.username}@example.com` }
+              : null,
+        }),
+      ],
+      session: { revocation: true },
+    });
+    const victim = (await signIn(config)).jar.get(SESSION) as string;
+    const planted = (await signIn(config, new CookieJar(), { username: "eve" })).jar.get(SESSION) as string;
+    expect(victim && planted).toBeTruthy();
+    const half = Math.floor(victim.length / 2);
+    const chunks = `${SESSION}.0=${victim.slice(0, half)}; ${SESSION}.1=${victim.slice(half)}`;
+    // her chunks alone are her session
+    const own = await call(config, "/auth/session", { headers: { cookie: chunks } });
+    expect(((await own.json()) as { user?: { email?: string } }).user?.email).toBe("ada@example.com");
+    const tossed = await call(config, "/auth/session", { headers: { cookie: `${SESSION}=${planted}; ${chunks}` } });
+    expect(await tossed.json()).toBeNull();
+    // and a sign-out there ends her session (revocation on), not only the planted one
+    const jar = new CookieJar();
+    const csrf = await csrfToken(config, jar);
+    const out = await call(config, "/auth/signout", {
+      form: { csrfToken: csrf },
+      headers: { cookie: `${jar.header()}; ${SESSION}=${planted}; ${chunks}` },
+    });
+    expect(out.status).toBe(302);
+    const cleared = out.headers.getSetCookie().map((c) => c.split("=")[0]);
+    expect(cleared).toEqual(expect.arrayContaining([SESSION, `${SESSION}.0`, `${SESSION}.1`]));
+    const after = await call(config, "/auth/session", { headers: { cookie: chunks } });
+    expect(await after.json()).toBeNull();
   });
 });

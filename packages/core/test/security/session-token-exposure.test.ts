@@ -119,6 +119,27 @@ describe("the session token never reaches JavaScript (database sessions)", () =>
     expect(log.warnings.filter((w) => w === "session-callback-returned-token")).toHaveLength(1);
   });
 
+  it("attack: a session callback that lists the user's devices through the adapter answers none of their tokens (the other devices' either)", async () => {
+    const adapter = MemoryAdapter();
+    const { user, sessionToken, jar } = await seeded(adapter);
+    const other = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex");
+    await adapter.createSession?.({ sessionToken: other, userId: user.id, expires: new Date(Date.now() + 86_400_000) });
+    const c = config(adapter, {
+      callbacks: {
+        // An account page's "your devices", read the direct way.
+        session: async ({ session }) => ({ ...session, devices: await adapter.listSessions?.(user.id) }),
+      },
+    });
+    const response = await call(c, "/auth/session", { jar });
+    const text = await response.text();
+    expect(response.status).toBe(200);
+    expect(text).not.toContain(sessionToken);
+    expect(text).not.toContain(other); // a script on the page must not get the other device's cookie
+    const devices = (JSON.parse(text) as { devices: Array<Record<string, unknown>> }).devices;
+    expect(devices).toHaveLength(2);
+    for (const device of devices) expect(device).toMatchObject({ userId: user.id });
+  });
+
   it("the signOut event still gets the ended record with its token, for applications that keep data per session", async () => {
     const adapter = MemoryAdapter();
     const { sessionToken, jar } = await seeded(adapter);

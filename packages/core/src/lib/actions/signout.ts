@@ -5,7 +5,7 @@ import type { JWT } from "../../shapes/jwt.js";
 import { clientKey } from "../attempts.js";
 import { admitRecord, recordAudit } from "../audit/record.js";
 import type { Context } from "../context.js";
-import { clearChunkedCookie, readChunkedCookie } from "../cookies.js";
+import { clearChunkedCookie, cookieValues, expiredCookie, parseCookieHeader, readChunkedCookie } from "../cookies.js";
 import { otherPages } from "../pages/index.js";
 import type { RequestInternal } from "../request.js";
 import { decodeSessionToken } from "../session/jwt-strategy.js";
@@ -37,11 +37,41 @@ export async function signoutPost(req: RequestInternal, ctx: Context): Promise<R
   const redirect = await ctx.callbackUrl();
   const cookie = ctx.cookieOptions.sessionToken;
   const raw = readChunkedCookie(req.cookies, cookie.name);
-  if (!raw) return { redirect, cookies: ctx.cookies };
-  if (config.session.strategy === "jwt") await endJwtSession(req, ctx, raw);
-  else await endDatabaseSession(req, ctx, raw);
+  const held = raw ? [raw] : duplicatedSessionCookies(req, cookie.name);
+  if (!held.length) return { redirect, cookies: ctx.cookies };
+  for (const value of held) {
+    if (config.session.strategy === "jwt") await endJwtSession(req, ctx, value);
+    else await endDatabaseSession(req, ctx, value);
+  }
   ctx.cookies.push(...clearChunkedCookie(req.cookies, cookie.name, cookie.options));
+  if (req.cookies[cookie.name] === undefined) ctx.cookies.push(expiredCookie(cookie.name, cookie.options));
   return { redirect, cookies: ctx.cookies };
+}
+
+/**
+ * The values of a session cookie the request carries more than once (a sibling sub-domain planted
+ * a copy with its own `Domain` or a longer `Path`): a read sees no session, but a sign-out must not
+ * answer "done" while the browser's own session lives on, so it ends every copy (the planted one
+ * is the planter's own session); so does a whole cookie beside chunks. Duplicated chunks cannot
+ * be told apart or put together: that sign-out is answered as not done.
+ */
+function duplicatedSessionCookies(req: RequestInternal, name: string): string[] {
+  const header = req.headers.get("cookie");
+  const repeated = new Set<string>();
+  parseCookieHeader(header, repeated);
+  const prefix = `${name}.`;
+  if ([...repeated].some((n) => n.startsWith(prefix) && /^\d+$/.test(n.slice(prefix.length)))) {
+    throw new SignOutError(
+      "The session was not signed out: the request carries its cookie's chunks twice (a copy planted by another site of the same domain?), so the session cannot be read. The cookie is kept; clear this site's cookies to end it.",
+    );
+  }
+  if (repeated.has(name)) return cookieValues(header, name).filter((v) => v !== "");
+  // The whole name beside chunks (one of them planted): each is a session to end.
+  const whole = req.cookies[name];
+  if (!whole || req.cookies[`${name}.0`] === undefined) return [];
+  let joined = "";
+  for (let i = 0; req.cookies[`${prefix}${i}`] !== undefined; i++) joined += req.cookies[`${prefix}${i}`];
+  return [whole, joined];
 }
 
 async function endJwtSession(req: RequestInternal, ctx: Context, raw: string): Promise<void> {

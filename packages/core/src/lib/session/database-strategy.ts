@@ -53,7 +53,9 @@ export async function readDatabaseSession(config: ResolvedConfig, options: Sessi
 
 /**
  * The callback's answer with every string that contains the session token removed (properties
- * and array elements, at any depth), and a warning once naming the fix. The callback no longer
+ * and array elements, at any depth), and every `sessionToken` property whatever its value (a
+ * record of another of the user's sessions, read through the adapter, carries another device's
+ * cookie), and a warning once naming the fix. The callback no longer
  * receives the token, so this is the second wall: a token reached some other way (an adapter
  * call, a custom field) still never leaves in a session answer.
  */
@@ -75,10 +77,14 @@ function carries(text: string, secret: string): boolean {
   return secret.length >= 16 ? text.includes(secret) : text === secret;
 }
 
+/** The property that names a session's token in a record (`AdapterSession`): never answered. */
+const TOKEN_KEY = "sessionToken";
+
 function holds(value: unknown, secret: string, seen: Set<object>): boolean {
   if (typeof value === "string") return carries(value, secret);
   if (!isPlain(value) || seen.has(value)) return false;
   seen.add(value);
+  if (!Array.isArray(value) && Object.hasOwn(value, TOKEN_KEY)) return true;
   return Object.values(value).some((v) => holds(v, secret, seen));
 }
 
@@ -95,6 +101,6 @@ function strip(value: unknown, secret: string, copies: Map<object, unknown>): un
   }
   const out: Record<string, unknown> = Object.create(Object.getPrototypeOf(value));
   copies.set(value, out);
-  for (const [k, v] of Object.entries(value)) if (keep(v)) out[k] = strip(v, secret, copies);
+  for (const [k, v] of Object.entries(value)) if (k !== TOKEN_KEY && keep(v)) out[k] = strip(v, secret, copies);
   return out;
 }

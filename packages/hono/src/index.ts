@@ -40,9 +40,8 @@ export type * from "@latchkey/core/types";
 export type SessionVariables<S> = { Variables: { session: S } };
 
 /** Where a request arrived and its cookies: the URL `@hono/node-server` built from `Host`. */
-function arrival(c: Context) {
-  const url = new URL(c.req.url);
-  return { protocol: url.protocol, host: url.host, cookieHeader: c.req.header("cookie"), url };
+function arrival(c: Context, url = new URL(c.req.url)) {
+  return { protocol: url.protocol, host: url.host, cookieHeader: c.req.header("cookie") };
 }
 
 /** The peer's address on `@hono/node-server` (its Node request is `c.env.incoming`). */
@@ -64,7 +63,8 @@ function socketAddress(c: Context): string | undefined {
 export function HonoAuth(config: AuthConfig): MiddlewareHandler {
   return async function latchkey(c) {
     const request = c.req.raw;
-    const { protocol, host, url } = arrival(c);
+    const url = new URL(request.url);
+    const { protocol, host } = arrival(c, url);
     const response = await serve(
       {
         method: request.method,
@@ -134,8 +134,8 @@ export function requireAuth<C extends AuthConfig>(
 ): MiddlewareHandler<SessionVariables<SessionOf<C>>> {
   const check = guard(config, options);
   return async function requireSession(c, next) {
-    const where = arrival(c);
-    const request = { ...where, accept: c.req.header("accept"), url: `${where.url.pathname}${where.url.search}` };
+    const url = new URL(c.req.url);
+    const request = { ...arrival(c, url), accept: c.req.header("accept"), url: `${url.pathname}${url.search}` };
     const result = await check(request, { env: process.env });
     if (result.response) return toResponse(result.response);
     c.set("session", result.session as SessionOf<C>);

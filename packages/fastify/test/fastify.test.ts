@@ -95,6 +95,37 @@ describe("the plugin", () => {
     expect(browser.headers.get("location")).toBe("/api/auth/signin?callbackUrl=%2Faccount");
   });
 
+  it("registered inside a plugin with its own prefix, the two prefixes join into the base path", async () => {
+    const nested = await start(async (app) => {
+      await app.register(
+        async (v1) => {
+          await v1.register(latchkey, { prefix: "/auth", ...config });
+          v1.get("/account", { preHandler: v1.requireAuth() }, async (request) => ({
+            name: request.session.user?.name,
+          }));
+        },
+        { prefix: "/v1" },
+      );
+    });
+    const jar = new Jar();
+    expect(await (await jar.fetch(`${nested}/v1/auth/signin`)).text()).toContain(
+      `action="${nested}/v1/auth/callback/credentials"`,
+    );
+    expect((await signIn(jar, `${nested}/v1/auth`)).status).toBe(302);
+    expect(await (await jar.fetch(`${nested}/v1/account`)).json()).toEqual({ name: "Ada" });
+    const browser = await fetch(`${nested}/v1/account`, { headers: { accept: "text/html" }, redirect: "manual" });
+    expect(browser.headers.get("location")).toBe("/v1/auth/signin?callbackUrl=%2Fv1%2Faccount");
+  });
+
+  it("getSession outside the plugin's context names the fix", async () => {
+    const bare = await start((app) => {
+      app.get("/me", async (request) => getSession(request));
+    });
+    const response = await fetch(`${bare}/me`);
+    expect(response.status).toBe(500);
+    expect((await response.json()).message).toContain("register the plugin first");
+  });
+
   it("logs through fastify.log: an authorize() failure as an error record, warnings with their code", async () => {
     const jar = new Jar();
     const response = await signIn(jar, `${url}/auth`, "crash", "x");

@@ -13,7 +13,21 @@ import autocannon from "autocannon";
 const serverFile = fileURLToPath(new URL("./server.mjs", import.meta.url));
 
 /** Every server the benchmark can start (see server.mjs). */
-export const APPS = ["bare", "latchkey", "authjs", "latchkey-sqlite", "latchkey-postgres", "latchkey-revocation"];
+export const APPS = [
+  "bare",
+  "latchkey",
+  "authjs",
+  "latchkey-sqlite",
+  "latchkey-postgres",
+  "latchkey-revocation",
+  "hono-bare",
+  "hono",
+  "fastify-bare",
+  "fastify",
+];
+
+/** Whether an app is a reference: a framework with its bare route only ("bare" is Express). */
+export const isBare = (app) => /(^|-)bare$/.test(app);
 
 export const LABELS = {
   bare: "bare Express",
@@ -22,6 +36,10 @@ export const LABELS = {
   "latchkey-sqlite": "Latchkey (SQLite)",
   "latchkey-postgres": "Latchkey (PostgreSQL)",
   "latchkey-revocation": "Latchkey, revocation on (Redis)",
+  "hono-bare": "bare Hono",
+  hono: "Latchkey on Hono",
+  "fastify-bare": "bare Fastify",
+  fastify: "Latchkey on Fastify",
 };
 
 const json = (body) => {
@@ -137,6 +155,35 @@ export const CASES = [
     check: (r) => (isAda(json(r.body)) ? null : "no signed-in user in the session body"),
   },
   {
+    id: "protected",
+    title: "route behind requireAuth GET /protected",
+    apps: ["latchkey"],
+    request: (p) => ({ method: "GET", path: "/protected", headers: { cookie: p.sessionCookie } }),
+    status: 200,
+    check: (r) => (json(r.body)?.email === "ada@example.com" ? null : "requireAuth let no user through"),
+  },
+  // Each framework against its own bare route (`bare` names the reference app of a case).
+  ...["hono", "fastify"].flatMap((framework) => [
+    {
+      id: `${framework}-getsession`,
+      title: `${LABELS[framework]}: route calling getSession GET /me`,
+      apps: [framework],
+      bare: `${framework}-bare`,
+      request: (p) => ({ method: "GET", path: "/me", headers: { cookie: p.sessionCookie } }),
+      status: 200,
+      check: (r) => (isAda(json(r.body)) ? null : "getSession gave no user"),
+    },
+    {
+      id: `${framework}-protected`,
+      title: `${LABELS[framework]}: route behind requireAuth GET /protected`,
+      apps: [framework],
+      bare: `${framework}-bare`,
+      request: (p) => ({ method: "GET", path: "/protected", headers: { cookie: p.sessionCookie } }),
+      status: 200,
+      check: (r) => (json(r.body)?.email === "ada@example.com" ? null : "requireAuth let no user through"),
+    },
+  ]),
+  {
     id: "db-session-sqlite",
     title: "database-session GET /auth/session, SQLite",
     apps: ["latchkey-sqlite"],
@@ -193,7 +240,7 @@ const cookieHeader = (jar) => [...jar].map(([name, value]) => `${name}=${value}`
  * the database apps: the token of the session row the server made through the adapter.
  */
 export async function prepare(server) {
-  if (server.app === "bare") return {};
+  if (isBare(server.app)) return {};
   if (!server.sessionToken) return { ...(await signInPrepared(server)), newUserCookies: await newUserCookies() };
   return signInPrepared(server);
 }

@@ -46,7 +46,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { answers, CASES, LABELS, load as loadWith, prepare, startServer, verify } from "./lib.mjs";
+import { answers, CASES, isBare, LABELS, load as loadWith, prepare, startServer, verify } from "./lib.mjs";
 import { compareMarkdown, summarise, toMarkdown } from "./profile.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
@@ -266,7 +266,12 @@ async function main() {
     skipped.push("database session on PostgreSQL: nothing answers on 127.0.0.1:5432 (scripts/ensure-services.sh)");
     cases = cases.filter((c) => c.id !== "db-session-postgres");
   }
-  const appsNeeded = [...new Set([...(ALTERNATE ? [] : ["bare"]), ...cases.flatMap((c) => c.apps)])];
+  const appsNeeded = [
+    ...new Set([
+      ...(ALTERNATE ? [] : ["bare", ...cases.flatMap((c) => c.bare ?? [])]),
+      ...cases.flatMap((c) => c.apps),
+    ]),
+  ];
   const memoryCheck = MEMORY_REQUESTS > 0 && !ALTERNATE;
   if (memoryCheck && !appsNeeded.includes("latchkey")) appsNeeded.push("latchkey");
 
@@ -302,13 +307,14 @@ async function main() {
 
   const timed = cases.filter((c) => c.id !== "bare");
   // Each case's members take turns in an order rotated every round; in A/B mode without bare Express.
-  const groups = timed.map((kase) => ({ kase, members: ALTERNATE ? kase.apps : ["bare", ...kase.apps] }));
+  // A framework's case runs against that framework's bare route (`kase.bare`), the others against Express's.
+  const groups = timed.map((kase) => ({ kase, members: ALTERNATE ? kase.apps : [kase.bare ?? "bare", ...kase.apps] }));
   const bareCase = CASES.find((c) => c.id === "bare");
-  const requestFor = (kase, app) => (app === "bare" ? bareCase : kase).request(servers[app].prepared);
+  const requestFor = (kase, app) => (isBare(app) ? bareCase : kase).request(servers[app].prepared);
 
   if (WARMUP > 0) {
     log("bench: warming up");
-    if (servers.bare) await load(servers.bare, bareCase.request({}), { seconds: WARMUP });
+    for (const app of appsNeeded.filter(isBare)) await load(servers[app], bareCase.request({}), { seconds: WARMUP });
     for (const { kase } of groups) {
       for (const app of kase.apps) await load(servers[app], requestFor(kase, app), { seconds: WARMUP });
     }
@@ -327,7 +333,7 @@ async function main() {
         const r = await load(servers[app], requestFor(kase, app), { seconds: DURATION });
         const { window: _window, ...figures } = r;
         runs.push({ round, case: kase.id, app, ...figures });
-        const expected = app === "bare" ? 200 : kase.status;
+        const expected = isBare(app) ? 200 : kase.status;
         const wrong = r.requests - (r.statuses[expected] ?? 0);
         line.push(`${app} ${fmt(r.rps)}/s p99 ${fmt(r.p99, 2)} ms ${fmt(r.cpuUs)} µs`);
         if (wrong || r.errors || r.serverErrors) {
@@ -356,6 +362,11 @@ async function main() {
     n: list.length,
   });
   if (!ALTERNATE) rows.push({ case: "bare", title: bareCase.title, app: "bare", ...summary(bareRuns), ratioBare: 1 });
+  // The other frameworks' bare routes, each the reference of that framework's cases.
+  for (const app of ALTERNATE ? [] : appsNeeded.filter((a) => isBare(a) && a !== "bare")) {
+    const own = runs.filter((r) => r.app === app);
+    rows.push({ case: "bare", title: bareCase.title, app, bare: app, ...summary(own), ratioBare: 1 });
+  }
   const spread = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs), n: xs.length });
   for (const { kase } of groups) {
     for (const app of kase.apps) {
@@ -365,11 +376,12 @@ async function main() {
           const o = runs.find((x) => x.case === kase.id && x.app === other && x.round === r.round);
           return o ? r[field] / o[field] : Number.NaN;
         });
-      const ratiosBare = ALTERNATE ? [] : perRound("bare");
+      const ratiosBare = ALTERNATE ? [] : perRound(kase.bare ?? "bare");
       const row = {
         case: kase.id,
         title: kase.title,
         app,
+        bare: kase.bare ?? "bare",
         ...summary(mine),
         cpuUsMin: Math.min(...mine.map((r) => r.cpuUs)),
         cpuUsMax: Math.max(...mine.map((r) => r.cpuUs)),
@@ -608,20 +620,21 @@ function render(report) {
       report.runs
         .filter((x) => x.case === r.case && x.app === r.app)
         .map((x) => {
-          const bare = report.runs.find((b) => b.app === "bare" && b.case === x.case && b.round === x.round);
+          const bare = report.runs.find(
+            (b) => b.app === (r.bare ?? "bare") && b.case === x.case && b.round === x.round,
+          );
           return bare ? bare.cpuUs / x.cpuUs : Number.NaN;
         }),
     );
   for (const r of rows) {
-    const bare =
-      r.app === "bare" ? "1" : `${fmt(r.ratioBare, 2)} (${fmt(r.ratioBareMin, 2)}–${fmt(r.ratioBareMax, 2)})`;
+    const bare = isBare(r.app) ? "1" : `${fmt(r.ratioBare, 2)} (${fmt(r.ratioBareMin, 2)}–${fmt(r.ratioBareMax, 2)})`;
     const vsA =
       r.ratioAuthjs !== undefined
         ? `${fmt(r.ratioAuthjs, 2)} (${fmt(r.ratioAuthjsMin, 2)}–${fmt(r.ratioAuthjsMax, 2)})`
         : "";
     out.push(
       `| ${r.title} | ${label(r.app)} | ${fmt(r.rps)} | ${fmt(r.rpsMin)}–${fmt(r.rpsMax)} | ${fmt(r.p50, 2)} | ` +
-        `${fmt(r.p99, 2)} | ${fmt(r.cpuUs)} | ${bare} | ${vsA} | ${r.app === "bare" ? "1" : fmt(cpuRatio(r), 2)} | ${fmt(r.otherLoad, 2)} |`,
+        `${fmt(r.p99, 2)} | ${fmt(r.cpuUs)} | ${bare} | ${vsA} | ${isBare(r.app) ? "1" : fmt(cpuRatio(r), 2)} | ${fmt(r.otherLoad, 2)} |`,
     );
   }
   out.push("");

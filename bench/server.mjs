@@ -8,6 +8,9 @@
  *   latchkey-sqlite    Latchkey with database sessions through @latchkey/sql-adapter on a SQLite file
  *   latchkey-postgres  the same on PostgreSQL at 127.0.0.1:5432 (a throw-away database, dropped on exit)
  *   latchkey-revocation  `latchkey` with `session.revocation` on a Redis store at 127.0.0.1:6379
+ *   hono-bare, fastify-bare  Hono (on @hono/node-server) or Fastify with the bare route only
+ *   hono, fastify      + Latchkey through @latchkey/hono or @latchkey/fastify (the actions under /auth,
+ *                      `getSession` on /me, `requireAuth` on /protected), JWT sessions
  *
  * Every app is Express 4 (`express4`): @auth/express 0.12 derives its base path from `req.params[0]`,
  * which Express 5's `/auth/*splat` mounts do not set, so Express 4 is the one both libraries run on
@@ -21,6 +24,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import express from "express4";
@@ -51,6 +55,20 @@ const ready = { type: "ready" };
 const web = express();
 web.get("/bare", (_req, res) => {
   res.json({ ok: true });
+});
+/** What serves the requests: Express, or another framework's Node request listener. */
+let listener = web;
+/** The configuration of the apps of the framework packages (the same as `latchkey`'s). */
+const frameworkConfig = async (module) => ({
+  secret: SECRET,
+  trustHost: true,
+  logger,
+  providers: [(await import(`${module}/providers/credentials`)).default({ credentials: credentialsFields, authorize })],
+  rateLimit: {
+    credentialsPerIp: { max: 1e12, windowSeconds: 900 },
+    credentialsPerIdentifierAndIp: { max: 1e12, windowSeconds: 900 },
+    credentialsPerIdentifier: { max: 1e12, windowSeconds: 900 },
+  },
 });
 
 if (app === "latchkey" || app === "latchkey-sqlite" || app === "latchkey-postgres" || app === "latchkey-revocation") {
@@ -91,6 +109,37 @@ if (app === "latchkey" || app === "latchkey-sqlite" || app === "latchkey-postgre
       next(e);
     }
   });
+  const { requireAuth } = await import("@latchkey/express");
+  web.get("/protected", requireAuth(config), (_req, res) => {
+    res.json({ email: res.locals.session.user.email });
+  });
+} else if (app === "hono" || app === "hono-bare") {
+  const { Hono } = await import("hono");
+  const { getRequestListener } = await import("@hono/node-server");
+  const hono = new Hono();
+  hono.get("/bare", (c) => c.json({ ok: true }));
+  if (app === "hono") {
+    const { HonoAuth, getSession, requireAuth } = await import("@latchkey/hono");
+    const config = await frameworkConfig("@latchkey/hono");
+    hono.use("/auth/*", HonoAuth(config));
+    hono.get("/me", async (c) => c.json(await getSession(c, config)));
+    hono.get("/protected", requireAuth(config), (c) => c.json({ email: c.get("session").user.email }));
+  }
+  listener = getRequestListener(hono.fetch);
+} else if (app === "fastify" || app === "fastify-bare") {
+  const { default: Fastify } = await import("fastify");
+  const fastify = Fastify({ logger: false });
+  fastify.get("/bare", async () => ({ ok: true }));
+  if (app === "fastify") {
+    const { default: latchkey, getSession } = await import("@latchkey/fastify");
+    await fastify.register(latchkey, { prefix: "/auth", ...(await frameworkConfig("@latchkey/fastify")) });
+    fastify.get("/me", async (request) => await getSession(request));
+    fastify.get("/protected", { preHandler: fastify.requireAuth() }, async (request) => ({
+      email: request.session.user.email,
+    }));
+  }
+  await fastify.ready();
+  listener = fastify.routing;
 } else if (app === "authjs") {
   const { ExpressAuth, getSession } = await import("@auth/express");
   const { default: Credentials } = await import("@auth/express/providers/credentials");
@@ -190,7 +239,7 @@ async function databaseSessions(dialect) {
 }
 
 let requests = 0;
-const server = web.listen(0, "127.0.0.1", () => {
+const server = createServer(listener).listen(0, "127.0.0.1", () => {
   ready.port = server.address().port;
   send(ready);
 });

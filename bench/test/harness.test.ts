@@ -54,6 +54,12 @@ afterAll(async () => {
 }, 60_000 * inject("timeScale"));
 
 describe("bench harness", () => {
+  // Each framework's bare route, the reference of its cases, answers as Express's does.
+  for (const app of runnable.filter((a) => a.endsWith("-bare"))) {
+    it(`bare on ${app}: expected status and body`, async () => {
+      expect(await verify((CASES as Case[]).find((c) => c.id === "bare")!, servers[app])).toBeNull();
+    });
+  }
   for (const kase of CASES as Case[]) {
     for (const app of kase.apps) {
       it.runIf(runnable.includes(app))(`${kase.id} on ${app}: expected status and body`, async () => {

@@ -27,7 +27,7 @@ const bin = {
 };
 // Installed next to the tarballs: the peers the packages need and the types the consumer uses,
 // at the versions the monorepo itself has, so npm finds them in its cache.
-const thirdParty = ["express", "kysely", "@types/express", "@types/node"];
+const thirdParty = ["express", "kysely", "@types/express", "@types/node", "hono", "@hono/node-server", "fastify"];
 // Next.js and React (the peers of @latchkey/next) are linked to the monorepo's own copies rather
 // than copied: Next.js alone is over a hundred megabytes, and what is tested is our tarball.
 const linkedThirdParty = ["next", "react", "react-dom", "@types/react"];
@@ -305,6 +305,8 @@ describe("the packed packages, installed from their tarballs", () => {
         "@latchkey/redis-adapter",
         "@latchkey/cli",
         "@latchkey/next",
+        "@latchkey/hono",
+        "@latchkey/fastify",
       ]),
     );
   });
@@ -353,6 +355,16 @@ describe("the packed packages, installed from their tarballs", () => {
     expect(report.mismatches).toEqual([]);
     expect(report.names["@latchkey/express"]).toEqual(expect.arrayContaining(["ExpressAuth", "getSession"]));
     expect(report.names["@latchkey/express/jwt"]).toEqual(["decode", "encode", "getToken"]);
+    // @latchkey/hono and @latchkey/fastify: the same provider subpaths, their own entry points.
+    expect(specifiers).toEqual(
+      expect.arrayContaining(["@latchkey/hono/providers/credentials", "@latchkey/fastify/providers/github"]),
+    );
+    expect(report.names["@latchkey/hono"]).toEqual(
+      expect.arrayContaining(["HonoAuth", "getSession", "requireAuth", "session"]),
+    );
+    expect(report.names["@latchkey/fastify"]).toEqual(expect.arrayContaining(["default", "getSession"]));
+    expect(report.names["@latchkey/hono/jwt"]).toEqual(["decode", "encode", "getToken"]);
+    expect(report.names["@latchkey/fastify/jwt"]).toEqual(["decode", "encode", "getToken"]);
     // @latchkey/next: the subpaths next-auth has, with its names.
     expect(specifiers).toEqual(
       expect.arrayContaining([
@@ -394,7 +406,7 @@ describe("the packed packages, installed from their tarballs", () => {
         join(project, "subpaths.mts"),
         `${specifiers.map((s, i) => `import * as m${i} from "${s}";`).join("\n")}\nexport const all = [${specifiers.map((_, i) => `m${i}`).join(", ")}];\n`,
       );
-      const esm = ["consumer.mts", "next-consumer.mts", "subpaths.mts"];
+      const esm = ["consumer.mts", "next-consumer.mts", "frameworks-consumer.mts", "subpaths.mts"];
       const [node16, bundler, commonjs] = await Promise.all([
         typecheck(project, "node16", { module: "node16", moduleResolution: "node16" }, esm),
         typecheck(project, "bundler", { module: "esnext", moduleResolution: "bundler" }, esm),

@@ -1,14 +1,18 @@
 /**
  * Starts the whole demo: storage, the development mail server and identity provider, and the
- * Express application. `server.ts` calls it with the environment; the tests call it too.
+ * application (Express's, or another framework's given as `app`: the Hono and Fastify demos run
+ * this same demo with their own). `server.ts` calls it with the environment; the tests call it too.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createApp } from "./app.js";
+import { type AppOptions, createApp } from "./app.js";
+
+export type { AppOptions };
+
 import { authConfig } from "./auth.js";
 import { startDemoIdP } from "./dev-idp.js";
 import { startMailCatcher } from "./dev-mail.js";
@@ -23,6 +27,8 @@ export interface DemoOptions {
   /** Where the SQLite file and the generated secret live. @default DEMO_DATA_DIR, else ./data */
   dataDir?: string;
   env?: NodeJS.ProcessEnv;
+  /** The application serving the requests, made from the demo's configuration. @default the Express app */
+  app?: (options: AppOptions) => RequestListener | Promise<RequestListener>;
 }
 
 export interface RunningDemo {
@@ -78,7 +84,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
 
   const sessions = env.DEMO_SESSIONS === "database" ? "database" : "jwt";
   const config = authConfig({ secret: demoSecret(dataDir, env), storage, mail, idp, env, sessions });
-  server.on("request", createApp({ config, storage, mailbox }));
+  server.on("request", await (options.app ?? createApp)({ config, storage, mailbox }));
 
   const enabled = [
     sessions === "jwt"
@@ -107,4 +113,23 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
       await storage.close();
     },
   };
+}
+
+/**
+ * `npm start` of a demo: starts it with the settings of the environment (PORT, DATABASE_URL,
+ * REDIS_URL, AUTH_SECRET, AUTH_GITHUB_ID, ..., DEMO_DATA_DIR), prints its address and what is
+ * enabled, and closes it on SIGINT and SIGTERM.
+ *
+ * @example
+ * ```ts
+ * await runDemo("Hono", { app: createHonoApp })
+ * ```
+ */
+export async function runDemo(framework: string, options: DemoOptions = {}): Promise<void> {
+  const demo = await startDemo(options);
+  console.log(`Latchkey demo on ${demo.url}`);
+  for (const line of [`framework: ${framework}`, ...demo.enabled]) console.log(`  - ${line}`);
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => void demo.close().then(() => process.exit(0)));
+  }
 }

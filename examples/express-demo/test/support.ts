@@ -6,9 +6,10 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { inject } from "vitest";
+import type { Page } from "playwright-core";
+import { expect, inject } from "vitest";
 
-const serverJs = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "server.js");
+const expressServerJs = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "server.js");
 
 export interface DemoProcess {
   url: string;
@@ -27,10 +28,14 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts the demo; `env` is added to a copy of this process's environment less the demo's own settings. */
+/**
+ * Starts the demo (the Express one, or the built `server.js` of another framework's demo); `env`
+ * is added to a copy of this process's environment less the demo's own settings.
+ */
 export async function startDemoProcess(
   env: Record<string, string> = {},
   dataDir = mkdtempSync(join(tmpdir(), "latchkey-demo-")),
+  serverJs = expressServerJs,
 ): Promise<DemoProcess> {
   const base = { ...process.env };
   for (const name of [
@@ -80,4 +85,21 @@ export async function startDemoProcess(
         child.kill("SIGTERM");
       }),
   };
+}
+
+/** The sign-in form of a provider on the built-in page (several forms share `#submitButton`). */
+export const formOf = (page: Page, action: string) => page.locator(`form[action$="${action}"]`);
+
+/** What the demo's home page at `url` says about who is signed in. */
+export async function whoIsSignedIn(page: Page, url: string): Promise<string> {
+  await page.goto(`${url}/`);
+  return (await page.textContent("#who"))?.replace(/\s+/g, " ").trim() ?? "";
+}
+
+/** Signs out through the demo's link and the built-in sign-out page. */
+export async function signOut(page: Page, url: string): Promise<void> {
+  await page.goto(`${url}/`);
+  await Promise.all([page.waitForURL(/\/auth\/signout/), page.getByRole("link", { name: "Sign out" }).first().click()]);
+  await Promise.all([page.waitForURL(`${url}/`), page.click('form[action$="/auth/signout"] button')]);
+  expect(await whoIsSignedIn(page, url)).toBe("You are not signed in.");
 }

@@ -16,7 +16,7 @@
  */
 
 import { serve } from "./lib/pipeline.js";
-import { isAuthAction, readWebBody } from "./lib/request.js";
+import { clientAddressFrom, isAuthAction, readWebBody } from "./lib/request.js";
 import { toResponse } from "./lib/response.js";
 import { raw } from "./lib/symbols.js";
 import type { ResponseInternal } from "./shapes/data.js";
@@ -54,22 +54,11 @@ export async function Auth(request: Request, config: AuthConfig): Promise<Respon
       host: url.host,
       headers: request.headers,
       body: () => readWebBody(request),
-      clientIp: clientAddress(config, request),
+      clientIp: clientAddressFrom(config, request),
       webHeaders: () => request.headers,
     },
     config,
     { raw: isRaw },
   );
   return isRaw ? res : toResponse(res);
-}
-
-/** The client address the application's `clientAddress` option gives; a throw counts as unknown. */
-function clientAddress(config: AuthConfig, request: Request): string | undefined {
-  if (typeof config.clientAddress !== "function") return undefined;
-  try {
-    const address = config.clientAddress(request);
-    return typeof address === "string" && address ? address : undefined;
-  } catch {
-    return undefined;
-  }
 }

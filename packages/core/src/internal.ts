@@ -3,7 +3,8 @@
  * pipeline (`serve`), the session read (`sessionOf`), the `requireAuth` decision (`guard`), the
  * sessions functions bound to a request type (`boundSessions`), the conversion of an answer to
  * bytes or a Web `Response` (`finalizeResponse`, `toResponse`), a Web body read within the bound
- * (`readWebBody`), the environment's defaults on a copy (`withEnvDefaults`), and Node's request
+ * (`readWebBody`), the `clientAddress` option's answer (`clientAddressFrom`), Latchkey's log lines
+ * on a structured logger (`structuredLogger`), the environment's defaults on a copy (`withEnvDefaults`), and Node's request
  * headers, body and response (`nodeHeader`, `nodeWebHeaders`, `readNodeBody`, `writeNodeResponse`).
  * Not for applications; this surface follows the framework packages and may change between
  * minor versions.
@@ -17,6 +18,7 @@ import type { AuthConfig } from "./types.js";
 
 export { withEnvDefaults } from "./lib/env.js";
 export { type GuardOptions, type GuardRequest, guard } from "./lib/guard.js";
+export { type StructuredLog, structuredLogger } from "./lib/logger.js";
 export { nodeHeader, nodeWebHeaders, readNodeBody, writeNodeResponse } from "./lib/node-http.js";
 export {
   type IncomingRequest,
@@ -25,7 +27,7 @@ export {
   sessionCookieOf,
   sessionOf,
 } from "./lib/pipeline.js";
-export { BadBody, type HeaderReader, MAX_BODY_BYTES, readWebBody } from "./lib/request.js";
+export { BadBody, clientAddressFrom, type HeaderReader, MAX_BODY_BYTES, readWebBody } from "./lib/request.js";
 export { finalizeResponse, toResponse } from "./lib/response.js";
 
 /**

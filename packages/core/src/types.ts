@@ -298,3 +298,22 @@ export interface AuthConfig {
   /** Latchkey extension: provider access tokens kept fresh by `getAccessToken`. */
   accessTokens?: AccessTokensOptions;
 }
+
+/**
+ * The session an application's configuration produces: what its `session` callback returns, or
+ * `Session` (which module augmentation of `@latchkey/core/types` can extend, as with Auth.js).
+ * What the framework packages' `getSession` and `requireAuth` give.
+ *
+ * @example
+ * ```ts
+ * const config = { providers, callbacks: { session: ({ session }) => ({ ...session, role: "admin" as const }) } }
+ * type AppSession = SessionOf<typeof config> // { ...; role: "admin" }
+ * ```
+ */
+export type SessionOf<C> = AuthConfig extends C
+  ? Session
+  : C extends { callbacks?: { session?: (...args: never[]) => infer R } }
+    ? unknown extends R
+      ? Session
+      : Awaited<R>
+    : Session;

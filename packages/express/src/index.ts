@@ -17,7 +17,7 @@
  * @module @latchkey/express
  */
 import type { ServerResponse } from "node:http";
-import type { AuthConfig, Session } from "@latchkey/core";
+import type { AuthConfig, SessionOf } from "@latchkey/core";
 import { guard, serve, sessionOf, writeNodeResponse } from "@latchkey/core/internal";
 import { type ExpressRequestLike, sessionRequest, toIncoming } from "./convert.js";
 
@@ -53,18 +53,6 @@ export function ExpressAuth(config: AuthConfig) {
     }
   };
 }
-
-/**
- * The session an application's configuration produces: what its `session` callback returns, or
- * `Session` (which module augmentation of `@latchkey/core/types` can extend, as with Auth.js).
- */
-export type SessionOf<C> = AuthConfig extends C
-  ? Session
-  : C extends { callbacks?: { session?: (...args: never[]) => infer R } }
-    ? unknown extends R
-      ? Session
-      : Awaited<R>
-    : Session;
 
 /**
  * The session of a request, or null. It runs the `jwt` and `session` callbacks like

@@ -1,9 +1,10 @@
 /**
- * The demo end to end in Debian's Chromium (playwright-core, never a downloaded browser): every
- * sign-in method through the built-in pages (password, magic link read from /dev/mail, the Demo
- * IdP's login page, passkeys with a virtual authenticator), the protected-page round trip,
- * sign-out, and the sign-in page's layout in light and dark themes and at 375 px wide, with
- * screenshots in test-artifacts/express-demo/.
+ * The demo end to end in Debian's Chromium (playwright-core, never a downloaded browser): what
+ * only the Express demo has (the e-mail code, the account page's linked accounts and passkeys,
+ * passkeys with a virtual authenticator) and the sign-in page's layout in light and dark themes
+ * and at 375 px wide, with screenshots in test-artifacts/express-demo/. The flows every framework
+ * shares (password right and wrong, the protected route, magic link, Demo IdP, sign-out) run for
+ * Express in the one table of test/frameworks/browser.test.ts.
  *
  * Without /usr/bin/chromium the suite is skipped with a notice, unless CI is set: then it fails.
  */
@@ -17,7 +18,7 @@ import {
   browserSuiteRuns,
   launchChromium,
 } from "../../../../packages/express/test/support/chromium.js";
-import { type DemoProcess, startDemoProcess } from "../support.js";
+import { type DemoProcess, formOf, signOut, startDemoProcess, whoIsSignedIn } from "../support.js";
 
 const runs = browserSuiteRuns("express-demo e2e");
 const artifacts = join(
@@ -42,22 +43,6 @@ async function freshPage(options: Parameters<Browser["newContext"]>[0] = {}): Pr
   return context.newPage();
 }
 
-/** The sign-in form of a provider on the built-in page (several forms share `#submitButton`). */
-const formOf = (page: Page, action: string) => page.locator(`form[action$="${action}"]`);
-
-async function whoIsSignedIn(page: Page): Promise<string> {
-  await page.goto(`${demo.url}/`);
-  return (await page.textContent("#who"))?.replace(/\s+/g, " ").trim() ?? "";
-}
-
-/** Signs out through the demo's link and the built-in sign-out page. */
-async function signOut(page: Page): Promise<void> {
-  await page.goto(`${demo.url}/`);
-  await Promise.all([page.waitForURL(/\/auth\/signout/), page.getByRole("link", { name: "Sign out" }).first().click()]);
-  await Promise.all([page.waitForURL(`${demo.url}/`), page.click('form[action$="/auth/signout"] button')]);
-  expect(await whoIsSignedIn(page)).toBe("You are not signed in.");
-}
-
 describe.skipIf(!runs)("the demo in Chromium", () => {
   beforeAll(async () => {
     // Fake GitHub and Google credentials: their buttons appear (the layout checks cover them);
@@ -77,58 +62,6 @@ describe.skipIf(!runs)("the demo in Chromium", () => {
     await Promise.all(contexts.map((c) => c.close()));
     await browser?.close();
     await demo?.stop();
-  });
-
-  it("password: protected page → sign-in → back to the protected page; then sign-out", async () => {
-    const page = await freshPage();
-    await page.goto(`${demo.url}/protected`);
-    expect(page.url()).toBe(`${demo.url}/auth/signin?callbackUrl=%2Fprotected`);
-
-    const form = formOf(page, "/auth/callback/credentials");
-    await form.locator('input[name="email"]').fill("demo@example.com");
-    await form.locator('input[name="password"]').fill("wrong-password");
-    await Promise.all([page.waitForURL(/error=CredentialsSignin/), form.locator("button").click()]);
-    expect(await page.textContent('[role="alert"]')).toContain("Sign-in failed");
-
-    // The error page lost the callbackUrl; start again from the protected page.
-    await page.goto(`${demo.url}/protected`);
-    await form.locator('input[name="email"]').fill("demo@example.com");
-    await form.locator('input[name="password"]').fill("demo-password");
-    await Promise.all([page.waitForURL(`${demo.url}/protected`), form.locator("button").click()]);
-    expect(await page.textContent("#secret")).toBe("Only signed-in users see this, Demo User.");
-    expect(await whoIsSignedIn(page)).toBe("Signed in as Demo User (demo@example.com) with password.");
-
-    await signOut(page);
-    await page.goto(`${demo.url}/protected`);
-    expect(page.url()).toBe(`${demo.url}/auth/signin?callbackUrl=%2Fprotected`);
-  });
-
-  it("e-mail: the address on the built-in page, the link from /dev/mail, signed in", async () => {
-    const page = await freshPage();
-    const address = `reader-${Date.now()}@example.com`;
-    await page.goto(`${demo.url}/auth/signin?callbackUrl=%2Faccount`);
-    const form = formOf(page, "/auth/signin/nodemailer");
-    await form.locator('input[name="email"]').fill(address);
-    await Promise.all([page.waitForURL(/\/auth\/verify-request/), form.locator("button").click()]);
-    expect(await page.textContent("body")).toMatch(/check your (e-mail|email|inbox)/i);
-
-    await page.goto(`${demo.url}/dev/mail`);
-    const message = page.locator("li.mail", { has: page.locator(".to", { hasText: address }) });
-    await expect.poll(() => message.count()).toBe(1);
-    const link = message.locator('a[href*="/auth/callback/nodemailer"]');
-    expect(await link.count()).toBe(1);
-    await Promise.all([page.waitForURL(`${demo.url}/account`), link.click()]);
-
-    const session = JSON.parse((await page.textContent("#session")) ?? "null");
-    expect(session).toMatchObject({ user: { email: address }, provider: "nodemailer" });
-    expect(await whoIsSignedIn(page)).toBe(`Signed in as ${address} (${address}) with e-mail link or code.`);
-
-    // A magic link works once.
-    await page.goto(`${demo.url}/dev/mail`);
-    const used = await link.getAttribute("href");
-    await signOut(page);
-    await page.goto(used as string);
-    expect(page.url()).toMatch(/\/auth\/error\?error=Verification/);
   });
 
   it("e-mail code: the six-digit code from /dev/mail typed into the verify-request page signs in, once", async () => {
@@ -161,15 +94,15 @@ describe.skipIf(!runs)("the demo in Chromium", () => {
     await Promise.all([page.waitForURL(`${demo.url}/account`), codeForm.locator("button").click()]);
     const session = JSON.parse((await page.textContent("#session")) ?? "null");
     expect(session).toMatchObject({ user: { email: address }, provider: "nodemailer" });
-    expect(await whoIsSignedIn(page)).toBe(`Signed in as ${address} (${address}) with e-mail link or code.`);
+    expect(await whoIsSignedIn(page, demo.url)).toBe(`Signed in as ${address} (${address}) with e-mail link or code.`);
 
     // The code worked once: after signing out, the same code in the same browser is refused,
     // and so is the e-mail's link.
-    await signOut(page);
+    await signOut(page, demo.url);
     await page.goto(`${demo.url}/auth/verify-request?provider=nodemailer&type=email`);
     await codeForm.locator('input[name="code"]').fill(code);
     await Promise.all([page.waitForURL(/error=Verification/), codeForm.locator("button").click()]);
-    expect(await whoIsSignedIn(page)).toBe("You are not signed in.");
+    expect(await whoIsSignedIn(page, demo.url)).toBe("You are not signed in.");
   });
 
   it("Demo IdP: the button, the IdP's login page, back signed in and the account linked", async () => {
@@ -192,8 +125,8 @@ describe.skipIf(!runs)("the demo in Chromium", () => {
       ["provider", "type", "account id", ""],
       ["Demo IdP", "oidc", "alice", "Unlink"],
     ]);
-    expect(await whoIsSignedIn(page)).toBe("Signed in as alice (alice@idp.example) with Demo IdP.");
-    await signOut(page);
+    expect(await whoIsSignedIn(page, demo.url)).toBe("Signed in as alice (alice@idp.example) with Demo IdP.");
+    await signOut(page, demo.url);
   });
 
   it("account page: a Demo IdP user adds a passkey, then unlinks the Demo IdP", async () => {
@@ -233,7 +166,7 @@ describe.skipIf(!runs)("the demo in Chromium", () => {
       .locator("#accounts tr td:first-child")
       .evaluateAll((tds) => tds.map((td) => (td as HTMLElement).innerText));
     expect(providers).toEqual(["passkey"]);
-    await signOut(page);
+    await signOut(page, demo.url);
   });
 
   it("account page: the only passkey of a user with no verified address cannot be unlinked", async () => {
@@ -250,7 +183,7 @@ describe.skipIf(!runs)("the demo in Chromium", () => {
     await Promise.all([page.waitForURL(/notice=last-sign-in-method/), unlink.click()]);
     expect(await page.textContent("#notice")).toContain("last way to sign in");
     expect(await page.locator("#accounts tr", { hasText: "passkey" }).count()).toBe(1);
-    await signOut(page);
+    await signOut(page, demo.url);
   });
 
   it("Demo IdP with the demo user's address signs into the same user as the password", async () => {
@@ -260,7 +193,7 @@ describe.skipIf(!runs)("the demo in Chromium", () => {
     await page.fill('input[name="login"]', "demo@example.com");
     await page.fill('input[name="password"]', "x");
     await Promise.all([page.waitForURL(`${demo.url}/`), page.click('button[type="submit"]')]);
-    expect(await whoIsSignedIn(page)).toBe("Signed in as Demo User (demo@example.com) with Demo IdP.");
+    expect(await whoIsSignedIn(page, demo.url)).toBe("Signed in as Demo User (demo@example.com) with Demo IdP.");
   });
 
   it("passkeys: register with a new address, sign out, sign in with the passkey", async () => {
@@ -292,14 +225,14 @@ describe.skipIf(!runs)("the demo in Chromium", () => {
         .slice(1)
         .map(([name, type, id]) => [name, type, id?.replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_")]),
     ).toEqual([["passkey", "webauthn", credentialId]]);
-    await signOut(page);
+    await signOut(page, demo.url);
 
     // Autofill: the page starts a conditional request on load; the virtual authenticator answers
     // it at once with the one passkey (a person would pick it from the e-mail field's list).
     await page.goto(`${demo.url}/auth/signin?callbackUrl=%2Fprotected`);
     await page.waitForURL(`${demo.url}/protected`);
-    expect(await whoIsSignedIn(page)).toBe(`Signed in as ${address} (${address}) with passkey.`);
-    await signOut(page);
+    expect(await whoIsSignedIn(page, demo.url)).toBe(`Signed in as ${address} (${address}) with passkey.`);
+    await signOut(page, demo.url);
 
     // The button, with conditional requests unavailable (as in browsers without passkey autofill):
     // a known address makes it ask the authenticator for an assertion.

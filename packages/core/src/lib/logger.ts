@@ -154,3 +154,48 @@ export function warnOnce(
   config.caches.warned.add(code);
   config.logger.warn(code, detail);
 }
+
+/** A logger in the style of pino (Fastify's, ...): a record of fields first, then the message. */
+export interface StructuredLog {
+  error(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  debug(fields: object, message: string): void;
+}
+
+/**
+ * Latchkey's log lines written to a structured logger instead of the console: an error under
+ * `err` with its `type` and its chain of `causes`, a warning with its `code` and the text the console would print,
+ * debug messages with their metadata. The logger serializes, so nothing needs escaping here.
+ *
+ * @example
+ * ```ts
+ * const config = { ...options, logger: options.logger ?? structuredLogger(fastify.log) }
+ * ```
+ */
+export function structuredLogger(log: StructuredLog): LoggerInstance {
+  return {
+    error(error) {
+      const fields: Record<string, unknown> = { err: error, type: (error as { type?: string }).type ?? error.name };
+      // The causes, as the console's [cause] lines show them (a logger's error serializer drops them).
+      const causes: unknown[] = [];
+      let cause = (error as { cause?: unknown }).cause;
+      for (let depth = 0; cause !== undefined && depth < 5; depth++) {
+        const err = cause instanceof Error ? cause : (cause as { err?: unknown } | null)?.err;
+        if (!(err instanceof Error)) {
+          causes.push(cause);
+          break;
+        }
+        causes.push({ type: err.name, message: err.message, stack: err.stack });
+        cause = (err as { cause?: unknown }).cause;
+      }
+      if (causes.length) fields.causes = causes;
+      log.error(fields, error.message);
+    },
+    warn: (code, detail) =>
+      log.warn(
+        { code },
+        `[latchkey] ${detail ?? (Object.hasOwn(warningText, code) ? warningText[code as WarningCode] : code)}`,
+      ),
+    debug: (message, metadata) => log.debug(metadata === undefined ? {} : { metadata }, `[latchkey] ${message}`),
+  };
+}

@@ -1,5 +1,6 @@
 import { UnknownAction } from "../errors.js";
 import type { AuthAction } from "../shapes/data.js";
+import type { AuthConfig } from "../types.js";
 import { readCapped } from "./read-capped.js";
 
 /** Reads request headers, whatever their source (a `Headers` object or Node's header record). */
@@ -176,4 +177,23 @@ export function rebuildRequest(
   h.set("content-type", "application/json");
   h.delete("content-length");
   return new Request(url, { method, headers: h, body: JSON.stringify(body ?? {}) });
+}
+
+/**
+ * The client address the application's `clientAddress` option gives for a Web `Request`; a throw
+ * or an empty answer counts as unknown.
+ *
+ * @example
+ * ```ts
+ * clientAddressFrom({ ...config, clientAddress: (r) => r.headers.get("fly-client-ip") }, request) // "203.0.113.7"
+ * ```
+ */
+export function clientAddressFrom(config: AuthConfig, request: Request): string | undefined {
+  if (typeof config.clientAddress !== "function") return undefined;
+  try {
+    const address = config.clientAddress(request);
+    return typeof address === "string" && address ? address : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,0 +1,164 @@
+/**
+ * Latchkey for Fastify 5: a plugin serving the actions under its prefix, `getSession(request)`,
+ * and a `preHandler` guard (`fastify.requireAuth()`) that sets `request.session`. Forms are parsed
+ * by Fastify (a parser for `application/x-www-form-urlencoded` is added to the plugin's routes
+ * when the application has none) and Latchkey's log lines go to `fastify.log`.
+ *
+ * @example
+ * ```ts
+ * import Fastify from "fastify"
+ * import latchkey, { getSession } from "@latchkey/fastify"
+ * import GitHub from "@latchkey/fastify/providers/github"
+ *
+ * const app = Fastify({ logger: true })
+ * await app.register(latchkey, { prefix: "/auth", providers: [GitHub] }) // AUTH_SECRET, AUTH_GITHUB_ID/SECRET from the environment
+ * app.get("/", async (request) => (await getSession(request))?.user ?? "Not signed in")
+ * app.get("/account", { preHandler: app.requireAuth() }, async (request) => request.session.user)
+ * await app.listen({ port: 3000 })
+ * ```
+ * @module @latchkey/fastify
+ */
+import type { AuthConfig, Session } from "@latchkey/core";
+import {
+  finalizeResponse,
+  type GuardOptions,
+  guard,
+  MAX_BODY_BYTES,
+  nodeHeader,
+  nodeWebHeaders,
+  serve,
+  sessionOf,
+  structuredLogger,
+} from "@latchkey/core/internal";
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
+
+export { customFetch, skipCSRFCheck } from "@latchkey/core";
+export * from "@latchkey/core/errors";
+export type * from "@latchkey/core/types";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /**
+     * A `preHandler` for routes that need a signed-in user: `request.session` is then set. A
+     * browser without a session is redirected to sign in (this URL as `callbackUrl`), another
+     * client gets `401 {"error":"SessionRequired"}`; `factors`, `amr` and `factorPage` demand a
+     * second factor as for `@latchkey/express`'s `requireAuth`.
+     * @example
+     * ```ts
+     * app.get("/account", { preHandler: app.requireAuth() }, async (request) => request.session.user)
+     * ```
+     */
+    requireAuth(options?: GuardOptions): preHandlerAsyncHookHandler;
+  }
+  interface FastifyRequest {
+    /** The signed-in session, set by `fastify.requireAuth()` (null on other routes). */
+    session: Session;
+  }
+}
+
+const kConfig = Symbol.for("@latchkey/fastify.config");
+const FORM = "application/x-www-form-urlencoded";
+
+/** The configuration the plugin registered for the request's application. */
+function configOf(request: FastifyRequest): AuthConfig {
+  const config = (request.server as unknown as { [kConfig]?: AuthConfig })[kConfig];
+  if (!config) throw new Error("@latchkey/fastify: register the plugin first: `await app.register(latchkey, config)`.");
+  return config;
+}
+
+/** Where a request arrived (Fastify's `trustProxy` applied) and its cookies. */
+function arrival(request: FastifyRequest) {
+  return { protocol: request.protocol, host: request.host, cookieHeader: request.headers.cookie };
+}
+
+/** Writes the pipeline's answer through `reply` (one `Set-Cookie` header per cookie). */
+function send(reply: FastifyReply, answer: Parameters<typeof finalizeResponse>[0]) {
+  const { status, headers, body } = finalizeResponse(answer);
+  reply.code(status);
+  for (const [name, value] of headers) reply.header(name, value);
+  return reply.send(body ?? undefined);
+}
+
+/**
+ * The session of a request, or null (the plugin's configuration, read as `GET /auth/session`
+ * reads it, but setting no cookie). A failing session store is logged and gives null.
+ *
+ * @example
+ * ```ts
+ * app.get("/", async (request) => ((await getSession(request))?.user?.name ?? "Not signed in"))
+ * ```
+ */
+export function getSession(request: FastifyRequest): Promise<Session | null> {
+  return sessionOf(arrival(request), configOf(request), { env: process.env });
+}
+
+/**
+ * The plugin: `app.register(latchkey, { prefix: "/auth", ...config })` serves the actions under
+ * `prefix` (default `/auth`, which is then the base path) and decorates the application with
+ * `requireAuth` and `request.session`. Without a `logger` in the configuration, Latchkey logs
+ * through `fastify.log`.
+ *
+ * @example
+ * ```ts
+ * await app.register(latchkey, { prefix: "/auth", providers: [Credentials({ ... })] })
+ * ```
+ */
+async function latchkey(fastify: FastifyInstance, options: AuthConfig & { prefix?: string }): Promise<void> {
+  const { prefix = "/auth", ...auth } = options;
+  const basePath = `${fastify.prefix}${prefix}`.replace(/\/+$/, "");
+  const config: AuthConfig = { ...auth, basePath, logger: auth.logger ?? structuredLogger(fastify.log) };
+  fastify.decorate(kConfig as unknown as string, config);
+  fastify.decorateRequest("session", null as unknown as Session);
+  fastify.decorate("requireAuth", (guardOptions: GuardOptions = {}): preHandlerAsyncHookHandler => {
+    const check = guard(config, guardOptions);
+    return async function requireSession(request, reply) {
+      const result = await check(
+        { ...arrival(request), accept: request.headers.accept, url: request.url },
+        {
+          env: process.env,
+        },
+      );
+      if (result.response) return send(reply, result.response);
+      request.session = result.session;
+    };
+  });
+  await fastify.register(
+    async (scope) => {
+      // Forms arrive as text and the pipeline parses them as it parses every body (the first of a
+      // repeated field wins); a form parser the application registered is used as it is.
+      if (!scope.hasContentTypeParser(FORM))
+        scope.addContentTypeParser(FORM, { parseAs: "string" }, (_request, body, done) => done(null, body));
+      scope.route({
+        method: ["GET", "POST"],
+        url: "/*",
+        bodyLimit: MAX_BODY_BYTES,
+        handler: async (request, reply) => {
+          const answer = await serve(
+            {
+              method: request.method,
+              path: request.url,
+              ...arrival(request),
+              headers: { get: (name) => nodeHeader(request.raw, name) },
+              body: async () => request.body as string | Record<string, unknown> | undefined,
+              clientIp: request.ip,
+              webHeaders: () => nodeWebHeaders(request.raw),
+            },
+            config,
+            { env: process.env },
+          );
+          return send(reply, answer);
+        },
+      });
+    },
+    { prefix },
+  );
+}
+
+// Registered in the application's own context (as `fastify-plugin` does), so that `requireAuth`
+// and `request.session` reach every route; the actions get a child context under the prefix.
+Object.assign(latchkey, {
+  [Symbol.for("skip-override")]: true,
+  [Symbol.for("fastify.display-name")]: "@latchkey/fastify",
+});
+
+export default latchkey;

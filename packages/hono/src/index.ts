@@ -1,0 +1,144 @@
+/**
+ * Latchkey for Hono on Node.js (`@hono/node-server`): mount the actions with `HonoAuth`, read the
+ * session with `getSession(c, config)` (or `c.get("session")` after `session(config)`), and guard
+ * routes with `requireAuth(config)`. The core needs Node's built-ins (`node:crypto`, ...): Bun and
+ * Deno may run it through their Node compatibility, which is not tested; Cloudflare Workers and
+ * other edge runtimes do not run it.
+ *
+ * @example
+ * ```ts
+ * import { serve } from "@hono/node-server"
+ * import { Hono } from "hono"
+ * import { HonoAuth, requireAuth } from "@latchkey/hono"
+ * import GitHub from "@latchkey/hono/providers/github"
+ *
+ * const config = { providers: [GitHub] }     // AUTH_SECRET, AUTH_GITHUB_ID/SECRET from the environment
+ * const app = new Hono()
+ * app.use("/auth/*", HonoAuth(config))
+ * app.get("/me", requireAuth(config), (c) => c.json(c.get("session").user))
+ * serve(app)
+ * ```
+ * @module @latchkey/hono
+ */
+import type { AuthConfig, SessionOf } from "@latchkey/core";
+import {
+  clientAddressFrom,
+  type GuardOptions,
+  guard,
+  readWebBody,
+  serve,
+  sessionOf,
+  toResponse,
+} from "@latchkey/core/internal";
+import type { Context, MiddlewareHandler } from "hono";
+
+export { customFetch, skipCSRFCheck } from "@latchkey/core";
+export * from "@latchkey/core/errors";
+export type * from "@latchkey/core/types";
+
+/** The context variables Latchkey sets: `c.get("session")`. */
+export type SessionVariables<S> = { Variables: { session: S } };
+
+/** Where a request arrived and its cookies: the URL `@hono/node-server` built from `Host`. */
+function arrival(c: Context, url = new URL(c.req.url)) {
+  return { protocol: url.protocol, host: url.host, cookieHeader: c.req.header("cookie") };
+}
+
+/** The peer's address on `@hono/node-server` (its Node request is `c.env.incoming`). */
+function socketAddress(c: Context): string | undefined {
+  return (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress;
+}
+
+/**
+ * Serves Latchkey's actions. Mount it on the base path with a wildcard:
+ * `app.use("/auth/*", HonoAuth(config))` (the prefix of the route is the base path). A body Hono
+ * already read (`c.req.parseBody()`, a validator) is taken from Hono's cache, never read twice.
+ * Behind a proxy, set `AUTH_URL` (the request's URL is built from `Host`).
+ *
+ * @example
+ * ```ts
+ * app.use("/auth/*", HonoAuth({ providers: [Credentials({ ... })] }))
+ * ```
+ */
+export function HonoAuth(config: AuthConfig): MiddlewareHandler {
+  return async function latchkey(c) {
+    const request = c.req.raw;
+    const url = new URL(request.url);
+    const { protocol, host } = arrival(c, url);
+    const response = await serve(
+      {
+        method: request.method,
+        path: `${url.pathname}${url.search}`,
+        protocol,
+        host,
+        headers: request.headers,
+        body: () => (request.bodyUsed ? c.req.text() : readWebBody(request)),
+        clientIp: clientAddressFrom(config, request) ?? socketAddress(c),
+        mountPath: /^(\/[^*:?{}]*?)\/\*$/.exec(c.req.routePath)?.[1],
+        webHeaders: () => request.headers,
+      },
+      config,
+      { env: process.env },
+    );
+    return toResponse(response);
+  };
+}
+
+/**
+ * The session of a request, or null. It runs the `jwt` and `session` callbacks like
+ * `GET /auth/session` does, but sets no cookie. A failing session store is logged and gives null.
+ *
+ * @example
+ * ```ts
+ * app.get("/", async (c) => {
+ *   const session = await getSession(c, config)
+ *   return c.text(session?.user ? `Hello ${session.user.name}` : "Not signed in")
+ * })
+ * ```
+ */
+export function getSession<C extends AuthConfig>(c: Context, config: C): Promise<SessionOf<C> | null> {
+  return sessionOf(arrival(c), config, { env: process.env }) as Promise<SessionOf<C> | null>;
+}
+
+/**
+ * Middleware that puts the session (or null) on `c.get("session")` for the handlers after it.
+ *
+ * @example
+ * ```ts
+ * app.use("*", session(config))
+ * app.get("/", (c) => c.text(c.get("session")?.user?.name ?? "Not signed in"))
+ * ```
+ */
+export function session<C extends AuthConfig>(config: C): MiddlewareHandler<SessionVariables<SessionOf<C> | null>> {
+  return async function readSession(c, next) {
+    c.set("session", await getSession(c, config));
+    await next();
+  };
+}
+
+/**
+ * Middleware for routes that need a signed-in user: the session is put on `c.get("session")`
+ * (typed, never null). Without one, a browser is redirected to the sign-in page with this URL as
+ * `callbackUrl`; another client gets `401 {"error":"SessionRequired"}`. `factors`, `amr` and
+ * `factorPage` demand a second factor as for `@latchkey/express`'s `requireAuth`.
+ *
+ * @example
+ * ```ts
+ * app.get("/account", requireAuth(config), (c) => c.json(c.get("session").user))
+ * app.use("/admin/*", requireAuth(config, { factors: 2 }))
+ * ```
+ */
+export function requireAuth<C extends AuthConfig>(
+  config: C,
+  options: GuardOptions = {},
+): MiddlewareHandler<SessionVariables<SessionOf<C>>> {
+  const check = guard(config, options);
+  return async function requireSession(c, next) {
+    const url = new URL(c.req.url);
+    const request = { ...arrival(c, url), accept: c.req.header("accept"), url: `${url.pathname}${url.search}` };
+    const result = await check(request, { env: process.env });
+    if (result.response) return toResponse(result.response);
+    c.set("session", result.session as SessionOf<C>);
+    await next();
+  };
+}

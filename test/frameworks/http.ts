@@ -1,0 +1,43 @@
+/**
+ * What the framework packages' own tests share: the one credentials provider they sign in with,
+ * the sign-in a browser makes, and requests an attacker makes of any framework's mount.
+ */
+import Credentials from "@latchkey/core/providers/credentials";
+import { Jar } from "../../packages/express/test/helpers.js";
+
+/** A password sign-in for ada / lovelace (user u1); the name "crash" makes authorize() throw. */
+export const adaCredentials = () =>
+  Credentials({
+    credentials: { username: {}, password: {} },
+    authorize: (c) => {
+      if (c.username === "crash") throw new Error("the user store is down");
+      return c.username === "ada" && c.password === "lovelace" ? { id: "u1", name: "Ada" } : null;
+    },
+  });
+
+/** Fetches a CSRF token under `base` (the mount, such as `http://localhost:3000/auth`) and signs in. */
+export async function signIn(jar: Jar, base: string, username = "ada", password = "lovelace", headers = {}) {
+  const { csrfToken } = (await (await jar.fetch(`${base}/csrf`)).json()) as { csrfToken: string };
+  return jar.fetch(`${base}/callback/credentials`, { form: { csrfToken, username, password }, headers });
+}
+
+/** A form over the 64 KiB bound, posted to the credentials callback under `base`. */
+export function oversizedForm(base: string): Promise<Response> {
+  return fetch(`${base}/callback/credentials`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: `password=${"x".repeat(70 * 1024)}`,
+  });
+}
+
+/** A sign-in whose form repeats `csrfToken`: a forged value first, the browser's real one second. */
+export async function repeatedCsrfSignIn(jar: Jar, base: string): Promise<Response> {
+  const { csrfToken } = (await (await jar.fetch(`${base}/csrf`)).json()) as { csrfToken: string };
+  return jar.fetch(`${base}/callback/credentials`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: `csrfToken=forged&csrfToken=${csrfToken}&username=ada&password=lovelace`,
+  });
+}
+
+export { Jar };

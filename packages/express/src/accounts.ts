@@ -238,6 +238,8 @@ export function PasswordAccounts(config: AuthConfig, options: PasswordAccountsRo
       }
 
       const f = await fieldsOf(req);
+      // Read once: the helpers below take the fields from here.
+      req.body = f;
       try {
         checkCsrf(sessionRequest(req), config, f.csrfToken, { env: process.env });
       } catch (e) {

@@ -30,7 +30,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Adapter, AdapterUser } from "./adapters.js";
-import { InvalidConfiguration, MissingAdapterMethods, RateLimited, SignOutError } from "./errors.js";
+import { AuthError, InvalidConfiguration, MissingAdapterMethods, RateLimited, SignOutError } from "./errors.js";
 import { type AccountLimits, countAccountEvent, defaultAccountLimits } from "./lib/accounts/limits.js";
 import { type AccountMail, accountMails } from "./lib/accounts/mail.js";
 import {
@@ -303,7 +303,7 @@ function normalized(email: unknown): string | null {
 async function limited(
   r: Resolved,
   kind: "mail" | "submit",
-  subject: string,
+  subject: string | null,
   clientAddress: string | undefined,
 ): Promise<RateLimitedResult | null> {
   try {
@@ -338,7 +338,7 @@ async function mail(r: Resolved, message: AccountMail): Promise<void> {
     await r.send(message);
   } catch (e) {
     r.config.logger.error(
-      new InvalidConfiguration(`A password-account e-mail (${message.kind}) was not sent`, { err: e as Error }),
+      new AuthError(`A password-account e-mail (${message.kind}) was not sent`, { err: e as Error }),
     );
   }
 }
@@ -620,11 +620,20 @@ export async function requestPasswordReset(
   const value = resetRecord(accountKey(r.config.secrets[0] as string), email, userId, token);
   const host = new URL(r.origin).host;
   if (user) {
-    await r.adapter.createVerificationToken({
-      identifier: email,
-      token: value,
-      expires: new Date(Date.now() + maxAge * 1000),
-    });
+    try {
+      await r.adapter.createVerificationToken({
+        identifier: email,
+        token: value,
+        expires: new Date(Date.now() + maxAge * 1000),
+      });
+    } catch (e) {
+      // The answer stays the same (an outage must not tell which addresses have accounts); no
+      // e-mail goes out, and the operator is told.
+      r.config.logger.error(
+        new AuthError("A reset token could not be stored; no e-mail was sent", { err: e as Error }),
+      );
+      return { ok: true };
+    }
     const url = absolute(r, options.urls.reset, { token, email, user: userId });
     await mail(r, accountMails.reset(email, host, r.config.theme, { url, maxAge }));
   } else {
@@ -688,7 +697,9 @@ export async function resetPassword(
   const { token, user: userId } = input;
   if (!email || typeof token !== "string" || !/^[0-9a-f]{64}$/.test(token)) return invalid("malformed link");
   if (typeof userId !== "string" || userId === "" || userId.length > 255) return invalid("malformed link");
-  const overLimit = await limited(r, "submit", email, input.clientAddress);
+  // Counted per client only: a 256-bit token is not guessed, and a counter per address would let
+  // anyone's bogus submissions block the owner's reset.
+  const overLimit = await limited(r, "submit", null, input.clientAddress);
   if (overLimit) return overLimit;
   const refused = await refuseNewPassword(options, input.password, [email]);
   if (refused) return refused;

@@ -483,6 +483,49 @@ describe("attacks on password accounts", () => {
     expect(smtp.mails.filter((m) => m.to.includes("ghost@example.com"))).toHaveLength(5);
   });
 
+  it("bogus reset submissions for an address, from 60 clients, do not block its owner's reset; one client's flood is limited", async () => {
+    const { config, accounts, link } = await accountWithResetLink("blocked@example.com");
+    const bogus = Array.from({ length: 60 }, (_, i) =>
+      resetPassword(from(new CookieJar()), config, accounts, {
+        ...link,
+        token: "0".repeat(63) + (i % 10),
+        password: NEW_PASSWORD,
+        clientAddress: `203.0.113.${i}`,
+      }),
+    );
+    expect((await Promise.all(bogus)).every((r) => !r.ok && r.error === "invalid-token")).toBe(true);
+    const owner = await resetPassword(from(new CookieJar()), config, accounts, {
+      ...link,
+      password: NEW_PASSWORD,
+      clientAddress: "198.51.100.7",
+    });
+    expect(owner.ok).toBe(true);
+    const flood = await Promise.all(
+      Array.from({ length: 60 }, () =>
+        resetPassword(from(new CookieJar()), config, accounts, {
+          ...link,
+          password: NEW_PASSWORD,
+          clientAddress: "192.0.2.1",
+        }),
+      ),
+    );
+    expect(flood.filter((r) => !r.ok && r.error === "rate-limited")).toHaveLength(10);
+  });
+
+  it("store outage: a reset request whose token cannot be stored answers as any other, sends nothing, and logs why", async () => {
+    const store = await (stores.memory as () => Promise<Store>)();
+    const failing: Adapter = {
+      ...store.adapter,
+      createVerificationToken: () => Promise.reject(new Error("connection refused")),
+    };
+    const { config, accounts, errors } = app({ ...store, adapter: failing });
+    await store.adapter.createUser?.({ id: "u-outage", email: "outage@example.com", emailVerified: new Date() });
+    const result = await requestPasswordReset(from(new CookieJar()), config, accounts, { email: "outage@example.com" });
+    expect(result).toEqual({ ok: true });
+    expect(smtp.mails.filter((m) => m.to.includes("outage@example.com"))).toHaveLength(0);
+    expect(errors.map((e) => e.message).join("\n")).toContain("A reset token could not be stored");
+  });
+
   it("a token for another user: swapping the user or the address of a link resets nothing", async () => {
     const store = await memory();
     const { config, accounts } = app(store);

@@ -34,7 +34,7 @@ function digest(value: string): string {
 }
 
 /**
- * Counts one event against the address's and the client's limit, or throws `RateLimited` (with
+ * Counts one event against the address's (`subject`; null: none) and the client's limit, or throws `RateLimited` (with
  * `retryAfter`) and takes back what it counted. A failing store is logged and lets the event
  * through: an outage of the limiter must not stop every sign-up.
  */
@@ -42,18 +42,19 @@ export async function countAccountEvent(
   config: ResolvedConfig,
   limits: AccountLimits,
   kind: "mail" | "submit",
-  subject: string,
+  subject: string | null,
   clientAddress: string | undefined,
 ): Promise<void> {
   const store = config.rateLimit?.store;
   if (!store) return;
   const client = clientKey(clientAddress);
-  const counters: Array<{ key: string; limit: RateLimit }> = [
-    {
+  const counters: Array<{ key: string; limit: RateLimit }> = [];
+  if (subject !== null) {
+    counters.push({
       key: `accounts:${kind}:id:${digest(subject)}`,
       limit: kind === "mail" ? limits.mailPerAddress : limits.submitPerAddress,
-    },
-  ];
+    });
+  }
   if (client) {
     counters.push({
       key: `accounts:${kind}:ip:${client}`,

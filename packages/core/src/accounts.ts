@@ -523,19 +523,25 @@ export async function verifyEmail(
       bound.email === email &&
       bound.userId === userId &&
       r.config.secrets.some((s) => sendIdOf(accountKey(s), email as string, userId, token) === bound.sendId);
-    if (!sameBrowser) {
-      if (input.password === undefined || input.password === "")
-        return { ok: false, error: "password-required", setCookie: [] };
-      const stored = await options.passwords.getPasswordHash(userId);
-      const ok = stored
-        ? await verifyPassword(String(input.password), stored)
-        : await dummyVerify(String(input.password));
-      if (!ok) return refuse("the password given with a link opened in another browser is wrong");
-    }
+    // The link record first: without a live token no password is ever checked here (this form is
+    // no password oracle). A link opened in another browser needs the account's password; when it
+    // is missing or wrong the record is put back, so a typo does not spend the e-mail.
     const link = await consume(r.adapter, r.config.secrets, email, (k) =>
       verifyRecords.link(k, email as string, userId, token),
     );
     if (!link || link.expired) return refuse("unknown, used or expired link");
+    if (!sameBrowser) {
+      const given = input.password !== undefined && input.password !== "";
+      const stored = given ? await options.passwords.getPasswordHash(userId) : null;
+      const ok =
+        given &&
+        (stored ? await verifyPassword(String(input.password), stored) : await dummyVerify(String(input.password)));
+      if (!ok) {
+        await r.adapter.createVerificationToken(link.record);
+        if (!given) return { ok: false, error: "password-required", setCookie: [] };
+        return refuse("the password given with a link opened in another browser is wrong");
+      }
+    }
     const id = sendIdOf(link.key, email, userId, token);
     // The link needs the last attempt record (gone once the code was guessed wrong too often) and
     // the alive record (gone once the code verified).

@@ -526,6 +526,32 @@ describe("attacks on password accounts", () => {
     expect(errors.map((e) => e.message).join("\n")).toContain("A reset token could not be stored");
   });
 
+  it("the link in another browser: a forged token checks no password (no oracle); a mistyped password does not spend the link; the right one verifies", async () => {
+    const store = await (stores.memory as () => Promise<Store>)();
+    const { config, accounts } = app(store);
+    const result = await signUp(from(new CookieJar()), config, accounts, {
+      email: "phone@example.com",
+      password: PASSWORD,
+    });
+    expect(result.ok).toBe(true);
+    await until(() => smtp.mails.some((m) => m.to.includes("phone@example.com")));
+    const { query } = lastMail("phone@example.com");
+    const elsewhere = new CookieJar();
+    const forged = await scryptRuns(() =>
+      verifyEmail(from(elsewhere), config, accounts, { ...query, token: "f".repeat(64), password: PASSWORD }),
+    );
+    expect(forged.result).toMatchObject({ ok: false, error: "invalid" });
+    expect(forged.runs).toBe(0);
+    expect(await verifyEmail(from(elsewhere), config, accounts, { ...query, password: "mistyped" })).toMatchObject({
+      ok: false,
+      error: "invalid",
+    });
+    expect(await verifyEmail(from(elsewhere), config, accounts, { ...query, password: PASSWORD })).toMatchObject({
+      ok: true,
+    });
+    expect((await store.adapter.getUserByEmail?.("phone@example.com"))?.emailVerified).toBeInstanceOf(Date);
+  });
+
   it("a token for another user: swapping the user or the address of a link resets nothing", async () => {
     const store = await memory();
     const { config, accounts } = app(store);

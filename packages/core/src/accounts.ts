@@ -272,11 +272,20 @@ function resolveAccounts(
     throw new InvalidConfiguration(`${what} needs an \`adapter\`: users and single-use records live in it.`);
   const missing = REQUIRED.filter((m) => typeof adapter[m] !== "function");
   if (missing.length) throw new MissingAdapterMethods(`${what} needs the adapter methods ${missing.join(", ")}.`);
+  // The origin of the links mailed: AUTH_URL's when set (a forged Host then changes nothing), else
+  // the request's, which sessionCookieOf has checked is trusted (or refused).
+  if (!cookie && !resolved.url) {
+    throw Object.assign(new AuthError(`${what}: the request's Host header is not host[:port]`), {
+      status: 400,
+      statusCode: 400,
+      expose: true,
+    });
+  }
   const protocol = described.protocol.replace(/:$/, "");
   return {
     config: resolved,
     adapter: adapter as Required<Adapter>,
-    origin: `${protocol}://${described.host}`,
+    origin: resolved.url?.origin ?? `${protocol}://${described.host}`,
     secure: cookie?.options.secure === true,
     cookies,
     sessionCookie: cookie?.name ?? null,

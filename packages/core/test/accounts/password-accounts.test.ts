@@ -552,6 +552,22 @@ describe("attacks on password accounts", () => {
     expect((await store.adapter.getUserByEmail?.("phone@example.com"))?.emailVerified).toBeInstanceOf(Date);
   });
 
+  it("host header poisoning: with AUTH_URL set, the mailed links use its origin whatever Host says; an untrusted host is refused", async () => {
+    const store = await (stores.memory as () => Promise<Store>)();
+    const { config, accounts } = app(store, "jwt", { env: { AUTH_URL: "https://app.example/auth" } });
+    await store.adapter.createUser?.({ id: "u-host", email: "host@example.com", emailVerified: new Date() });
+    const forged: AccountsRequest = { protocol: "https", host: "evil.example", cookieHeader: "" };
+    expect(await requestPasswordReset(forged, config, accounts, { email: "host@example.com" })).toEqual({ ok: true });
+    await until(() => smtp.mails.some((m) => m.to.includes("host@example.com")));
+    const { text } = lastMail("host@example.com");
+    expect(text).toContain("https://app.example/account/reset?");
+    expect(text).not.toContain("evil.example");
+    const untrusted = { ...app(store).config, trustHost: false };
+    await expect(
+      requestPasswordReset(forged, untrusted, { ...accounts, env: {} }, { email: "host@example.com" }),
+    ).rejects.toThrow(/not trusted/);
+  });
+
   it("a token for another user: swapping the user or the address of a link resets nothing", async () => {
     const store = await memory();
     const { config, accounts } = app(store);

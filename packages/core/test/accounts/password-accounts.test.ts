@@ -604,6 +604,22 @@ describe("attacks on password accounts", () => {
     });
   });
 
+  it("an expired verification e-mail proves nothing, by code or by link", async () => {
+    const store = await (stores.memory as () => Promise<Store>)();
+    const { config, accounts } = app(store, "jwt", { verifyMaxAge: 600 });
+    const jar = new CookieJar();
+    const result = await signUp(from(jar), config, accounts, { email: "slow@example.com", password: PASSWORD });
+    if (!result.ok) throw new Error("refused");
+    keep(jar, result.setCookie);
+    await until(() => smtp.mails.some((m) => m.to.includes("slow@example.com")));
+    const { code, query } = lastMail("slow@example.com");
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 601_000);
+    expect((await verifyEmail(from(jar), config, accounts, { ...query, password: PASSWORD })).ok).toBe(false);
+    expect((await verifyEmail(from(jar), config, accounts, { code })).ok).toBe(false);
+    expect((await store.adapter.getUserByEmail?.("slow@example.com"))?.emailVerified).toBeNull();
+  });
+
   it("a refused new password does not spend the reset token", async () => {
     const { config, accounts, link } = await accountWithResetLink("careful@example.com");
     expect(

@@ -17,6 +17,7 @@ import {
   listAccounts,
   listAuditEvents,
   listSessions,
+  PasswordAccounts,
   requireCsrf,
   revokeOtherSessions,
   revokeSession,
@@ -26,6 +27,7 @@ import express, { type NextFunction, type Request, type Response } from "express
 import type { DemoSession } from "./auth.js";
 import type { MailCatcher } from "./dev-mail.js";
 import { esc, homeBody, layout, mailBody, methodNames, protectedBody } from "./pages.js";
+import { PASSWORD_PAGES, passwordAccounts } from "./passwords.js";
 import type { Storage } from "./storage.js";
 import { DEMO_USER } from "./users.js";
 
@@ -85,10 +87,19 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
   // 1. Latchkey's routes: /auth/signin, /auth/callback/<provider>, /auth/session, /auth/signout ...
   app.use("/auth", ExpressAuth(config));
 
+  // 1b. Password accounts (they send e-mail, so only with mail): /password/signup, /check-email,
+  // /verify, /forgot, /reset and /change, Latchkey's built-in pages (see passwords.ts).
+  const passwordPages =
+    hasPasswordSignIn(config) && config.providers.some((p) => typeof p !== "function" && p.id === "nodemailer");
+  if (passwordPages) app.use(PASSWORD_PAGES, PasswordAccounts(config, passwordAccounts()));
+
   // 2. A public page that shows who is signed in, and how.
   app.get("/", async (req, res) => {
     const s = await session(req);
-    res.send(page("Latchkey demo", homeBody(s)));
+    const links = passwordPages
+      ? `<p id="password-links"><a href="${PASSWORD_PAGES}/signup">Create an account with a password</a> · <a href="${PASSWORD_PAGES}/forgot">Forgot your password?</a></p>`
+      : "";
+    res.send(page("Latchkey demo", homeBody(s, links)));
   });
 
   // 3. One route protected on its own: without a session, off to sign-in and back here after.
@@ -162,6 +173,7 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
          <script>fetch("/auth/csrf").then((r) => r.json()).then(({ csrfToken }) => {
            for (const input of document.querySelectorAll("#add-passkey [name=csrfToken], form.connect [name=csrfToken]")) input.value = csrfToken; });</script>
          ${await secondFactorSection(userId, String(req.query.totp ?? ""), csrfToken)}
+         ${passwordPages ? `<h2>Password</h2><p><a id="change-password" href="${PASSWORD_PAGES}/change">Change your password</a> (the current one, or a sign-in in the last five minutes; your other sessions are signed out).</p>` : ""}
          <h2>Recent security events</h2><table id="activity"><tr><th>when (UTC)</th><th>event</th><th>method</th></tr>${activity
            .map(
              (e) =>

@@ -38,12 +38,13 @@ input{font:inherit;padding:6px 8px;margin-right:8px}.alert{background:var(--mute
 }
 
 /** The home page: who is signed in and with what, or how to sign in. */
-export function homeBody(s: DemoSession | null): string {
+export function homeBody(s: DemoSession | null, signedOutLinks = ""): string {
   return s?.user
     ? `<p id="who">Signed in as <strong>${esc(s.user.name ?? s.user.email)}</strong> (${esc(s.user.email)})
          with <strong id="method">${esc(methodNames[s.provider ?? ""] ?? s.provider ?? "a stored session")}</strong>${s.amr?.includes("otp") ? ' and <strong id="second-factor">an authenticator app code</strong>' : ""}.</p>
          <p><a class="button" href="/auth/signout?callbackUrl=%2F">Sign out</a></p>`
     : `<p id="who">You are not signed in.</p><p><a class="button" href="/auth/signin">Sign in</a></p>
+         ${signedOutLinks}
          <p>Demo account: <code>${DEMO_USER.email}</code> / <code>${DEMO_USER.password}</code>.
          Sign-in e-mails (a link and a code) arrive at <a href="/dev/mail">/dev/mail</a>; the Demo IdP takes any name and password.</p>`;
 }

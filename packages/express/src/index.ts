@@ -25,6 +25,7 @@ export { customFetch, skipCSRFCheck } from "@latchkey/core";
 export * from "@latchkey/core/errors";
 export type * from "@latchkey/core/types";
 export { getAccessToken } from "./access-token.js";
+export * from "./accounts.js";
 export * from "./audit.js";
 export { type ExpressRequestLike, toIncoming } from "./convert.js";
 export * from "./sessions.js";

@@ -73,7 +73,7 @@ function requireMethods(adapter: Adapter, methods: Array<keyof Adapter>): void {
  * sessions stay with that old record and so never open the prover's. Returns null when another
  * request already did it (the caller then reads the address's user again).
  */
-async function releaseToProver(
+export async function releaseToProver(
   ctx: Context,
   adapter: Required<Adapter>,
   unproven: AdapterUser,

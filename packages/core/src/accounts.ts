@@ -609,8 +609,9 @@ export async function verifyEmail(
  * Mails a reset link to the address when it has an account, and a "no account with this address"
  * note otherwise: the same answer, `{ ok: true }`, and the same work (a token made and hashed, one
  * e-mail) either way. Limited per address and per client (`rate-limited`), so a flood of requests
- * sends a handful of e-mails. The token (256 bits) is stored as a keyed hash bound to the address
- * and the user, works once, within `resetMaxAge`.
+ * sends a handful of e-mails. The token (256 bits) is stored as a keyed hash bound to the address,
+ * the user and the user's current password, works once, within `resetMaxAge`, and not at all once
+ * the password has changed (by this link, another one, or `changePassword`).
  *
  * @example
  * ```ts
@@ -632,7 +633,9 @@ export async function requestPasswordReset(
   const user = await r.adapter.getUserByEmail(email);
   const userId = user?.id ?? randomUUID();
   const token = randomToken();
-  const value = resetRecord(accountKey(r.config.secrets[0] as string), email, userId, token);
+  // Read for a made-up id too, so that both branches do the same work.
+  const current = (await options.passwords.getPasswordHash(userId)) ?? "";
+  const value = resetRecord(accountKey(r.config.secrets[0] as string), email, userId, token, current);
   const host = new URL(r.origin).host;
   if (user) {
     try {
@@ -720,7 +723,10 @@ export async function resetPassword(
   if (refused) return refused;
   const hash = await hashPassword(input.password as string, options.hash);
 
-  const spent = await consume(r.adapter, r.config.secrets, email, (k) => resetRecord(k, email, userId, token));
+  // Bound to the password the user has now: a link sent before the last reset or change finds
+  // no record.
+  const current = (await options.passwords.getPasswordHash(userId)) ?? "";
+  const spent = await consume(r.adapter, r.config.secrets, email, (k) => resetRecord(k, email, userId, token, current));
   if (!spent) return invalid("unknown, used, or another user's token");
   if (spent.expired) return invalid("expired token");
   const user = await r.adapter.getUser(userId);

@@ -26,6 +26,7 @@ import type { Adapter } from "../../src/adapters.js";
 import { listAuditEvents } from "../../src/audit.js";
 import { base32Decode, hotp, TOTP_PERIOD, timeStep } from "../../src/lib/flows/second-factor/totp.js";
 import { createMemoryStore, MemoryAdapter } from "../../src/memory-adapter.js";
+import { hashPassword } from "../../src/password.js";
 import Credentials from "../../src/providers/credentials.js";
 import Nodemailer from "../../src/providers/nodemailer.js";
 import TOTP from "../../src/providers/totp.js";
@@ -618,6 +619,27 @@ describe("attacks on password accounts", () => {
     expect((await verifyEmail(from(jar), config, accounts, { ...query, password: PASSWORD })).ok).toBe(false);
     expect((await verifyEmail(from(jar), config, accounts, { code })).ok).toBe(false);
     expect((await store.adapter.getUserByEmail?.("slow@example.com"))?.emailVerified).toBeNull();
+  });
+
+  it("attack: a reset link sent before the last reset or password change no longer works", async () => {
+    const { config, accounts, link: older } = await accountWithResetLink("twice@example.com");
+    const newer = await requestReset(config, accounts, "twice@example.com");
+    expect((await resetPassword(from(new CookieJar()), config, accounts, { ...newer, password: NEW_PASSWORD })).ok).toBe(
+      true,
+    );
+    // Whoever kept (or stole) the older e-mail cannot undo the owner's reset with it.
+    expect(
+      await resetPassword(from(new CookieJar()), config, accounts, { ...older, password: `${NEW_PASSWORD} again` }),
+    ).toEqual({ ok: false, error: "invalid-token" });
+    expect(await passwordSignIn(config, new CookieJar(), "twice@example.com", NEW_PASSWORD)).toBe(ORIGIN);
+
+    // The same after a change made any other way: the hash it was bound to is gone.
+    const pending = await requestReset(config, accounts, "twice@example.com");
+    const user = await config.adapter?.getUserByEmail?.("twice@example.com");
+    await accounts.passwords.setPasswordHash(user?.id as string, await hashPassword(`${NEW_PASSWORD} changed`, accounts.hash));
+    expect(
+      await resetPassword(from(new CookieJar()), config, accounts, { ...pending, password: `${NEW_PASSWORD} third` }),
+    ).toEqual({ ok: false, error: "invalid-token" });
   });
 
   it("a refused new password does not spend the reset token", async () => {

@@ -7,7 +7,8 @@
  *   records (each code submission consumes one first: 50 concurrent guesses get `attempts`
  *   tries) and one **alive** record, consumed by whichever of the link and the code completes
  *   first (one e-mail verifies once);
- * - password reset: one **reset** record per e-mail.
+ * - password reset: one **reset** record per e-mail, bound to the password the user had when it
+ *   was sent (so a completed reset or change spends every other link sent before it).
  *
  * The key comes from the configuration's secret through HKDF with its own label, so no record of
  * the e-mail sign-in can ever be taken for one of these.
@@ -53,9 +54,13 @@ export const verifyRecords = {
     recordMac(key, ["verify-alive", email, userId, sendId]),
 };
 
-/** The stored value of a reset token. */
-export function resetRecord(key: Buffer, email: string, userId: string, token: string): string {
-  return recordMac(key, ["reset", email, userId, token]);
+/**
+ * The stored value of a reset token. `passwordHash` is the user's hash when the link was sent
+ * (`""` for none): once the password changes, the same token gives another value and no older
+ * link finds its record.
+ */
+export function resetRecord(key: Buffer, email: string, userId: string, token: string, passwordHash: string): string {
+  return recordMac(key, ["reset", email, userId, token, passwordHash]);
 }
 
 /**

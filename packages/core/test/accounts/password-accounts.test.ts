@@ -624,9 +624,9 @@ describe("attacks on password accounts", () => {
   it("attack: a reset link sent before the last reset or password change no longer works", async () => {
     const { config, accounts, link: older } = await accountWithResetLink("twice@example.com");
     const newer = await requestReset(config, accounts, "twice@example.com");
-    expect((await resetPassword(from(new CookieJar()), config, accounts, { ...newer, password: NEW_PASSWORD })).ok).toBe(
-      true,
-    );
+    expect(
+      (await resetPassword(from(new CookieJar()), config, accounts, { ...newer, password: NEW_PASSWORD })).ok,
+    ).toBe(true);
     // Whoever kept (or stole) the older e-mail cannot undo the owner's reset with it.
     expect(
       await resetPassword(from(new CookieJar()), config, accounts, { ...older, password: `${NEW_PASSWORD} again` }),
@@ -636,7 +636,10 @@ describe("attacks on password accounts", () => {
     // The same after a change made any other way: the hash it was bound to is gone.
     const pending = await requestReset(config, accounts, "twice@example.com");
     const user = await config.adapter?.getUserByEmail?.("twice@example.com");
-    await accounts.passwords.setPasswordHash(user?.id as string, await hashPassword(`${NEW_PASSWORD} changed`, accounts.hash));
+    await accounts.passwords.setPasswordHash(
+      user?.id as string,
+      await hashPassword(`${NEW_PASSWORD} changed`, accounts.hash),
+    );
     expect(
       await resetPassword(from(new CookieJar()), config, accounts, { ...pending, password: `${NEW_PASSWORD} third` }),
     ).toEqual({ ok: false, error: "invalid-token" });

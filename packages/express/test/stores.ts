@@ -92,6 +92,21 @@ export async function scratchSqlite(area: string): Promise<ScratchDatabase> {
   return scratch(db, async () => rmSync(dir, { recursive: true, force: true }));
 }
 
+/**
+ * The three SQL stores a test runs on, by the name `serviceAvailable` knows (SQLite needs no
+ * service: `port` undefined), each opening a scratch database for `area`.
+ *
+ * @example
+ * describe.each(Object.keys(sqlStores("area")))("on %s", (kind) => { ... })
+ */
+export function sqlStores(area: string, connections = 5) {
+  return {
+    PostgreSQL: { port: 5432 as number | undefined, open: () => scratchPostgres(area, connections) },
+    MariaDB: { port: 3306 as number | undefined, open: () => scratchMariaDb(area, connections) },
+    SQLite: { port: undefined as number | undefined, open: () => scratchSqlite(area) },
+  };
+}
+
 /** An adapter over a fresh store, how many sessions and verification tokens it holds, and its teardown. */
 export interface Backend {
   adapter: Adapter;

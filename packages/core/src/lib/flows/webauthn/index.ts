@@ -175,6 +175,31 @@ export function decideAction(
   return info.exists ? "authenticate" : "register";
 }
 
+/**
+ * An explicit `action=register` from nobody signed in, for an address whose holder never proved it
+ * (`emailVerified` null: an unverified provider's sign-in, a stranger's passkey sign-up), is a
+ * sign-up like one for an unknown address: an unproven record blocks nobody (docs/security.md,
+ * "Identity"). The holder is replaced by the bare address, so the options are the same as for an
+ * unknown address (no name, no id, no `excludeCredentials`: nothing of the holder leaks) and the
+ * passkey later gets a fresh user without the address (`loginWithAccount`), never the holder's.
+ * Every other request sees the holder as `getUserInfo` found it.
+ *
+ * @example
+ * ```ts
+ * registrantOrHolder("register", false, { user: { id: "u1", email: "ada@example.com", emailVerified: null }, exists: true })
+ * // → { user: { email: "ada@example.com" }, exists: false }
+ * ```
+ */
+export function registrantOrHolder(
+  action: WebAuthnAction | undefined,
+  signedIn: boolean,
+  info: WebAuthnUserInfo | null,
+): WebAuthnUserInfo | null {
+  if (action !== "register" || signedIn || !info?.exists || info.user.emailVerified) return info;
+  const email = info.user.email;
+  return typeof email === "string" && email ? { user: { email }, exists: false } : info;
+}
+
 function jsonResponse(ctx: Context, status: number, body: Record<string, unknown>): ResponseInternal {
   return { status, headers: { "Content-Type": "application/json", ...noStore }, body, cookies: ctx.cookies };
 }
@@ -228,7 +253,8 @@ export async function webauthnOptionsFlow(
           { method: req.method, url: req.url, query: req.query, body: req.body, headers: req.headers },
         )
       : null;
-  const action = decideAction(requested, !!sessionUser, info);
+  const who = registrantOrHolder(requested, !!sessionUser, info);
+  const action = decideAction(requested, !!sessionUser, who);
   const rp = relyingParty(provider, ctx, req);
   const lib = await loadSimpleWebAuthn(provider);
 
@@ -249,8 +275,8 @@ export async function webauthnOptionsFlow(
     ctx.cookies.push(await challengeCookie(ctx, { provider: provider.id, action, challenge: options.challenge, bind }));
     return jsonResponse(ctx, 200, { action, options });
   }
-  if (action === "register" && info && typeof info.user.email === "string" && info.user.email) {
-    const user = info.user as Partial<AdapterUser> & { email: string };
+  if (action === "register" && who && typeof who.user.email === "string" && who.user.email) {
+    const user = who.user as Partial<AdapterUser> & { email: string };
     const authenticators = user.id ? await adapter.listAuthenticatorsByUserId(user.id) : [];
     const options = await lib.generateRegistrationOptions({
       ...writableCopy(provider.registrationOptions),

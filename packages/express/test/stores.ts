@@ -85,7 +85,7 @@ export async function scratchMariaDb(area: string, connections: number): Promise
 }
 
 /** A new SQLite database in a temporary file, migrated; `close` removes the file. */
-export async function scratchSqlite(area: string): Promise<ScratchDatabase> {
+async function scratchSqlite(area: string): Promise<ScratchDatabase> {
   const dir = mkdtempSync(join(tmpdir(), `${scratchName(area)}-`));
   const db: Db = new Kysely({ dialect: new SqliteDialect({ database: new Database(join(dir, "db.sqlite")) }) });
   await migrate(db as never);
@@ -161,6 +161,11 @@ const kinds = {
     name: "SqlAdapter on MariaDB",
     port: 3306,
     open: (area: string) => scratchMariaDb(area, 20).then(sqlBackend),
+  },
+  sqlite: {
+    name: "SqlAdapter on SQLite",
+    port: undefined,
+    open: (area: string) => scratchSqlite(area).then(sqlBackend),
   },
   redis: { name: "RedisAdapter", port: 6379, open: (area: string) => redisBackend(area) },
 } as const;

@@ -489,7 +489,6 @@ export async function webauthnCallback(
   const challenge = await consumeChallenge(req, ctx, provider, action);
   const credential = credentialFrom(req.body?.data);
   const lib = await loadSimpleWebAuthn(provider);
-  const adapter = ctx.config.adapter as Required<Adapter>;
 
   let user: User | AdapterUser;
   let account: Account;
@@ -498,9 +497,7 @@ export async function webauthnCallback(
     ({ user, account } = await authenticate(ctx, req, provider, lib, credential, challenge));
   } else {
     ({ user, account, authenticator } = await register(ctx, req, provider, lib, credential, challenge));
-    if (await adapter.getAuthenticator(authenticator.credentialID)) {
-      throw new WebAuthnVerificationError("This authenticator is already registered");
-    }
+    await freeOrphanedAuthenticator(ctx, authenticator.credentialID);
   }
 
   // A passkey for a signed-in user joins that user only under the session its options were made
@@ -521,6 +518,27 @@ export async function webauthnCallback(
   const sessionAccount = login.account ?? { ...account, userId: owner.id };
   await startSession(req, ctx, { user: owner, account: sessionAccount, isNewUser: login.isNewUser });
   return landing(ctx, callbackUrl, login.isNewUser);
+}
+
+/**
+ * Refuses a registration of a credential id already stored, unless its record is an orphan: no
+ * WebAuthn provider has an account for it (it was unlinked before `deleteAuthenticator` existed,
+ * or an unlink failed after removing the account), so it signs nobody in and blocks nothing; it
+ * is deleted and the registration goes on. Without `deleteAuthenticator` the orphan stays and the
+ * registration is refused as before.
+ */
+async function freeOrphanedAuthenticator(ctx: Context, credentialID: string): Promise<void> {
+  const adapter = ctx.config.adapter as Required<Adapter>;
+  const stored = await adapter.getAuthenticator(credentialID);
+  if (!stored) return;
+  const providers = ctx.config.providers.filter((p) => p.type === "webauthn");
+  const accounts = await Promise.all(providers.map((p) => adapter.getAccount(stored.providerAccountId, p.id)));
+  if (accounts.some(Boolean) || typeof (ctx.config.adapter as Adapter).deleteAuthenticator !== "function")
+    throw new WebAuthnVerificationError("This authenticator is already registered");
+  await adapter.deleteAuthenticator(credentialID);
+  ctx.config.logger.debug("webauthn: an authenticator whose account was gone was removed before registering it again", {
+    userId: stored.userId,
+  });
 }
 
 /**

@@ -194,12 +194,15 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
       const found = secondFactors.get(userId);
       return found ? { ...copy(found.record), backupCodesLeft: found.backupCodes.size } : null;
     },
-    async setSecondFactor(record, backupCodes) {
+    async setSecondFactor(record, backupCodes, expected) {
       const { backupCodesLeft: _left, ...stored } = record as AdapterSecondFactor;
       const earlier = secondFactors.get(record.userId);
+      // The compare and the set with no await in between.
+      if (expected && earlier?.record.active) return false;
       const codes = backupCodes ? new Set(backupCodes) : (earlier?.backupCodes ?? new Set());
       const generation = earlier?.record.generation ?? 0;
       secondFactors.set(record.userId, { record: { ...copy(stored), generation }, backupCodes: codes });
+      return true;
     },
     async deleteSecondFactor(userId) {
       secondFactors.delete(userId);

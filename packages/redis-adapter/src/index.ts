@@ -270,6 +270,21 @@ record.lastStep = tonumber(ARGV[2])
 redis.call('SET', KEYS[1], cjson.encode(record))
 return 1`;
 
+/**
+ * KEYS: second factor, backup codes. ARGV: the record's JSON, then whether to replace the backup
+ * codes ("1" / "0"), then the codes' hashes. Writes only while there is no record or an inactive
+ * one, in one atomic step: a new enrolment never overwrites a factor confirmed meanwhile.
+ */
+const setInactiveScript = `
+local json = redis.call('GET', KEYS[1])
+if json and cjson.decode(json).active == true then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
+if ARGV[2] == '1' then
+  redis.call('DEL', KEYS[2])
+  for i = 3, #ARGV do redis.call('SADD', KEYS[2], ARGV[i]) end
+end
+return 1`;
+
 /** KEYS: backup codes. ARGV: a code's hash. SREM answers 1 for exactly one of concurrent callers. */
 // The audit stream, through EVAL so that RedisLike needs no stream commands of its own.
 // XADD trims to about ARGV[1] entries as it appends (MAXLEN ~: whole macro nodes, cheap). The
@@ -677,10 +692,16 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
         generation: Number(generation || 0),
       };
     },
-    async setSecondFactor({ userId, secret, active, lastStep }, backupCodes) {
+    async setSecondFactor({ userId, secret, active, lastStep }, backupCodes, expected) {
+      const record = JSON.stringify({ userId, secret, active, lastStep });
+      if (expected) {
+        const keys = [key.secondFactor(userId), key.backupCodes(userId)];
+        const args = [record, backupCodes ? "1" : "0", ...(backupCodes ?? [])];
+        return Number(await client.eval(setInactiveScript, 2, ...keys, ...args)) === 1;
+      }
       // The record and its codes in one MULTI: a reader never sees new codes next to an old secret.
       const transaction = client.multi();
-      transaction.set(key.secondFactor(userId), JSON.stringify({ userId, secret, active, lastStep }));
+      transaction.set(key.secondFactor(userId), record);
       if (backupCodes) {
         transaction.del(key.backupCodes(userId));
         if (backupCodes.length > 0) transaction.sadd(key.backupCodes(userId), ...backupCodes);

@@ -451,24 +451,50 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
         generation: Number(row.generation),
       };
     },
-    async setSecondFactor({ userId, secret, active, lastStep }, backupCodes) {
-      await inTransaction(async (trx) => {
+    async setSecondFactor({ userId, secret, active, lastStep }, backupCodes, expected) {
+      return inTransaction(async (trx) => {
         // An upsert, not a delete then an insert: under PostgreSQL's READ COMMITTED, concurrent
         // writers of one user (a double-clicked "set up") both saw no row after the deletes and
         // raced to the primary key. The row lock it takes also orders the backup-code writes below.
         const changes = { secret, active: c.bool(active), lastStep };
         const insert = trx.insertInto(t.secondFactors).values({ userId, ...changes });
-        await (dialect === "mysql"
-          ? insert.onDuplicateKeyUpdate(changes)
-          : insert.onConflict((conflict) => conflict.column("userId").doUpdateSet(changes))
-        ).execute();
-        if (!backupCodes) return;
+        if (!expected) {
+          await (dialect === "mysql"
+            ? insert.onDuplicateKeyUpdate(changes)
+            : insert.onConflict((conflict) => conflict.column("userId").doUpdateSet(changes))
+          ).execute();
+        } else if (dialect === "mysql") {
+          // No WHERE on MySQL's upsert: an active row keeps every value (`active` assigned last,
+          // as MySQL assigns left to right and later expressions see the new values).
+          const keep = (column: string) =>
+            sql`IF(${sql.ref("active")}, ${sql.ref(column)}, VALUES(${sql.ref(column)}))`;
+          await insert
+            .onDuplicateKeyUpdate({ secret: keep("secret"), lastStep: keep("lastStep"), active: keep("active") })
+            .execute();
+        } else {
+          await insert
+            .onConflict((conflict) =>
+              conflict.column("userId").doUpdateSet(changes).where(`${t.secondFactors}.active`, "=", c.bool(false)),
+            )
+            .execute();
+        }
+        if (expected) {
+          // The row is locked by this transaction now: it holds this secret only if the write won.
+          const row = await trx
+            .selectFrom(t.secondFactors)
+            .select("secret")
+            .where("userId", "=", userId)
+            .executeTakeFirst();
+          if (row?.secret !== secret) return false;
+        }
+        if (!backupCodes) return true;
         await trx.deleteFrom(t.backupCodes).where("userId", "=", userId).execute();
         if (backupCodes.length)
           await trx
             .insertInto(t.backupCodes)
             .values(backupCodes.map((codeHash) => ({ userId, codeHash })))
             .execute();
+        return true;
       });
     },
     async deleteSecondFactor(userId) {

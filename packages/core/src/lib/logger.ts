@@ -19,7 +19,8 @@ export type WarningCode =
   | "passkey-authenticator-kept"
   | "session-callback-returned-token"
   | "adapter-extensions-missing"
-  | "credentials-identifier-secret";
+  | "credentials-identifier-secret"
+  | "second-factor-profile-omitted";
 
 const warningText: Record<WarningCode, string> = {
   "debug-enabled": "Debug logging is on; it may log secrets and personal data. Turn `debug` off in production.",
@@ -47,6 +48,8 @@ const warningText: Record<WarningCode, string> = {
     "A passkey was unlinked but the adapter has no `deleteAuthenticator`, so its authenticator record stays: the passkey signs nobody in (its account is gone), but it cannot be registered again until that record is deleted.",
   "session-callback-returned-token":
     "The `session` callback returned the session token (the HttpOnly session cookie's value); it was removed from the answer, which `GET /session` hands to any script on the page. Return only what the browser needs (`{ ...session, user: { ...session.user, id: user.id } }` carries no token).",
+  "second-factor-profile-omitted":
+    "Under database sessions the provider's profile did not fit into the second factor's pending sign-in (a cookie bounded to 4 KiB): the sign-in goes on, and `events.signIn` at the code step receives no `profile` for it.",
   "adapter-extensions-missing":
     "The adapter lacks some of Latchkey's optional methods (an Auth.js adapter has none of them): sign-in and sessions work as under Auth.js; the functions that need them throw MissingAdapterMethods, and the options that need them are refused at start.",
 };

@@ -51,7 +51,7 @@ export async function askSignIn(
  * With a TOTP provider configured, the session records its methods (`amr`: the first factor's,
  * or `params.amr` from the second-factor check), and a user with an active second factor gets no
  * session here: the sign-in is held in the pending cookie and `landing` sends them to the code
- * page.
+ * page. False only when `params.revokedSince` ended the new session before its cookie was written.
  */
 export async function startSession(
   req: RequestInternal,
@@ -63,8 +63,13 @@ export async function startSession(
     isNewUser?: boolean;
     /** Set by the second-factor check only: the methods of a completed two-factor sign-in. */
     amr?: string[];
+    /**
+     * Set by the second-factor check only: asked once the session exists (stored, or its token
+     * made) and before its cookie is written; true ends it there (see `secondFactorCallback`).
+     */
+    revokedSince?: () => Promise<boolean>;
   },
-): Promise<void> {
+): Promise<boolean> {
   const { config } = ctx;
   const { user, account, profile, isNewUser = false } = params;
   const totp = totpProviderOf(ctx);
@@ -75,7 +80,7 @@ export async function startSession(
       const codePage = await holdForSecondFactor(req, ctx, totp, { user, account, profile, isNewUser, amr });
       if (codePage) {
         heldForSecondFactor.set(ctx, codePage);
-        return;
+        return true;
       }
     }
   }
@@ -123,7 +128,10 @@ export async function startSession(
     } else {
       // The session's id, start and factors are Latchkey's facts: the callback cannot drop or change them.
       const kept = keepSessionIdentity(token, { sid: identity.sid, authTime: identity.auth_time, amr });
-      ctx.cookies.push(...(await sessionTokenCookies(config, req.cookies, cookie, kept)));
+      const cookies = await sessionTokenCookies(config, req.cookies, cookie, kept);
+      // Its `auth_time` is fixed now: a revocation not yet seen began after it, and refuses it.
+      if (await params.revokedSince?.()) return false;
+      ctx.cookies.push(...cookies);
     }
   } else {
     const adapter = config.adapter!;
@@ -143,6 +151,11 @@ export async function startSession(
     }
     if (amr) record.amr = amr;
     const created = await adapter.createSession!(record);
+    // Stored now: a revocation not yet seen will delete it, one already seen ends it here.
+    if (await params.revokedSince?.()) {
+      await adapter.deleteSession!(created.sessionToken);
+      return false;
+    }
     // The new session stands even when this fails: the excess is ended at the next sign-in.
     if (adapter.listSessions) {
       await endSessionsPastLimit(ctx, record.userId, created.sessionToken).catch((e: Error) =>
@@ -161,6 +174,7 @@ export async function startSession(
     config.events.signIn?.({ user, account, profile, isNewUser }),
     recordSignInSuccess(req, ctx, { userId: user.id?.toString(), provider: account?.provider, sessionId }),
   ]);
+  return true;
 }
 
 /**

@@ -146,8 +146,8 @@ async function storeNewTokens(adapter: Adapter, account: Account): Promise<void>
  *   linked when the provider allows it (`allowDangerousEmailAccountLinking`); with a proven address
  *   and an owner who never proved it, the prover gets a fresh user and the address is taken off the
  *   old one (`unverifiedEmailReleased`); with neither the sign-in nor the owner having proved it,
- *   an OAuth / OIDC sign-in gets a fresh user without the address (an unproven record blocks
- *   nobody); otherwise `OAuthAccountNotLinked` / `AccountNotLinked`;
+ *   the sign-in (OAuth, OIDC or a passkey sign-up) gets a fresh user without the address (an
+ *   unproven record blocks nobody); otherwise `OAuthAccountNotLinked` / `AccountNotLinked`;
  * - otherwise a new user is created with the account, in one transaction where possible, with
  *   `emailVerified` set only when this sign-in proved the address.
  * Emits `createUser`, `updateUser`, `linkAccount` and `unverifiedEmailReleased`.
@@ -205,9 +205,10 @@ export async function loginWithAccount(
   const { id: _providerId, ...fields } = providerUser;
   const owner = email ? await adapter.getUserByEmail(email) : null;
   // Neither this sign-in nor the record holding the address proved it: the record decides nothing
-  // (a stranger's passkey sign-up must not lock the owner out). This sign-in gets a fresh user
-  // without the address, which stays where it is until someone proves it (`releaseToProver`).
-  if (owner && email && !emailProven && !owner.emailVerified && account.type !== "webauthn") {
+  // (a stranger's passkey sign-up must not lock the owner out, nor an unverified provider's
+  // sign-in her passkey sign-up). This sign-in gets a fresh user without the address, which stays
+  // where it is until someone proves it (`releaseToProver`).
+  if (owner && email && !emailProven && !owner.emailVerified) {
     return createWithAccount(ctx, adapter, { ...fields, email: null }, account, providerUser, false);
   }
   if (owner && email) {

@@ -38,12 +38,15 @@ export interface SqlRevocationOptions extends SqlOptions {
   listen?: { connect(): Promise<PgListenClient> };
   /** The `LISTEN/NOTIFY` channel (a lower-case SQL identifier). @default "latchkey_revocations" */
   channel?: string;
-  /** With `listen`: milliseconds between checks that the listening connection answers (at most 60,000). @default 5000 */
+  /**
+   * With `listen`: milliseconds between checks that the listening connection answers. Without it:
+   * how long a poll may take. At most 60,000. @default 5000
+   */
   heartbeatMs?: number;
   /**
    * Without `listen`: milliseconds between two reads of the entries written since the last one,
    * the longest another instance takes to hear of a revocation (at most 60,000). A poll that fails
-   * or takes longer reports the channel lost until one succeeds. @default 1000
+   * or takes longer than `heartbeatMs` reports the channel lost until one succeeds. @default 1000
    */
   pollMs?: number;
 }
@@ -235,7 +238,7 @@ export function SqlRevocationStore(db: AnyKysely, options: SqlRevocationOptions 
           scheduleReconnect();
         },
       )
-    : new ChannelHealth(() => listener, poll, pollMs);
+    : new ChannelHealth(() => listener, poll, pollMs, undefined, heartbeatMs);
 
   return {
     async add(entry) {

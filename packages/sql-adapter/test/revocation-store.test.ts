@@ -69,7 +69,7 @@ function postgresStore(listen: boolean) {
     closers.push(() => db.destroy());
     return listen
       ? SqlRevocationStore(db, { listen: pool, heartbeatMs })
-      : SqlRevocationStore(db, { pollMs: heartbeatMs });
+      : SqlRevocationStore(db, { pollMs: heartbeatMs, heartbeatMs });
   };
 }
 
@@ -109,7 +109,7 @@ const backends: Backend[] = [
       const pool = mysql.createPool({ host: "127.0.0.1", port, user: "root", database, connectTimeout: 1000 });
       const db: AnyKysely = new Kysely({ dialect: new MysqlDialect({ pool }) });
       closers.push(() => db.destroy());
-      return SqlRevocationStore(db, { pollMs: heartbeatMs });
+      return SqlRevocationStore(db, { pollMs: heartbeatMs, heartbeatMs });
     },
     cleanup: async () => {
       const admin = await mysqlPromise.createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
@@ -130,7 +130,7 @@ const backends: Backend[] = [
     store: ({ heartbeatMs = 200 } = {}) => {
       const db: AnyKysely = new Kysely({ dialect: new SqliteDialect({ database: new Database(sqliteFile) }) });
       closers.push(() => db.destroy());
-      return SqlRevocationStore(db, { pollMs: heartbeatMs });
+      return SqlRevocationStore(db, { pollMs: heartbeatMs, heartbeatMs });
     },
     cleanup: async () => rmSync(sqliteDir, { recursive: true, force: true }),
   },

@@ -219,6 +219,23 @@ export function describeAcrossInstances(backends: Backend[]): void {
       for (const token of ended) expect(await sessionEmail(a, token)).toBeNull();
     });
 
+    it("rule: 40 concurrent writes of one user's entry from two instances keep the latest `before` and the latest expiry, in one entry", async (t) => {
+      if (!up) return t.skip();
+      const [one, two] = [storeOf(), storeOf()];
+      const now = Date.now();
+      const id = `race-${run}`;
+      // Every offset from 0 to 39 s once each, in an order unrelated to the other field's.
+      const writes = Array.from({ length: 40 }, (_, i) => ({
+        kind: "user" as const,
+        id,
+        before: now - 1000 * ((i * 7) % 40),
+        expiresAt: now + 3_600_000 + 1000 * ((i * 13) % 40),
+      }));
+      await Promise.all(writes.map((entry, i) => (i % 2 ? one : two).add(entry)));
+      const stored = (await storeOf().load()).filter((e) => e.kind === "user" && e.id === id);
+      expect(stored).toEqual([{ kind: "user", id, before: now, expiresAt: now + 3_600_000 + 39_000 }]);
+    });
+
     it("rule: a user's revocation never moves backwards: a later sign-out past the bound, ending an older session, un-revokes nothing", async (t) => {
       if (!up) return t.skip();
       const a = configWith(storeOf());

@@ -214,8 +214,8 @@ function verdictOf(revocation: NonNullable<ResolvedConfig["revocation"]>, claims
 export interface OpenedJwtSession {
   /** The token as sealed. */
   claims: JWT;
-  /** What the `jwt` callback made of it, with the session's identity kept (`keepSessionIdentity`). */
-  token: JWT;
+  /** What the `jwt` callback made of it, with the session's identity kept (`keepSessionIdentity`, on first read). */
+  readonly token: JWT;
   /** What the `jwt` callback returned, as it returned it (`claims` when it did not run). */
   returned: JWT;
   /** The session's identity, read from `claims` before the callback ran. */
@@ -265,9 +265,14 @@ export async function openJwtSession(
     ...(update ? { trigger: "update" as const, session: update.data } : {}),
   });
   if (returned === null) return null;
+  // Kept on first use: a read that re-issues nothing serves `returned` as it is (readJwtSession).
+  let kept: JWT | undefined;
   return {
     claims,
-    token: keepSessionIdentity(returned, identity, subjectKept(config)),
+    get token() {
+      kept ??= keepSessionIdentity(returned, identity, subjectKept(config));
+      return kept;
+    },
     returned,
     identity,
     changed: !!update || JSON.stringify(returned) !== before,

@@ -58,10 +58,10 @@ export function revocationHeartbeatMs(store: string, value: number | undefined):
 }
 
 /**
- * Watches a push channel with a heartbeat: `check` must answer within `heartbeatMs`, or the
- * listener hears `down`; the first answer after that gives `up`. Connection events of a client
- * call `down` / `up` directly; both are reported only on a change. `onDown` runs on every `down`
- * (a store replaces its connection there).
+ * Watches a push channel with a heartbeat: every `heartbeatMs`, `check` must answer within
+ * `timeoutMs` (default `heartbeatMs`), or the listener hears `down`; the first answer after that
+ * gives `up`. Connection events of a client call `down` / `up` directly; both are reported only on
+ * a change. `onDown` runs on every `down` (a store replaces its connection there).
  */
 export class ChannelHealth {
   #up = true;
@@ -70,6 +70,7 @@ export class ChannelHealth {
   readonly #listener: () => RevocationListener | undefined;
   readonly #check: () => Promise<unknown>;
   readonly #heartbeatMs: number;
+  readonly #timeoutMs: number;
   readonly #onDown: (() => void) | undefined;
 
   constructor(
@@ -77,11 +78,13 @@ export class ChannelHealth {
     check: () => Promise<unknown>,
     heartbeatMs: number,
     onDown?: () => void,
+    timeoutMs = heartbeatMs,
   ) {
     this.#listener = listener;
     this.#check = check;
     this.#heartbeatMs = heartbeatMs;
     this.#onDown = onDown;
+    this.#timeoutMs = timeoutMs;
   }
 
   /** Starts the heartbeat (once). */
@@ -112,7 +115,7 @@ export class ChannelHealth {
   async beat(): Promise<void> {
     if (this.#checking) return;
     this.#checking = true;
-    const limit = failAfter(this.#heartbeatMs, "revocation heartbeat");
+    const limit = failAfter(this.#timeoutMs, "revocation heartbeat");
     try {
       await Promise.race([this.#check(), limit.promise]);
       this.up();

@@ -461,3 +461,28 @@ describe("MemoryRevocationStore", () => {
     expect(await store.load()).toEqual([{ kind: "user", id: "u", before: now, expiresAt: now + 60_000 }]);
   });
 });
+
+describe("one revokeUserSessions for both session strategies", () => {
+  it("@latchkey/core/sessions and /revocation export the same function; under JWT sessions it revokes on the list and answers null", async () => {
+    const sessions = await import("../../src/sessions.js");
+    expect(sessions.revokeUserSessions).toBe(revokeUserSessions);
+    const audits: Array<{ type: string; reason?: string }> = [];
+    const config = configWith(undefined, { events: { audit: (event) => void audits.push(event) } });
+    const token = (await signIn(config)).jar.get(NAME) as string;
+    audits.length = 0;
+    expect(await sessions.revokeUserSessions(config, "u1", { reason: "password-changed" })).toBeNull();
+    expect(await sessionEmail(config, token)).toBeNull();
+    expect(audits).toEqual([expect.objectContaining({ type: "session.revoked", reason: "password-changed" })]);
+  });
+
+  it("under JWT sessions without session.revocation it refuses with UnsupportedStrategy naming both fixes; `before` with database sessions is a TypeError", async () => {
+    await expect(revokeUserSessions(makeConfig({ logger: quiet }), "u1")).rejects.toMatchObject({
+      type: "UnsupportedStrategy",
+      message: expect.stringMatching(/database sessions.*session\.revocation/),
+    });
+    const { MemoryAdapter } = await import("../../src/memory-adapter.js");
+    const database = makeConfig({ logger: quiet, providers: [], adapter: MemoryAdapter() });
+    await expect(revokeUserSessions(database, "u1", { before: new Date() })).rejects.toThrow(/`before` applies to JWT/);
+    expect(await revokeUserSessions(database, "u1")).toBe(0);
+  });
+});

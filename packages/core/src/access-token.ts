@@ -39,7 +39,7 @@ import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
 import { refreshTokenHint } from "./lib/refresh/hints.js";
 import { singleFlight } from "./lib/refresh/single-flight.js";
 import { identityOf, idTokenSubjectOf, type ProviderTokens, tokenFields } from "./lib/refresh/tokens.js";
-import { mayExtend, openJwtSession, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
+import { mayExtend, nowSeconds, openJwtSession, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
 import type { Cookie, CookieOption } from "./shapes/data.js";
 import type { AuthConfig } from "./types.js";
 
@@ -100,8 +100,6 @@ function describe(request: AccessTokenRequest): SessionRequest {
 function headerValues(cookies: Cookie[]): string[] {
   return cookies.map((c) => serializeCookie(c.name, c.value, c.options));
 }
-
-const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** Valid for at least `skew` more seconds; a token without a known expiry counts as valid. */
 function isFresh(tokens: { access_token?: unknown; expires_at?: unknown }, skew: number): boolean {
@@ -366,7 +364,7 @@ async function fromAccount(
 }
 
 export type { RefreshStore } from "./refresh-store.js";
-export { MemoryRefreshStore, PostgresRefreshStore, RedisRefreshStore } from "./refresh-store.js";
+export { MemoryRefreshStore } from "./refresh-store.js";
 
 // AuthError is re-exported so `instanceof` checks need one import.
 export { AuthError };

@@ -68,8 +68,7 @@ import {
   type PasswordPolicyReason,
   verifyPassword,
 } from "./password.js";
-import { revokeUserSessions as revokeJwtUserSessions } from "./revocation.js";
-import { checkCsrf, revokeUserSessions as revokeDatabaseUserSessions } from "./sessions.js";
+import { checkCsrf, revokeUserSessions } from "./sessions.js";
 import type { Awaitable } from "./shapes/data.js";
 import type { EmailConfig } from "./shapes/email.js";
 import type { AuthConfig } from "./types.js";
@@ -674,12 +673,8 @@ function assertSessionsCanEnd(config: ResolvedConfig, what: string): void {
 }
 
 /** Ends every session of the user (both strategies, every instance) and its pending second-factor sign-ins. */
-async function endAllSessions(config: AuthConfig, resolved: ResolvedConfig, userId: string, env?: Env): Promise<void> {
-  if (resolved.session.strategy === "database") {
-    await revokeDatabaseUserSessions(config, userId, { reason: "password-changed", env });
-  } else {
-    await revokeJwtUserSessions(config, userId, { env });
-  }
+async function endAllSessions(config: AuthConfig, userId: string, env?: Env): Promise<void> {
+  await revokeUserSessions(config, userId, { reason: "password-changed", env });
 }
 
 /**
@@ -743,7 +738,7 @@ export async function resetPassword(
     await options.passwords.setPasswordHash(owner.id, hash);
   }
   try {
-    await endAllSessions(config, r.config, owner.id, options.env);
+    await endAllSessions(config, owner.id, options.env);
   } catch (e) {
     if (e instanceof SignOutError) throw e;
     throw new SignOutError("The password was reset but the sessions were not ended; retry ending them", {
@@ -840,7 +835,7 @@ export async function changePassword(
     const deleted = await r.adapter.deleteSessions(user.id, me.sessionToken);
     for (const session of deleted) await r.config.events.signOut?.({ session, reason: "password-changed" });
   } else {
-    await revokeJwtUserSessions(config, user.id, { env: options.env });
+    await revokeUserSessions(config, user.id, { reason: "password-changed", env: options.env });
     signedOut = true;
   }
   await recordAudit(r.config, {

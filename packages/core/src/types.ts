@@ -206,7 +206,7 @@ export interface SessionOptions {
  *
  * @example
  * ```ts
- * accessTokens: { jwt: true, skewSeconds: 120, store: RedisRefreshStore(redis) }
+ * accessTokens: { jwt: true, skewSeconds: 120, store: RedisRefreshStore(redis) } // from @latchkey/redis-adapter
  * ```
  */
 export interface AccessTokensOptions {
@@ -221,7 +221,8 @@ export interface AccessTokensOptions {
   skewSeconds?: number;
   /**
    * Where instances coordinate refreshes (one provider call per refresh token). Share one store
-   * between instances: `RedisRefreshStore` or `PostgresRefreshStore`.
+   * between instances: `RedisRefreshStore` (`@latchkey/redis-adapter`) or `SqlRefreshStore`
+   * (`@latchkey/sql-adapter`).
    * @default a MemoryRefreshStore for this configuration (one process)
    */
   store?: RefreshStore;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type RecordKind, runAdapterConformance } from "@latchkey/adapter-test";
 import { serviceAvailable } from "@latchkey/adapter-test/services";
-import { RedisAdapter, type RedisLike, redisKeys } from "@latchkey/redis-adapter";
+import { RedisAdapter, redisKeys } from "@latchkey/redis-adapter";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -190,7 +190,7 @@ describe.skipIf(!redisUp)("RedisAdapter races: a write never undoes a concurrent
    * delete) after Redis answered and before the adapter sees the answer: the widest race window,
    * every time instead of 6 times in 100.
    */
-  function interleaved(target: string, between: () => Promise<unknown>): RedisLike {
+  function interleaved(target: string, between: () => Promise<unknown>): Parameters<typeof RedisAdapter>[0] {
     let fired = false;
     return {
       get: async (name) => {

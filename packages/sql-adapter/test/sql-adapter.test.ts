@@ -151,7 +151,7 @@ for (const { dialect, label, up } of dialects) {
       await database?.drop();
     });
 
-    it("migrate creates the nine tables and twelve indexes, then nothing on a second run", async () => {
+    it("migrate creates the ten tables and fourteen indexes, then nothing on a second run", async () => {
       expect(database.migrated.filter((line) => line.startsWith("created table"))).toEqual([
         "created table users",
         "created table accounts",
@@ -162,6 +162,7 @@ for (const { dialect, label, up } of dialects) {
         "created table backup_codes",
         "created table audit_events",
         "created table refresh_locks",
+        "created table revocations",
       ]);
       expect(database.migrated.filter((line) => line.includes("index"))).toEqual([
         "created unique index users_email_key on users (email)",
@@ -176,6 +177,8 @@ for (const { dialect, label, up } of dialects) {
         "created index audit_events_at_idx on audit_events (at)",
         "created index audit_events_userId_idx on audit_events (userId)",
         "created index refresh_locks_expires_idx on refresh_locks (expires)",
+        "created index revocations_changed_idx on revocations (changedAt)",
+        "created index revocations_expires_idx on revocations (expiresAt)",
       ]);
       expect(await migrate(database.db)).toEqual([]);
     });

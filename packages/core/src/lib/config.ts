@@ -496,6 +496,11 @@ function resolveAccessTokens(options: AuthConfig["accessTokens"]): ResolvedConfi
 }
 
 /** Builds the resolved configuration. Throws a typed error naming the option and the fix. */
+/** The session strategy `config` asks for: its `session.strategy`, else "database" with an adapter, else "jwt" (not validated). */
+export function sessionStrategyOf(config: AuthConfig): SessionOptions["strategy"] {
+  return config.session?.strategy ?? (config.adapter ? "database" : "jwt");
+}
+
 function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
   if (!source || typeof source !== "object" || !Array.isArray(source.providers)) {
     throw new InvalidConfiguration("`providers` must be an array of providers (it may be empty).");
@@ -516,7 +521,7 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
   }
   const secrets = assertSecrets(config.secret);
   const basePath = assertBasePath(config.basePath ?? "/auth");
-  const strategy = config.session?.strategy ?? (config.adapter ? "database" : "jwt");
+  const strategy = sessionStrategyOf(config);
   if (strategy !== "jwt" && strategy !== "database") {
     throw new InvalidConfiguration(
       `\`session.strategy\` must be "jwt" or "database"; received ${JSON.stringify(strategy)}`,

@@ -960,13 +960,3 @@ describe("RedisRevocationStore", () => {
     }
   });
 });
-
-describe("MemoryRevocationStore", () => {
-  it("keeps a user's latest revoked-before time whatever the order entries arrive in", async () => {
-    const store = new MemoryRevocationStore();
-    const now = Date.now();
-    await store.add({ kind: "user", id: "u", before: now, expiresAt: now + 60_000 });
-    await store.add({ kind: "user", id: "u", before: now - 1000, expiresAt: now + 30_000 });
-    expect(await store.load()).toEqual([{ kind: "user", id: "u", before: now, expiresAt: now + 60_000 }]);
-  });
-});

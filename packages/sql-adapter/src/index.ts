@@ -204,6 +204,8 @@ interface Shared {
   metadata?: { present: boolean; checkedAt: number };
   probing?: Promise<boolean>;
   warned?: boolean;
+  /** The start of the last window whose cap of anonymous audit rows was reached (warned once). */
+  cappedWindow?: number;
 }
 
 function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: SqlOptions, shared: Shared): Adapter {
@@ -552,6 +554,12 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
           : insert.onConflict((conflict) => conflict.column("id").doNothing())
         ).executeTakeFirst();
         if (Number(result.numInsertedOrUpdatedRows ?? 0) > 0) return;
+      }
+      if (shared.cappedWindow !== windowStart) {
+        shared.cappedWindow = windowStart;
+        console.warn(
+          `[latchkey][sql-adapter] audit: ${anonymousCap.max} anonymous events (failed, limited, locked-out sign-ins) are stored for this window (\`auditAnonymousPerWindow\`); more of them are not stored until ${new Date(windowStart + anonymousCap.windowMs).toISOString()}. Events of accounts are unaffected.`,
+        );
       }
     },
     async deleteAuditEvents(before) {

@@ -68,7 +68,8 @@ export interface SqlOptions {
    * that window is not stored. Events of accounts are never capped (the core bounds them per user),
    * so a flood from many networks neither grows the table beyond `max` per window nor pushes out
    * what happened to an account. Exact under concurrent writers: each row takes one of `max` slots
-   * of its window (its id), which the primary key hands out once.
+   * of its window (its id), which the primary key hands out once. The adapter warns once per
+   * window that reaches the cap.
    * @default { max: 10000, windowSeconds: 900 }
    */
   auditAnonymousPerWindow?: { max: number; windowSeconds: number };

@@ -911,6 +911,35 @@ for (const { dialect, label, up } of dialects) {
 }
 
 describe("SqlAdapter options", () => {
+  it("past the cap of a window, anonymous events are not stored and one warning names the option; account events still are", async () => {
+    const db: AnyKysely = new Kysely({ dialect: new SqliteDialect({ database: new Database(":memory:") }) });
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      await migrate(db);
+      const adapter = SqlAdapter(db, { auditAnonymousPerWindow: { max: 3, windowSeconds: 3600 } });
+      const at = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 + 1000);
+      for (let i = 0; i < 6; i++) {
+        await adapter.createAuditEvent?.({ type: "signin.failed", at, reason: "missing-csrf", identifier: `x${i}` });
+      }
+      await adapter.createAuditEvent?.({ type: "password.changed", at, userId: "u1" });
+      const listed = (await adapter.listAuditEvents?.({ limit: 100 })) ?? [];
+      expect(listed.filter((e) => e.type === "signin.failed").map((e) => e.identifier)).toEqual(["x2", "x1", "x0"]);
+      expect(listed.filter((e) => e.type === "password.changed")).toHaveLength(1);
+      const warnings = warn.mock.calls.map(([message]) => String(message));
+      expect(warnings.filter((m) => m.includes("auditAnonymousPerWindow"))).toHaveLength(1);
+      // The next window has slots of its own.
+      await adapter.createAuditEvent?.({
+        type: "signin.failed",
+        at: new Date(at.getTime() + 3_600_000),
+        reason: "missing-csrf",
+      });
+      expect(await adapter.listAuditEvents?.({ type: "signin.failed", limit: 100 })).toHaveLength(4);
+    } finally {
+      warn.mockRestore();
+      await db.destroy();
+    }
+  });
+
   it("refuses an auditAnonymousPerWindow that is no cap, naming the option", async () => {
     const db: AnyKysely = new Kysely({ dialect: new SqliteDialect({ database: new Database(":memory:") }) });
     try {

@@ -65,6 +65,17 @@ export interface SqlOptions {
    * The column names are Auth.js's either way.
    */
   tables?: Partial<TableNames>;
+  /**
+   * Rows of anonymous audit events (failed, limited and locked-out sign-ins:
+   * `isAnonymousAuditEvent`) kept per window of the events' time; past `max`, such an event of
+   * that window is not stored. Events of accounts are never capped (the core bounds them per user),
+   * so a flood from many networks neither grows the table beyond `max` per window nor pushes out
+   * what happened to an account. Exact under concurrent writers: each row takes one of `max` slots
+   * of its window (its id), which the primary key hands out once. The adapter warns once per
+   * window that reaches the cap.
+   * @default { max: 10000, windowSeconds: 900 }
+   */
+  auditAnonymousPerWindow?: { max: number; windowSeconds: number };
 }
 
 /** How each driver reports one condition: PostgreSQL's SQLSTATE, MySQL's code and errno, SQLite's message. */

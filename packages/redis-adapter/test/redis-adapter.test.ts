@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type RecordKind, runAdapterConformance } from "@latchkey/adapter-test";
 import { auditStoreOf, runAuditStoreConformance } from "@latchkey/adapter-test/audit-store";
 import { downRedisOptions, serviceAvailable } from "@latchkey/adapter-test/services";
-import { RedisAdapter, type RedisLike, redisKeys } from "@latchkey/redis-adapter";
+import { RedisAdapter, redisKeys } from "@latchkey/redis-adapter";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 

@@ -28,12 +28,12 @@ import {
   ResponseAlreadySent,
 } from "./errors.js";
 import type { JWT } from "./jwt.js";
-import type { ResolvedConfig } from "./lib/config.js";
+import type { RefreshOutcome, ResolvedConfig } from "./lib/config-types.js";
 import { readChunkedCookie, serializeCookie } from "./lib/cookies.js";
 import type { Env } from "./lib/env.js";
 import type { IdTokenSubject } from "./lib/flows/oauth/code-exchange.js";
 import type { OAuthProvider } from "./lib/flows/oauth/discovery.js";
-import { type RefreshOutcome, refreshGrant } from "./lib/flows/oauth/refresh.js";
+import { refreshGrant } from "./lib/flows/oauth/refresh.js";
 import { warnOnce } from "./lib/logger.js";
 import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
 import { refreshTokenHint } from "./lib/refresh/hints.js";

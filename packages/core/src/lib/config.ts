@@ -13,118 +13,30 @@ import {
   MissingSecret,
   UnsupportedStrategy,
 } from "../errors.js";
-import type { CredentialsConfig } from "../providers/credentials.js";
 import type { OAuthCheck, OAuthConfig, OAuthConfigInternal } from "../providers/oauth.js";
-import type { TOTPConfig } from "../providers/totp.js";
 import { MemoryRefreshStore, type RefreshStore } from "../refresh-store.js";
-import type { CookieOption, LoggerInstance, PagesOptions, Profile, Theme } from "../shapes/data.js";
-import type { EmailConfig } from "../shapes/email.js";
-import type { JWT, JWTOptions } from "../shapes/jwt.js";
+import type { CookieOption, LoggerInstance, Profile } from "../shapes/data.js";
+import type { JWT } from "../shapes/jwt.js";
 import type { AuthConfig, CallbacksOptions, EventCallbacks, SessionOptions } from "../types.js";
 import { missingExtensions } from "./adapter-extensions.js";
-import { noteSecrets, type ResolvedAudit, resolveAudit, withAuditedEvents } from "./audit/record.js";
+import { resolveAudit, secretRotation, withAuditedEvents } from "./audit/record.js";
+import type { Env, InternalProvider, ResolvedConfig } from "./config-types.js";
 import { type CookieRole, defaultCookies } from "./cookies.js";
-import { type CsrfKeys, deriveCsrfKeys } from "./csrf.js";
-import type { Env } from "./env.js";
+import { deriveCsrfKeys } from "./csrf.js";
 import { withEnvDefaults } from "./env.js";
 import { emailCodeOptions } from "./flows/email/code.js";
-import type { RefreshOutcome } from "./flows/oauth/refresh.js";
-import {
-  assertConditionalUI,
-  resolveWebAuthnProvider,
-  type WebAuthnProviderInternal,
-  webauthnAdapterMethods,
-} from "./flows/webauthn/config.js";
+import { assertConditionalUI, resolveWebAuthnProvider, webauthnAdapterMethods } from "./flows/webauthn/config.js";
 import { createLogger } from "./logger.js";
 import { isPlainObject, merge } from "./merge.js";
 import { applyProviderOptions } from "./provider-options.js";
-import { isSecretOrControlField, type ResolvedRateLimit, resolveRateLimit } from "./rate-limits.js";
+import { isSecretOrControlField, resolveRateLimit } from "./rate-limits.js";
 import { defaultRedirect } from "./redirect.js";
 import { LOCK_TTL_MS } from "./refresh/single-flight.js";
-import { type ResolvedRevocation, resolveRevocation } from "./session/revocation-list.js";
+import { resolveRevocation } from "./session/revocation-list.js";
 import { skipCSRFCheck } from "./symbols.js";
 
-/** A provider after resolution: defaults merged, endpoints normalised, paths computed. */
-export type InternalProvider =
-  | (OAuthConfigInternal<Profile> & { signinPath: string; callbackPath: string })
-  | (CredentialsConfig & { signinPath: string; callbackPath: string })
-  | (Required<Pick<EmailConfig, "maxAge">> & EmailConfig & { signinPath: string; callbackPath: string })
-  | WebAuthnProviderInternal
-  | (TOTPConfig & { signinPath: string; callbackPath: string });
-
-export type { Env };
-
-/**
- * Per-configuration memory that requests fill: bounded, never shared between configurations, and
- * dropped with the configuration (a secret rotation resolves a new one and so starts empty).
- */
-export interface ConfigCaches {
-  /** `scheme://host` → its validated origin and whether the host is trusted (256 at most). */
-  readonly origins: Map<string, { origin: string; trusted: boolean }>;
-  /** Session tokens opened recently → their claims as JSON (see session/jwt-strategy.ts). */
-  readonly openedTokens: Map<string, { json: string; exp: number | undefined }>;
-  /** Warnings already logged for this configuration (each once, not per request). */
-  readonly warned: Set<string>;
-  /** Provider refreshes under way in this process, by store key (see refresh/single-flight.ts). */
-  readonly refreshes: Map<string, Promise<RefreshOutcome>>;
-  /** Per-user queues of account unlinks in progress (see sessions.ts); an entry lives while one runs. */
-  readonly unlinks: Map<string, Promise<void>>;
-}
-
-/** The configuration after validation: defaults filled in, keys derived, deeply frozen. */
-export interface ResolvedConfig {
-  /** The application's own configuration object, as given (never changed by Latchkey). */
-  readonly source: AuthConfig;
-  /** The application's URL from `AUTH_URL`, read once when the environment is consulted. */
-  readonly url?: URL;
-  /** True when the application set `basePath` itself (a framework's mount path does not override it). */
-  readonly basePathConfigured: boolean;
-  readonly secrets: readonly string[];
-  readonly basePath: string;
-  readonly providers: readonly InternalProvider[];
-  readonly providersById: ReadonlyMap<string, InternalProvider>;
-  readonly session: Readonly<SessionOptions>;
-  readonly jwt: Readonly<{
-    maxAge: number;
-    secrets: readonly string[];
-    encode?: JWTOptions["encode"];
-    decode?: JWTOptions["decode"];
-  }>;
-  readonly callbacks: Readonly<CallbacksOptions>;
-  /** True where the callback is Latchkey's own, so the session read can skip calling it. */
-  readonly defaultCallbacks: Readonly<{ jwt: boolean; session: boolean }>;
-  readonly events: Readonly<Partial<EventCallbacks>>;
-  readonly adapter?: Adapter;
-  readonly pages: Readonly<Partial<PagesOptions>>;
-  readonly theme: Readonly<Theme>;
-  readonly logger: LoggerInstance;
-  /** Cookie names and options for http and for https origins. */
-  readonly cookies: Readonly<{ http: Record<CookieRole, CookieOption>; https: Record<CookieRole, CookieOption> }>;
-  readonly useSecureCookies?: boolean;
-  /** Null when the CSRF check is off. */
-  readonly csrf: CsrfKeys | null;
-  readonly trustHost: boolean;
-  readonly redirectProxyUrl?: string;
-  readonly experimental: Readonly<{ enableWebAuthn: boolean }>;
-  readonly debug: boolean;
-  /** Null when rate limiting is off. */
-  readonly rateLimit: ResolvedRateLimit | null;
-  /** How `getAccessToken` keeps provider tokens fresh. */
-  readonly accessTokens: Readonly<{
-    jwt: boolean;
-    skewSeconds: number;
-    store: RefreshStore;
-    reuseWindowSeconds: number;
-    /** How long a refresh lock lives (internal: tests shorten it; the refresh is bounded below it). */
-    lockTtlMs: number;
-  }>;
-  /** Null unless `session.revocation` is set (JWT sessions only). */
-  readonly revocation: ResolvedRevocation | null;
-  /** Null when nothing receives audit events (no `events.audit`, no `audit.store`). */
-  readonly audit: ResolvedAudit | null;
-  /** Mutable per-configuration memory (the one part that is not frozen). */
-  readonly caches: ConfigCaches;
-}
+// The shapes live in config-types.ts; re-exported for the entry modules that import them from here.
+export type { Env, ResolvedConfig };
 
 const DAY = 24 * 60 * 60;
 
@@ -611,6 +523,7 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
       warned: new Set(),
       refreshes: new Map(),
       unlinks: new Map(),
+      pendingAudit: [],
     },
   };
   // `audit` holds the application's store and a counter store: kept as they are, like the adapter.
@@ -753,7 +666,8 @@ export function resolveConfig(config: AuthConfig, env?: Env): ResolvedConfig {
   if (hit && sameSecret(config.secret, hit.secret) && sameSecret(config.jwt?.secret, hit.jwtSecret))
     return hit.resolved;
   const resolved = buildConfig(config, env);
-  noteSecrets(config, resolved);
+  const rotation = secretRotation(config, resolved);
+  if (rotation && resolved.audit) resolved.caches.pendingAudit.push(rotation);
   if (!entries) {
     entries = {};
     cache.set(config, entries);

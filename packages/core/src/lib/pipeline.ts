@@ -7,7 +7,9 @@
 import { AuthError, UnknownAction, UntrustedHost } from "../errors.js";
 import type { CookieOption, ResponseInternal, Session } from "../shapes/data.js";
 import type { AuthConfig } from "../types.js";
-import { cookiesFor, type Env, type ResolvedConfig, resolveConfig } from "./config.js";
+import { recordPendingAudit } from "./audit/record.js";
+import { cookiesFor, resolveConfig } from "./config.js";
+import type { Env, ResolvedConfig } from "./config-types.js";
 import { parseCookieHeader } from "./cookies.js";
 import {
   badRequest,
@@ -169,6 +171,7 @@ export async function serve(
     return finish(unresolvedConfigResponse(e, config, { method: incoming.method, pathname, origin, callbackUrl }));
   }
 
+  recordPendingAudit(resolved);
   if (incoming.clientIpForgeable) warnOnce(resolved, "trust-proxy-all");
   let origin: { origin: string; trusted: boolean };
   try {
@@ -304,6 +307,7 @@ export function sessionCookieOf(
   options: Pick<ServeOptions, "env"> = {},
 ): { resolved: ResolvedConfig; cookie: CookieOption | null; cookies: Record<string, string> } {
   const resolved = resolveConfig(config, options.env);
+  recordPendingAudit(resolved);
   let origin: { origin: string; trusted: boolean };
   try {
     origin = originOf(resolved, request.protocol, request.host);

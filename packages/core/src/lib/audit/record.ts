@@ -306,20 +306,32 @@ function fingerprints(secrets: readonly string[]): string[] {
 const seenSecrets = new WeakMap<AuthConfig, string[]>();
 
 /**
- * Called with every fresh resolution of `owner`: records `secret.rotated` when its secrets (or
- * `jwt.secret`) differ from those of the previous resolution. The first resolution records nothing.
+ * Called with every fresh resolution of `owner`: the `secret.rotated` event to record when its
+ * secrets (or `jwt.secret`) differ from those of the previous resolution, else null (always null
+ * the first time). Records nothing itself: resolving a configuration does no I/O, so the event
+ * waits in `caches.pendingAudit` for the first request (`recordPendingAudit`).
  */
-export function noteSecrets(owner: AuthConfig, config: AuditedConfig): void {
+export function secretRotation(owner: AuthConfig, config: AuditedConfig): AuditEvent | null {
   const current = fingerprints([...new Set([...config.secrets, ...config.jwt.secrets])]);
   const previous = seenSecrets.get(owner);
   seenSecrets.set(owner, current);
-  if (!previous || previous.join() === current.join()) return;
-  void recordAudit(config, {
-    type: "secret.rotated",
-    at: new Date(),
-    fingerprints: current,
-    previousFingerprints: previous,
-  });
+  if (!previous || previous.join() === current.join()) return null;
+  return { type: "secret.rotated", at: new Date(), fingerprints: current, previousFingerprints: previous };
+}
+
+/**
+ * Records, once, the events a resolution left for the first request (a secret rotation), in the
+ * background: the request does not wait for the store.
+ *
+ * @example
+ * ```ts
+ * recordPendingAudit(resolveConfig(config, env))
+ * ```
+ */
+export function recordPendingAudit(config: AuditedConfig & { readonly caches: { pendingAudit: AuditEvent[] } }): void {
+  const pending = config.caches.pendingAudit;
+  if (pending.length === 0) return;
+  for (const event of pending.splice(0)) void recordAudit(config, event);
 }
 
 /**

@@ -14,10 +14,6 @@ import { databaseSessionId } from "../session/session-id.js";
 import { withQuery } from "../url.js";
 import { holdForSecondFactor, methodOf, totpProviderOf } from "./second-factor/pending.js";
 
-// Sign-ins held for a second factor in this request: `landing` sends them to the code page.
-// Keyed by the request's context, so the flows that call `startSession` need no other change.
-const heldForSecondFactor = new WeakMap<Context, string>();
-
 /**
  * Asks the `signIn` callback. Returns nothing to continue, or the URL it redirected to (already
  * passed through the `redirect` callback). `false` and unexpected throws become `AccessDenied`.
@@ -50,8 +46,8 @@ export async function askSignIn(
  *
  * With a TOTP provider configured, the session records its methods (`amr`: the first factor's,
  * or `params.amr` from the second-factor check), and a user with an active second factor gets no
- * session here: the sign-in is held in the pending cookie and `landing` sends them to the code
- * page.
+ * session here: the sign-in is held in the pending cookie, the code page noted on the context
+ * (`ctx.heldForSecondFactor`), and `landing` sends them there.
  */
 export async function startSession(
   req: RequestInternal,
@@ -74,7 +70,7 @@ export async function startSession(
     if (!params.amr) {
       const codePage = await holdForSecondFactor(req, ctx, totp, { user, account, profile, isNewUser, amr });
       if (codePage) {
-        heldForSecondFactor.set(ctx, codePage);
+        ctx.heldForSecondFactor = codePage;
         return;
       }
     }
@@ -168,7 +164,7 @@ export async function startSession(
  * first time a user signs in, the callback URL otherwise.
  */
 export function landing(ctx: Context, callbackUrl: string, isNewUser: boolean): ResponseInternal {
-  const codePage = heldForSecondFactor.get(ctx);
+  const codePage = ctx.heldForSecondFactor;
   if (codePage) return { redirect: codePage, cookies: ctx.cookies };
   const newUserPage = ctx.config.pages.newUser;
   if (!isNewUser || !newUserPage) return { redirect: callbackUrl, cookies: ctx.cookies };

@@ -163,6 +163,11 @@ export async function loginWithAccount(
     emailProven: boolean;
     /** The user a connect flow verified (`connectTarget`); null or absent for a sign-in. */
     connectTo?: AdapterUser | null;
+    /**
+     * The caller's lookup of the account's user (`getUserByAccount`, null when none is linked),
+     * so the store is not asked twice; absent to look it up here.
+     */
+    known?: AdapterUser | null;
   },
 ): Promise<LoginResult> {
   const { config } = ctx;
@@ -171,10 +176,10 @@ export async function loginWithAccount(
   const adapter = config.adapter as Required<Adapter>;
   const signedIn = params.connectTo ?? null;
   const email = providerUser.email?.trim() ? providerUser.email : null;
-  const stored = await adapter.getUserByAccount({
-    provider: account.provider,
-    providerAccountId: account.providerAccountId,
-  });
+  const stored =
+    params.known !== undefined
+      ? params.known
+      : await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId });
 
   if (stored) {
     if (signedIn && signedIn.id !== stored.id) {
@@ -217,8 +222,8 @@ export async function loginWithAccount(
         await config.events.linkAccount?.({ user: released.user, account: released.linked, profile: providerUser });
         return { user: released.user, account: released.linked, isNewUser: true };
       }
-      // Another request proved the address first: decide again against its verified user.
-      return loginWithAccount(req, ctx, params);
+      // Another request proved the address first: decide again (looking everything up afresh).
+      return loginWithAccount(req, ctx, { ...params, known: undefined });
     }
     if (!params.allowEmailLinking || !emailProven || !owner.emailVerified) {
       if (account.type === "webauthn")

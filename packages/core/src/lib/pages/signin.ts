@@ -1,5 +1,5 @@
 import type { CredentialInput } from "../../providers/credentials.js";
-import type { InternalProvider } from "../config.js";
+import type { InternalProvider } from "../config-types.js";
 import { html, type SafeHtml, safeColor, safeImageUrl } from "./html.js";
 
 /** What the sign-in page says for each `?error=` value (spec §7.2). */

@@ -20,7 +20,7 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomUUID } from "node:crypto";
 import { AccessTokenError } from "../../errors.js";
 import type { RefreshStore } from "../../refresh-store.js";
-import type { RefreshOutcome } from "../flows/oauth/refresh.js";
+import type { RefreshOutcome } from "../config-types.js";
 
 /** How long a refresh lock lives: a holder that crashed frees it after this. */
 export const LOCK_TTL_MS = 20_000;

@@ -1,5 +1,5 @@
 import type { Adapter } from "../../adapters.js";
-import type { ResolvedConfig } from "../config.js";
+import type { ResolvedConfig } from "../config-types.js";
 import { expiredCookie } from "../cookies.js";
 import { warnOnce } from "../logger.js";
 import { amrOf } from "./jwt-strategy.js";

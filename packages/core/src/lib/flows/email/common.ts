@@ -6,13 +6,13 @@
 import { randomUUID } from "node:crypto";
 import type { Adapter, AdapterUser } from "../../../adapters.js";
 import type { Account, ResponseInternal } from "../../../shapes/data.js";
-import type { InternalProvider } from "../../config.js";
+import type { InternalProvider } from "../../config-types.js";
 import type { Context } from "../../context.js";
+import { assertSingleMailbox, normalizeEmailIdentifier } from "../../email/identifier.js";
 import type { RequestInternal } from "../../request.js";
 import { withQuery } from "../../url.js";
 import { askSignIn, landing, startSession } from "../finish-sign-in.js";
 import { loginWithEmail } from "../identity.js";
-import { assertSingleMailbox, normalizeEmailIdentifier } from "./identifier.js";
 
 export type EmailProvider = Extract<InternalProvider, { type: "email" }>;
 

@@ -5,7 +5,7 @@ import type { EmailConfig } from "../../../shapes/email.js";
 import { reserveEmailSend } from "../../attempts.js";
 import { noteSignInAttempt } from "../../audit/sign-in.js";
 import { bindLink, linkOpenedWhereAsked } from "../../binding.js";
-import type { InternalProvider } from "../../config.js";
+import type { InternalProvider } from "../../config-types.js";
 import type { Context } from "../../context.js";
 import { otherPages } from "../../pages/index.js";
 import type { RequestInternal } from "../../request.js";

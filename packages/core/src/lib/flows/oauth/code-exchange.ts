@@ -8,6 +8,7 @@ import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import * as o from "oauth4webapi";
 import { AuthError, InvalidConfiguration, OAuthCallbackError, OAuthProfileParseError } from "../../../errors.js";
 import type { Account, Profile, TokenSet, User } from "../../../shapes/data.js";
+import type { IdTokenRefusalReason } from "../../config-types.js";
 import { escapeForLog } from "../../logger.js";
 import { defaultProfile } from "../../profile.js";
 import {
@@ -339,9 +340,6 @@ async function mapProfile(provider: OAuthProvider, profile: Profile, tokens: Tok
   const storedAccount: Account = provider.account ? { ...(provider.account(tokens) ?? {}), ...identity } : account;
   return { profile, user, account, storedAccount };
 }
-
-/** What an id_token failed, for the typed error of its caller (sign-in or refresh). */
-export type IdTokenRefusalReason = "claims" | "signature" | "iat" | "sub" | "iss";
 
 /** An id_token that must not be accepted: `reason` says which check it failed. */
 export class IdTokenRefusal extends Error {

@@ -8,7 +8,7 @@ import type { Adapter } from "../../../adapters.js";
 import { AuthError, InvalidCheck, OAuthProfileParseError, OAuthSignInError } from "../../../errors.js";
 import type { ResponseInternal, TokenSet } from "../../../shapes/data.js";
 import { bindFlow } from "../../binding.js";
-import type { InternalProvider } from "../../config.js";
+import type { InternalProvider } from "../../config-types.js";
 import type { Context } from "../../context.js";
 import type { RequestInternal } from "../../request.js";
 import { connectClaim, connectTarget } from "../connect.js";
@@ -236,6 +236,7 @@ export async function oauthCallback(
     allowEmailLinking: provider.allowDangerousEmailAccountLinking,
     emailProven,
     connectTo,
+    known,
   });
   const callbackUrl = await ctx.callbackUrl();
   const sessionAccount = { ...account, ...(login.account?.userId ? { userId: login.account.userId } : {}) };

@@ -4,7 +4,7 @@
  * redemption of the callback does it.
  */
 import * as o from "oauth4webapi";
-import type { TokenSet } from "../../../shapes/data.js";
+import type { RefreshOutcome } from "../../config-types.js";
 import {
   callbackError,
   clientAuthentication,
@@ -12,24 +12,12 @@ import {
   conformed,
   forgetStaleMetadata,
   IdTokenRefusal,
-  type IdTokenRefusalReason,
   type IdTokenSubject,
   issuerForIdToken,
   normalizeTokens,
   verifyIdToken,
 } from "./code-exchange.js";
 import { authorizationServer, httpOptions, type OAuthProvider } from "./discovery.js";
-
-/** What a refresh attempt ended with. */
-export type RefreshOutcome =
-  | { ok: true; tokens: TokenSet }
-  /** The grant is gone for good (`invalid_grant`): only the user can get a new one. */
-  | { ok: false; revoked: true; message: string }
-  /**
-   * Anything else: unreachable provider, another error answer, a malformed response; with
-   * `idToken`, an answer refused for its id_token (nothing of it is kept).
-   */
-  | { ok: false; revoked: false; message: string; idToken?: IdTokenRefusalReason };
 
 /**
  * The refresh answer processed, its id_token (when it has one) checked exactly as at sign-in, and

@@ -4,6 +4,7 @@ import { AuthError, RateLimited } from "../errors.js";
 import type { RateLimit, RateLimitHit, RateLimitStore } from "../rate-limit.js";
 import { admitAnonymous, admitRecord, recordAudit } from "./audit/record.js";
 import type { Context } from "./context.js";
+import { errorOf } from "./error-of.js";
 import { foldIdentifier } from "./fold-identifier.js";
 import type { ResolvedRateLimit } from "./rate-limits.js";
 import type { RequestInternal } from "./request.js";
@@ -17,7 +18,7 @@ export function clientKey(address: string | null | undefined): string | undefine
   const value = address.trim().toLowerCase();
   if (!value) return undefined;
   if (value.startsWith("::ffff:") && isIPv4(value.slice(7))) return value.slice(7);
-  const bare = value.split("%")[0] as string;
+  const [bare = ""] = value.split("%");
   if (!isIPv6(bare)) return value.slice(0, 100);
   const [head = "", tail] = bare.split("::");
   const first = head ? head.split(":") : [];
@@ -126,7 +127,7 @@ async function reserve(
   } catch (e) {
     if (e instanceof AuthError) throw e;
     ctx.config.logger.error(
-      new AuthError("The rate-limit store failed; the attempt was let through", { err: e as Error }),
+      new AuthError("The rate-limit store failed; the attempt was let through", { err: errorOf(e) }),
     );
     return null;
   }
@@ -137,7 +138,7 @@ async function giveBack(ctx: Context, store: RateLimitStore, keys: string[]): Pr
     await Promise.all(keys.map((key) => store.decrement(key)));
   } catch (e) {
     ctx.config.logger.error(
-      new AuthError("The rate-limit store failed to give back a reservation", { err: e as Error }),
+      new AuthError("The rate-limit store failed to give back a reservation", { err: errorOf(e) }),
     );
   }
 }

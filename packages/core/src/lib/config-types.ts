@@ -19,6 +19,7 @@ import type { ResolvedAudit } from "./audit/record.js";
 import type { CookieRole } from "./cookies.js";
 import type { CsrfKeys } from "./csrf.js";
 import type { Env } from "./env.js";
+import type { Secrets } from "./jwe.js";
 import type { ResolvedRateLimit } from "./rate-limits.js";
 import type { ResolvedRevocation } from "./session/revocation-list.js";
 
@@ -95,14 +96,14 @@ export interface ResolvedConfig {
   readonly url?: URL;
   /** True when the application set `basePath` itself (a framework's mount path does not override it). */
   readonly basePathConfigured: boolean;
-  readonly secrets: readonly string[];
+  readonly secrets: Secrets;
   readonly basePath: string;
   readonly providers: readonly InternalProvider[];
   readonly providersById: ReadonlyMap<string, InternalProvider>;
   readonly session: Readonly<SessionOptions>;
   readonly jwt: Readonly<{
     maxAge: number;
-    secrets: readonly string[];
+    secrets: Secrets;
     encode?: JWTOptions["encode"];
     decode?: JWTOptions["decode"];
   }>;

@@ -13,21 +13,23 @@ import {
   MissingSecret,
   UnsupportedStrategy,
 } from "../errors.js";
-import type { OAuthCheck, OAuthConfig, OAuthConfigInternal } from "../providers/oauth.js";
+import type { OAuthCheck, OAuthConfig } from "../providers/oauth.js";
 import { MemoryRefreshStore, type RefreshStore } from "../refresh-store.js";
-import type { CookieOption, LoggerInstance, Profile } from "../shapes/data.js";
+import type { CookieOption, LoggerInstance } from "../shapes/data.js";
 import type { JWT } from "../shapes/jwt.js";
 import type { AuthConfig, CallbacksOptions, EventCallbacks, SessionOptions } from "../types.js";
 import { missingExtensions } from "./adapter-extensions.js";
 import { resolveAudit, secretRotation, withAuditedEvents } from "./audit/record.js";
-import type { Env, InternalProvider, ResolvedConfig } from "./config-types.js";
+import type { Env, InternalProvider, OAuthProviderInternal, ResolvedConfig } from "./config-types.js";
 import { type CookieRole, defaultCookies } from "./cookies.js";
 import { deriveCsrfKeys } from "./csrf.js";
 import { withEnvDefaults } from "./env.js";
+import { errorOf } from "./error-of.js";
 import { emailCodeOptions } from "./flows/email/code.js";
 import { assertConditionalUI, resolveWebAuthnProvider, webauthnAdapterMethods } from "./flows/webauthn/config.js";
+import type { Secrets } from "./jwe.js";
 import { createLogger } from "./logger.js";
-import { isPlainObject, merge } from "./merge.js";
+import { fieldOf, isPlainObject, merge } from "./merge.js";
 import { applyProviderOptions } from "./provider-options.js";
 import { isSecretOrControlField, resolveRateLimit } from "./rate-limits.js";
 import { defaultRedirect } from "./redirect.js";
@@ -40,16 +42,18 @@ export type { Env, ResolvedConfig };
 
 const DAY = 24 * 60 * 60;
 
+/** A date as the client gets it: an ISO string (a database session's `expires` is a Date). */
+function isoDate(value: string | Date): string {
+  return value instanceof Date ? value.toISOString() : value;
+}
+
 const defaultCallbackSet: CallbacksOptions = {
   signIn: () => true,
   redirect: defaultRedirect,
   session: ({ session }) => ({
     user: { name: session.user?.name, email: session.user?.email, image: session.user?.image },
     // database sessions carry a Date; the client always gets an ISO string
-    expires:
-      (session.expires as unknown) instanceof Date
-        ? (session.expires as unknown as Date).toISOString()
-        : session.expires,
+    expires: isoDate(session.expires),
   }),
   jwt: ({ token }: { token: JWT }) => token,
 };
@@ -66,9 +70,10 @@ function assertBasePath(value: string): string {
   return trimmed === "/" ? "" : trimmed;
 }
 
-function assertSecrets(secret: AuthConfig["secret"]): string[] {
+function assertSecrets(secret: AuthConfig["secret"]): Secrets {
   const list = Array.isArray(secret) ? secret : secret ? [secret] : [];
-  if (list.length === 0) {
+  const [first, ...rest] = list;
+  if (first === undefined) {
     throw new MissingSecret(
       "No `secret` is configured. Set the AUTH_SECRET environment variable or the `secret` option to at least 32 random characters; `npx @latchkey/cli secret` prints one.",
     );
@@ -81,16 +86,23 @@ function assertSecrets(secret: AuthConfig["secret"]): string[] {
       );
     }
   });
-  return [...list];
+  return [first, ...rest];
 }
 
-function normalizeEndpoint(
+/** An endpoint given as a URL alone, as its handler object. */
+interface UrlEndpoint {
+  url: string;
+  params?: undefined;
+  request?: undefined;
+}
+
+function normalizeEndpoint<E extends { url?: string }>(
   providerId: string,
   name: "authorization" | "token" | "userinfo",
-  value: unknown,
-): { url?: string; params?: Record<string, unknown>; request?: unknown; conform?: unknown } | undefined {
+  value: string | E | undefined,
+): E | UrlEndpoint | undefined {
   if (value === undefined) return undefined;
-  const endpoint = typeof value === "string" ? { url: value } : (value as { url?: string });
+  const endpoint = typeof value === "string" ? { url: value } : value;
   if (endpoint.url !== undefined) {
     try {
       new URL(endpoint.url);
@@ -103,8 +115,7 @@ function normalizeEndpoint(
   return endpoint;
 }
 
-function resolveOAuth(config: OAuthConfig, basePath: string): InternalProvider {
-  const p = config as OAuthConfig & { type: "oauth" | "oidc" };
+function resolveOAuth(p: OAuthConfig, basePath: string): OAuthProviderInternal {
   if (p.issuer !== undefined) {
     try {
       new URL(p.issuer);
@@ -146,17 +157,17 @@ function resolveOAuth(config: OAuthConfig, basePath: string): InternalProvider {
     authorization: authorization
       ? {
           url: authorization.url ? new URL(authorization.url) : undefined,
-          params: (authorization.params ?? {}) as Record<string, string>,
+          params: authorization.params ?? {},
         }
       : undefined,
-    token: token as OAuthConfigInternal<Profile>["token"],
-    userinfo: userinfo as OAuthConfigInternal<Profile>["userinfo"],
+    token,
+    userinfo,
     checks,
     signinUrl: "",
     callbackUrl: "",
     signinPath: `${basePath}/signin/${p.id}`,
     callbackPath: `${basePath}/callback/${p.id}`,
-  } as InternalProvider;
+  };
 }
 
 function resolveProviders(
@@ -166,9 +177,7 @@ function resolveProviders(
 ): InternalProvider[] {
   const seen = new Set<string>();
   return (config.providers ?? []).map((entry, index) => {
-    const provider = applyProviderOptions(entry) as ReturnType<typeof applyProviderOptions> & {
-      redirectProxyUrl?: string;
-    };
+    const provider = applyProviderOptions(entry);
     if (!provider || typeof provider.id !== "string" || !/^[A-Za-z0-9_-]+$/.test(provider.id)) {
       throw new InvalidProvider(`\`providers[${index}]\` needs an \`id\` made of letters, digits, "-" or "_".`);
     }
@@ -205,7 +214,7 @@ function resolveProviders(
           );
         }
         if (typeof provider.identifier === "string" && isSecretOrControlField(provider, provider.identifier)) {
-          const type = String((provider.credentials?.[provider.identifier] as { type?: unknown } | undefined)?.type);
+          const type = String(fieldOf(provider.credentials?.[provider.identifier], "type"));
           // Counting attempts on a value each guess changes would give every guess a fresh counter.
           throw new InvalidProvider(
             `Credentials provider "${provider.id}": \`identifier\` names the field "${provider.identifier}" of type "${type}", whose value changes with each guess, so attempts could not be limited. Name the field that says whose account it is (a user name, an e-mail address), or leave \`identifier\` out to count a provider without one (a PIN alone) as a whole.`,
@@ -230,7 +239,7 @@ function resolveProviders(
       case "oauth":
       case "oidc":
         return resolveOAuth(
-          { ...provider, redirectProxyUrl: provider.redirectProxyUrl ?? config.redirectProxyUrl } as OAuthConfig,
+          { ...provider, redirectProxyUrl: provider.redirectProxyUrl ?? config.redirectProxyUrl },
           basePath,
         );
       case "webauthn":
@@ -249,9 +258,10 @@ function resolveProviders(
         return { ...provider, pendingMaxAge, issuer: String(provider.issuer || "Latchkey"), ...paths };
       }
       default: {
-        const type = (provider as { type?: unknown }).type;
+        const entry: unknown = provider;
+        const type = fieldOf(entry, "type");
         throw new InvalidProvider(
-          `Provider "${(provider as { id: string }).id}" has the unknown type ${JSON.stringify(type)}; use "oauth", "oidc", "email", "credentials", "webauthn" or "totp".`,
+          `Provider "${String(fieldOf(entry, "id"))}" has the unknown type ${JSON.stringify(type)}; use "oauth", "oidc", "email", "credentials", "webauthn" or "totp".`,
         );
       }
     }
@@ -344,7 +354,7 @@ function guardAdapter(adapter: Adapter, timeoutMs: number): Adapter {
         return await Promise.race([method.apply(adapter, args), timeout]);
       } catch (e) {
         if (e instanceof AdapterError) throw e;
-        throw new AdapterError(`Adapter method \`${name}\` failed`, { err: e as Error, method: name });
+        throw new AdapterError(`Adapter method \`${name}\` failed`, { err: errorOf(e), method: name });
       } finally {
         clearTimeout(timer);
       }
@@ -366,7 +376,7 @@ function guardEvents(events: Partial<EventCallbacks> | undefined, logger: Logger
       try {
         await (handler as (m: unknown) => unknown)(message);
       } catch (e) {
-        logger.error(new EventError(`The \`${name}\` event handler threw`, { err: e as Error }));
+        logger.error(new EventError(`The \`${name}\` event handler threw`, { err: errorOf(e) }));
       }
     };
   }
@@ -384,11 +394,12 @@ function positiveSeconds(name: string, value: unknown, fallback: number, allowZe
 }
 
 function resolveAccessTokens(options: AuthConfig["accessTokens"]): ResolvedConfig["accessTokens"] {
+  const given = options; // as typed: the check below narrows `options` to a bare record
   if (options !== undefined && !isPlainObject(options))
     throw new InvalidConfiguration("`accessTokens` must be an object such as `{ jwt: true }`.");
-  const store: RefreshStore = (options as { store?: RefreshStore } | undefined)?.store ?? new MemoryRefreshStore();
+  const store: RefreshStore = given?.store ?? new MemoryRefreshStore();
   for (const method of ["acquire", "release", "put", "get"] as const) {
-    if (typeof (store as unknown as Record<string, unknown>)[method] !== "function")
+    if (typeof fieldOf(store, method) !== "function")
       throw new InvalidConfiguration(
         `\`accessTokens.store\` must have an \`${method}\` method (a RefreshStore such as RedisRefreshStore).`,
       );
@@ -399,11 +410,7 @@ function resolveAccessTokens(options: AuthConfig["accessTokens"]): ResolvedConfi
     store,
     reuseWindowSeconds: positiveSeconds("accessTokens.reuseWindowSeconds", options?.reuseWindowSeconds, 30),
     // Not part of the public options: only tests set it, to prove the bound in a second.
-    lockTtlMs: positiveSeconds(
-      "accessTokens.lockTtlMs",
-      (options as { lockTtlMs?: number } | undefined)?.lockTtlMs,
-      LOCK_TTL_MS,
-    ),
+    lockTtlMs: positiveSeconds("accessTokens.lockTtlMs", fieldOf(options, "lockTtlMs"), LOCK_TTL_MS),
   });
 }
 
@@ -456,14 +463,14 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
   assertConditionalUI(providers);
   if (config.adapter) {
     const missing = requiredAdapterMethods(strategy, providers).filter(
-      (m) => typeof (config.adapter as Record<string, unknown>)[m] !== "function",
+      (m) => typeof fieldOf(config.adapter, m) !== "function",
     );
     if (missing.length) {
       throw new MissingAdapterMethods(`The adapter lacks methods this configuration needs: ${missing.join(", ")}.`);
     }
   }
   const jwtSecrets = config.jwt?.secret !== undefined ? assertSecrets(config.jwt.secret) : secrets;
-  const callbacks = { ...defaultCallbackSet, ...functionsOf("callbacks", config.callbacks) } as CallbacksOptions;
+  const callbacks: CallbacksOptions = { ...defaultCallbackSet, ...functionsOf("callbacks", config.callbacks) };
   const events = guardEvents(functionsOf("events", config.events), logger);
   const adapter = config.adapter
     ? guardAdapter(config.adapter, positiveSeconds("adapterTimeout", config.adapterTimeout, 5000))
@@ -504,8 +511,8 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
     theme: { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme },
     logger,
     cookies: {
-      http: merge(defaultCookies(false), config.cookies as object),
-      https: merge(defaultCookies(true), config.cookies as object),
+      http: merge(defaultCookies(false), config.cookies),
+      https: merge(defaultCookies(true), config.cookies),
     },
     useSecureCookies: config.useSecureCookies,
     csrf: config.skipCSRFCheck === skipCSRFCheck ? null : deriveCsrfKeys(secrets),
@@ -593,22 +600,19 @@ function distance(a: string, b: string): number {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(
-        (previous[j] as number) + 1,
-        (current[j - 1] as number) + 1,
-        (previous[j - 1] as number) + cost,
-      );
+      // Every index read here was written (row 0 holds 0..b.length, each row starts with i).
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
     }
     previous = current;
   }
-  return previous[b.length] as number;
+  return previous[b.length] ?? 0;
 }
 
 /** Warns about top-level options Latchkey does not know (a typo silently changes nothing). */
 function warnUnknownOptions(config: AuthConfig, logger: LoggerInstance): void {
   for (const key of Object.keys(config)) {
-    if ((knownOptions as readonly string[]).includes(key)) continue;
-    const closest = [...knownOptions].sort((a, b) => distance(key, a) - distance(key, b))[0] as string;
+    if (knownOptions.some((known) => known === key)) continue;
+    const [closest = ""] = [...knownOptions].sort((a, b) => distance(key, a) - distance(key, b));
     const hint =
       distance(key, closest) <= Math.max(2, Math.floor(key.length / 3)) ? `; did you mean \`${closest}\`?` : "";
     logger.warn("unknown-option", `\`${key}\` is not a Latchkey option and is ignored${hint}`);

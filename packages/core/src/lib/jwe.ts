@@ -58,16 +58,14 @@ function tag(key: DerivedKey, aad: string, iv: Buffer, ciphertext: Buffer): Buff
 
 const now = () => Math.floor(Date.now() / 1000);
 
+/** Secrets, newest first: never empty (the first seals, every one opens). */
+export type Secrets = readonly [string, ...string[]];
+
 /**
  * Seals claims into a JWE with the first secret, adding `iat`, `exp` and `jti`. Synchronous.
  */
-export function sealToken(
-  claims: Record<string, unknown>,
-  secrets: readonly string[],
-  salt: string,
-  maxAge: number,
-): string {
-  const key = deriveKey(secrets[0] as string, salt);
+export function sealToken(claims: Record<string, unknown>, secrets: Secrets, salt: string, maxAge: number): string {
+  const key = deriveKey(secrets[0], salt);
   const issuedAt = now();
   const payload = JSON.stringify({ ...claims, iat: issuedAt, exp: issuedAt + maxAge, jti: randomUUID() });
   const iv = randomBytes(16);

@@ -68,9 +68,7 @@ const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
  * ```
  */
 export function escapeForLog(text: string): string {
-  return text.replace(UNSAFE_IN_LOG, (c) =>
-    Object.hasOwn(NAMED, c) ? (NAMED[c] as string) : `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, "0")}`,
-  );
+  return text.replace(UNSAFE_IN_LOG, (c) => NAMED[c] ?? `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`);
 }
 
 /** Any value as one escaped line: strings as they are, everything else as `util.inspect` shows it. */

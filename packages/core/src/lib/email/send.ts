@@ -4,10 +4,10 @@ import { type EmailMessage, emailMessage } from "./message.js";
 
 /** A mailbox split into its display name and address: `"Ada <ada@example.com>"`. */
 export function parseMailbox(value: string): { name?: string; email: string } {
-  const match = /^\s*(.*?)\s*<([^<>\s]+@[^<>\s]+)>\s*$/.exec(value);
-  if (!match) return { email: value.trim() };
-  const name = (match[1] as string).replace(/^"(.*)"$/, "$1").trim();
-  return name ? { name, email: match[2] as string } : { email: match[2] as string };
+  const [, display = "", email] = /^\s*(.*?)\s*<([^<>\s]+@[^<>\s]+)>\s*$/.exec(value) ?? [];
+  if (email === undefined) return { email: value.trim() };
+  const name = display.replace(/^"(.*)"$/, "$1").trim();
+  return name ? { name, email } : { email };
 }
 
 /** The `from` option, or a clear error naming it. */

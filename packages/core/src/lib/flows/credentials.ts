@@ -4,6 +4,7 @@ import type { Account, ResponseInternal, User } from "../../shapes/data.js";
 import { reserveCredentialsAttempt } from "../attempts.js";
 import { noteSignInAttempt } from "../audit/sign-in.js";
 import type { Context } from "../context.js";
+import { errorOf } from "../error-of.js";
 import { warnOnce } from "../logger.js";
 import { isSecretOrControlField } from "../rate-limits.js";
 import { lazyRequest, type RequestInternal } from "../request.js";
@@ -39,7 +40,7 @@ function attemptIdentifier(ctx: Context, provider: CredentialsProvider, credenti
       value = source(credentials);
     } catch (e) {
       throw new CallbackRouteError("The credentials provider's identifier() threw", {
-        err: e as Error,
+        err: errorOf(e),
         provider: provider.id,
       });
     }
@@ -99,7 +100,7 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   } catch (e) {
     if (e instanceof AuthError) throw e;
     throw new CallbackRouteError("The credentials provider's authorize() threw", {
-      err: e as Error,
+      err: errorOf(e),
       provider: provider.id,
     });
   }

@@ -6,6 +6,7 @@ import type { JWT } from "../../shapes/jwt.js";
 import { recordSignInSuccess } from "../audit/sign-in.js";
 import type { Context } from "../context.js";
 import { clearChunkedCookie } from "../cookies.js";
+import { errorOf } from "../error-of.js";
 import { providerTokensOf } from "../refresh/tokens.js";
 import type { RequestInternal } from "../request.js";
 import { describeUserAgent } from "../session/device.js";
@@ -33,7 +34,7 @@ export async function askSignIn(
     verdict = await ctx.config.callbacks.signIn(params);
   } catch (e) {
     if (e instanceof AuthError) throw e;
-    throw new AccessDenied(e as Error);
+    throw new AccessDenied(errorOf(e));
   }
   if (!verdict) throw new AccessDenied("The signIn callback refused the user");
   if (typeof verdict !== "string") return undefined;

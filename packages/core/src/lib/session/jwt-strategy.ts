@@ -3,6 +3,7 @@ import type { Cookie, Session } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
 import type { ResolvedConfig } from "../config-types.js";
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../cookies.js";
+import { errorOf } from "../error-of.js";
 import { openTokenWithReason, sealToken } from "../jwe.js";
 import { warnOnce } from "../logger.js";
 import type { SessionRead, SessionReadOptions } from "./read.js";
@@ -72,7 +73,7 @@ async function decodeWithCallback(config: ResolvedConfig, raw: string, salt: str
   try {
     return (await config.jwt.decode?.({ token: raw, secret: [...config.jwt.secrets], salt })) ?? null;
   } catch (e) {
-    config.logger.error(new JWTSessionError("The session token could not be decoded", { err: e as Error }));
+    config.logger.error(new JWTSessionError("The session token could not be decoded", { err: errorOf(e) }));
     return null;
   }
 }

@@ -9,6 +9,7 @@ import * as o from "oauth4webapi";
 import { AuthError, InvalidConfiguration, OAuthCallbackError, OAuthProfileParseError } from "../../../errors.js";
 import type { Account, Profile, TokenSet, User } from "../../../shapes/data.js";
 import type { IdTokenRefusalReason } from "../../config-types.js";
+import { errorOf, messageOf } from "../../error-of.js";
 import { escapeForLog } from "../../logger.js";
 import { defaultProfile } from "../../profile.js";
 import {
@@ -310,13 +311,10 @@ async function mapProfile(provider: OAuthProvider, profile: Profile, tokens: Tok
   try {
     mapped = await (provider.profile ?? defaultProfile)(profile, tokens);
   } catch (e) {
-    throw new OAuthProfileParseError(
-      `The profile() of provider "${provider.id}" threw: ${(e as Error)?.message ?? String(e)}`,
-      {
-        err: e as Error,
-        provider: provider.id,
-      },
-    );
+    throw new OAuthProfileParseError(`The profile() of provider "${provider.id}" threw: ${messageOf(e)}`, {
+      err: errorOf(e),
+      provider: provider.id,
+    });
   }
   const accountId = mapped?.id;
   if (accountId === undefined || accountId === null || accountId === "") {
@@ -458,7 +456,7 @@ async function verifyIdTokenSignature(
         `Provider "${provider.id}" expects ${alg} id_tokens, keyed by the client secret, but has no \`clientSecret\`.`,
       );
     }
-    const [header, payload, signature] = idToken.split(".") as [string, string, string];
+    const [header = "", payload = "", signature = ""] = idToken.split(".");
     const expected = createHmac(`sha${hmac[1]}`, Buffer.from(provider.clientSecret, "utf8"))
       .update(`${header}.${payload}`)
       .digest();

@@ -5,6 +5,7 @@
  */
 import * as o from "oauth4webapi";
 import type { RefreshOutcome } from "../../config-types.js";
+import { messageOf } from "../../error-of.js";
 import {
   callbackError,
   clientAuthentication,
@@ -51,10 +52,7 @@ async function processAnswer(
     issuer = await issuerForIdToken(as, response);
     processed = await o.processRefreshTokenResponse(issuer, client, response);
   } catch (e) {
-    throw new IdTokenRefusal(
-      "claims",
-      `The id_token of provider "${provider.id}" was refused: ${(e as Error)?.message ?? String(e)}`,
-    );
+    throw new IdTokenRefusal("claims", `The id_token of provider "${provider.id}" was refused: ${messageOf(e)}`);
   }
   await verifyIdToken(provider, issuer, response, processed, expected);
   return processed;

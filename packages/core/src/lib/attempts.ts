@@ -116,11 +116,13 @@ async function reserve(
       if (stage.length === 0) continue;
       const hits = await Promise.all(stage.map((c) => store.increment(c.key, c.limit.windowSeconds * 1000)));
       for (const c of stage) reserved.push(c.key);
-      const over = stage.findIndex((c, i) => (hits[i] as RateLimitHit).count > c.limit.max);
-      if (over >= 0) {
+      const over = stage
+        .map((counter, i) => ({ counter, hit: hits[i] }))
+        .find(({ counter, hit }) => hit !== undefined && hit.count > counter.limit.max);
+      if (over?.hit) {
         await giveBack(ctx, store, reserved);
-        await auditLimited(ctx, stage[over] as Counter, hits[over] as RateLimitHit, attempt);
-        throw limited(hits[over] as RateLimitHit, (stage[over] as Counter).what);
+        await auditLimited(ctx, over.counter, over.hit, attempt);
+        throw limited(over.hit, over.counter.what);
       }
     }
     return reserved;

@@ -45,7 +45,10 @@ function deriveKey(secret: string, salt: string): DerivedKey {
     .digest("base64url");
   const header = Buffer.from(JSON.stringify({ alg: "dir", enc: "A256CBC-HS512", kid })).toString("base64url");
   key = { macKey: raw.subarray(0, 32), encKey: raw.subarray(32), kid, header };
-  if (keyCache.size >= KEY_CACHE_LIMIT) keyCache.delete(keyCache.keys().next().value as string);
+  if (keyCache.size >= KEY_CACHE_LIMIT) {
+    const [oldest] = keyCache.keys();
+    if (oldest !== undefined) keyCache.delete(oldest);
+  }
   keyCache.set(cacheKey, key);
   return key;
 }
@@ -111,13 +114,7 @@ export function openTokenWithReason(
   if (token.length > MAX_TOKEN_LENGTH) return malformed;
   const parts = token.split(".");
   if (parts.length !== 5) return malformed;
-  const [protectedHeader, encryptedKey, ivPart, ciphertextPart, tagPart] = parts as [
-    string,
-    string,
-    string,
-    string,
-    string,
-  ];
+  const [protectedHeader = "", encryptedKey, ivPart = "", ciphertextPart = "", tagPart = ""] = parts;
   if (encryptedKey !== "" || !protectedHeader || !ivPart || !ciphertextPart || !tagPart) return malformed;
   for (const part of parts) if (!B64URL.test(part)) return malformed;
   let header: Record<string, unknown>;

@@ -22,6 +22,18 @@ export function fieldOf(value: unknown, key: PropertyKey): unknown {
 }
 
 /**
+ * `value` when it is a string, else undefined (a field read with {@link fieldOf}, as text).
+ *
+ * @example
+ * ```ts
+ * textOf(fieldOf(error, "code")) // "ECONNREFUSED", or undefined
+ * ```
+ */
+export function textOf(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+/**
  * Deep-merges plain objects from left to right into a new object. Arrays, functions and class
  * instances are replaced, not merged; `undefined` never overwrites a value. Symbol keys (such as
  * `customFetch`) are carried over too. Inputs are never mutated.

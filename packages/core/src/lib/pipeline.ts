@@ -109,7 +109,10 @@ function originOf(config: ResolvedConfig, protocol: string, host: string | null 
   }
   const entry = { origin: url.origin, trusted: config.trustHost || isLoopbackHost(url.hostname) };
   const { origins } = config.caches;
-  if (origins.size >= ORIGIN_CACHE_LIMIT) origins.delete(origins.keys().next().value as string);
+  if (origins.size >= ORIGIN_CACHE_LIMIT) {
+    const [oldest] = origins.keys();
+    if (oldest !== undefined) origins.delete(oldest);
+  }
   origins.set(key, entry);
   return entry;
 }

@@ -94,8 +94,9 @@ export function resolveAudit(
   if (!gate) {
     gate = fallbackGates.get(context.owner);
     if (!gate) {
-      gate = new MemoryRateLimitStore();
-      fallbackGates.set(context.owner, gate as MemoryRateLimitStore);
+      const fresh = new MemoryRateLimitStore();
+      fallbackGates.set(context.owner, fresh);
+      gate = fresh;
     }
   }
   return {

@@ -1,4 +1,5 @@
 import type { EmailConfig, SendVerificationRequestParams, SmtpServerOptions } from "../../shapes/email.js";
+import { fieldOf, textOf } from "../merge.js";
 import { customFetch } from "../symbols.js";
 import { type EmailMessage, emailMessage } from "./message.js";
 
@@ -113,7 +114,7 @@ export async function sendWithNodemailer(
     });
     const failed = [...(result.rejected ?? []), ...(result.pending ?? [])];
     const accepted = (result.accepted ?? []).map((a) =>
-      (typeof a === "string" ? a : (a as { address?: string }).address)?.toLowerCase(),
+      (typeof a === "string" ? a : textOf(fieldOf(a, "address")))?.toLowerCase(),
     );
     if (failed.length > 0 || !accepted.includes(identifier.toLowerCase())) {
       throw new Error(

@@ -6,6 +6,7 @@ import { noteSignInAttempt } from "../audit/sign-in.js";
 import type { Context } from "../context.js";
 import { errorOf } from "../error-of.js";
 import { warnOnce } from "../logger.js";
+import { fieldOf } from "../merge.js";
 import { isSecretOrControlField } from "../rate-limits.js";
 import { lazyRequest, type RequestInternal } from "../request.js";
 import { askSignIn, landing, startSession } from "./finish-sign-in.js";
@@ -66,9 +67,7 @@ function attemptIdentifier(ctx: Context, provider: CredentialsProvider, credenti
 function isASubmittedSecret(provider: CredentialsProvider, credentials: Record<string, unknown>, value: string) {
   return Object.entries(provider.credentials ?? {}).some(
     ([field, input]) =>
-      (input as { type?: unknown } | undefined)?.type === "password" &&
-      Object.hasOwn(credentials, field) &&
-      credentials[field] === value,
+      fieldOf(input, "type") === "password" && Object.hasOwn(credentials, field) && credentials[field] === value,
   );
 }
 

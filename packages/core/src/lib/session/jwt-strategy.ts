@@ -46,7 +46,10 @@ function openWithCache(config: ResolvedConfig, raw: string, salt: string): JWT |
     return null;
   }
   const { claims } = result;
-  if (cache.size >= OPENED_LIMIT) cache.delete(cache.keys().next().value as string);
+  if (cache.size >= OPENED_LIMIT) {
+    const [oldest] = cache.keys();
+    if (oldest !== undefined) cache.delete(oldest);
+  }
   cache.set(key, { json: JSON.stringify(claims), exp: typeof claims.exp === "number" ? claims.exp : undefined });
   return claims;
 }

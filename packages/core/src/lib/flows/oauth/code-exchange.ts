@@ -11,6 +11,7 @@ import type { Account, Profile, TokenSet, User } from "../../../shapes/data.js";
 import type { IdTokenRefusalReason } from "../../config-types.js";
 import { errorOf, messageOf } from "../../error-of.js";
 import { escapeForLog } from "../../logger.js";
+import { fieldOf, textOf } from "../../merge.js";
 import { defaultProfile } from "../../profile.js";
 import {
   authorizationServer,
@@ -126,7 +127,7 @@ export function callbackError(e: unknown, provider: OAuthProvider, step: string)
     );
   }
   const err = e instanceof Error ? e : new Error(String(e));
-  const code = (err as { code?: string }).code ?? ((err.cause as { code?: string } | undefined)?.code || "");
+  const code = textOf(fieldOf(err, "code")) ?? (textOf(fieldOf(err.cause, "code")) || "");
   const unreachable = err.name === "TimeoutError" || err.name === "AbortError" || err.message === "fetch failed";
   const why = unreachable
     ? `could not be reached${code ? ` (${code})` : ""}`
@@ -496,11 +497,11 @@ function parsePostedUser(value: string | null): { name: Record<string, unknown> 
   try {
     const parsed: unknown = JSON.parse(value);
     if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return undefined;
-    const name = Object.hasOwn(parsed, "name") ? (parsed as { name: unknown }).name : undefined;
+    const name = Object.hasOwn(parsed, "name") ? fieldOf(parsed, "name") : undefined;
     if (!name || typeof name !== "object" || Array.isArray(name)) return undefined;
     const out: Record<string, unknown> = {};
     for (const part of ["firstName", "middleName", "lastName"]) {
-      const v = (name as Record<string, unknown>)[part];
+      const v = fieldOf(name, part);
       if (typeof v === "string" && Object.hasOwn(name, part)) out[part] = v;
     }
     return { name: out };

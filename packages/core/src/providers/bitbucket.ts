@@ -16,7 +16,6 @@
  * @module providers/bitbucket
  */
 import { customFetch } from "../lib/symbols.js";
-import type { Profile } from "../shapes/data.js";
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js";
 
 interface BitbucketLink {
@@ -77,7 +76,7 @@ export default function Bitbucket(options: OAuthUserConfig<BitbucketProfile> = {
           const chosen = values.find((e) => e.is_primary && e.is_confirmed) ?? values.find((e) => e.is_confirmed);
           profile.email = chosen?.email ?? null;
         }
-        return profile as unknown as Profile;
+        return profile;
       },
     },
     profile(profile) {

@@ -55,7 +55,8 @@ export interface EndpointHandler<Context = never, Result = never> {
 
 export type AuthorizationEndpointHandler = EndpointHandler;
 export type TokenEndpointHandler = EndpointHandler<TokenRequestContext, { tokens: TokenSet }>;
-export type UserinfoEndpointHandler = EndpointHandler<UserinfoRequestContext, Profile>;
+/** A userinfo endpoint; a custom `request` answers the provider's own profile type. */
+export type UserinfoEndpointHandler<P = Profile> = EndpointHandler<UserinfoRequestContext, P>;
 
 /** Maps the provider's profile to a User. */
 export type ProfileCallback<P> = (profile: P, tokens: TokenSet) => Awaitable<User>;
@@ -107,7 +108,7 @@ export interface OAuth2Config<P> {
   wellKnown?: string;
   authorization?: string | AuthorizationEndpointHandler;
   token?: string | TokenEndpointHandler;
-  userinfo?: string | UserinfoEndpointHandler;
+  userinfo?: string | UserinfoEndpointHandler<P>;
   profile?: ProfileCallback<P>;
   account?: AccountCallback;
   /** @default ["pkce"] */

@@ -86,7 +86,7 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   if (req.method !== "POST") return { redirect: `${ctx.authUrl}/signin`, cookies: ctx.cookies };
   ctx.requireCsrf("The credentials form");
 
-  const credentials = { ...req.body } as Record<string, unknown>;
+  const credentials: Record<string, unknown> = { ...req.body };
   const identifier = attemptIdentifier(ctx, provider, credentials);
   noteSignInAttempt(ctx, { identifier });
   const attempt = await reserveCredentialsAttempt(req, ctx, provider.id, identifier);
@@ -108,8 +108,9 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   // often is never limited, while every failure keeps its count.
   await attempt.succeeded();
   const database = ctx.config.session.strategy === "database";
-  const signedIn: User = { ...user, id: database ? storedId(provider, user) : (user.id?.toString() ?? randomUUID()) };
-  const account: Account = { providerAccountId: signedIn.id as string, type: "credentials", provider: provider.id };
+  const id = database ? storedId(provider, user) : (user.id?.toString() ?? randomUUID());
+  const signedIn: User = { ...user, id };
+  const account: Account = { providerAccountId: id, type: "credentials", provider: provider.id };
 
   const redirect = await askSignIn(ctx, { user: signedIn, account, credentials });
   if (redirect) return { redirect, cookies: ctx.cookies };

@@ -1,7 +1,6 @@
 import type { Adapter, AdapterUser } from "../../../adapters.js";
 import { AuthError, EmailSignInError, Verification } from "../../../errors.js";
 import type { Account, ResponseInternal } from "../../../shapes/data.js";
-import type { EmailConfig } from "../../../shapes/email.js";
 import { reserveEmailSend } from "../../attempts.js";
 import { noteSignInAttempt } from "../../audit/sign-in.js";
 import { bindLink, linkOpenedWhereAsked } from "../../binding.js";
@@ -120,7 +119,7 @@ export async function sendSignInLink(
       identifier,
       url,
       expires,
-      provider: provider as EmailConfig,
+      provider,
       token,
       code,
       theme: ctx.config.theme,

@@ -150,7 +150,7 @@ export async function conformed(provider: OAuthProvider, response: Response): Pr
 }
 
 /** A plain token set: `token_type` lowercased, `expires_at` computed from `expires_in`. */
-export function normalizeTokens(raw: Record<string, unknown>): TokenSet {
+export function normalizeTokens(raw: object): TokenSet {
   const tokens: TokenSet = { ...raw };
   if (typeof tokens.token_type === "string") tokens.token_type = tokens.token_type.toLowerCase();
   if (tokens.expires_in !== undefined && tokens.expires_in !== null) {
@@ -216,7 +216,7 @@ export async function completeAuthorization(
         redirect_uri: redirectUri,
         fetch: providerFetch(provider),
       });
-      tokenResponse = asTokenResponse(normalizeTokens(custom as Record<string, unknown>));
+      tokenResponse = asTokenResponse(normalizeTokens(custom));
     } else {
       const auth = clientAuthentication(provider);
       const additionalParameters: Record<string, string> = {};
@@ -231,9 +231,9 @@ export async function completeAuthorization(
         redirectUri,
         checks.code_verifier ?? o.nopkce,
         {
-          ...httpOptions(provider, as.token_endpoint),
+          ...httpOptions<"POST", URLSearchParams>(provider, as.token_endpoint),
           additionalParameters,
-        } as o.TokenEndpointRequestOptions,
+        },
       );
     }
     tokenResponse = await conformed(provider, tokenResponse);
@@ -278,7 +278,7 @@ export async function completeAuthorization(
         as,
         client,
         accessToken,
-        httpOptions(provider, as.userinfo_endpoint) as o.UserInfoRequestOptions,
+        httpOptions<"GET", undefined>(provider, as.userinfo_endpoint),
       );
       if (isOidc && idClaims) {
         profile = (await o.processUserInfoResponse(as, client, idClaims.sub, userinfo)) as Profile;
@@ -472,11 +472,7 @@ async function verifyIdTokenSignature(
       `it is signed with ${alg}, and the provider publishes no keys (\`jwks_uri\`) to check it against; give the provider its \`issuer\` so they are discovered`,
     );
   }
-  await o.validateApplicationLevelSignature(
-    as,
-    tokenResponse,
-    httpOptions(provider, as.jwks_uri) as o.ValidateSignatureOptions,
-  );
+  await o.validateApplicationLevelSignature(as, tokenResponse, httpOptions<"GET", undefined>(provider, as.jwks_uri));
 }
 
 /** The `alg` of a compact JWS header, or "" when it cannot be read. */

@@ -98,9 +98,13 @@ export async function refreshGrant(
     const client = clientOf(provider);
     const response = await conformed(
       provider,
-      await o.refreshTokenGrantRequest(as, client, clientAuthentication(provider), refreshToken, {
-        ...httpOptions(provider, as.token_endpoint, deadline),
-      } as o.TokenEndpointRequestOptions),
+      await o.refreshTokenGrantRequest(
+        as,
+        client,
+        clientAuthentication(provider),
+        refreshToken,
+        httpOptions<"POST", URLSearchParams>(provider, as.token_endpoint, deadline),
+      ),
     );
     const processed = await processAnswer(provider, as, client, response, expected);
     const tokens = normalizeTokens({ ...processed });

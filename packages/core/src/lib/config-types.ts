@@ -10,7 +10,6 @@ import type { OAuthConfigInternal } from "../providers/oauth.js";
 import type { TOTPConfig } from "../providers/totp.js";
 import type { WebAuthnConfig } from "../providers/webauthn.js";
 import type { RefreshStore } from "../refresh-store.js";
-import type { AuditEvent } from "../shapes/audit.js";
 import type { CookieOption, LoggerInstance, PagesOptions, Profile, Theme, TokenSet } from "../shapes/data.js";
 import type { EmailConfig } from "../shapes/email.js";
 import type { JWTOptions } from "../shapes/jwt.js";
@@ -81,11 +80,6 @@ export interface ConfigCaches {
   readonly refreshes: Map<string, Promise<RefreshOutcome>>;
   /** Per-user queues of account unlinks in progress (see sessions.ts); an entry lives while one runs. */
   readonly unlinks: Map<string, Promise<void>>;
-  /**
-   * Audit events a resolution found (a secret rotation) and left for the first request to record
-   * (`recordPendingAudit`): resolving a configuration does no I/O.
-   */
-  readonly pendingAudit: AuditEvent[];
 }
 
 /** The configuration after validation: defaults filled in, keys derived, deeply frozen. */

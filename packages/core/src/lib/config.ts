@@ -19,7 +19,7 @@ import type { CookieOption, LoggerInstance } from "../shapes/data.js";
 import type { JWT } from "../shapes/jwt.js";
 import type { AuthConfig, CallbacksOptions, EventCallbacks, SessionOptions } from "../types.js";
 import { missingExtensions } from "./adapter-extensions.js";
-import { resolveAudit, secretRotation, withAuditedEvents } from "./audit/record.js";
+import { noteSecretRotation, resolveAudit, withAuditedEvents } from "./audit/record.js";
 import type { Env, InternalProvider, OAuthProviderInternal, ResolvedConfig } from "./config-types.js";
 import { type CookieRole, defaultCookies } from "./cookies.js";
 import { deriveCsrfKeys } from "./csrf.js";
@@ -530,7 +530,6 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
       warned: new Set(),
       refreshes: new Map(),
       unlinks: new Map(),
-      pendingAudit: [],
     },
   };
   // `audit` holds the application's store and a counter store: kept as they are, like the adapter.
@@ -670,8 +669,7 @@ export function resolveConfig(config: AuthConfig, env?: Env): ResolvedConfig {
   if (hit && sameSecret(config.secret, hit.secret) && sameSecret(config.jwt?.secret, hit.jwtSecret))
     return hit.resolved;
   const resolved = buildConfig(config, env);
-  const rotation = secretRotation(config, resolved);
-  if (rotation && resolved.audit) resolved.caches.pendingAudit.push(rotation);
+  noteSecretRotation(config, resolved);
   if (!entries) {
     entries = {};
     cache.set(config, entries);

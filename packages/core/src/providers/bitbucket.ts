@@ -16,6 +16,7 @@
  * @module providers/bitbucket
  */
 import { customFetch } from "../lib/symbols.js";
+import type { Profile } from "../shapes/data.js";
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js";
 
 interface BitbucketLink {
@@ -76,7 +77,7 @@ export default function Bitbucket(options: OAuthUserConfig<BitbucketProfile> = {
           const chosen = values.find((e) => e.is_primary && e.is_confirmed) ?? values.find((e) => e.is_confirmed);
           profile.email = chosen?.email ?? null;
         }
-        return profile;
+        return profile as unknown as Profile;
       },
     },
     profile(profile) {

@@ -17,6 +17,7 @@
  * @module providers/dropbox
  */
 import { customFetch } from "../lib/symbols.js";
+import type { Profile } from "../shapes/data.js";
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js";
 
 /** The `FullAccount` of `POST /2/users/get_current_account`. */
@@ -65,7 +66,7 @@ export default function Dropbox(options: OAuthUserConfig<DropboxProfile> = {}): 
           headers: { Authorization: `Bearer ${tokens.access_token}` },
         });
         if (!response.ok) throw new Error(`Dropbox: get_current_account answered ${response.status}`);
-        return (await response.json()) as DropboxProfile;
+        return (await response.json()) as Profile;
       },
     },
     profile(profile) {

@@ -18,6 +18,7 @@
  * @module providers/github
  */
 import { customFetch } from "../lib/symbols.js";
+import type { Profile } from "../shapes/data.js";
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js";
 
 /** The user of the GitHub REST API (`GET /user`). */
@@ -97,7 +98,7 @@ export default function GitHub(options: GitHubOptions = {}): OAuthConfig<GitHubP
         if (!profile.email) profile.email = (verified.find((e) => e.primary) ?? verified[0])?.email ?? null;
         const address = profile.email?.toLowerCase();
         profile.email_verified = !!address && verified.some((e) => e.email?.toLowerCase() === address);
-        return profile;
+        return profile as unknown as Profile;
       },
     },
     profile(profile) {

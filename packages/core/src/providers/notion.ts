@@ -14,6 +14,7 @@
  * @module providers/notion
  */
 import { customFetch } from "../lib/symbols.js";
+import type { Profile } from "../shapes/data.js";
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js";
 
 /** A Notion user of type `person` (https://developers.notion.com/reference/user). */
@@ -59,7 +60,7 @@ export default function Notion(options: OAuthUserConfig<NotionProfile> = {}): OA
         const bot = (await response.json()) as { bot?: { owner?: { type: string; user?: NotionProfile } } };
         const user = bot.bot?.owner?.user;
         if (!user) throw new Error("Notion: the integration is not owned by a user (owner must be `user`)");
-        return user;
+        return user as unknown as Profile;
       },
     },
     profile(profile) {

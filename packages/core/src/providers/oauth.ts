@@ -55,8 +55,7 @@ export interface EndpointHandler<Context = never, Result = never> {
 
 export type AuthorizationEndpointHandler = EndpointHandler;
 export type TokenEndpointHandler = EndpointHandler<TokenRequestContext, { tokens: TokenSet }>;
-/** A userinfo endpoint; a custom `request` answers the provider's own profile type. */
-export type UserinfoEndpointHandler<P = Profile> = EndpointHandler<UserinfoRequestContext, P>;
+export type UserinfoEndpointHandler = EndpointHandler<UserinfoRequestContext, Profile>;
 
 /** Maps the provider's profile to a User. */
 export type ProfileCallback<P> = (profile: P, tokens: TokenSet) => Awaitable<User>;
@@ -108,7 +107,7 @@ export interface OAuth2Config<P> {
   wellKnown?: string;
   authorization?: string | AuthorizationEndpointHandler;
   token?: string | TokenEndpointHandler;
-  userinfo?: string | UserinfoEndpointHandler<P>;
+  userinfo?: string | UserinfoEndpointHandler;
   profile?: ProfileCallback<P>;
   account?: AccountCallback;
   /** @default ["pkce"] */

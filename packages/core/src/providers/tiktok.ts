@@ -28,7 +28,7 @@
  * @module providers/tiktok
  */
 import { customFetch } from "../lib/symbols.js";
-import type { TokenSet } from "../shapes/data.js";
+import type { Profile, TokenSet } from "../shapes/data.js";
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js";
 
 /** The answer of `GET /v2/user/info/`. */
@@ -189,7 +189,7 @@ export default function TikTok(options: TikTokOptions = {}): OAuthConfig<TikTokP
           const { code = `status ${response.status}`, message = "", log_id = "" } = profile.error ?? {};
           throw new Error(`TikTok user info request failed: ${code} ${message} (log_id ${log_id})`);
         }
-        return profile;
+        return profile as unknown as Profile;
       },
     },
     // Login Kit for Web documents `state`; PKCE is specified for its desktop and mobile kits only.

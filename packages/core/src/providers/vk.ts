@@ -30,6 +30,7 @@
  * @module providers/vk
  */
 import { customFetch } from "../lib/symbols.js";
+import type { Profile } from "../shapes/data.js";
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js";
 
 type Flag = 0 | 1;
@@ -346,7 +347,7 @@ export default function VK(options: VkOptions = {}): OAuthConfig<VkProfile> {
           throw new Error(`VK users.get failed: ${reason}`);
         }
         if (typeof tokens.email === "string") user.email = tokens.email;
-        return user;
+        return user as unknown as Profile;
       },
     },
     client: { token_endpoint_auth_method: "client_secret_post" },

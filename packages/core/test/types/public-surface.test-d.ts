@@ -23,12 +23,6 @@ const github = GitHub({
 expectTypeOf(github).toEqualTypeOf<OAuthConfig<GitHubProfile>>();
 expectTypeOf(Google({ clientId: "id" })).toEqualTypeOf<OIDCConfig<GoogleProfile>>();
 
-// A custom userinfo request answers the provider's own profile type.
-declare const githubProfile: GitHubProfile;
-GitHub({ userinfo: { url: "https://api.github.com/user", request: async () => githubProfile } });
-// @ts-expect-error an answer that is not the provider's profile is refused
-GitHub({ userinfo: { url: "https://api.github.com/user", request: async () => ({ login: 42 }) } });
-
 // A misspelt option is refused (Auth.js's spelling is `clientId`).
 // @ts-expect-error `clientID` is no option of GitHub
 GitHub({ clientID: "id" });

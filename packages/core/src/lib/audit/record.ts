@@ -309,33 +309,42 @@ function fingerprints(secrets: readonly string[]): string[] {
 // entries of the configuration cache (with and without the environment) resolve it again.
 const seenSecrets = new WeakMap<AuthConfig, string[]>();
 
+// A rotation found by a resolution, waiting for the first request (of any entry of the cache,
+// with or without the environment) to record it: resolving a configuration does no I/O.
+const pendingRotations = new WeakMap<AuthConfig, AuditEvent>();
+
 /**
- * Called with every fresh resolution of `owner`: the `secret.rotated` event to record when its
- * secrets (or `jwt.secret`) differ from those of the previous resolution, else null (always null
- * the first time). Records nothing itself: resolving a configuration does no I/O, so the event
- * waits in `caches.pendingAudit` for the first request (`recordPendingAudit`).
+ * Called with every fresh resolution of `owner`: when its secrets (or `jwt.secret`) differ from
+ * those of the previous resolution (never the first time), notes the `secret.rotated` event for
+ * the first request to record ({@link recordPendingAudit}). Records nothing itself.
  */
-export function secretRotation(owner: AuthConfig, config: AuditedConfig): AuditEvent | null {
+export function noteSecretRotation(owner: AuthConfig, config: AuditedConfig): void {
   const current = fingerprints([...new Set([...config.secrets, ...config.jwt.secrets])]);
   const previous = seenSecrets.get(owner);
   seenSecrets.set(owner, current);
-  if (!previous || previous.join() === current.join()) return null;
-  return { type: "secret.rotated", at: new Date(), fingerprints: current, previousFingerprints: previous };
+  if (!previous || previous.join() === current.join() || !config.audit) return;
+  pendingRotations.set(owner, {
+    type: "secret.rotated",
+    at: new Date(),
+    fingerprints: current,
+    previousFingerprints: previous,
+  });
 }
 
 /**
- * Records, once, the events a resolution left for the first request (a secret rotation), in the
- * background: the request does not wait for the store.
+ * Records, once, a secret rotation a resolution of the application's configuration noted, in
+ * the background: the request does not wait for the store.
  *
  * @example
  * ```ts
  * recordPendingAudit(resolveConfig(config, env))
  * ```
  */
-export function recordPendingAudit(config: AuditedConfig & { readonly caches: { pendingAudit: AuditEvent[] } }): void {
-  const pending = config.caches.pendingAudit;
-  if (pending.length === 0) return;
-  for (const event of pending.splice(0)) void recordAudit(config, event);
+export function recordPendingAudit(config: AuditedConfig & { readonly source: AuthConfig }): void {
+  const event = pendingRotations.get(config.source);
+  if (!event) return;
+  pendingRotations.delete(config.source);
+  void recordAudit(config, event);
 }
 
 /**

@@ -17,7 +17,7 @@
  * ```
  * @module access-token
  */
-import type { Adapter } from "./adapters.js";
+
 import {
   AccessTokenError,
   AuthError,
@@ -28,12 +28,14 @@ import {
   ResponseAlreadySent,
 } from "./errors.js";
 import type { JWT } from "./jwt.js";
-import type { ResolvedConfig } from "./lib/config.js";
+import { hasMethods } from "./lib/adapter-for.js";
+import type { RefreshOutcome, ResolvedConfig } from "./lib/config-types.js";
 import { readChunkedCookie, serializeCookie } from "./lib/cookies.js";
 import type { Env } from "./lib/env.js";
+import { errorOf } from "./lib/error-of.js";
 import type { IdTokenSubject } from "./lib/flows/oauth/code-exchange.js";
 import type { OAuthProvider } from "./lib/flows/oauth/discovery.js";
-import { type RefreshOutcome, refreshGrant } from "./lib/flows/oauth/refresh.js";
+import { refreshGrant } from "./lib/flows/oauth/refresh.js";
 import { warnOnce } from "./lib/logger.js";
 import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
 import { refreshTokenHint } from "./lib/refresh/hints.js";
@@ -133,7 +135,7 @@ function oauthProvider(config: ResolvedConfig, id: string): OAuthProvider {
   if (!provider || (provider.type !== "oauth" && provider.type !== "oidc")) {
     throw new InvalidProvider(`getAccessToken: no OAuth or OpenID Connect provider with the id ${JSON.stringify(id)}`);
   }
-  return provider as unknown as OAuthProvider;
+  return provider;
 }
 
 /**
@@ -162,7 +164,7 @@ async function refreshOnce(
           // waiting requests); failing here would lose the only copy of the new refresh token.
           config.logger.error(
             new AccessTokenError(`The refreshed tokens of provider "${provider.id}" could not be stored`, {
-              err: e as Error,
+              err: errorOf(e),
               provider: provider.id,
             }),
           );
@@ -174,7 +176,7 @@ async function refreshOnce(
     );
   } catch (e) {
     throw new AccessTokenError(`The refresh of provider "${provider.id}" could not be coordinated`, {
-      err: e as Error,
+      err: errorOf(e),
       provider: provider.id,
     });
   }
@@ -313,18 +315,17 @@ async function fromAccount(
   skew: number,
   options: GetAccessTokenOptions,
 ): Promise<AccessToken | null> {
-  const adapter = config.adapter as Adapter;
-  const missing = (["getSessionAndUser", "getAccountsByUserId", "updateAccount"] as const).filter(
-    (m) => typeof adapter[m] !== "function",
-  );
-  if (missing.length) {
+  const methods = ["getSessionAndUser", "getAccountsByUserId", "updateAccount"] as const;
+  const adapter = config.adapter;
+  if (!hasMethods(adapter, ...methods)) {
+    const missing = methods.filter((m) => typeof adapter?.[m] !== "function");
     throw new MissingAdapterMethods(`getAccessToken needs these adapter methods: ${missing.join(", ")}.`);
   }
   const sessionToken = cookies[cookie.name];
   if (!sessionToken) return null;
-  const found = await (adapter as Required<Adapter>).getSessionAndUser(sessionToken);
+  const found = await adapter.getSessionAndUser(sessionToken);
   if (!found || found.session.expires.valueOf() < Date.now()) return null;
-  const accounts = (await (adapter as Required<Adapter>).getAccountsByUserId(found.user.id)).filter(
+  const accounts = (await adapter.getAccountsByUserId(found.user.id)).filter(
     (a) =>
       a.provider === provider.id &&
       (options.providerAccountId === undefined || a.providerAccountId === options.providerAccountId),
@@ -348,7 +349,7 @@ async function fromAccount(
   // kept: a provider's `account()` that drops it) the provider's account id.
   const subject: IdTokenSubject = idTokenSubjectOf(account.id_token) ?? { sub: account.providerAccountId };
   const outcome = await refreshOnce(config, provider, refreshToken, subject, async (result) => {
-    const update = (adapter as Required<Adapter>).updateAccount;
+    const update = adapter.updateAccount;
     // Compare-and-set on the refresh token that was redeemed: a newer one (a sign-in meanwhile)
     // is never overwritten.
     if (result.ok) await update({ ...identity, ...tokenFields(result.tokens) }, { refresh_token: refreshToken });

@@ -24,8 +24,8 @@ export interface AdapterUser extends User {
   emailVerified: Date | null;
 }
 
-/** The provider types an account can be stored for. */
-export type AdapterAccountType = Extract<ProviderType, "oauth" | "oidc" | "email" | "webauthn">;
+/** The provider types an account can be stored for (credentials: the `databaseSessions` opt-in). */
+export type AdapterAccountType = Extract<ProviderType, "oauth" | "oidc" | "email" | "webauthn" | "credentials">;
 
 /** An account as stored, linked to its user. */
 export interface AdapterAccount extends Account {

@@ -11,7 +11,7 @@
  *
  * @module internal
  */
-import type { Env } from "./lib/config.js";
+import type { Env } from "./lib/config-types.js";
 import type { SessionRequest } from "./lib/pipeline.js";
 import * as core from "./sessions.js";
 import type { AuthConfig } from "./types.js";

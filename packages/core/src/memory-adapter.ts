@@ -150,7 +150,7 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
   let anonymous = 0;
   // Replaced (not changed in place) by deleteAuditEvents, so read through the store each time.
   store.auditEvents ??= [];
-  const auditEvents = () => store.auditEvents as StoredAuditEvent[];
+  const auditEvents = () => (store.auditEvents ??= []);
 
   function findUserByEmail(email: string): AdapterUser | undefined {
     for (const user of users.values()) if (user.email === email) return user;

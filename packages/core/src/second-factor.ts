@@ -26,7 +26,8 @@
 import qrcode from "qrcode-generator";
 import { AuthError, InvalidConfiguration, RateLimited } from "./errors.js";
 import { reserveSecondFactorAttempt } from "./lib/attempts.js";
-import { type Env, type ResolvedConfig, resolveConfig } from "./lib/config.js";
+import { resolveConfig } from "./lib/config.js";
+import type { Env, ResolvedConfig } from "./lib/config-types.js";
 import type { Context } from "./lib/context.js";
 import {
   canonicalBackupCode,

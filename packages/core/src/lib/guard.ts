@@ -1,6 +1,6 @@
 import type { ResponseInternal, Session } from "../shapes/data.js";
 import type { AuthConfig } from "../types.js";
-import type { Env } from "./config.js";
+import type { Env } from "./config-types.js";
 import { authenticationOf, type SessionRequest } from "./pipeline.js";
 import { withQuery } from "./url.js";
 

@@ -1,5 +1,6 @@
 import { inspect } from "node:util";
 import type { LoggerInstance } from "../shapes/data.js";
+import { fieldOf } from "./merge.js";
 
 /** Warnings Latchkey logs through `logger.warn`. */
 export type WarningCode =
@@ -71,9 +72,7 @@ const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
  * ```
  */
 export function escapeForLog(text: string): string {
-  return text.replace(UNSAFE_IN_LOG, (c) =>
-    Object.hasOwn(NAMED, c) ? (NAMED[c] as string) : `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, "0")}`,
-  );
+  return text.replace(UNSAFE_IN_LOG, (c) => NAMED[c] ?? `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`);
 }
 
 /** Any value as one escaped line: strings as they are, everything else as `util.inspect` shows it. */
@@ -105,14 +104,14 @@ function stackLines(err: Error): string[] {
 export function createLogger(custom: Partial<LoggerInstance> | undefined, debug: boolean): LoggerInstance {
   const logger: LoggerInstance = {
     error(error) {
-      const type = (error as { type?: string }).type ?? error.name;
-      let cause = (error as { cause?: unknown }).cause;
-      const firstErr = cause instanceof Error ? cause : (cause as { err?: unknown } | undefined)?.err;
+      const type = fieldOf(error, "type") ?? error.name;
+      let cause = fieldOf(error, "cause");
+      const firstErr = cause instanceof Error ? cause : fieldOf(cause, "err");
       // Details without an underlying error (a provider's error answer, say) stay on the same line.
       const details = cause !== undefined && !(firstErr instanceof Error) ? ` ${oneLine(cause)}` : "";
       console.error(`[latchkey][error] ${oneLine(String(type))}: ${oneLine(error.message)}${details}`);
       for (let depth = 0; cause && depth < 5; depth++) {
-        const err = cause instanceof Error ? cause : (cause as { err?: unknown }).err;
+        const err = cause instanceof Error ? cause : fieldOf(cause, "err");
         if (!(err instanceof Error)) {
           // The first level's details are already on the error's line.
           if (depth > 0) console.error(`[latchkey][cause] ${oneLine(cause)}`);
@@ -120,7 +119,7 @@ export function createLogger(custom: Partial<LoggerInstance> | undefined, debug:
         }
         const [header, ...frames] = stackLines(err);
         console.error([`[latchkey][cause] ${header}`, ...frames].join("\n"));
-        cause = (err as { cause?: unknown }).cause;
+        cause = err.cause;
       }
     },
     warn(code, detail) {

@@ -7,7 +7,9 @@
 import { AuthError, UnknownAction, UntrustedHost } from "../errors.js";
 import type { CookieOption, ResponseInternal, Session } from "../shapes/data.js";
 import type { AuthConfig } from "../types.js";
-import { cookiesFor, type Env, type ResolvedConfig, resolveConfig } from "./config.js";
+import { recordPendingAudit } from "./audit/record.js";
+import { cookiesFor, resolveConfig } from "./config.js";
+import type { Env, ResolvedConfig } from "./config-types.js";
 import { parseCookieHeader } from "./cookies.js";
 import {
   badRequest,
@@ -107,7 +109,10 @@ function originOf(config: ResolvedConfig, protocol: string, host: string | null 
   }
   const entry = { origin: url.origin, trusted: config.trustHost || isLoopbackHost(url.hostname) };
   const { origins } = config.caches;
-  if (origins.size >= ORIGIN_CACHE_LIMIT) origins.delete(origins.keys().next().value as string);
+  if (origins.size >= ORIGIN_CACHE_LIMIT) {
+    const [oldest] = origins.keys();
+    if (oldest !== undefined) origins.delete(oldest);
+  }
   origins.set(key, entry);
   return entry;
 }
@@ -169,6 +174,7 @@ export async function serve(
     return finish(unresolvedConfigResponse(e, config, { method: incoming.method, pathname, origin, callbackUrl }));
   }
 
+  recordPendingAudit(resolved);
   if (incoming.clientIpForgeable) warnOnce(resolved, "trust-proxy-all");
   let origin: { origin: string; trusted: boolean };
   try {
@@ -304,6 +310,7 @@ export function sessionCookieOf(
   options: Pick<ServeOptions, "env"> = {},
 ): { resolved: ResolvedConfig; cookie: CookieOption | null; cookies: Record<string, string> } {
   const resolved = resolveConfig(config, options.env);
+  recordPendingAudit(resolved);
   let origin: { origin: string; trusted: boolean };
   try {
     origin = originOf(resolved, request.protocol, request.host);

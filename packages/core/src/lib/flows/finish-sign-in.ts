@@ -6,6 +6,7 @@ import type { JWT } from "../../shapes/jwt.js";
 import { recordSignInSuccess } from "../audit/sign-in.js";
 import type { Context } from "../context.js";
 import { clearChunkedCookie } from "../cookies.js";
+import { errorOf } from "../error-of.js";
 import { providerTokensOf } from "../refresh/tokens.js";
 import type { RequestInternal } from "../request.js";
 import { describeUserAgent } from "../session/device.js";
@@ -13,10 +14,6 @@ import { keepSessionIdentity, sessionTokenCookies } from "../session/jwt-strateg
 import { databaseSessionId } from "../session/session-id.js";
 import { withQuery } from "../url.js";
 import { holdForSecondFactor, methodOf, totpProviderOf } from "./second-factor/pending.js";
-
-// Sign-ins held for a second factor in this request: `landing` sends them to the code page.
-// Keyed by the request's context, so the flows that call `startSession` need no other change.
-const heldForSecondFactor = new WeakMap<Context, string>();
 
 /**
  * Asks the `signIn` callback. Returns nothing to continue, or the URL it redirected to (already
@@ -37,7 +34,7 @@ export async function askSignIn(
     verdict = await ctx.config.callbacks.signIn(params);
   } catch (e) {
     if (e instanceof AuthError) throw e;
-    throw new AccessDenied(e as Error);
+    throw new AccessDenied(errorOf(e));
   }
   if (!verdict) throw new AccessDenied("The signIn callback refused the user");
   if (typeof verdict !== "string") return undefined;
@@ -50,8 +47,9 @@ export async function askSignIn(
  *
  * With a TOTP provider configured, the session records its methods (`amr`: the first factor's,
  * or `params.amr` from the second-factor check), and a user with an active second factor gets no
- * session here: the sign-in is held in the pending cookie and `landing` sends them to the code
- * page. False only when `params.revokedSince` ended the new session before its cookie was written.
+ * session here: the sign-in is held in the pending cookie, the code page noted on the context
+ * (`ctx.heldForSecondFactor`), and `landing` sends them there. False only when
+ * `params.revokedSince` ended the new session before its cookie was written.
  */
 export async function startSession(
   req: RequestInternal,
@@ -79,7 +77,7 @@ export async function startSession(
     if (!params.amr) {
       const codePage = await holdForSecondFactor(req, ctx, totp, { user, account, profile, isNewUser, amr });
       if (codePage) {
-        heldForSecondFactor.set(ctx, codePage);
+        ctx.heldForSecondFactor = codePage;
         return true;
       }
     }
@@ -182,7 +180,7 @@ export async function startSession(
  * first time a user signs in, the callback URL otherwise.
  */
 export function landing(ctx: Context, callbackUrl: string, isNewUser: boolean): ResponseInternal {
-  const codePage = heldForSecondFactor.get(ctx);
+  const codePage = ctx.heldForSecondFactor;
   if (codePage) return { redirect: codePage, cookies: ctx.cookies };
   const newUserPage = ctx.config.pages.newUser;
   if (!isNewUser || !newUserPage) return { redirect: callbackUrl, cookies: ctx.cookies };

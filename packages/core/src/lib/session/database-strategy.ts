@@ -1,5 +1,5 @@
-import type { Adapter } from "../../adapters.js";
-import type { ResolvedConfig } from "../config.js";
+import { adapterFor } from "../adapter-for.js";
+import type { ResolvedConfig } from "../config-types.js";
 import { expiredCookie } from "../cookies.js";
 import { warnOnce } from "../logger.js";
 import { amrOf } from "./jwt-strategy.js";
@@ -12,7 +12,7 @@ import type { SessionRead, SessionReadOptions } from "./read.js";
  */
 export async function readDatabaseSession(config: ResolvedConfig, options: SessionReadOptions): Promise<SessionRead> {
   const { cookies: requestCookies, cookie, update } = options;
-  const adapter = config.adapter as Required<Adapter>;
+  const adapter = adapterFor(config, "getSessionAndUser", "deleteSession", "updateSession");
   const sessionToken = requestCookies[cookie.name];
   if (!sessionToken) return { session: null, cookies: [] };
 

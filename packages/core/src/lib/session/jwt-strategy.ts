@@ -1,8 +1,9 @@
 import { JWTSessionError, SessionCookieTooLarge } from "../../errors.js";
 import type { Cookie, Session } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
-import type { ResolvedConfig } from "../config.js";
+import type { ResolvedConfig } from "../config-types.js";
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../cookies.js";
+import { errorOf } from "../error-of.js";
 import { openTokenWithReason, sealToken } from "../jwe.js";
 import { warnOnce } from "../logger.js";
 import type { SessionRead, SessionReadOptions } from "./read.js";
@@ -46,7 +47,10 @@ function openWithCache(config: ResolvedConfig, raw: string, salt: string): JWT |
     return null;
   }
   const { claims } = result;
-  if (cache.size >= OPENED_LIMIT) cache.delete(cache.keys().next().value as string);
+  if (cache.size >= OPENED_LIMIT) {
+    const [oldest] = cache.keys();
+    if (oldest !== undefined) cache.delete(oldest);
+  }
   cache.set(key, { json: JSON.stringify(claims), exp: typeof claims.exp === "number" ? claims.exp : undefined });
   return claims;
 }
@@ -73,7 +77,7 @@ async function decodeWithCallback(config: ResolvedConfig, raw: string, salt: str
   try {
     return (await config.jwt.decode?.({ token: raw, secret: [...config.jwt.secrets], salt })) ?? null;
   } catch (e) {
-    config.logger.error(new JWTSessionError("The session token could not be decoded", { err: e as Error }));
+    config.logger.error(new JWTSessionError("The session token could not be decoded", { err: errorOf(e) }));
     return null;
   }
 }

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { AdapterUser } from "../../../adapters.js";
 import { CookieTooLarge } from "../../../errors.js";
 import type { Account, Profile, User } from "../../../shapes/data.js";
-import type { ResolvedConfig } from "../../config.js";
+import type { ResolvedConfig } from "../../config-types.js";
 import type { Context } from "../../context.js";
 import { readChunkedCookie, writeChunkedCookie } from "../../cookies.js";
 import { openToken, sealToken } from "../../jwe.js";

@@ -58,6 +58,9 @@ export function toIncoming(req: ExpressRequestLike): IncomingRequest {
         : undefined;
     },
     clientIp: clientAddressOf(req),
+    // Express read the request as http although it says https: its proxy is not trusted.
+    forwardedProtoIgnored:
+      protocolOf(req) === "http" && /^\s*https\s*(,|$)/i.test(nodeHeader(req, "x-forwarded-proto") ?? ""),
     mountPath: mountPath(req),
     webHeaders: () => nodeWebHeaders(req),
   };

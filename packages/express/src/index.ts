@@ -18,8 +18,9 @@
  */
 import type { ServerResponse } from "node:http";
 import type { AuthConfig, Session } from "@latchkey/core";
-import { guard, serve, sessionOf, writeNodeResponse } from "@latchkey/core/internal";
+import { guard, serve, sessionOf, warnOnceFor, writeNodeResponse } from "@latchkey/core/internal";
 import { type ExpressRequestLike, sessionRequest, toIncoming } from "./convert.js";
+import { markHandler, mountOf, noteMount } from "./mount.js";
 
 export { customFetch, skipCSRFCheck } from "@latchkey/core";
 export * from "@latchkey/core/errors";
@@ -43,15 +44,16 @@ type Next = (error?: unknown) => void;
  * ```
  */
 export function ExpressAuth(config: AuthConfig) {
-  return async function latchkey(req: ExpressRequestLike, res: ServerResponse, next: Next): Promise<void> {
+  return markHandler(async function latchkey(req: ExpressRequestLike, res: ServerResponse, next: Next): Promise<void> {
     try {
       const incoming = toIncoming(req);
+      noteMount(config, incoming.mountPath);
       incoming.clientIpForgeable = req.app?.get("trust proxy") === true;
       writeNodeResponse(res, await serve(incoming, config, { env: process.env }));
     } catch (e) {
       next(e);
     }
-  };
+  }, config);
 }
 
 /**
@@ -119,7 +121,9 @@ export function requireAuth<C extends AuthConfig>(
   return async function requireSession(req: ExpressRequestLike, res: WithSession<SessionOf<C>>, next: Next) {
     try {
       const url = req.originalUrl ?? req.url ?? "/";
-      const result = await check({ ...sessionRequest(req), accept: req.headers.accept, url }, { env: process.env });
+      const mountPath = options.signInPage === undefined ? signInMount(req, config) : undefined;
+      const request = { ...sessionRequest(req), accept: req.headers.accept, url, mountPath };
+      const result = await check(request, { env: process.env });
       if (result.response) return writeNodeResponse(res, result.response);
       res.locals.session = result.session as SessionOf<C>;
       next();
@@ -127,4 +131,17 @@ export function requireAuth<C extends AuthConfig>(
       next(e);
     }
   };
+}
+
+/**
+ * Where `ExpressAuth(config)` is mounted when the configuration sets no `basePath` (its sign-in
+ * page is there); warns once when the application's router does not send the usual sign-in paths
+ * to it, which would otherwise redirect browsers to a 404.
+ */
+function signInMount(req: ExpressRequestLike, config: AuthConfig): string | undefined {
+  if (config.basePath !== undefined) return undefined;
+  const mount = mountOf(req.app, config);
+  if (mount !== null) return mount;
+  warnOnceFor(config, "require-auth-mount", process.env);
+  return undefined;
 }

@@ -19,7 +19,7 @@
 import type { ServerResponse } from "node:http";
 import type { AuthConfig, Session } from "@latchkey/core";
 import { guard, serve, sessionOf, warnOnceFor, writeNodeResponse } from "@latchkey/core/internal";
-import { type ExpressRequestLike, sessionRequest, toIncoming } from "./convert.js";
+import { type ExpressRequestLike, type ExpressSessionSource, sessionRequest, toIncoming } from "./convert.js";
 import { markHandler, mountOf, noteMount } from "./mount.js";
 
 export { customFetch, skipCSRFCheck } from "@latchkey/core";
@@ -94,6 +94,9 @@ export function getSession<C extends AuthConfig>(req: ExpressRequestLike, config
 // biome-ignore lint/suspicious/noExplicitAny: mirrors Express's own `locals` type for inference
 type WithSession<S> = ServerResponse & { locals: Record<string, any> & { session: S } };
 
+/** What `requireAuth` reads of a request (no `body`, no `params`: those stay Express's to infer). */
+type GuardedRequest = ExpressSessionSource & Pick<ExpressRequestLike, "originalUrl" | "url">;
+
 /**
  * Middleware for routes and routers that need a signed-in user. With one, the session is put on
  * `res.locals.session` (typed, never null, for the handlers after it). Without one, a browser is
@@ -118,7 +121,7 @@ export function requireAuth<C extends AuthConfig>(
   options: { signInPage?: string; factors?: number; amr?: string[]; factorPage?: string } = {},
 ) {
   const check = guard(config, options);
-  return async function requireSession(req: ExpressRequestLike, res: WithSession<SessionOf<C>>, next: Next) {
+  return async function requireSession(req: GuardedRequest, res: WithSession<SessionOf<C>>, next: Next) {
     try {
       const url = req.originalUrl ?? req.url ?? "/";
       const mountPath = options.signInPage === undefined ? signInMount(req, config) : undefined;
@@ -138,7 +141,7 @@ export function requireAuth<C extends AuthConfig>(
  * page is there); warns once when the application's router does not send the usual sign-in paths
  * to it, which would otherwise redirect browsers to a 404.
  */
-function signInMount(req: ExpressRequestLike, config: AuthConfig): string | undefined {
+function signInMount(req: GuardedRequest, config: AuthConfig): string | undefined {
   if (config.basePath !== undefined) return undefined;
   const mount = mountOf(req.app, config);
   if (mount !== null) return mount;

@@ -140,11 +140,7 @@ const defaultCallbackSet: CallbacksOptions = {
   redirect: defaultRedirect,
   session: ({ session }) => ({
     user: { name: session.user?.name, email: session.user?.email, image: session.user?.image },
-    // database sessions carry a Date; the client always gets an ISO string
-    expires:
-      (session.expires as unknown) instanceof Date
-        ? (session.expires as unknown as Date).toISOString()
-        : session.expires,
+    expires: session.expires,
   }),
   jwt: ({ token }: { token: JWT }) => token,
 };

@@ -56,7 +56,8 @@ a{color:var(--accent)}nav{display:flex;flex-wrap:wrap;gap:4px 16px}pre{backgroun
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:4px 8px;border-bottom:1px solid var(--muted);overflow-wrap:anywhere}
 form.inline{display:inline;margin:0}.button{display:inline-block;background:var(--accent);color:#fff;padding:8px 14px;border-radius:6px;text-decoration:none;border:0;font:inherit;cursor:pointer}
 input{font:inherit;padding:6px 8px;margin-right:8px}.alert{background:var(--muted);border-left:4px solid var(--accent);padding:8px 12px}
-.qr{background:#fff;display:inline-block;border-radius:6px}.codes{columns:2;font-family:ui-monospace,monospace}</style>
+.qr{background:#fff;display:inline-block;border-radius:6px}.codes{columns:2;font-family:ui-monospace,monospace}
+ul.mailbox{padding-left:0;list-style:none}.mail{margin-bottom:12px}.mail a,.mail .to{overflow-wrap:anywhere}</style>
 </head><body><nav><a href="/">Home</a><a href="/protected">Protected</a><a href="/account">Session &amp; accounts</a>${mail ? '<a href="/dev/mail">Mail</a>' : ""}<a href="/auth/signout?callbackUrl=%2F">Sign out</a></nav>
 <h1>${esc(title)}</h1>${body}</body></html>`;
 }
@@ -99,6 +100,7 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
   const app = express();
   app.disable("x-powered-by");
   const page = (title: string, body: string) => layout(title, body, !!mailbox);
+  const storedSessions = config.session?.strategy === "database";
   const session = async (req: Request) => (await getSession(req, config)) as DemoSession | null;
   // Under JWT sessions there is no list: `listSessions` says so with UnsupportedStrategy.
   const devicesOf = (req: Request) =>
@@ -171,7 +173,11 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
           .join(
             "",
           )}</table>${devices.length > 1 ? `<p>${button("/account/sessions/revoke-others", {}, "Sign out all other devices")}</p>` : ""}`
-      : `<p id="devices-note">This demo keeps sessions in encrypted cookies (JWT): they are not stored, so they cannot be listed or signed out one by one. Start it with <code>DEMO_SESSIONS=database</code> to list them (the password sign-in is then off).</p>`;
+      : `<p id="devices-note">This demo keeps sessions in encrypted cookies (JWT): they are not stored, so they cannot be listed or signed out one by one. Start it with <code>DEMO_SESSIONS=database</code> to store them and list them here (every sign-in method, the password included, works with either).</p>`;
+    // Which sign-ins add a linked account: a password only when its sessions are stored.
+    const noAccounts = storedSessions
+      ? "None yet: a sign-in with a provider, a passkey or the password adds one (an e-mail link or code does not)."
+      : "None yet: a sign-in with a provider or a passkey adds one (a password or an e-mail link or code does not).";
     const notice = typeof req.query.notice === "string" ? notices[req.query.notice] : undefined;
     res.send(
       page(
@@ -179,7 +185,7 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
         `${notice ? `<p id="notice"><strong>${esc(notice)}</strong></p>` : ""}
          <h2>Session</h2><p>What <code>getSession(req, config)</code> returns:</p><pre id="session">${esc(JSON.stringify(s, null, 2))}</pre>
          <h2>Signed-in devices</h2>${deviceList}
-         <h2>Linked accounts</h2>${accountRows ? `<table id="accounts"><tr><th>provider</th><th>type</th><th>account id</th><th></th></tr>${accountRows}</table>` : "<p>None yet: password sign-ins link no account.</p>"}
+         <h2>Linked accounts</h2>${accountRows ? `<table id="accounts"><tr><th>provider</th><th>type</th><th>account id</th><th></th></tr>${accountRows}</table>` : `<p id="accounts-note">${noAccounts}</p>`}
          <h2>Connect another account</h2><p>A sign-in button never links an account to the one you are signed in to; this does (a CSRF-checked <code>POST /auth/signin/&lt;provider&gt;</code> with <code>connect=true</code>, finished under this very session).</p>
          ${oauthProviders(config)
            .map(
@@ -315,7 +321,7 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
       res.send(
         page(
           "Mail",
-          `<p>The ${mailbox.messages.length} message(s) the development SMTP server (127.0.0.1:${mailbox.port}) caught, newest first. <a href="/dev/mail">Refresh</a></p><ul>${items}</ul>`,
+          `<p>The ${mailbox.messages.length} message(s) the development SMTP server (127.0.0.1:${mailbox.port}) caught, newest first. <a href="/dev/mail">Refresh</a></p><ul class="mailbox">${items}</ul>`,
         ),
       );
     });

@@ -8,11 +8,15 @@ import { randomBytes } from "node:crypto";
 import type { AuthConfig } from "@latchkey/core";
 import Credentials from "@latchkey/core/providers/credentials";
 import { SqlAdapter } from "@latchkey/sql-adapter";
+import Database from "better-sqlite3";
 import express, { type Express } from "express";
 import express4 from "express4";
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from "kysely";
+import mysql from "mysql2";
+import mysqlPromise from "mysql2/promise";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toleratesForcedDrop } from "../../adapter-test/src/services.js";
 import { ExpressAuth, requireAuth } from "../src/index.js";
 import { Jar, listen } from "./helpers.js";
 import type { Db } from "./stores.js";
@@ -41,28 +45,69 @@ const credentials = (options: { databaseSessions?: boolean } = {}) =>
     ...options,
   });
 
-describe("a database whose tables were never created (no latchkey migrate)", () => {
-  const database = `latchkey_newcomer_${randomBytes(5).toString("hex")}`;
-  const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
-  let db: Db;
+/** An empty database (no tables) of each SQL kind, and its removal. */
+const emptyDatabases: Array<[string, RegExp, () => Promise<{ db: Db; drop: () => Promise<void> }>]> = [
+  [
+    "PostgreSQL",
+    /relation "\w+" does not exist/,
+    async () => {
+      const database = `latchkey_newcomer_${randomBytes(5).toString("hex")}`;
+      const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${database}`);
+      const pool = toleratesForcedDrop(new pg.Pool({ host: "127.0.0.1", user: "postgres", database, max: 2 }));
+      const db: Db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+      return {
+        db,
+        drop: async () => {
+          await db.destroy();
+          await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+          await admin.end();
+        },
+      };
+    },
+  ],
+  [
+    "MariaDB",
+    /Table '[\w.]+' doesn't exist/,
+    async () => {
+      const database = `latchkey_newcomer_${randomBytes(5).toString("hex")}`;
+      const admin = await mysqlPromise.createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
+      await admin.query(`CREATE DATABASE ${database}`);
+      const pool = mysql.createPool({ host: "127.0.0.1", port: 3306, user: "root", database, connectionLimit: 2 });
+      const db: Db = new Kysely({ dialect: new MysqlDialect({ pool }) });
+      return {
+        db,
+        drop: async () => {
+          await db.destroy();
+          await admin.query(`DROP DATABASE IF EXISTS ${database}`);
+          await admin.end();
+        },
+      };
+    },
+  ],
+  [
+    "SQLite",
+    /no such table: \w+/,
+    async () => {
+      const db: Db = new Kysely({ dialect: new SqliteDialect({ database: new Database(":memory:") }) });
+      return { db, drop: () => db.destroy() };
+    },
+  ],
+];
+
+describe.each(emptyDatabases)("a database whose tables were never created (%s)", (_kind, driverSays, open) => {
+  let empty: { db: Db; drop: () => Promise<void> };
   beforeAll(async () => {
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${database}`);
-    db = new Kysely({
-      dialect: new PostgresDialect({ pool: new pg.Pool({ host: "127.0.0.1", user: "postgres", database, max: 2 }) }),
-    });
+    empty = await open();
   });
-  afterAll(async () => {
-    await db?.destroy();
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.end();
-  });
+  afterAll(() => empty?.drop());
 
   it("a sign-in shows the configuration error page, and the log names npx latchkey migrate <url>", async () => {
     const log = recorder();
     const config: AuthConfig = {
       secret: SECRET,
-      adapter: SqlAdapter(db as never),
+      adapter: SqlAdapter(empty.db as never),
       providers: [credentials({ databaseSessions: true })],
       logger: log.logger,
     };
@@ -81,11 +126,11 @@ describe("a database whose tables were never created (no latchkey migrate)", () 
       const page = await jar.fetch(location);
       expect(page.status).toBe(500);
       expect(await page.text()).toContain("There is a problem with the server configuration.");
-      expect(log.errors).toContainEqual(
-        expect.stringMatching(
-          /^Adapter method `\w+` failed: the database lacks a table or column Latchkey uses \(relation "\w+" does not exist\): create or update its tables with `npx latchkey migrate <database-url>`/,
-        ),
+      const logged = log.errors.find((e) => e.includes("npx latchkey migrate")) ?? "";
+      expect(logged).toMatch(
+        /^Adapter method `\w+` failed: the database lacks a table or column Latchkey uses \(.+\): create or update its tables with `npx latchkey migrate <database-url>`/,
       );
+      expect(logged).toMatch(driverSays);
       expect(jar.cookies.has("authjs.session-token")).toBe(false);
     } finally {
       await server.close();

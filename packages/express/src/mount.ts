@@ -90,5 +90,8 @@ export function mountOf(app: unknown, config: AuthConfig): string | null | undef
     return undefined;
   }
   if (!holds(stack, config)) return undefined;
-  return CANDIDATES.find((base) => reaches(stack, `${base}/signin`, config)) ?? null;
+  const found = CANDIDATES.find((base) => reaches(stack, `${base}/signin`, config));
+  // Found once, kept: the router is not walked again for this configuration.
+  if (found !== undefined) seen.set(config, found);
+  return found ?? null;
 }

@@ -76,6 +76,7 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
   const app = express();
   app.disable("x-powered-by");
   const page = (title: string, body: string) => layout(title, body, !!mailbox);
+  const storedSessions = config.session?.strategy === "database";
   const session = async (req: Request) => (await getSession(req, config)) as DemoSession | null;
   // Under JWT sessions there is no list: `listSessions` says so with UnsupportedStrategy.
   const devicesOf = (req: Request) =>
@@ -148,7 +149,11 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
           .join(
             "",
           )}</table>${devices.length > 1 ? `<p>${button("/account/sessions/revoke-others", {}, "Sign out all other devices")}</p>` : ""}`
-      : `<p id="devices-note">This demo keeps sessions in encrypted cookies (JWT): they are not stored, so they cannot be listed or signed out one by one. Start it with <code>DEMO_SESSIONS=database</code> to list them (the password sign-in is then off).</p>`;
+      : `<p id="devices-note">This demo keeps sessions in encrypted cookies (JWT): they are not stored, so they cannot be listed or signed out one by one. Start it with <code>DEMO_SESSIONS=database</code> to store them and list them here (every sign-in method, the password included, works with either).</p>`;
+    // Which sign-ins add a linked account: a password only when its sessions are stored.
+    const noAccounts = storedSessions
+      ? "None yet: a sign-in with a provider, a passkey or the password adds one (an e-mail link or code does not)."
+      : "None yet: a sign-in with a provider or a passkey adds one (a password or an e-mail link or code does not).";
     const notice = typeof req.query.notice === "string" ? notices[req.query.notice] : undefined;
     res.send(
       page(
@@ -156,7 +161,7 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
         `${notice ? `<p id="notice"><strong>${esc(notice)}</strong></p>` : ""}
          <h2>Session</h2><p>What <code>getSession(req, config)</code> returns:</p><pre id="session">${esc(JSON.stringify(s, null, 2))}</pre>
          <h2>Signed-in devices</h2>${deviceList}
-         <h2>Linked accounts</h2>${accountRows ? `<table id="accounts"><tr><th>provider</th><th>type</th><th>account id</th><th></th></tr>${accountRows}</table>` : "<p>None yet: password sign-ins link no account.</p>"}
+         <h2>Linked accounts</h2>${accountRows ? `<table id="accounts"><tr><th>provider</th><th>type</th><th>account id</th><th></th></tr>${accountRows}</table>` : `<p id="accounts-note">${noAccounts}</p>`}
          <h2>Connect another account</h2><p>A sign-in button never links an account to the one you are signed in to; this does (a CSRF-checked <code>POST /auth/signin/&lt;provider&gt;</code> with <code>connect=true</code>, finished under this very session).</p>
          ${oauthProviders(config)
            .map(

@@ -28,8 +28,8 @@ export interface DemoAuthOptions {
   idp?: DemoIdP | undefined;
   env?: NodeJS.ProcessEnv;
   /**
-   * "database" stores sessions (the account page then lists devices and signs them out); the
-   * password sign-in is then off, because the Credentials provider needs JWT sessions.
+   * "database" stores sessions (the account page then lists devices and signs them out), for
+   * every method: the password sign-in opts in with `databaseSessions: true`.
    * @default "jwt" (DEMO_SESSIONS)
    */
   sessions?: "jwt" | "database";
@@ -66,21 +66,23 @@ export function authConfig({
   if (env.AUTH_GITHUB_ID && env.AUTH_GITHUB_SECRET) providers.push(GitHub);
   if (env.AUTH_GOOGLE_ID && env.AUTH_GOOGLE_SECRET) providers.push(Google);
 
-  // Forms: password, magic link, passkey.
-  if (sessions === "jwt")
-    providers.push(
-      Credentials({
-        name: "Password",
-        credentials: {
-          email: { label: "Email", type: "email", autocomplete: "username", required: true },
-          password: { label: "Password", type: "password", autocomplete: "current-password", required: true },
-        },
-        // Return the stored user: then a password, a magic link and a passkey sign into one user.
-        // authorizePassword checks the hash (an unknown address costs the same) and refuses an
-        // address not yet verified (sign-up at /password/signup).
-        authorize: (credentials) => authorizePassword(config, { passwords: demoPasswords }, credentials),
-      }),
-    );
+  // Forms: password, magic link, passkey. Each e-mail field is labelled by its method.
+  providers.push(
+    Credentials({
+      name: "Password",
+      credentials: {
+        email: { label: "Email for your password", type: "email", autocomplete: "username", required: true },
+        password: { label: "Password", type: "password", autocomplete: "current-password", required: true },
+      },
+      // Under DEMO_SESSIONS=database a password sign-in gets a stored session too (and its
+      // "credentials" account is stored through the adapter); under JWT sessions it changes nothing.
+      databaseSessions: true,
+      // Return the stored user: then a password, a magic link and a passkey sign into one user.
+      // authorizePassword checks the hash (an unknown address costs the same) and refuses an
+      // address not yet verified (sign-up at /password/signup).
+      authorize: (credentials) => authorizePassword(config, { passwords: demoPasswords }, credentials),
+    }),
+  );
   // The e-mail carries a link and a six-digit code: the code is typed on the "check your e-mail"
   // page, for mail scanners that open links and for mail read on another device.
   if (mail) providers.push(Nodemailer({ name: "Email", server: mail.server, from: mail.from, code: true }));
@@ -103,10 +105,10 @@ export function authConfig({
     secret,
     trustHost: true, // the demo runs on localhost; behind a proxy, see docs/deployment.md
     adapter, // users, accounts, magic-link tokens, passkeys and second factors
-    // Sessions in an encrypted cookie: the credentials provider requires it (with an adapter the
-    // default would be database sessions). DEMO_SESSIONS=database stores them instead.
-    // JWT sessions are revocable (in this process's memory; Redis or PostgreSQL for several
-    // instances): a password reset or change ends every session of the user.
+    // Sessions in an encrypted cookie (with an adapter the default would be database sessions);
+    // DEMO_SESSIONS=database stores them instead, for every sign-in method. JWT sessions are
+    // revocable (in this process's memory; Redis or PostgreSQL for several instances): a password
+    // reset or change ends every session of the user.
     session: sessions === "jwt" ? { strategy: "jwt", revocation: true } : { strategy: sessions },
     // Security events (sign-ins, failures with their reason, revocations, ...) kept for a week in
     // the same database; the account page lists the user's own.

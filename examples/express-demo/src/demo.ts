@@ -90,9 +90,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   server.on("request", await (options.app ?? createApp)({ config, storage, mailbox }));
 
   const enabled = [
-    sessions === "jwt"
-      ? `password: ${DEMO_USER.email} / ${DEMO_USER.password}`
-      : "password: off with DEMO_SESSIONS=database (Credentials needs JWT sessions)",
+    `password: ${DEMO_USER.email} / ${DEMO_USER.password}`,
     `sessions: ${sessions === "jwt" ? "JWT (encrypted cookies; DEMO_SESSIONS=database stores them and lists devices)" : "database (devices listed on /account)"}`,
     mailbox
       ? `e-mail link and code: SMTP on 127.0.0.1:${mailbox.port}, messages at ${url}/dev/mail`

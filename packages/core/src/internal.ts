@@ -5,13 +5,17 @@
  * bytes or a Web `Response` (`finalizeResponse`, `toResponse`), a Web body read within the bound
  * (`readWebBody`), the `clientAddress` option's answer (`clientAddressFrom`), Latchkey's log lines
  * on a structured logger (`structuredLogger`), the environment's defaults on a copy (`withEnvDefaults`), and Node's request
- * headers, body and response (`nodeHeader`, `nodeWebHeaders`, `readNodeBody`, `writeNodeResponse`).
+ * headers, body and response (`nodeHeader`, `nodeWebHeaders`, `readNodeBody`, `writeNodeResponse`),
+ * and a warning logged once per configuration (`warnOnceFor`).
  * Not for applications; this surface follows the framework packages and may change between
  * minor versions.
  *
  * @module internal
  */
+
+import { resolveConfig } from "./lib/config.js";
 import type { Env } from "./lib/config-types.js";
+import { type WarningCode, warnOnce } from "./lib/logger.js";
 import type { SessionRequest } from "./lib/pipeline.js";
 import * as core from "./sessions.js";
 import type { AuthConfig } from "./types.js";
@@ -72,4 +76,17 @@ export function boundSessions<R>(
       options: Omit<core.UnlinkOptions, "env"> = {},
     ) => core.unlinkAccount(describe(req), config, target, { csrfToken: submitted(req), ...options, ...o() }),
   };
+}
+
+/**
+ * Logs the warning `code` through the configuration's logger, once per resolved configuration
+ * (a framework package's own findings, such as a handler mounted where its guard does not look).
+ *
+ * @example
+ * ```ts
+ * warnOnceFor(config, "require-auth-mount", process.env)
+ * ```
+ */
+export function warnOnceFor(config: AuthConfig, code: WarningCode, env?: Env): void {
+  warnOnce(resolveConfig(config, env), code);
 }

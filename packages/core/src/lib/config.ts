@@ -20,10 +20,17 @@ import type { JWT } from "../shapes/jwt.js";
 import type { AuthConfig, CallbacksOptions, EventCallbacks, SessionOptions } from "../types.js";
 import { missingExtensions } from "./adapter-extensions.js";
 import { noteSecretRotation, resolveAudit, withAuditedEvents } from "./audit/record.js";
+import {
+  assertClientId,
+  missingSchemaAdvice,
+  secretName,
+  warnUnknownOptions,
+  warnUnknownProviderOptions,
+} from "./config-advice.js";
 import type { Env, InternalProvider, OAuthProviderInternal, ResolvedConfig } from "./config-types.js";
 import { type CookieRole, defaultCookies } from "./cookies.js";
 import { deriveCsrfKeys } from "./csrf.js";
-import { withEnvDefaults } from "./env.js";
+import { secretSources, withEnvDefaults } from "./env.js";
 import { errorOf } from "./error-of.js";
 import { emailCodeOptions } from "./flows/email/code.js";
 import { assertConditionalUI, resolveWebAuthnProvider, webauthnAdapterMethods } from "./flows/webauthn/config.js";
@@ -70,7 +77,7 @@ function assertBasePath(value: string): string {
   return trimmed === "/" ? "" : trimmed;
 }
 
-function assertSecrets(secret: AuthConfig["secret"]): Secrets {
+function assertSecrets(secret: AuthConfig["secret"], fromEnv?: readonly string[]): Secrets {
   const list = Array.isArray(secret) ? secret : secret ? [secret] : [];
   const [first, ...rest] = list;
   if (first === undefined) {
@@ -80,7 +87,7 @@ function assertSecrets(secret: AuthConfig["secret"]): Secrets {
   }
   list.forEach((s, i) => {
     if (typeof s !== "string" || s.length < 32) {
-      const where = Array.isArray(secret) ? `\`secret[${i}]\`` : "`secret`";
+      const where = secretName(i, Array.isArray(secret), fromEnv);
       throw new InvalidConfiguration(
         `${where} must be at least 32 characters long (it is ${typeof s === "string" ? s.length : typeof s}); \`npx @latchkey/cli secret\` prints a suitable one.`,
       );
@@ -138,6 +145,7 @@ function resolveOAuth(p: OAuthConfig, basePath: string): OAuthProviderInternal {
       `Provider "${p.id}" needs a \`userinfo\` endpoint (or an \`issuer\`) to read the user's profile.`,
     );
   }
+  assertClientId(p);
   const authMethod = p.client?.token_endpoint_auth_method ?? "client_secret_basic";
   if (authMethod !== "none" && !p.clientSecret && !token?.request) {
     // Found now, not at the callback: there the user would already have consented at the provider.
@@ -354,7 +362,9 @@ function guardAdapter(adapter: Adapter, timeoutMs: number): Adapter {
         return await Promise.race([method.apply(adapter, args), timeout]);
       } catch (e) {
         if (e instanceof AdapterError) throw e;
-        throw new AdapterError(`Adapter method \`${name}\` failed`, { err: errorOf(e), method: name });
+        const advice = missingSchemaAdvice(e);
+        const message = `Adapter method \`${name}\` failed${advice ? `: ${advice}` : ""}`;
+        throw new AdapterError(message, { err: errorOf(e), method: name });
       } finally {
         clearTimeout(timer);
       }
@@ -428,6 +438,7 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
   const debug = !!config.debug;
   const logger = createLogger(config.logger, debug);
   warnUnknownOptions(source, logger);
+  for (const provider of source.providers) warnUnknownProviderOptions(provider, logger);
   let url: URL | undefined;
   if (env?.AUTH_URL) {
     try {
@@ -438,7 +449,7 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
       );
     }
   }
-  const secrets = assertSecrets(config.secret);
+  const secrets = assertSecrets(config.secret, env && secretSources(env, source));
   const basePath = assertBasePath(config.basePath ?? "/auth");
   const strategy = sessionStrategyOf(config);
   if (strategy !== "jwt" && strategy !== "database") {
@@ -570,59 +581,6 @@ function functionsOf<T extends object>(option: string, value: T | undefined): Pa
   return value;
 }
 
-const knownOptions = [
-  "providers",
-  "secret",
-  "session",
-  "jwt",
-  "pages",
-  "theme",
-  "callbacks",
-  "events",
-  "adapter",
-  "debug",
-  "logger",
-  "useSecureCookies",
-  "cookies",
-  "trustHost",
-  "skipCSRFCheck",
-  "raw",
-  "basePath",
-  "redirectProxyUrl",
-  "experimental",
-  "adapterTimeout",
-  "rateLimit",
-  "clientAddress",
-  "accessTokens",
-  "audit",
-] as const;
-
-/** Levenshtein distance, for "did you mean" hints on misspelled option names. */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      // Every index read here was written (row 0 holds 0..b.length, each row starts with i).
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}
-
-/** Warns about top-level options Latchkey does not know (a typo silently changes nothing). */
-function warnUnknownOptions(config: AuthConfig, logger: LoggerInstance): void {
-  for (const key of Object.keys(config)) {
-    if (knownOptions.some((known) => known === key)) continue;
-    const [closest = ""] = [...knownOptions].sort((a, b) => distance(key, a) - distance(key, b));
-    const hint =
-      distance(key, closest) <= Math.max(2, Math.floor(key.length / 3)) ? `; did you mean \`${closest}\`?` : "";
-    logger.warn("unknown-option", `\`${key}\` is not a Latchkey option and is ignored${hint}`);
-  }
-}
-
 /**
  * The cookie names and options for a request on `origin`: the `__Secure-` / `__Host-` set on
  * https (or whenever `useSecureCookies` says so), the plain set otherwise.
@@ -630,6 +588,9 @@ function warnUnknownOptions(config: AuthConfig, logger: LoggerInstance): void {
 export function cookiesFor(config: ResolvedConfig, origin: string): Record<CookieRole, CookieOption> {
   return (config.useSecureCookies ?? origin.startsWith("https:")) ? config.cookies.https : config.cookies.http;
 }
+
+/** `process.env` where there is one (Node, Bun, Deno), else undefined (an edge runtime). */
+const processEnv = (): Env | undefined => (globalThis as { process?: { env?: Env } }).process?.env;
 
 interface CacheEntry {
   resolved: ResolvedConfig;
@@ -655,8 +616,10 @@ function sameSecret(current: AuthConfig["secret"], snapshot: AuthConfig["secret"
 
 /**
  * Resolves a configuration once and returns the cached result afterwards (keyed by the object).
- * With `env`, unset options are first filled from it (`AUTH_SECRET`, `AUTH_URL`, ...) on a copy:
- * the application's object is never written to. A secret (`secret` or `jwt.secret`) reassigned
+ * Unset options are first filled from `env` (`process.env` unless given; none on a runtime
+ * without one) on a copy (`AUTH_SECRET`, `AUTH_URL`, ...): the application's object is never
+ * written to, and every entry point (`Auth()`, the helpers taking a configuration, the framework
+ * packages) reads the environment alike, whichever of them is called first. A secret (`secret` or `jwt.secret`) reassigned
  * or changed in place is noticed on the next call and the configuration resolved again, so a
  * retired secret stops opening sessions at once, in every entry point.
  *
@@ -665,7 +628,7 @@ function sameSecret(current: AuthConfig["secret"], snapshot: AuthConfig["secret"
  * const resolved = resolveConfig(config, process.env)
  * ```
  */
-export function resolveConfig(config: AuthConfig, env?: Env): ResolvedConfig {
+export function resolveConfig(config: AuthConfig, env: Env | undefined = processEnv()): ResolvedConfig {
   let entries = cache.get(config);
   // Without an environment, a resolution a framework shell made with one is the one to use: a
   // server-side helper (`secondFactorStatus(config, ...)`, the sessions API) called with the

@@ -21,7 +21,9 @@ export type WarningCode =
   | "session-callback-returned-token"
   | "adapter-extensions-missing"
   | "credentials-identifier-secret"
-  | "second-factor-profile-omitted";
+  | "second-factor-profile-omitted"
+  | "forwarded-proto-untrusted"
+  | "require-auth-mount";
 
 const warningText: Record<WarningCode, string> = {
   "debug-enabled": "Debug logging is on; it may log secrets and personal data. Turn `debug` off in production.",
@@ -31,6 +33,10 @@ const warningText: Record<WarningCode, string> = {
   "unknown-option": "The configuration has an option Latchkey does not know; it is ignored.",
   "trust-proxy-all":
     "Express's `trust proxy` is `true`: the client address is then the leftmost X-Forwarded-For, which any client can write, so per-client rate limits can be dodged. Set it to the number of proxies in front of the app (e.g. 1) or their subnet.",
+  "forwarded-proto-untrusted":
+    'A request says `X-Forwarded-Proto: https` but came over http from a proxy Express does not trust, so it is read as http: links are built with http:// and cookies lose `Secure`. Behind a proxy you control, tell Express how many proxies there are: `app.set("trust proxy", 1)`; or set AUTH_URL to the application\'s https URL.',
+  "require-auth-mount":
+    '`requireAuth(config)` sends browsers to a sign-in page that `ExpressAuth(config)` does not serve (it is mounted elsewhere): set `basePath` in the configuration to the path you mounted it on (`app.use("/api/auth", ExpressAuth(config))` needs `basePath: "/api/auth"`), or give `requireAuth` its `signInPage`.',
   "unverified-email-released":
     "An e-mail address held by a user who never proved it was given to a new user who did (possible account pre-hijacking; see the `unverifiedEmailReleased` event).",
   "session-secret-mismatch":

@@ -56,6 +56,11 @@ export interface IncomingRequest {
    * `trust proxy: true`): warned about once per configuration.
    */
   clientIpForgeable?: boolean;
+  /**
+   * The request says `X-Forwarded-Proto: https` but arrived over http from a peer the framework
+   * does not trust to say so (Express without `trust proxy`): warned about once per configuration.
+   */
+  forwardedProtoIgnored?: boolean;
   /** Where the handler is mounted, when the framework decides that (Express's `req.baseUrl`). */
   mountPath?: string;
   /** The request's headers as a Web `Headers`, built only if a callback asks for the `Request`. */
@@ -176,6 +181,7 @@ export async function serve(
 
   recordPendingAudit(resolved);
   if (incoming.clientIpForgeable) warnOnce(resolved, "trust-proxy-all");
+  if (incoming.forwardedProtoIgnored && !resolved.url) warnOnce(resolved, "forwarded-proto-untrusted");
   let origin: { origin: string; trusted: boolean };
   try {
     origin = originOf(resolved, incoming.protocol, incoming.host);

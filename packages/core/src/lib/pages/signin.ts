@@ -74,8 +74,16 @@ export function signinPage(props: SigninPageProps): { title: string; content: Sa
       );
     } else if (p.type === "email") {
       const id = `input-email-for-${p.id}-provider`;
+      // Labelled by its method: beside a password's or a passkey's e-mail field it is not just "Email".
+      const codes = p.code !== undefined && p.code !== false;
+      const label =
+        p.link === false
+          ? "Email for a sign-in code"
+          : codes
+            ? "Email for a sign-in link or code"
+            : "Email for a sign-in link";
       forms.push(
-        html`<div class="provider"><form action="${authUrl}/signin/${p.id}" method="POST">${hidden}<label for="${id}">Email</label><input id="${id}" type="email" name="email" value="${props.email ?? ""}" placeholder="email@example.com" autocomplete="email" required><button id="${submitId(p.id)}" type="submit">Sign in with ${p.name}</button></form></div>`,
+        html`<div class="provider"><form action="${authUrl}/signin/${p.id}" method="POST">${hidden}<label for="${id}">${label}</label><input id="${id}" type="email" name="email" value="${props.email ?? ""}" placeholder="email@example.com" autocomplete="email" required><button id="${submitId(p.id)}" type="submit">Sign in with ${p.name}</button></form></div>`,
       );
     } else if (p.type === "credentials") {
       const fields = Object.entries(p.credentials).map(([name, spec]) => field(p.id, name, spec ?? {}));

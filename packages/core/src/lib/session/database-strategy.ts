@@ -41,7 +41,8 @@ export async function readDatabaseSession(config: ResolvedConfig, options: Sessi
   // whatever the callback returns may reach a script through `GET /session`.
   const { sessionToken: _token, ...record } = session;
   const returned = await config.callbacks.session({
-    session: { ...record, expires, user } as never,
+    // The client's ISO string, as under JWT sessions: one type for `expires` in every callback.
+    session: { ...record, expires: expires.toISOString(), user },
     user,
     token: undefined as never,
     ...(update ? { newSession: update.data, trigger: "update" as const } : {}),

@@ -15,6 +15,7 @@ import { fieldOf, textOf } from "../../merge.js";
 import { defaultProfile } from "../../profile.js";
 import {
   authorizationServer,
+  discoveredJwksUri,
   forgetDiscovery,
   httpOptions,
   type OAuthProvider,
@@ -467,12 +468,27 @@ async function verifyIdTokenSignature(
     }
     return;
   }
-  if (!as.jwks_uri) {
+  // Endpoints given explicitly skip discovery; the keys are then discovered from the issuer now.
+  let jwksUri = as.jwks_uri;
+  if (!jwksUri) {
+    try {
+      jwksUri = await discoveredJwksUri(provider);
+    } catch (e) {
+      throw callbackError(e, provider, "discovery request");
+    }
+  }
+  if (!jwksUri) {
     throw refuse(
-      `it is signed with ${alg}, and the provider publishes no keys (\`jwks_uri\`) to check it against; give the provider its \`issuer\` so they are discovered`,
+      provider.issuer || provider.wellKnown
+        ? `it is signed with ${alg}, and the discovery document of \`${provider.wellKnown ?? provider.issuer}\` names no keys (\`jwks_uri\`) to check it against. Ask the provider where its signing keys are published, or configure the provider without the \`openid\` scope so no id_token is sent`
+        : `it is signed with ${alg}, and the provider has no \`issuer\` to discover its keys (\`jwks_uri\`) from: give the provider its \`issuer\` (the \`iss\` of its id_tokens; its keys are then read from \`<issuer>/.well-known/openid-configuration\`)`,
     );
   }
-  await o.validateApplicationLevelSignature(as, tokenResponse, httpOptions<"GET", undefined>(provider, as.jwks_uri));
+  await o.validateApplicationLevelSignature(
+    { ...as, jwks_uri: jwksUri },
+    tokenResponse,
+    httpOptions<"GET", undefined>(provider, jwksUri),
+  );
 }
 
 /** The `alg` of a compact JWS header, or "" when it cannot be read. */

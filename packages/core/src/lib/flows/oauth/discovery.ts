@@ -196,6 +196,21 @@ export async function authorizationServer(
   return { issuer, ...configured };
 }
 
+/**
+ * The `jwks_uri` of a provider whose explicit endpoints skipped discovery: discovered from its
+ * `issuer` (or `wellKnown`) now, when it has one; undefined when it has neither or the provider
+ * publishes no keys.
+ *
+ * @example
+ * ```ts
+ * const jwksUri = as.jwks_uri ?? (await discoveredJwksUri(provider))
+ * ```
+ */
+export async function discoveredJwksUri(provider: OAuthProvider): Promise<string | undefined> {
+  if (!provider.issuer && !provider.wellKnown) return undefined;
+  return (await cachedDiscovery(provider)).jwks_uri;
+}
+
 /** Forgets the cached metadata of a provider (after a failure that stale metadata may explain). */
 export function forgetDiscovery(provider: OAuthProvider): void {
   discovered.delete(provider);

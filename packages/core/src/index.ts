@@ -16,9 +16,10 @@
  */
 
 import { serve } from "./lib/pipeline.js";
-import { isAuthAction, readWebBody } from "./lib/request.js";
+import { isAuthAction } from "./lib/request.js";
 import { toResponse } from "./lib/response.js";
 import { raw } from "./lib/symbols.js";
+import { webIncoming } from "./lib/web-incoming.js";
 import type { ResponseInternal } from "./shapes/data.js";
 import type { AuthConfig } from "./types.js";
 
@@ -45,31 +46,6 @@ export async function Auth(request: Request, config: AuthConfig & { raw: typeof 
 export async function Auth(request: Request, config: AuthConfig): Promise<Response>;
 export async function Auth(request: Request, config: AuthConfig): Promise<Response | ResponseInternal> {
   const isRaw = config.raw === raw;
-  const url = new URL(request.url);
-  const res = await serve(
-    {
-      method: request.method,
-      path: `${url.pathname}${url.search}`,
-      protocol: url.protocol,
-      host: url.host,
-      headers: request.headers,
-      body: () => readWebBody(request),
-      clientIp: clientAddress(config, request),
-      webHeaders: () => request.headers,
-    },
-    config,
-    { raw: isRaw },
-  );
+  const res = await serve(webIncoming(request, config), config, { raw: isRaw });
   return isRaw ? res : toResponse(res);
-}
-
-/** The client address the application's `clientAddress` option gives; a throw counts as unknown. */
-function clientAddress(config: AuthConfig, request: Request): string | undefined {
-  if (typeof config.clientAddress !== "function") return undefined;
-  try {
-    const address = config.clientAddress(request);
-    return typeof address === "string" && address ? address : undefined;
-  } catch {
-    return undefined;
-  }
 }

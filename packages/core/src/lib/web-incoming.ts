@@ -1,0 +1,42 @@
+import type { AuthConfig } from "../types.js";
+import type { IncomingRequest } from "./pipeline.js";
+import { readWebBody } from "./request.js";
+
+/**
+ * A Web `Request` as the pipeline reads it: its method, path and query, headers and body, and
+ * the client address of the application's `clientAddress` option (a throw counts as unknown).
+ * `where` is where it arrived; by default the request URL's scheme and host.
+ *
+ * @example
+ * ```ts
+ * const response = await serve(webIncoming(request, config), config)
+ * ```
+ */
+export function webIncoming(
+  request: Request,
+  config: Pick<AuthConfig, "clientAddress">,
+  where?: { protocol: string; host: string | null },
+  url: URL = new URL(request.url),
+): IncomingRequest {
+  return {
+    method: request.method,
+    path: `${url.pathname}${url.search}`,
+    protocol: where?.protocol ?? url.protocol,
+    host: where ? where.host : url.host,
+    headers: request.headers,
+    body: () => readWebBody(request),
+    clientIp: clientAddress(config, request),
+    webHeaders: () => request.headers,
+  };
+}
+
+/** The client address the application's `clientAddress` option gives; a throw counts as unknown. */
+export function clientAddress(config: Pick<AuthConfig, "clientAddress">, request: Request): string | undefined {
+  if (typeof config.clientAddress !== "function") return undefined;
+  try {
+    const address = config.clientAddress(request);
+    return typeof address === "string" && address ? address : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,4 +1,4 @@
-import "./next-environment.js";
+import "./next-internals.js";
 
 import { createMemoryStore, MemoryAdapter } from "@latchkey/core/memory-adapter";
 import { secondFactorStatus, startTotpEnrolment } from "@latchkey/core/second-factor";
@@ -9,7 +9,8 @@ import Nodemailer from "@latchkey/next/providers/nodemailer";
 import TOTP from "@latchkey/next/providers/totp";
 import { NextRequest } from "next/server.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cookieHeader, inNextRequest, Jar } from "./support.js";
+import { inNextRequest } from "./next-internals.js";
+import { cookieHeader, Jar } from "./support.js";
 
 const SECRET = "a-test-secret-of-at-least-thirty-two-characters";
 const ORIGIN = "http://localhost:3000";

@@ -94,10 +94,15 @@ export interface NextAuthResult {
     options?: FormData | ({ redirectTo?: string; redirect?: R } & Record<string, unknown>),
     authorizationParams?: SignInAuthorizationParams,
   ) => Promise<R extends false ? string : never>;
-  /** Signs out from a Server Action and redirects to `redirectTo` (the current page by default). */
+  /**
+   * Signs out from a Server Action and redirects to `redirectTo` (the current page by default).
+   * `csrfToken` is needed only where the request shows no origin (neither `Origin` nor
+   * `Sec-Fetch-Site`, as from a script): the pipeline's token, checked against the CSRF cookie.
+   */
   signOut: <R extends boolean = true>(options?: {
     redirectTo?: string;
     redirect?: R;
+    csrfToken?: string;
   }) => Promise<R extends false ? { redirect: string } : never>;
   /** Updates the session from the server (the `jwt` callback's `trigger: "update"`); returns the new session. */
   unstable_update: (data: Partial<Session | { user: Partial<Session["user"]> }>) => Promise<Session | null>;

@@ -408,6 +408,10 @@ describe("server actions", () => {
     );
     expect(pair.redirectedTo).toBe(`${ORIGIN}/in`);
     expect(pair.setCookies.some((c) => c.startsWith("authjs.session-token="))).toBe(true);
+    jar.apply(pair.setCookies);
+    const out = await bare({ cookie: jar.header() }, () => signOut({ redirect: false, csrfToken }));
+    expect(out.error).toBeUndefined();
+    expect(out.setCookies.some((c) => /^authjs\.session-token=;/.test(c) || /Max-Age=0/i.test(c))).toBe(true);
   });
 
   it("Sec-Fetch-Site: same-origin proves the origin without an Origin header", async () => {

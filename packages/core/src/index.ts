@@ -18,9 +18,10 @@
  */
 
 import { serve, sessionOf } from "./lib/pipeline.js";
-import { clientAddressFrom, isAuthAction, readWebBody } from "./lib/request.js";
+import { isAuthAction } from "./lib/request.js";
 import { toResponse } from "./lib/response.js";
 import { raw } from "./lib/symbols.js";
+import { webIncoming } from "./lib/web-incoming.js";
 import type { ResponseInternal, Session } from "./shapes/data.js";
 import type { AuthConfig } from "./types.js";
 
@@ -47,21 +48,7 @@ export async function Auth(request: Request, config: AuthConfig & { raw: typeof 
 export async function Auth(request: Request, config: AuthConfig): Promise<Response>;
 export async function Auth(request: Request, config: AuthConfig): Promise<Response | ResponseInternal> {
   const isRaw = config.raw === raw;
-  const url = new URL(request.url);
-  const res = await serve(
-    {
-      method: request.method,
-      path: `${url.pathname}${url.search}`,
-      protocol: url.protocol,
-      host: url.host,
-      headers: request.headers,
-      body: () => readWebBody(request),
-      clientIp: clientAddressFrom(config, request),
-      webHeaders: () => request.headers,
-    },
-    config,
-    { raw: isRaw },
-  );
+  const res = await serve(webIncoming(request, config), config, { raw: isRaw });
   return isRaw ? res : toResponse(res);
 }
 

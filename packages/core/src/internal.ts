@@ -2,9 +2,10 @@
  * Building blocks for framework packages (`@latchkey/express` and others): the one request
  * pipeline (`serve`), the session read (`sessionOf`), the `requireAuth` decision (`guard`), the
  * sessions functions bound to a request type (`boundSessions`), the conversion of an answer to
- * bytes or a Web `Response` (`finalizeResponse`, `toResponse`), a Web body read within the bound
- * (`readWebBody`), the `clientAddress` option's answer (`clientAddressFrom`), Latchkey's log lines
- * on a structured logger (`structuredLogger`), the environment's defaults on a copy (`withEnvDefaults`), and Node's request
+ * bytes or a Web `Response` (`finalizeResponse`, `toResponse`), a Web `Request` as the pipeline
+ * reads it (`webIncoming`), a Web body read within the bound (`readWebBody`), the `clientAddress`
+ * option's answer (`clientAddressFrom`), Latchkey's log lines on a structured logger
+ * (`structuredLogger`), the environment's defaults on a copy (`withEnvDefaults`), Node's request
  * headers, body and response (`nodeHeader`, `nodeWebHeaders`, `readNodeBody`, `writeNodeResponse`),
  * and a warning logged once per configuration (`warnOnceFor`).
  * Not for applications; this surface follows the framework packages and may change between
@@ -33,6 +34,7 @@ export {
 } from "./lib/pipeline.js";
 export { BadBody, clientAddressFrom, type HeaderReader, MAX_BODY_BYTES, readWebBody } from "./lib/request.js";
 export { finalizeResponse, toResponse } from "./lib/response.js";
+export { webIncoming } from "./lib/web-incoming.js";
 
 /**
  * The functions of `@latchkey/core/sessions` bound to a framework's request type: each takes the

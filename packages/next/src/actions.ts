@@ -8,13 +8,18 @@
  * token. A server action has no such token; its proof is where it came from. Next.js refuses a
  * server action whose `Origin` is not the host's, and these functions check again, whatever
  * Next.js is configured to allow and wherever they are called from (a Route Handler has no check
- * of Next.js's own): a request from another origin or site (`Origin`, `Sec-Fetch-Site`) is
- * refused with `MissingCSRF` before anything is posted. Only then is the pipeline's token minted
- * for the internal request, so the pipeline's own check still runs, and passes only here.
+ * of Next.js's own): a request from another origin or site (`Sec-Fetch-Site` `cross-site` or
+ * `same-site`, an `Origin` whose scheme, host or port is not the application's) is refused with
+ * `MissingCSRF` before anything is posted. Only a request that proved its origin (a matching
+ * `Origin`, or `Sec-Fetch-Site: same-origin`) has the pipeline's token minted for the internal
+ * request, so the pipeline's own check still runs, and passes only here. A request with neither
+ * header proves nothing (every browser of the last years sends `Origin` on a POST): it must carry
+ * the pipeline's token itself (`csrfToken` in the form or the options, with the CSRF cookie), as a
+ * form posted to the route handlers does; without one it is refused with `MissingCSRF`.
  */
 import type { AuthConfig, Session } from "@latchkey/core";
 import { MissingCSRF } from "@latchkey/core/errors";
-import { type HeaderReader, serve, sessionCookieOf } from "@latchkey/core/internal";
+import { clientAddressFrom, type HeaderReader, serve, sessionCookieOf } from "@latchkey/core/internal";
 import { arrival, type CookieWriter, internalRequest, writeCookies } from "./convert.js";
 import { nextEnv } from "./env.js";
 import { nextHeaders, nextNavigation } from "./next-modules.js";
@@ -32,27 +37,35 @@ function originOf(where: Where): string {
   return `${scheme}//${where.host ?? "localhost"}`;
 }
 
+/** The serialised origin of a URL, or undefined for none (`null`, garbage). */
+function parsedOrigin(value: string): string | undefined {
+  try {
+    const { origin } = new URL(value);
+    return origin === "null" ? undefined : origin;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Refuses a request that another origin or site made: the CSRF check of server-side sign-in,
- * sign-out and session update (see the module's comment). A request without `Origin` and
- * `Sec-Fetch-Site` (a same-origin GET navigation, a non-browser client) carries no victim's
- * cookies from another site and is let through.
+ * The CSRF check of server-side sign-in, sign-out and session update (see the module's comment).
+ * A request another site made is refused: `Sec-Fetch-Site` `cross-site` or `same-site` (a
+ * sibling subdomain is another origin), or an `Origin` that is not this application's whole
+ * origin (scheme, host and port; `AUTH_URL`'s when it is set, else the one the request arrived
+ * at). Returns whether the request proved it came from this origin: a request with neither header
+ * (a non-browser client, a browser too old to send them) proves nothing and must carry the
+ * pipeline's CSRF token itself (`csrfToken`, the double-submit pair with the CSRF cookie).
  */
-function assertSameOrigin(h: HeaderReader, where: Where): void {
+function sameOrigin(h: HeaderReader, where: Where): boolean {
   const site = h.get("sec-fetch-site");
   if (site && site !== "same-origin" && site !== "none")
     throw new MissingCSRF(`A server-side sign-in, sign-out or session update came from a ${site} request`);
   const origin = h.get("origin");
-  if (origin === null) return;
-  let host: string | undefined;
-  try {
-    host = new URL(origin).host;
-  } catch {
-    host = undefined; // "null" (a sandboxed or privacy-sensitive context) is no origin of ours
-  }
-  const expected = new URL(originOf(where)).host;
-  if (host !== expected)
+  if (origin === null) return site !== null;
+  const expected = parsedOrigin(originOf(where));
+  if (expected === undefined || parsedOrigin(origin) !== expected)
     throw new MissingCSRF(`A server-side sign-in, sign-out or session update came from the origin ${origin}`);
+  return true;
 }
 
 /** The `name=value` parts of a `Cookie` header, less every one named `name`. */
@@ -69,43 +82,72 @@ interface Call {
   headers: Headers;
   where: Where;
   store: CookieWriter;
+  /** The request proved it came from this origin (`Origin`, `Sec-Fetch-Site`). */
+  proven: boolean;
+}
+
+const RENDERING =
+  "signIn, signOut and unstable_update of @latchkey/next must run in a Server Action or a Route Handler: Next.js forbids setting cookies while a Server Component renders. Call them from a form's action or an onClick server action instead.";
+
+/**
+ * Whether a cookie store is the read-only one Next.js gives a Server Component: all its writing
+ * methods are the one function that throws. Read without writing anything, so that a call made
+ * while a page renders is refused before the pipeline creates a session, sends an email or counts
+ * an attempt. A store that turns read-only later (Next.js's phases) still throws at its first
+ * write (see `post`).
+ */
+function readOnly(store: CookieWriter & { delete?: unknown }): boolean {
+  return typeof store.set !== "function" || store.set === store.delete;
 }
 
 /**
  * Everything a server-side call needs, after its checks: a configuration that resolves (its
- * error, such as `MissingSecret`, is thrown), a trusted host (`UntrustedHost`), a same-origin
- * request (`MissingCSRF`).
+ * error, such as `MissingSecret`, is thrown), a trusted host (`UntrustedHost`), a request another
+ * site did not make (`MissingCSRF`).
  */
 async function begin(config: AuthConfig): Promise<Call> {
   const { headers, cookies } = await nextHeaders();
   const h = await headers();
   const where = arrival(h, config);
   sessionCookieOf({ ...where, cookieHeader: null }, config, { env: nextEnv });
-  assertSameOrigin(h, where);
-  return { config, headers: h as unknown as Headers, where, store: (await cookies()) as unknown as CookieWriter };
+  const proven = sameOrigin(h, where);
+  return {
+    config,
+    headers: h as unknown as Headers,
+    where,
+    store: (await cookies()) as unknown as CookieWriter,
+    proven,
+  };
 }
 
 /**
- * Posts `body` to `path` through the pipeline in raw mode with a CSRF token minted for this one
- * request, and delivers the cookies of the answer.
+ * Posts `body` to `path` through the pipeline in raw mode, and delivers the cookies of the
+ * answer. A request that proved its origin is given a CSRF token minted for this one request; one
+ * that did not must have submitted the pipeline's own (`submitted`), checked by the pipeline
+ * against the browser's CSRF cookie.
  */
-async function post(call: Call, path: string, body: Record<string, unknown>, contentType: string) {
+async function post(call: Call, path: string, body: Record<string, unknown>, contentType: string, submitted?: unknown) {
   const { config, where } = call;
+  if (readOnly(call.store)) throw new Error(RENDERING);
   const cookieHeader = call.headers.get("cookie");
-  const csrf = await serve(
-    internalRequest(config, where, "GET", "/csrf", { cookie: cookieHeader ?? undefined }),
-    config,
-    {
-      env: nextEnv,
-    },
-  );
-  const csrfToken = (csrf.body as { csrfToken?: string } | null)?.csrfToken;
-  const minted = csrf.cookies?.[0];
-  // The minted cookie replaces the browser's own (one that no longer verifies, which is why one was
-  // minted): the pipeline reads a name sent twice as no cookie at all.
-  const cookie = minted
-    ? [`${minted.name}=${minted.value}`, ...without(cookieHeader, minted.name)].join("; ")
-    : cookieHeader;
+  let cookie = cookieHeader;
+  let csrfToken = submitted;
+  if (call.proven) {
+    const csrf = await serve(
+      internalRequest(config, where, "GET", "/csrf", { cookie: cookieHeader ?? undefined }),
+      config,
+      { env: nextEnv },
+    );
+    csrfToken = (csrf.body as { csrfToken?: string } | null)?.csrfToken;
+    const minted = csrf.cookies?.[0];
+    // The minted cookie replaces the browser's own (one that no longer verifies, which is why one
+    // was minted): the pipeline reads a name sent twice as no cookie at all.
+    if (minted) cookie = [`${minted.name}=${minted.value}`, ...without(cookieHeader, minted.name)].join("; ");
+  } else if (typeof submitted !== "string" || !submitted) {
+    throw new MissingCSRF(
+      "A server-side sign-in, sign-out or session update came with neither Origin nor Sec-Fetch-Site, and without the CSRF token (csrfToken) that would stand in for them",
+    );
+  }
   const forwarded: Record<string, string | undefined> = {};
   call.headers.forEach((value, name) => {
     if (!notForwarded.has(name)) forwarded[name] = value;
@@ -118,21 +160,13 @@ async function post(call: Call, path: string, body: Record<string, unknown>, con
     { ...forwarded, host: where.host ?? undefined, cookie: cookie ?? undefined, "content-type": contentType },
     { ...body, csrfToken },
   );
-  if (typeof config.clientAddress === "function") {
-    try {
-      const address = config.clientAddress(
-        new Request(`${originOf(where)}${config.basePath}${path}`, { headers: call.headers }),
-      );
-      if (typeof address === "string" && address) incoming.clientIp = address;
-    } catch {
-      // an address that cannot be read counts as unknown, as for every other request
-    }
-  }
-  const res = await serve(incoming, config, { env: nextEnv, raw: true });
-  if (res.cookies?.length && !writeCookies(call.store, res.cookies))
-    throw new Error(
-      "signIn, signOut and unstable_update of @latchkey/next must run in a Server Action or a Route Handler: Next.js forbids setting cookies while a Server Component renders. Call them from a form's action or an onClick server action instead.",
+  if (typeof config.clientAddress === "function")
+    incoming.clientIp = clientAddressFrom(
+      config,
+      new Request(`${originOf(where)}${config.basePath}${path}`, { headers: call.headers }),
     );
+  const res = await serve(incoming, config, { env: nextEnv, raw: true });
+  if (res.cookies?.length && !writeCookies(call.store, res.cookies)) throw new Error(RENDERING);
   return res;
 }
 
@@ -191,7 +225,7 @@ export async function signIn(
   }
   const query = new URLSearchParams(authorizationParams).toString();
   const path = `/${found.type === "credentials" ? "callback" : "signin"}/${encodeURIComponent(found.id)}${query ? `?${query}` : ""}`;
-  const res = await post(call, path, { ...rest, callbackUrl }, "application/x-www-form-urlencoded");
+  const res = await post(call, path, { ...rest, callbackUrl }, "application/x-www-form-urlencoded", rest.csrfToken);
   const url = res.redirect ?? `${originOf(call.where)}${config.basePath}${path}`;
   if (shouldRedirect !== false) (await nextNavigation()).redirect(url);
   return url;
@@ -200,11 +234,11 @@ export async function signIn(
 /** The server-side `signOut` (see `NextAuthResult.signOut`). */
 export async function signOut(
   config: AuthConfig,
-  options: { redirectTo?: string; redirect?: boolean } = {},
+  options: { redirectTo?: string; redirect?: boolean; csrfToken?: string } = {},
 ): Promise<{ redirect: string }> {
   const call = await begin(config);
   const callbackUrl = String(options.redirectTo ?? call.headers.get("referer") ?? "/");
-  const res = await post(call, "/signout", { callbackUrl }, "application/x-www-form-urlencoded");
+  const res = await post(call, "/signout", { callbackUrl }, "application/x-www-form-urlencoded", options.csrfToken);
   const url = res.redirect ?? callbackUrl;
   if (options.redirect !== false) (await nextNavigation()).redirect(url);
   return { redirect: url };

@@ -4,7 +4,7 @@
  * pipeline's answer as a `Response` or as cookies for Next.js's cookie store.
  */
 import type { AuthConfig, Session } from "@latchkey/core";
-import { finalizeResponse, type HeaderReader, type IncomingRequest, readWebBody, serve } from "@latchkey/core/internal";
+import { finalizeResponse, type HeaderReader, type IncomingRequest, serve, webIncoming } from "@latchkey/core/internal";
 import { nextEnv } from "./env.js";
 
 type Cookie = NonNullable<Awaited<ReturnType<typeof serve>>["cookies"]>[number];
@@ -30,31 +30,15 @@ export function arrival(
   return { protocol, host: host ?? fallback.host ?? null };
 }
 
-/** The client address the application's `clientAddress` option gives; a throw counts as unknown. */
-function clientAddress(config: AuthConfig, request: Request): string | undefined {
-  if (typeof config.clientAddress !== "function") return undefined;
-  try {
-    const address = config.clientAddress(request);
-    return typeof address === "string" && address ? address : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A route handler's request as the pipeline reads it. */
-export function webIncoming(request: Request, config: AuthConfig): IncomingRequest {
+/** A route handler's request as the pipeline reads it, arrived where `arrival` says. */
+export function routeIncoming(request: Request, config: AuthConfig): IncomingRequest {
   const url = new URL(request.url);
-  const where = arrival(request.headers, config, { protocol: url.protocol, host: url.host });
-  return {
-    method: request.method,
-    path: `${url.pathname}${url.search}`,
-    protocol: where.protocol,
-    host: where.host,
-    headers: request.headers,
-    body: () => readWebBody(request),
-    clientIp: clientAddress(config, request),
-    webHeaders: () => request.headers,
-  };
+  return webIncoming(
+    request,
+    config,
+    arrival(request.headers, config, { protocol: url.protocol, host: url.host }),
+    url,
+  );
 }
 
 /** The headers of a request that the pipeline is asked about on the application's behalf. */

@@ -1,14 +1,62 @@
 /**
- * `RedisRevocationStore`: revocation of JWT sessions across two instances sharing one Redis,
- * attacked through `Auth()` (the suite of `revocation-instances.ts` in core's tests), and what is
- * Redis's own: subscribing while ioredis still checks a new connection.
+ * `RedisRevocationStore`: the conformance suite every `RevocationStore` runs, each instance on
+ * connections of its own, the outage real (Redis behind a TCP proxy that resets every open
+ * connection and refuses new ones); revocation of JWT sessions across two instances sharing one
+ * Redis, attacked through `Auth()` (the suite of `revocation-instances.ts` in core's tests); and
+ * what is Redis's own: subscribing while ioredis still checks a new connection.
  */
+import { randomBytes } from "node:crypto";
+import { runRevocationStoreConformance } from "@latchkey/adapter-test/revocation-store";
 import { serviceAvailable } from "@latchkey/adapter-test/services";
 import type { RevocationListener } from "@latchkey/core/stores";
 import { RedisRevocationStore } from "@latchkey/redis-adapter";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { closers, describeAcrossInstances, run } from "../../core/test/security/revocation-instances.js";
+import { startTcpProxy } from "../../core/test/security/tcp-proxy.js";
+
+const redisUp = await serviceAvailable("Redis", 6379);
+
+runRevocationStoreConformance(
+  "RedisRevocationStore (Redis at 127.0.0.1:6379)",
+  async () => {
+    const namespace = `conform2_revoke:${randomBytes(4).toString("hex")}:`;
+    const clients: Redis[] = [];
+    const connect = (port: number) => {
+      const client = new Redis({ host: "127.0.0.1", port, maxRetriesPerRequest: 1, retryStrategy: () => 50 });
+      client.on("error", () => {});
+      clients.push(client);
+      return client;
+    };
+    const storeOn = (port: number) =>
+      RedisRevocationStore(connect(port), connect(port), {
+        prefix: `${namespace}revoked:`,
+        channel: `${namespace}revocations`,
+        heartbeatMs: 200,
+      });
+    return {
+      open: () => storeOn(6379),
+      async outage() {
+        const proxy = await startTcpProxy(6379);
+        return {
+          store: storeOn(proxy.port),
+          // The server goes away: open connections are reset, new ones refused.
+          cut: () => proxy.setMode("refuse"),
+          restore: () => proxy.setMode("pass"),
+          close: () => proxy.close(),
+        };
+      },
+      async teardown() {
+        const admin = new Redis({ host: "127.0.0.1", port: 6379 });
+        const keys = await admin.keys(`${namespace}*`);
+        if (keys.length) await admin.del(...keys);
+        admin.disconnect();
+        for (const client of clients) client.disconnect();
+      },
+    };
+  },
+  { skip: !redisUp },
+);
 
 describeAcrossInstances([
   {

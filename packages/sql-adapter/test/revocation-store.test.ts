@@ -1,8 +1,9 @@
 /**
- * `SqlRevocationStore`: revocation of JWT sessions across two instances sharing one SQL database,
- * attacked through `Auth()` (the suite of `revocation-instances.ts` in core's tests): PostgreSQL
- * with `LISTEN/NOTIFY`, and polling on PostgreSQL, MariaDB and SQLite; then what is the store's own
- * (the table `migrate` makes, its options).
+ * `SqlRevocationStore`: the conformance suite every `RevocationStore` runs (on PostgreSQL with
+ * `LISTEN/NOTIFY` and polling, on MariaDB and SQLite polling; real outages on the two servers);
+ * revocation of JWT sessions across two instances sharing one SQL database, attacked through
+ * `Auth()` (the suite of `revocation-instances.ts` in core's tests), on the same four; then what
+ * is the store's own (the table `migrate` makes, its options).
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";

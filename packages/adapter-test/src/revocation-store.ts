@@ -1,10 +1,10 @@
 /**
- * The conformance suite every `RevocationStore` runs (memory, Redis, PostgreSQL): an entry that is
- * durable once `add` resolves (another instance, and one that starts later, loads it), entries of
- * one kind and id merged so that a revocation never moves backwards, pushes that reach every
- * subscribed instance, expiry, no lost revocation among 50 at once, and an outage that is
- * reported (`add` and `load` reject, the channel goes `down`, then `up`) rather than answered
- * as done.
+ * The conformance suite every `RevocationStore` runs (memory; Redis; SQL: PostgreSQL by
+ * LISTEN/NOTIFY and by polling, MariaDB, SQLite): an entry that is durable once `add` resolves
+ * (another instance, and one that starts later, loads it), entries of one kind and id merged so
+ * that a revocation never moves backwards, pushes that reach every subscribed instance, expiry, no
+ * lost revocation among 50 at once, and an outage that is reported (`add` and `load` reject, the
+ * channel goes `down`, then `up`) rather than answered as done.
  * @module revocation-store
  */
 import { randomBytes, randomUUID } from "node:crypto";

@@ -1,9 +1,13 @@
 /**
  * `RedisRateLimitStore`: counters shared by instances through one Redis, each change one Lua
- * script (the limiter's own rules, over this store and the memory one, are proved in core's
- * `rate-limit.test.ts`).
+ * script. It runs the conformance suite every `RateLimitStore` runs (two instances over one
+ * server, and a client whose server is down); then what is Redis's own (the key's expiry, two
+ * applications limiting one account). The limiter's own rules, over this store and the memory
+ * one, are proved in core's `rate-limit.test.ts`.
  */
-import { serviceAvailable } from "@latchkey/adapter-test/services";
+import { randomBytes } from "node:crypto";
+import { runRateLimitStoreConformance } from "@latchkey/adapter-test/rate-limit-store";
+import { downRedisOptions, serviceAvailable } from "@latchkey/adapter-test/services";
 import { RedisRateLimitStore } from "@latchkey/redis-adapter";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
@@ -21,6 +25,35 @@ afterAll(async () => {
   }
   redis.disconnect();
 });
+
+runRateLimitStoreConformance(
+  "RedisRateLimitStore (Redis at 127.0.0.1:6379)",
+  async () => {
+    const shared = `conform2_rl:${randomBytes(4).toString("hex")}:`;
+    // Two instances, each on a client of its own.
+    const clients = [
+      new Redis({ host: "127.0.0.1", port: 6379 }),
+      new Redis({ host: "127.0.0.1", port: 6379 }),
+    ] as const;
+    return {
+      stores: [
+        RedisRateLimitStore(clients[0], { prefix: shared }),
+        RedisRateLimitStore(clients[1], { prefix: shared }),
+      ],
+      async unreachable() {
+        const down = new Redis(await downRedisOptions());
+        down.on("error", () => {});
+        return { store: RedisRateLimitStore(down, { prefix: shared }), close: async () => down.disconnect() };
+      },
+      async teardown() {
+        const keys = await clients[0].keys(`${shared}*`);
+        if (keys.length) await clients[0].del(...keys);
+        for (const client of clients) client.disconnect();
+      },
+    };
+  },
+  { skip: !redisUp },
+);
 
 /** One credentials sign-in of "ada" with `password`. */
 async function guess(config: AuthConfig, password: string) {

@@ -1,12 +1,15 @@
 /**
- * `SqlRevocationStore`: revocation of JWT sessions across two instances sharing one SQL database,
- * attacked through `Auth()` (the suite of `revocation-instances.ts` in core's tests): PostgreSQL
- * with `LISTEN/NOTIFY`, and polling on PostgreSQL, MariaDB and SQLite; then what is the store's own
- * (the table `migrate` makes, its options).
+ * `SqlRevocationStore`: the conformance suite every `RevocationStore` runs (on PostgreSQL with
+ * `LISTEN/NOTIFY` and polling, on MariaDB and SQLite polling; real outages on the two servers);
+ * revocation of JWT sessions across two instances sharing one SQL database, attacked through
+ * `Auth()` (the suite of `revocation-instances.ts` in core's tests), on the same four; then what
+ * is the store's own (the table `migrate` makes, its options).
  */
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runRevocationStoreConformance } from "@latchkey/adapter-test/revocation-store";
 import { serviceAvailable } from "@latchkey/adapter-test/services";
 import { type AnyKysely, migrate, SqlRevocationStore } from "@latchkey/sql-adapter";
 import Database from "better-sqlite3";
@@ -16,6 +19,7 @@ import mysqlPromise from "mysql2/promise";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Backend, closers, describeAcrossInstances, run } from "../../core/test/security/revocation-instances.js";
+import { outageBehindProxy } from "../../core/test/security/tcp-proxy.js";
 
 const database = `latchkey_stores_revoke_${process.pid}_${run}`;
 const sqliteDir = mkdtempSync(join(tmpdir(), "latchkey-revoke-"));
@@ -137,6 +141,138 @@ const backends: Backend[] = [
 ];
 
 describeAcrossInstances(backends);
+
+// ---- The conformance suite every `RevocationStore` runs, on each database, each store (an
+// instance) on a pool of its own. The outages are real: PostgreSQL refusing connections to the
+// database (`ALLOW_CONNECTIONS false`) after `pg_terminate_backend` ended the store's own; MariaDB
+// behind a TCP proxy that resets every open connection and refuses new ones. Polling stores read
+// every 200 ms. The outage's store checks its channel every 200 ms, to notice the cut at once; the
+// others every second, so that a check slowed by a loaded machine is not taken for a lost channel.
+
+const [postgresServer, mariadbServer] = await Promise.all([
+  serviceAvailable("PostgreSQL", 5432),
+  serviceAvailable("MariaDB", 3306),
+]);
+
+/** A scratch name of this run: `conform2_<what>_<random>`. */
+const scratch = (what: string) => `conform2_${what}_${randomBytes(4).toString("hex")}`;
+
+function postgresConformance(listen: boolean) {
+  return async () => {
+    const database = scratch(listen ? "revoke_listen" : "revoke_poll");
+    const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    const dbs: AnyKysely[] = [];
+    const store = (heartbeatMs: number) => {
+      const pool = new pg.Pool({
+        host: "127.0.0.1",
+        port: 5432,
+        user: "postgres",
+        database,
+        max: 4,
+        connectionTimeoutMillis: 2000,
+      });
+      // Terminated connections report on the pool's idle clients and on the client Kysely holds;
+      // the query in flight rejects either way, and the store reports the outage.
+      pool.on("error", () => {});
+      pool.on("connect", (client) => client.on("error", () => {}));
+      const db: AnyKysely = new Kysely({ dialect: new PostgresDialect({ pool }) });
+      dbs.push(db);
+      return listen
+        ? SqlRevocationStore(db, { listen: pool, heartbeatMs })
+        : SqlRevocationStore(db, { pollMs: 200, heartbeatMs });
+    };
+    const migrator: AnyKysely = new Kysely({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ host: "127.0.0.1", user: "postgres", database }) }),
+    });
+    await migrate(migrator);
+    await migrator.destroy();
+    return {
+      open: () => store(1000),
+      async outage() {
+        return {
+          store: store(200),
+          async cut() {
+            await admin.query(`ALTER DATABASE ${database} WITH ALLOW_CONNECTIONS false`);
+            await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [database]);
+          },
+          restore: async () => void (await admin.query(`ALTER DATABASE ${database} WITH ALLOW_CONNECTIONS true`)),
+          close: async () => {},
+        };
+      },
+      async teardown() {
+        await Promise.all(dbs.map((db) => db.destroy().catch(() => {})));
+        await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+        await admin.end();
+      },
+    };
+  };
+}
+
+runRevocationStoreConformance(
+  "SqlRevocationStore (PostgreSQL at 127.0.0.1:5432, LISTEN/NOTIFY)",
+  postgresConformance(true),
+  { skip: !postgresServer },
+);
+
+runRevocationStoreConformance(
+  "SqlRevocationStore (PostgreSQL at 127.0.0.1:5432, polling)",
+  postgresConformance(false),
+  { skip: !postgresServer },
+);
+
+runRevocationStoreConformance(
+  "SqlRevocationStore (MariaDB at 127.0.0.1:3306, polling)",
+  async () => {
+    const database = scratch("revoke_maria");
+    const admin = await mysqlPromise.createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
+    await admin.query(`CREATE DATABASE ${database}`);
+    const dbs: AnyKysely[] = [];
+    const storeOn = (port: number, heartbeatMs: number) => {
+      const pool = mysql.createPool({ host: "127.0.0.1", port, user: "root", database, connectTimeout: 1000 });
+      const db: AnyKysely = new Kysely({ dialect: new MysqlDialect({ pool }) });
+      dbs.push(db);
+      return SqlRevocationStore(db, { pollMs: 200, heartbeatMs });
+    };
+    const migrator: AnyKysely = new Kysely({
+      dialect: new MysqlDialect({ pool: mysql.createPool({ host: "127.0.0.1", user: "root", database }) }),
+    });
+    await migrate(migrator);
+    await migrator.destroy();
+    return {
+      open: () => storeOn(3306, 1000),
+      outage: () => outageBehindProxy(3306, (port) => storeOn(port, 200)),
+      async teardown() {
+        await Promise.all(dbs.map((db) => db.destroy().catch(() => {})));
+        await admin.query(`DROP DATABASE IF EXISTS ${database}`);
+        await admin.end();
+      },
+    };
+  },
+  { skip: !mariadbServer },
+);
+
+// One file, a connection per store: processes on one host sharing a SQLite database. A file
+// has no server to lose, so no outage.
+runRevocationStoreConformance("SqlRevocationStore (SQLite, polling)", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "conform2-revoke-"));
+  const file = join(dir, "auth.db");
+  const dbs: AnyKysely[] = [];
+  const connect = (): AnyKysely => {
+    const db: AnyKysely = new Kysely({ dialect: new SqliteDialect({ database: new Database(file) }) });
+    dbs.push(db);
+    return db;
+  };
+  await migrate(connect());
+  return {
+    open: () => SqlRevocationStore(connect(), { pollMs: 200, heartbeatMs: 1000 }),
+    async teardown() {
+      for (const db of dbs) await db.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
 
 describe("SqlRevocationStore (SQLite)", () => {
   const dir = mkdtempSync(join(tmpdir(), "latchkey-revoke-own-"));

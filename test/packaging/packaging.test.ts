@@ -317,9 +317,7 @@ describe("the packed packages, installed from their tarballs", () => {
 
   it("each tarball has its README (install, an example, links), the LICENSE, and the metadata of its registry page", async () => {
     const license = await readFile(join(root, "LICENSE"), "utf8");
-    // packages/next is being reworked elsewhere; its LICENSE and metadata come with that work.
-    const awaiting = new Set(["@latchkey/next"]);
-    for (const p of packages.filter((q) => !awaiting.has(q.manifest.name))) {
+    for (const p of packages) {
       const name = p.manifest.name;
       expect(p.files, name).toEqual(expect.arrayContaining(["README.md", "LICENSE", "package.json"]));
       expect(

@@ -5,6 +5,8 @@
  * over one adapter and its own scratch database.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AuthjsAdapterProfile, runAdapterConformance } from "../../../adapter-test/src/index.js";
+import { serviceAvailable } from "../../../adapter-test/src/services.js";
 import { MissingAdapterMethods } from "../../src/errors.js";
 import { Auth, type AuthConfig } from "../../src/index.js";
 import { OIDC } from "../../src/providers/generic-oidc.js";
@@ -28,7 +30,7 @@ const SECRET = "authjs-adapter-flows-secret-0123456789abcdef";
 const SESSION = "authjs.session-token";
 
 /** Latchkey's optional adapter methods, which no Auth.js adapter has. */
-export const LATCHKEY_EXTENSIONS = [
+const LATCHKEY_EXTENSIONS = [
   "getAccountsByUserId",
   "updateAccount",
   "deleteAuthenticator",
@@ -50,7 +52,7 @@ export const LATCHKEY_EXTENSIONS = [
  * The conformance tests no Auth.js adapter passes, with why: Auth.js leaves these rules to its
  * core (Latchkey's core keeps them too, as the flows show) or its adapters never made them.
  */
-export const AUTHJS_CORE_RULES: Record<string, string> = {
+const AUTHJS_CORE_RULES: Record<string, string> = {
   "createUser stores a user that getUser, getUserByEmail return unchanged":
     "the database assigns the user's id; Latchkey uses the id createUser answers",
   "keeps null fields null": "the database assigns the user's id; Latchkey uses the id createUser answers",
@@ -73,7 +75,7 @@ export interface Tables {
 }
 
 /** Registers the flow tests of one Auth.js adapter. */
-export function runLatchkeyFlows(name: string, setup: () => Promise<AuthjsAdapterFixture>, tables: Tables): void {
+function runLatchkeyFlows(name: string, setup: () => Promise<AuthjsAdapterFixture>, tables: Tables): void {
   describe(`${name}: Latchkey's flows over the Auth.js adapter`, () => {
     let fixture: AuthjsAdapterFixture;
     let op: TestOP;
@@ -236,6 +238,45 @@ export function runLatchkeyFlows(name: string, setup: () => Promise<AuthjsAdapte
       expect(b.jar(APP).has(SESSION)).toBe(false);
     });
 
+    it("signing out a session another tab already ended clears the cookie, logs no error (some adapters throw for the missing row)", async () => {
+      const { browser: b, token } = await oauthSignIn("alice");
+      const csrf = (await (await b.get(`${APP}/auth/csrf`)).json()) as { csrfToken: string };
+      await fixture.pool.query(`DELETE FROM ${tables.sessions} WHERE "sessionToken" = $1`, [token]);
+      const before = errors.length;
+      const out = await b.post(`${APP}/auth/signout`, { csrfToken: csrf.csrfToken });
+      expect(out.status).toBe(302);
+      expect(b.jar(APP).has(SESSION)).toBe(false);
+      expect(errors.slice(before)).toEqual([]);
+    });
+
+    it("an expired session read by 30 requests at once: each sees no session, none fails, the row is gone", async () => {
+      const { browser: b, token } = await oauthSignIn("alice");
+      await fixture.pool.query(
+        `UPDATE ${tables.sessions} SET expires = now() - interval '1 minute' WHERE "sessionToken" = $1`,
+        [token],
+      );
+      const before = errors.length;
+      const answers = await Promise.all(Array.from({ length: 30 }, () => b.get(`${APP}/auth/session`)));
+      expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+      expect(await Promise.all(answers.map((a) => a.json()))).toEqual(answers.map(() => null));
+      expect(errors.slice(before)).toEqual([]);
+      expect(await rows(tables.sessions, `"sessionToken" = $1`, [token])).toHaveLength(0);
+    });
+
+    it("30 session reads (each extending the session) racing its sign-out: none fails, and the session stays ended", async () => {
+      const { browser: b, token } = await oauthSignIn("alice");
+      const csrf = (await (await b.get(`${APP}/auth/csrf`)).json()) as { csrfToken: string };
+      const before = errors.length;
+      const [out, ...reads] = await Promise.all([
+        b.post(`${APP}/auth/signout`, { csrfToken: csrf.csrfToken }),
+        ...Array.from({ length: 30 }, () => b.get(`${APP}/auth/session`)),
+      ]);
+      expect(out?.status).toBe(302);
+      expect(reads.map((r) => r.status)).toEqual(reads.map(() => 200));
+      expect(errors.slice(before)).toEqual([]);
+      expect(await rows(tables.sessions, `"sessionToken" = $1`, [token])).toHaveLength(0);
+    });
+
     it("the sessions API refuses, naming the missing adapter methods, and changes nothing", async () => {
       const { browser: b, token, user } = await oauthSignIn("alice");
       const request = requestOf(b);
@@ -277,4 +318,33 @@ export function runLatchkeyFlows(name: string, setup: () => Promise<AuthjsAdapte
         expect(said[0]?.detail).toContain(name);
     });
   });
+}
+
+/**
+ * Registers everything one Auth.js adapter runs on PostgreSQL: Latchkey's flows over it, and the
+ * conformance suite with Latchkey's extensions (and `absent`, methods of its own it lacks) marked
+ * absent and the rules of {@link AUTHJS_CORE_RULES} and `notApplicable` skipped with their reasons.
+ */
+export async function runAuthjsAdapter(
+  name: string,
+  setup: () => Promise<AuthjsAdapterFixture>,
+  tables: Tables,
+  profile: { conformanceName: string; absent?: AuthjsAdapterProfile["absent"]; notApplicable?: Record<string, string> },
+): Promise<void> {
+  const postgresUp = await serviceAvailable("PostgreSQL", 5432);
+  if (postgresUp) runLatchkeyFlows(name, setup, tables);
+  runAdapterConformance(
+    profile.conformanceName,
+    async () => {
+      const { adapter, probe, teardown } = await setup();
+      return { adapter, db: probe, teardown };
+    },
+    {
+      skip: !postgresUp,
+      authjs: {
+        absent: [...LATCHKEY_EXTENSIONS, ...(profile.absent ?? [])],
+        notApplicable: { ...AUTHJS_CORE_RULES, ...profile.notApplicable },
+      },
+    },
+  );
 }

@@ -2,53 +2,35 @@
  * `@auth/pg-adapter` (the schema its documentation gives: SERIAL ids) under Latchkey, unchanged:
  * the sign-in flows, and the conformance suite with Latchkey's extensions marked absent.
  */
-import { runAdapterConformance } from "../../../adapter-test/src/index.js";
-import { serviceAvailable } from "../../../adapter-test/src/services.js";
 import { pgAdapterFixture } from "./databases.js";
-import { AUTHJS_CORE_RULES, LATCHKEY_EXTENSIONS, runLatchkeyFlows } from "./flows.js";
+import { runAuthjsAdapter } from "./flows.js";
 
-const postgresUp = await serviceAvailable("PostgreSQL", 5432);
-
-if (postgresUp)
-  runLatchkeyFlows("@auth/pg-adapter", pgAdapterFixture, {
-    users: "users",
-    accounts: "accounts",
-    sessions: "sessions",
-    verificationTokens: "verification_token",
-  });
-
-runAdapterConformance(
-  "pg",
-  async () => {
-    const { adapter, probe, teardown } = await pgAdapterFixture();
-    return { adapter, db: probe, teardown };
-  },
+await runAuthjsAdapter(
+  "@auth/pg-adapter",
+  pgAdapterFixture,
+  { users: "users", accounts: "accounts", sessions: "sessions", verificationTokens: "verification_token" },
   {
-    skip: !postgresUp,
-    authjs: {
-      absent: [
-        ...LATCHKEY_EXTENSIONS,
-        "getAccount",
-        "getAuthenticator",
-        "createAuthenticator",
-        "listAuthenticatorsByUserId",
-        "updateAuthenticatorCounter",
-      ],
-      notApplicable: {
-        ...AUTHJS_CORE_RULES,
-        "rejects a second user with the same e-mail and keeps the first":
-          "its documented schema has no unique key on users.email",
-        "rejects linking the same provider account twice":
-          "its documented schema has no unique key on (provider, providerAccountId)",
-        "createSession stores a session that getSessionAndUser returns with its user":
-          "its session rows carry a SERIAL id and an integer userId; Latchkey reads the token, user and expiry",
-        "deleteSession removes one session and keeps the user's others":
-          "its session rows carry a SERIAL id and an integer userId; Latchkey reads the token, user and expiry",
-        "updateSession moves the expiry and returns the session":
-          "it answers nothing (its UPDATE returns no row); Latchkey never reads that answer",
-        "of a missing user does not throw":
-          "its user ids are integers, so PostgreSQL refuses a UUID; Latchkey never deletes users",
-      },
+    conformanceName: "pg",
+    absent: [
+      "getAccount",
+      "getAuthenticator",
+      "createAuthenticator",
+      "listAuthenticatorsByUserId",
+      "updateAuthenticatorCounter",
+    ],
+    notApplicable: {
+      "rejects a second user with the same e-mail and keeps the first":
+        "its documented schema has no unique key on users.email",
+      "rejects linking the same provider account twice":
+        "its documented schema has no unique key on (provider, providerAccountId)",
+      "createSession stores a session that getSessionAndUser returns with its user":
+        "its session rows carry a SERIAL id and an integer userId; Latchkey reads the token, user and expiry",
+      "deleteSession removes one session and keeps the user's others":
+        "its session rows carry a SERIAL id and an integer userId; Latchkey reads the token, user and expiry",
+      "updateSession moves the expiry and returns the session":
+        "it answers nothing (its UPDATE returns no row); Latchkey never reads that answer",
+      "of a missing user does not throw":
+        "its user ids are integers, so PostgreSQL refuses a UUID; Latchkey never deletes users",
     },
   },
 );

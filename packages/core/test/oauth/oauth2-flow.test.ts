@@ -188,6 +188,44 @@ describe("plain OAuth 2 sign-in", () => {
     expect(h.jwt[0]?.account?.refresh_token).toBe("plain-refresh");
   });
 
+  it("stores Auth.js's default account fields for a provider without account(): no expires_in, no provider extras; the callbacks get the whole answer", async () => {
+    const store = createMemoryStore();
+    const linked: Account[] = [];
+    const h = harness((f) => acme(f), {
+      adapter: MemoryAdapter(store),
+      session: { strategy: "jwt" },
+      events: { linkAccount: ({ account }) => void linked.push(account as Account) },
+    });
+    await signInThrough(h.browser, APP, "acme");
+    expect(h.errors).toEqual([]);
+    const stored = store.accounts.get(memoryAccountKey("acme", "4242")) as Record<string, unknown>;
+    // Auth.js's default account(): access_token, id_token, refresh_token, expires_at, scope,
+    // token_type, session_state, those sent (this provider sends no id_token nor session_state),
+    // with the account's identity and its user.
+    expect(Object.keys(stored).sort()).toEqual(
+      [
+        "access_token",
+        "expires_at",
+        "provider",
+        "providerAccountId",
+        "refresh_token",
+        "scope",
+        "token_type",
+        "type",
+        "userId",
+      ].sort(),
+    );
+    expect(stored).toMatchObject({ refresh_token: "plain-refresh", scope: "read profile", token_type: "bearer" });
+    expect(typeof stored.expires_at).toBe("number");
+    // The linkAccount event gets what was stored, as Auth.js's does; the jwt callback the whole answer.
+    expect(linked).toEqual([stored]);
+    expect(h.jwt[0]?.account).toMatchObject({
+      expires_in: 3600,
+      expires_at: stored.expires_at,
+      authorization_details: [{ type: "account_information", actions: ["read"] }],
+    });
+  });
+
   it("refuses the sign-in when the signIn callback says no, before any user is created", async () => {
     const store = createMemoryStore();
     const h = harness((f) => acme(f), { adapter: MemoryAdapter(store), callbacks: { signIn: () => false } });

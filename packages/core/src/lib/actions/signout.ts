@@ -9,6 +9,7 @@ import { clearChunkedCookie, cookieValues, expiredCookie, parseCookieHeader, rea
 import { errorOf } from "../error-of.js";
 import { otherPages } from "../pages/index.js";
 import type { RequestInternal } from "../request.js";
+import { goneEvenIfRefused } from "../session/database-strategy.js";
 import { decodeSessionToken } from "../session/jwt-strategy.js";
 import { endingEntry, entryLifetimeMs, sessionIdOf } from "../session/revocation-list.js";
 import { databaseSessionId } from "../session/session-id.js";
@@ -115,9 +116,15 @@ async function endJwtSession(req: RequestInternal, ctx: Context, raw: string): P
 
 async function endDatabaseSession(req: RequestInternal, ctx: Context, raw: string): Promise<void> {
   const { config } = ctx;
-  let removed: Awaited<ReturnType<AdapterWith<"deleteSession">["deleteSession"]>>;
+  // Set by the write below (a callback: typed so that TypeScript does not narrow it to null).
+  let removed = null as Awaited<ReturnType<AdapterWith<"deleteSession">["deleteSession"]>>;
+  const adapter = adapterFor(config, "deleteSession", "getSessionAndUser");
   try {
-    removed = await adapterFor(config, "deleteSession").deleteSession(raw);
+    // A session already gone (ended in another tab) is signed out, whether the adapter answers
+    // null or, as Prisma's does for a missing row, throws.
+    await goneEvenIfRefused(adapter, raw, async () => {
+      removed = await adapter.deleteSession(raw);
+    });
   } catch (e) {
     await recordFailure(req, ctx, { sessionId: databaseSessionId(config, raw) });
     throw new SignOutError(

@@ -1,4 +1,4 @@
-import { adapterFor } from "../adapter-for.js";
+import { type AdapterWith, adapterFor } from "../adapter-for.js";
 import type { ResolvedConfig } from "../config-types.js";
 import { expiredCookie } from "../cookies.js";
 import { warnOnce } from "../logger.js";
@@ -18,10 +18,11 @@ export async function readDatabaseSession(config: ResolvedConfig, options: Sessi
 
   let found = await adapter.getSessionAndUser(sessionToken);
   if (found && found.session.expires.valueOf() < Date.now()) {
-    await adapter.deleteSession(sessionToken);
+    await goneEvenIfRefused(adapter, sessionToken, () => adapter.deleteSession(sessionToken));
     found = null;
   }
-  if (!found) return { session: null, cookies: [expiredCookie(cookie.name, cookie.options)] };
+  const signedOut = { session: null, cookies: [expiredCookie(cookie.name, cookie.options)] };
+  if (!found) return signedOut;
 
   const { user, session } = found;
   const { maxAge, updateAge } = config.session;
@@ -31,9 +32,11 @@ export async function readDatabaseSession(config: ResolvedConfig, options: Sessi
     expires = new Date(Date.now() + maxAge * 1000);
     // The same write records when the session was last seen (for adapters that keep it), so
     // `lastSeenAt` costs no write of its own and is at most `updateAge` old.
-    await adapter.updateSession(
-      config.adapter?.listSessions ? { sessionToken, expires, lastSeenAt: new Date() } : { sessionToken, expires },
-    );
+    const changes = config.adapter?.listSessions
+      ? { sessionToken, expires, lastSeenAt: new Date() }
+      : { sessionToken, expires };
+    // Ended meanwhile (a sign-out in another tab): signed out, like a session not found.
+    if (await goneEvenIfRefused(adapter, sessionToken, () => adapter.updateSession(changes))) return signedOut;
     if (options.reissue)
       cookies.push({ name: cookie.name, value: sessionToken, options: { ...cookie.options, expires } });
   }
@@ -50,6 +53,34 @@ export async function readDatabaseSession(config: ResolvedConfig, options: Sessi
   const result = withoutSessionToken(config, returned, sessionToken);
   await config.events.session?.({ session: result });
   return { session: result, cookies, amr: amrOf(session.amr) };
+}
+
+/**
+ * Runs `write` (a `deleteSession` or `updateSession` of `sessionToken`); true when it was refused
+ * because the session no longer exists. Some Auth.js adapters (Prisma's) throw for a missing row
+ * where others answer null: a refusal is then checked by reading the session back, and rethrown
+ * unless the session is really gone (a store outage stays an error).
+ *
+ * @example
+ * ```ts
+ * if (await goneEvenIfRefused(adapter, token, () => adapter.deleteSession(token))) return signedOut
+ * ```
+ */
+export async function goneEvenIfRefused(
+  adapter: Pick<AdapterWith<"getSessionAndUser">, "getSessionAndUser">,
+  sessionToken: string,
+  write: () => unknown,
+): Promise<boolean> {
+  try {
+    await write();
+    return false;
+  } catch (e) {
+    const still = await Promise.resolve(adapter.getSessionAndUser(sessionToken)).catch(() => {
+      throw e;
+    });
+    if (still) throw e;
+    return true;
+  }
 }
 
 /**

@@ -38,7 +38,10 @@ export interface OAuthOutcome {
   user: User;
   /** The account with the whole token response: what the callbacks and events receive. */
   account: Account;
-  /** The account as it is stored: `provider.account(tokens)` when the provider has one. */
+  /**
+   * The account as it is stored: `provider.account(tokens)` when the provider has one, else the
+   * token fields of Auth.js's account schema ({@link storedTokens}).
+   */
   storedAccount: Account;
 }
 
@@ -337,8 +340,43 @@ async function mapProfile(provider: OAuthProvider, profile: Profile, tokens: Tok
   };
   const identity = { provider: provider.id, type: provider.type, providerAccountId };
   const account: Account = { ...tokens, ...identity };
-  const storedAccount: Account = provider.account ? { ...(provider.account(tokens) ?? {}), ...identity } : account;
+  const storedAccount: Account = {
+    ...(provider.account ? provider.account(tokens) : storedTokens(tokens)),
+    ...identity,
+  };
   return { profile, user, account, storedAccount };
+}
+
+/** The token fields of an account as Auth.js's adapters' schemas have them. */
+const STORED_TOKEN_FIELDS = [
+  "access_token",
+  "id_token",
+  "refresh_token",
+  "expires_at",
+  "scope",
+  "token_type",
+  "session_state",
+] as const;
+
+/**
+ * The token fields an account stores when its provider has no `account()` callback, the same as
+ * Auth.js stores: the columns of Auth.js's account schema, those the provider did not send left
+ * out. The rest of the token response (`expires_in`, a provider's own fields) reaches the
+ * callbacks and events, never the adapter: Auth.js's adapters (Prisma's first) refuse a field
+ * their schema lacks.
+ *
+ * @example
+ * ```ts
+ * storedTokens({ access_token: "gho_1", token_type: "bearer", expires_in: 3600, expires_at: 1767225600 })
+ * // { access_token: "gho_1", token_type: "bearer", expires_at: 1767225600 }
+ * ```
+ */
+function storedTokens(tokens: TokenSet): Partial<TokenSet> {
+  const stored: Record<string, unknown> = {};
+  for (const field of STORED_TOKEN_FIELDS) {
+    if (tokens[field] !== undefined) stored[field] = tokens[field];
+  }
+  return stored as Partial<TokenSet>;
 }
 
 /** An id_token that must not be accepted: `reason` says which check it failed. */

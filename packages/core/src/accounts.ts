@@ -361,8 +361,13 @@ interface VerifyClaims {
   sendId: string;
 }
 
+/**
+ * `__Host-` on https, not `__Secure-`: a sibling sub-domain may set a `__Secure-` cookie for the
+ * parent domain, and the stranger's own cookie planted in the owner's browser would make the
+ * owner's click on the mailed link (or the code typed there) prove the stranger's sign-up.
+ */
 function verifyCookieName(r: Resolved): string {
-  return `${r.secure ? "__Secure-" : ""}${VERIFY_COOKIE}`;
+  return `${r.secure ? "__Host-" : ""}${VERIFY_COOKIE}`;
 }
 
 function verifyCookie(r: Resolved, claims: VerifyClaims, maxAge: number): string {

@@ -724,6 +724,55 @@ describe("attacks on password accounts", () => {
     expect(await sessionEmail(config, victim)).toBe("victim@example.com");
   });
 
+  it("attack: a sibling sub-domain plants the stranger's verification cookie in the owner's browser (https): the owner's click on the mailed link, or the code typed there, proves nothing", async () => {
+    const store = await memory();
+    const { config, accounts } = app(store);
+    const https = (jar: CookieJar): AccountsRequest => ({
+      protocol: "https",
+      host: "app.example.com",
+      cookieHeader: jar.header(),
+    });
+    // The stranger signs up with the owner's address, on the real site, and keeps his cookie.
+    const stranger = new CookieJar();
+    const planted = await signUp(https(stranger), config, accounts, {
+      email: "owner@example.com",
+      password: "the stranger's own passphrase",
+    });
+    expect(planted.ok).toBe(true);
+    if (!planted.ok) return;
+    // Only a __Host- cookie is beyond a sibling: it carries no Domain and a sibling's Set-Cookie
+    // of that name is refused by the browser (RFC 6265bis §4.1.3.2). A __Secure- one is not.
+    const [set = ""] = planted.setCookie;
+    expect(set).toMatch(/^__Host-latchkey\.email-verification=/);
+    expect(set).toMatch(/; Path=\//);
+    expect(set).not.toMatch(/; Domain=/i);
+    keep(stranger, planted.setCookie);
+    await until(() => smtp.mails.some((m) => m.to.includes("owner@example.com")));
+    const mail = lastMail("owner@example.com");
+    const strangerId = mail.query.user as string;
+    // shop.example.com (a sibling the stranger controls) sets the same value under every name a
+    // sibling may set: no prefix, and __Secure- with Domain=example.com.
+    const [value] = [...stranger.values.values()];
+    const owner = new CookieJar();
+    owner.values.set("__Secure-latchkey.email-verification", value as string);
+    owner.values.set("latchkey.email-verification", value as string);
+    expect(await verifyEmail(https(owner), config, accounts, mail.query)).toMatchObject({
+      ok: false,
+      error: "password-required",
+    });
+    expect(await verifyEmail(https(owner), config, accounts, { code: mail.code })).toMatchObject({
+      ok: false,
+      error: "invalid",
+    });
+    expect((await store.adapter.getUser?.(strangerId))?.emailVerified).toBeNull();
+    expect(
+      await passwordSignIn(config, new CookieJar(), "owner@example.com", "the stranger's own passphrase"),
+    ).toContain("error=CredentialsSignin");
+    // Control: the same code in the browser that signed up (its own cookie) is accepted, so the
+    // refusals above came from the planted cookie alone.
+    expect(await verifyEmail(https(stranger), config, accounts, { code: mail.code })).toMatchObject({ ok: true });
+  });
+
   it("a reset without the second factor: it signs no one in, ends the pending second-factor sign-in, and the new password still asks for the code", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Math.floor(Date.now() / 1000 / TOTP_PERIOD) * TOTP_PERIOD * 1000 + 15_000);

@@ -361,6 +361,9 @@ interface VerifyClaims {
   sendId: string;
 }
 
+/** The longest user id the verification cookie hides the length of (the links accept up to 255). */
+const USER_ID_PAD = 255;
+
 /**
  * `__Host-` on https, not `__Secure-`: a sibling sub-domain may set a `__Secure-` cookie for the
  * parent domain, and the stranger's own cookie planted in the owner's browser would make the
@@ -372,7 +375,10 @@ function verifyCookieName(r: Resolved): string {
 
 function verifyCookie(r: Resolved, claims: VerifyClaims, maxAge: number): string {
   const name = verifyCookieName(r);
-  const value = sealToken({ ...claims }, r.config.secrets, name, maxAge);
+  // Padded to one length: the taken path's made-up id is a UUID, the adapter's may be "1" or a
+  // cuid, and the sealed cookie's length would tell a free address from a taken one.
+  const pad = " ".repeat(Math.max(0, USER_ID_PAD - claims.userId.length));
+  const value = sealToken({ ...claims, pad }, r.config.secrets, name, maxAge);
   return serializeCookie(name, value, { httpOnly: true, sameSite: "lax", path: "/", secure: r.secure, maxAge });
 }
 
@@ -440,10 +446,11 @@ export async function signUp(
       if (!(await r.adapter.getUserByEmail(email))) throw e;
     }
   }
-  const userId = user?.id ?? randomUUID();
+  // A string whatever the adapter returns (an Auth.js adapter over a SERIAL column gives numbers).
+  const userId = user ? String(user.id) : randomUUID();
   const verification = await issueVerification(r, options, email, userId);
   if (user) {
-    await options.passwords.setPasswordHash(user.id, hash);
+    await options.passwords.setPasswordHash(userId, hash);
     await r.config.events.createUser?.({ user });
     await mail(r, verification.mail);
   } else {
@@ -604,7 +611,7 @@ export async function verifyEmail(
     const updated = await r.adapter.updateUser({ id: user.id, emailVerified: new Date() });
     await r.config.events.updateUser?.({ user: updated });
   }
-  return { ok: true, userId: user.id, setCookie: [clearVerifyCookie(r)] };
+  return { ok: true, userId: String(user.id), setCookie: [clearVerifyCookie(r)] };
 }
 
 // ------------------------------------------------------------------ forgotten password
@@ -635,7 +642,7 @@ export async function requestPasswordReset(
   if (overLimit) return overLimit;
   const maxAge = options.resetMaxAge ?? 1800;
   const user = await r.adapter.getUserByEmail(email);
-  const userId = user?.id ?? randomUUID();
+  const userId = user ? String(user.id) : randomUUID();
   const token = randomToken();
   // Read for a made-up id too, so that both branches do the same work.
   const current = (await options.passwords.getPasswordHash(userId)) ?? "";
@@ -734,16 +741,16 @@ export async function resetPassword(
 
   let owner = user;
   if (user.emailVerified) {
-    await options.passwords.setPasswordHash(user.id, hash);
+    await options.passwords.setPasswordHash(userId, hash);
   } else {
     const ctx = { config: r.config } as Context;
     const released = await releaseToProver(ctx, r.adapter, user, { email, name: user.name ?? null }, "password-reset");
     if (!released) return invalid("another proof of the address came first");
     owner = released.user;
-    await options.passwords.setPasswordHash(owner.id, hash);
+    await options.passwords.setPasswordHash(String(owner.id), hash);
   }
   try {
-    await endAllSessions(config, owner.id, options.env);
+    await endAllSessions(config, String(owner.id), options.env);
   } catch (e) {
     if (e instanceof SignOutError) throw e;
     throw new SignOutError("The password was reset but the sessions were not ended; retry ending them", {
@@ -753,14 +760,14 @@ export async function resetPassword(
   await recordAudit(r.config, {
     type: "password.changed",
     at: new Date(),
-    userId: owner.id,
+    userId: String(owner.id),
     clientAddress: input.clientAddress,
   });
   await mail(
     r,
     accountMails.changed(email, new URL(r.origin).host, r.config.theme, { reset: absolute(r, options.urls.reset) }),
   );
-  return { ok: true, userId: owner.id, sessionsEnded: true };
+  return { ok: true, userId: String(owner.id), sessionsEnded: true };
 }
 
 // ------------------------------------------------------------------ change while signed in
@@ -822,7 +829,7 @@ export async function changePassword(
   if (given) {
     const overLimit = await limited(r, "submit", `user:${user.id}`, input.clientAddress);
     if (overLimit) return overLimit;
-    const stored = await options.passwords.getPasswordHash(user.id);
+    const stored = await options.passwords.getPasswordHash(String(user.id));
     const ok = stored
       ? await verifyPassword(String(input.currentPassword), stored)
       : await dummyVerify(String(input.currentPassword));
@@ -833,7 +840,10 @@ export async function changePassword(
   }
   const refused = await refuseNewPassword(options, input.newPassword, [user.email, user.name]);
   if (refused) return refused;
-  await options.passwords.setPasswordHash(user.id, await hashPassword(input.newPassword as string, options.hash));
+  await options.passwords.setPasswordHash(
+    String(user.id),
+    await hashPassword(input.newPassword as string, options.hash),
+  );
   let signedOut = false;
   if (r.config.session.strategy === "database") {
     await endPendingSignIns(r.config, user.id);
@@ -890,7 +900,7 @@ export async function authorizePassword(
   const password = typeof input.password === "string" ? input.password : "";
   const email = normalized(input.email);
   const user = email ? await adapter.getUserByEmail(email) : null;
-  const stored = user ? await options.passwords.getPasswordHash(user.id) : null;
+  const stored = user ? await options.passwords.getPasswordHash(String(user.id)) : null;
   if (!user || !stored) {
     await dummyVerify(password, options.hash);
     return null;
@@ -898,7 +908,7 @@ export async function authorizePassword(
   if (!(await verifyPassword(password, stored))) return null;
   if (!user.emailVerified && !options.allowUnverified) return null;
   if (needsRehash(stored, options.hash))
-    await options.passwords.setPasswordHash(user.id, await hashPassword(password, options.hash));
+    await options.passwords.setPasswordHash(String(user.id), await hashPassword(password, options.hash));
   return user;
 }
 

@@ -32,6 +32,7 @@ import Nodemailer from "../../src/providers/nodemailer.js";
 import TOTP from "../../src/providers/totp.js";
 import { confirmTotpEnrolment, startTotpEnrolment } from "../../src/second-factor.js";
 import type { AuthConfig } from "../../src/types.js";
+import { pgAdapterFixture } from "../authjs-adapters/databases.js";
 import { CookieJar, ORIGIN, SECRET, type SmtpFixture, send, smtpServer, startSmtp, until } from "../email/helpers.js";
 
 let smtp: SmtpFixture;
@@ -431,6 +432,57 @@ describe("attacks on password accounts", () => {
     // The owner's password is the owner's.
     expect(await store.passwords.getPasswordHash(userId)).toBe(hashBefore);
     expect(await passwordSignIn(config, new CookieJar(), "owner@example.com", PASSWORD)).toBe(ORIGIN);
+  });
+
+  it("attack: enumeration by cookie length: with an Auth.js adapter that makes its own short ids (@auth/pg-adapter's SERIAL), a taken address's verification cookie is as long as a free one's, and the account works", async () => {
+    const fixture = await pgAdapterFixture();
+    try {
+      const store: Store = { adapter: fixture.adapter, passwords: new MemoryPasswordStore(), close: async () => {} };
+      const full = app(store);
+      const accounts = full.accounts;
+      // No second factor and no audit trail: this adapter has no table for them.
+      const config: AuthConfig = {
+        ...full.config,
+        audit: undefined,
+        providers: full.config.providers.filter((p) => typeof p === "function" || p.type !== "totp"),
+      };
+      const signUpOnce = async (jar: CookieJar) => {
+        const result = await signUp(from(jar), config, accounts, { email: "serial@example.com", password: PASSWORD });
+        if (!result.ok) throw new Error(`sign-up refused: ${result.error}`);
+        keep(jar, result.setCookie);
+        return result.setCookie;
+      };
+      // The first sign-up creates user 1 (a number, from the SERIAL column); the second meets the
+      // taken address. Before: the number reached the records' HMAC and the sign-up threw (a 5xx
+      // after the user was created, with no password).
+      const browser = new CookieJar();
+      const [fresh = ""] = await signUpOnce(browser);
+      await until(() => smtp.mails.length === 1);
+      const { code } = lastMail("serial@example.com");
+      const [taken = ""] = await signUpOnce(new CookieJar());
+      await until(() => smtp.mails.length === 2);
+      expect(lastMail("serial@example.com").subject).toContain("You already have an account");
+      expect(taken.split("=")[0]).toBe(fresh.split("=")[0]);
+      expect(taken.length).toBe(fresh.length);
+      // The account works on this adapter: verified by the code, signed in, reset.
+      expect(await verifyEmail(from(browser), config, accounts, { code })).toMatchObject({ ok: true, userId: "1" });
+      expect(
+        (await authorizePassword(config, accounts, { email: "serial@example.com", password: PASSWORD }))?.email,
+      ).toBe("serial@example.com");
+      const link = await requestReset(config, accounts, "serial@example.com");
+      expect(await resetPassword(from(new CookieJar()), config, accounts, { ...link, password: NEW_PASSWORD })).toEqual(
+        {
+          ok: true,
+          userId: "1",
+          sessionsEnded: true,
+        },
+      );
+      expect(
+        (await authorizePassword(config, accounts, { email: "serial@example.com", password: NEW_PASSWORD }))?.email,
+      ).toBe("serial@example.com");
+    } finally {
+      await fixture.teardown();
+    }
   });
 
   it("enumeration by answer and by work: a reset request answers the same for an unknown address, hashes nothing either way, and mails each once", async () => {

@@ -491,8 +491,9 @@ async function issueVerification(r: Resolved, options: PasswordAccountsOptions, 
  * `user`. A link opened in another browser also needs the account's `password`
  * (`password-required` asks for it): whoever proves the address must be whoever chose the
  * password, so a stranger's sign-up never becomes the owner's verified account. Each submission
- * counts against the limits per address and per client; a code gets `codeAttempts` tries. Every
- * refusal is `invalid` (the reason is logged).
+ * counts against the client's limit, a password given with a live link against the address's too
+ * (made-up links naming an address never block its owner); a code gets `codeAttempts` tries.
+ * Every refusal is `invalid` (the reason is logged).
  *
  * @example
  * ```ts
@@ -533,7 +534,10 @@ export async function verifyEmail(
     if (!bound) return refuse("no verification cookie (another browser, expired or forged)");
     ({ email, userId, sendId } = bound);
   }
-  const overLimit = await limited(r, "submit", email, input.clientAddress);
+  // Counted per client here: a counter per address would let anyone's made-up links (or codes of
+  // his own sign-up with the address) block its owner's verification. Guesses are bounded by the
+  // records (a code has `codeAttempts` tries); the password of a live link counts per address below.
+  const overLimit = await limited(r, "submit", null, input.clientAddress);
   if (overLimit) return { ...overLimit, setCookie: [] };
 
   if (byLink) {
@@ -552,6 +556,12 @@ export async function verifyEmail(
     if (!link || link.expired) return refuse("unknown, used or expired link");
     if (!sameBrowser) {
       const given = input.password !== undefined && input.password !== "";
+      // Passwords tried on a live link count per address too (only a holder of the link gets here).
+      const overAddress = given ? await limited(r, "submit", email, undefined) : null;
+      if (overAddress) {
+        await r.adapter.createVerificationToken(link.record);
+        return { ...overAddress, setCookie: [] };
+      }
       const stored = given ? await options.passwords.getPasswordHash(userId) : null;
       const ok =
         given &&

@@ -565,6 +565,38 @@ describe("attacks on password accounts", () => {
     expect(flood.filter((r) => !r.ok && r.error === "rate-limited")).toHaveLength(10);
   });
 
+  it("attack: bogus verification links naming an address, from one client, do not block its owner's verification; that client's flood is limited", async () => {
+    const store = await memory();
+    const { config, accounts } = app(store);
+    const owner = new CookieJar();
+    const result = await signUp(from(owner), config, accounts, { email: "blocked@example.com", password: PASSWORD });
+    if (!result.ok) throw new Error(`sign-up refused: ${result.error}`);
+    keep(owner, result.setCookie);
+    await until(() => smtp.mails.some((m) => m.to.includes("blocked@example.com")));
+    const { code, query } = lastMail("blocked@example.com");
+    // Anyone may post a made-up link with the owner's address: 12 of them, from one client.
+    const bogus = {
+      token: "0".repeat(64),
+      email: "blocked@example.com",
+      user: query.user,
+      clientAddress: "203.0.113.9",
+    };
+    for (let i = 0; i < 12; i++) {
+      expect(await verifyEmail(from(new CookieJar()), config, accounts, bogus)).toMatchObject({
+        ok: false,
+        error: "invalid",
+      });
+    }
+    // The owner's code still works.
+    expect(await verifyEmail(from(owner), config, accounts, { code, clientAddress: "198.51.100.7" })).toMatchObject({
+      ok: true,
+    });
+    // The flooding client is stopped by its own limit (50 per 15 minutes).
+    const answers = [];
+    for (let i = 0; i < 45; i++) answers.push(await verifyEmail(from(new CookieJar()), config, accounts, bogus));
+    expect(answers.filter((a) => !a.ok && a.error === "rate-limited").length).toBe(7);
+  });
+
   it("store outage: a reset request whose token cannot be stored answers as any other, sends nothing, and logs why", async () => {
     const store = await (stores.memory as () => Promise<Store>)();
     const failing: Adapter = {

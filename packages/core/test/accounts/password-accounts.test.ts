@@ -26,7 +26,7 @@ import type { Adapter } from "../../src/adapters.js";
 import { listAuditEvents } from "../../src/audit.js";
 import { base32Decode, hotp, TOTP_PERIOD, timeStep } from "../../src/lib/flows/second-factor/totp.js";
 import { createMemoryStore, MemoryAdapter } from "../../src/memory-adapter.js";
-import { hashPassword } from "../../src/password.js";
+import { hashPassword, verifyPassword } from "../../src/password.js";
 import Credentials from "../../src/providers/credentials.js";
 import Nodemailer from "../../src/providers/nodemailer.js";
 import TOTP from "../../src/providers/totp.js";
@@ -353,6 +353,31 @@ describe.each(Object.keys(stores))("password accounts on the %s store", (kind) =
     expect(await passwordSignIn(config, new CookieJar(), email, NEW_PASSWORD)).toBe(ORIGIN);
     const events = await listAuditEvents(config, { userId, type: "password.changed" });
     expect(events).toHaveLength(1);
+  });
+
+  it("attack: 30 concurrent sign-ups of one new address, each with its own password: one user, every answer alike, and only the winner's password is stored", async () => {
+    const { config, accounts } = app(store, "jwt", { limits: { mailPerAddress: { max: 100, windowSeconds: 60 } } });
+    const email = `crowd-${kind}@example.com`;
+    const before = smtp.mails.length;
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        signUp(from(new CookieJar()), config, accounts, { email, password: `${PASSWORD} number ${i}` }),
+      ),
+    );
+    expect(results.every((r) => r.ok)).toBe(true);
+    await until(() => smtp.mails.length - before === 30);
+    const mails = smtp.mails.slice(before).filter((m) => m.to.includes(email));
+    const verify = mails.filter((m) => (m.mail.subject ?? "").includes("Confirm your e-mail address"));
+    expect(verify).toHaveLength(1);
+    const user = await store.adapter.getUserByEmail?.(email);
+    expect(user?.emailVerified).toBeNull();
+    // The one stored password is the one whose sign-up was mailed the code.
+    const stored = await store.passwords.getPasswordHash(user?.id as string);
+    const winners = [];
+    for (let i = 0; i < 30; i++) {
+      if (stored && (await verifyPassword(`${PASSWORD} number ${i}`, stored))) winners.push(i);
+    }
+    expect(winners).toHaveLength(1);
   });
 
   it("attack: 40 concurrent redemptions of one reset token: exactly one sets its password", async () => {

@@ -361,13 +361,24 @@ interface VerifyClaims {
   sendId: string;
 }
 
+/** The longest user id the verification cookie hides the length of (the links accept up to 255). */
+const USER_ID_PAD = 255;
+
+/**
+ * `__Host-` on https, not `__Secure-`: a sibling sub-domain may set a `__Secure-` cookie for the
+ * parent domain, and the stranger's own cookie planted in the owner's browser would make the
+ * owner's click on the mailed link (or the code typed there) prove the stranger's sign-up.
+ */
 function verifyCookieName(r: Resolved): string {
-  return `${r.secure ? "__Secure-" : ""}${VERIFY_COOKIE}`;
+  return `${r.secure ? "__Host-" : ""}${VERIFY_COOKIE}`;
 }
 
 function verifyCookie(r: Resolved, claims: VerifyClaims, maxAge: number): string {
   const name = verifyCookieName(r);
-  const value = sealToken({ ...claims }, r.config.secrets, name, maxAge);
+  // Padded to one length: the taken path's made-up id is a UUID, the adapter's may be "1" or a
+  // cuid, and the sealed cookie's length would tell a free address from a taken one.
+  const pad = " ".repeat(Math.max(0, USER_ID_PAD - claims.userId.length));
+  const value = sealToken({ ...claims, pad }, r.config.secrets, name, maxAge);
   return serializeCookie(name, value, { httpOnly: true, sameSite: "lax", path: "/", secure: r.secure, maxAge });
 }
 
@@ -435,10 +446,11 @@ export async function signUp(
       if (!(await r.adapter.getUserByEmail(email))) throw e;
     }
   }
-  const userId = user?.id ?? randomUUID();
+  // A string whatever the adapter returns (an Auth.js adapter over a SERIAL column gives numbers).
+  const userId = user ? String(user.id) : randomUUID();
   const verification = await issueVerification(r, options, email, userId);
   if (user) {
-    await options.passwords.setPasswordHash(user.id, hash);
+    await options.passwords.setPasswordHash(userId, hash);
     await r.config.events.createUser?.({ user });
     await mail(r, verification.mail);
   } else {
@@ -479,8 +491,9 @@ async function issueVerification(r: Resolved, options: PasswordAccountsOptions, 
  * `user`. A link opened in another browser also needs the account's `password`
  * (`password-required` asks for it): whoever proves the address must be whoever chose the
  * password, so a stranger's sign-up never becomes the owner's verified account. Each submission
- * counts against the limits per address and per client; a code gets `codeAttempts` tries. Every
- * refusal is `invalid` (the reason is logged).
+ * counts against the client's limit, a password given with a live link against the address's too
+ * (made-up links naming an address never block its owner); a code gets `codeAttempts` tries.
+ * Every refusal is `invalid` (the reason is logged).
  *
  * @example
  * ```ts
@@ -521,7 +534,10 @@ export async function verifyEmail(
     if (!bound) return refuse("no verification cookie (another browser, expired or forged)");
     ({ email, userId, sendId } = bound);
   }
-  const overLimit = await limited(r, "submit", email, input.clientAddress);
+  // Counted per client here: a counter per address would let anyone's made-up links (or codes of
+  // his own sign-up with the address) block its owner's verification. Guesses are bounded by the
+  // records (a code has `codeAttempts` tries); the password of a live link counts per address below.
+  const overLimit = await limited(r, "submit", null, input.clientAddress);
   if (overLimit) return { ...overLimit, setCookie: [] };
 
   if (byLink) {
@@ -540,6 +556,12 @@ export async function verifyEmail(
     if (!link || link.expired) return refuse("unknown, used or expired link");
     if (!sameBrowser) {
       const given = input.password !== undefined && input.password !== "";
+      // Passwords tried on a live link count per address too (only a holder of the link gets here).
+      const overAddress = given ? await limited(r, "submit", email, undefined) : null;
+      if (overAddress) {
+        await r.adapter.createVerificationToken(link.record);
+        return { ...overAddress, setCookie: [] };
+      }
       const stored = given ? await options.passwords.getPasswordHash(userId) : null;
       const ok =
         given &&
@@ -599,7 +621,7 @@ export async function verifyEmail(
     const updated = await r.adapter.updateUser({ id: user.id, emailVerified: new Date() });
     await r.config.events.updateUser?.({ user: updated });
   }
-  return { ok: true, userId: user.id, setCookie: [clearVerifyCookie(r)] };
+  return { ok: true, userId: String(user.id), setCookie: [clearVerifyCookie(r)] };
 }
 
 // ------------------------------------------------------------------ forgotten password
@@ -630,7 +652,7 @@ export async function requestPasswordReset(
   if (overLimit) return overLimit;
   const maxAge = options.resetMaxAge ?? 1800;
   const user = await r.adapter.getUserByEmail(email);
-  const userId = user?.id ?? randomUUID();
+  const userId = user ? String(user.id) : randomUUID();
   const token = randomToken();
   // Read for a made-up id too, so that both branches do the same work.
   const current = (await options.passwords.getPasswordHash(userId)) ?? "";
@@ -729,16 +751,16 @@ export async function resetPassword(
 
   let owner = user;
   if (user.emailVerified) {
-    await options.passwords.setPasswordHash(user.id, hash);
+    await options.passwords.setPasswordHash(userId, hash);
   } else {
     const ctx = { config: r.config } as Context;
     const released = await releaseToProver(ctx, r.adapter, user, { email, name: user.name ?? null }, "password-reset");
     if (!released) return invalid("another proof of the address came first");
     owner = released.user;
-    await options.passwords.setPasswordHash(owner.id, hash);
+    await options.passwords.setPasswordHash(String(owner.id), hash);
   }
   try {
-    await endAllSessions(config, owner.id, options.env);
+    await endAllSessions(config, String(owner.id), options.env);
   } catch (e) {
     if (e instanceof SignOutError) throw e;
     throw new SignOutError("The password was reset but the sessions were not ended; retry ending them", {
@@ -748,14 +770,14 @@ export async function resetPassword(
   await recordAudit(r.config, {
     type: "password.changed",
     at: new Date(),
-    userId: owner.id,
+    userId: String(owner.id),
     clientAddress: input.clientAddress,
   });
   await mail(
     r,
     accountMails.changed(email, new URL(r.origin).host, r.config.theme, { reset: absolute(r, options.urls.reset) }),
   );
-  return { ok: true, userId: owner.id, sessionsEnded: true };
+  return { ok: true, userId: String(owner.id), sessionsEnded: true };
 }
 
 // ------------------------------------------------------------------ change while signed in
@@ -817,7 +839,7 @@ export async function changePassword(
   if (given) {
     const overLimit = await limited(r, "submit", `user:${user.id}`, input.clientAddress);
     if (overLimit) return overLimit;
-    const stored = await options.passwords.getPasswordHash(user.id);
+    const stored = await options.passwords.getPasswordHash(String(user.id));
     const ok = stored
       ? await verifyPassword(String(input.currentPassword), stored)
       : await dummyVerify(String(input.currentPassword));
@@ -828,7 +850,10 @@ export async function changePassword(
   }
   const refused = await refuseNewPassword(options, input.newPassword, [user.email, user.name]);
   if (refused) return refused;
-  await options.passwords.setPasswordHash(user.id, await hashPassword(input.newPassword as string, options.hash));
+  await options.passwords.setPasswordHash(
+    String(user.id),
+    await hashPassword(input.newPassword as string, options.hash),
+  );
   let signedOut = false;
   if (r.config.session.strategy === "database") {
     await endPendingSignIns(r.config, user.id);
@@ -885,7 +910,7 @@ export async function authorizePassword(
   const password = typeof input.password === "string" ? input.password : "";
   const email = normalized(input.email);
   const user = email ? await adapter.getUserByEmail(email) : null;
-  const stored = user ? await options.passwords.getPasswordHash(user.id) : null;
+  const stored = user ? await options.passwords.getPasswordHash(String(user.id)) : null;
   if (!user || !stored) {
     await dummyVerify(password, options.hash);
     return null;
@@ -893,7 +918,7 @@ export async function authorizePassword(
   if (!(await verifyPassword(password, stored))) return null;
   if (!user.emailVerified && !options.allowUnverified) return null;
   if (needsRehash(stored, options.hash))
-    await options.passwords.setPasswordHash(user.id, await hashPassword(password, options.hash));
+    await options.passwords.setPasswordHash(String(user.id), await hashPassword(password, options.hash));
   return user;
 }
 

@@ -82,7 +82,8 @@ function entryOf(row: Row): RevocationEntry | null {
 /**
  * A revocation list (`session.revocation.store`) in the table `revocations`, which `migrate`
  * (`npx latchkey migrate <url>`) creates: one row per entry, merged on write (`revokedBefore` and
- * `expiresAt` each the later of the two), deleted after it expires (on each load). Instances hear
+ * `expiresAt` each the later of the two), deleted after it expires by the database's clock (on each
+ * load). Instances hear
  * of new entries
  *
  * - on PostgreSQL with `listen` (the `pg` pool): by `LISTEN/NOTIFY`, the NOTIFY sent by the very
@@ -214,7 +215,7 @@ export function SqlRevocationStore(db: AnyKysely, options: SqlRevocationOptions 
     const polledAt = await databaseTime();
     const { rows } = await run(
       sql<Row>`select ${columns} from ${table}
-        where ${sql.ref("changedAt")} >= ${since ?? 0} and ${sql.ref("expiresAt")} > ${Date.now()}`,
+        where ${sql.ref("changedAt")} >= ${since ?? 0} and ${sql.ref("expiresAt")} > ${now}`,
     );
     for (const row of rows) {
       const entry = entryOf(row);
@@ -252,9 +253,10 @@ export function SqlRevocationStore(db: AnyKysely, options: SqlRevocationOptions 
       await run(upsert(entry));
     },
     async load() {
-      const at = Date.now();
-      await run(sql`delete from ${table} where ${sql.ref("expiresAt")} <= ${at}`);
-      const { rows } = await run(sql<Row>`select ${columns} from ${table} where ${sql.ref("expiresAt")} > ${at}`);
+      // By the database's clock: an instance whose clock runs ahead must not delete entries that
+      // the others still need (one reloading after an outage would serve the revoked sessions).
+      await run(sql`delete from ${table} where ${sql.ref("expiresAt")} <= ${now}`);
+      const { rows } = await run(sql<Row>`select ${columns} from ${table} where ${sql.ref("expiresAt")} > ${now}`);
       const entries: RevocationEntry[] = [];
       for (const row of rows) {
         const entry = entryOf(row);

@@ -17,7 +17,7 @@ import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from "kysely";
 import mysql from "mysql2";
 import mysqlPromise from "mysql2/promise";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { type Backend, closers, describeAcrossInstances, run } from "../../core/test/security/revocation-instances.js";
 import { outageBehindProxy } from "../../core/test/security/tcp-proxy.js";
 
@@ -304,6 +304,29 @@ describe("SqlRevocationStore (SQLite)", () => {
       expect(Number(count), "the expired row is deleted").toBe(1);
     } finally {
       await db.destroy();
+    }
+  });
+
+  it("attack: an instance whose clock runs an hour ahead deletes no entry the others still need (expiry by the database's clock)", async () => {
+    const file = "skew.db";
+    const honest = open(file);
+    const ahead = open(file);
+    try {
+      await migrate(honest);
+      const now = Date.now();
+      const entry = { kind: "user" as const, id: "u-skew", before: now, expiresAt: now + 10 * 60_000 };
+      await SqlRevocationStore(honest).add(entry);
+      // The other instance's clock (its Date only: SQLite's clock is the database's) an hour ahead.
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(now + 60 * 60_000);
+      await SqlRevocationStore(ahead).load();
+      vi.useRealTimers();
+      // An instance reloading the list (after an outage, a restart) still finds the revocation.
+      expect(await SqlRevocationStore(honest).load()).toEqual([entry]);
+    } finally {
+      vi.useRealTimers();
+      await honest.destroy();
+      await ahead.destroy();
     }
   });
 

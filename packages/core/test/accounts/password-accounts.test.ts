@@ -26,12 +26,13 @@ import type { Adapter } from "../../src/adapters.js";
 import { listAuditEvents } from "../../src/audit.js";
 import { base32Decode, hotp, TOTP_PERIOD, timeStep } from "../../src/lib/flows/second-factor/totp.js";
 import { createMemoryStore, MemoryAdapter } from "../../src/memory-adapter.js";
-import { hashPassword } from "../../src/password.js";
+import { hashPassword, verifyPassword } from "../../src/password.js";
 import Credentials from "../../src/providers/credentials.js";
 import Nodemailer from "../../src/providers/nodemailer.js";
 import TOTP from "../../src/providers/totp.js";
 import { confirmTotpEnrolment, startTotpEnrolment } from "../../src/second-factor.js";
 import type { AuthConfig } from "../../src/types.js";
+import { pgAdapterFixture } from "../authjs-adapters/databases.js";
 import { CookieJar, ORIGIN, SECRET, type SmtpFixture, send, smtpServer, startSmtp, until } from "../email/helpers.js";
 
 let smtp: SmtpFixture;
@@ -354,6 +355,31 @@ describe.each(Object.keys(stores))("password accounts on the %s store", (kind) =
     expect(events).toHaveLength(1);
   });
 
+  it("attack: 30 concurrent sign-ups of one new address, each with its own password: one user, every answer alike, and only the winner's password is stored", async () => {
+    const { config, accounts } = app(store, "jwt", { limits: { mailPerAddress: { max: 100, windowSeconds: 60 } } });
+    const email = `crowd-${kind}@example.com`;
+    const before = smtp.mails.length;
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        signUp(from(new CookieJar()), config, accounts, { email, password: `${PASSWORD} number ${i}` }),
+      ),
+    );
+    expect(results.every((r) => r.ok)).toBe(true);
+    await until(() => smtp.mails.length - before === 30);
+    const mails = smtp.mails.slice(before).filter((m) => m.to.includes(email));
+    const verify = mails.filter((m) => (m.mail.subject ?? "").includes("Confirm your e-mail address"));
+    expect(verify).toHaveLength(1);
+    const user = await store.adapter.getUserByEmail?.(email);
+    expect(user?.emailVerified).toBeNull();
+    // The one stored password is the one whose sign-up was mailed the code.
+    const stored = await store.passwords.getPasswordHash(user?.id as string);
+    const winners = [];
+    for (let i = 0; i < 30; i++) {
+      if (stored && (await verifyPassword(`${PASSWORD} number ${i}`, stored))) winners.push(i);
+    }
+    expect(winners).toHaveLength(1);
+  });
+
   it("attack: 40 concurrent redemptions of one reset token: exactly one sets its password", async () => {
     // Limits high enough that every loser meets the spent token, not the limiter.
     const { config, accounts } = app(store, "jwt", { limits: { submitPerAddress: { max: 100, windowSeconds: 60 } } });
@@ -431,6 +457,57 @@ describe("attacks on password accounts", () => {
     // The owner's password is the owner's.
     expect(await store.passwords.getPasswordHash(userId)).toBe(hashBefore);
     expect(await passwordSignIn(config, new CookieJar(), "owner@example.com", PASSWORD)).toBe(ORIGIN);
+  });
+
+  it("attack: enumeration by cookie length: with an Auth.js adapter that makes its own short ids (@auth/pg-adapter's SERIAL), a taken address's verification cookie is as long as a free one's, and the account works", async () => {
+    const fixture = await pgAdapterFixture();
+    try {
+      const store: Store = { adapter: fixture.adapter, passwords: new MemoryPasswordStore(), close: async () => {} };
+      const full = app(store);
+      const accounts = full.accounts;
+      // No second factor and no audit trail: this adapter has no table for them.
+      const config: AuthConfig = {
+        ...full.config,
+        audit: undefined,
+        providers: full.config.providers.filter((p) => typeof p === "function" || p.type !== "totp"),
+      };
+      const signUpOnce = async (jar: CookieJar) => {
+        const result = await signUp(from(jar), config, accounts, { email: "serial@example.com", password: PASSWORD });
+        if (!result.ok) throw new Error(`sign-up refused: ${result.error}`);
+        keep(jar, result.setCookie);
+        return result.setCookie;
+      };
+      // The first sign-up creates user 1 (a number, from the SERIAL column); the second meets the
+      // taken address. Before: the number reached the records' HMAC and the sign-up threw (a 5xx
+      // after the user was created, with no password).
+      const browser = new CookieJar();
+      const [fresh = ""] = await signUpOnce(browser);
+      await until(() => smtp.mails.length === 1);
+      const { code } = lastMail("serial@example.com");
+      const [taken = ""] = await signUpOnce(new CookieJar());
+      await until(() => smtp.mails.length === 2);
+      expect(lastMail("serial@example.com").subject).toContain("You already have an account");
+      expect(taken.split("=")[0]).toBe(fresh.split("=")[0]);
+      expect(taken.length).toBe(fresh.length);
+      // The account works on this adapter: verified by the code, signed in, reset.
+      expect(await verifyEmail(from(browser), config, accounts, { code })).toMatchObject({ ok: true, userId: "1" });
+      expect(
+        (await authorizePassword(config, accounts, { email: "serial@example.com", password: PASSWORD }))?.email,
+      ).toBe("serial@example.com");
+      const link = await requestReset(config, accounts, "serial@example.com");
+      expect(await resetPassword(from(new CookieJar()), config, accounts, { ...link, password: NEW_PASSWORD })).toEqual(
+        {
+          ok: true,
+          userId: "1",
+          sessionsEnded: true,
+        },
+      );
+      expect(
+        (await authorizePassword(config, accounts, { email: "serial@example.com", password: NEW_PASSWORD }))?.email,
+      ).toBe("serial@example.com");
+    } finally {
+      await fixture.teardown();
+    }
   });
 
   it("enumeration by answer and by work: a reset request answers the same for an unknown address, hashes nothing either way, and mails each once", async () => {
@@ -511,6 +588,38 @@ describe("attacks on password accounts", () => {
       ),
     );
     expect(flood.filter((r) => !r.ok && r.error === "rate-limited")).toHaveLength(10);
+  });
+
+  it("attack: bogus verification links naming an address, from one client, do not block its owner's verification; that client's flood is limited", async () => {
+    const store = await memory();
+    const { config, accounts } = app(store);
+    const owner = new CookieJar();
+    const result = await signUp(from(owner), config, accounts, { email: "blocked@example.com", password: PASSWORD });
+    if (!result.ok) throw new Error(`sign-up refused: ${result.error}`);
+    keep(owner, result.setCookie);
+    await until(() => smtp.mails.some((m) => m.to.includes("blocked@example.com")));
+    const { code, query } = lastMail("blocked@example.com");
+    // Anyone may post a made-up link with the owner's address: 12 of them, from one client.
+    const bogus = {
+      token: "0".repeat(64),
+      email: "blocked@example.com",
+      user: query.user,
+      clientAddress: "203.0.113.9",
+    };
+    for (let i = 0; i < 12; i++) {
+      expect(await verifyEmail(from(new CookieJar()), config, accounts, bogus)).toMatchObject({
+        ok: false,
+        error: "invalid",
+      });
+    }
+    // The owner's code still works.
+    expect(await verifyEmail(from(owner), config, accounts, { code, clientAddress: "198.51.100.7" })).toMatchObject({
+      ok: true,
+    });
+    // The flooding client is stopped by its own limit (50 per 15 minutes).
+    const answers = [];
+    for (let i = 0; i < 45; i++) answers.push(await verifyEmail(from(new CookieJar()), config, accounts, bogus));
+    expect(answers.filter((a) => !a.ok && a.error === "rate-limited").length).toBe(7);
   });
 
   it("store outage: a reset request whose token cannot be stored answers as any other, sends nothing, and logs why", async () => {
@@ -722,6 +831,55 @@ describe("attacks on password accounts", () => {
     const victim = new CookieJar();
     expect(await passwordSignIn(config, victim, "victim@example.com", NEW_PASSWORD)).toBe(ORIGIN);
     expect(await sessionEmail(config, victim)).toBe("victim@example.com");
+  });
+
+  it("attack: a sibling sub-domain plants the stranger's verification cookie in the owner's browser (https): the owner's click on the mailed link, or the code typed there, proves nothing", async () => {
+    const store = await memory();
+    const { config, accounts } = app(store);
+    const https = (jar: CookieJar): AccountsRequest => ({
+      protocol: "https",
+      host: "app.example.com",
+      cookieHeader: jar.header(),
+    });
+    // The stranger signs up with the owner's address, on the real site, and keeps his cookie.
+    const stranger = new CookieJar();
+    const planted = await signUp(https(stranger), config, accounts, {
+      email: "owner@example.com",
+      password: "the stranger's own passphrase",
+    });
+    expect(planted.ok).toBe(true);
+    if (!planted.ok) return;
+    // Only a __Host- cookie is beyond a sibling: it carries no Domain and a sibling's Set-Cookie
+    // of that name is refused by the browser (RFC 6265bis §4.1.3.2). A __Secure- one is not.
+    const [set = ""] = planted.setCookie;
+    expect(set).toMatch(/^__Host-latchkey\.email-verification=/);
+    expect(set).toMatch(/; Path=\//);
+    expect(set).not.toMatch(/; Domain=/i);
+    keep(stranger, planted.setCookie);
+    await until(() => smtp.mails.some((m) => m.to.includes("owner@example.com")));
+    const mail = lastMail("owner@example.com");
+    const strangerId = mail.query.user as string;
+    // shop.example.com (a sibling the stranger controls) sets the same value under every name a
+    // sibling may set: no prefix, and __Secure- with Domain=example.com.
+    const [value] = [...stranger.values.values()];
+    const owner = new CookieJar();
+    owner.values.set("__Secure-latchkey.email-verification", value as string);
+    owner.values.set("latchkey.email-verification", value as string);
+    expect(await verifyEmail(https(owner), config, accounts, mail.query)).toMatchObject({
+      ok: false,
+      error: "password-required",
+    });
+    expect(await verifyEmail(https(owner), config, accounts, { code: mail.code })).toMatchObject({
+      ok: false,
+      error: "invalid",
+    });
+    expect((await store.adapter.getUser?.(strangerId))?.emailVerified).toBeNull();
+    expect(
+      await passwordSignIn(config, new CookieJar(), "owner@example.com", "the stranger's own passphrase"),
+    ).toContain("error=CredentialsSignin");
+    // Control: the same code in the browser that signed up (its own cookie) is accepted, so the
+    // refusals above came from the planted cookie alone.
+    expect(await verifyEmail(https(stranger), config, accounts, { code: mail.code })).toMatchObject({ ok: true });
   });
 
   it("a reset without the second factor: it signs no one in, ends the pending second-factor sign-in, and the new password still asks for the code", async () => {

@@ -16,7 +16,7 @@ export interface AccountLimits {
   mailPerAddress: RateLimit;
   /** Account e-mails per client address. @default 20 per hour */
   mailPerClient: RateLimit;
-  /** Codes, reset forms and current passwords submitted per address or user. @default 10 per 15 minutes */
+  /** Passwords given with a verification link (per address) and current passwords (per user). @default 10 per 15 minutes */
   submitPerAddress: RateLimit;
   /** Codes, reset forms and current passwords submitted per client address. @default 50 per 15 minutes */
   submitPerClient: RateLimit;

@@ -44,8 +44,7 @@ import {
 } from "./lib/accounts/records.js";
 import { type AdapterWith, hasMethods, withMethods } from "./lib/adapter-for.js";
 import { recordAudit } from "./lib/audit/record.js";
-import type { Env, ResolvedConfig } from "./lib/config.js";
-import type { EmailProviderInternal } from "./lib/config-types.js";
+import type { EmailProviderInternal, Env, ResolvedConfig } from "./lib/config-types.js";
 import { readChunkedCookie, serializeCookie } from "./lib/cookies.js";
 import { normalizeEmailIdentifier } from "./lib/email/identifier.js";
 import { sendWithNodemailer } from "./lib/email/send.js";

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { RateLimited } from "../../errors.js";
 import type { RateLimit, RateLimitHit } from "../../rate-limit.js";
 import { clientKey } from "../attempts.js";
-import type { ResolvedConfig } from "../config.js";
+import type { ResolvedConfig } from "../config-types.js";
 import { foldIdentifier } from "../fold-identifier.js";
 
 /** The limits of password accounts (each `{ max, windowSeconds }`). */

@@ -55,7 +55,7 @@ import { openToken, sealToken } from "./lib/jwe.js";
 import { type AccountPageName, accountPageContent } from "./lib/pages/accounts.js";
 import type { SafeHtml } from "./lib/pages/html.js";
 import { page } from "./lib/pages/layout.js";
-import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
+import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/pipeline.js";
 import { openJwtSession } from "./lib/session/jwt-strategy.js";
 import {
   type BreachedPasswordOptions,
@@ -206,19 +206,6 @@ const REQUIRED = [
   "useVerificationToken",
 ] as const;
 
-/** True for a fetch `Request` (where the runtime has them), not the fields of one. */
-function isFetchRequest(request: AccountsRequest): request is Request {
-  return typeof Request !== "undefined" && request instanceof Request;
-}
-
-function describe(request: AccountsRequest): SessionRequest {
-  if (isFetchRequest(request)) {
-    const url = new URL(request.url);
-    return { protocol: url.protocol, host: url.host, cookieHeader: request.headers.get("cookie") };
-  }
-  return request;
-}
-
 function checkOptions(options: PasswordAccountsOptions, what: string): void {
   const store = options?.passwords;
   if (typeof store?.getPasswordHash !== "function" || typeof store?.setPasswordHash !== "function") {
@@ -266,7 +253,7 @@ function resolveAccounts(
   what: string,
 ): Resolved {
   checkOptions(options, what);
-  const described = describe(request);
+  const described = sessionRequestOf(request);
   const { resolved, cookie, cookies } = sessionCookieOf(described, config, options);
   const adapter = resolved.adapter;
   if (!adapter)

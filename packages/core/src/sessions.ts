@@ -38,7 +38,7 @@ import { readChunkedCookie, serializeCookie } from "./lib/cookies.js";
 import { createCsrfToken, csrfTokensMatch, readCsrfCookie } from "./lib/csrf.js";
 import { errorOf, messageOf } from "./lib/error-of.js";
 import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
-import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
+import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/pipeline.js";
 import { openJwtSession } from "./lib/session/jwt-strategy.js";
 import { revocationOf, revokeUserJwtSessions } from "./lib/session/revoke.js";
 import { databaseSessionId as sessionIdOf } from "./lib/session/session-id.js";
@@ -154,19 +154,6 @@ const SESSION_ID = /^[A-Za-z0-9_-]{32}$/;
 /** Longer provider ids or account ids than this are no stored account's: refused before any lookup. */
 const MAX_KEY_LENGTH = 1024;
 
-/** True for a fetch `Request` (where the runtime has them), not the fields of one. */
-function isFetchRequest(request: SessionsRequest): request is Request {
-  return typeof Request !== "undefined" && request instanceof Request;
-}
-
-function toSessionRequest(request: SessionsRequest): SessionRequest {
-  if (isFetchRequest(request)) {
-    const url = new URL(request.url);
-    return { protocol: url.protocol, host: url.host, cookieHeader: request.headers.get("cookie") };
-  }
-  return request;
-}
-
 function sameId(a: string, b: string): boolean {
   return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 }
@@ -221,7 +208,7 @@ export async function getCsrfToken(
   config: AuthConfig,
   options: SessionsOptions = {},
 ): Promise<CsrfTokenAnswer> {
-  const { resolved, cookie, cookies } = sessionCookieOf(toSessionRequest(request), config, options);
+  const { resolved, cookie, cookies } = sessionCookieOf(sessionRequestOf(request), config, options);
   if (!resolved.csrf) return { token: "", cookies: [], setCookie: [] };
   if (!cookie) throw new MissingCSRF("The request names no valid host, so no CSRF cookie can be set for it");
   const option = csrfCookieOf(resolved, cookie);
@@ -250,7 +237,7 @@ export function checkCsrf(
   submitted: unknown,
   options: SessionsOptions = {},
 ): void {
-  const { resolved, cookie, cookies } = sessionCookieOf(toSessionRequest(request), config, options);
+  const { resolved, cookie, cookies } = sessionCookieOf(sessionRequestOf(request), config, options);
   requireCsrf(resolved, cookie, cookies, submitted, "checkCsrf");
 }
 
@@ -307,7 +294,7 @@ async function signedIn<M extends AdapterMethod>(
   databaseOnly: boolean,
   changes = false,
 ): Promise<SignedIn<M> | null> {
-  const { resolved, cookie, cookies } = sessionCookieOf(toSessionRequest(request), config, options);
+  const { resolved, cookie, cookies } = sessionCookieOf(sessionRequestOf(request), config, options);
   if (databaseOnly) assertDatabaseSessions(resolved, what);
   const adapter = adapterFor(resolved, what, methods, [
     resolved.session.strategy === "database" ? "getSessionAndUser" : "getUser",

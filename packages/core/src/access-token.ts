@@ -37,7 +37,7 @@ import type { IdTokenSubject } from "./lib/flows/oauth/code-exchange.js";
 import type { OAuthProvider } from "./lib/flows/oauth/discovery.js";
 import { refreshGrant } from "./lib/flows/oauth/refresh.js";
 import { warnOnce } from "./lib/logger.js";
-import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
+import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/pipeline.js";
 import { refreshTokenHint } from "./lib/refresh/hints.js";
 import { singleFlight } from "./lib/refresh/single-flight.js";
 import { identityOf, idTokenSubjectOf, type ProviderTokens, tokenFields } from "./lib/refresh/tokens.js";
@@ -90,14 +90,6 @@ export interface AccessToken {
 
 /** The parts of a request {@link getAccessToken} reads: a Web `Request`, or where it arrived and its cookies. */
 export type AccessTokenRequest = Request | SessionRequest;
-
-function describe(request: AccessTokenRequest): SessionRequest {
-  if (typeof Request !== "undefined" && request instanceof Request) {
-    const url = new URL(request.url);
-    return { protocol: url.protocol, host: url.host, cookieHeader: request.headers.get("cookie") };
-  }
-  return request as SessionRequest;
-}
 
 function headerValues(cookies: Cookie[]): string[] {
   return cookies.map((c) => serializeCookie(c.name, c.value, c.options));
@@ -235,7 +227,7 @@ export async function getAccessToken(
   config: AuthConfig,
   options: GetAccessTokenOptions,
 ): Promise<AccessToken | null> {
-  const { resolved, cookie, cookies } = sessionCookieOf(describe(request), config, { env: options.env });
+  const { resolved, cookie, cookies } = sessionCookieOf(sessionRequestOf(request), config, { env: options.env });
   if (!cookie) return null;
   const provider = oauthProvider(resolved, options.provider);
   const skew = options.skewSeconds ?? resolved.accessTokens.skewSeconds;

@@ -29,7 +29,7 @@
  * @module accounts
  */
 import { randomUUID } from "node:crypto";
-import type { Adapter, AdapterUser } from "./adapters.js";
+import type { AdapterUser } from "./adapters.js";
 import { AuthError, InvalidConfiguration, MissingAdapterMethods, RateLimited, SignOutError } from "./errors.js";
 import { type AccountLimits, countAccountEvent, defaultAccountLimits } from "./lib/accounts/limits.js";
 import { type AccountMail, accountMails } from "./lib/accounts/mail.js";
@@ -42,19 +42,20 @@ import {
   sendIdOf,
   verifyRecords,
 } from "./lib/accounts/records.js";
+import { type AdapterWith, hasMethods, withMethods } from "./lib/adapter-for.js";
 import { recordAudit } from "./lib/audit/record.js";
-import type { Env, ResolvedConfig } from "./lib/config.js";
-import type { Context } from "./lib/context.js";
+import type { EmailProviderInternal, Env, ResolvedConfig } from "./lib/config-types.js";
 import { readChunkedCookie, serializeCookie } from "./lib/cookies.js";
 import { normalizeEmailIdentifier } from "./lib/email/identifier.js";
 import { sendWithNodemailer } from "./lib/email/send.js";
+import { errorOf } from "./lib/error-of.js";
 import { releaseToProver } from "./lib/flows/identity.js";
 import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
 import { openToken, sealToken } from "./lib/jwe.js";
 import { type AccountPageName, accountPageContent } from "./lib/pages/accounts.js";
 import type { SafeHtml } from "./lib/pages/html.js";
 import { page } from "./lib/pages/layout.js";
-import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
+import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/pipeline.js";
 import { openJwtSession } from "./lib/session/jwt-strategy.js";
 import {
   type BreachedPasswordOptions,
@@ -70,7 +71,6 @@ import {
 } from "./password.js";
 import { checkCsrf, revokeUserSessions } from "./sessions.js";
 import type { Awaitable } from "./shapes/data.js";
-import type { EmailConfig } from "./shapes/email.js";
 import type { AuthConfig } from "./types.js";
 
 export type { AccountLimits } from "./lib/accounts/limits.js";
@@ -188,7 +188,7 @@ export type AccountsRequest = Request | SessionRequest;
 
 interface Resolved {
   config: ResolvedConfig;
-  adapter: Required<Adapter>;
+  adapter: AdapterWith<(typeof REQUIRED)[number]>;
   origin: string;
   secure: boolean;
   cookies: Record<string, string>;
@@ -197,22 +197,14 @@ interface Resolved {
   send: (mail: AccountMail) => Promise<void>;
 }
 
-const REQUIRED: (keyof Adapter)[] = [
+const REQUIRED = [
   "createUser",
   "getUser",
   "getUserByEmail",
   "updateUser",
   "createVerificationToken",
   "useVerificationToken",
-];
-
-function describe(request: AccountsRequest): SessionRequest {
-  if (typeof Request !== "undefined" && request instanceof Request) {
-    const url = new URL(request.url);
-    return { protocol: url.protocol, host: url.host, cookieHeader: request.headers.get("cookie") };
-  }
-  return request as SessionRequest;
-}
+] as const;
 
 function checkOptions(options: PasswordAccountsOptions, what: string): void {
   const store = options?.passwords;
@@ -234,9 +226,7 @@ function checkOptions(options: PasswordAccountsOptions, what: string): void {
 /** The e-mail sender: `options.send`, else the configuration's Nodemailer provider. */
 function senderOf(config: ResolvedConfig, options: PasswordAccountsOptions): (mail: AccountMail) => Promise<void> {
   if (options.send) return options.send;
-  const provider = config.providers.find((p) => p.type === "email" && "server" in p && p.server) as
-    | (EmailConfig & { server: unknown })
-    | undefined;
+  const provider = config.providers.find((p): p is EmailProviderInternal => p.type === "email" && !!p.server);
   if (!provider) {
     throw new InvalidConfiguration(
       "Password accounts send e-mails: give `send(mail)` in their options, or configure a Nodemailer provider (its `server` and `from` are used).",
@@ -251,7 +241,6 @@ function senderOf(config: ResolvedConfig, options: PasswordAccountsOptions): (ma
         provider,
         token: "",
         theme: config.theme,
-        request: undefined as unknown as Request,
       },
       { subject: mail.subject, text: mail.text, html: mail.html },
     );
@@ -264,13 +253,15 @@ function resolveAccounts(
   what: string,
 ): Resolved {
   checkOptions(options, what);
-  const described = describe(request);
+  const described = sessionRequestOf(request);
   const { resolved, cookie, cookies } = sessionCookieOf(described, config, options);
   const adapter = resolved.adapter;
   if (!adapter)
     throw new InvalidConfiguration(`${what} needs an \`adapter\`: users and single-use records live in it.`);
-  const missing = REQUIRED.filter((m) => typeof adapter[m] !== "function");
-  if (missing.length) throw new MissingAdapterMethods(`${what} needs the adapter methods ${missing.join(", ")}.`);
+  if (!hasMethods(adapter, ...REQUIRED)) {
+    const missing = REQUIRED.filter((m) => typeof adapter[m] !== "function");
+    throw new MissingAdapterMethods(`${what} needs the adapter methods ${missing.join(", ")}.`);
+  }
   // The origin of the links mailed: AUTH_URL's when set (a forged Host then changes nothing), else
   // the request's, which sessionCookieOf has checked is trusted (or refused).
   if (!cookie && !resolved.url) {
@@ -283,7 +274,7 @@ function resolveAccounts(
   const protocol = described.protocol.replace(/:$/, "");
   return {
     config: resolved,
-    adapter: adapter as Required<Adapter>,
+    adapter,
     origin: resolved.url?.origin ?? `${protocol}://${described.host}`,
     secure: cookie?.options.secure === true,
     cookies,
@@ -323,21 +314,20 @@ async function limited(
   }
 }
 
-/** Policy, then breached check, of a new password; null when it may be used. */
-async function refuseNewPassword(
+/** Policy, then breached check, of a new password: the password when it may be used. */
+async function checkNewPassword(
   options: PasswordAccountsOptions,
   password: unknown,
   identifiers: Array<string | null | undefined>,
-): Promise<NewPasswordError | null> {
+): Promise<NewPasswordError | { ok: true; password: string }> {
   const verdict = checkPasswordPolicy(password, { ...options.policy, identifiers });
   if (!verdict.ok) return { ok: false, error: "weak-password", reasons: verdict.reasons };
-  if (
-    options.breached !== false &&
-    (await checkBreachedPassword(password as string, options.breached ?? {})).breached
-  ) {
+  // The policy refuses anything but a string ("invalid"), so this only tells the type checker.
+  if (typeof password !== "string") return { ok: false, error: "weak-password", reasons: ["invalid"] };
+  if (options.breached !== false && (await checkBreachedPassword(password, options.breached ?? {})).breached) {
     return { ok: false, error: "breached-password" };
   }
-  return null;
+  return { ok: true, password };
 }
 
 /** Sends an e-mail; a failure is logged (the answer must not tell whether a mail went out). */
@@ -346,7 +336,7 @@ async function mail(r: Resolved, message: AccountMail): Promise<void> {
     await r.send(message);
   } catch (e) {
     r.config.logger.error(
-      new AuthError(`A password-account e-mail (${message.kind}) was not sent`, { err: e as Error }),
+      new AuthError(`A password-account e-mail (${message.kind}) was not sent`, { err: errorOf(e) }),
     );
   }
 }
@@ -397,7 +387,7 @@ function readVerifyCookie(r: Resolved): VerifyClaims | null {
   const raw = r.cookies[name];
   if (!raw) return null;
   const claims = openToken(raw, r.config.secrets, name);
-  const { email, userId, sendId } = (claims ?? {}) as Partial<VerifyClaims>;
+  const [email, userId, sendId] = [claims?.email, claims?.userId, claims?.sendId];
   if (typeof email !== "string" || typeof userId !== "string" || typeof sendId !== "string") return null;
   return { email, userId, sendId };
 }
@@ -429,18 +419,18 @@ export async function signUp(
   const email = normalized(input.email);
   if (!email) return { ok: false, error: "invalid-email" };
   const name = typeof input.name === "string" && input.name.trim() !== "" ? input.name.trim().slice(0, 200) : null;
-  const refused = await refuseNewPassword(options, input.password, [email, name]);
-  if (refused) return refused;
+  const accepted = await checkNewPassword(options, input.password, [email, name]);
+  if (!accepted.ok) return accepted;
   const overLimit = await limited(r, "mail", email, input.clientAddress);
   if (overLimit) return overLimit;
 
   // The same work on both paths: the hash, the records, the cookie and one e-mail.
-  const hash = await hashPassword(input.password as string, options.hash);
+  const hash = await hashPassword(accepted.password, options.hash);
   const owner = await r.adapter.getUserByEmail(email);
   let user: AdapterUser | null = null;
   if (!owner) {
     try {
-      user = await r.adapter.createUser({ id: randomUUID(), email, name, emailVerified: null } as AdapterUser);
+      user = await r.adapter.createUser({ id: randomUUID(), email, name, emailVerified: null });
     } catch (e) {
       // Two sign-ups of one new address at once: the store's unique address lets one through.
       if (!(await r.adapter.getUserByEmail(email))) throw e;
@@ -464,7 +454,7 @@ export async function signUp(
 async function issueVerification(r: Resolved, options: PasswordAccountsOptions, email: string, userId: string) {
   const maxAge = options.verifyMaxAge ?? 86_400;
   const attempts = options.codeAttempts ?? 5;
-  const key = accountKey(r.config.secrets[0] as string);
+  const key = accountKey(r.config.secrets[0]);
   const token = randomToken();
   const code = randomCode(6);
   const sendId = sendIdOf(key, email, userId, token);
@@ -521,38 +511,40 @@ export async function verifyEmail(
     return { ok: false, error: "invalid", setCookie: [] };
   };
   const byLink = input.token !== undefined && input.token !== "";
-  let email: string | null;
+  let found: string | null;
   let userId: string;
-  let sendId: string | undefined;
+  // The link's token, or the e-mail's id the cookie names (for a code).
+  let proof: { token: string } | { sendId: string };
   if (byLink) {
-    email = normalized(input.email);
-    if (!email || typeof input.token !== "string" || !/^[0-9a-f]{64}$/.test(input.token))
+    found = normalized(input.email);
+    if (!found || typeof input.token !== "string" || !/^[0-9a-f]{64}$/.test(input.token))
       return refuse("malformed link");
     if (typeof input.user !== "string" || input.user === "" || input.user.length > 255) return refuse("malformed link");
     userId = input.user;
+    proof = { token: input.token };
   } else {
     if (!bound) return refuse("no verification cookie (another browser, expired or forged)");
-    ({ email, userId, sendId } = bound);
+    ({ email: found, userId } = bound);
+    proof = { sendId: bound.sendId };
   }
+  const email = found;
   // Counted per client here: a counter per address would let anyone's made-up links (or codes of
   // his own sign-up with the address) block its owner's verification. Guesses are bounded by the
   // records (a code has `codeAttempts` tries); the password of a live link counts per address below.
   const overLimit = await limited(r, "submit", null, input.clientAddress);
   if (overLimit) return { ...overLimit, setCookie: [] };
 
-  if (byLink) {
-    const token = input.token as string;
+  if ("token" in proof) {
+    const { token } = proof;
     const sameBrowser =
       bound !== null &&
       bound.email === email &&
       bound.userId === userId &&
-      r.config.secrets.some((s) => sendIdOf(accountKey(s), email as string, userId, token) === bound.sendId);
+      r.config.secrets.some((s) => sendIdOf(accountKey(s), email, userId, token) === bound.sendId);
     // The link record first: without a live token no password is ever checked here (this form is
     // no password oracle). A link opened in another browser needs the account's password; when it
     // is missing or wrong the record is put back, so a typo does not spend the e-mail.
-    const link = await consume(r.adapter, r.config.secrets, email, (k) =>
-      verifyRecords.link(k, email as string, userId, token),
-    );
+    const link = await consume(r.adapter, r.config.secrets, email, (k) => verifyRecords.link(k, email, userId, token));
     if (!link || link.expired) return refuse("unknown, used or expired link");
     if (!sameBrowser) {
       const given = input.password !== undefined && input.password !== "";
@@ -591,11 +583,11 @@ export async function verifyEmail(
       return refuse("this e-mail already verified the address");
   } else {
     const code = typeof input.code === "string" ? input.code.replace(/[\s-]/g, "") : "";
-    const id = sendId as string;
+    const id = proof.sendId;
     let key: Buffer | undefined;
     for (let i = 0; i < attempts && !key; i++) {
       const spent = await consume(r.adapter, r.config.secrets, email, (k) =>
-        verifyRecords.attempt(k, email as string, userId, id, i),
+        verifyRecords.attempt(k, email, userId, id, i),
       );
       if (spent) {
         if (spent.expired) return refuse("the code has expired");
@@ -656,7 +648,7 @@ export async function requestPasswordReset(
   const token = randomToken();
   // Read for a made-up id too, so that both branches do the same work.
   const current = (await options.passwords.getPasswordHash(userId)) ?? "";
-  const value = resetRecord(accountKey(r.config.secrets[0] as string), email, userId, token, current);
+  const value = resetRecord(accountKey(r.config.secrets[0]), email, userId, token, current);
   const host = new URL(r.origin).host;
   if (user) {
     try {
@@ -669,7 +661,7 @@ export async function requestPasswordReset(
       // The answer stays the same (an outage must not tell which addresses have accounts); no
       // e-mail goes out, and the operator is told.
       r.config.logger.error(
-        new AuthError("A reset token could not be stored; no e-mail was sent", { err: e as Error }),
+        new AuthError("A reset token could not be stored; no e-mail was sent", { err: errorOf(e) }),
       );
       return { ok: true };
     }
@@ -736,9 +728,9 @@ export async function resetPassword(
   // anyone's bogus submissions block the owner's reset.
   const overLimit = await limited(r, "submit", null, input.clientAddress);
   if (overLimit) return overLimit;
-  const refused = await refuseNewPassword(options, input.password, [email]);
-  if (refused) return refused;
-  const hash = await hashPassword(input.password as string, options.hash);
+  const accepted = await checkNewPassword(options, input.password, [email]);
+  if (!accepted.ok) return accepted;
+  const hash = await hashPassword(accepted.password, options.hash);
 
   // Bound to the password the user has now: a link sent before the last reset or change finds
   // no record.
@@ -753,8 +745,13 @@ export async function resetPassword(
   if (user.emailVerified) {
     await options.passwords.setPasswordHash(userId, hash);
   } else {
-    const ctx = { config: r.config } as Context;
-    const released = await releaseToProver(ctx, r.adapter, user, { email, name: user.name ?? null }, "password-reset");
+    const released = await releaseToProver(
+      { config: r.config },
+      r.adapter,
+      user,
+      { email, name: user.name ?? null },
+      "password-reset",
+    );
     if (!released) return invalid("another proof of the address came first");
     owner = released.user;
     await options.passwords.setPasswordHash(String(owner.id), hash);
@@ -764,7 +761,7 @@ export async function resetPassword(
   } catch (e) {
     if (e instanceof SignOutError) throw e;
     throw new SignOutError("The password was reset but the sessions were not ended; retry ending them", {
-      err: e as Error,
+      err: errorOf(e),
     });
   }
   await recordAudit(r.config, {
@@ -848,16 +845,14 @@ export async function changePassword(
     const recent = (options.recentSignIn ?? 300) * 1000;
     if (me.signedInAt === null || Date.now() - me.signedInAt > recent) return { ok: false, error: "reauthenticate" };
   }
-  const refused = await refuseNewPassword(options, input.newPassword, [user.email, user.name]);
-  if (refused) return refused;
-  await options.passwords.setPasswordHash(
-    String(user.id),
-    await hashPassword(input.newPassword as string, options.hash),
-  );
+  const accepted = await checkNewPassword(options, input.newPassword, [user.email, user.name]);
+  if (!accepted.ok) return accepted;
+  await options.passwords.setPasswordHash(String(user.id), await hashPassword(accepted.password, options.hash));
   let signedOut = false;
   if (r.config.session.strategy === "database") {
     await endPendingSignIns(r.config, user.id);
-    const deleted = await r.adapter.deleteSessions(user.id, me.sessionToken);
+    // assertSessionsCanEnd checked the method before anything was spent.
+    const deleted = await withMethods(r.adapter, ["deleteSessions"]).deleteSessions(user.id, me.sessionToken);
     for (const session of deleted) await r.config.events.signOut?.({ session, reason: "password-changed" });
   } else {
     await revokeUserSessions(config, user.id, { reason: "password-changed", env: options.env });
@@ -926,6 +921,14 @@ export async function authorizePassword(
 
 export type { AccountPageName, PageNotice } from "./lib/pages/accounts.js";
 
+/** The props of each built-in page. */
+type AccountPageProps = { [N in AccountPageName]: Parameters<(typeof accountPageContent)[N]>[0] };
+
+/** The pages' renderers, typed per name so that a page's props reach its renderer unchecked by casts. */
+const accountPageRenderers: {
+  [N in AccountPageName]: (props: AccountPageProps[N]) => { title: string; content: SafeHtml };
+} = accountPageContent;
+
 /** A built-in page, ready to send: status, headers (no caching, no framing, a CSP) and HTML. */
 export interface AccountPage {
   status: number;
@@ -946,16 +949,15 @@ export interface AccountPage {
 export function accountPage<N extends AccountPageName>(
   config: AuthConfig,
   name: N,
-  props: Parameters<(typeof accountPageContent)[N]>[0],
+  props: AccountPageProps[N],
   options: { status?: number; env?: Env } = {},
 ): AccountPage {
   const { resolved } = sessionCookieOf({ protocol: "http", host: "localhost", cookieHeader: null }, config, options);
-  const render = accountPageContent[name] as (p: typeof props) => { title: string; content: SafeHtml };
-  const { title, content } = render(props);
+  const { title, content } = accountPageRenderers[name](props);
   const response = page({ title, content, theme: resolved.theme, status: options.status ?? 200 });
   return {
     status: response.status ?? 200,
-    headers: { ...(response.headers as Record<string, string>) },
+    headers: { ...response.headers },
     body: String(response.body),
   };
 }

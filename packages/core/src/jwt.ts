@@ -18,6 +18,7 @@
 import { MissingSecret } from "./errors.js";
 import { defaultCookieName, parseCookieHeader, readChunkedCookie } from "./lib/cookies.js";
 import { openToken, type Secrets, sealToken } from "./lib/jwe.js";
+import { fieldOf } from "./lib/merge.js";
 import type { JWT, JWTDecodeParams, JWTEncodeParams, JWTOptions } from "./shapes/jwt.js";
 import type { AuthConfig } from "./types.js";
 
@@ -84,9 +85,14 @@ export interface GetTokenParams {
   config?: AuthConfig;
 }
 
+/** True for headers read with `get` (a fetch `Headers`, or one of another realm or framework). */
+function hasGet(headers: GetTokenParams["req"]["headers"]): headers is Headers {
+  return typeof fieldOf(headers, "get") === "function";
+}
+
 function headerValue(headers: GetTokenParams["req"]["headers"], name: string): string | null {
-  if (typeof (headers as Headers).get === "function") return (headers as Headers).get(name);
-  const value = (headers as Record<string, string | string[] | undefined>)[name];
+  if (hasGet(headers)) return headers.get(name);
+  const value = headers[name];
   return Array.isArray(value) ? value.join(", ") : (value ?? null);
 }
 

@@ -255,14 +255,14 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
       const account = accounts.get(key);
       if (!account) return null;
       if (expected && (account.refresh_token ?? null) !== expected.refresh_token) return null;
-      const updated: Record<string, unknown> = { ...account };
+      const updated: AdapterAccount = { ...account };
       for (const field of accountTokenFields) {
         const value = changes[field];
         if (value === null) delete updated[field];
-        else if (value !== undefined) updated[field] = value;
+        else if (value !== undefined) Object.assign(updated, { [field]: value });
       }
-      accounts.set(key, updated as unknown as AdapterAccount);
-      return copy(updated as unknown as AdapterAccount);
+      accounts.set(key, updated);
+      return copy(updated);
     },
     async createSession(session) {
       if (sessions.has(session.sessionToken)) throw new Error("MemoryAdapter: this session token already exists");

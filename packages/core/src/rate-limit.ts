@@ -181,7 +181,8 @@ export class MemoryRateLimitStore implements RateLimitStore {
   #dropOldest(half: Map<string, RateLimitHit>, now: number): void {
     this.#sweep(now, 1000);
     if (half.size >= (half === this.#probation ? this.#maxProbation : this.#maxProtected)) {
-      half.delete(half.keys().next().value as string);
+      const oldest = half.keys().next();
+      if (!oldest.done) half.delete(oldest.value);
     }
   }
 

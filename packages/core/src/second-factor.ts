@@ -28,11 +28,11 @@ import { AuthError, InvalidConfiguration, RateLimited } from "./errors.js";
 import { reserveSecondFactorAttempt } from "./lib/attempts.js";
 import { resolveConfig } from "./lib/config.js";
 import type { Env, ResolvedConfig } from "./lib/config-types.js";
-import type { Context } from "./lib/context.js";
 import {
   canonicalBackupCode,
   enrolmentTicket,
   hashBackupCode,
+  newBackupCodeHashes,
   newBackupCodes,
   newTotpSecret,
   openSecret,
@@ -87,7 +87,7 @@ function resolve(config: AuthConfig, options: SecondFactorOptions): { resolved: 
  * would be one budget for every user's account page.
  */
 function reserve(resolved: ResolvedConfig, userId: string) {
-  return reserveSecondFactorAttempt({ config: resolved } as Context, userId, null);
+  return reserveSecondFactorAttempt({ config: resolved }, userId, null);
 }
 
 /** A QR code of `text` as SVG: one path of dark modules, four modules of quiet zone. */
@@ -194,7 +194,7 @@ export async function confirmTotpEnrolment(
   const backupCodes = newBackupCodes();
   await store.setSecondFactor(
     { userId, secret: record.secret, active: true, lastStep: step },
-    backupCodes.map((c) => hashBackupCode(userId, canonicalBackupCode(c) as string)),
+    newBackupCodeHashes(userId, backupCodes),
   );
   return { ok: true, backupCodes };
 }
@@ -220,7 +220,7 @@ async function spendCode(resolved: ResolvedConfig, userId: string, code: unknown
     const key = openSecret(resolved, userId, record.secret);
     const step = key ? matchTotp(key, typed, timeStep()) : null;
     ok = step !== null && step > record.lastStep && (await store.useSecondFactorStep(userId, record.lastStep, step));
-    if (ok) await resealIfRetired(resolved, record, step as number);
+    if (ok && step !== null) await resealIfRetired(resolved, record, step);
   } else {
     const canonical = canonicalBackupCode(typed);
     ok = !!canonical && (await store.useBackupCode(userId, hashBackupCode(userId, canonical)));
@@ -275,7 +275,7 @@ export async function regenerateBackupCodes(
   const backupCodes = newBackupCodes();
   await store.setSecondFactor(
     { userId, secret: record.secret, active: true, lastStep: record.lastStep },
-    backupCodes.map((c) => hashBackupCode(userId, canonicalBackupCode(c) as string)),
+    newBackupCodeHashes(userId, backupCodes),
   );
   return { ok: true, backupCodes };
 }

@@ -20,7 +20,7 @@
  * @module sessions
  */
 import { timingSafeEqual } from "node:crypto";
-import type { Adapter, AdapterAccount, AdapterAccountType, AdapterSession, AdapterUser } from "./adapters.js";
+import type { AdapterAccount, AdapterAccountType, AdapterSession, AdapterUser } from "./adapters.js";
 import {
   AuthError,
   InvalidConfiguration,
@@ -30,12 +30,15 @@ import {
   SignOutError,
   UnsupportedStrategy,
 } from "./errors.js";
+import { type AdapterMethod, type AdapterWith, hasMethods, withMethods } from "./lib/adapter-for.js";
 import { recordAudit } from "./lib/audit/record.js";
-import { type Env, type ResolvedConfig, sessionStrategyOf } from "./lib/config.js";
+import { sessionStrategyOf } from "./lib/config.js";
+import type { Env, ResolvedConfig } from "./lib/config-types.js";
 import { readChunkedCookie, serializeCookie } from "./lib/cookies.js";
 import { createCsrfToken, csrfTokensMatch, readCsrfCookie } from "./lib/csrf.js";
+import { errorOf, messageOf } from "./lib/error-of.js";
 import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
-import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
+import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/pipeline.js";
 import { openJwtSession } from "./lib/session/jwt-strategy.js";
 import { revocationOf, revokeUserJwtSessions } from "./lib/session/revoke.js";
 import { databaseSessionId as sessionIdOf } from "./lib/session/session-id.js";
@@ -151,14 +154,6 @@ const SESSION_ID = /^[A-Za-z0-9_-]{32}$/;
 /** Longer provider ids or account ids than this are no stored account's: refused before any lookup. */
 const MAX_KEY_LENGTH = 1024;
 
-function toSessionRequest(request: SessionsRequest): SessionRequest {
-  if (typeof Request !== "undefined" && request instanceof Request) {
-    const url = new URL(request.url);
-    return { protocol: url.protocol, host: url.host, cookieHeader: request.headers.get("cookie") };
-  }
-  return request as SessionRequest;
-}
-
 function sameId(a: string, b: string): boolean {
   return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 }
@@ -213,7 +208,7 @@ export async function getCsrfToken(
   config: AuthConfig,
   options: SessionsOptions = {},
 ): Promise<CsrfTokenAnswer> {
-  const { resolved, cookie, cookies } = sessionCookieOf(toSessionRequest(request), config, options);
+  const { resolved, cookie, cookies } = sessionCookieOf(sessionRequestOf(request), config, options);
   if (!resolved.csrf) return { token: "", cookies: [], setCookie: [] };
   if (!cookie) throw new MissingCSRF("The request names no valid host, so no CSRF cookie can be set for it");
   const option = csrfCookieOf(resolved, cookie);
@@ -242,21 +237,29 @@ export function checkCsrf(
   submitted: unknown,
   options: SessionsOptions = {},
 ): void {
-  const { resolved, cookie, cookies } = sessionCookieOf(toSessionRequest(request), config, options);
+  const { resolved, cookie, cookies } = sessionCookieOf(sessionRequestOf(request), config, options);
   requireCsrf(resolved, cookie, cookies, submitted, "checkCsrf");
 }
 
-/** The adapter, with the methods `what` needs, or a typed error naming what is missing. */
-function adapterFor(config: ResolvedConfig, what: string, methods: (keyof Adapter)[]): Required<Adapter> {
+/**
+ * The adapter, with the methods `what` needs (and checked to have `alsoChecked` too), or a typed
+ * error naming every one missing.
+ */
+function adapterFor<M extends AdapterMethod>(
+  config: ResolvedConfig,
+  what: string,
+  methods: readonly M[],
+  alsoChecked: readonly AdapterMethod[] = [],
+): AdapterWith<M> {
   const adapter = config.adapter;
   if (!adapter) throw new MissingAdapter(`\`${what}\` needs an \`adapter\`: sessions and accounts live in it.`);
-  const missing = methods.filter((m) => typeof adapter[m] !== "function");
-  if (missing.length) {
+  const missing = [...methods, ...alsoChecked].filter((m) => typeof adapter[m] !== "function");
+  if (missing.length || !hasMethods(adapter, ...methods)) {
     throw new MissingAdapterMethods(
       `\`${what}\` needs the adapter methods ${missing.join(", ")}; @latchkey/sql-adapter, @latchkey/redis-adapter and the MemoryAdapter have them.`,
     );
   }
-  return adapter as Required<Adapter>;
+  return adapter;
 }
 
 function assertDatabaseSessions(config: ResolvedConfig, what: string): void {
@@ -269,9 +272,9 @@ function assertDatabaseSessions(config: ResolvedConfig, what: string): void {
   }
 }
 
-interface SignedIn {
+interface SignedIn<M extends AdapterMethod> {
   config: ResolvedConfig;
-  adapter: Required<Adapter>;
+  adapter: AdapterWith<M>;
   user: AdapterUser;
   /** The session token of the request (database sessions only). */
   sessionToken?: string;
@@ -282,38 +285,36 @@ interface SignedIn {
  * expired, or a JWT that opens (and that the application's `jwt` callback keeps) whose `sub` is a
  * stored user. Null when signed out.
  */
-async function signedIn(
+async function signedIn<M extends AdapterMethod>(
   request: SessionsRequest,
   config: AuthConfig,
-  options: SessionsOptions | ChangeOptions,
+  options: ChangeOptions,
   what: string,
-  methods: (keyof Adapter)[],
+  methods: readonly M[],
   databaseOnly: boolean,
   changes = false,
-): Promise<SignedIn | null> {
-  const { resolved, cookie, cookies } = sessionCookieOf(toSessionRequest(request), config, options);
+): Promise<SignedIn<M> | null> {
+  const { resolved, cookie, cookies } = sessionCookieOf(sessionRequestOf(request), config, options);
   if (databaseOnly) assertDatabaseSessions(resolved, what);
-  const adapter = adapterFor(
-    resolved,
-    what,
-    resolved.session.strategy === "database" ? [...methods, "getSessionAndUser"] : [...methods, "getUser"],
-  );
+  const adapter = adapterFor(resolved, what, methods, [
+    resolved.session.strategy === "database" ? "getSessionAndUser" : "getUser",
+  ]);
   if (!cookie) return null;
   // Without a session cookie nothing can change. With one, a change is checked before the store is
   // read: a cross-site form learns nothing and ends nothing.
   const raw = resolved.session.strategy === "database" ? cookies[cookie.name] : readChunkedCookie(cookies, cookie.name);
   if (!raw) return null;
-  if (changes) requireCsrf(resolved, cookie, cookies, (options as ChangeOptions).csrfToken, what);
+  if (changes) requireCsrf(resolved, cookie, cookies, options.csrfToken, what);
   if (resolved.session.strategy === "database") {
     const sessionToken = raw;
-    const found = await adapter.getSessionAndUser(sessionToken);
+    const found = await withMethods(adapter, ["getSessionAndUser"]).getSessionAndUser(sessionToken);
     if (!found || found.session.expires.getTime() <= Date.now()) return null;
     return { config: resolved, adapter, user: found.user, sessionToken };
   }
   // JWT sessions (linked accounts only), as the session read sees them: revoked or ended is none.
   const token = (await openJwtSession(resolved, raw, cookie.name))?.token;
   if (!token || typeof token.sub !== "string" || token.sub === "") return null;
-  const user = await adapter.getUser(token.sub);
+  const user = await withMethods(adapter, ["getUser"]).getUser(token.sub);
   return user ? { config: resolved, adapter, user } : null;
 }
 
@@ -384,7 +385,7 @@ export async function revokeSession(
   id: unknown,
   options: ChangeOptions = {},
 ): Promise<boolean> {
-  const needs: (keyof Adapter)[] = ["listSessions", "deleteSession"];
+  const needs = ["listSessions", "deleteSession"] as const;
   const me = await signedIn(request, config, options, "revokeSession", needs, true, true);
   if (!me || typeof id !== "string" || !SESSION_ID.test(id)) return false;
   const sessions = await me.adapter.listSessions(me.user.id);
@@ -502,8 +503,8 @@ async function confirmed<T>(
   } catch (e) {
     await recordAudit(config, { type: "session.revoke-failed", at: new Date(), ...record });
     throw new SignOutError(
-      `The sessions were not revoked: the adapter did not confirm deleting them (${(e as Error).message}). They may still work; retrying is safe.`,
-      { err: e as Error },
+      `The sessions were not revoked: the adapter did not confirm deleting them (${messageOf(e)}). They may still work; retrying is safe.`,
+      { err: errorOf(e) },
     );
   }
 }
@@ -550,7 +551,7 @@ export async function listAccounts(
  * e-mail address, when it is verified and an e-mail provider is configured. Accounts of providers
  * no longer configured do not count. (`otherSignInMethods` is added by the caller, as a number.)
  */
-async function signInMethods(me: SignedIn, accounts: AdapterAccount[]): Promise<Set<string>> {
+async function signInMethods(me: SignedIn<never>, accounts: AdapterAccount[]): Promise<Set<string>> {
   const { config, adapter, user } = me;
   const methods = new Set<string>();
   const passkeys: AdapterAccount[] = [];
@@ -620,7 +621,7 @@ export async function unlinkAccount(
   target: { provider: unknown; providerAccountId: unknown },
   options: UnlinkOptions = {},
 ): Promise<UnlinkResult> {
-  const methods: (keyof Adapter)[] = ["listAccounts", "unlinkAccount", "linkAccount"];
+  const methods = ["listAccounts", "unlinkAccount", "linkAccount"] as const;
   const me = await signedIn(request, config, options, "unlinkAccount", methods, false, true);
   if (!me) return { unlinked: false, reason: "signed-out" };
   const { provider, providerAccountId } = target ?? {};
@@ -656,7 +657,7 @@ async function oneAtATime<T>(config: ResolvedConfig, userId: string, work: () =>
 }
 
 async function unlinkChecked(
-  me: SignedIn,
+  me: SignedIn<"listAccounts" | "unlinkAccount" | "linkAccount">,
   provider: string,
   providerAccountId: string,
   options: UnlinkOptions,
@@ -700,7 +701,7 @@ async function unlinkChecked(
  * here are logged, not thrown: the unlink has happened, and the caller must hear that it did. An
  * adapter without `deleteAuthenticator` (Auth.js's) keeps the record, and a warning says so.
  */
-async function forgetPasskey(me: SignedIn, account: AdapterAccount): Promise<void> {
+async function forgetPasskey(me: SignedIn<never>, account: AdapterAccount): Promise<void> {
   const { adapter, config, user } = me;
   try {
     const ids =
@@ -722,13 +723,13 @@ async function forgetPasskey(me: SignedIn, account: AdapterAccount): Promise<voi
     config.logger.error(
       e instanceof AuthError
         ? e
-        : new AuthError(`Deleting the authenticator of an unlinked passkey failed`, { err: e as Error }),
+        : new AuthError(`Deleting the authenticator of an unlinked passkey failed`, { err: errorOf(e) }),
     );
   }
 }
 
 /** Links `account` again; an account already back (another instance restored it) is fine. */
-async function relink(adapter: Required<Adapter>, account: AdapterAccount): Promise<void> {
+async function relink(adapter: AdapterWith<"linkAccount" | "listAccounts">, account: AdapterAccount): Promise<void> {
   try {
     await adapter.linkAccount(account);
   } catch (e) {

@@ -77,7 +77,12 @@ interface Attempt {
  * never writes a row of its own. A flood of made-up identifiers makes a fresh counter each, so
  * these records also count against the client's budget of anonymous records (admitAnonymous).
  */
-async function auditLimited(ctx: Context, counter: Counter, hit: RateLimitHit, attempt: Attempt): Promise<void> {
+async function auditLimited(
+  ctx: Pick<Context, "config">,
+  counter: Counter,
+  hit: RateLimitHit,
+  attempt: Attempt,
+): Promise<void> {
   if (!ctx.config.audit) return;
   const windowSeconds = Math.max(1, (hit.resetAt - Date.now()) / 1000);
   if (!(await admitRecord(ctx.config, `limited:${counter.key}`, { max: 1, windowSeconds }))) return;
@@ -105,7 +110,7 @@ function limited(hit: RateLimitHit, what: string): RateLimited {
  * outage of the limiter must not lock every user out).
  */
 async function reserve(
-  ctx: Context,
+  ctx: Pick<Context, "config">,
   store: RateLimitStore,
   stages: Counter[][],
   attempt: Attempt,
@@ -135,7 +140,7 @@ async function reserve(
   }
 }
 
-async function giveBack(ctx: Context, store: RateLimitStore, keys: string[]): Promise<void> {
+async function giveBack(ctx: Pick<Context, "config">, store: RateLimitStore, keys: string[]): Promise<void> {
   try {
     await Promise.all(keys.map((key) => store.decrement(key)));
   } catch (e) {
@@ -355,7 +360,7 @@ export async function reserveWebAuthnOptions(req: RequestInternal, ctx: Context)
  * fixed key there would be one budget shared by every user.
  */
 export async function reserveSecondFactorAttempt(
-  ctx: Context,
+  ctx: Pick<Context, "config" | "provider">,
   userId: string,
   pendingId: string | null,
 ): Promise<CredentialsReservation> {

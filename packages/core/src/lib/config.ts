@@ -44,9 +44,6 @@ import { LOCK_TTL_MS } from "./refresh/single-flight.js";
 import { resolveRevocation } from "./session/revocation-list.js";
 import { skipCSRFCheck } from "./symbols.js";
 
-// The shapes live in config-types.ts; re-exported for the entry modules that import them from here.
-export type { Env, ResolvedConfig };
-
 const DAY = 24 * 60 * 60;
 
 /** A date as the client gets it: an ISO string (a database session's `expires` is a Date). */

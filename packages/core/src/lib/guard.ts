@@ -61,14 +61,13 @@ export function guard(config: AuthConfig, options: GuardOptions = {}) {
     const signInPage = options.signInPage ?? `${basePath}/signin`;
     const browser = /\btext\/html\b/.test(request.accept ?? "");
     const callbackUrl = new URLSearchParams({ callbackUrl: request.url });
-    if (!(session as { user?: unknown } | null)?.user) {
+    if (!session?.user) {
       if (browser) return { response: { redirect: withQuery(signInPage, callbackUrl) } };
       const body = { error: "SessionRequired", message: "Sign in to use this resource." };
       return { response: { status: 401, body } };
     }
     // One factor is what every session has, recorded or not; more must be recorded.
-    if ((factors === 1 || new Set(amr).size >= factors) && required.every((m) => amr.includes(m)))
-      return { session: session as Session };
+    if ((factors === 1 || new Set(amr).size >= factors) && required.every((m) => amr.includes(m))) return { session };
     if (browser && options.factorPage) return { response: { redirect: withQuery(options.factorPage, callbackUrl) } };
     const body = { error: "SecondFactorRequired", message: "Sign in with a second factor to use this resource." };
     return { response: { status: 403, body } };

@@ -25,6 +25,11 @@ export type WarningCode =
   | "forwarded-proto-untrusted"
   | "require-auth-mount";
 
+/** True for the code of one of Latchkey's warnings (which `warningText` describes). */
+function isWarningCode(code: string): code is WarningCode {
+  return Object.hasOwn(warningText, code);
+}
+
 const warningText: Record<WarningCode, string> = {
   "debug-enabled": "Debug logging is on; it may log secrets and personal data. Turn `debug` off in production.",
   "csrf-disabled": "The CSRF check is off (`skipCSRFCheck`). Only do this when the framework checks CSRF itself.",
@@ -129,7 +134,7 @@ export function createLogger(custom: Partial<LoggerInstance> | undefined, debug:
       }
     },
     warn(code, detail) {
-      const text = detail ?? (Object.hasOwn(warningText, code) ? warningText[code as WarningCode] : "");
+      const text = detail ?? (isWarningCode(code) ? warningText[code] : "");
       console.warn(`[latchkey][warn][${oneLine(code)}] ${oneLine(text)}`.trimEnd());
     },
     debug(message, metadata) {
@@ -183,27 +188,24 @@ export interface StructuredLog {
 export function structuredLogger(log: StructuredLog): LoggerInstance {
   return {
     error(error) {
-      const fields: Record<string, unknown> = { err: error, type: (error as { type?: string }).type ?? error.name };
+      const fields: Record<string, unknown> = { err: error, type: fieldOf(error, "type") ?? error.name };
       // The causes, as the console's [cause] lines show them (a logger's error serializer drops them).
       const causes: unknown[] = [];
-      let cause = (error as { cause?: unknown }).cause;
+      let cause = fieldOf(error, "cause");
       for (let depth = 0; cause !== undefined && depth < 5; depth++) {
-        const err = cause instanceof Error ? cause : (cause as { err?: unknown } | null)?.err;
+        const err = cause instanceof Error ? cause : fieldOf(cause, "err");
         if (!(err instanceof Error)) {
           causes.push(cause);
           break;
         }
         causes.push({ type: err.name, message: err.message, stack: err.stack });
-        cause = (err as { cause?: unknown }).cause;
+        cause = err.cause;
       }
       if (causes.length) fields.causes = causes;
       log.error(fields, error.message);
     },
     warn: (code, detail) =>
-      log.warn(
-        { code },
-        `[latchkey] ${detail ?? (Object.hasOwn(warningText, code) ? warningText[code as WarningCode] : code)}`,
-      ),
+      log.warn({ code }, `[latchkey] ${detail ?? (isWarningCode(code) ? warningText[code] : code)}`),
     debug: (message, metadata) => log.debug(metadata === undefined ? {} : { metadata }, `[latchkey] ${message}`),
   };
 }

@@ -256,6 +256,29 @@ export interface SessionRequest {
 }
 
 /**
+ * The {@link SessionRequest} of a fetch `Request` (where the runtime has them); the fields of one
+ * as they are.
+ *
+ * @example
+ * ```ts
+ * sessionRequestOf(new Request("https://app.example/api", { headers: { cookie } }))
+ * // { protocol: "https:", host: "app.example", cookieHeader: cookie }
+ * ```
+ */
+export function sessionRequestOf(request: Request | SessionRequest): SessionRequest {
+  if (isFetchRequest(request)) {
+    const url = new URL(request.url);
+    return { protocol: url.protocol, host: url.host, cookieHeader: request.headers.get("cookie") };
+  }
+  return request;
+}
+
+/** True for a fetch `Request` (where the runtime has them), not the fields of one. */
+function isFetchRequest(request: Request | SessionRequest): request is Request {
+  return typeof Request !== "undefined" && request instanceof Request;
+}
+
+/**
  * The session of a request, or null, as `GET /session` would answer it but without setting a
  * cookie. A malformed host gives null; an untrusted host throws `UntrustedHost` (the application
  * is misconfigured); a failing session store is logged and gives null (treated as signed out).

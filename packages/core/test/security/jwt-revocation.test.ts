@@ -9,6 +9,7 @@
  */
 import { afterEach, describe, expect, inject, it, vi } from "vitest";
 import type { AuthConfig } from "../../src/index.js";
+import { revocationListOf } from "../../src/lib/session/revocation-list.js";
 import {
   MemoryRevocationStore,
   type RevocationEntry,
@@ -284,9 +285,7 @@ describe("rule: sign-in/sign-out loops of one user cannot grow the revocation li
     const ended = await Promise.all(Array.from({ length: 40 }, () => signInAndOut(config, config)));
 
     expect((await store.load()).length).toBeLessThanOrEqual(6);
-    const list = (store as unknown as Record<symbol, { sessions: Map<string, number>; users: Map<string, unknown> }>)[
-      Symbol.for("latchkey.revocationList")
-    ];
+    const list = revocationListOf(store);
     expect(list?.sessions.size).toBeLessThanOrEqual(5);
     expect(list?.users.size).toBeLessThanOrEqual(1);
     for (const token of ended) expect(await sessionEmail(config, token)).toBeNull();
@@ -484,5 +483,22 @@ describe("one revokeUserSessions for both session strategies", () => {
     const database = makeConfig({ logger: quiet, providers: [], adapter: MemoryAdapter() });
     await expect(revokeUserSessions(database, "u1", { before: new Date() })).rejects.toThrow(/`before` applies to JWT/);
     expect(await revokeUserSessions(database, "u1")).toBe(0);
+  });
+});
+
+describe("the revocation list is kept beside the application's store, never on it", () => {
+  it("a frozen store works: a signed-out session is refused, and nothing was defined on the store", async () => {
+    const inner = new MemoryRevocationStore();
+    const store: RevocationStore = Object.freeze({
+      add: (entry: RevocationEntry) => inner.add(entry),
+      load: () => inner.load(),
+      subscribe: (listener: RevocationListener) => inner.subscribe(listener),
+    });
+    const keys = Reflect.ownKeys(store);
+    const config = configWith(store);
+    const ended = await signInAndOut(config, config);
+    expect(await sessionEmail(config, ended)).toBeNull();
+    expect(Reflect.ownKeys(store)).toEqual(keys);
+    expect(revocationListOf(store)?.sessions.size).toBe(1);
   });
 });

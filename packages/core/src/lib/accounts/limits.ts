@@ -7,7 +7,8 @@ import { createHash } from "node:crypto";
 import { RateLimited } from "../../errors.js";
 import type { RateLimit, RateLimitHit } from "../../rate-limit.js";
 import { clientKey } from "../attempts.js";
-import type { ResolvedConfig } from "../config.js";
+import type { ResolvedConfig } from "../config-types.js";
+import { errorOf } from "../error-of.js";
 import { foldIdentifier } from "../fold-identifier.js";
 
 /** The limits of password accounts (each `{ max, windowSeconds }`). */
@@ -66,14 +67,15 @@ export async function countAccountEvent(
     hits = await Promise.all(counters.map((c) => store.increment(c.key, c.limit.windowSeconds * 1000)));
   } catch (e) {
     config.logger.error(
-      new RateLimited("The rate-limit store failed; the account event was let through", { err: e as Error }),
+      new RateLimited("The rate-limit store failed; the account event was let through", { err: errorOf(e) }),
     );
     return;
   }
-  const over = counters.findIndex((c, i) => (hits[i] as RateLimitHit).count > c.limit.max);
-  if (over < 0) return;
+  const over = counters.findIndex((c, i) => (hits[i]?.count ?? 0) > c.limit.max);
+  const hit = hits[over];
+  if (!hit) return;
   await Promise.all(counters.map((c) => store.decrement(c.key))).catch(() => {});
   const error = new RateLimited(kind === "mail" ? "Too many account e-mails" : "Too many attempts");
-  error.retryAfter = Math.max(1, Math.ceil(((hits[over] as RateLimitHit).resetAt - Date.now()) / 1000));
+  error.retryAfter = Math.max(1, Math.ceil((hit.resetAt - Date.now()) / 1000));
   throw error;
 }

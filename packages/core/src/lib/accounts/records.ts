@@ -14,7 +14,8 @@
  * the e-mail sign-in can ever be taken for one of these.
  */
 import { createHmac, hkdfSync, randomBytes, randomInt } from "node:crypto";
-import type { Adapter, VerificationToken } from "../../adapters.js";
+import type { VerificationToken } from "../../adapters.js";
+import type { AdapterWith } from "../adapter-for.js";
 
 /** The key of password-account records under one secret. */
 export function accountKey(secret: string): Buffer {
@@ -69,7 +70,7 @@ export function resetRecord(key: Buffer, email: string, userId: string, token: s
  * expired is consumed all the same, and reported with `expired: true`.
  */
 export async function consume(
-  adapter: Required<Adapter>,
+  adapter: AdapterWith<"useVerificationToken">,
   secrets: readonly string[],
   identifier: string,
   value: (key: Buffer) => string,

@@ -1,4 +1,4 @@
-import type { EmailConfig, SendVerificationRequestParams, SmtpServerOptions } from "../../shapes/email.js";
+import type { EmailConfig, SendVerificationRequestParams } from "../../shapes/email.js";
 import { fieldOf, textOf } from "../merge.js";
 import { customFetch } from "../symbols.js";
 import { type EmailMessage, emailMessage } from "./message.js";
@@ -33,7 +33,7 @@ export function requireApiKey(provider: EmailConfig): string {
 }
 
 /** The default message of a sign-in request, for the site the link points to. */
-export function defaultMessage(params: SendVerificationRequestParams): EmailMessage {
+export function defaultMessage(params: Omit<SendVerificationRequestParams, "request">): EmailMessage {
   return emailMessage({
     url: params.url,
     host: new URL(params.url).host,
@@ -55,7 +55,7 @@ export async function callEmailApi(
   url: string,
   init: RequestInit,
 ): Promise<Response> {
-  const fetcher = (provider[customFetch] as typeof fetch | undefined) ?? fetch;
+  const fetcher = provider[customFetch] ?? fetch;
   const response = await fetcher(url, { ...init, method: "POST", signal: init.signal ?? AbortSignal.timeout(30_000) });
   if (!response.ok) {
     const detail = (await response.text().catch(() => "")).slice(0, 500);
@@ -90,12 +90,12 @@ async function loadNodemailer(): Promise<NodemailerLike> {
  * nodemailer resolves (partly rejected or pending recipients).
  */
 export async function sendWithNodemailer(
-  params: SendVerificationRequestParams,
+  params: Omit<SendVerificationRequestParams, "request">,
   message = defaultMessage(params),
 ): Promise<void> {
   const { provider, identifier } = params;
   const from = requireFrom(provider);
-  const server = provider.server as string | SmtpServerOptions | undefined;
+  const { server } = provider;
   if (!server || (typeof server !== "string" && typeof server !== "object")) {
     throw new TypeError(
       `E-mail provider "${provider.id}" needs a \`server\`: an SMTP URL or nodemailer transport options.`,

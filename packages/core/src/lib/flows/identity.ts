@@ -83,7 +83,7 @@ export async function oauthEmailProven(
  * request already did it (the caller then reads the address's user again).
  */
 export async function releaseToProver(
-  ctx: Context,
+  ctx: Pick<Context, "config">,
   adapter: AdapterWith<"updateUser" | "createUser" | "getUserByEmail">,
   unproven: AdapterUser,
   fields: Partial<AdapterUser> & { email: string },

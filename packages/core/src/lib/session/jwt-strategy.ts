@@ -39,7 +39,9 @@ function openWithCache(config: ResolvedConfig, raw: string, salt: string): JWT |
       cache.delete(key);
       return null;
     }
-    return JSON.parse(hit.json) as JWT;
+    // The claims this cache stored as JSON a moment ago.
+    const claims: JWT = JSON.parse(hit.json);
+    return claims;
   }
   const result = openTokenWithReason(raw, config.jwt.secrets, salt);
   if (!("claims" in result)) {

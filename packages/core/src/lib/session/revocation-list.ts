@@ -14,6 +14,8 @@ import type {
   RevocationStore,
 } from "../../shapes/revocation.js";
 import type { AuthConfig } from "../../types.js";
+import { errorOf } from "../error-of.js";
+import { fieldOf } from "../merge.js";
 
 /** The revocation settings of a resolved configuration. */
 export interface ResolvedRevocation {
@@ -26,7 +28,12 @@ export interface ResolvedRevocation {
 /** What a read of the list says about a token. */
 export type RevocationVerdict = "valid" | "revoked" | "unavailable";
 
-const LIST = Symbol.for("latchkey.revocationList");
+/**
+ * The list that mirrors each store, keyed by the application's store object: every configuration
+ * sharing a store, and every re-resolution of one configuration, shares one list and one
+ * subscription, and nothing is written onto the store.
+ */
+const lists = new WeakMap<RevocationStore, RevocationList>();
 const RETRY_MS = 1000;
 
 /**
@@ -71,16 +78,16 @@ export function signedInAt(claims: JWT): number | undefined {
 
 /** A pushed or loaded value that is an entry; anything else is ignored (and logged). */
 export function isEntry(value: unknown): value is RevocationEntry {
-  const e = value as Partial<RevocationEntry> | null;
+  const [kind, id, userId] = [fieldOf(value, "kind"), fieldOf(value, "id"), fieldOf(value, "userId")];
   return (
-    typeof e === "object" &&
-    e !== null &&
-    (e.kind === "session" || e.kind === "user") &&
-    typeof e.id === "string" &&
-    e.id.length > 0 &&
-    Number.isFinite(e.before) &&
-    Number.isFinite(e.expiresAt) &&
-    (e.userId === undefined || (typeof e.userId === "string" && e.userId.length > 0))
+    typeof value === "object" &&
+    value !== null &&
+    (kind === "session" || kind === "user") &&
+    typeof id === "string" &&
+    id.length > 0 &&
+    Number.isFinite(fieldOf(value, "before")) &&
+    Number.isFinite(fieldOf(value, "expiresAt")) &&
+    (userId === undefined || (typeof userId === "string" && userId.length > 0))
   );
 }
 
@@ -257,7 +264,7 @@ class RevocationList {
         if (this.state === "down") this.#logger.warn("revocation-restored");
         this.state = "ready";
       } catch (e) {
-        this.#markDown(e as Error);
+        this.#markDown(errorOf(e));
         this.#scheduleRetry();
       } finally {
         this.#reloading = null;
@@ -287,22 +294,27 @@ class RevocationList {
 }
 
 /**
- * The list that mirrors `store`, made the first time the store is used. It lives on the store
- * instance (a symbol-keyed property), so every configuration sharing a store, and every
- * re-resolution of one configuration, shares one list and one subscription.
+ * The list that mirrors `store`, made the first time the store is used (kept in `lists`, keyed by
+ * the store).
  */
 function listFor(store: RevocationStore, timeout: number, logger: LoggerInstance): RevocationList {
-  const holder = store as RevocationStore & { [LIST]?: RevocationList };
-  const existing = holder[LIST];
+  const existing = lists.get(store);
   if (existing) return existing;
-  if (!Object.isExtensible(store)) {
-    throw new InvalidConfiguration(
-      "`session.revocation.store` must not be frozen or sealed: Latchkey keeps its in-memory copy of the list on it.",
-    );
-  }
   const list = new RevocationList(store, timeout, logger);
-  Object.defineProperty(store, LIST, { value: list, enumerable: false });
+  lists.set(store, list);
   return list;
+}
+
+/**
+ * The in-memory list that mirrors `store`, once a configuration has used it; undefined before.
+ *
+ * @example
+ * ```ts
+ * revocationListOf(store)?.sessions.size // the session entries this instance holds
+ * ```
+ */
+export function revocationListOf(store: RevocationStore): RevocationList | undefined {
+  return lists.get(store);
 }
 
 /**
@@ -391,18 +403,19 @@ export function resolveRevocation(
   let store = options.store;
   if (store !== undefined) {
     for (const method of ["add", "load", "subscribe"] as const) {
-      if (typeof (store as unknown as Record<string, unknown> | null)?.[method] !== "function") {
+      if (typeof fieldOf(store, method) !== "function") {
         throw new InvalidConfiguration(
           `\`session.revocation.store\` needs an \`${method}\` method (see RevocationStore in @latchkey/core/revocation).`,
         );
       }
     }
   } else {
-    store = defaultStores.get(owner);
-    if (!store) {
-      store = new MemoryRevocationStore();
-      defaultStores.set(owner, store as MemoryRevocationStore);
+    let fallback = defaultStores.get(owner);
+    if (!fallback) {
+      fallback = new MemoryRevocationStore();
+      defaultStores.set(owner, fallback);
     }
+    store = fallback;
   }
   return {
     list: listFor(store, timeout, logger),

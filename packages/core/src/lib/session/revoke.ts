@@ -7,7 +7,9 @@ import type { JWT } from "../../shapes/jwt.js";
 import type { RevocationEntry } from "../../shapes/revocation.js";
 import type { AuthConfig } from "../../types.js";
 import { recordAudit } from "../audit/record.js";
-import { type Env, type ResolvedConfig, resolveConfig } from "../config.js";
+import { resolveConfig } from "../config.js";
+import type { Env, ResolvedConfig } from "../config-types.js";
+import { errorOf, messageOf } from "../error-of.js";
 import { endPendingSignIns } from "../flows/second-factor/pending.js";
 import { decodeSessionToken } from "./jwt-strategy.js";
 import {
@@ -18,7 +20,8 @@ import {
   sessionIdOf,
 } from "./revocation-list.js";
 
-const processEnv = (): Env | undefined => (globalThis as { process?: { env?: Env } }).process?.env;
+// Optional: a runtime without `process` (an edge worker) has no environment to read.
+const processEnv = (): Env | undefined => globalThis.process?.env;
 
 interface Revoking {
   resolved: ResolvedConfig;
@@ -52,8 +55,8 @@ async function addOrFail(
   } catch (e) {
     await recordAudit(resolved, { type: "session.revoke-failed", at: new Date(), ...record });
     throw new SignOutError(
-      `Nothing was revoked: the revocation store did not confirm the entry (${(e as Error).message}). Sessions go on until a retry succeeds; retrying is safe.`,
-      { err: e as Error },
+      `Nothing was revoked: the revocation store did not confirm the entry (${messageOf(e)}). Sessions go on until a retry succeeds; retrying is safe.`,
+      { err: errorOf(e) },
     );
   }
 }

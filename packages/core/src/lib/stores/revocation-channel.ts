@@ -5,6 +5,8 @@
  * (`@latchkey/redis-adapter`, `@latchkey/sql-adapter`); `@latchkey/core/stores` exports these.
  */
 import type { RevocationEntry, RevocationListener } from "../../shapes/revocation.js";
+import { errorOf } from "../error-of.js";
+import { fieldOf } from "../merge.js";
 import { isEntry, MAX_HEARTBEAT_MS } from "../session/revocation-list.js";
 
 /** The wire form of an entry in a push or a stored value. */
@@ -17,13 +19,14 @@ export function encodeRevocationEntry(entry: RevocationEntry): string {
 export function decodeRevocationEntry(text: string | undefined | null): RevocationEntry | null {
   if (!text) return null;
   try {
-    const raw = JSON.parse(text) as { k?: unknown; i?: unknown; b?: unknown; e?: unknown; u?: unknown };
+    const raw: unknown = JSON.parse(text);
+    const [k, u] = [fieldOf(raw, "k"), fieldOf(raw, "u")];
     const entry = {
-      kind: raw.k === "s" ? "session" : raw.k === "u" ? "user" : undefined,
-      id: raw.i,
-      before: raw.b,
-      expiresAt: raw.e,
-      ...(raw.k === "s" && raw.u !== undefined && { userId: raw.u }),
+      kind: k === "s" ? "session" : k === "u" ? "user" : undefined,
+      id: fieldOf(raw, "i"),
+      before: fieldOf(raw, "b"),
+      expiresAt: fieldOf(raw, "e"),
+      ...(k === "s" && u !== undefined && { userId: u }),
     };
     return isEntry(entry) ? entry : null;
   } catch {
@@ -120,7 +123,7 @@ export class ChannelHealth {
       await Promise.race([this.#check(), limit.promise]);
       this.up();
     } catch (e) {
-      this.down(e as Error);
+      this.down(errorOf(e));
     } finally {
       limit.cancel();
       this.#checking = false;

@@ -11,6 +11,7 @@ import type { ResolvedConfig } from "../../config-types.js";
 import type { Context } from "../../context.js";
 import { readChunkedCookie, writeChunkedCookie } from "../../cookies.js";
 import { openToken, sealToken } from "../../jwe.js";
+import { fieldOf } from "../../merge.js";
 import type { RequestInternal } from "../../request.js";
 import { secondFactorStore } from "./secret.js";
 
@@ -190,8 +191,16 @@ export function readPending(req: RequestInternal, ctx: Context, provider: TotpPr
   const raw = readChunkedCookie(req.cookies, cookie.name);
   if (!raw) return null;
   const claims = openToken(raw, ctx.config.secrets, cookie.name);
-  const pending = claims?.pending as PendingSignIn | undefined;
-  if (!pending || typeof pending.userId !== "string" || typeof pending.step !== "number") return null;
-  if (typeof pending.generation !== "number") return null;
-  return pending;
+  const pending = claims?.pending;
+  return isPending(pending) ? pending : null;
+}
+
+/** True for a pending sign-in as the cookie carries it (sealed by this server: its fields are ours). */
+function isPending(value: unknown): value is PendingSignIn {
+  return (
+    !!value &&
+    typeof fieldOf(value, "userId") === "string" &&
+    typeof fieldOf(value, "step") === "number" &&
+    typeof fieldOf(value, "generation") === "number"
+  );
 }

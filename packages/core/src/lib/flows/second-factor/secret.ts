@@ -4,8 +4,8 @@
  * enrolment functions (`@latchkey/core/second-factor`) and the code check (flows/second-factor/index.ts).
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { Adapter } from "../../../adapters.js";
 import { InvalidConfiguration, MissingAdapterMethods } from "../../../errors.js";
+import { type AdapterWith, hasMethods } from "../../adapter-for.js";
 import type { ResolvedConfig } from "../../config-types.js";
 import { openToken, sealToken } from "../../jwe.js";
 import { base32Decode, base32Encode } from "./totp.js";
@@ -67,6 +67,19 @@ export function newBackupCodes(count = 10): string[] {
   });
 }
 
+/**
+ * The stored hashes of codes {@link newBackupCodes} made: their canonical form is the shown one
+ * without its dashes.
+ *
+ * @example
+ * ```ts
+ * await store.setSecondFactor(record, newBackupCodeHashes(userId, newBackupCodes()))
+ * ```
+ */
+export function newBackupCodeHashes(userId: string, codes: readonly string[]): string[] {
+  return codes.map((code) => hashBackupCode(userId, code.replace(/-/g, "")));
+}
+
 /** A backup code as typed (any case, spaces, dashes) in canonical form, or null if it cannot be one. */
 export function canonicalBackupCode(input: string): string | null {
   const code = input.replace(/[\s-]/g, "").toUpperCase();
@@ -94,18 +107,23 @@ export function enrolmentTicket(userId: string, sealedSecret: string): string {
   return createHash("sha256").update(`${userId}\u0000enrolment\u0000${sealedSecret}`).digest("base64url");
 }
 
-type SecondFactorAdapter = Required<
-  Pick<Adapter, "getSecondFactor" | "setSecondFactor" | "deleteSecondFactor" | "useSecondFactorStep" | "useBackupCode">
->;
+const SECOND_FACTOR_METHODS = [
+  "getSecondFactor",
+  "setSecondFactor",
+  "deleteSecondFactor",
+  "useSecondFactorStep",
+  "useBackupCode",
+] as const;
+
+type SecondFactorAdapter = AdapterWith<(typeof SECOND_FACTOR_METHODS)[number]>;
 
 /** The adapter's second-factor methods, or a clear error naming what is missing. */
 export function secondFactorStore(config: ResolvedConfig): SecondFactorAdapter {
   const adapter = config.adapter;
   if (!adapter) throw new InvalidConfiguration("A second factor needs an `adapter` that stores it.");
-  const missing = (
-    ["getSecondFactor", "setSecondFactor", "deleteSecondFactor", "useSecondFactorStep", "useBackupCode"] as const
-  ).filter((m) => typeof adapter[m] !== "function");
-  if (missing.length)
+  if (!hasMethods(adapter, ...SECOND_FACTOR_METHODS)) {
+    const missing = SECOND_FACTOR_METHODS.filter((m) => typeof adapter[m] !== "function");
     throw new MissingAdapterMethods(`The adapter lacks second-factor methods: ${missing.join(", ")}.`);
-  return adapter as SecondFactorAdapter;
+  }
+  return adapter;
 }

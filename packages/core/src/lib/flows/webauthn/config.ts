@@ -38,13 +38,14 @@ export const webauthnAdapterMethods = [
 
 function list(name: string, providerId: string, value: unknown): string[] {
   if (value === undefined) return [];
-  const values = Array.isArray(value) ? value : [value];
-  if (values.length === 0 || values.some((v) => typeof v !== "string" || v === "")) {
+  const values: unknown[] = Array.isArray(value) ? value : [value];
+  const strings = values.filter((v): v is string => typeof v === "string" && v !== "");
+  if (values.length === 0 || strings.length !== values.length) {
     throw new InvalidConfiguration(
       `Provider "${providerId}": \`relyingParty.${name}\` must be a non-empty string or a list of them; received ${JSON.stringify(value)}`,
     );
   }
-  return values as string[];
+  return strings;
 }
 
 /**
@@ -88,7 +89,7 @@ export function resolveWebAuthnProvider(
       );
     }
   }
-  const { relayingParty, options: _options, ...rest } = provider as WebAuthnConfig;
+  const { relayingParty, options: _options, ...rest } = provider;
   const rp: RelyingPartyOptions = { ...relayingParty, ...provider.relyingParty };
   return {
     ...rest,

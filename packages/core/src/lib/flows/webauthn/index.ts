@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Adapter, AdapterAuthenticator, AdapterUser } from "../../../adapters.js";
+import type { AdapterAuthenticator, AdapterUser } from "../../../adapters.js";
 import {
   AccountNotLinked,
   AuthError,
@@ -11,14 +11,15 @@ import {
   defaultGetRelayingParty,
   type RelyingParty,
   type WebAuthnAction,
-  type WebAuthnConfig,
   type WebAuthnUserInfo,
 } from "../../../providers/webauthn.js";
 import type { Account, ResponseInternal, User } from "../../../shapes/data.js";
+import { adapterFor, hasMethods } from "../../adapter-for.js";
 import { bindFlow, sameBrowser } from "../../binding.js";
 import type { Context } from "../../context.js";
 import { expiredCookie } from "../../cookies.js";
 import { openToken, sealToken } from "../../jwe.js";
+import { fieldOf, textOf } from "../../merge.js";
 import type { RequestInternal } from "../../request.js";
 import { noStore } from "../../response.js";
 import { connectTarget, sessionOnRequest } from "../connect.js";
@@ -54,11 +55,12 @@ export function relyingParty(
   // The default one (every WebAuthn() and Passkey() has it) answers one id and origin; the
   // configured lists below also verify every other configured value.
   if (typeof provider.getRelayingParty === "function" && provider.getRelayingParty !== defaultGetRelayingParty) {
-    const chosen = provider.getRelayingParty(
-      { provider: provider as unknown as WebAuthnConfig, url: new URL(ctx.authUrl) },
+    // The application's function: its answer is checked, whatever its type says.
+    const chosen: unknown = provider.getRelayingParty(
+      { provider, url: new URL(ctx.authUrl) },
       { method: req.method, url: req.url, query: req.query, body: req.body, headers: req.headers },
-    ) as Partial<RelyingParty> | null | undefined;
-    const { id, name, origin } = chosen ?? {};
+    );
+    const [id, name, origin] = [fieldOf(chosen, "id"), fieldOf(chosen, "name"), fieldOf(chosen, "origin")];
     if (typeof id !== "string" || !id || typeof name !== "string" || typeof origin !== "string" || !origin) {
       throw new InvalidConfiguration(
         `Provider "${provider.id}": \`getRelayingParty\` must return { id, name, origin } as non-empty strings.`,
@@ -70,9 +72,9 @@ export function relyingParty(
   const ids = provider.relyingParty.id.length ? provider.relyingParty.id : [url.hostname];
   const origins = provider.relyingParty.origin.length ? provider.relyingParty.origin : [url.origin];
   return {
-    id: ids[0] as string,
+    id: ids[0] ?? url.hostname,
     name: provider.relyingParty.name[0] ?? url.host,
-    origin: origins[0] as string,
+    origin: origins[0] ?? url.origin,
     ids,
     origins,
   };
@@ -98,7 +100,7 @@ interface Challenge {
   action: WebAuthnAction;
   challenge: string;
   /** The user a registration is for (decided when the options were made). */
-  user?: Partial<AdapterUser>;
+  user?: RegisteringUser;
   /** Digest of the binding of the browser that asked for the options (lib/binding.ts). */
   bind: string;
   /** A passkey added to a signed-in user: the key of the session the options were made under. */
@@ -115,7 +117,7 @@ function challengeRecord(provider: string, challenge: string) {
 async function challengeCookie(ctx: Context, claims: Challenge) {
   const { name, options } = ctx.cookieOptions.webauthnChallenge;
   const maxAge = options.maxAge ?? 15 * 60;
-  const adapter = ctx.config.adapter as Required<Adapter>;
+  const adapter = adapterFor(ctx.config, "createVerificationToken");
   await adapter.createVerificationToken({
     ...challengeRecord(claims.provider, claims.challenge),
     expires: new Date(Date.now() + maxAge * 1000),
@@ -138,21 +140,31 @@ async function consumeChallenge(
   if (raw === undefined)
     throw new InvalidCheck("The WebAuthn challenge cookie is missing (or was sent twice); request new options");
   ctx.cookies.push(expiredCookie(name, options));
-  const claims = openToken(raw, ctx.config.secrets, name) as (Partial<Challenge> & Record<string, unknown>) | null;
+  const claims = openToken(raw, ctx.config.secrets, name);
   if (!claims || typeof claims.challenge !== "string")
     throw new InvalidCheck("The WebAuthn challenge cookie is invalid or expired");
   if (claims.provider !== provider.id)
     throw new InvalidCheck(`The WebAuthn challenge was made for another provider (${String(claims.provider)})`);
   if (claims.action !== action)
     throw new InvalidCheck(`The WebAuthn challenge was made to ${String(claims.action)}, not to ${action}`);
-  if (!sameBrowser(req, ctx, claims.bind))
+  const { bind } = claims;
+  if (!sameBrowser(req, ctx, bind) || typeof bind !== "string")
     throw new InvalidCheck("The WebAuthn challenge was made for another browser; request new options");
-  const adapter = ctx.config.adapter as Required<Adapter>;
+  const adapter = adapterFor(ctx.config, "useVerificationToken");
   const record = await adapter.useVerificationToken(challengeRecord(provider.id, claims.challenge));
   if (!record || record.expires.valueOf() < Date.now()) {
     throw new WebAuthnVerificationError("The WebAuthn challenge was already used or has expired");
   }
-  return claims as unknown as Challenge;
+  const user = registeringUserOf(claims.user);
+  const connect = textOf(claims.connect);
+  return {
+    provider: provider.id,
+    action,
+    challenge: claims.challenge,
+    bind,
+    ...(user ? { user } : {}),
+    ...(connect !== undefined ? { connect } : {}),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -205,11 +217,30 @@ function jsonResponse(ctx: Context, status: number, body: Record<string, unknown
 }
 
 /** The fields of a registering user that the challenge cookie carries to the callback. */
-function registeringUser(user: Partial<AdapterUser> & { email: string }): Partial<AdapterUser> {
-  const out: Partial<AdapterUser> = { email: user.email };
+interface RegisteringUser {
+  email?: string;
+  id?: string;
+  name?: string;
+  image?: string;
+}
+
+/** The fields of a registering user that the challenge cookie carries to the callback. */
+function registeringUser(user: Partial<AdapterUser> & { email: string }): RegisteringUser {
+  const out: RegisteringUser = { email: user.email };
   if (user.id) out.id = user.id;
   if (typeof user.name === "string") out.name = user.name;
   if (typeof user.image === "string") out.image = user.image;
+  return out;
+}
+
+/** The registering user read back from the challenge cookie (which {@link registeringUser} wrote). */
+function registeringUserOf(sealed: unknown): RegisteringUser | undefined {
+  if (typeof sealed !== "object" || sealed === null) return undefined;
+  const out: RegisteringUser = {};
+  for (const key of ["email", "id", "name", "image"] as const) {
+    const value = textOf(fieldOf(sealed, key));
+    if (value !== undefined) out[key] = value;
+  }
   return out;
 }
 
@@ -232,7 +263,7 @@ export async function webauthnOptionsFlow(
   ctx: Context,
   provider: WebAuthnProviderInternal,
 ): Promise<ResponseInternal> {
-  const adapter = ctx.config.adapter as Required<Adapter>;
+  const adapter = adapterFor(ctx.config, "listAuthenticatorsByUserId");
   const requested = req.query.action || undefined;
   if (requested !== undefined && requested !== "authenticate" && requested !== "register") {
     return jsonResponse(ctx, 400, {
@@ -249,7 +280,7 @@ export async function webauthnOptionsFlow(
     ? { user: sessionUser, exists: true }
     : needsInfo
       ? await provider.getUserInfo(
-          { adapter, provider: provider as unknown as WebAuthnConfig },
+          { adapter, provider },
           { method: req.method, url: req.url, query: req.query, body: req.body, headers: req.headers },
         )
       : null;
@@ -276,7 +307,7 @@ export async function webauthnOptionsFlow(
     return jsonResponse(ctx, 200, { action, options });
   }
   if (action === "register" && who && typeof who.user.email === "string" && who.user.email) {
-    const user = who.user as Partial<AdapterUser> & { email: string };
+    const user: Partial<AdapterUser> & { email: string } = who.user;
     const authenticators = user.id ? await adapter.listAuthenticatorsByUserId(user.id) : [];
     const options = await lib.generateRegistrationOptions({
       ...writableCopy(provider.registrationOptions),
@@ -332,26 +363,29 @@ function credentialFrom(data: unknown): CredentialJSON {
       throw new WebAuthnVerificationError("The WebAuthn response (`data`) is not JSON");
     }
   }
-  const c = parsed as Partial<CredentialJSON> | null;
-  if (
-    !c ||
-    typeof c !== "object" ||
-    typeof c.id !== "string" ||
-    !/^[A-Za-z0-9_\-+/=]{1,1400}$/.test(c.id) ||
-    !c.response ||
-    typeof c.response !== "object"
-  ) {
+  if (!isCredential(parsed)) {
     throw new WebAuthnVerificationError("The WebAuthn response (`data`) is not a public-key credential");
   }
-  return c as CredentialJSON;
+  return parsed;
+}
+
+/** True for an object with a credential `id` (base64 or base64url) and a `response` object. */
+function isCredential(value: unknown): value is CredentialJSON {
+  const id = fieldOf(value, "id");
+  const response = fieldOf(value, "response");
+  return (
+    typeof value === "object" &&
+    typeof id === "string" &&
+    /^[A-Za-z0-9_\-+/=]{1,1400}$/.test(id) &&
+    typeof response === "object" &&
+    response !== null
+  );
 }
 
 function verificationError(what: string, e: unknown): WebAuthnVerificationError {
   return new WebAuthnVerificationError(
     `The WebAuthn ${what} could not be verified: ${e instanceof Error ? e.message : String(e)}`,
-    {
-      err: e instanceof Error ? e : new Error(String(e)),
-    },
+    { err: e instanceof Error ? e : new Error(String(e)) },
   );
 }
 
@@ -364,7 +398,7 @@ async function authenticate(
   credential: CredentialJSON,
   challenge: Challenge,
 ) {
-  const adapter = ctx.config.adapter as Required<Adapter>;
+  const adapter = adapterFor(ctx.config, "getAuthenticator", "updateAuthenticatorCounter", "getAccount", "getUser");
   const credentialID = toBase64(fromBase64(credential.id));
   const authenticator = await adapter.getAuthenticator(credentialID);
   if (!authenticator) throw new AccountNotLinked("No authenticator is stored with this credential id");
@@ -417,7 +451,9 @@ async function register(
   credential: CredentialJSON,
   challenge: Challenge,
 ) {
-  if (!challenge.user?.email) throw new InvalidCheck("The WebAuthn challenge carries no registering user");
+  const { user } = challenge;
+  const email = user?.email;
+  if (!user || !email) throw new InvalidCheck("The WebAuthn challenge carries no registering user");
   const rp = relyingParty(provider, ctx, req);
   let result: Awaited<ReturnType<Lib["verifyRegistrationResponse"]>>;
   try {
@@ -452,7 +488,7 @@ async function register(
     credentialBackedUp: info.credentialBackedUp,
     transports: transports.length ? transports.join(",") : null,
   };
-  return { user: challenge.user as User & { email: string }, account, authenticator };
+  return { user: { ...user, email }, account, authenticator };
 }
 
 /**
@@ -503,14 +539,16 @@ export async function webauthnCallback(
   // A passkey for a signed-in user joins that user only under the session its options were made
   // under; any other registration is a sign-up, which never joins an existing user.
   const connectTo = action === "register" ? await connectTarget(req, ctx, challenge.connect) : null;
-  if (connectTo && connectTo.id !== (user as Partial<AdapterUser>).id) {
+  if (connectTo && connectTo.id !== user.id) {
     throw new InvalidCheck("The WebAuthn challenge was made for another user than the session's");
   }
   const refused = await askSignIn(ctx, { user, account });
   if (refused) return { redirect: refused, cookies: ctx.cookies };
   // A passkey proves nothing about the address it was registered with (a sign-up names any address).
   const login = await loginWithAccount(req, ctx, { user, account, emailProven: false, connectTo });
-  const owner = login.user as AdapterUser;
+  const owner = login.user;
+  // With an adapter (every WebAuthn provider has one) the login's user is a stored one.
+  if (!owner.id) throw new AccountNotLinked("The WebAuthn sign-in found no stored user");
   if (authenticator)
     await storeAuthenticator(ctx, provider.id, { ...authenticator, userId: owner.id }, login.isNewUser);
 
@@ -528,12 +566,12 @@ export async function webauthnCallback(
  * registration is refused as before.
  */
 async function freeOrphanedAuthenticator(ctx: Context, credentialID: string): Promise<void> {
-  const adapter = ctx.config.adapter as Required<Adapter>;
+  const adapter = adapterFor(ctx.config, "getAuthenticator", "getAccount");
   const stored = await adapter.getAuthenticator(credentialID);
   if (!stored) return;
   const providers = ctx.config.providers.filter((p) => p.type === "webauthn");
   const accounts = await Promise.all(providers.map((p) => adapter.getAccount(stored.providerAccountId, p.id)));
-  if (accounts.some(Boolean) || typeof (ctx.config.adapter as Adapter).deleteAuthenticator !== "function")
+  if (accounts.some(Boolean) || !hasMethods(adapter, "deleteAuthenticator"))
     throw new WebAuthnVerificationError("This authenticator is already registered");
   await adapter.deleteAuthenticator(credentialID);
   ctx.config.logger.debug("webauthn: an authenticator whose account was gone was removed before registering it again", {
@@ -551,7 +589,7 @@ async function storeAuthenticator(
   authenticator: AdapterAuthenticator,
   isNewUser: boolean,
 ): Promise<void> {
-  const adapter = ctx.config.adapter as Adapter;
+  const adapter = adapterFor(ctx.config);
   try {
     await adapter.createAuthenticator?.(authenticator);
   } catch (e) {

@@ -10,6 +10,8 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { InvalidConfiguration } from "../../../errors.js";
+import { errorOf } from "../../error-of.js";
+import { fieldOf } from "../../merge.js";
 import type { WebAuthnProviderInternal } from "./config.js";
 
 /** A JSON object, as the library's options and answers are. */
@@ -23,11 +25,16 @@ export interface VerifiedCredential {
   counter: number;
 }
 
+/** A stored credential, as an authentication is verified against it. */
+export interface StoredCredential extends VerifiedCredential {
+  transports?: string[];
+}
+
 /** The four functions Latchkey calls, with version 13's arguments and answers. */
 export interface Lib {
   generateAuthenticationOptions(options: Json): Promise<Json & { challenge: string }>;
   generateRegistrationOptions(options: Json): Promise<Json & { challenge: string }>;
-  verifyAuthenticationResponse(options: Json): Promise<{
+  verifyAuthenticationResponse(options: Json & { credential: StoredCredential }): Promise<{
     verified: boolean;
     authenticationInfo?: { newCounter: number };
   }>;
@@ -43,10 +50,29 @@ const SUPPORTED = [9, 13];
 const bytesOf = (base64url: string) => new Uint8Array(Buffer.from(base64url, "base64url"));
 const base64urlOf = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
 
+/** Version 9's four functions: bytes where 13 has base64url, `authenticator` for `credential`. */
+interface LibV9 {
+  generateAuthenticationOptions(options: Json): Promise<Json & { challenge: string }>;
+  generateRegistrationOptions(options: Json): Promise<Json & { challenge: string }>;
+  verifyAuthenticationResponse(
+    options: Json,
+  ): Promise<{ verified: boolean; authenticationInfo?: { newCounter: number } }>;
+  verifyRegistrationResponse(options: Json): Promise<{
+    verified: boolean;
+    registrationInfo?: {
+      credentialID: Uint8Array;
+      credentialPublicKey: Uint8Array;
+      counter: number;
+      credentialDeviceType: string;
+      credentialBackedUp: boolean;
+    };
+  }>;
+}
+
 type Descriptor = { id: string; transports?: string[] };
 const v9Descriptors = (list: unknown) =>
   Array.isArray(list)
-    ? (list as Descriptor[]).map(({ id, transports }) => ({ id: bytesOf(id), type: "public-key", transports }))
+    ? list.map(({ id, transports }: Descriptor) => ({ id: bytesOf(id), type: "public-key", transports }))
     : undefined;
 
 /**
@@ -54,7 +80,7 @@ const v9Descriptors = (list: unknown) =>
  * carry bytes, the user handle is a string (sent to the browser as given, so a base64url one),
  * and a registration answers `credentialID` / `credentialPublicKey` instead of `credential`.
  */
-function fromVersion9(v9: Lib): Lib {
+function fromVersion9(v9: LibV9): Lib {
   return {
     generateAuthenticationOptions: ({ allowCredentials, ...options }) =>
       v9.generateAuthenticationOptions({ ...options, allowCredentials: v9Descriptors(allowCredentials) }),
@@ -65,23 +91,14 @@ function fromVersion9(v9: Lib): Lib {
         excludeCredentials: v9Descriptors(excludeCredentials),
       }),
     verifyAuthenticationResponse: ({ credential, ...options }) => {
-      const { id, publicKey, counter, transports } = credential as VerifiedCredential & { transports?: string[] };
+      const { id, publicKey, counter, transports } = credential;
       return v9.verifyAuthenticationResponse({
         ...options,
         authenticator: { credentialID: bytesOf(id), credentialPublicKey: publicKey, counter, transports },
       });
     },
     async verifyRegistrationResponse(options) {
-      const result = (await v9.verifyRegistrationResponse(options)) as unknown as {
-        verified: boolean;
-        registrationInfo?: {
-          credentialID: Uint8Array;
-          credentialPublicKey: Uint8Array;
-          counter: number;
-          credentialDeviceType: string;
-          credentialBackedUp: boolean;
-        };
-      };
+      const result = await v9.verifyRegistrationResponse(options);
       const info = result.registrationInfo;
       if (!info) return { verified: result.verified };
       const { credentialID, credentialPublicKey, counter, credentialDeviceType, credentialBackedUp } = info;
@@ -102,7 +119,7 @@ function fromVersion9(v9: Lib): Lib {
  * the two) exports `supportedCOSEAlgorithmIdentifiers`. An object of the four functions alone
  * (a `simpleWebAuthn` option written by hand) is taken as version 13, as before.
  */
-function isVersion9(lib: object): boolean {
+function isVersion9(lib: object): lib is LibV9 {
   return "MetadataService" in lib && !("supportedCOSEAlgorithmIdentifiers" in lib);
 }
 
@@ -112,8 +129,9 @@ function installedVersion(): string | undefined {
     let dir = dirname(createRequire(import.meta.url).resolve("@simplewebauthn/server"));
     for (let depth = 0; depth < 4; depth++, dir = dirname(dir)) {
       try {
-        const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Json;
-        if (manifest.name === "@simplewebauthn/server" && typeof manifest.version === "string") return manifest.version;
+        const manifest: unknown = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+        const version = fieldOf(manifest, "version");
+        if (fieldOf(manifest, "name") === "@simplewebauthn/server" && typeof version === "string") return version;
       } catch {
         // no package.json at this level: one up
       }
@@ -146,7 +164,7 @@ export async function loadSimpleWebAuthn(provider: WebAuthnProviderInternal): Pr
   } catch (e) {
     throw new InvalidConfiguration(
       `WebAuthn provider "${provider.id}" needs the optional peer dependency \`@simplewebauthn/server\` (version 13, or 9); install it with \`npm install @simplewebauthn/server\`.`,
-      { err: e as Error },
+      { err: errorOf(e) },
     );
   }
   const version = installedVersion();

@@ -8,7 +8,7 @@ import { InvalidProvider } from "../errors.js";
 import type { Provider } from "../providers/index.js";
 import type { LoggerInstance } from "../shapes/data.js";
 import type { AuthConfig } from "../types.js";
-import { isPlainObject } from "./merge.js";
+import { fieldOf, isPlainObject } from "./merge.js";
 
 const knownOptions = [
   "providers",
@@ -80,15 +80,12 @@ function distance(a: string, b: string): number {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(
-        (previous[j] as number) + 1,
-        (current[j - 1] as number) + 1,
-        (previous[j - 1] as number) + cost,
-      );
+      // Every index read here was written (row 0 holds 0..b.length, each row starts with i).
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
     }
     previous = current;
   }
-  return previous[b.length] as number;
+  return previous[b.length] ?? 0;
 }
 
 /** `; did you mean \`x\`?` when one of `known` is close to `key` (case aside), else "". */
@@ -103,7 +100,7 @@ function didYouMean(key: string, known: readonly string[]): string {
 /** Warns about top-level options Latchkey does not know (a typo silently changes nothing). */
 export function warnUnknownOptions(config: AuthConfig, logger: LoggerInstance): void {
   for (const key of Object.keys(config)) {
-    if ((knownOptions as readonly string[]).includes(key)) continue;
+    if (knownOptions.some((known) => known === key)) continue;
     logger.warn("unknown-option", `\`${key}\` is not a Latchkey option and is ignored${didYouMean(key, knownOptions)}`);
   }
 }
@@ -179,7 +176,9 @@ const SCHEMA_WORDS =
 export function missingSchemaAdvice(error: unknown): string | undefined {
   let current = error;
   for (let depth = 0; current && typeof current === "object" && depth < 5; depth++) {
-    const { code, errno, message } = current as { code?: unknown; errno?: unknown; message?: unknown };
+    const code = fieldOf(current, "code");
+    const errno = fieldOf(current, "errno");
+    const message = fieldOf(current, "message");
     const text = typeof message === "string" ? message : "";
     if (
       (typeof code === "string" && SCHEMA_CODES.has(code)) ||
@@ -188,7 +187,7 @@ export function missingSchemaAdvice(error: unknown): string | undefined {
     ) {
       return `the database lacks a table or column Latchkey uses (${text.slice(0, 200)}): create or update its tables with \`npx latchkey migrate <database-url>\` (@latchkey/cli), or \`migrate(db)\` of @latchkey/sql-adapter at start`;
     }
-    current = (current as { cause?: unknown }).cause;
+    current = fieldOf(current, "cause");
   }
   return undefined;
 }

@@ -93,8 +93,10 @@ export default function GitHub(options: GitHubOptions = {}): OAuthConfig<GitHubP
         // /user/emails (scope user:email) lists a private address, and says which addresses GitHub
         // verified: the public one of /user carries no such flag. Without the list, nothing is proven.
         const emails = await fetchFn(`${apiUrl}/user/emails`, { headers });
-        const list = emails.ok ? ((await emails.json()) as unknown) : [];
-        const verified = Array.isArray(list) ? (list as GitHubEmail[]).filter((e) => e?.verified === true) : [];
+        const list: unknown = emails.ok ? await emails.json() : [];
+        const isVerified = (e: unknown): e is GitHubEmail =>
+          typeof e === "object" && e !== null && "verified" in e && e.verified === true;
+        const verified = Array.isArray(list) ? list.filter(isVerified) : [];
         if (!profile.email) profile.email = (verified.find((e) => e.primary) ?? verified[0])?.email ?? null;
         const address = profile.email?.toLowerCase();
         profile.email_verified = !!address && verified.some((e) => e.email?.toLowerCase() === address);

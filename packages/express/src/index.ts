@@ -76,15 +76,43 @@ export function getSession<C extends AuthConfig>(req: ExpressRequestLike, config
 }
 
 /**
- * The response `requireAuth` hands on: `res.locals.session` is the signed-in session. Shaped like
- * Express's own `Response<ResBody, Locals>` (`locals: Record<string, any> & Locals`) so that
- * Express infers `Locals` from it for the handlers after it, without depending on Express's types.
+ * Express's `res.locals` once `requireAuth` has run: `res.locals.session` is the signed-in session.
+ * Name it where a handler types its own request or response, so that its `res.locals.session` is
+ * typed too: a handler typed only `Request<P, ResBody, ReqBody>` or `RequestHandler<P, ResBody,
+ * ReqBody>` gets Express's default locals, in which `session` is `any`.
+ *
+ * @example
+ * ```ts
+ * type Locals = SessionLocals<typeof config>
+ * app.post("/orders", requireAuth(config), (req: Request<{}, unknown, Order>, res: Response<unknown, Locals>) => {
+ *   res.json({ by: res.locals.session.user.name, item: req.body.item })
+ * })
+ * const place: RequestHandler<{ id: string }, unknown, Order, ParsedQs, Locals> = (req, res) => { ... }
+ * ```
  */
-// biome-ignore lint/suspicious/noExplicitAny: mirrors Express's own `locals` type for inference
-type WithSession<S> = ServerResponse & { locals: Record<string, any> & { session: S } };
+export type SessionLocals<C extends AuthConfig> = { session: SessionOf<C> };
 
 /** What `requireAuth` reads of a request (no `body`, no `params`: those stay Express's to infer). */
 type GuardedRequest = ExpressSessionSource & Pick<ExpressRequestLike, "originalUrl" | "url">;
+
+// biome-ignore lint/suspicious/noExplicitAny: Express's own `locals` type, for inference and assignment
+type AnyLocals = Record<string, any>;
+
+/**
+ * What `requireAuth` returns, written without Express's types (the package does not depend on
+ * them). Two call signatures, because a handler in the chain that names its own types fixes
+ * Express's `LocalsObj` before `requireAuth` can:
+ * - the first accepts any response whose `locals.session` is absent or the session (the locals of
+ *   `Request<P, ResBody, ReqBody>`, of `RequestHandler<...>`, of `Response<ResBody, SessionLocals<C>>`);
+ * - the last is the one TypeScript infers Express's `LocalsObj` from when nothing else fixes it,
+ *   so an unannotated `(req, res) => ...` after `requireAuth` gets `res.locals.session` typed and
+ *   non-null.
+ * A handler whose locals give `session` another type is refused.
+ */
+export interface SessionGuard<S> {
+  (req: GuardedRequest, res: ServerResponse & { locals: AnyLocals & { session?: S } }, next: Next): Promise<void>;
+  (req: GuardedRequest, res: ServerResponse & { locals: AnyLocals & { session: S } }, next: Next): Promise<void>;
+}
 
 /**
  * Middleware for routes and routers that need a signed-in user. With one, the session is put on
@@ -108,9 +136,13 @@ type GuardedRequest = ExpressSessionSource & Pick<ExpressRequestLike, "originalU
 export function requireAuth<C extends AuthConfig>(
   config: C,
   options: { signInPage?: string; factors?: number; amr?: string[]; factorPage?: string } = {},
-) {
+): SessionGuard<SessionOf<C>> {
   const check = guard(config, options);
-  return async function requireSession(req: GuardedRequest, res: WithSession<SessionOf<C>>, next: Next) {
+  return async function requireSession(
+    req: GuardedRequest,
+    res: ServerResponse & { locals: AnyLocals & { session?: SessionOf<C> } },
+    next: Next,
+  ) {
     try {
       const url = req.originalUrl ?? req.url ?? "/";
       const mountPath = options.signInPage === undefined ? signInMount(req, config) : undefined;

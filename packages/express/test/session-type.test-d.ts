@@ -2,8 +2,9 @@
 // `requireAuth` give it back. Checked by `npm run typecheck` (tsconfig.test.json); nothing runs.
 import type { AuthConfig, Session } from "@latchkey/core";
 import Credentials from "@latchkey/core/providers/credentials";
+import express from "express";
 import { expectTypeOf } from "vitest";
-import { getSession, type SessionOf } from "../src/index.js";
+import { getSession, requireAuth, type SessionLocals, type SessionOf } from "../src/index.js";
 
 declare const req: Parameters<typeof getSession>[0];
 
@@ -21,6 +22,45 @@ const withRole = {
 } satisfies AuthConfig;
 expectTypeOf<SessionOf<typeof withRole>>().toEqualTypeOf<WithRole>();
 expectTypeOf(getSession(req, withRole)).resolves.toEqualTypeOf<WithRole | null>();
+
+// requireAuth hands the same type, non-null, to the handlers after it on `res.locals.session`, and
+// `SessionLocals` names it for handlers that type their own request.
+const app = express();
+app.get("/account", requireAuth(withRole), (_req, res) => {
+  expectTypeOf(res.locals.session).toEqualTypeOf<WithRole>();
+  expectTypeOf(res.locals.session.role).toEqualTypeOf<"admin">();
+});
+expectTypeOf<SessionLocals<typeof withRole>>().toEqualTypeOf<{ session: WithRole }>();
+app.post(
+  "/orders",
+  requireAuth(withRole),
+  (
+    req: express.Request<
+      { id: string },
+      unknown,
+      { item: string },
+      express.Request["query"],
+      SessionLocals<typeof withRole>
+    >,
+    res,
+  ) => {
+    expectTypeOf(req.body.item).toEqualTypeOf<string>();
+    expectTypeOf(res.locals.session.role).toEqualTypeOf<"admin">();
+  },
+);
+
+// The same through a typed response beside a typed request (the pattern SessionLocals documents).
+app.post(
+  "/typed-response",
+  requireAuth(withRole),
+  (
+    req: express.Request<{}, unknown, { item: string }>,
+    res: express.Response<unknown, SessionLocals<typeof withRole>>,
+  ) => {
+    expectTypeOf(req.body.item).toEqualTypeOf<string>();
+    expectTypeOf(res.locals.session).toEqualTypeOf<WithRole>();
+  },
+);
 
 // An async callback: the promise is unwrapped.
 const asyncCallback = {

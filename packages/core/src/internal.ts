@@ -1,6 +1,7 @@
 /**
  * Building blocks for framework packages (`@latchkey/express` and others): the one request
- * pipeline (`serve`), the session read (`sessionOf`), the `requireAuth` decision (`guard`), the
+ * pipeline (`serve`), the session read (`sessionOf`), the `requireAuth` decision (`guard`), sign-in and sign-out called on the server
+ * (`beginServerCall`, `serverSignIn`, `serverSignOut`, `postServerCall`, `internalRequest`), the
  * sessions functions bound to a request type (`boundSessions`), the conversion of an answer to
  * bytes or a Web `Response` (`finalizeResponse`, `toResponse`), a Web body read within the bound
  * (`readWebBody`), the `clientAddress` option's answer (`clientAddressFrom`), Latchkey's log lines
@@ -29,6 +30,18 @@ export {
 } from "./lib/pipeline.js";
 export { BadBody, clientAddressFrom, type HeaderReader, MAX_BODY_BYTES, readWebBody } from "./lib/request.js";
 export { finalizeResponse, toResponse } from "./lib/response.js";
+export {
+  type Arrival,
+  beginServerCall,
+  formFields,
+  internalRequest,
+  originOf,
+  postServerCall,
+  type ServerCall,
+  type SignInAuthorizationParams,
+  serverSignIn,
+  serverSignOut,
+} from "./lib/server-action.js";
 
 /**
  * The functions of `@latchkey/core/sessions` bound to a framework's request type: each takes the

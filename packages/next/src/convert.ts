@@ -4,7 +4,14 @@
  * pipeline's answer as a `Response` or as cookies for Next.js's cookie store.
  */
 import type { AuthConfig, Session } from "@latchkey/core";
-import { finalizeResponse, type HeaderReader, type IncomingRequest, readWebBody, serve } from "@latchkey/core/internal";
+import {
+  finalizeResponse,
+  type HeaderReader,
+  type IncomingRequest,
+  internalRequest,
+  readWebBody,
+  serve,
+} from "@latchkey/core/internal";
 import { nextEnv } from "./env.js";
 
 type Cookie = NonNullable<Awaited<ReturnType<typeof serve>>["cookies"]>[number];
@@ -54,42 +61,6 @@ export function webIncoming(request: Request, config: AuthConfig): IncomingReque
     body: () => readWebBody(request),
     clientIp: clientAddress(config, request),
     webHeaders: () => request.headers,
-  };
-}
-
-/** The headers of a request that the pipeline is asked about on the application's behalf. */
-function readerOf(entries: Record<string, string | undefined>): HeaderReader & { toHeaders(): Headers } {
-  return {
-    get: (name) => entries[name.toLowerCase()] ?? null,
-    toHeaders: () => {
-      const h = new Headers();
-      for (const [name, value] of Object.entries(entries)) if (value !== undefined) h.set(name, value);
-      return h;
-    },
-  };
-}
-
-/**
- * A request the application makes of the pipeline itself (its session, a server action's
- * sign-in): `path` under the base path, with only the headers given.
- */
-export function internalRequest(
-  config: AuthConfig,
-  where: { protocol: string; host: string | null },
-  method: "GET" | "POST",
-  path: string,
-  headers: Record<string, string | undefined>,
-  body?: Record<string, unknown>,
-): IncomingRequest {
-  const reader = readerOf(headers);
-  return {
-    method,
-    path: `${config.basePath}${path}`,
-    protocol: where.protocol,
-    host: where.host,
-    headers: reader,
-    body: async () => body,
-    webHeaders: () => reader.toHeaders(),
   };
 }
 

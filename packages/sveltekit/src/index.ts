@@ -102,6 +102,7 @@ export function SvelteKitAuth(
       env,
       headers: event.request.headers,
       where: arrival(event),
+      clientIp: peer(event),
       deliver(cookies) {
         for (const { name, value, options } of cookies)
           event.cookies.set(name, value, { ...options, path: options?.path ?? "/", encode: (v: string) => v });

@@ -33,6 +33,8 @@ export interface ServerCall {
   /** The headers of the request the call runs for. */
   headers: Headers;
   where: Arrival;
+  /** The client's address as the framework knows it, for per-client rate limits (`clientAddress` wins). */
+  clientIp?: string;
   /** Delivers the cookies of the pipeline's answer (a framework's cookie store, its response). */
   deliver(cookies: Cookie[]): void;
 }
@@ -177,6 +179,7 @@ export async function postServerCall(
     { ...forwarded, host: where.host ?? undefined, cookie: cookie ?? undefined, "content-type": contentType },
     { ...body, csrfToken },
   );
+  incoming.clientIp = call.clientIp;
   if (typeof config.clientAddress === "function") {
     try {
       const address = config.clientAddress(

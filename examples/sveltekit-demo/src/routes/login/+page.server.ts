@@ -1,6 +1,7 @@
 // Signing in and out by form actions: a wrong password reaches the action as `CredentialsSignin`
-// (with its `code`), shown on the page; success redirects (SvelteKit's `redirect`).
-import { CredentialsSignin } from "@latchkey/sveltekit";
+// (with its `code`), another refusal (a cross-site request's `MissingCSRF`, say) as its `AuthError`,
+// both shown on the page; success redirects (SvelteKit's `redirect`).
+import { AuthError, CredentialsSignin } from "@latchkey/sveltekit";
 import { fail } from "@sveltejs/kit";
 import { signIn, signOut } from "../../hooks.server";
 import type { Actions, PageServerLoad } from "./$types";
@@ -13,7 +14,8 @@ export const actions: Actions = {
       await signIn(event);
     } catch (e) {
       if (e instanceof CredentialsSignin) return fail(400, { error: e.type, code: e.code });
-      throw e; // SvelteKit's redirect on success, and any other error
+      if (e instanceof AuthError) return fail(400, { error: e.type, code: undefined });
+      throw e; // SvelteKit's redirect on success
     }
   },
   signout: signOut,

@@ -28,7 +28,6 @@ import {
   toResponse,
 } from "@latchkey/core/internal";
 import { type Action, type Handle, type RequestEvent, redirect } from "@sveltejs/kit";
-import { env } from "$env/dynamic/private";
 
 export { customFetch, skipCSRFCheck } from "@latchkey/core";
 export * from "@latchkey/core/errors";
@@ -54,6 +53,13 @@ export interface SvelteKitAuthResult {
   /** A form action: signs out, then redirects to the form's `redirectTo` (else the page it came from). */
   signOut: Action;
 }
+
+/**
+ * SvelteKit's private environment, loaded at the first request: imported lazily, so that the
+ * package (its types, its error classes) also loads outside a Vite build, where `$env` is unknown.
+ */
+let privateEnv: Promise<Record<string, string | undefined>> | undefined;
+const environment = () => (privateEnv ??= import("$env/dynamic/private").then((m) => m.env));
 
 /** Each application configuration with its base path defaulted, made once per object. */
 const prepared = new WeakMap<AuthConfig, AuthConfig>();
@@ -99,7 +105,7 @@ export function SvelteKitAuth(
   async function callOf(event: RequestEvent): Promise<ServerCall> {
     return beginServerCall({
       config: await configOf(event),
-      env,
+      env: await environment(),
       headers: event.request.headers,
       where: arrival(event),
       clientIp: peer(event),
@@ -113,6 +119,7 @@ export function SvelteKitAuth(
   return {
     async handle({ event, resolve }) {
       const c = await configOf(event);
+      const env = await environment();
       const request = event.request;
       const cookieHeader = request.headers.get("cookie");
       event.locals.auth = () => sessionOf({ ...arrival(event), cookieHeader }, c, { env });

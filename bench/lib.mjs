@@ -498,3 +498,30 @@ export async function load(server, request, { seconds, amount, connections = 10,
     window: [before.now, after.now],
   };
 }
+
+/** The median of the finite numbers of a list (NaN for none). */
+export function median(xs) {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (!s.length) return Number.NaN;
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** The median of a list with its range and size. */
+export function spread(xs) {
+  return { median: median(xs), min: Math.min(...xs), max: Math.max(...xs), n: xs.length };
+}
+
+/** A number for a table: fixed digits, "–" for none. */
+export function fmt(x, digits = 0) {
+  return Number.isFinite(x) ? x.toFixed(digits) : "–";
+}
+
+/**
+ * The order in which a round runs its members: rotated by one every round (A B C, B C A, C A B,
+ * ...), so that each ratio compares runs taken seconds apart and no member always goes first.
+ */
+export function rotation(members, round) {
+  const shift = round % members.length;
+  return [...members.slice(shift), ...members.slice(0, shift)];
+}

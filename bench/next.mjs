@@ -9,6 +9,9 @@
  *   proxy     a static page behind the proxy's auth() wrapper, signed in, GET /protected
  *   bare      the bare Route Handler GET /api/bare, and the same static page without the proxy
  *             GET /open (on next-bare): the references
+ *   floor     GET /api/floor on next-bare: a Route Handler that reads headers() and answers a
+ *             session-sized JSON with no library, sent Latchkey's cookies: the floor under any
+ *             library's auth(), and so the best ratio to next-auth any library could reach
  * Reported per round, then as medians with ranges: Latchkey ÷ next-auth in req/s and in server CPU
  * per request on the route; and the proxy's own cost (CPU per request of /protected minus /open)
  * against the bare route's CPU per request. Signed-in requests carry the cookies a browser holds
@@ -25,7 +28,7 @@ import os from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { load, send, startServer } from "./lib.mjs";
+import { fmt, load, median, rotation, send, spread, startServer } from "./lib.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const { values: opts } = parseArgs({
@@ -45,13 +48,6 @@ const CONNECTIONS = Number(opts.connections);
 const appDir = here("./next-app/");
 const serverFile = here("./next-server.mjs");
 const log = (...a) => console.log(...a);
-const median = (xs) => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length ? (s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2) : Number.NaN;
-};
-const fmt = (x, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : "–");
-const spread = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs) });
 
 /** The newest modification time under a folder (sources of the app, the built @latchkey/next). */
 function newest(dir) {
@@ -124,6 +120,10 @@ const requests = {
     request: () => ({ method: "GET", path: "/open" }),
     check: (r) => r.status === 200 && r.body.includes("a page behind the proxy"),
   },
+  floor: {
+    request: (cookie) => ({ method: "GET", path: "/api/floor", headers: { cookie } }),
+    check: (r) => r.status === 200 && isAda(r.body),
+  },
   route: {
     request: (cookie) => ({ method: "GET", path: "/api/me", headers: { cookie } }),
     check: (r) => r.status === 200 && isAda(r.body),
@@ -137,6 +137,7 @@ const requests = {
 const MEMBERS = [
   ["bare route", "next-bare", "bare"],
   ["bare page", "next-bare", "open"],
+  ["headers() route", "next-bare", "floor"],
   ["Latchkey route", "next-latchkey", "route"],
   ["next-auth route", "next-nextauth", "route"],
   ["Latchkey proxy", "next-latchkey", "proxy"],
@@ -151,6 +152,8 @@ try {
     servers[app] = await startServer(app, { file: serverFile });
     if (app !== "next-bare") cookies[app] = await signIn(servers[app]);
   }
+  // The floor route carries the same cookies as Latchkey's signed-in requests (Next.js parses them).
+  cookies["next-bare"] = cookies["next-latchkey"];
   // Correctness first, including the proxy's redirect without a session.
   for (const [label, app, kind] of MEMBERS) {
     const r = await send(servers[app].port, requests[kind].request(cookies[app]));
@@ -169,10 +172,8 @@ try {
   }
   const runs = [];
   for (let round = 0; round < ROUNDS; round++) {
-    const shift = round % MEMBERS.length;
-    const order = [...MEMBERS.slice(shift), ...MEMBERS.slice(0, shift)];
     const line = [];
-    for (const [label, app, kind] of order) {
+    for (const [label, app, kind] of rotation(MEMBERS, round)) {
       const r = await load(servers[app], requests[kind].request(cookies[app]), {
         seconds: DURATION,
         connections: CONNECTIONS,
@@ -207,6 +208,9 @@ try {
     proxyRps: spread(perRound((i) => of("Latchkey proxy", i).rps / of("next-auth proxy", i).rps)),
     proxyCpu: spread(perRound((i) => of("next-auth proxy", i).cpuUs / of("Latchkey proxy", i).cpuUs)),
     // The proxy's own cost, as a share of the bare route's cost: < 1 is the goal.
+    // What either library could reach at best: next-auth's route against the headers() floor.
+    floorRps: spread(perRound((i) => of("headers() route", i).rps / of("next-auth route", i).rps)),
+    latchkeyOverFloor: spread(perRound((i) => of("Latchkey route", i).cpuUs - of("headers() route", i).cpuUs)),
     latchkeyProxyVsBare: spread(
       perRound((i) => (of("Latchkey proxy", i).cpuUs - of("bare page", i).cpuUs) / of("bare route", i).cpuUs),
     ),
@@ -232,6 +236,8 @@ try {
     "| --- | --- | --- |",
     `| signed-in Route Handler calling auth(): Latchkey ÷ next-auth, req/s | ${range(ratios.routeRps)} | ≥ 3 |`,
     `| the same, server CPU per request (next-auth ÷ Latchkey) | ${range(ratios.routeCpu)} | |`,
+    `| the ceiling: a library-free headers() route ÷ next-auth, req/s | ${range(ratios.floorRps)} | |`,
+    `| Latchkey route − headers() route, server CPU µs per request | ${range(ratios.latchkeyOverFloor, 0)} | |`,
     `| proxy-protected page: Latchkey ÷ next-auth, req/s | ${range(ratios.proxyRps)} | |`,
     `| the same, server CPU per request (next-auth ÷ Latchkey) | ${range(ratios.proxyCpu)} | |`,
     `| Latchkey's proxy cost (CPU of /protected − /open) ÷ a bare route's CPU | ${range(ratios.latchkeyProxyVsBare)} | < 1 |`,

@@ -46,7 +46,20 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { answers, CASES, isBare, LABELS, load as loadWith, prepare, startServer, verify } from "./lib.mjs";
+import {
+  answers,
+  CASES,
+  fmt,
+  isBare,
+  LABELS,
+  load as loadWith,
+  median,
+  prepare,
+  rotation,
+  spread,
+  startServer,
+  verify,
+} from "./lib.mjs";
 import { compareMarkdown, summarise, toMarkdown } from "./profile.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
@@ -113,14 +126,7 @@ const TARGETS = [
 
 // ---------------------------------------------------------------- small helpers
 
-const median = (xs) => {
-  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  if (!s.length) return Number.NaN;
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const fmt = (x, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : "–");
 const log = (...a) => console.log(...a);
 const load = (server, request, how) => loadWith(server, request, { connections: CONNECTIONS, rate: RATE, ...how });
 
@@ -334,10 +340,8 @@ async function main() {
     loadByRound.push(os.loadavg()[0]);
     log(`\nbench: round ${round + 1}/${ROUNDS} (load average ${os.loadavg()[0].toFixed(2)})`);
     for (const { kase, members } of groups) {
-      const shift = round % members.length;
-      const order = [...members.slice(shift), ...members.slice(0, shift)];
       const line = [];
-      for (const app of order) {
+      for (const app of rotation(members, round)) {
         const r = await load(servers[app], requestFor(kase, app), { seconds: DURATION });
         const { window: _window, ...figures } = r;
         runs.push({ round, case: kase.id, app, ...figures });
@@ -375,7 +379,6 @@ async function main() {
     const own = runs.filter((r) => r.app === app);
     rows.push({ case: "bare", title: bareCase.title, app, bare: app, ...summary(own), ratioBare: 1 });
   }
-  const spread = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs), n: xs.length });
   for (const { kase } of groups) {
     for (const app of kase.apps) {
       const mine = runs.filter((r) => r.case === kase.id && r.app === app);

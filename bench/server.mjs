@@ -188,7 +188,7 @@ if (app === "latchkey" || app === "latchkey-sqlite" || app === "latchkey-postgre
  */
 async function revocationStore() {
   const { Redis } = await import("ioredis");
-  const { RedisRevocationStore } = await import("@latchkey/core/revocation");
+  const { RedisRevocationStore } = await import("@latchkey/redis-adapter");
   const prefix = `latchkey-bench:${randomBytes(6).toString("hex")}:`;
   const client = new Redis({ host: "127.0.0.1", port: 6379 });
   const subscriber = new Redis({ host: "127.0.0.1", port: 6379 });

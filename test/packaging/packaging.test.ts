@@ -3,7 +3,8 @@
 // folder, and that project imports and require()s every subpath its package.json `exports`
 // declares, type-checks a consumer against the published .d.ts, runs the `latchkey` command of
 // @latchkey/cli (a bin, with no importable subpath) and an Express application written in
-// CommonJS. publint and @arethetypeswrong/cli lint each tarball. A second case breaks
+// CommonJS. Each tarball's README, LICENSE and registry metadata are checked. publint and
+// @arethetypeswrong/cli lint each tarball. A second case breaks
 // one `exports` entry of a copy of a package and asserts that every checker reports it, so the
 // checks cannot pass by checking nothing.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
@@ -50,6 +51,8 @@ interface Pkg {
   manifest: Manifest;
   workspace: string;
   tarball: string;
+  /** The paths inside the tarball, as `npm pack` lists them. */
+  files: string[];
 }
 interface Outcome {
   code: number;
@@ -251,7 +254,7 @@ beforeAll(async () => {
   for (const dir of workspaces) {
     const manifest = await readJson<Manifest>(join(root, "packages", dir, "package.json"));
     if (manifest.private) continue;
-    packages.push({ manifest, workspace: `packages/${dir}`, tarball: "" });
+    packages.push({ manifest, workspace: `packages/${dir}`, tarball: "", files: [] });
   }
   work = await mkdtemp(join(tmpdir(), "latchkey-packaging-"));
   project = join(work, "project");
@@ -263,11 +266,12 @@ beforeAll(async () => {
       ["pack", "--json", "--pack-destination", join(work, "pack"), ...packages.flatMap((p) => ["-w", p.workspace])],
       root,
     ),
-  ) as { name: string; filename: string }[];
+  ) as { name: string; filename: string; files: { path: string }[] }[];
   for (const p of packages) {
-    const filename = packed.find((t) => t.name === p.manifest.name)?.filename;
-    if (!filename) throw new Error(`npm pack made no tarball for ${p.manifest.name}`);
-    p.tarball = join(work, "pack", filename);
+    const tarball = packed.find((t) => t.name === p.manifest.name);
+    if (!tarball) throw new Error(`npm pack made no tarball for ${p.manifest.name}`);
+    p.tarball = join(work, "pack", tarball.filename);
+    p.files = tarball.files.map((f) => f.path);
   }
 
   const dependencies: Record<string, string> = {};
@@ -319,6 +323,36 @@ describe("the packed packages, installed from their tarballs", () => {
         "@latchkey/sveltekit",
       ]),
     );
+  });
+
+  it("each tarball has its README (install, an example, links), the LICENSE, and the metadata of its registry page", async () => {
+    const license = await readFile(join(root, "LICENSE"), "utf8");
+    for (const p of packages) {
+      const name = p.manifest.name;
+      expect(p.files, name).toEqual(expect.arrayContaining(["README.md", "LICENSE", "package.json"]));
+      expect(
+        p.files.filter((f) => /^(test|scripts)\/|\.test\.|tsconfig|\.tsbuildinfo$/.test(f)),
+        name,
+      ).toEqual([]);
+      const installed = join(project, "node_modules", name);
+      expect(await readFile(join(installed, "LICENSE"), "utf8"), name).toBe(license);
+      const readme = await readFile(join(installed, "README.md"), "utf8");
+      expect(readme.split("\n")[0], name).toBe(`# ${name}`);
+      expect(readme, name).toMatch(/^## Install$/m);
+      expect(readme, name).toContain(`npm install ${name.endsWith("/cli") ? "-D " : ""}${name}`);
+      expect(readme, name).toMatch(/```(ts|sh)\n[\s\S]+?\n```/);
+      expect(readme, name).toMatch(/^## Links$/m);
+      const manifest = await readJson<Record<string, unknown>>(join(installed, "package.json"));
+      expect(manifest, name).toMatchObject({
+        description: expect.stringMatching(/\w{3,}.{20,}/),
+        keywords: expect.arrayContaining(["authentication"]),
+        homepage: expect.stringMatching(/^https:\/\/.+#readme$/),
+        repository: { type: "git", url: expect.stringMatching(/^git\+https:\/\/.+\.git$/), directory: p.workspace },
+        bugs: { url: expect.stringMatching(/^https:\/\//) },
+        license: "MIT",
+        engines: { node: ">=20.19" },
+      });
+    }
   });
 
   it("@latchkey/cli is a command, not a module: no subpath to import, its bin runs from the install", async () => {

@@ -12,6 +12,7 @@ import type { ImportGraph } from "./import-graph.js";
 export const FOUNDATION = ["adapters.ts", "errors.ts", "rate-limit.ts", "refresh-store.ts"];
 const CONFIGURATION = "types.ts";
 const SYMBOLS = "lib/symbols.ts";
+const CONFIG_TYPES = "lib/config-types.ts";
 
 const isShape = (file: string) => file.startsWith("shapes/") || file === SYMBOLS;
 const isRoot = (file: string) => !file.includes("/");
@@ -28,6 +29,15 @@ export function layerRule(from: string, to: string): string | undefined {
   }
   if (from.startsWith("providers/") && (to === CONFIGURATION || isEntry(to))) {
     return "providers/ import neither types.ts nor an entry module";
+  }
+  if (from.startsWith("providers/") && to.startsWith("lib/flows/")) {
+    return "providers/ import no flow: the helpers they run sit below them (lib/email/, lib/profile.ts)";
+  }
+  if (from.startsWith("lib/flows/") && to === "lib/config.ts") {
+    return "lib/flows/ read the resolved configuration's shapes from lib/config-types.ts, never lib/config.ts (which calls them)";
+  }
+  if (from === CONFIG_TYPES && to.startsWith("lib/flows/")) {
+    return "lib/config-types.ts imports no flow: the flows read it, lib/config.ts calls them";
   }
   if (from.startsWith("lib/") && isEntry(to)) return "lib/ imports no entry module of src/";
   return undefined;

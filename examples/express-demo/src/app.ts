@@ -17,6 +17,7 @@ import {
   listAccounts,
   listAuditEvents,
   listSessions,
+  PasswordAccounts,
   requireCsrf,
   revokeOtherSessions,
   revokeSession,
@@ -26,6 +27,7 @@ import express, { type NextFunction, type Request, type Response } from "express
 import type { DemoSession } from "./auth.js";
 import type { MailCatcher } from "./dev-mail.js";
 import { esc, homeBody, layout, mailBody, methodNames, protectedBody } from "./pages.js";
+import { PASSWORD_PAGES, passwordAccounts } from "./passwords.js";
 import type { Storage } from "./storage.js";
 import { DEMO_USER } from "./users.js";
 
@@ -76,6 +78,7 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
   const app = express();
   app.disable("x-powered-by");
   const page = (title: string, body: string) => layout(title, body, !!mailbox);
+  const storedSessions = config.session?.strategy === "database";
   const session = async (req: Request) => (await getSession(req, config)) as DemoSession | null;
   // Under JWT sessions there is no list: `listSessions` says so with UnsupportedStrategy.
   const devicesOf = (req: Request) =>
@@ -87,10 +90,19 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
   // 1. Latchkey's routes: /auth/signin, /auth/callback/<provider>, /auth/session, /auth/signout ...
   app.use("/auth", ExpressAuth(config));
 
+  // 1b. Password accounts (they send e-mail, so only with mail): /password/signup, /check-email,
+  // /verify, /forgot, /reset and /change, Latchkey's built-in pages (see passwords.ts).
+  const passwordPages =
+    hasPasswordSignIn(config) && config.providers.some((p) => typeof p !== "function" && p.id === "nodemailer");
+  if (passwordPages) app.use(PASSWORD_PAGES, PasswordAccounts(config, passwordAccounts()));
+
   // 2. A public page that shows who is signed in, and how.
   app.get("/", async (req, res) => {
     const s = await session(req);
-    res.send(page("Latchkey demo", homeBody(s)));
+    const links = passwordPages
+      ? `<p id="password-links"><a href="${PASSWORD_PAGES}/signup">Create an account with a password</a> · <a href="${PASSWORD_PAGES}/forgot">Forgot your password?</a></p>`
+      : "";
+    res.send(page("Latchkey demo", homeBody(s, links)));
   });
 
   // 3. One route protected on its own: without a session, off to sign-in and back here after.
@@ -139,7 +151,11 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
           .join(
             "",
           )}</table>${devices.length > 1 ? `<p>${button("/account/sessions/revoke-others", {}, "Sign out all other devices")}</p>` : ""}`
-      : `<p id="devices-note">This demo keeps sessions in encrypted cookies (JWT): they are not stored, so they cannot be listed or signed out one by one. Start it with <code>DEMO_SESSIONS=database</code> to list them (the password sign-in is then off).</p>`;
+      : `<p id="devices-note">This demo keeps sessions in encrypted cookies (JWT): they are not stored, so they cannot be listed or signed out one by one. Start it with <code>DEMO_SESSIONS=database</code> to store them and list them here (every sign-in method, the password included, works with either).</p>`;
+    // Which sign-ins add a linked account: a password only when its sessions are stored.
+    const noAccounts = storedSessions
+      ? "None yet: a sign-in with a provider, a passkey or the password adds one (an e-mail link or code does not)."
+      : "None yet: a sign-in with a provider or a passkey adds one (a password or an e-mail link or code does not).";
     const notice = typeof req.query.notice === "string" ? notices[req.query.notice] : undefined;
     res.send(
       page(
@@ -147,7 +163,7 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
         `${notice ? `<p id="notice"><strong>${esc(notice)}</strong></p>` : ""}
          <h2>Session</h2><p>What <code>getSession(req, config)</code> returns:</p><pre id="session">${esc(JSON.stringify(s, null, 2))}</pre>
          <h2>Signed-in devices</h2>${deviceList}
-         <h2>Linked accounts</h2>${accountRows ? `<table id="accounts"><tr><th>provider</th><th>type</th><th>account id</th><th></th></tr>${accountRows}</table>` : "<p>None yet: password sign-ins link no account.</p>"}
+         <h2>Linked accounts</h2>${accountRows ? `<table id="accounts"><tr><th>provider</th><th>type</th><th>account id</th><th></th></tr>${accountRows}</table>` : `<p id="accounts-note">${noAccounts}</p>`}
          <h2>Connect another account</h2><p>A sign-in button never links an account to the one you are signed in to; this does (a CSRF-checked <code>POST /auth/signin/&lt;provider&gt;</code> with <code>connect=true</code>, finished under this very session).</p>
          ${oauthProviders(config)
            .map(
@@ -164,6 +180,7 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
          <script>fetch("/auth/csrf").then((r) => r.json()).then(({ csrfToken }) => {
            for (const input of document.querySelectorAll("#add-passkey [name=csrfToken], form.connect [name=csrfToken]")) input.value = csrfToken; });</script>
          ${await secondFactorSection(userId, String(req.query.totp ?? ""), csrfToken)}
+         ${passwordPages ? `<h2>Password</h2><p><a id="change-password" href="${PASSWORD_PAGES}/change">Change your password</a> (the current one, or a sign-in in the last five minutes; your other sessions are signed out).</p>` : ""}
          <h2>Recent security events</h2><table id="activity"><tr><th>when (UTC)</th><th>event</th><th>method</th></tr>${activity
            .map(
              (e) =>

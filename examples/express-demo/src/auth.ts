@@ -1,7 +1,7 @@
 /**
  * The Latchkey configuration of the demo: the part of this folder an application copies.
  */
-import type { AuthConfig, Session } from "@latchkey/express";
+import { type AuthConfig, authorizePassword, type Session } from "@latchkey/express";
 import Credentials from "@latchkey/express/providers/credentials";
 import OIDC from "@latchkey/express/providers/generic-oidc";
 import GitHub from "@latchkey/express/providers/github";
@@ -10,8 +10,8 @@ import Nodemailer, { type NodemailerUserConfig } from "@latchkey/express/provide
 import Passkey from "@latchkey/express/providers/passkey";
 import TOTP from "@latchkey/express/providers/totp";
 import type { DemoIdP } from "./dev-idp.js";
+import { demoPasswords } from "./passwords.js";
 import type { Storage } from "./storage.js";
-import { checkPassword } from "./users.js";
 
 /**
  * The session as the demo's callbacks shape it: the user's id, the provider of the first factor,
@@ -28,8 +28,8 @@ export interface DemoAuthOptions {
   idp?: DemoIdP | undefined;
   env?: NodeJS.ProcessEnv;
   /**
-   * "database" stores sessions (the account page then lists devices and signs them out); the
-   * password sign-in is then off, because the Credentials provider needs JWT sessions.
+   * "database" stores sessions (the account page then lists devices and signs them out), for
+   * every method: the password sign-in opts in with `databaseSessions: true`.
    * @default "jwt" (DEMO_SESSIONS)
    */
   sessions?: "jwt" | "database";
@@ -66,22 +66,23 @@ export function authConfig({
   if (env.AUTH_GITHUB_ID && env.AUTH_GITHUB_SECRET) providers.push(GitHub);
   if (env.AUTH_GOOGLE_ID && env.AUTH_GOOGLE_SECRET) providers.push(Google);
 
-  // Forms: password, magic link, passkey.
-  if (sessions === "jwt")
-    providers.push(
-      Credentials({
-        name: "Password",
-        credentials: {
-          email: { label: "Email", type: "email", autocomplete: "username", required: true },
-          password: { label: "Password", type: "password", autocomplete: "current-password", required: true },
-        },
-        // Return the stored user: then a password, a magic link and a passkey sign into one user.
-        async authorize({ email, password }) {
-          const address = await checkPassword(email, password);
-          return address ? ((await adapter.getUserByEmail?.(address)) ?? null) : null;
-        },
-      }),
-    );
+  // Forms: password, magic link, passkey. Each e-mail field is labelled by its method.
+  providers.push(
+    Credentials({
+      name: "Password",
+      credentials: {
+        email: { label: "Email for your password", type: "email", autocomplete: "username", required: true },
+        password: { label: "Password", type: "password", autocomplete: "current-password", required: true },
+      },
+      // Under DEMO_SESSIONS=database a password sign-in gets a stored session too (and its
+      // "credentials" account is stored through the adapter); under JWT sessions it changes nothing.
+      databaseSessions: true,
+      // Return the stored user: then a password, a magic link and a passkey sign into one user.
+      // authorizePassword checks the hash (an unknown address costs the same) and refuses an
+      // address not yet verified (sign-up at /password/signup).
+      authorize: (credentials) => authorizePassword(config, { passwords: demoPasswords }, credentials),
+    }),
+  );
   // The e-mail carries a link and a six-digit code: the code is typed on the "check your e-mail"
   // page, for mail scanners that open links and for mail read on another device.
   if (mail) providers.push(Nodemailer({ name: "Email", server: mail.server, from: mail.from, code: true }));
@@ -100,13 +101,15 @@ export function authConfig({
   // is asked for its six-digit code (or a backup code) after any of the methods above.
   providers.push(TOTP({ issuer: "Latchkey demo" }));
 
-  return {
+  const config: AuthConfig = {
     secret,
     trustHost: true, // the demo runs on localhost; behind a proxy, see docs/deployment.md
     adapter, // users, accounts, magic-link tokens, passkeys and second factors
-    // Sessions in an encrypted cookie: the credentials provider requires it (with an adapter the
-    // default would be database sessions). DEMO_SESSIONS=database stores them instead.
-    session: { strategy: sessions },
+    // Sessions in an encrypted cookie (with an adapter the default would be database sessions);
+    // DEMO_SESSIONS=database stores them instead, for every sign-in method. JWT sessions are
+    // revocable (in this process's memory; Redis or PostgreSQL for several instances): a password
+    // reset or change ends every session of the user.
+    session: sessions === "jwt" ? { strategy: "jwt", revocation: true } : { strategy: sessions },
     // Security events (sign-ins, failures with their reason, revocations, ...) kept for a week in
     // the same database; the account page lists the user's own.
     audit: { store: true, retention: 7 * 24 * 60 * 60 },
@@ -130,4 +133,5 @@ export function authConfig({
       },
     },
   };
+  return config;
 }

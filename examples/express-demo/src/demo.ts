@@ -9,15 +9,16 @@ import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { hashPassword } from "@latchkey/core/password";
 import { type AppOptions, createApp } from "./app.js";
-
-export type { AppOptions };
-
 import { authConfig } from "./auth.js";
 import { startDemoIdP } from "./dev-idp.js";
 import { startMailCatcher } from "./dev-mail.js";
+import { demoPasswords } from "./passwords.js";
 import { openStorage } from "./storage.js";
 import { DEMO_USER, seedDemoUser } from "./users.js";
+
+export type { AppOptions };
 
 export interface DemoOptions {
   /** @default PORT, else 3000 (0 picks a free port) */
@@ -68,7 +69,9 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     : `http://localhost:${(server.address() as AddressInfo).port}`;
 
   const storage = await openStorage({ dataDir, databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL });
-  await seedDemoUser(storage.adapter);
+  const demoUser = await seedDemoUser(storage.adapter);
+  // Its password, where the password sign-in and the account pages read it (passwords.ts).
+  await demoPasswords.setPasswordHash(demoUser.id, await hashPassword(DEMO_USER.password));
 
   // Development only: a mail server that keeps the magic links, and a local OpenID Provider.
   const mailbox = development ? await startMailCatcher() : undefined;
@@ -87,9 +90,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   server.on("request", await (options.app ?? createApp)({ config, storage, mailbox, url }));
 
   const enabled = [
-    sessions === "jwt"
-      ? `password: ${DEMO_USER.email} / ${DEMO_USER.password}`
-      : "password: off with DEMO_SESSIONS=database (Credentials needs JWT sessions)",
+    `password: ${DEMO_USER.email} / ${DEMO_USER.password}`,
     `sessions: ${sessions === "jwt" ? "JWT (encrypted cookies; DEMO_SESSIONS=database stores them and lists devices)" : "database (devices listed on /account)"}`,
     mailbox
       ? `e-mail link and code: SMTP on 127.0.0.1:${mailbox.port}, messages at ${url}/dev/mail`

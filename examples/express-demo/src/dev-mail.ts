@@ -43,7 +43,7 @@ export async function startMailCatcher(port = 0): Promise<MailCatcher> {
             date: mail.date ?? new Date(),
             text,
             links: [...new Set(text.match(/https?:\/\/[^\s<>"]+/g) ?? [])],
-            code: /sign-in code: (\d+)/.exec(text)?.[1],
+            code: /code: (\d+)/i.exec(text)?.[1],
           });
           messages.length = Math.min(messages.length, 50);
           callback();

@@ -32,18 +32,20 @@ a{color:var(--accent)}nav{display:flex;flex-wrap:wrap;gap:4px 16px}pre{backgroun
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:4px 8px;border-bottom:1px solid var(--muted);overflow-wrap:anywhere}
 form.inline{display:inline;margin:0}.button{display:inline-block;background:var(--accent);color:#fff;padding:8px 14px;border-radius:6px;text-decoration:none;border:0;font:inherit;cursor:pointer}
 input{font:inherit;padding:6px 8px;margin-right:8px}.alert{background:var(--muted);border-left:4px solid var(--accent);padding:8px 12px}
-.qr{background:#fff;display:inline-block;border-radius:6px}.codes{columns:2;font-family:ui-monospace,monospace}</style>
+.qr{background:#fff;display:inline-block;border-radius:6px}.codes{columns:2;font-family:ui-monospace,monospace}
+ul.mailbox{padding-left:0;list-style:none}.mail{margin-bottom:12px}.mail a,.mail .to{overflow-wrap:anywhere}</style>
 </head><body><nav><a href="/">Home</a><a href="/protected">Protected</a><a href="/account">Session &amp; accounts</a>${mail ? '<a href="/dev/mail">Mail</a>' : ""}<a href="/auth/signout?callbackUrl=%2F">Sign out</a></nav>
 <h1>${esc(title)}</h1>${body}</body></html>`;
 }
 
 /** The home page: who is signed in and with what, or how to sign in. */
-export function homeBody(s: DemoSession | null): string {
+export function homeBody(s: DemoSession | null, signedOutLinks = ""): string {
   return s?.user
     ? `<p id="who">Signed in as <strong>${esc(s.user.name ?? s.user.email)}</strong> (${esc(s.user.email)})
          with <strong id="method">${esc(methodNames[s.provider ?? ""] ?? s.provider ?? "a stored session")}</strong>${s.amr?.includes("otp") ? ' and <strong id="second-factor">an authenticator app code</strong>' : ""}.</p>
          <p><a class="button" href="/auth/signout?callbackUrl=%2F">Sign out</a></p>`
     : `<p id="who">You are not signed in.</p><p><a class="button" href="/auth/signin">Sign in</a></p>
+         ${signedOutLinks}
          <p>Demo account: <code>${DEMO_USER.email}</code> / <code>${DEMO_USER.password}</code>.
          Sign-in e-mails (a link and a code) arrive at <a href="/dev/mail">/dev/mail</a>; the Demo IdP takes any name and password.</p>`;
 }
@@ -61,5 +63,5 @@ export function mailBody(mailbox: MailCatcher): string {
             <time>${esc(m.date.toLocaleTimeString())}</time><br>${m.code ? `Code: <code class="code">${esc(m.code)}</code><br>` : ""}${m.links.map((l) => `<a href="${esc(l)}">${esc(l)}</a>`).join("<br>")}</li>`,
     )
     .join("");
-  return `<p>The ${mailbox.messages.length} message(s) the development SMTP server (127.0.0.1:${mailbox.port}) caught, newest first. <a href="/dev/mail">Refresh</a></p><ul>${items}</ul>`;
+  return `<p>The ${mailbox.messages.length} message(s) the development SMTP server (127.0.0.1:${mailbox.port}) caught, newest first. <a href="/dev/mail">Refresh</a></p><ul class="mailbox">${items}</ul>`;
 }

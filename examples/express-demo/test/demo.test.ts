@@ -168,9 +168,29 @@ describe("the demo with DEMO_SESSIONS=database: the account page lists devices a
     return client;
   }
 
-  it("prints that sessions are stored and the password sign-in is off", () => {
+  it("prints that sessions are stored, with the password sign-in on", () => {
     expect(stored.output()).toContain("sessions: database (devices listed on /account)");
-    expect(stored.output()).toContain("password: off with DEMO_SESSIONS=database");
+    expect(stored.output()).toContain("password: demo@example.com / demo-password");
+  });
+
+  it("a password sign-in gets a stored session: listed on the account page with its credentials account", async () => {
+    const client = new Client(stored.url, "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0");
+    const { csrfToken } = (await (await client.fetch("/auth/csrf")).json()) as { csrfToken: string };
+    const signIn = await client.fetch("/auth/callback/credentials", {
+      form: { csrfToken, email: "demo@example.com", password: "demo-password" },
+    });
+    expect(signIn.status).toBe(302);
+    // A database session: the cookie is a random token, not a sealed JWT.
+    expect(client.jar.get("authjs.session-token")).toMatch(/^[0-9a-f]{64}$/);
+    const page = await (await client.fetch("/account")).text();
+    expect(
+      devicesOf(page)
+        .filter((d) => d.current)
+        .map((d) => d.device),
+    ).toEqual(["Firefox on Linux"]);
+    expect(page).toMatch(/<tr><td>password<\/td><td>credentials<\/td>/);
+    expect(page).not.toContain("devices-note");
+    expect(page).not.toContain("password sign-in is then off");
   });
 
   it("two devices: each sees both, marked; signing out the other ends its session; a cross-site post is refused", async () => {

@@ -1,6 +1,5 @@
 // Runs the built demo (`dist/server.js`, what `npm start` runs) as a child process on loopback,
 // with its own data folder, and reads its URL from what it prints.
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -8,15 +7,12 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
 import { expect, inject } from "vitest";
+import { type ServerProcess, startServerProcess } from "../../../test/support/server-process.js";
 
 const expressServerJs = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "server.js");
 
-export interface DemoProcess {
-  url: string;
+export interface DemoProcess extends ServerProcess {
   dataDir: string;
-  /** Everything it printed so far. */
-  output(): string;
-  stop(): Promise<void>;
 }
 
 /** A free port on 127.0.0.1 (bound, then released). */
@@ -51,40 +47,13 @@ export async function startDemoProcess(
   ])
     delete base[name];
   for (const name of Object.keys(base)) if (/^AUTH_(GITHUB|GOOGLE)_/.test(name)) delete base[name];
-  const child: ChildProcess = spawn(process.execPath, [serverJs], {
+  const demo = await startServerProcess([serverJs], {
     env: { ...base, PORT: "0", DEMO_DATA_DIR: dataDir, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    name: "the demo",
+    timeoutMs: 20_000 * inject("timeScale"),
+    ready: (output) => (output.includes("storage:") ? /Latchkey demo on (http:\/\/\S+)/.exec(output)?.[1] : undefined),
   });
-  let output = "";
-  child.stdout?.on("data", (chunk) => (output += chunk));
-  child.stderr?.on("data", (chunk) => (output += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    const bound = 20_000 * inject("timeScale");
-    const timer = setTimeout(() => reject(new Error(`the demo did not start in ${bound / 1000} s:\n${output}`)), bound);
-    const check = () => {
-      const match = /Latchkey demo on (http:\/\/\S+)/.exec(output);
-      if (match?.[1] && output.includes("storage:")) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on("data", check);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the demo exited with ${code}:\n${output}`));
-    });
-  });
-  return {
-    url,
-    dataDir,
-    output: () => output,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
-  };
+  return { ...demo, dataDir };
 }
 
 /** The sign-in form of a provider on the built-in page (several forms share `#submitButton`). */

@@ -75,10 +75,9 @@ providers.push(
 providers.push(TOTP({ issuer: "Latchkey Next.js demo" }));
 
 /** The configuration, shared with the account page's second-factor actions. */
+// NextAuth fills this object from the environment (AUTH_SECRET, the base path) when it is called,
+// so the account page's second-factor functions (@latchkey/core/second-factor) take it as it is.
 export const authConfig: NextAuthConfig = {
-  // NextAuth reads AUTH_SECRET itself; it is named here because the account page's second-factor
-  // functions (@latchkey/core/second-factor) take this same object.
-  secret: process.env.AUTH_SECRET,
   trustHost: true,
   adapter,
   session: { strategy: "jwt" },

@@ -3,11 +3,12 @@
  * Next.js 16, examples/next-demo-15 with Next.js 15), then its start script (`next start` beside
  * the local IdP and mail catcher) as a child process on a free port with its own data folder.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type ServerProcess, startServerProcess } from "../../../test/support/server-process.js";
 
 const demoDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const appDirs = { 16: demoDir, 15: join(demoDir, "..", "next-demo-15") } as const;
@@ -46,38 +47,15 @@ export async function buildDemo(appDir: string): Promise<void> {
   await run("npm", ["run", "build", "--silent"], appDir, cleanEnv({}));
 }
 
-export interface NextDemo {
-  url: string;
-  output(): string;
-  stop(): Promise<void>;
-}
+export type NextDemo = ServerProcess;
 
 /** Starts the built app through its start script; resolves once Next.js is ready. */
 export async function startNextDemo(appDir: string): Promise<NextDemo> {
   const dataDir = mkdtempSync(join(tmpdir(), "latchkey-next-demo-"));
-  const child: ChildProcess = spawn(process.execPath, [join(demoDir, "scripts", "start.mjs"), appDir], {
+  return startServerProcess([join(demoDir, "scripts", "start.mjs"), appDir], {
     env: cleanEnv({ PORT: "0", DEMO_DATA_DIR: dataDir }),
-    stdio: ["ignore", "pipe", "pipe"],
+    name: "the Next.js demo",
+    ready: (output) =>
+      output.includes("storage:") ? /Latchkey Next\.js demo on (http:\/\/\S+)/.exec(output)?.[1] : undefined,
   });
-  let output = "";
-  child.stdout?.on("data", (chunk) => (output += chunk));
-  child.stderr?.on("data", (chunk) => (output += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    const check = () => {
-      const match = /Latchkey Next\.js demo on (http:\/\/\S+)/.exec(output);
-      if (match?.[1] && output.includes("storage:")) resolve(match[1]);
-    };
-    child.stdout?.on("data", check);
-    child.once("exit", (code) => reject(new Error(`the Next.js demo exited with ${code}:\n${output}`)));
-  });
-  return {
-    url,
-    output: () => output,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
-  };
 }

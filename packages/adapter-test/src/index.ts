@@ -9,7 +9,6 @@ import {
   type AdapterAuthenticator,
   type AdapterSession,
   type AdapterUser,
-  type AuditEvent,
   adapterMethods,
   type VerificationToken,
 } from "@latchkey/core/adapters";
@@ -939,95 +938,6 @@ export function runAdapterConformance(
           expect(await probe()?.exists("verificationToken", token.identifier, token.token)).toBe(false);
         }
         for (const token of [...live, fresh]) expect(await call.useVerificationToken(token)).toEqual(token);
-      });
-    });
-
-    describe("audit events (Latchkey extension)", () => {
-      function auditEvents(userId: string, at = new Date()): AuditEvent[] {
-        return [
-          {
-            type: "signin.failed",
-            at,
-            reason: "wrong-credentials",
-            identifier: `ada-${userId}@example.com`,
-            provider: "credentials",
-            clientAddress: "203.0.113.7",
-          },
-          {
-            type: "signin.succeeded",
-            at: new Date(at.getTime() + 1),
-            userId,
-            provider: "credentials",
-            sessionId: "k3y3dH4sh0fTh3S3ss10nT0k3nAbCdEf",
-            clientAddress: "2001:db8::1",
-          },
-          {
-            type: "account.linked",
-            at: new Date(at.getTime() + 2),
-            userId,
-            provider: "acme",
-            providerAccountId: "ÀBC-001 ",
-          },
-          {
-            type: "secret.rotated",
-            at: new Date(at.getTime() + 3),
-            userId,
-            fingerprints: ["a1b2c3d4e5f6"],
-            previousFingerprints: ["f6e5d4c3b2a1"],
-          },
-        ];
-      }
-      const withoutId = ({ id, ...event }: AuditEvent & { id: string }) => {
-        expect(typeof id).toBe("string");
-        expect(id).not.toBe("");
-        return event;
-      };
-
-      it("stores events and lists them back as written, newest first, each with an id", async (ctx) => {
-        if (!fixture?.adapter.createAuditEvent) return ctx.skip();
-        const userId = randomUUID();
-        // In the past: a store may key entries by time, and the deletion test below writes "now".
-        const events = auditEvents(userId, new Date(Date.now() - 120_123));
-        for (const event of events) await call.createAuditEvent(event);
-        const listed = await call.listAuditEvents({ userId });
-        expect(listed.map(withoutId)).toEqual(events.filter((e) => e.userId === userId).reverse());
-        expect(new Set(listed.map((e) => e.id)).size).toBe(listed.length);
-        const [failed] = await call.listAuditEvents({ identifier: `ada-${userId}@example.com` });
-        expect(failed && withoutId(failed)).toEqual(events[0]);
-      });
-
-      it("filters by type and time, and returns at most `limit`", async (ctx) => {
-        if (!fixture?.adapter.createAuditEvent) return ctx.skip();
-        const userId = randomUUID();
-        const start = new Date(Date.now() - 60_123);
-        for (let i = 0; i < 5; i++) {
-          await call.createAuditEvent({
-            type: "session.revoked",
-            at: new Date(start.getTime() + i * 1000),
-            userId,
-            reason: `r${i}`,
-          });
-        }
-        await call.createAuditEvent({ type: "password.changed", at: new Date(start.getTime() + 5000), userId });
-        const revoked = await call.listAuditEvents({ userId, type: "session.revoked", limit: 2 });
-        expect(revoked.map((e) => (e as { reason: string }).reason)).toEqual(["r4", "r3"]);
-        const since = await call.listAuditEvents({ userId, since: new Date(start.getTime() + 3000) });
-        expect(since.map((e) => e.type)).toEqual(["password.changed", "session.revoked", "session.revoked"]);
-        expect(await call.listAuditEvents({ userId: randomUUID() })).toEqual([]);
-      });
-
-      it("deleteAuditEvents removes the events before the cutoff and keeps the rest", async (ctx) => {
-        if (!fixture?.adapter.createAuditEvent) return ctx.skip();
-        const userId = randomUUID();
-        const written = new Date();
-        await call.createAuditEvent({ type: "password.changed", at: written, userId });
-        // The cutoff is the next millisecond (a store may key entries by the millisecond).
-        while (Date.now() <= written.getTime()) await new Promise((resolve) => setImmediate(resolve));
-        const cutoff = new Date();
-        const kept: AuditEvent = { type: "password.changed", at: new Date(cutoff.getTime() + 1), userId };
-        await call.createAuditEvent(kept);
-        await call.deleteAuditEvents(cutoff);
-        expect((await call.listAuditEvents({ userId })).map(withoutId)).toEqual([kept]);
       });
     });
 

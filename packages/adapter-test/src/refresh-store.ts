@@ -7,6 +7,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { RefreshStore } from "@latchkey/core/refresh-store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { untilTrue } from "./wait.js";
 
 /** What a refresh store's setup hands the suite. */
 export interface RefreshStoreFixture {
@@ -14,14 +15,6 @@ export interface RefreshStoreFixture {
   stores: [RefreshStore, RefreshStore];
   /** Closes connections and removes what the run stored. */
   teardown: () => Promise<void>;
-}
-
-/** Retries `attempt` back to back until it gives true (waiting on the event, not a guessed delay). */
-async function untilTrue(attempt: () => Promise<boolean>, deadlineMs = 5_000): Promise<void> {
-  const started = performance.now();
-  while (!(await attempt())) {
-    if (performance.now() - started > deadlineMs) throw new Error(`still false after ${deadlineMs} ms`);
-  }
 }
 
 /**

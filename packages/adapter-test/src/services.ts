@@ -2,7 +2,7 @@
  * The one check of whether a database server a test needs is running.
  * @module services
  */
-import { connect } from "node:net";
+import { type AddressInfo, connect, createServer } from "node:net";
 
 /**
  * Resolves `true` when something accepts TCP connections at `host:port`. When nothing does, it
@@ -55,4 +55,28 @@ export function toleratesForcedDrop<P extends { on(event: "error", listener: (er
     if ((error as { code?: string }).code !== "57P01") throw error;
   });
   return pool;
+}
+
+/**
+ * ioredis options of a client whose server is down: a loopback port nothing listens on (taken
+ * from the system, then closed), so every connection is refused, as when the server is stopped;
+ * a command fails after one retry instead of waiting in the offline queue.
+ *
+ * @example
+ * ```ts
+ * const down = new Redis(await downRedisOptions())
+ * down.on("error", () => {})
+ * ```
+ */
+export async function downRedisOptions(): Promise<{
+  host: string;
+  port: number;
+  maxRetriesPerRequest: number;
+  retryStrategy: () => number;
+}> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return { host: "127.0.0.1", port, maxRetriesPerRequest: 1, retryStrategy: () => 50 };
 }

@@ -17,7 +17,7 @@
  * ```
  * @module access-token
  */
-import type { Adapter } from "./adapters.js";
+
 import {
   AccessTokenError,
   AuthError,
@@ -28,18 +28,20 @@ import {
   ResponseAlreadySent,
 } from "./errors.js";
 import type { JWT } from "./jwt.js";
-import type { ResolvedConfig } from "./lib/config.js";
+import { hasMethods } from "./lib/adapter-for.js";
+import type { RefreshOutcome, ResolvedConfig } from "./lib/config-types.js";
 import { readChunkedCookie, serializeCookie } from "./lib/cookies.js";
 import type { Env } from "./lib/env.js";
+import { errorOf } from "./lib/error-of.js";
 import type { IdTokenSubject } from "./lib/flows/oauth/code-exchange.js";
 import type { OAuthProvider } from "./lib/flows/oauth/discovery.js";
-import { type RefreshOutcome, refreshGrant } from "./lib/flows/oauth/refresh.js";
+import { refreshGrant } from "./lib/flows/oauth/refresh.js";
 import { warnOnce } from "./lib/logger.js";
 import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
 import { refreshTokenHint } from "./lib/refresh/hints.js";
 import { singleFlight } from "./lib/refresh/single-flight.js";
 import { identityOf, idTokenSubjectOf, type ProviderTokens, tokenFields } from "./lib/refresh/tokens.js";
-import { mayExtend, openJwtSession, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
+import { mayExtend, nowSeconds, openJwtSession, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
 import type { Cookie, CookieOption } from "./shapes/data.js";
 import type { AuthConfig } from "./types.js";
 
@@ -101,8 +103,6 @@ function headerValues(cookies: Cookie[]): string[] {
   return cookies.map((c) => serializeCookie(c.name, c.value, c.options));
 }
 
-const nowSeconds = () => Math.floor(Date.now() / 1000);
-
 /** Valid for at least `skew` more seconds; a token without a known expiry counts as valid. */
 function isFresh(tokens: { access_token?: unknown; expires_at?: unknown }, skew: number): boolean {
   if (typeof tokens.access_token !== "string" || tokens.access_token === "") return false;
@@ -135,7 +135,7 @@ function oauthProvider(config: ResolvedConfig, id: string): OAuthProvider {
   if (!provider || (provider.type !== "oauth" && provider.type !== "oidc")) {
     throw new InvalidProvider(`getAccessToken: no OAuth or OpenID Connect provider with the id ${JSON.stringify(id)}`);
   }
-  return provider as unknown as OAuthProvider;
+  return provider;
 }
 
 /**
@@ -164,7 +164,7 @@ async function refreshOnce(
           // waiting requests); failing here would lose the only copy of the new refresh token.
           config.logger.error(
             new AccessTokenError(`The refreshed tokens of provider "${provider.id}" could not be stored`, {
-              err: e as Error,
+              err: errorOf(e),
               provider: provider.id,
             }),
           );
@@ -176,7 +176,7 @@ async function refreshOnce(
     );
   } catch (e) {
     throw new AccessTokenError(`The refresh of provider "${provider.id}" could not be coordinated`, {
-      err: e as Error,
+      err: errorOf(e),
       provider: provider.id,
     });
   }
@@ -315,18 +315,17 @@ async function fromAccount(
   skew: number,
   options: GetAccessTokenOptions,
 ): Promise<AccessToken | null> {
-  const adapter = config.adapter as Adapter;
-  const missing = (["getSessionAndUser", "getAccountsByUserId", "updateAccount"] as const).filter(
-    (m) => typeof adapter[m] !== "function",
-  );
-  if (missing.length) {
+  const methods = ["getSessionAndUser", "getAccountsByUserId", "updateAccount"] as const;
+  const adapter = config.adapter;
+  if (!hasMethods(adapter, ...methods)) {
+    const missing = methods.filter((m) => typeof adapter?.[m] !== "function");
     throw new MissingAdapterMethods(`getAccessToken needs these adapter methods: ${missing.join(", ")}.`);
   }
   const sessionToken = cookies[cookie.name];
   if (!sessionToken) return null;
-  const found = await (adapter as Required<Adapter>).getSessionAndUser(sessionToken);
+  const found = await adapter.getSessionAndUser(sessionToken);
   if (!found || found.session.expires.valueOf() < Date.now()) return null;
-  const accounts = (await (adapter as Required<Adapter>).getAccountsByUserId(found.user.id)).filter(
+  const accounts = (await adapter.getAccountsByUserId(found.user.id)).filter(
     (a) =>
       a.provider === provider.id &&
       (options.providerAccountId === undefined || a.providerAccountId === options.providerAccountId),
@@ -350,7 +349,7 @@ async function fromAccount(
   // kept: a provider's `account()` that drops it) the provider's account id.
   const subject: IdTokenSubject = idTokenSubjectOf(account.id_token) ?? { sub: account.providerAccountId };
   const outcome = await refreshOnce(config, provider, refreshToken, subject, async (result) => {
-    const update = (adapter as Required<Adapter>).updateAccount;
+    const update = adapter.updateAccount;
     // Compare-and-set on the refresh token that was redeemed: a newer one (a sign-in meanwhile)
     // is never overwritten.
     if (result.ok) await update({ ...identity, ...tokenFields(result.tokens) }, { refresh_token: refreshToken });
@@ -366,7 +365,7 @@ async function fromAccount(
 }
 
 export type { RefreshStore } from "./refresh-store.js";
-export { MemoryRefreshStore, PostgresRefreshStore, RedisRefreshStore } from "./refresh-store.js";
+export { MemoryRefreshStore } from "./refresh-store.js";
 
 // AuthError is re-exported so `instanceof` checks need one import.
 export { AuthError };

@@ -24,8 +24,8 @@ export interface AdapterUser extends User {
   emailVerified: Date | null;
 }
 
-/** The provider types an account can be stored for. */
-export type AdapterAccountType = Extract<ProviderType, "oauth" | "oidc" | "email" | "webauthn">;
+/** The provider types an account can be stored for (credentials: the `databaseSessions` opt-in). */
+export type AdapterAccountType = Extract<ProviderType, "oauth" | "oidc" | "email" | "webauthn" | "credentials">;
 
 /** An account as stored, linked to its user. */
 export interface AdapterAccount extends Account {
@@ -166,9 +166,18 @@ export interface Adapter {
   getSecondFactor?(userId: string): Awaitable<AdapterSecondFactor | null>;
   /**
    * Latchkey extension (second factor): writes the user's record, replacing any earlier one, and
-   * with `backupCodes` (hashes) replaces the user's backup codes.
+   * with `backupCodes` (hashes) replaces the user's backup codes. With `expected: { active: false }`
+   * it writes only while the user has no record or one that is not active, as one compare-and-set
+   * (a statement, or a script, with the backup codes), and answers whether it wrote: a new
+   * enrolment never overwrites a factor confirmed meanwhile. An adapter that ignores `expected`
+   * (answers nothing) keeps that race.
    */
-  setSecondFactor?(record: Omit<AdapterSecondFactor, "backupCodesLeft">, backupCodes?: string[]): Awaitable<void>;
+  setSecondFactor?(
+    record: Omit<AdapterSecondFactor, "backupCodesLeft">,
+    backupCodes?: string[],
+    expected?: { active: false },
+    // biome-ignore lint/suspicious/noConfusingVoidType: adapters written before `expected` answer void, and still fit
+  ): Awaitable<boolean | undefined | void>;
   /** Latchkey extension (second factor): removes the record and the backup codes of the user. */
   deleteSecondFactor?(userId: string): Awaitable<void>;
   /**

@@ -2,24 +2,27 @@
  * Latchkey: authentication for web applications, with the interface of Auth.js.
  *
  * `Auth(request, config)` serves every action under `basePath` (`/auth/signin`, `/auth/session`,
- * ...) and returns a standard `Response`. Framework packages such as `@latchkey/express` wrap it.
+ * ...) and returns a standard `Response`; `getSession(request, config)` reads the session of any
+ * request. Both read `AUTH_SECRET`, `AUTH_URL` and the other variables from `process.env` where
+ * there is one. Framework packages such as `@latchkey/express` wrap them.
  *
  * @example
  * ```ts
  * import { Auth } from "@latchkey/core"
  * import Credentials from "@latchkey/core/providers/credentials"
  *
- * const config = { secret: process.env.AUTH_SECRET, trustHost: true, providers: [Credentials({ ... })] }
+ * const config = { providers: [Credentials({ ... })] } // AUTH_SECRET (and AUTH_URL, ...) from the environment
  * export default { fetch: (request: Request) => Auth(request, config) }
  * ```
  * @module @latchkey/core
  */
 
-import { serve } from "./lib/pipeline.js";
-import { clientAddressFrom, isAuthAction, readWebBody } from "./lib/request.js";
+import { serve, sessionOf } from "./lib/pipeline.js";
+import { isAuthAction } from "./lib/request.js";
 import { toResponse } from "./lib/response.js";
 import { raw } from "./lib/symbols.js";
-import type { ResponseInternal } from "./shapes/data.js";
+import { webIncoming } from "./lib/web-incoming.js";
+import type { ResponseInternal, Session } from "./shapes/data.js";
 import type { AuthConfig } from "./types.js";
 
 export type { Adapter, AdapterAccount, AdapterSession, AdapterUser, VerificationToken } from "./adapters.js";
@@ -45,20 +48,24 @@ export async function Auth(request: Request, config: AuthConfig & { raw: typeof 
 export async function Auth(request: Request, config: AuthConfig): Promise<Response>;
 export async function Auth(request: Request, config: AuthConfig): Promise<Response | ResponseInternal> {
   const isRaw = config.raw === raw;
-  const url = new URL(request.url);
-  const res = await serve(
-    {
-      method: request.method,
-      path: `${url.pathname}${url.search}`,
-      protocol: url.protocol,
-      host: url.host,
-      headers: request.headers,
-      body: () => readWebBody(request),
-      clientIp: clientAddressFrom(config, request),
-      webHeaders: () => request.headers,
-    },
-    config,
-    { raw: isRaw },
-  );
+  const res = await serve(webIncoming(request, config), config, { raw: isRaw });
   return isRaw ? res : toResponse(res);
+}
+
+/**
+ * The session of a Web `Request`, or null, on any server (Bun, Deno, Hono, a `node:http` handler
+ * that builds a `Request`): what `GET <basePath>/session` would answer, with the `jwt` and
+ * `session` callbacks run, but no cookie set. Environment variables (`AUTH_SECRET`, `AUTH_URL`,
+ * ...) are read as `Auth` reads them. A failing session store is logged and gives null; a host
+ * that is not trusted (neither AUTH_URL, `trustHost` nor a loopback name) throws `UntrustedHost`.
+ *
+ * @example
+ * ```ts
+ * const session = await getSession(request, config)
+ * if (!session?.user) return Response.redirect(new URL("/auth/signin", request.url), 303)
+ * ```
+ */
+export function getSession(request: Request, config: AuthConfig): Promise<Session | null> {
+  const url = new URL(request.url);
+  return sessionOf({ protocol: url.protocol, host: url.host, cookieHeader: request.headers.get("cookie") }, config);
 }

@@ -1,18 +1,24 @@
 /**
  * Building blocks for framework packages (`@latchkey/express` and others): the one request
- * pipeline (`serve`), the session read (`sessionOf`), the `requireAuth` decision (`guard`), sign-in and sign-out called on the server
+ * pipeline (`serve`), the session read (`sessionOf`), the `requireAuth` decision (`guard`), the
+ * server-side sign-in, sign-out and session update with their origin and CSRF checks
  * (`beginServerCall`, `serverSignIn`, `serverSignOut`, `postServerCall`, `internalRequest`), the
  * sessions functions bound to a request type (`boundSessions`), the conversion of an answer to
- * bytes or a Web `Response` (`finalizeResponse`, `toResponse`), a Web body read within the bound
- * (`readWebBody`), the `clientAddress` option's answer (`clientAddressFrom`), Latchkey's log lines
- * on a structured logger (`structuredLogger`), the environment's defaults on a copy (`withEnvDefaults`), and Node's request
- * headers, body and response (`nodeHeader`, `nodeWebHeaders`, `readNodeBody`, `writeNodeResponse`).
+ * bytes or a Web `Response` (`finalizeResponse`, `toResponse`), a Web `Request` as the pipeline
+ * reads it (`webIncoming`), a Web body read within the bound (`readWebBody`), the `clientAddress`
+ * option's answer (`clientAddressFrom`), Latchkey's log lines on a structured logger
+ * (`structuredLogger`), the environment's defaults on a copy (`withEnvDefaults`), Node's request
+ * headers, body and response (`nodeHeader`, `nodeWebHeaders`, `readNodeBody`, `writeNodeResponse`),
+ * and a warning logged once per configuration (`warnOnceFor`).
  * Not for applications; this surface follows the framework packages and may change between
  * minor versions.
  *
  * @module internal
  */
-import type { Env } from "./lib/config.js";
+
+import { resolveConfig } from "./lib/config.js";
+import type { Env } from "./lib/config-types.js";
+import { type WarningCode, warnOnce } from "./lib/logger.js";
 import type { SessionRequest } from "./lib/pipeline.js";
 import * as core from "./sessions.js";
 import type { AuthConfig } from "./types.js";
@@ -33,6 +39,7 @@ export { finalizeResponse, toResponse } from "./lib/response.js";
 export {
   type Arrival,
   beginServerCall,
+  type CheckedServerCall,
   formFields,
   internalRequest,
   originOf,
@@ -42,6 +49,7 @@ export {
   serverSignIn,
   serverSignOut,
 } from "./lib/server-action.js";
+export { webIncoming } from "./lib/web-incoming.js";
 
 /**
  * The functions of `@latchkey/core/sessions` bound to a framework's request type: each takes the
@@ -85,4 +93,17 @@ export function boundSessions<R>(
       options: Omit<core.UnlinkOptions, "env"> = {},
     ) => core.unlinkAccount(describe(req), config, target, { csrfToken: submitted(req), ...options, ...o() }),
   };
+}
+
+/**
+ * Logs the warning `code` through the configuration's logger, once per resolved configuration
+ * (a framework package's own findings, such as a handler mounted where its guard does not look).
+ *
+ * @example
+ * ```ts
+ * warnOnceFor(config, "require-auth-mount", process.env)
+ * ```
+ */
+export function warnOnceFor(config: AuthConfig, code: WarningCode, env?: Env): void {
+  warnOnce(resolveConfig(config, env), code);
 }

@@ -17,7 +17,7 @@
  */
 import { MissingSecret } from "./errors.js";
 import { defaultCookieName, parseCookieHeader, readChunkedCookie } from "./lib/cookies.js";
-import { openToken, sealToken } from "./lib/jwe.js";
+import { openToken, type Secrets, sealToken } from "./lib/jwe.js";
 import type { JWT, JWTDecodeParams, JWTEncodeParams, JWTOptions } from "./shapes/jwt.js";
 import type { AuthConfig } from "./types.js";
 
@@ -25,12 +25,12 @@ export type { JWT, JWTDecodeParams, JWTEncodeParams, JWTOptions };
 
 const DEFAULT_MAX_AGE = 30 * 24 * 60 * 60;
 
-function secretList(secret: string | string[] | undefined): string[] {
-  const list = Array.isArray(secret) ? secret : secret ? [secret] : [];
-  if (list.length === 0 || list.some((s) => typeof s !== "string" || s.length === 0)) {
+function secretList(secret: string | string[] | undefined): Secrets {
+  const [first, ...rest] = Array.isArray(secret) ? secret : secret ? [secret] : [];
+  if (first === undefined || [first, ...rest].some((s) => typeof s !== "string" || s.length === 0)) {
     throw new MissingSecret("A secret is required to encode or decode a session token");
   }
-  return list;
+  return [first, ...rest];
 }
 
 /**

@@ -150,7 +150,7 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
   let anonymous = 0;
   // Replaced (not changed in place) by deleteAuditEvents, so read through the store each time.
   store.auditEvents ??= [];
-  const auditEvents = () => store.auditEvents as StoredAuditEvent[];
+  const auditEvents = () => (store.auditEvents ??= []);
 
   function findUserByEmail(email: string): AdapterUser | undefined {
     for (const user of users.values()) if (user.email === email) return user;
@@ -194,12 +194,15 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
       const found = secondFactors.get(userId);
       return found ? { ...copy(found.record), backupCodesLeft: found.backupCodes.size } : null;
     },
-    async setSecondFactor(record, backupCodes) {
+    async setSecondFactor(record, backupCodes, expected) {
       const { backupCodesLeft: _left, ...stored } = record as AdapterSecondFactor;
       const earlier = secondFactors.get(record.userId);
+      // The compare and the set with no await in between.
+      if (expected && earlier?.record.active) return false;
       const codes = backupCodes ? new Set(backupCodes) : (earlier?.backupCodes ?? new Set());
       const generation = earlier?.record.generation ?? 0;
       secondFactors.set(record.userId, { record: { ...copy(stored), generation }, backupCodes: codes });
+      return true;
     },
     async deleteSecondFactor(userId) {
       secondFactors.delete(userId);

@@ -11,12 +11,13 @@
  * overtake the limit; a credentials attempt that signs in gives its reservation back. A limited
  * request gets `429` with `Retry-After`, or for a browser's form post the sign-in page with
  * `?error=RateLimited`. The counters live in a store: in memory by default (one per application
- * configuration object, one process), or in Redis for several instances.
+ * configuration object, one process), or for several instances in Redis (`RedisRateLimitStore` of
+ * `@latchkey/redis-adapter`).
  *
  * @example
  * ```ts
- * import Redis from "ioredis"
- * import { RedisRateLimitStore } from "@latchkey/core/rate-limit"
+ * import { Redis } from "ioredis"
+ * import { RedisRateLimitStore } from "@latchkey/redis-adapter"
  * const config = { providers, rateLimit: { store: RedisRateLimitStore(new Redis(), { prefix: "myapp:rl:" }) } }
  * ```
  * @module rate-limit
@@ -112,7 +113,7 @@ export interface RateLimitOptions {
 
 /**
  * Counters in this process's memory, in fixed windows. Right for a single instance; several
- * instances each count on their own (use `RedisRateLimitStore`). Expired windows are swept as
+ * instances each count on their own (use `RedisRateLimitStore` of `@latchkey/redis-adapter`). Expired windows are swept as
  * the map is used, and the store never holds more than `maxKeys` counters.
  *
  * Bounded without letting a flood reset anyone's counter: a counter starts on probation (half of
@@ -191,56 +192,4 @@ export class MemoryRateLimitStore implements RateLimitStore {
       for (const [key, hit] of half) if (hit.resetAt <= now) half.delete(key);
     }
   }
-}
-
-/**
- * The one Redis command the Redis store needs: `EVAL` as ioredis exposes it
- * (`eval(script, numKeys, ...keysAndArgs)`). For node-redis, pass
- * `{ eval: (script, n, ...rest) => client.eval(script, { keys: rest.slice(0, n), arguments: rest.slice(n) }) }`.
- */
-export interface RedisEvalLike {
-  eval(script: string, numKeys: number, ...keysAndArgs: Array<string | number>): Promise<unknown>;
-}
-
-// INCR and the first PEXPIRE in one script: atomic, so two instances never both start a window,
-// and a crash between the two commands cannot leave a counter without expiry.
-const INCREMENT = `local c = redis.call('INCR', KEYS[1])
-if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-local t = redis.call('PTTL', KEYS[1])
-if t < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); t = tonumber(ARGV[1]) end
-return {c, t}`;
-const READ = `local c = redis.call('GET', KEYS[1])
-if not c then return nil end
-return {tonumber(c), redis.call('PTTL', KEYS[1])}`;
-// DECR keeps the key's TTL; a key that expired (or never was) is not created at -1.
-const DECREMENT = `local c = redis.call('GET', KEYS[1])
-if c and tonumber(c) > 0 then redis.call('DECR', KEYS[1]) end
-return 0`;
-
-/**
- * Counters in Redis, shared by every instance, each window a key with a TTL.
- *
- * @example
- * ```ts
- * RedisRateLimitStore(new Redis(process.env.REDIS_URL), { prefix: "latchkey:rl:" })
- * ```
- */
-export function RedisRateLimitStore(client: RedisEvalLike, options: { prefix?: string } = {}): RateLimitStore {
-  const prefix = options.prefix ?? "latchkey:rl:";
-  const parse = (reply: unknown): RateLimitHit | null => {
-    if (!Array.isArray(reply)) return null;
-    const [count, ttl] = reply.map(Number) as [number, number];
-    return { count, resetAt: Date.now() + Math.max(0, ttl) };
-  };
-  return {
-    async increment(key, windowMs) {
-      return parse(await client.eval(INCREMENT, 1, prefix + key, Math.max(1, Math.ceil(windowMs)))) as RateLimitHit;
-    },
-    async decrement(key) {
-      await client.eval(DECREMENT, 1, prefix + key);
-    },
-    async get(key) {
-      return parse(await client.eval(READ, 1, prefix + key));
-    },
-  };
 }

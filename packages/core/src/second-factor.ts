@@ -26,7 +26,8 @@
 import qrcode from "qrcode-generator";
 import { AuthError, InvalidConfiguration, RateLimited } from "./errors.js";
 import { reserveSecondFactorAttempt } from "./lib/attempts.js";
-import { type Env, type ResolvedConfig, resolveConfig } from "./lib/config.js";
+import { resolveConfig } from "./lib/config.js";
+import type { Env, ResolvedConfig } from "./lib/config-types.js";
 import type { Context } from "./lib/context.js";
 import {
   canonicalBackupCode,
@@ -105,7 +106,8 @@ function qrSvgOf(text: string): string {
 
 /**
  * Starts (or restarts) a TOTP enrolment for a user: a new 160-bit secret, stored sealed and not
- * yet active. Refused while the user has an active factor (disable it first, with a code).
+ * yet active. Refused while the user has an active factor (disable it first, with a code), also
+ * when a confirmation activates one while this start runs: a start never overwrites it.
  *
  * @param user `id` as the sign-in knows the user (the adapter's user id, or what a credentials
  * provider's `authorize()` returns); `label` is what the app shows, usually the e-mail address.
@@ -125,13 +127,19 @@ export async function startTotpEnrolment(
     throw new TypeError("startTotpEnrolment: `user` must be { id: string, label: string }, both non-empty.");
   }
   const store = secondFactorStore(resolved);
+  const active = () => new AuthError("The user already has an active second factor; disable it first.");
   const existing = await store.getSecondFactor(user.id);
-  if (existing?.active) throw new AuthError("The user already has an active second factor; disable it first.");
+  if (existing?.active) throw active();
   const secret = newTotpSecret();
   const sealed = sealSecret(resolved, user.id, secret);
-  await store.setSecondFactor({ userId: user.id, secret: sealed, active: false, lastStep: 0 }, [
-    enrolmentTicket(user.id, sealed),
-  ]);
+  // A compare-and-set: a confirmation that won between the read above and this write keeps its
+  // active factor (the write would have replaced it with this inactive one).
+  const written = await store.setSecondFactor(
+    { userId: user.id, secret: sealed, active: false, lastStep: 0 },
+    [enrolmentTicket(user.id, sealed)],
+    { active: false },
+  );
+  if (written === false) throw active();
   // The label's ":" separates issuer and account in the URI's path; both parts are encoded.
   const label = `${encodeURIComponent(issuer)}:${encodeURIComponent(user.label.replaceAll(":", ""))}`;
   const query = new URLSearchParams({

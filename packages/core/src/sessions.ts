@@ -3,8 +3,10 @@
  * calls from its own routes (Latchkey's HTTP actions stay the spec's). Framework packages wrap them
  * with their own request type (`@latchkey/express` exports the same names taking `req`).
  *
- * Session lists and revocation need database sessions (`session.strategy: "database"`); under the
- * JWT strategy they throw `UnsupportedStrategy`. Linked accounts work under both strategies, with
+ * Session lists and the revocation of one session or of the others need database sessions
+ * (`session.strategy: "database"`); under the JWT strategy they throw `UnsupportedStrategy`.
+ * `revokeUserSessions` serves both: it deletes database sessions, and revokes JWT sessions through
+ * `session.revocation` (without it, `UnsupportedStrategy`). Linked accounts work under both strategies, with
  * an adapter. Sessions are named by an id derived from their token (a keyed hash), never by the
  * token itself: the token is a bearer credential, the id is safe to put in a page.
  *
@@ -29,12 +31,13 @@ import {
   UnsupportedStrategy,
 } from "./errors.js";
 import { recordAudit } from "./lib/audit/record.js";
-import type { Env, ResolvedConfig } from "./lib/config.js";
+import { type Env, type ResolvedConfig, sessionStrategyOf } from "./lib/config.js";
 import { readChunkedCookie, serializeCookie } from "./lib/cookies.js";
 import { createCsrfToken, csrfTokensMatch, readCsrfCookie } from "./lib/csrf.js";
 import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
 import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
 import { openJwtSession } from "./lib/session/jwt-strategy.js";
+import { revocationOf, revokeUserJwtSessions } from "./lib/session/revoke.js";
 import { databaseSessionId as sessionIdOf } from "./lib/session/session-id.js";
 import { skipCSRFCheck } from "./lib/symbols.js";
 import type { Awaitable, Cookie, CookieOption, SessionEndReason } from "./shapes/data.js";
@@ -132,8 +135,16 @@ export interface UnlinkOptions extends ChangeOptions {
 
 /** Options of {@link revokeUserSessions}. */
 export interface RevokeUserSessionsOptions extends SessionsOptions {
-  /** The `reason` of the `signOut` events. @default "revoked-all" */
+  /**
+   * Why: the `reason` of the `signOut` events (database sessions) and of the `session.revoked`
+   * audit event. @default "revoked-all"
+   */
   reason?: SessionEndReason;
+  /**
+   * JWT sessions only: revoke the sessions begun before this time, taken as given. @default now,
+   * 15 s late (the clock skew allowed between instances)
+   */
+  before?: Date;
 }
 
 const SESSION_ID = /^[A-Za-z0-9_-]{32}$/;
@@ -423,26 +434,51 @@ export async function revokeOtherSessions(
 }
 
 /**
- * Revokes every session of a user, current ones included: for an administrator, or after the user
- * changed a password. Answers how many it revoked. Emits `signOut` with `reason` (default
- * `"revoked-all"`) for each; when the adapter fails, rejects with `SignOutError` (recording
- * `session.revoke-failed`; retrying is safe). Pending second-factor sign-ins of the user (a first factor accepted,
- * the code not yet given) end too: they can no longer complete. Needs database sessions and an adapter with `deleteSessions`.
+ * Revokes every session of a user, current ones included: for an administrator, "sign out
+ * everywhere", or after the user changed a password. Pending second-factor sign-ins of the user (a
+ * first factor accepted, the code not yet given) end too: they can no longer complete. One
+ * function for both session strategies:
+ *
+ * - database sessions: deletes them (the adapter needs `deleteSessions`), emits `signOut` with
+ *   `reason` for each, and answers how many;
+ * - JWT sessions (with `session.revocation`): adds the user's entry to the revocation list, so that
+ *   every session begun before now (or before `options.before`) reads as signed out on every
+ *   instance sharing the store, and answers null (JWT sessions are not stored, so not counted).
+ *   "Now" is taken 15 s late, the clock skew Latchkey allows between instances, so a session begun
+ *   just before the call on an instance whose clock runs ahead ends too; a sign-in on an instance
+ *   that has heard of the revocation begins after it and lives on.
+ *
+ * Resolves once the adapter or the store confirmed it; otherwise rejects with `SignOutError`
+ * (nothing was revoked, `session.revoke-failed` is recorded; retrying is safe). JWT sessions
+ * without `session.revocation` cannot be revoked: `UnsupportedStrategy` says so.
  *
  * @example
  * ```ts
- * await revokeUserSessions(config, user.id, { reason: "password-changed" })
+ * await changePassword(user, newPassword)
+ * await revokeUserSessions(config, user.id, { reason: "password-changed" }) // 2, or null (JWT)
  * ```
  */
 export async function revokeUserSessions(
   config: AuthConfig,
   userId: string,
   options: RevokeUserSessionsOptions = {},
-): Promise<number> {
+): Promise<number | null> {
   if (typeof userId !== "string" || userId === "")
     throw new TypeError("revokeUserSessions: `userId` must be the id of a stored user (a non-empty string)");
+  if (sessionStrategyOf(config) === "jwt") {
+    const off = () =>
+      new UnsupportedStrategy(
+        '`revokeUserSessions` needs database sessions (`session: { strategy: "database" }` with an adapter), or `session.revocation` for JWT sessions: without it a JWT session is not stored, so it cannot be revoked.',
+      );
+    await revokeUserJwtSessions(revocationOf(config, options.env, off), userId, options);
+    return null;
+  }
   const resolved = resolveConfigOf(config, options);
-  assertDatabaseSessions(resolved, "revokeUserSessions");
+  if (options.before !== undefined) {
+    throw new TypeError(
+      "revokeUserSessions: `before` applies to JWT sessions; database sessions are all deleted. Remove the option.",
+    );
+  }
   const adapter = adapterFor(resolved, "revokeUserSessions", ["deleteSessions"]);
   await endPendingSignIns(resolved, userId);
   const reason = options.reason ?? "revoked-all";

@@ -71,11 +71,12 @@ export interface CallbacksOptions {
   /** Shapes the session sent to the client. */
   session: (params: {
     /**
-     * Database sessions: the stored record (its expiry, `userId`, metadata) with the user, but
-     * never its `sessionToken`, the HttpOnly cookie's value: what this callback returns reaches
-     * `GET /session`, and so any script on the page.
+     * Database sessions: the stored record (`userId`, metadata) with the user, but never its
+     * `sessionToken`, the HttpOnly cookie's value: what this callback returns reaches
+     * `GET /session`, and so any script on the page. `expires` is the ISO 8601 string the client
+     * gets, under either strategy (the stored record's `Date` is converted).
      */
-    session: Session & { user: User | AdapterUser } & Partial<Omit<AdapterSession, "sessionToken">>;
+    session: Session & { user: User | AdapterUser } & Partial<Omit<AdapterSession, "sessionToken" | "expires">>;
     token: JWT;
     user: AdapterUser;
     newSession?: unknown;
@@ -206,7 +207,7 @@ export interface SessionOptions {
  *
  * @example
  * ```ts
- * accessTokens: { jwt: true, skewSeconds: 120, store: RedisRefreshStore(redis) }
+ * accessTokens: { jwt: true, skewSeconds: 120, store: RedisRefreshStore(redis) } // from @latchkey/redis-adapter
  * ```
  */
 export interface AccessTokensOptions {
@@ -221,7 +222,8 @@ export interface AccessTokensOptions {
   skewSeconds?: number;
   /**
    * Where instances coordinate refreshes (one provider call per refresh token). Share one store
-   * between instances: `RedisRefreshStore` or `PostgresRefreshStore`.
+   * between instances: `RedisRefreshStore` (`@latchkey/redis-adapter`) or `SqlRefreshStore`
+   * (`@latchkey/sql-adapter`).
    * @default a MemoryRefreshStore for this configuration (one process)
    */
   store?: RefreshStore;

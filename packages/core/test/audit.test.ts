@@ -239,6 +239,20 @@ describe("what is recorded", () => {
     for (const secret of [SECRET, OTHER_SECRET]) expect(text).not.toContain(secret.slice(0, 12));
   });
 
+  it("resolving a rotated configuration does no I/O: the rotation is recorded by the first request after it", async () => {
+    const { config, events } = audited({ secret: [SECRET] });
+    await call(config, "/auth/session");
+    (config.secret as string[]).unshift(OTHER_SECRET);
+    // A server-side helper resolves it again, with and without the environment: nothing written.
+    resolveConfig(config);
+    resolveConfig(config, { AUTH_URL: "http://localhost:3000/auth" });
+    expect(events).toEqual([]);
+    await call(config, "/auth/session");
+    expect(events.map((e) => e.type)).toEqual(["secret.rotated"]);
+    await call(config, "/auth/session");
+    expect(events).toHaveLength(1);
+  });
+
   it("a rotation while requests flow is recorded once", async () => {
     const { config, events } = audited({ secret: [SECRET] });
     const jar = (await signIn(config, { username: "ada", password: "lovelace" })).jar;

@@ -14,6 +14,13 @@ export interface ExpressRequestLike extends IncomingMessage {
   _body?: boolean;
 }
 
+/**
+ * What a session read needs of an Express request: where it arrived and its headers. No `body`
+ * or `params`, so a handler typed with it (`requireAuth`'s) leaves Express to infer those from the
+ * route and the other handlers.
+ */
+export type ExpressSessionSource = Pick<ExpressRequestLike, "headers" | "socket" | "protocol" | "app">;
+
 /** The mount path: `req.baseUrl`, less the wildcard segment of `/auth/*` mounts. */
 function mountPath(req: ExpressRequestLike): string | undefined {
   if (req.baseUrl === undefined) return undefined;
@@ -23,14 +30,14 @@ function mountPath(req: ExpressRequestLike): string | undefined {
 }
 
 /** The host the request names: `X-Forwarded-Host` only when Express's `trust proxy` trusts the peer. */
-function hostOf(req: ExpressRequestLike): string | null {
+function hostOf(req: ExpressSessionSource): string | null {
   const trust = req.app?.get("trust proxy fn") as ((addr: string | undefined, i: number) => boolean) | undefined;
   const forwarded = trust?.(req.socket?.remoteAddress, 0) ? nodeHeader(req, "x-forwarded-host") : null;
   return forwarded?.split(",")[0]?.trim() || nodeHeader(req, "host");
 }
 
 /** The scheme of a request: Express's `req.protocol` (which applies `trust proxy`), else the socket's. */
-function protocolOf(req: ExpressRequestLike): string {
+function protocolOf(req: ExpressSessionSource): string {
   return req.protocol || ((req.socket as { encrypted?: boolean }).encrypted ? "https" : "http");
 }
 
@@ -58,6 +65,9 @@ export function toIncoming(req: ExpressRequestLike): IncomingRequest {
         : undefined;
     },
     clientIp: clientAddressOf(req),
+    // Express read the request as http although it says https: its proxy is not trusted.
+    forwardedProtoIgnored:
+      protocolOf(req) === "http" && /^\s*https\s*(,|$)/i.test(nodeHeader(req, "x-forwarded-proto") ?? ""),
     mountPath: mountPath(req),
     webHeaders: () => nodeWebHeaders(req),
   };
@@ -67,6 +77,6 @@ export function toIncoming(req: ExpressRequestLike): IncomingRequest {
  * Converter 2: what a session read needs of a request (where it arrived and its `Cookie` header),
  * read the way converter 1 reads them but without building the rest (`getSession` on every route).
  */
-export function sessionRequest(req: ExpressRequestLike) {
+export function sessionRequest(req: ExpressSessionSource) {
   return { protocol: protocolOf(req), host: hostOf(req), cookieHeader: req.headers.cookie };
 }

@@ -18,13 +18,15 @@
  */
 import type { ServerResponse } from "node:http";
 import type { AuthConfig, SessionOf } from "@latchkey/core";
-import { guard, serve, sessionOf, writeNodeResponse } from "@latchkey/core/internal";
-import { type ExpressRequestLike, sessionRequest, toIncoming } from "./convert.js";
+import { guard, serve, sessionOf, warnOnceFor, writeNodeResponse } from "@latchkey/core/internal";
+import { type ExpressRequestLike, type ExpressSessionSource, sessionRequest, toIncoming } from "./convert.js";
+import { markHandler, mountOf, noteMount } from "./mount.js";
 
 export { customFetch, skipCSRFCheck } from "@latchkey/core";
 export * from "@latchkey/core/errors";
 export type * from "@latchkey/core/types";
 export { getAccessToken } from "./access-token.js";
+export * from "./accounts.js";
 export * from "./audit.js";
 export { type ExpressRequestLike, toIncoming } from "./convert.js";
 export * from "./sessions.js";
@@ -43,15 +45,16 @@ type Next = (error?: unknown) => void;
  * ```
  */
 export function ExpressAuth(config: AuthConfig) {
-  return async function latchkey(req: ExpressRequestLike, res: ServerResponse, next: Next): Promise<void> {
+  return markHandler(async function latchkey(req: ExpressRequestLike, res: ServerResponse, next: Next): Promise<void> {
     try {
       const incoming = toIncoming(req);
+      noteMount(config, incoming.mountPath);
       incoming.clientIpForgeable = req.app?.get("trust proxy") === true;
       writeNodeResponse(res, await serve(incoming, config, { env: process.env }));
     } catch (e) {
       next(e);
     }
-  };
+  }, config);
 }
 
 /**
@@ -80,6 +83,9 @@ export function getSession<C extends AuthConfig>(req: ExpressRequestLike, config
 // biome-ignore lint/suspicious/noExplicitAny: mirrors Express's own `locals` type for inference
 type WithSession<S> = ServerResponse & { locals: Record<string, any> & { session: S } };
 
+/** What `requireAuth` reads of a request (no `body`, no `params`: those stay Express's to infer). */
+type GuardedRequest = ExpressSessionSource & Pick<ExpressRequestLike, "originalUrl" | "url">;
+
 /**
  * Middleware for routes and routers that need a signed-in user. With one, the session is put on
  * `res.locals.session` (typed, never null, for the handlers after it). Without one, a browser is
@@ -104,10 +110,12 @@ export function requireAuth<C extends AuthConfig>(
   options: { signInPage?: string; factors?: number; amr?: string[]; factorPage?: string } = {},
 ) {
   const check = guard(config, options);
-  return async function requireSession(req: ExpressRequestLike, res: WithSession<SessionOf<C>>, next: Next) {
+  return async function requireSession(req: GuardedRequest, res: WithSession<SessionOf<C>>, next: Next) {
     try {
       const url = req.originalUrl ?? req.url ?? "/";
-      const result = await check({ ...sessionRequest(req), accept: req.headers.accept, url }, { env: process.env });
+      const mountPath = options.signInPage === undefined ? signInMount(req, config) : undefined;
+      const request = { ...sessionRequest(req), accept: req.headers.accept, url, mountPath };
+      const result = await check(request, { env: process.env });
       if (result.response) return writeNodeResponse(res, result.response);
       res.locals.session = result.session as SessionOf<C>;
       next();
@@ -115,4 +123,17 @@ export function requireAuth<C extends AuthConfig>(
       next(e);
     }
   };
+}
+
+/**
+ * Where `ExpressAuth(config)` is mounted when the configuration sets no `basePath` (its sign-in
+ * page is there); warns once when the application's router does not send the usual sign-in paths
+ * to it, which would otherwise redirect browsers to a 404.
+ */
+function signInMount(req: GuardedRequest, config: AuthConfig): string | undefined {
+  if (config.basePath !== undefined) return undefined;
+  const mount = mountOf(req.app, config);
+  if (mount !== null) return mount;
+  warnOnceFor(config, "require-auth-mount", process.env);
+  return undefined;
 }

@@ -81,7 +81,9 @@ export const revokeSession = forbiddenWithoutCsrf(bound.revokeSession);
 export const revokeOtherSessions = forbiddenWithoutCsrf(bound.revokeOtherSessions);
 
 /**
- * Revokes every session of a user (an administrator, a password change); answers how many.
+ * Revokes every session of a user (an administrator, a password change): deletes database
+ * sessions and answers how many; with JWT sessions and `session.revocation`, revokes them on every
+ * instance and answers null.
  * @example
  * ```ts
  * await revokeUserSessions(config, user.id, { reason: "password-changed" })

@@ -103,12 +103,18 @@ const backends: Backend[] = [
     },
   },
   {
-    name: "PostgreSQL through pg (JWT sessions)",
+    name: "PostgreSQL through the SQL adapter (JWT sessions)",
     sessions: "jwt",
-    setup: () => postgresDatabase(`${pgName}_jwt`),
+    async setup() {
+      if (!(await postgresDatabase(`${pgName}_jwt`))) return false;
+      const db = await openDatabase(`postgres://postgres@127.0.0.1:5432/${pgName}_jwt`);
+      await migrate(db);
+      await db.destroy();
+      return true;
+    },
     env: () => ({
       SESSIONS: "jwt",
-      REFRESH_STORE: "postgres",
+      REFRESH_STORE: "sql",
       DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${pgName}_jwt`,
     }),
     cleanup: () => dropPostgres(`${pgName}_jwt`),

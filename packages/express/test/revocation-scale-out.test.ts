@@ -107,6 +107,10 @@ const backends = [
       await admin.connect();
       await admin.query(`CREATE DATABASE ${this.prefix}`);
       await admin.end();
+      const { migrate, openDatabase } = await import("@latchkey/sql-adapter");
+      const db = await openDatabase(`postgres://postgres@127.0.0.1:5432/${this.prefix}`);
+      await migrate(db);
+      await db.destroy();
       return true;
     },
     env(this: { prefix: string }, port = 5432) {

@@ -36,16 +36,35 @@ afterAll(async () => {
   await srv?.close();
 });
 
-/** The token endpoint's answer with a 12 KB refresh token added (random: nothing compresses it). */
+/** Whether the provider's profile (`/me`) carries 6 KB more than a cookie of 4 KiB can hold. */
+let hugeProfile = false;
+
+/**
+ * The token endpoint's answer with a 12 KB refresh token added (random: nothing compresses it),
+ * and with `hugeProfile` the profile with a 6 KB field.
+ */
 const bigTokens = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
   const response = await fetch(input, init);
-  if (!new URL(input instanceof Request ? input.url : input).pathname.endsWith("/token")) return response;
+  const path = new URL(input instanceof Request ? input.url : input).pathname;
+  if (path.endsWith("/me") && hugeProfile)
+    return Response.json({
+      ...((await response.json()) as object),
+      about: randomBytes(4 * 1024).toString("base64url"),
+    });
+  if (!path.endsWith("/token")) return response;
   const tokens = (await response.json()) as Record<string, unknown>;
   return Response.json({ ...tokens, refresh_token: randomBytes(9 * 1024).toString("base64url") });
 };
 
+/** What the `signIn` callback (at the first factor) and the `signIn` event received, and the warnings. */
+interface Seen {
+  callback: Array<{ account: unknown; profile: unknown }>;
+  event: Array<{ account: unknown; profile: unknown }>;
+  warnings: string[];
+}
+
 /** Latchkey with the OAuth provider and TOTP over one memory store; errors logged into `logged`. */
-function configure(strategy: "jwt" | "database", logged: Error[]): AuthConfig {
+function configure(strategy: "jwt" | "database", logged: Error[], seen?: Seen): AuthConfig {
   const store = createMemoryStore();
   const config: AuthConfig = {
     secret: SECRET,
@@ -53,7 +72,14 @@ function configure(strategy: "jwt" | "database", logged: Error[]): AuthConfig {
     rateLimit: false,
     adapter: MemoryAdapter(store),
     session: { strategy },
-    logger: { error: (e: Error) => logged.push(e), warn() {}, debug() {} },
+    logger: { error: (e: Error) => logged.push(e), warn: (code: string) => void seen?.warnings.push(code), debug() {} },
+    callbacks: {
+      signIn: ({ account, profile }) => {
+        seen?.callback.push({ account, profile });
+        return true;
+      },
+    },
+    events: { signIn: ({ account, profile }) => void seen?.event.push({ account, profile }) },
     providers: [
       OAuth({
         id: "acme",
@@ -133,5 +159,58 @@ describe("rule: no cookie can lock a user out (the second factor's pending sign-
     expect(cookieBytes(jar)).toBeLessThan(4096);
     expect((await jar.fetch(`${app.url}/auth/session`)).status).toBe(200);
     expect((await jar.fetch(`${app.url}/auth/signin`)).status).toBe(200);
+  });
+});
+
+describe("rule: under database sessions a second factor changes nothing of what events.signIn receives", () => {
+  /** A sign-in with the code; answers what the `signIn` callback (first factor) and event received for it. */
+  async function twoFactorSignIn(seen: Seen, secret: string, step: number) {
+    seen.callback.length = 0;
+    seen.event.length = 0;
+    const jar = new Jar();
+    expect((await firstFactor(jar)).headers.get("location")).toBe(`${app.url}/auth/callback/totp`);
+    expect(cookieBytes(jar)).toBeLessThan(4096);
+    const { csrfToken } = (await (await jar.fetch(`${app.url}/auth/csrf`)).json()) as { csrfToken: string };
+    const done = await jar.fetch(`${app.url}/auth/callback/totp`, { form: { csrfToken, code: totpAt(secret, step) } });
+    expect(done.headers.get("location")).toBe(`${app.url}/`);
+    expect(seen.callback).toHaveLength(1);
+    expect(seen.event).toHaveLength(1);
+    return { first: seen.callback[0] as Seen["callback"][0], event: seen.event[0] as Seen["event"][0] };
+  }
+  const tokensOf = (account: unknown) => {
+    const { provider, providerAccountId, access_token, refresh_token } = account as Record<string, unknown>;
+    return { provider, providerAccountId, access_token, refresh_token };
+  };
+
+  it("honest: the event receives the first factor's profile and its account with the tokens it brought", async () => {
+    hugeProfile = false;
+    const seen: Seen = { callback: [], event: [], warnings: [] };
+    const config = configure("database", [], seen);
+    const secret = await userWithSecondFactor(config);
+    const { first, event } = await twoFactorSignIn(seen, secret, stepNow() + 1);
+    expect(event.profile).toEqual(first.profile);
+    expect((event.profile as { email?: string }).email).toMatch(/^ada@example\.org$/i);
+    expect(tokensOf(event.account)).toEqual(tokensOf(first.account));
+    expect(tokensOf(event.account).refresh_token).toEqual(expect.any(String));
+    expect(seen.warnings).toEqual([]);
+  });
+
+  it("a profile too large for the pending cookie is left out of it (a warning says so): the sign-in completes, no 431, the event has the account", async () => {
+    hugeProfile = true;
+    try {
+      const seen: Seen = { callback: [], event: [], warnings: [] };
+      const logged: Error[] = [];
+      const config = configure("database", logged, seen);
+      const secret = await userWithSecondFactor(config);
+      seen.warnings.length = 0;
+      const { first, event } = await twoFactorSignIn(seen, secret, stepNow() + 1);
+      expect((first.profile as { about?: string }).about).toEqual(expect.any(String));
+      expect(event.profile).toBeUndefined();
+      expect(tokensOf(event.account)).toEqual(tokensOf(first.account));
+      expect(seen.warnings).toEqual(["second-factor-profile-omitted"]);
+      expect(logged).toEqual([]);
+    } finally {
+      hugeProfile = false;
+    }
   });
 });

@@ -11,7 +11,12 @@
 import type { AuthConfig } from "@latchkey/core";
 import type { Adapter } from "@latchkey/core/adapters";
 import TOTP from "@latchkey/core/providers/totp";
-import { confirmTotpEnrolment, secondFactorStatus, startTotpEnrolment } from "@latchkey/core/second-factor";
+import {
+  confirmTotpEnrolment,
+  regenerateBackupCodes,
+  secondFactorStatus,
+  startTotpEnrolment,
+} from "@latchkey/core/second-factor";
 import { describe, expect, it } from "vitest";
 import { totpAt } from "./helpers.js";
 import { type Backend, backends } from "./stores.js";
@@ -24,11 +29,15 @@ const configOf = (adapter: Adapter): AuthConfig => ({
   providers: [TOTP({ issuer: "Enrolment Race" })],
 });
 
-/** Runs `work` over a fresh store, closed afterwards. */
-async function withStore(open: () => Promise<Backend>, work: (config: AuthConfig) => Promise<void>) {
+/** Runs `work` over a fresh store, closed afterwards; `wrap` may watch the adapter's calls. */
+async function withStore(
+  open: () => Promise<Backend>,
+  work: (config: AuthConfig) => Promise<void>,
+  wrap: (adapter: Adapter) => Adapter = (adapter) => adapter,
+) {
   const backend = await open();
   try {
-    await work(configOf(backend.adapter));
+    await work(configOf(wrap(backend.adapter)));
   } finally {
     await backend.close();
   }
@@ -76,6 +85,76 @@ describe.each(await backends("attack2fa", ["postgres", "mariadb", "redis"]))(
           for (const secret of secrets)
             confirmed.push((await confirmTotpEnrolment(config, "u-start", totpAt(secret, stepNow()))).ok);
           expect(confirmed.filter(Boolean).length).toBe(1);
+        }),
+    );
+  },
+);
+
+describe.each(await backends("r3start2fa", ["memory", "postgres", "sqlite", "mariadb", "redis"]))(
+  "rule: starting an enrolment never overwrites a confirmed factor, with %s",
+  (_name, up, open) => {
+    it.skipIf(!up)(
+      "attack: 30 starts racing a confirmation (launched as it writes the active factor): the confirmed factor stays, each start is refused or came first",
+      () => {
+        // The starts go out at the very moment the confirmation writes the active factor: each
+        // reads the record before or after that write, and writes after it.
+        let race: Promise<PromiseSettledResult<unknown>[]> | undefined;
+        let config: AuthConfig;
+        const watch = (adapter: Adapter): Adapter => ({
+          ...adapter,
+          setSecondFactor(record, backupCodes, expected) {
+            if (record.active && !race)
+              race = Promise.allSettled(
+                Array.from({ length: 30 }, () =>
+                  startTotpEnrolment(config, { id: record.userId, label: "race@example.com" }),
+                ),
+              );
+            return adapter.setSecondFactor?.(record, backupCodes, expected);
+          },
+        });
+        return withStore(
+          open,
+          async (c) => {
+            config = c;
+            const { secret } = await startTotpEnrolment(config, { id: "u-cas", label: "race@example.com" });
+            const confirmed = await confirmTotpEnrolment(config, "u-cas", totpAt(secret, stepNow()));
+            expect(confirmed.ok).toBe(true);
+            const starts = (await race) ?? [];
+            expect(starts).toHaveLength(30);
+            // A start either wrote before the activation (the confirmation's write then replaced it)
+            // or was refused; never any other error.
+            for (const start of starts) {
+              if (start.status === "rejected")
+                expect(String(start.reason)).toMatch(/already has an active second factor/);
+            }
+            expect(await secondFactorStatus(config, "u-cas")).toEqual({
+              active: true,
+              pending: false,
+              backupCodesLeft: 10,
+            });
+            // The active secret is the confirmed one: its next code is accepted.
+            expect((await regenerateBackupCodes(config, "u-cas", totpAt(secret, stepNow() + 1))).ok).toBe(true);
+          },
+          watch,
+        );
+      },
+    );
+
+    it.skipIf(!up)(
+      "honest: a restart replaces a waiting enrolment; once confirmed, a start is refused and the factor stays",
+      () =>
+        withStore(open, async (config) => {
+          const user = { id: "u-honest", label: "honest@example.com" };
+          const first = await startTotpEnrolment(config, user);
+          const second = await startTotpEnrolment(config, user);
+          expect((await confirmTotpEnrolment(config, user.id, totpAt(first.secret, stepNow()))).ok).toBe(false);
+          expect((await confirmTotpEnrolment(config, user.id, totpAt(second.secret, stepNow()))).ok).toBe(true);
+          await expect(startTotpEnrolment(config, user)).rejects.toThrow(/already has an active second factor/);
+          expect(await secondFactorStatus(config, user.id)).toEqual({
+            active: true,
+            pending: false,
+            backupCodesLeft: 10,
+          });
         }),
     );
   },

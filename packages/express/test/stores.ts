@@ -85,11 +85,26 @@ export async function scratchMariaDb(area: string, connections: number): Promise
 }
 
 /** A new SQLite database in a temporary file, migrated; `close` removes the file. */
-export async function scratchSqlite(area: string): Promise<ScratchDatabase> {
+async function scratchSqlite(area: string): Promise<ScratchDatabase> {
   const dir = mkdtempSync(join(tmpdir(), `${scratchName(area)}-`));
   const db: Db = new Kysely({ dialect: new SqliteDialect({ database: new Database(join(dir, "db.sqlite")) }) });
   await migrate(db as never);
   return scratch(db, async () => rmSync(dir, { recursive: true, force: true }));
+}
+
+/**
+ * The three SQL stores a test runs on, by the name `serviceAvailable` knows (SQLite needs no
+ * service: `port` undefined), each opening a scratch database for `area`.
+ *
+ * @example
+ * describe.each(Object.keys(sqlStores("area")))("on %s", (kind) => { ... })
+ */
+export function sqlStores(area: string, connections = 5) {
+  return {
+    PostgreSQL: { port: 5432 as number | undefined, open: () => scratchPostgres(area, connections) },
+    MariaDB: { port: 3306 as number | undefined, open: () => scratchMariaDb(area, connections) },
+    SQLite: { port: undefined as number | undefined, open: () => scratchSqlite(area) },
+  };
 }
 
 /** An adapter over a fresh store, how many sessions and verification tokens it holds, and its teardown. */
@@ -146,6 +161,11 @@ const kinds = {
     name: "SqlAdapter on MariaDB",
     port: 3306,
     open: (area: string) => scratchMariaDb(area, 20).then(sqlBackend),
+  },
+  sqlite: {
+    name: "SqlAdapter on SQLite",
+    port: undefined,
+    open: (area: string) => scratchSqlite(area).then(sqlBackend),
   },
   redis: { name: "RedisAdapter", port: 6379, open: (area: string) => redisBackend(area) },
 } as const;

@@ -13,13 +13,9 @@ import { SECRET } from "../../core/test/email/helpers.js";
 import { Browser } from "../../core/test/oauth/support/browser.js";
 import { SoftAuthenticator } from "../../core/test/webauthn/soft-authenticator.js";
 import { serveAuth } from "./helpers.js";
-import { type ScratchDatabase, scratchMariaDb, scratchPostgres, scratchSqlite } from "./stores.js";
+import { type ScratchDatabase, sqlStores } from "./stores.js";
 
-const stores = {
-  PostgreSQL: { port: 5432 as number | undefined, open: () => scratchPostgres("longcred", 5) },
-  MariaDB: { port: 3306 as number | undefined, open: () => scratchMariaDb("longcred", 5) },
-  SQLite: { port: undefined, open: () => scratchSqlite("longcred") },
-};
+const stores = sqlStores("longcred");
 
 describe.each(Object.keys(stores) as Array<keyof typeof stores>)(
   "rule: a passkey whose credential id no store column holds is refused before anything is written, on %s",

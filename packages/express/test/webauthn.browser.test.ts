@@ -1,8 +1,9 @@
 /**
  * Passkeys end to end in Debian's Chromium (playwright-core, never a downloaded browser) with a
  * Chrome DevTools Protocol virtual authenticator: register through the built-in sign-in page,
- * sign out, sign in with the passkey (its counter goes up), and check that a replayed assertion
- * and an assertion for another session's challenge are refused.
+ * sign out, sign in with the passkey (its counter goes up), check that a replayed assertion
+ * and an assertion for another session's challenge are refused, and that a device without the
+ * known address's passkey says what to do.
  *
  * Without /usr/bin/chromium the suite is skipped with a notice, unless CI is set: then it fails.
  */
@@ -173,6 +174,32 @@ describe.skipIf(!runs)("passkeys in Chromium", () => {
       await Promise.all([page.waitForURL(`${server.url}/`), page.goto(`${server.url}/auth/signin`)]);
       expect(await page.textContent("#who")).toBe("ada@example.com");
       expect(authenticator().counter).toBeGreaterThan(afterButton);
+    },
+    60_000 * inject("timeScale"),
+  );
+
+  it(
+    "a known address on a device without its passkey is told what to do, not only 'cancelled or timed out'",
+    async () => {
+      // Another browser with an authenticator of its own, empty: ada's passkey is not on it.
+      const elsewhere = await browser.newContext();
+      try {
+        const other = await elsewhere.newPage();
+        await addVirtualPasskey(await elsewhere.newCDPSession(other));
+        await other.route(/\/auth\/webauthn-options\/passkey\?action=authenticate$/, (route) => route.abort());
+        await other.goto(`${server.url}/auth/signin`);
+        await other.fill("#input-email-for-passkey-provider", "ada@example.com");
+        await other.click("#passkey-form button[type=submit]");
+        const box = other.locator("#passkey-form [data-webauthn-error]");
+        await box.waitFor({ state: "visible" });
+        const message = await box.textContent();
+        expect(message).toContain("If this device has no passkey for this address");
+        expect(message).toContain("use the phone or security key that holds it");
+        expect(message).toContain("or sign in another way");
+        expect(store.authenticators.size).toBe(1);
+      } finally {
+        await elsewhere.close();
+      }
     },
     60_000 * inject("timeScale"),
   );

@@ -1,19 +1,23 @@
 /**
  * `signIn`, `signOut` and `unstable_update` for Server Actions (and Route Handlers): the core's
  * server-side calls (`serverSignIn`, `serverSignOut`, `postServerCall`, one POST through the
- * pipeline each, checked for a same-origin request first) with the request's headers from
- * `next/headers`, the cookies put in Next.js's cookie store and the redirect done with Next.js's
- * own `redirect()`. In raw mode the pipeline throws its client-safe errors, so a wrong password
- * reaches the action as `CredentialsSignin`. Next.js refuses a server action whose `Origin` is not
- * the host's, and the core checks again, whatever Next.js is configured to allow and wherever these
- * are called from (a Route Handler has no check of Next.js's own).
+ * pipeline each) with the request's headers from `next/headers`, the cookies put in Next.js's
+ * cookie store and the redirect done with Next.js's own `redirect()`. In raw mode the pipeline
+ * throws its client-safe errors, so a wrong password reaches the action as `CredentialsSignin`.
+ *
+ * CSRF: Next.js refuses a server action whose `Origin` is not the host's, and the core checks
+ * again, whatever Next.js is configured to allow and wherever these are called from (a Route
+ * Handler has no check of Next.js's own): another origin or site is refused with `MissingCSRF`,
+ * and a request with neither `Origin` nor `Sec-Fetch-Site` must carry the pipeline's CSRF token
+ * (`csrfToken` in the form or the options, with the CSRF cookie). See the core's
+ * `lib/server-action.ts`.
  */
 import type { AuthConfig, Session } from "@latchkey/core";
 import {
   beginServerCall,
+  type CheckedServerCall,
   formFields,
   postServerCall,
-  type ServerCall,
   type SignInAuthorizationParams,
   serverSignIn,
   serverSignOut,
@@ -24,25 +28,35 @@ import { nextHeaders, nextNavigation } from "./next-modules.js";
 
 export type { SignInAuthorizationParams };
 
+const RENDERING =
+  "signIn, signOut and unstable_update of @latchkey/next must run in a Server Action or a Route Handler: Next.js forbids setting cookies while a Server Component renders. Call them from a form's action or an onClick server action instead.";
+
+/**
+ * Whether a cookie store is the read-only one Next.js gives a Server Component: all its writing
+ * methods are the one function that throws. Read without writing anything, so that a call made
+ * while a page renders is refused before the pipeline creates a session, sends an email or counts
+ * an attempt. A store that turns read-only later (Next.js's phases) still throws at its first
+ * write (see `deliver`).
+ */
+function readOnly(store: CookieWriter & { delete?: unknown }): boolean {
+  return typeof store.set !== "function" || store.set === store.delete;
+}
+
 /** The checked call of a server action, its cookies going to Next.js's cookie store. */
-async function begin(config: AuthConfig): Promise<ServerCall> {
+async function begin(config: AuthConfig): Promise<CheckedServerCall> {
   const { headers, cookies } = await nextHeaders();
   const h = await headers();
-  let store: CookieWriter | undefined;
-  const call = beginServerCall({
+  const store = (await cookies()) as unknown as CookieWriter;
+  return beginServerCall({
     config,
     env: nextEnv,
     headers: h as unknown as Headers,
     where: arrival(h, config),
+    undeliverable: readOnly(store) ? RENDERING : undefined,
     deliver: (list) => {
-      if (!store || !writeCookies(store, list))
-        throw new Error(
-          "signIn, signOut and unstable_update of @latchkey/next must run in a Server Action or a Route Handler: Next.js forbids setting cookies while a Server Component renders. Call them from a form's action or an onClick server action instead.",
-        );
+      if (!writeCookies(store, list)) throw new Error(RENDERING);
     },
   });
-  store = (await cookies()) as unknown as CookieWriter;
-  return call;
 }
 
 export interface SignInOptions<R extends boolean = true> extends Record<string, unknown> {
@@ -69,9 +83,9 @@ export async function signIn(
 /** The server-side `signOut` (see `NextAuthResult.signOut`). */
 export async function signOut(
   config: AuthConfig,
-  options: { redirectTo?: string; redirect?: boolean } = {},
+  options: { redirectTo?: string; redirect?: boolean; csrfToken?: string } = {},
 ): Promise<{ redirect: string }> {
-  const url = await serverSignOut(await begin(config), options.redirectTo);
+  const url = await serverSignOut(await begin(config), options.redirectTo, options.csrfToken);
   if (options.redirect !== false) (await nextNavigation()).redirect(url);
   return { redirect: url };
 }

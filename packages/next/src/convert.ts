@@ -9,8 +9,8 @@ import {
   type HeaderReader,
   type IncomingRequest,
   internalRequest,
-  readWebBody,
   serve,
+  webIncoming,
 } from "@latchkey/core/internal";
 import { nextEnv } from "./env.js";
 
@@ -37,31 +37,15 @@ export function arrival(
   return { protocol, host: host ?? fallback.host ?? null };
 }
 
-/** The client address the application's `clientAddress` option gives; a throw counts as unknown. */
-function clientAddress(config: AuthConfig, request: Request): string | undefined {
-  if (typeof config.clientAddress !== "function") return undefined;
-  try {
-    const address = config.clientAddress(request);
-    return typeof address === "string" && address ? address : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A route handler's request as the pipeline reads it. */
-export function webIncoming(request: Request, config: AuthConfig): IncomingRequest {
+/** A route handler's request as the pipeline reads it, arrived where `arrival` says. */
+export function routeIncoming(request: Request, config: AuthConfig): IncomingRequest {
   const url = new URL(request.url);
-  const where = arrival(request.headers, config, { protocol: url.protocol, host: url.host });
-  return {
-    method: request.method,
-    path: `${url.pathname}${url.search}`,
-    protocol: where.protocol,
-    host: where.host,
-    headers: request.headers,
-    body: () => readWebBody(request),
-    clientIp: clientAddress(config, request),
-    webHeaders: () => request.headers,
-  };
+  return webIncoming(
+    request,
+    config,
+    arrival(request.headers, config, { protocol: url.protocol, host: url.host }),
+    url,
+  );
 }
 
 /** The session of a request and the cookies its read re-issued (a JWT's new expiry, `updateAge`). */

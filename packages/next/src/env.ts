@@ -38,6 +38,10 @@ function envBasePath(): string {
 }
 
 const prepared = new WeakSet<AuthConfig>();
+
+function hasSecret(config: AuthConfig): boolean {
+  return Array.isArray(config.secret) ? config.secret.length > 0 : !!config.secret;
+}
 const copies = new WeakMap<AuthConfig, AuthConfig>();
 
 /**
@@ -53,9 +57,11 @@ const copies = new WeakMap<AuthConfig, AuthConfig>();
  * ```
  */
 export function nextConfig(config: AuthConfig): AuthConfig {
-  if (prepared.has(config)) return config;
+  // Prepared again while it has no secret: NextAuth() prepares the object when the module loads,
+  // and an environment filled after that (tests, a late dotenv) is read at the next use.
+  if (prepared.has(config) && hasSecret(config)) return config;
   const copied = copies.get(config);
-  if (copied) return copied;
+  if (copied && hasSecret(copied)) return copied;
   const basePath = config.basePath || envBasePath() || "/api/auth";
   try {
     config.basePath = basePath;

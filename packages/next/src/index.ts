@@ -22,9 +22,9 @@ import type { AuthConfig, Awaitable, Session } from "@latchkey/core";
 import { serve, toResponse } from "@latchkey/core/internal";
 import type { NextFetchEvent, NextMiddleware, NextRequest } from "next/server.js";
 import { type SignInAuthorizationParams, signIn, signOut, update } from "./actions.js";
-import { arrival, type CookieWriter, readSession, setCookieHeaders, webIncoming, writeCookies } from "./convert.js";
+import { arrival, type CookieWriter, readSession, routeIncoming, setCookieHeaders, writeCookies } from "./convert.js";
 import { nextConfig, nextEnv } from "./env.js";
-import { nextHeaders, nextServer } from "./next-modules.js";
+import { loadedNextHeaders, nextHeaders, nextServer } from "./next-modules.js";
 import { assertNodeRuntime } from "./runtime.js";
 
 export { customFetch, skipCSRFCheck } from "@latchkey/core";
@@ -94,10 +94,15 @@ export interface NextAuthResult {
     options?: FormData | ({ redirectTo?: string; redirect?: R } & Record<string, unknown>),
     authorizationParams?: SignInAuthorizationParams,
   ) => Promise<R extends false ? string : never>;
-  /** Signs out from a Server Action and redirects to `redirectTo` (the current page by default). */
+  /**
+   * Signs out from a Server Action and redirects to `redirectTo` (the current page by default).
+   * `csrfToken` is needed only where the request shows no origin (neither `Origin` nor
+   * `Sec-Fetch-Site`, as from a script): the pipeline's token, checked against the CSRF cookie.
+   */
   signOut: <R extends boolean = true>(options?: {
     redirectTo?: string;
     redirect?: R;
+    csrfToken?: string;
   }) => Promise<R extends false ? { redirect: string } : never>;
   /** Updates the session from the server (the `jwt` callback's `trigger: "update"`); returns the new session. */
   unstable_update: (data: Partial<Session | { user: Partial<Session["user"]> }>) => Promise<Session | null>;
@@ -214,7 +219,7 @@ async function handleAuth(
 
 /** `auth()` in Server Components, Route Handlers, Server Actions and `generateMetadata`. */
 async function sessionOfCurrentRequest(config: AuthConfig): Promise<Session | null> {
-  const { headers, cookies } = await nextHeaders();
+  const { headers, cookies } = loadedNextHeaders() ?? (await nextHeaders());
   const h = await headers();
   const read = await readSession(config, arrival(h, config), h.get("cookie"));
   if (read.cookies.length) writeCookies((await cookies()) as unknown as CookieWriter, read.cookies);
@@ -252,19 +257,27 @@ async function sessionOfNodeRequest(config: AuthConfig, args: unknown[]): Promis
  */
 export default function NextAuth(config: ConfigSource): NextAuthResult {
   assertNodeRuntime();
+  // A configuration object is prepared now, as next-auth does: the application's own object then
+  // carries the secret and the base path for the core's server-side functions it is passed to
+  // (`secondFactorStatus(config, ...)`), before any request has been served.
+  const fixed = typeof config === "function" ? undefined : nextConfig(config as AuthConfig);
   const configFor = async (request: NextRequest | undefined): Promise<NextAuthConfig> =>
     typeof config === "function" ? await config(request) : config;
-  const resolved = async (request?: NextRequest) => nextConfig((await configFor(request)) as AuthConfig);
+  const resolved = async (request?: NextRequest) =>
+    fixed ? nextConfig(fixed) : nextConfig((await configFor(request)) as AuthConfig);
 
   const httpHandler = async (request: NextRequest | Request): Promise<Response> => {
     assertNodeRuntime();
     const c = await resolved(request as NextRequest);
-    return toResponse(await serve(webIncoming(request, c), c, { env: nextEnv }));
+    return toResponse(await serve(routeIncoming(request, c), c, { env: nextEnv }));
   };
 
   function auth(...args: unknown[]): unknown {
     assertNodeRuntime();
-    if (args.length === 0) return resolved().then(sessionOfCurrentRequest);
+    // The configuration object's own path stays synchronous: a Route Handler calling auth() pays
+    // for no promise it does not need (each costs more under Next.js's async context tracking).
+    if (args.length === 0)
+      return fixed ? sessionOfCurrentRequest(nextConfig(fixed)) : resolved().then(sessionOfCurrentRequest);
     const [first] = args;
     if (typeof first === "function") {
       const handler = first as (req: NextAuthRequest, ctx: never) => unknown;

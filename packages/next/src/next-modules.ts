@@ -15,10 +15,20 @@ let headersModule: Promise<typeof HeadersModule> | undefined;
 let navigationModule: Promise<typeof NavigationModule> | undefined;
 let serverModule: Promise<typeof ServerModule> | undefined;
 
+let headersLoaded: typeof HeadersModule | undefined;
+
 /** `next/headers` (`headers()`, `cookies()`). */
 export function nextHeaders(): Promise<typeof HeadersModule> {
-  headersModule ??= import("next/headers" as string) as Promise<typeof HeadersModule>;
+  headersModule ??= (import("next/headers" as string) as Promise<typeof HeadersModule>).then((module) => {
+    headersLoaded = module;
+    return module;
+  });
   return headersModule;
+}
+
+/** `next/headers` once `nextHeaders()` has loaded it, without waiting for a promise; else undefined. */
+export function loadedNextHeaders(): typeof HeadersModule | undefined {
+  return headersLoaded;
 }
 
 /** `next/navigation` (`redirect()`). */

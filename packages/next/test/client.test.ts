@@ -1,7 +1,7 @@
 // The browser functions of @latchkey/next/react, without React and without a browser: Node's own
 // fetch (with a cookie store, as a browser keeps one) against the route handlers served over
 // HTTP, and Node's own BroadcastChannel standing in for the application's other tabs.
-import "./next-environment.js";
+import "./next-internals.js";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";

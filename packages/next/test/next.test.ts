@@ -1,11 +1,16 @@
-import "./next-environment.js";
+import "./next-internals.js";
 
+import { createMemoryStore, MemoryAdapter } from "@latchkey/core/memory-adapter";
+import { secondFactorStatus, startTotpEnrolment } from "@latchkey/core/second-factor";
 import { AuthError, CredentialsSignin, MissingCSRF, NextAuth, type NextAuthConfig } from "@latchkey/next";
 import Credentials from "@latchkey/next/providers/credentials";
 import GitHub from "@latchkey/next/providers/github";
+import Nodemailer from "@latchkey/next/providers/nodemailer";
+import TOTP from "@latchkey/next/providers/totp";
 import { NextRequest } from "next/server.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cookieHeader, inNextRequest, Jar } from "./support.js";
+import { inNextRequest } from "./next-internals.js";
+import { cookieHeader, Jar } from "./support.js";
 
 const SECRET = "a-test-secret-of-at-least-thirty-two-characters";
 const ORIGIN = "http://localhost:3000";
@@ -125,6 +130,32 @@ describe("environment", () => {
     // As next-auth does, the application's own object is filled in, so the core's server-side
     // functions (secondFactorStatus(config, ...), the sessions API) work with it too.
     expect(withoutSecret).toMatchObject({ basePath: "/custom/auth", secret: [SECRET] });
+  });
+
+  // The demo named `secret` in its configuration only because the account page's second-factor
+  // functions take the same object, and that object was filled in at the first request.
+  it("fills the application's object when NextAuth is called: the second-factor functions work with it before any request", async () => {
+    delete process.env.NEXTAUTH_SECRET;
+    delete process.env.AUTH_URL;
+    process.env.AUTH_SECRET = SECRET;
+    const store = createMemoryStore();
+    const app: NextAuthConfig = { adapter: MemoryAdapter(store), providers: [TOTP({ issuer: "Test" })] };
+    NextAuth(app);
+    expect(app).toMatchObject({ basePath: "/api/auth", secret: [SECRET] });
+    const enrolment = await startTotpEnrolment(app, { id: "u1", label: "ada@example.com" });
+    expect(enrolment.secret).toMatch(/^[A-Z2-7]+$/);
+    expect(await secondFactorStatus(app, "u1")).toMatchObject({ active: false, pending: true });
+  });
+
+  it("reads an AUTH_SECRET set after NextAuth was called, at the first use", async () => {
+    delete process.env.AUTH_SECRET;
+    delete process.env.NEXTAUTH_SECRET;
+    const { secret: _secret, ...app } = config();
+    const { handlers } = NextAuth(app);
+    process.env.AUTH_SECRET = SECRET;
+    const res = await handlers.GET(new NextRequest(`${ORIGIN}/api/auth/csrf`));
+    expect(res.status).toBe(200);
+    expect(app).toMatchObject({ secret: [SECRET] });
   });
 
   it("names the fix when run on the Edge runtime", () => {
@@ -254,6 +285,39 @@ describe("server actions", () => {
     expect(out.setCookies).toEqual([]);
   });
 
+  it("signIn from a Server Component under database sessions names the fix before anything is stored or sent", async () => {
+    const store = createMemoryStore();
+    const sent: string[] = [];
+    const { signIn } = NextAuth(
+      config({
+        adapter: MemoryAdapter(store),
+        session: { strategy: "database" },
+        providers: [
+          Nodemailer({
+            server: "smtp://127.0.0.1:1",
+            from: "no-reply@app.test",
+            sendVerificationRequest: ({ url }) => void sent.push(url),
+          }),
+        ],
+      }),
+    );
+    const render = await inNextRequest(
+      `${ORIGIN}/login`,
+      { origin: ORIGIN, "sec-fetch-site": "same-origin" },
+      () => signIn("nodemailer", { email: "ada@example.com", redirect: false }),
+      "render",
+    );
+    expect(String(render.error)).toContain("must run in a Server Action or a Route Handler");
+    expect(sent).toEqual([]);
+    expect(store.verificationTokens.size).toBe(0);
+    expect(store.users.size).toBe(0);
+    // The same call from a Server Action does its work: the check is not refusing everything.
+    const inAction = await action({}, () => signIn("nodemailer", { email: "ada@example.com", redirect: false }));
+    expect(inAction.error).toBeUndefined();
+    expect(sent).toHaveLength(1);
+    expect(store.verificationTokens.size).toBe(1);
+  });
+
   it("signIn with redirect: false returns the URL instead of redirecting", async () => {
     const { signIn } = NextAuth(config());
     const out = await action({}, () =>
@@ -281,6 +345,81 @@ describe("server actions", () => {
     );
     expect(sibling.error).toBeInstanceOf(MissingCSRF);
     expect(attempts).toEqual([]);
+  });
+
+  it("attack: an Origin with this host but another scheme or port is another origin, refused (CSRF)", async () => {
+    const { signIn } = NextAuth(config());
+    for (const origin of ["https://localhost:3000", "http://localhost:3001", "http://localhost", "null"]) {
+      const out = await action({ origin, "sec-fetch-site": "" }, () =>
+        signIn("credentials", form({ email: "ada@example.com", password: "right" })),
+      );
+      expect(out.error, origin).toBeInstanceOf(MissingCSRF);
+      expect(out.setCookies).toEqual([]);
+    }
+    expect(attempts).toEqual([]);
+  });
+
+  it("the origin compared is AUTH_URL's when it is set, scheme included (a TLS proxy in front)", async () => {
+    const before = process.env.AUTH_URL;
+    process.env.AUTH_URL = "https://app.example/api/auth";
+    try {
+      const { signIn } = NextAuth(config());
+      const behindProxy = await action({ origin: "https://app.example" }, () =>
+        signIn("credentials", form({ email: "ada@example.com", password: "right", redirectTo: "/in" })),
+      );
+      expect(behindProxy.redirectedTo).toBe("https://app.example/in");
+      const plainHttp = await action({ origin: "http://app.example" }, () =>
+        signIn("credentials", form({ email: "ada@example.com", password: "right" })),
+      );
+      expect(plainHttp.error).toBeInstanceOf(MissingCSRF);
+    } finally {
+      if (before === undefined) delete process.env.AUTH_URL;
+      else process.env.AUTH_URL = before;
+    }
+  });
+
+  it("a request with neither Origin nor Sec-Fetch-Site proves nothing: refused unless it carries the CSRF token and cookie", async () => {
+    const { signIn, signOut, unstable_update, handlers } = NextAuth(config());
+    const bare = (headers: Record<string, string>, fn: () => Promise<unknown>) =>
+      inNextRequest(`${ORIGIN}/login`, headers, fn);
+    const none = await bare({}, () => signIn("credentials", form({ email: "ada@example.com", password: "right" })));
+    expect(none.error).toBeInstanceOf(MissingCSRF);
+    expect(String((none.error as Error).message)).toContain("csrfToken");
+    expect((await bare({}, () => signOut({ redirect: false }))).error).toBeInstanceOf(MissingCSRF);
+    expect((await bare({}, () => unstable_update({ user: { name: "x" } }))).error).toBeInstanceOf(MissingCSRF);
+    expect(attempts).toEqual([]);
+
+    const jar = new Jar();
+    const csrf = await handlers.GET(new NextRequest(`${ORIGIN}/api/auth/csrf`));
+    jar.apply(csrf.headers.getSetCookie());
+    const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+    // A token without its cookie (a planted or guessed one) is refused by the pipeline's check.
+    const tokenOnly = await bare({}, () =>
+      signIn("credentials", form({ email: "ada@example.com", password: "right", csrfToken })),
+    );
+    expect(tokenOnly.error).toBeInstanceOf(MissingCSRF);
+    const wrongToken = await bare({ cookie: jar.header() }, () =>
+      signIn("credentials", form({ email: "ada@example.com", password: "right", csrfToken: "f".repeat(64) })),
+    );
+    expect(wrongToken.error).toBeInstanceOf(MissingCSRF);
+    expect(attempts).toEqual([]);
+    const pair = await bare({ cookie: jar.header() }, () =>
+      signIn("credentials", form({ email: "ada@example.com", password: "right", csrfToken, redirectTo: "/in" })),
+    );
+    expect(pair.redirectedTo).toBe(`${ORIGIN}/in`);
+    expect(pair.setCookies.some((c) => c.startsWith("authjs.session-token="))).toBe(true);
+    jar.apply(pair.setCookies);
+    const out = await bare({ cookie: jar.header() }, () => signOut({ redirect: false, csrfToken }));
+    expect(out.error).toBeUndefined();
+    expect(out.setCookies.some((c) => /^authjs\.session-token=;/.test(c) || /Max-Age=0/i.test(c))).toBe(true);
+  });
+
+  it("Sec-Fetch-Site: same-origin proves the origin without an Origin header", async () => {
+    const { signIn } = NextAuth(config());
+    const out = await inNextRequest(`${ORIGIN}/login`, { "sec-fetch-site": "same-origin" }, () =>
+      signIn("credentials", form({ email: "ada@example.com", password: "right", redirectTo: "/in" })),
+    );
+    expect(out.redirectedTo).toBe(`${ORIGIN}/in`);
   });
 
   // The internal request sends the freshly minted CSRF cookie with the browser's cookies; a browser

@@ -1,6 +1,6 @@
 // The Pages Router forms of auth(): `auth(req, res)` in an API route and `auth(context)` in
 // getServerSideProps, over a real Node HTTP server (the objects Next.js hands those functions).
-import "./next-environment.js";
+import "./next-internals.js";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { NextAuth, type NextAuthConfig } from "@latchkey/next";

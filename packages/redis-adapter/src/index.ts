@@ -25,73 +25,12 @@ import type {
   VerificationToken,
 } from "@latchkey/core/adapters";
 import { auditEventMatches, isAnonymousAuditEvent, parseAuditEvent } from "@latchkey/core/adapters";
+import type { RedisLike, RedisTransaction } from "./client.js";
 
-/** The commands the adapter queues in a `MULTI` transaction. Return values are not used. */
-export interface RedisTransaction {
-  set(key: string, value: string): unknown;
-  /** `SET key value PXAT unixTimeMilliseconds`. */
-  set(key: string, value: string, pxat: "PXAT", unixTimeMilliseconds: number): unknown;
-  del(...keys: string[]): unknown;
-  sadd(key: string, ...members: string[]): unknown;
-  srem(key: string, ...members: string[]): unknown;
-  /**
-   * Runs the queued commands. ioredis resolves `[error, result]` pairs (an error in any pair is
-   * thrown by the adapter); other clients may resolve the results or reject.
-   */
-  exec(): Promise<unknown>;
-}
-
-/**
- * The few Redis commands the adapter calls, described structurally so that any client fits.
- * An ioredis `Redis` (or `Cluster`, with a prefix in one hash slot) satisfies it as it is.
- * node-redis (v4/v5) needs a thin wrapper, because its methods are camel-cased and take options
- * objects:
- *
- * @example
- * ```ts
- * import { createClient } from "redis"
- * const client = await createClient({ url: "redis://127.0.0.1:6379" }).connect()
- * const redis: RedisLike = {
- *   get: (key) => client.get(key),
- *   getdel: (key) => client.getDel(key),
- *   smembers: (key) => client.sMembers(key),
- *   set: (key, value) => client.set(key, value, { NX: true }),
- *   multi() {
- *     const multi = client.multi()
- *     return {
- *       set: (key: string, value: string, _pxat?: "PXAT", at?: number) =>
- *         multi.set(key, value, at === undefined ? {} : { PXAT: at }),
- *       del: (...keys: string[]) => multi.del(keys),
- *       sadd: (key: string, ...members: string[]) => multi.sAdd(key, members),
- *       srem: (key: string, ...members: string[]) => multi.sRem(key, members),
- *       exec: () => multi.exec(),
- *     }
- *   },
- *   eval: (script, numkeys, ...args) =>
- *     client.eval(script, {
- *       keys: args.slice(0, numkeys).map(String),
- *       arguments: args.slice(numkeys).map(String),
- *     }),
- * }
- * const adapter = RedisAdapter(redis)
- * ```
- */
-export interface RedisLike {
-  get(key: string): Promise<string | null>;
-  /** `GETDEL key` (Redis 6.2 or later). */
-  getdel(key: string): Promise<string | null>;
-  smembers(key: string): Promise<string[]>;
-  /** `SET key value NX`: resolves `"OK"` when it set the key, `null` when the key existed. */
-  set(key: string, value: string, nx: "NX"): Promise<string | null>;
-  /** Starts a `MULTI` transaction. */
-  multi(): RedisTransaction;
-  /**
-   * `EVAL script numkeys key... arg...`: runs a Lua script atomically. The adapter's scripts
-   * compare a record with what it read and write only if it is unchanged, so that a write never
-   * undoes a concurrent delete (`WATCH` cannot do this on a connection that concurrent calls share).
-   */
-  eval(script: string, numkeys: number, ...keysAndArgs: (string | number)[]): Promise<unknown>;
-}
+export type { RedisLike, RedisTransaction } from "./client.js";
+export { RedisRateLimitStore } from "./rate-limit-store.js";
+export { RedisRefreshStore } from "./refresh-store.js";
+export { type RedisRevocationOptions, RedisRevocationStore } from "./revocation-store.js";
 
 /** Options of {@link RedisAdapter}. */
 export interface RedisAdapterOptions {
@@ -270,6 +209,21 @@ record.lastStep = tonumber(ARGV[2])
 redis.call('SET', KEYS[1], cjson.encode(record))
 return 1`;
 
+/**
+ * KEYS: second factor, backup codes. ARGV: the record's JSON, then whether to replace the backup
+ * codes ("1" / "0"), then the codes' hashes. Writes only while there is no record or an inactive
+ * one, in one atomic step: a new enrolment never overwrites a factor confirmed meanwhile.
+ */
+const setInactiveScript = `
+local json = redis.call('GET', KEYS[1])
+if json and cjson.decode(json).active == true then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
+if ARGV[2] == '1' then
+  redis.call('DEL', KEYS[2])
+  for i = 3, #ARGV do redis.call('SADD', KEYS[2], ARGV[i]) end
+end
+return 1`;
+
 /** KEYS: backup codes. ARGV: a code's hash. SREM answers 1 for exactly one of concurrent callers. */
 // The audit stream, through EVAL so that RedisLike needs no stream commands of its own.
 // XADD trims to about ARGV[1] entries as it appends (MAXLEN ~: whole macro nodes, cheap). The
@@ -334,7 +288,7 @@ async function retrying<T>(what: string, attempt: () => Promise<T | typeof chang
  * never brings the record back. Expired tokens leave a user's session set when the user signs in
  * again. There is no `transaction()`: Redis has no rollback.
  *
- * @param client An ioredis client, or any object with the commands of {@link RedisLike}.
+ * @param client An ioredis client, or any object with the adapter's commands of `RedisLike`.
  * @param options The key prefix.
  * @example
  * ```ts
@@ -343,7 +297,10 @@ async function retrying<T>(what: string, attempt: () => Promise<T | typeof chang
  * const adapter = RedisAdapter(new Redis(), { prefix: "myapp:auth:" })
  * ```
  */
-export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {}): Adapter {
+export function RedisAdapter(
+  client: Pick<RedisLike, "get" | "getdel" | "smembers" | "set" | "multi" | "eval">,
+  options: RedisAdapterOptions = {},
+): Adapter {
   const key = redisKeys(options.prefix ?? "latchkey:");
   const auditMaxLength = options.auditMaxLength ?? 100_000;
   if (!Number.isInteger(auditMaxLength) || auditMaxLength < 1) {
@@ -677,10 +634,16 @@ export function RedisAdapter(client: RedisLike, options: RedisAdapterOptions = {
         generation: Number(generation || 0),
       };
     },
-    async setSecondFactor({ userId, secret, active, lastStep }, backupCodes) {
+    async setSecondFactor({ userId, secret, active, lastStep }, backupCodes, expected) {
+      const record = JSON.stringify({ userId, secret, active, lastStep });
+      if (expected) {
+        const keys = [key.secondFactor(userId), key.backupCodes(userId)];
+        const args = [record, backupCodes ? "1" : "0", ...(backupCodes ?? [])];
+        return Number(await client.eval(setInactiveScript, 2, ...keys, ...args)) === 1;
+      }
       // The record and its codes in one MULTI: a reader never sees new codes next to an old secret.
       const transaction = client.multi();
-      transaction.set(key.secondFactor(userId), JSON.stringify({ userId, secret, active, lastStep }));
+      transaction.set(key.secondFactor(userId), record);
       if (backupCodes) {
         transaction.del(key.backupCodes(userId));
         if (backupCodes.length > 0) transaction.sadd(key.backupCodes(userId), ...backupCodes);

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { type RecordKind, runAdapterConformance } from "@latchkey/adapter-test";
-import { serviceAvailable } from "@latchkey/adapter-test/services";
-import { RedisAdapter, type RedisLike, redisKeys } from "@latchkey/redis-adapter";
+import { auditStoreOf, runAuditStoreConformance } from "@latchkey/adapter-test/audit-store";
+import { downRedisOptions, serviceAvailable } from "@latchkey/adapter-test/services";
+import { RedisAdapter, redisKeys } from "@latchkey/redis-adapter";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -66,6 +67,29 @@ runAdapterConformance(
     return {
       adapter: RedisAdapter(client, { prefix }),
       db: probe(client, prefix),
+      teardown: async () => {
+        await removeKeysUnder(client, prefix);
+        await client.quit();
+      },
+    };
+  },
+  { skip: !redisUp },
+);
+
+runAuditStoreConformance(
+  "RedisAdapter, auditMaxLength 200 (Redis at 127.0.0.1:6379)",
+  async () => {
+    const client = new Redis(url);
+    const prefix = `conform_audit:${randomUUID()}:`;
+    return {
+      store: auditStoreOf(RedisAdapter(client, { prefix, auditMaxLength: 200 })),
+      // MAXLEN ~ trims whole macro nodes (100 entries each by default).
+      anonymousBound: { max: 200, slack: 100 },
+      async unreachable() {
+        const down = new Redis(await downRedisOptions());
+        down.on("error", () => {});
+        return { store: auditStoreOf(RedisAdapter(down, { prefix })), close: async () => down.disconnect() };
+      },
       teardown: async () => {
         await removeKeysUnder(client, prefix);
         await client.quit();
@@ -190,7 +214,7 @@ describe.skipIf(!redisUp)("RedisAdapter races: a write never undoes a concurrent
    * delete) after Redis answered and before the adapter sees the answer: the widest race window,
    * every time instead of 6 times in 100.
    */
-  function interleaved(target: string, between: () => Promise<unknown>): RedisLike {
+  function interleaved(target: string, between: () => Promise<unknown>): Parameters<typeof RedisAdapter>[0] {
     let fired = false;
     return {
       get: async (name) => {

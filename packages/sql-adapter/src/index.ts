@@ -25,7 +25,7 @@ import type {
   AdapterUser,
   VerificationToken,
 } from "@latchkey/core/adapters";
-import { parseAuditEvent } from "@latchkey/core/adapters";
+import { isAnonymousAuditEvent, parseAuditEvent } from "@latchkey/core/adapters";
 import { CompiledQuery, sql } from "kysely";
 import {
   type AnyKysely,
@@ -40,6 +40,7 @@ import {
 
 export { openDatabase } from "./open.js";
 export { SqlRefreshStore } from "./refresh-store.js";
+export { type PgListenClient, type SqlRevocationOptions, SqlRevocationStore } from "./revocation-store.js";
 export type { AnyKysely, DialectName, SqlOptions, TableNames } from "./schema.js";
 export { defaultTableNames, dialectOf, migrate } from "./schema.js";
 
@@ -181,6 +182,22 @@ const isMissingColumn = (error: unknown) =>
 /** How long the adapter trusts an answer that the session metadata columns are missing. */
 const metadataRecheckMs = 30_000;
 
+/** `auditAnonymousPerWindow`, checked, with its window in milliseconds. */
+function anonymousCapOf(options: SqlOptions): { max: number; windowMs: number } {
+  const { max = 10_000, windowSeconds = 900 } = options.auditAnonymousPerWindow ?? {};
+  if (!Number.isSafeInteger(max) || max < 1 || max >= 1e9) {
+    throw new TypeError(
+      `@latchkey/sql-adapter: \`auditAnonymousPerWindow.max\` must be a whole number from 1 to 999,999,999; received ${String(max)}`,
+    );
+  }
+  if (typeof windowSeconds !== "number" || !Number.isFinite(windowSeconds) || windowSeconds < 1) {
+    throw new TypeError(
+      `@latchkey/sql-adapter: \`auditAnonymousPerWindow.windowSeconds\` must be a number of seconds, at least 1; received ${String(windowSeconds)}`,
+    );
+  }
+  return { max, windowMs: Math.round(windowSeconds * 1000) };
+}
+
 /** What an adapter and the adapters of its transactions share. */
 interface Shared {
   /** The database outside any transaction: a failing probe must not abort a transaction's work. */
@@ -188,6 +205,8 @@ interface Shared {
   metadata?: { present: boolean; checkedAt: number };
   probing?: Promise<boolean>;
   warned?: boolean;
+  /** The start of the last window whose cap of anonymous audit rows was reached (warned once). */
+  cappedWindow?: number;
 }
 
 function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: SqlOptions, shared: Shared): Adapter {
@@ -195,6 +214,7 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
   let sessionAndUserSql: string | undefined;
   const sessionColumns = ["sessionToken", "userId", "expires"] as const;
   let auditSequence = 0;
+  const anonymousCap = anonymousCapOf(options);
 
   /**
    * Whether the sessions table has the metadata columns (`migrate` adds them). Until it does, the
@@ -451,24 +471,50 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
         generation: Number(row.generation),
       };
     },
-    async setSecondFactor({ userId, secret, active, lastStep }, backupCodes) {
-      await inTransaction(async (trx) => {
+    async setSecondFactor({ userId, secret, active, lastStep }, backupCodes, expected) {
+      return inTransaction(async (trx) => {
         // An upsert, not a delete then an insert: under PostgreSQL's READ COMMITTED, concurrent
         // writers of one user (a double-clicked "set up") both saw no row after the deletes and
         // raced to the primary key. The row lock it takes also orders the backup-code writes below.
         const changes = { secret, active: c.bool(active), lastStep };
         const insert = trx.insertInto(t.secondFactors).values({ userId, ...changes });
-        await (dialect === "mysql"
-          ? insert.onDuplicateKeyUpdate(changes)
-          : insert.onConflict((conflict) => conflict.column("userId").doUpdateSet(changes))
-        ).execute();
-        if (!backupCodes) return;
+        if (!expected) {
+          await (dialect === "mysql"
+            ? insert.onDuplicateKeyUpdate(changes)
+            : insert.onConflict((conflict) => conflict.column("userId").doUpdateSet(changes))
+          ).execute();
+        } else if (dialect === "mysql") {
+          // No WHERE on MySQL's upsert: an active row keeps every value (`active` assigned last,
+          // as MySQL assigns left to right and later expressions see the new values).
+          const keep = (column: string) =>
+            sql`IF(${sql.ref("active")}, ${sql.ref(column)}, VALUES(${sql.ref(column)}))`;
+          await insert
+            .onDuplicateKeyUpdate({ secret: keep("secret"), lastStep: keep("lastStep"), active: keep("active") })
+            .execute();
+        } else {
+          await insert
+            .onConflict((conflict) =>
+              conflict.column("userId").doUpdateSet(changes).where(`${t.secondFactors}.active`, "=", c.bool(false)),
+            )
+            .execute();
+        }
+        if (expected) {
+          // The row is locked by this transaction now: it holds this secret only if the write won.
+          const row = await trx
+            .selectFrom(t.secondFactors)
+            .select("secret")
+            .where("userId", "=", userId)
+            .executeTakeFirst();
+          if (row?.secret !== secret) return false;
+        }
+        if (!backupCodes) return true;
         await trx.deleteFrom(t.backupCodes).where("userId", "=", userId).execute();
         if (backupCodes.length)
           await trx
             .insertInto(t.backupCodes)
             .values(backupCodes.map((codeHash) => ({ userId, codeHash })))
             .execute();
+        return true;
       });
     },
     async deleteSecondFactor(userId) {
@@ -497,19 +543,51 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
         .execute();
     },
     async createAuditEvent(event) {
-      await db
-        .insertInto(t.auditEvents)
-        .values({
-          // Sorts as the time it names, then in the order this process wrote (a random part keeps
-          // instances apart): listings order by it.
-          id: `${String(event.at.getTime()).padStart(15, "0")}-${String(++auditSequence % 1e9).padStart(9, "0")}-${randomBytes(4).toString("hex")}`,
-          type: event.type,
-          at: c.date(event.at),
-          userId: event.userId ?? null,
-          identifier: event.identifier ?? null,
-          data: JSON.stringify(event),
-        })
-        .execute();
+      const row = {
+        type: event.type,
+        at: c.date(event.at),
+        userId: event.userId ?? null,
+        identifier: event.identifier ?? null,
+        data: JSON.stringify(event),
+      };
+      if (!isAnonymousAuditEvent(event)) {
+        await db
+          .insertInto(t.auditEvents)
+          .values({
+            // Sorts as the time it names, then in the order this process wrote (a random part keeps
+            // instances apart): listings order by it.
+            id: `${String(event.at.getTime()).padStart(15, "0")}-${String(++auditSequence % 1e9).padStart(9, "0")}-${randomBytes(4).toString("hex")}`,
+            ...row,
+          })
+          .execute();
+        return;
+      }
+      // An anonymous event takes a free slot of its window, named by its id: the primary key gives
+      // each slot to one writer, so concurrent writers never store more than `max` of a window.
+      // Starting at the number of rows already there, a writer walks up past the slots others took.
+      const windowStart = Math.floor(event.at.getTime() / anonymousCap.windowMs) * anonymousCap.windowMs;
+      const prefix = `${String(windowStart).padStart(15, "0")}-a-`;
+      const { n } = await db
+        .selectFrom(t.auditEvents)
+        .select((eb) => eb.fn.countAll().as("n"))
+        .where("id", ">=", prefix)
+        .where("id", "<", `${prefix.slice(0, -1)}.`)
+        .executeTakeFirstOrThrow();
+      for (let slot = Number(n); slot < anonymousCap.max; slot++) {
+        const insert = db.insertInto(t.auditEvents).values({ id: `${prefix}${String(slot).padStart(9, "0")}`, ...row });
+        // INSERT IGNORE, not ON DUPLICATE KEY UPDATE: mysql2 counts a no-op update as a found row.
+        const result = await (dialect === "mysql"
+          ? insert.ignore()
+          : insert.onConflict((conflict) => conflict.column("id").doNothing())
+        ).executeTakeFirst();
+        if (Number(result.numInsertedOrUpdatedRows ?? 0) > 0) return;
+      }
+      if (shared.cappedWindow !== windowStart) {
+        shared.cappedWindow = windowStart;
+        console.warn(
+          `[latchkey][sql-adapter] audit: ${anonymousCap.max} anonymous events (failed, limited, locked-out sign-ins) are stored for this window (\`auditAnonymousPerWindow\`); more of them are not stored until ${new Date(windowStart + anonymousCap.windowMs).toISOString()}. Events of accounts are unaffected.`,
+        );
+      }
     },
     async deleteAuditEvents(before) {
       const result = await db.deleteFrom(t.auditEvents).where("at", "<", c.date(before)).executeTakeFirst();
@@ -728,10 +806,12 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
  * {@link migrate} has run (on MySQL/MariaDB it gives key columns a NO PAD byte collation).
  * `listSessions`, `deleteSessions` and `listAccounts` (Latchkey extensions) serve
  * `@latchkey/core/sessions`; session metadata is stored once `migrate` has added its columns, and
- * left out (sign-in unaffected, one warning) until then.
+ * left out (sign-in unaffected, one warning) until then. Audit events anonymous requests cause
+ * (failed, limited, locked-out sign-ins) are kept at most `auditAnonymousPerWindow.max` per window
+ * of their time (default 10,000 per 15 minutes); the others only go with retention.
  *
  * @param db A `Kysely` instance (kysely 0.28) with `SqliteDialect`, `PostgresDialect` or `MysqlDialect`.
- * @param options Other table names (see {@link SqlOptions}).
+ * @param options Other table names, the cap of anonymous audit rows (see {@link SqlOptions}).
  * @example
  * ```ts
  * import { Kysely, PostgresDialect } from "kysely"

@@ -4,23 +4,8 @@
  * @module refresh-store
  */
 import type { RefreshStore } from "@latchkey/core/refresh-store";
-import { type RawBuilder, sql } from "kysely";
-import { type AnyKysely, type DialectName, dialectOf, isDriverError, type SqlOptions, tableNames } from "./schema.js";
-
-/**
- * Milliseconds since the epoch by the database's clock: every instance compares expiries against
- * the same clock, so a skewed application server cannot take a lock that has not expired yet.
- */
-function databaseNow(dialect: DialectName): RawBuilder<number> {
-  if (dialect === "postgres") return sql<number>`(floor(extract(epoch from now()) * 1000))::bigint`;
-  // UTC_TIMESTAMP, not NOW: the session's time zone (and its daylight-saving fold) plays no part.
-  if (dialect === "mysql") return sql<number>`(timestampdiff(microsecond, '1970-01-01', utc_timestamp(6)) div 1000)`;
-  return sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`;
-}
-
-/** PostgreSQL `42P01`, MySQL/MariaDB `ER_NO_SUCH_TABLE`, SQLite "no such table". */
-const isMissingTable = (error: unknown) =>
-  isDriverError(error, { postgres: "42P01", mysql: "ER_NO_SUCH_TABLE", errno: 1146, sqlite: /no such table/i });
+import { sql } from "kysely";
+import { type AnyKysely, databaseNow, dialectOf, runner, type SqlOptions, tableNames } from "./schema.js";
 
 /** How often one store deletes the expired rows (on a write), at most. */
 const SWEEP_EVERY_MS = 60_000;
@@ -44,15 +29,7 @@ export function SqlRefreshStore(db: AnyKysely, options: SqlOptions = {}): Refres
   const dialect = dialectOf(db);
   const name = tableNames(options).refreshLocks;
   const table = sql.table(name);
-  // A database not migrated yet fails with the fix named, not with the driver's bare message.
-  const run = <R>(query: RawBuilder<R>) =>
-    query.execute(db).catch((error: unknown) => {
-      if (!isMissingTable(error)) throw error;
-      throw new Error(
-        `@latchkey/sql-adapter: SqlRefreshStore needs the table ${name}: run \`npx latchkey migrate <database-url>\` (@latchkey/cli) or \`migrate(db)\``,
-        { cause: error },
-      );
-    });
+  const run = runner(db, "SqlRefreshStore", name);
   const now = databaseNow(dialect);
   const until = (ttlMs: number) => sql<number>`(${now} + ${Math.max(1, Math.ceil(ttlMs))})`;
   // `excluded.x` (PostgreSQL, SQLite) and `values(x)` (MySQL, MariaDB) both name the row offered.

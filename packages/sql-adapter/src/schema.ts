@@ -39,6 +39,8 @@ export interface TableNames {
   auditEvents: string;
   /** Locks and short-lived outcomes of provider token refreshes (`SqlRefreshStore`). @default "refresh_locks" */
   refreshLocks: string;
+  /** The revocation list of JWT sessions (`SqlRevocationStore`), one row per entry. @default "revocations" */
+  revocations: string;
 }
 
 /** The default table names. */
@@ -52,6 +54,7 @@ export const defaultTableNames: Readonly<TableNames> = Object.freeze({
   backupCodes: "backup_codes",
   auditEvents: "audit_events",
   refreshLocks: "refresh_locks",
+  revocations: "revocations",
 });
 
 /** Options shared by `SqlAdapter` and `migrate`. */
@@ -62,6 +65,17 @@ export interface SqlOptions {
    * The column names are Auth.js's either way.
    */
   tables?: Partial<TableNames>;
+  /**
+   * Rows of anonymous audit events (failed, limited and locked-out sign-ins:
+   * `isAnonymousAuditEvent`) kept per window of the events' time; past `max`, such an event of
+   * that window is not stored. Events of accounts are never capped (the core bounds them per user),
+   * so a flood from many networks neither grows the table beyond `max` per window nor pushes out
+   * what happened to an account. Exact under concurrent writers: each row takes one of `max` slots
+   * of its window (its id), which the primary key hands out once. The adapter warns once per
+   * window that reaches the cap.
+   * @default { max: 10000, windowSeconds: 900 }
+   */
+  auditAnonymousPerWindow?: { max: number; windowSeconds: number };
 }
 
 /** How each driver reports one condition: PostgreSQL's SQLSTATE, MySQL's code and errno, SQLite's message. */
@@ -88,6 +102,36 @@ export function isDriverError(error: unknown, condition: DriverError): boolean {
     errno === condition.errno ||
     (typeof message === "string" && condition.sqlite.test(message))
   );
+}
+
+/**
+ * Milliseconds since the epoch by the database's clock: every instance compares expiries against
+ * the same clock, so a skewed application server cannot take a lock that has not expired yet.
+ */
+export function databaseNow(dialect: DialectName): RawBuilder<number> {
+  if (dialect === "postgres") return sql<number>`(floor(extract(epoch from now()) * 1000))::bigint`;
+  // UTC_TIMESTAMP, not NOW: the session's time zone (and its daylight-saving fold) plays no part.
+  if (dialect === "mysql") return sql<number>`(timestampdiff(microsecond, '1970-01-01', utc_timestamp(6)) div 1000)`;
+  return sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`;
+}
+
+/** PostgreSQL `42P01`, MySQL/MariaDB `ER_NO_SUCH_TABLE`, SQLite "no such table". */
+const isMissingTable = (error: unknown) =>
+  isDriverError(error, { postgres: "42P01", mysql: "ER_NO_SUCH_TABLE", errno: 1146, sqlite: /no such table/i });
+
+/**
+ * Runs the queries of one of the stores (`store`, over the table `table`): a database not migrated
+ * yet fails with the fix named, not with the driver's bare message.
+ */
+export function runner(db: AnyKysely, store: string, table: string) {
+  return <R>(query: RawBuilder<R>) =>
+    query.execute(db).catch((error: unknown) => {
+      if (!isMissingTable(error)) throw error;
+      throw new Error(
+        `@latchkey/sql-adapter: ${store} needs the table ${table}: run \`npx latchkey migrate <database-url>\` (@latchkey/cli) or \`migrate(db)\``,
+        { cause: error },
+      );
+    });
 }
 
 /**
@@ -178,6 +222,7 @@ function keyColumns(t: TableNames): [string, string[]][] {
     [t.backupCodes, ["userId", "codeHash"]],
     [t.auditEvents, ["id", "type", "userId", "identifier"]],
     [t.refreshLocks, ["id"]],
+    [t.revocations, ["kind", "id", "userId"]],
   ];
 }
 
@@ -546,6 +591,7 @@ export async function migrate(db: AnyKysely, options: SqlOptions = {}): Promise<
     );
   }
   await migrateRefreshLocks(db, t.refreshLocks, type, done);
+  await migrateRevocations(db, t.revocations, type, done);
   if (dialect === "mysql") await widenTextColumns(db, t, done);
   return done;
 }
@@ -570,5 +616,38 @@ async function migrateRefreshLocks(db: AnyKysely, table: string, type: ColumnTyp
   if (!(await existingNames(db, dialect, "index")).has(index)) {
     await db.schema.createIndex(index).on(table).column("expires").execute();
     done.push(`created index ${index} on ${table} (expires)`);
+  }
+}
+
+/**
+ * The table of `SqlRevocationStore`, created when missing: one row per entry, keyed by (`kind`,
+ * `id`); `revokedBefore` and `expiresAt` in epoch milliseconds of the revoking instance's clock,
+ * `userId` (a session entry's user), and `changedAt` (epoch milliseconds by the database's clock,
+ * set by every write, indexed: what a polling store reads since its last poll).
+ */
+async function migrateRevocations(db: AnyKysely, table: string, type: ColumnTypes, done: string[]): Promise<void> {
+  const dialect = dialectOf(db);
+  if (!(await existingNames(db, dialect, "table")).has(table)) {
+    await db.schema
+      .createTable(table)
+      .addColumn("kind", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("id", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("revokedBefore", sql.raw(type.bigint), (col) => col.notNull())
+      .addColumn("expiresAt", sql.raw(type.bigint), (col) => col.notNull())
+      .addColumn("userId", sql.raw(type.key))
+      .addColumn("changedAt", sql.raw(type.bigint), (col) => col.notNull())
+      .addPrimaryKeyConstraint(`${table}_pkey`, ["kind", "id"])
+      .execute();
+    done.push(`created table ${table}`);
+  }
+  const indexes = await existingNames(db, dialect, "index");
+  for (const [column, suffix] of [
+    ["changedAt", "changed_idx"],
+    ["expiresAt", "expires_idx"],
+  ] as const) {
+    const index = `${table}_${suffix}`;
+    if (indexes.has(index)) continue;
+    await db.schema.createIndex(index).on(table).column(column).execute();
+    done.push(`created index ${index} on ${table} (${column})`);
   }
 }

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { type RecordKind, runAdapterConformance } from "@latchkey/adapter-test";
+import { auditStoreOf, runAuditStoreConformance } from "@latchkey/adapter-test/audit-store";
 import { runRefreshStoreConformance } from "@latchkey/adapter-test/refresh-store";
 import { serviceAvailable, toleratesForcedDrop } from "@latchkey/adapter-test/services";
 import {
@@ -23,6 +24,7 @@ import mysql from "mysql2";
 import mysqlPromise from "mysql2/promise";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startTcpProxy } from "../../core/test/security/tcp-proxy.js";
 
 const postgresUp = await serviceAvailable("PostgreSQL", 5432);
 const mariadbUp = await serviceAvailable("MariaDB", 3306);
@@ -151,7 +153,7 @@ for (const { dialect, label, up } of dialects) {
       await database?.drop();
     });
 
-    it("migrate creates the nine tables and twelve indexes, then nothing on a second run", async () => {
+    it("migrate creates the ten tables and fourteen indexes, then nothing on a second run", async () => {
       expect(database.migrated.filter((line) => line.startsWith("created table"))).toEqual([
         "created table users",
         "created table accounts",
@@ -162,6 +164,7 @@ for (const { dialect, label, up } of dialects) {
         "created table backup_codes",
         "created table audit_events",
         "created table refresh_locks",
+        "created table revocations",
       ]);
       expect(database.migrated.filter((line) => line.includes("index"))).toEqual([
         "created unique index users_email_key on users (email)",
@@ -176,6 +179,8 @@ for (const { dialect, label, up } of dialects) {
         "created index audit_events_at_idx on audit_events (at)",
         "created index audit_events_userId_idx on audit_events (userId)",
         "created index refresh_locks_expires_idx on refresh_locks (expires)",
+        "created index revocations_changed_idx on revocations (changedAt)",
+        "created index revocations_expires_idx on revocations (expiresAt)",
       ]);
       expect(await migrate(database.db)).toEqual([]);
     });
@@ -835,3 +840,125 @@ for (const { dialect, label, up } of dialects) {
     });
   });
 }
+
+/**
+ * A migrated database of its own, then cut off for real: SQLite's file closed under the adapter;
+ * PostgreSQL refusing connections to it while `pg_terminate_backend` ends the adapter's own;
+ * MariaDB behind a TCP proxy that resets and refuses every connection.
+ */
+const cutOff: Record<DialectName, () => Promise<{ db: AnyKysely; close(): Promise<void> }>> = {
+  async sqlite() {
+    const dir = mkdtempSync(join(tmpdir(), "conform-audit-cut-"));
+    const handle = new Database(join(dir, "auth.db"));
+    const db: AnyKysely = new Kysely({ dialect: new SqliteDialect({ database: handle }) });
+    await migrate(db);
+    handle.close();
+    return { db, close: async () => rmSync(dir, { recursive: true, force: true }) };
+  },
+  async postgres() {
+    const name = `conform_audit_cut_${randomBytes(4).toString("hex")}`;
+    const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    const db = await openDatabase(`postgres://postgres@127.0.0.1:5432/${name}`);
+    await migrate(db);
+    await admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`);
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name]);
+    return {
+      db,
+      async close() {
+        await db.destroy().catch(() => {});
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await admin.end();
+      },
+    };
+  },
+  async mysql() {
+    const name = `conform_audit_cut_${randomBytes(4).toString("hex")}`;
+    const admin = await mysqlPromise.createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
+    await admin.query(`CREATE DATABASE ${name}`);
+    const proxy = await startTcpProxy(3306);
+    const db = await openDatabase(`mysql://root@127.0.0.1:${proxy.port}/${name}`);
+    await migrate(db);
+    await proxy.setMode("refuse");
+    return {
+      db,
+      async close() {
+        await db.destroy().catch(() => {});
+        await proxy.close();
+        await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+        await admin.end();
+      },
+    };
+  },
+};
+
+for (const { dialect, label, up } of dialects) {
+  runAuditStoreConformance(
+    `SqlAdapter, auditAnonymousPerWindow 120 (${label})`,
+    async () => {
+      const database = await databases[dialect]();
+      const auditAnonymousPerWindow = { max: 120, windowSeconds: 900 };
+      return {
+        store: auditStoreOf(SqlAdapter(database.db, { auditAnonymousPerWindow })),
+        anonymousBound: { max: 120 },
+        async unreachable() {
+          const { db, close } = await cutOff[dialect]();
+          return { store: auditStoreOf(SqlAdapter(db, { auditAnonymousPerWindow })), close };
+        },
+        teardown: () => database.drop(),
+      };
+    },
+    { skip: !up },
+  );
+}
+
+describe("SqlAdapter options", () => {
+  it("past the cap of a window, anonymous events are not stored and one warning names the option; account events still are", async () => {
+    const db: AnyKysely = new Kysely({ dialect: new SqliteDialect({ database: new Database(":memory:") }) });
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      await migrate(db);
+      const adapter = SqlAdapter(db, { auditAnonymousPerWindow: { max: 3, windowSeconds: 3600 } });
+      const at = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 + 1000);
+      for (let i = 0; i < 6; i++) {
+        await adapter.createAuditEvent?.({ type: "signin.failed", at, reason: "missing-csrf", identifier: `x${i}` });
+      }
+      await adapter.createAuditEvent?.({ type: "password.changed", at, userId: "u1" });
+      const listed = (await adapter.listAuditEvents?.({ limit: 100 })) ?? [];
+      expect(listed.filter((e) => e.type === "signin.failed").map((e) => e.identifier)).toEqual(["x2", "x1", "x0"]);
+      expect(listed.filter((e) => e.type === "password.changed")).toHaveLength(1);
+      const warnings = warn.mock.calls.map(([message]) => String(message));
+      expect(warnings.filter((m) => m.includes("auditAnonymousPerWindow"))).toHaveLength(1);
+      // The next window has slots of its own.
+      await adapter.createAuditEvent?.({
+        type: "signin.failed",
+        at: new Date(at.getTime() + 3_600_000),
+        reason: "missing-csrf",
+      });
+      expect(await adapter.listAuditEvents?.({ type: "signin.failed", limit: 100 })).toHaveLength(4);
+    } finally {
+      warn.mockRestore();
+      await db.destroy();
+    }
+  });
+
+  it("refuses an auditAnonymousPerWindow that is no cap, naming the option", async () => {
+    const db: AnyKysely = new Kysely({ dialect: new SqliteDialect({ database: new Database(":memory:") }) });
+    try {
+      for (const auditAnonymousPerWindow of [
+        { max: 0, windowSeconds: 900 },
+        { max: 1.5, windowSeconds: 900 },
+        { max: 100, windowSeconds: 0 },
+        { max: 100, windowSeconds: Number.NaN },
+      ]) {
+        expect(() => SqlAdapter(db, { auditAnonymousPerWindow })).toThrow(
+          /auditAnonymousPerWindow\.(max|windowSeconds)/,
+        );
+      }
+      expect(() => SqlAdapter(db, { auditAnonymousPerWindow: { max: 1, windowSeconds: 1 } })).not.toThrow();
+    } finally {
+      await db.destroy();
+    }
+  });
+});

@@ -17,15 +17,14 @@
 import type { AuthConfig, Session } from "@latchkey/core";
 import {
   beginServerCall,
-  clientAddressFrom,
+  type CheckedServerCall,
   formFields,
-  readWebBody,
-  type ServerCall,
   serve,
   serverSignIn,
   serverSignOut,
   sessionOf,
   toResponse,
+  webIncoming,
 } from "@latchkey/core/internal";
 import { type Action, type Handle, type RequestEvent, redirect } from "@sveltejs/kit";
 
@@ -102,7 +101,7 @@ export function SvelteKitAuth(
   }
 
   /** A checked server-side call of the event, its cookies set through `event.cookies`. */
-  async function callOf(event: RequestEvent): Promise<ServerCall> {
+  async function callOf(event: RequestEvent): Promise<CheckedServerCall> {
     return beginServerCall({
       config: await configOf(event),
       env: await environment(),
@@ -123,22 +122,11 @@ export function SvelteKitAuth(
       const request = event.request;
       const cookieHeader = request.headers.get("cookie");
       event.locals.auth = () => sessionOf({ ...arrival(event), cookieHeader }, c, { env });
-      const { pathname, search } = event.url;
+      const { pathname } = event.url;
       if (pathname !== c.basePath && !pathname.startsWith(`${c.basePath}/`)) return resolve(event);
-      const answer = await serve(
-        {
-          method: request.method,
-          path: `${pathname}${search}`,
-          ...arrival(event),
-          headers: request.headers,
-          body: () => readWebBody(request),
-          clientIp: clientAddressFrom(c, request) ?? peer(event),
-          webHeaders: () => request.headers,
-        },
-        c,
-        { env },
-      );
-      return toResponse(answer);
+      const incoming = webIncoming(request, c, arrival(event), event.url);
+      incoming.clientIp ??= peer(event);
+      return toResponse(await serve(incoming, c, { env }));
     },
     async signIn(event) {
       const call = await callOf(event);
@@ -148,8 +136,8 @@ export function SvelteKitAuth(
     },
     async signOut(event) {
       const call = await callOf(event);
-      const { redirectTo } = formFields(await event.request.formData());
-      redirect(303, await serverSignOut(call, redirectTo));
+      const { redirectTo, csrfToken } = formFields(await event.request.formData());
+      redirect(303, await serverSignOut(call, redirectTo, csrfToken));
     },
   };
 }

@@ -1,10 +1,11 @@
 /**
  * The demo end to end in Debian's Chromium (playwright-core, never a downloaded browser): what
  * only the Express demo has (the e-mail code, the account page's linked accounts and passkeys,
- * passkeys with a virtual authenticator) and the sign-in page's layout in light and dark themes
- * and at 375 px wide, with screenshots in test-artifacts/express-demo/. The flows every framework
- * shares (password right and wrong, the protected route, magic link, Demo IdP, sign-out) run for
- * Express in the one table of test/frameworks/browser.test.ts.
+ * passkeys with a virtual authenticator), the sign-in page's layout in light and dark themes and
+ * at 375 px wide (each e-mail field labelled by its method), and /dev/mail at 375 px, with
+ * screenshots in test-artifacts/express-demo/. The flows every framework shares (password right
+ * and wrong, the protected route, magic link, Demo IdP, sign-out) run for Express in the one table
+ * of test/frameworks/browser.test.ts.
  *
  * Without /usr/bin/chromium the suite is skipped with a notice, unless CI is set: then it fails.
  */
@@ -141,6 +142,7 @@ describe.skipIf(!runs)("the demo in Chromium", () => {
     await Promise.all([page.waitForURL(`${demo.url}/account`), page.click('button[type="submit"]')]);
     // JWT sessions in this demo: the page says why there is no device list.
     expect(await page.textContent("#devices-note")).toContain("DEMO_SESSIONS=database");
+    expect(await page.textContent("#devices-note")).not.toContain("off");
     expect(await page.textContent("#passkeys")).toBe("0 registered.");
 
     await page.waitForFunction(
@@ -309,5 +311,26 @@ describe.skipIf(!runs)("the demo in Chromium", () => {
     expect(backgrounds[0]).not.toBe(backgrounds[1]);
     expect(backgrounds[2]).toBe(backgrounds[0]);
     expect(backgrounds[3]).toBe(backgrounds[1]);
+  });
+
+  it("each method's e-mail field is labelled by its method, and /dev/mail with a sign-in link fits 375 px", async () => {
+    const page = await freshPage({ viewport: { width: 375, height: 800 } });
+    await page.goto(`${demo.url}/auth/signin`);
+    const labels = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLInputElement>("input[type=email]")].map(
+        (input) => document.querySelector(`label[for="${input.id}"]`)?.textContent?.trim() ?? "",
+      ),
+    );
+    expect(labels).toEqual(["Email for your password", "Email for a sign-in link or code", "Email for your passkey"]);
+
+    const address = `narrow-${Date.now()}@example.com`;
+    const form = formOf(page, "/auth/signin/nodemailer");
+    await form.locator('input[name="email"]').fill(address);
+    await Promise.all([page.waitForURL(/\/auth\/verify-request/), form.locator("button").click()]);
+    await page.goto(`${demo.url}/dev/mail`);
+    expect(await page.locator(".mail .to").first().textContent()).toBe(address);
+    await page.screenshot({ path: join(artifacts, "dev-mail-375.png"), fullPage: true });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow, "/dev/mail: horizontal overflow").toBeLessThanOrEqual(0);
   });
 });

@@ -4,6 +4,7 @@ import { AuthError, RateLimited } from "../errors.js";
 import type { RateLimit, RateLimitHit, RateLimitStore } from "../rate-limit.js";
 import { admitAnonymous, admitRecord, recordAudit } from "./audit/record.js";
 import type { Context } from "./context.js";
+import { errorOf } from "./error-of.js";
 import { foldIdentifier } from "./fold-identifier.js";
 import type { ResolvedRateLimit } from "./rate-limits.js";
 import type { RequestInternal } from "./request.js";
@@ -17,7 +18,7 @@ export function clientKey(address: string | null | undefined): string | undefine
   const value = address.trim().toLowerCase();
   if (!value) return undefined;
   if (value.startsWith("::ffff:") && isIPv4(value.slice(7))) return value.slice(7);
-  const bare = value.split("%")[0] as string;
+  const [bare = ""] = value.split("%");
   if (!isIPv6(bare)) return value.slice(0, 100);
   const [head = "", tail] = bare.split("::");
   const first = head ? head.split(":") : [];
@@ -115,18 +116,20 @@ async function reserve(
       if (stage.length === 0) continue;
       const hits = await Promise.all(stage.map((c) => store.increment(c.key, c.limit.windowSeconds * 1000)));
       for (const c of stage) reserved.push(c.key);
-      const over = stage.findIndex((c, i) => (hits[i] as RateLimitHit).count > c.limit.max);
-      if (over >= 0) {
+      const over = stage
+        .map((counter, i) => ({ counter, hit: hits[i] }))
+        .find(({ counter, hit }) => hit !== undefined && hit.count > counter.limit.max);
+      if (over?.hit) {
         await giveBack(ctx, store, reserved);
-        await auditLimited(ctx, stage[over] as Counter, hits[over] as RateLimitHit, attempt);
-        throw limited(hits[over] as RateLimitHit, (stage[over] as Counter).what);
+        await auditLimited(ctx, over.counter, over.hit, attempt);
+        throw limited(over.hit, over.counter.what);
       }
     }
     return reserved;
   } catch (e) {
     if (e instanceof AuthError) throw e;
     ctx.config.logger.error(
-      new AuthError("The rate-limit store failed; the attempt was let through", { err: e as Error }),
+      new AuthError("The rate-limit store failed; the attempt was let through", { err: errorOf(e) }),
     );
     return null;
   }
@@ -137,7 +140,7 @@ async function giveBack(ctx: Context, store: RateLimitStore, keys: string[]): Pr
     await Promise.all(keys.map((key) => store.decrement(key)));
   } catch (e) {
     ctx.config.logger.error(
-      new AuthError("The rate-limit store failed to give back a reservation", { err: e as Error }),
+      new AuthError("The rate-limit store failed to give back a reservation", { err: errorOf(e) }),
     );
   }
 }

@@ -13,120 +13,46 @@ import {
   MissingSecret,
   UnsupportedStrategy,
 } from "../errors.js";
-import type { CredentialsConfig } from "../providers/credentials.js";
-import type { OAuthCheck, OAuthConfig, OAuthConfigInternal } from "../providers/oauth.js";
-import type { TOTPConfig } from "../providers/totp.js";
+import type { OAuthCheck, OAuthConfig } from "../providers/oauth.js";
 import { MemoryRefreshStore, type RefreshStore } from "../refresh-store.js";
-import type { CookieOption, LoggerInstance, PagesOptions, Profile, Theme } from "../shapes/data.js";
-import type { EmailConfig } from "../shapes/email.js";
-import type { JWT, JWTOptions } from "../shapes/jwt.js";
+import type { CookieOption, LoggerInstance } from "../shapes/data.js";
+import type { JWT } from "../shapes/jwt.js";
 import type { AuthConfig, CallbacksOptions, EventCallbacks, SessionOptions } from "../types.js";
 import { missingExtensions } from "./adapter-extensions.js";
-import { noteSecrets, type ResolvedAudit, resolveAudit, withAuditedEvents } from "./audit/record.js";
-import { type CookieRole, defaultCookies } from "./cookies.js";
-import { type CsrfKeys, deriveCsrfKeys } from "./csrf.js";
-import type { Env } from "./env.js";
-import { withEnvDefaults } from "./env.js";
-import { emailCodeOptions } from "./flows/email/code.js";
-import type { RefreshOutcome } from "./flows/oauth/refresh.js";
+import { noteSecretRotation, resolveAudit, withAuditedEvents } from "./audit/record.js";
 import {
-  assertConditionalUI,
-  resolveWebAuthnProvider,
-  type WebAuthnProviderInternal,
-  webauthnAdapterMethods,
-} from "./flows/webauthn/config.js";
+  assertClientId,
+  missingSchemaAdvice,
+  secretName,
+  warnUnknownOptions,
+  warnUnknownProviderOptions,
+} from "./config-advice.js";
+import type { Env, InternalProvider, OAuthProviderInternal, ResolvedConfig } from "./config-types.js";
+import { type CookieRole, defaultCookies } from "./cookies.js";
+import { deriveCsrfKeys } from "./csrf.js";
+import { secretSources, withEnvDefaults } from "./env.js";
+import { errorOf } from "./error-of.js";
+import { emailCodeOptions } from "./flows/email/code.js";
+import { assertConditionalUI, resolveWebAuthnProvider, webauthnAdapterMethods } from "./flows/webauthn/config.js";
+import type { Secrets } from "./jwe.js";
 import { createLogger } from "./logger.js";
-import { isPlainObject, merge } from "./merge.js";
+import { fieldOf, isPlainObject, merge } from "./merge.js";
 import { applyProviderOptions } from "./provider-options.js";
-import { isSecretOrControlField, type ResolvedRateLimit, resolveRateLimit } from "./rate-limits.js";
+import { isSecretOrControlField, resolveRateLimit } from "./rate-limits.js";
 import { defaultRedirect } from "./redirect.js";
 import { LOCK_TTL_MS } from "./refresh/single-flight.js";
-import { type ResolvedRevocation, resolveRevocation } from "./session/revocation-list.js";
+import { resolveRevocation } from "./session/revocation-list.js";
 import { skipCSRFCheck } from "./symbols.js";
 
-/** A provider after resolution: defaults merged, endpoints normalised, paths computed. */
-export type InternalProvider =
-  | (OAuthConfigInternal<Profile> & { signinPath: string; callbackPath: string })
-  | (CredentialsConfig & { signinPath: string; callbackPath: string })
-  | (Required<Pick<EmailConfig, "maxAge">> & EmailConfig & { signinPath: string; callbackPath: string })
-  | WebAuthnProviderInternal
-  | (TOTPConfig & { signinPath: string; callbackPath: string });
-
-export type { Env };
-
-/**
- * Per-configuration memory that requests fill: bounded, never shared between configurations, and
- * dropped with the configuration (a secret rotation resolves a new one and so starts empty).
- */
-export interface ConfigCaches {
-  /** `scheme://host` → its validated origin and whether the host is trusted (256 at most). */
-  readonly origins: Map<string, { origin: string; trusted: boolean }>;
-  /** Session tokens opened recently → their claims as JSON (see session/jwt-strategy.ts). */
-  readonly openedTokens: Map<string, { json: string; exp: number | undefined }>;
-  /** Warnings already logged for this configuration (each once, not per request). */
-  readonly warned: Set<string>;
-  /** Provider refreshes under way in this process, by store key (see refresh/single-flight.ts). */
-  readonly refreshes: Map<string, Promise<RefreshOutcome>>;
-  /** Per-user queues of account unlinks in progress (see sessions.ts); an entry lives while one runs. */
-  readonly unlinks: Map<string, Promise<void>>;
-}
-
-/** The configuration after validation: defaults filled in, keys derived, deeply frozen. */
-export interface ResolvedConfig {
-  /** The application's own configuration object, as given (never changed by Latchkey). */
-  readonly source: AuthConfig;
-  /** The application's URL from `AUTH_URL`, read once when the environment is consulted. */
-  readonly url?: URL;
-  /** True when the application set `basePath` itself (a framework's mount path does not override it). */
-  readonly basePathConfigured: boolean;
-  readonly secrets: readonly string[];
-  readonly basePath: string;
-  readonly providers: readonly InternalProvider[];
-  readonly providersById: ReadonlyMap<string, InternalProvider>;
-  readonly session: Readonly<SessionOptions>;
-  readonly jwt: Readonly<{
-    maxAge: number;
-    secrets: readonly string[];
-    encode?: JWTOptions["encode"];
-    decode?: JWTOptions["decode"];
-  }>;
-  readonly callbacks: Readonly<CallbacksOptions>;
-  /** True where the callback is Latchkey's own, so the session read can skip calling it. */
-  readonly defaultCallbacks: Readonly<{ jwt: boolean; session: boolean }>;
-  readonly events: Readonly<Partial<EventCallbacks>>;
-  readonly adapter?: Adapter;
-  readonly pages: Readonly<Partial<PagesOptions>>;
-  readonly theme: Readonly<Theme>;
-  readonly logger: LoggerInstance;
-  /** Cookie names and options for http and for https origins. */
-  readonly cookies: Readonly<{ http: Record<CookieRole, CookieOption>; https: Record<CookieRole, CookieOption> }>;
-  readonly useSecureCookies?: boolean;
-  /** Null when the CSRF check is off. */
-  readonly csrf: CsrfKeys | null;
-  readonly trustHost: boolean;
-  readonly redirectProxyUrl?: string;
-  readonly experimental: Readonly<{ enableWebAuthn: boolean }>;
-  readonly debug: boolean;
-  /** Null when rate limiting is off. */
-  readonly rateLimit: ResolvedRateLimit | null;
-  /** How `getAccessToken` keeps provider tokens fresh. */
-  readonly accessTokens: Readonly<{
-    jwt: boolean;
-    skewSeconds: number;
-    store: RefreshStore;
-    reuseWindowSeconds: number;
-    /** How long a refresh lock lives (internal: tests shorten it; the refresh is bounded below it). */
-    lockTtlMs: number;
-  }>;
-  /** Null unless `session.revocation` is set (JWT sessions only). */
-  readonly revocation: ResolvedRevocation | null;
-  /** Null when nothing receives audit events (no `events.audit`, no `audit.store`). */
-  readonly audit: ResolvedAudit | null;
-  /** Mutable per-configuration memory (the one part that is not frozen). */
-  readonly caches: ConfigCaches;
-}
+// The shapes live in config-types.ts; re-exported for the entry modules that import them from here.
+export type { Env, ResolvedConfig };
 
 const DAY = 24 * 60 * 60;
+
+/** A date as the client gets it: an ISO string (a database session's `expires` is a Date). */
+function isoDate(value: string | Date): string {
+  return value instanceof Date ? value.toISOString() : value;
+}
 
 const defaultCallbackSet: CallbacksOptions = {
   signIn: () => true,
@@ -134,10 +60,7 @@ const defaultCallbackSet: CallbacksOptions = {
   session: ({ session }) => ({
     user: { name: session.user?.name, email: session.user?.email, image: session.user?.image },
     // database sessions carry a Date; the client always gets an ISO string
-    expires:
-      (session.expires as unknown) instanceof Date
-        ? (session.expires as unknown as Date).toISOString()
-        : session.expires,
+    expires: isoDate(session.expires),
   }),
   jwt: ({ token }: { token: JWT }) => token,
 };
@@ -154,31 +77,39 @@ function assertBasePath(value: string): string {
   return trimmed === "/" ? "" : trimmed;
 }
 
-function assertSecrets(secret: AuthConfig["secret"]): string[] {
+function assertSecrets(secret: AuthConfig["secret"], fromEnv?: readonly string[]): Secrets {
   const list = Array.isArray(secret) ? secret : secret ? [secret] : [];
-  if (list.length === 0) {
+  const [first, ...rest] = list;
+  if (first === undefined) {
     throw new MissingSecret(
       "No `secret` is configured. Set the AUTH_SECRET environment variable or the `secret` option to at least 32 random characters; `npx @latchkey/cli secret` prints one.",
     );
   }
   list.forEach((s, i) => {
     if (typeof s !== "string" || s.length < 32) {
-      const where = Array.isArray(secret) ? `\`secret[${i}]\`` : "`secret`";
+      const where = secretName(i, Array.isArray(secret), fromEnv);
       throw new InvalidConfiguration(
         `${where} must be at least 32 characters long (it is ${typeof s === "string" ? s.length : typeof s}); \`npx @latchkey/cli secret\` prints a suitable one.`,
       );
     }
   });
-  return [...list];
+  return [first, ...rest];
 }
 
-function normalizeEndpoint(
+/** An endpoint given as a URL alone, as its handler object. */
+interface UrlEndpoint {
+  url: string;
+  params?: undefined;
+  request?: undefined;
+}
+
+function normalizeEndpoint<E extends { url?: string }>(
   providerId: string,
   name: "authorization" | "token" | "userinfo",
-  value: unknown,
-): { url?: string; params?: Record<string, unknown>; request?: unknown; conform?: unknown } | undefined {
+  value: string | E | undefined,
+): E | UrlEndpoint | undefined {
   if (value === undefined) return undefined;
-  const endpoint = typeof value === "string" ? { url: value } : (value as { url?: string });
+  const endpoint = typeof value === "string" ? { url: value } : value;
   if (endpoint.url !== undefined) {
     try {
       new URL(endpoint.url);
@@ -191,8 +122,7 @@ function normalizeEndpoint(
   return endpoint;
 }
 
-function resolveOAuth(config: OAuthConfig, basePath: string): InternalProvider {
-  const p = config as OAuthConfig & { type: "oauth" | "oidc" };
+function resolveOAuth(p: OAuthConfig, basePath: string): OAuthProviderInternal {
   if (p.issuer !== undefined) {
     try {
       new URL(p.issuer);
@@ -215,6 +145,7 @@ function resolveOAuth(config: OAuthConfig, basePath: string): InternalProvider {
       `Provider "${p.id}" needs a \`userinfo\` endpoint (or an \`issuer\`) to read the user's profile.`,
     );
   }
+  assertClientId(p);
   const authMethod = p.client?.token_endpoint_auth_method ?? "client_secret_basic";
   if (authMethod !== "none" && !p.clientSecret && !token?.request) {
     // Found now, not at the callback: there the user would already have consented at the provider.
@@ -234,17 +165,17 @@ function resolveOAuth(config: OAuthConfig, basePath: string): InternalProvider {
     authorization: authorization
       ? {
           url: authorization.url ? new URL(authorization.url) : undefined,
-          params: (authorization.params ?? {}) as Record<string, string>,
+          params: authorization.params ?? {},
         }
       : undefined,
-    token: token as OAuthConfigInternal<Profile>["token"],
-    userinfo: userinfo as OAuthConfigInternal<Profile>["userinfo"],
+    token,
+    userinfo,
     checks,
     signinUrl: "",
     callbackUrl: "",
     signinPath: `${basePath}/signin/${p.id}`,
     callbackPath: `${basePath}/callback/${p.id}`,
-  } as InternalProvider;
+  };
 }
 
 function resolveProviders(
@@ -254,9 +185,7 @@ function resolveProviders(
 ): InternalProvider[] {
   const seen = new Set<string>();
   return (config.providers ?? []).map((entry, index) => {
-    const provider = applyProviderOptions(entry) as ReturnType<typeof applyProviderOptions> & {
-      redirectProxyUrl?: string;
-    };
+    const provider = applyProviderOptions(entry);
     if (!provider || typeof provider.id !== "string" || !/^[A-Za-z0-9_-]+$/.test(provider.id)) {
       throw new InvalidProvider(`\`providers[${index}]\` needs an \`id\` made of letters, digits, "-" or "_".`);
     }
@@ -293,7 +222,7 @@ function resolveProviders(
           );
         }
         if (typeof provider.identifier === "string" && isSecretOrControlField(provider, provider.identifier)) {
-          const type = String((provider.credentials?.[provider.identifier] as { type?: unknown } | undefined)?.type);
+          const type = String(fieldOf(provider.credentials?.[provider.identifier], "type"));
           // Counting attempts on a value each guess changes would give every guess a fresh counter.
           throw new InvalidProvider(
             `Credentials provider "${provider.id}": \`identifier\` names the field "${provider.identifier}" of type "${type}", whose value changes with each guess, so attempts could not be limited. Name the field that says whose account it is (a user name, an e-mail address), or leave \`identifier\` out to count a provider without one (a PIN alone) as a whole.`,
@@ -318,7 +247,7 @@ function resolveProviders(
       case "oauth":
       case "oidc":
         return resolveOAuth(
-          { ...provider, redirectProxyUrl: provider.redirectProxyUrl ?? config.redirectProxyUrl } as OAuthConfig,
+          { ...provider, redirectProxyUrl: provider.redirectProxyUrl ?? config.redirectProxyUrl },
           basePath,
         );
       case "webauthn":
@@ -337,9 +266,10 @@ function resolveProviders(
         return { ...provider, pendingMaxAge, issuer: String(provider.issuer || "Latchkey"), ...paths };
       }
       default: {
-        const type = (provider as { type?: unknown }).type;
+        const entry: unknown = provider;
+        const type = fieldOf(entry, "type");
         throw new InvalidProvider(
-          `Provider "${(provider as { id: string }).id}" has the unknown type ${JSON.stringify(type)}; use "oauth", "oidc", "email", "credentials", "webauthn" or "totp".`,
+          `Provider "${String(fieldOf(entry, "id"))}" has the unknown type ${JSON.stringify(type)}; use "oauth", "oidc", "email", "credentials", "webauthn" or "totp".`,
         );
       }
     }
@@ -432,7 +362,9 @@ function guardAdapter(adapter: Adapter, timeoutMs: number): Adapter {
         return await Promise.race([method.apply(adapter, args), timeout]);
       } catch (e) {
         if (e instanceof AdapterError) throw e;
-        throw new AdapterError(`Adapter method \`${name}\` failed`, { err: e as Error, method: name });
+        const advice = missingSchemaAdvice(e);
+        const message = `Adapter method \`${name}\` failed${advice ? `: ${advice}` : ""}`;
+        throw new AdapterError(message, { err: errorOf(e), method: name });
       } finally {
         clearTimeout(timer);
       }
@@ -454,7 +386,7 @@ function guardEvents(events: Partial<EventCallbacks> | undefined, logger: Logger
       try {
         await (handler as (m: unknown) => unknown)(message);
       } catch (e) {
-        logger.error(new EventError(`The \`${name}\` event handler threw`, { err: e as Error }));
+        logger.error(new EventError(`The \`${name}\` event handler threw`, { err: errorOf(e) }));
       }
     };
   }
@@ -472,11 +404,12 @@ function positiveSeconds(name: string, value: unknown, fallback: number, allowZe
 }
 
 function resolveAccessTokens(options: AuthConfig["accessTokens"]): ResolvedConfig["accessTokens"] {
+  const given = options; // as typed: the check below narrows `options` to a bare record
   if (options !== undefined && !isPlainObject(options))
     throw new InvalidConfiguration("`accessTokens` must be an object such as `{ jwt: true }`.");
-  const store: RefreshStore = (options as { store?: RefreshStore } | undefined)?.store ?? new MemoryRefreshStore();
+  const store: RefreshStore = given?.store ?? new MemoryRefreshStore();
   for (const method of ["acquire", "release", "put", "get"] as const) {
-    if (typeof (store as unknown as Record<string, unknown>)[method] !== "function")
+    if (typeof fieldOf(store, method) !== "function")
       throw new InvalidConfiguration(
         `\`accessTokens.store\` must have an \`${method}\` method (a RefreshStore such as RedisRefreshStore).`,
       );
@@ -487,15 +420,16 @@ function resolveAccessTokens(options: AuthConfig["accessTokens"]): ResolvedConfi
     store,
     reuseWindowSeconds: positiveSeconds("accessTokens.reuseWindowSeconds", options?.reuseWindowSeconds, 30),
     // Not part of the public options: only tests set it, to prove the bound in a second.
-    lockTtlMs: positiveSeconds(
-      "accessTokens.lockTtlMs",
-      (options as { lockTtlMs?: number } | undefined)?.lockTtlMs,
-      LOCK_TTL_MS,
-    ),
+    lockTtlMs: positiveSeconds("accessTokens.lockTtlMs", fieldOf(options, "lockTtlMs"), LOCK_TTL_MS),
   });
 }
 
 /** Builds the resolved configuration. Throws a typed error naming the option and the fix. */
+/** The session strategy `config` asks for: its `session.strategy`, else "database" with an adapter, else "jwt" (not validated). */
+export function sessionStrategyOf(config: AuthConfig): SessionOptions["strategy"] {
+  return config.session?.strategy ?? (config.adapter ? "database" : "jwt");
+}
+
 function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
   if (!source || typeof source !== "object" || !Array.isArray(source.providers)) {
     throw new InvalidConfiguration("`providers` must be an array of providers (it may be empty).");
@@ -504,6 +438,7 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
   const debug = !!config.debug;
   const logger = createLogger(config.logger, debug);
   warnUnknownOptions(source, logger);
+  for (const provider of source.providers) warnUnknownProviderOptions(provider, logger);
   let url: URL | undefined;
   if (env?.AUTH_URL) {
     try {
@@ -514,9 +449,9 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
       );
     }
   }
-  const secrets = assertSecrets(config.secret);
+  const secrets = assertSecrets(config.secret, env && secretSources(env, source));
   const basePath = assertBasePath(config.basePath ?? "/auth");
-  const strategy = config.session?.strategy ?? (config.adapter ? "database" : "jwt");
+  const strategy = sessionStrategyOf(config);
   if (strategy !== "jwt" && strategy !== "database") {
     throw new InvalidConfiguration(
       `\`session.strategy\` must be "jwt" or "database"; received ${JSON.stringify(strategy)}`,
@@ -544,14 +479,14 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
   assertConditionalUI(providers);
   if (config.adapter) {
     const missing = requiredAdapterMethods(strategy, providers).filter(
-      (m) => typeof (config.adapter as Record<string, unknown>)[m] !== "function",
+      (m) => typeof fieldOf(config.adapter, m) !== "function",
     );
     if (missing.length) {
       throw new MissingAdapterMethods(`The adapter lacks methods this configuration needs: ${missing.join(", ")}.`);
     }
   }
   const jwtSecrets = config.jwt?.secret !== undefined ? assertSecrets(config.jwt.secret) : secrets;
-  const callbacks = { ...defaultCallbackSet, ...functionsOf("callbacks", config.callbacks) } as CallbacksOptions;
+  const callbacks: CallbacksOptions = { ...defaultCallbackSet, ...functionsOf("callbacks", config.callbacks) };
   const events = guardEvents(functionsOf("events", config.events), logger);
   const adapter = config.adapter
     ? guardAdapter(config.adapter, positiveSeconds("adapterTimeout", config.adapterTimeout, 5000))
@@ -592,8 +527,8 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
     theme: { colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...config.theme },
     logger,
     cookies: {
-      http: merge(defaultCookies(false), config.cookies as object),
-      https: merge(defaultCookies(true), config.cookies as object),
+      http: merge(defaultCookies(false), config.cookies),
+      https: merge(defaultCookies(true), config.cookies),
     },
     useSecureCookies: config.useSecureCookies,
     csrf: config.skipCSRFCheck === skipCSRFCheck ? null : deriveCsrfKeys(secrets),
@@ -646,62 +581,6 @@ function functionsOf<T extends object>(option: string, value: T | undefined): Pa
   return value;
 }
 
-const knownOptions = [
-  "providers",
-  "secret",
-  "session",
-  "jwt",
-  "pages",
-  "theme",
-  "callbacks",
-  "events",
-  "adapter",
-  "debug",
-  "logger",
-  "useSecureCookies",
-  "cookies",
-  "trustHost",
-  "skipCSRFCheck",
-  "raw",
-  "basePath",
-  "redirectProxyUrl",
-  "experimental",
-  "adapterTimeout",
-  "rateLimit",
-  "clientAddress",
-  "accessTokens",
-  "audit",
-] as const;
-
-/** Levenshtein distance, for "did you mean" hints on misspelled option names. */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(
-        (previous[j] as number) + 1,
-        (current[j - 1] as number) + 1,
-        (previous[j - 1] as number) + cost,
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length] as number;
-}
-
-/** Warns about top-level options Latchkey does not know (a typo silently changes nothing). */
-function warnUnknownOptions(config: AuthConfig, logger: LoggerInstance): void {
-  for (const key of Object.keys(config)) {
-    if ((knownOptions as readonly string[]).includes(key)) continue;
-    const closest = [...knownOptions].sort((a, b) => distance(key, a) - distance(key, b))[0] as string;
-    const hint =
-      distance(key, closest) <= Math.max(2, Math.floor(key.length / 3)) ? `; did you mean \`${closest}\`?` : "";
-    logger.warn("unknown-option", `\`${key}\` is not a Latchkey option and is ignored${hint}`);
-  }
-}
-
 /**
  * The cookie names and options for a request on `origin`: the `__Secure-` / `__Host-` set on
  * https (or whenever `useSecureCookies` says so), the plain set otherwise.
@@ -709,6 +588,9 @@ function warnUnknownOptions(config: AuthConfig, logger: LoggerInstance): void {
 export function cookiesFor(config: ResolvedConfig, origin: string): Record<CookieRole, CookieOption> {
   return (config.useSecureCookies ?? origin.startsWith("https:")) ? config.cookies.https : config.cookies.http;
 }
+
+/** `process.env` where there is one (Node, Bun, Deno), else undefined (an edge runtime). */
+const processEnv = (): Env | undefined => (globalThis as { process?: { env?: Env } }).process?.env;
 
 interface CacheEntry {
   resolved: ResolvedConfig;
@@ -734,8 +616,10 @@ function sameSecret(current: AuthConfig["secret"], snapshot: AuthConfig["secret"
 
 /**
  * Resolves a configuration once and returns the cached result afterwards (keyed by the object).
- * With `env`, unset options are first filled from it (`AUTH_SECRET`, `AUTH_URL`, ...) on a copy:
- * the application's object is never written to. A secret (`secret` or `jwt.secret`) reassigned
+ * Unset options are first filled from `env` (`process.env` unless given; none on a runtime
+ * without one) on a copy (`AUTH_SECRET`, `AUTH_URL`, ...): the application's object is never
+ * written to, and every entry point (`Auth()`, the helpers taking a configuration, the framework
+ * packages) reads the environment alike, whichever of them is called first. A secret (`secret` or `jwt.secret`) reassigned
  * or changed in place is noticed on the next call and the configuration resolved again, so a
  * retired secret stops opening sessions at once, in every entry point.
  *
@@ -744,7 +628,7 @@ function sameSecret(current: AuthConfig["secret"], snapshot: AuthConfig["secret"
  * const resolved = resolveConfig(config, process.env)
  * ```
  */
-export function resolveConfig(config: AuthConfig, env?: Env): ResolvedConfig {
+export function resolveConfig(config: AuthConfig, env: Env | undefined = processEnv()): ResolvedConfig {
   let entries = cache.get(config);
   // Without an environment, a resolution a framework shell made with one is the one to use: a
   // server-side helper (`secondFactorStatus(config, ...)`, the sessions API) called with the
@@ -753,7 +637,7 @@ export function resolveConfig(config: AuthConfig, env?: Env): ResolvedConfig {
   if (hit && sameSecret(config.secret, hit.secret) && sameSecret(config.jwt?.secret, hit.jwtSecret))
     return hit.resolved;
   const resolved = buildConfig(config, env);
-  noteSecrets(config, resolved);
+  noteSecretRotation(config, resolved);
   if (!entries) {
     entries = {};
     cache.set(config, entries);

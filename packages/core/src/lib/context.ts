@@ -1,6 +1,7 @@
 import { MissingCSRF } from "../errors.js";
 import type { Cookie, CookieOption } from "../shapes/data.js";
-import { cookiesFor, type InternalProvider, type ResolvedConfig } from "./config.js";
+import { cookiesFor } from "./config.js";
+import type { InternalProvider, ResolvedConfig } from "./config-types.js";
 import type { CookieRole } from "./cookies.js";
 import { createCsrfToken, csrfTokensMatch, readCsrfCookie } from "./csrf.js";
 import type { RequestInternal } from "./request.js";
@@ -36,6 +37,16 @@ export interface Context {
    * every flow this request starts seals the same one.
    */
   mintedBinding?: string;
+  /**
+   * What this request tries to sign in as, noted by the flow that knows it (`noteSignInAttempt`)
+   * and carried by the one record of the request's outcome (`lib/audit/sign-in.ts`).
+   */
+  signInAttempt?: { identifier?: string; userId?: string };
+  /**
+   * The code page a sign-in of this request was held for (a second factor is due): set by
+   * `startSession`, read by `landing` (`flows/finish-sign-in.ts`).
+   */
+  heldForSecondFactor?: string;
 }
 
 export function createContext(req: RequestInternal, config: ResolvedConfig): Context {

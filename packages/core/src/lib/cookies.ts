@@ -170,7 +170,7 @@ const DOMAIN = /^\.?[A-Za-z0-9.-]+$/;
 function encodePath(path: string): string {
   let out = "";
   for (const char of path.replace(LONE_SURROGATE, "\uFFFD")) {
-    const code = char.codePointAt(0) as number;
+    const code = char.codePointAt(0) ?? 0; // a code point of the string: never undefined
     out += code > 0x20 && code < 0x7f && char !== ";" ? char : encodeURIComponent(char);
   }
   return out;

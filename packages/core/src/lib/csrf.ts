@@ -1,4 +1,5 @@
 import { createHmac, hkdfSync, randomFillSync, timingSafeEqual } from "node:crypto";
+import type { Secrets } from "./jwe.js";
 
 /**
  * Double-submit CSRF tokens (spec §5.4). The cookie holds `token|mac`, where `mac` is an
@@ -8,11 +9,14 @@ import { createHmac, hkdfSync, randomFillSync, timingSafeEqual } from "node:cryp
  */
 export interface CsrfKeys {
   /** One key per secret; the first signs, all verify (secret rotation). */
-  keys: Buffer[];
+  keys: readonly [Buffer, ...Buffer[]];
 }
 
-export function deriveCsrfKeys(secrets: readonly string[]): CsrfKeys {
-  return { keys: secrets.map((secret) => Buffer.from(hkdfSync("sha256", secret, "", "Latchkey CSRF token key", 32))) };
+const csrfKey = (secret: string) => Buffer.from(hkdfSync("sha256", secret, "", "Latchkey CSRF token key", 32));
+
+export function deriveCsrfKeys(secrets: Secrets): CsrfKeys {
+  const [newest, ...older] = secrets;
+  return { keys: [csrfKey(newest), ...older.map(csrfKey)] };
 }
 
 function mac(key: Buffer, token: string): Buffer {
@@ -42,7 +46,7 @@ function randomTokenHex(): string {
 /** A new token and the cookie value that proves it. */
 export function createCsrfToken(keys: CsrfKeys): { token: string; cookieValue: string } {
   const token = randomTokenHex();
-  return { token, cookieValue: `${token}|${mac(keys.keys[0] as Buffer, token).toString("hex")}` };
+  return { token, cookieValue: `${token}|${mac(keys.keys[0], token).toString("hex")}` };
 }
 
 const TOKEN = /^[0-9a-f]{64}$/;

@@ -46,15 +46,9 @@ function applyEnvDefaults(envObject: Env, config: AuthConfig, options: { warnOnB
   }
   config.basePath ??= "/auth";
 
-  const hasSecret = Array.isArray(config.secret) ? config.secret.length > 0 : !!config.secret;
-  if (!hasSecret) {
-    const secrets: string[] = [];
-    if (envObject.AUTH_SECRET) secrets.push(envObject.AUTH_SECRET);
-    for (const i of [1, 2, 3]) {
-      const rotated = envObject[`AUTH_SECRET_${i}`];
-      if (rotated) secrets.unshift(rotated);
-    }
+  if (!hasSecret(config.secret)) {
     // Always an array, as Auth.js sets it: `config.secret[0]` is the newest secret.
+    const secrets = envSecretNames(envObject).map((name) => envObject[name] as string);
     if (secrets.length) config.secret = secrets;
   }
 
@@ -92,6 +86,31 @@ function applyEnvDefaults(envObject: Env, config: AuthConfig, options: { warnOnB
     if (typeof provider === "function") return (provider as unknown as (o: object) => ProviderConfig)(fill);
     return { ...instance, options: { ...options, ...fill } } as ProviderConfig;
   });
+}
+
+function hasSecret(secret: AuthConfig["secret"]): boolean {
+  return Array.isArray(secret) ? secret.length > 0 : !!secret;
+}
+
+/**
+ * The names of the environment variables `secret` is read from, in the order of `config.secret`
+ * (`AUTH_SECRET_3` ... `AUTH_SECRET_1`, then `AUTH_SECRET`), when the configuration sets no
+ * secret itself; otherwise none. Messages about a secret name the variable the user set.
+ *
+ * @example
+ * ```ts
+ * secretSources({ AUTH_SECRET: "short" }, {}) // ["AUTH_SECRET"]
+ * ```
+ */
+export function secretSources(envObject: Env, source: Pick<AuthConfig, "secret">): string[] {
+  return hasSecret(source.secret) ? [] : envSecretNames(envObject);
+}
+
+function envSecretNames(envObject: Env): string[] {
+  const names: string[] = [];
+  if (envObject.AUTH_SECRET) names.push("AUTH_SECRET");
+  for (const i of [1, 2, 3]) if (envObject[`AUTH_SECRET_${i}`]) names.unshift(`AUTH_SECRET_${i}`);
+  return names;
 }
 
 /**

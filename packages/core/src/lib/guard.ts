@@ -1,6 +1,7 @@
 import type { ResponseInternal, Session } from "../shapes/data.js";
 import type { AuthConfig } from "../types.js";
-import type { Env } from "./config.js";
+import { resolveConfig } from "./config.js";
+import type { Env } from "./config-types.js";
 import { authenticationOf, type SessionRequest } from "./pipeline.js";
 import { withQuery } from "./url.js";
 
@@ -21,6 +22,11 @@ export interface GuardRequest extends SessionRequest {
   accept: string | null | undefined;
   /** The path and query the request asked for, the `callbackUrl` of a redirect. */
   url: string;
+  /**
+   * Where the framework found the handler mounted: the sign-in page is under it unless the
+   * configuration sets `basePath` (as the handler itself decides its base path).
+   */
+  mountPath?: string;
 }
 
 /**
@@ -38,7 +44,6 @@ export interface GuardRequest extends SessionRequest {
  * ```
  */
 export function guard(config: AuthConfig, options: GuardOptions = {}) {
-  const signInPage = options.signInPage ?? `${config.basePath ?? "/auth"}/signin`;
   const factors = options.factors ?? 1;
   const required = options.amr ?? [];
   if (!Number.isInteger(factors) || factors < 1)
@@ -48,6 +53,12 @@ export function guard(config: AuthConfig, options: GuardOptions = {}) {
     env: { env?: Env } = {},
   ): Promise<{ session: Session; response?: undefined } | { session?: undefined; response: ResponseInternal }> {
     const { session, amr } = await authenticationOf(request, config, env);
+    // The configured base path, else the mount, else AUTH_URL's path or "/auth" (as served).
+    const basePath =
+      config.basePath !== undefined || request.mountPath === undefined
+        ? resolveConfig(config, env.env).basePath
+        : request.mountPath.replace(/\/+$/, "");
+    const signInPage = options.signInPage ?? `${basePath}/signin`;
     const browser = /\btext\/html\b/.test(request.accept ?? "");
     const callbackUrl = new URLSearchParams({ callbackUrl: request.url });
     if (!(session as { user?: unknown } | null)?.user) {

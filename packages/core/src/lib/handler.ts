@@ -10,7 +10,7 @@ import {
 import type { LoggerInstance, ResponseInternal, Theme } from "../shapes/data.js";
 import type { AuthConfig } from "../types.js";
 import { failureReasonOf, recordSignInFailure } from "./audit/sign-in.js";
-import type { ResolvedConfig } from "./config.js";
+import type { ResolvedConfig } from "./config-types.js";
 import { type Context, createContext } from "./context.js";
 import { createLogger } from "./logger.js";
 import { page } from "./pages/layout.js";

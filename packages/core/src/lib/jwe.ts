@@ -45,7 +45,10 @@ function deriveKey(secret: string, salt: string): DerivedKey {
     .digest("base64url");
   const header = Buffer.from(JSON.stringify({ alg: "dir", enc: "A256CBC-HS512", kid })).toString("base64url");
   key = { macKey: raw.subarray(0, 32), encKey: raw.subarray(32), kid, header };
-  if (keyCache.size >= KEY_CACHE_LIMIT) keyCache.delete(keyCache.keys().next().value as string);
+  if (keyCache.size >= KEY_CACHE_LIMIT) {
+    const [oldest] = keyCache.keys();
+    if (oldest !== undefined) keyCache.delete(oldest);
+  }
   keyCache.set(cacheKey, key);
   return key;
 }
@@ -58,16 +61,14 @@ function tag(key: DerivedKey, aad: string, iv: Buffer, ciphertext: Buffer): Buff
 
 const now = () => Math.floor(Date.now() / 1000);
 
+/** Secrets, newest first: never empty (the first seals, every one opens). */
+export type Secrets = readonly [string, ...string[]];
+
 /**
  * Seals claims into a JWE with the first secret, adding `iat`, `exp` and `jti`. Synchronous.
  */
-export function sealToken(
-  claims: Record<string, unknown>,
-  secrets: readonly string[],
-  salt: string,
-  maxAge: number,
-): string {
-  const key = deriveKey(secrets[0] as string, salt);
+export function sealToken(claims: Record<string, unknown>, secrets: Secrets, salt: string, maxAge: number): string {
+  const key = deriveKey(secrets[0], salt);
   const issuedAt = now();
   const payload = JSON.stringify({ ...claims, iat: issuedAt, exp: issuedAt + maxAge, jti: randomUUID() });
   const iv = randomBytes(16);
@@ -113,13 +114,7 @@ export function openTokenWithReason(
   if (token.length > MAX_TOKEN_LENGTH) return malformed;
   const parts = token.split(".");
   if (parts.length !== 5) return malformed;
-  const [protectedHeader, encryptedKey, ivPart, ciphertextPart, tagPart] = parts as [
-    string,
-    string,
-    string,
-    string,
-    string,
-  ];
+  const [protectedHeader = "", encryptedKey, ivPart = "", ciphertextPart = "", tagPart = ""] = parts;
   if (encryptedKey !== "" || !protectedHeader || !ivPart || !ciphertextPart || !tagPart) return malformed;
   for (const part of parts) if (!B64URL.test(part)) return malformed;
   let header: Record<string, unknown>;

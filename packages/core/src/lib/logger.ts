@@ -1,5 +1,6 @@
 import { inspect } from "node:util";
 import type { LoggerInstance } from "../shapes/data.js";
+import { fieldOf } from "./merge.js";
 
 /** Warnings Latchkey logs through `logger.warn`. */
 export type WarningCode =
@@ -19,7 +20,10 @@ export type WarningCode =
   | "passkey-authenticator-kept"
   | "session-callback-returned-token"
   | "adapter-extensions-missing"
-  | "credentials-identifier-secret";
+  | "credentials-identifier-secret"
+  | "second-factor-profile-omitted"
+  | "forwarded-proto-untrusted"
+  | "require-auth-mount";
 
 const warningText: Record<WarningCode, string> = {
   "debug-enabled": "Debug logging is on; it may log secrets and personal data. Turn `debug` off in production.",
@@ -29,6 +33,10 @@ const warningText: Record<WarningCode, string> = {
   "unknown-option": "The configuration has an option Latchkey does not know; it is ignored.",
   "trust-proxy-all":
     "Express's `trust proxy` is `true`: the client address is then the leftmost X-Forwarded-For, which any client can write, so per-client rate limits can be dodged. Set it to the number of proxies in front of the app (e.g. 1) or their subnet.",
+  "forwarded-proto-untrusted":
+    'A request says `X-Forwarded-Proto: https` but came over http from a proxy Express does not trust, so it is read as http: links are built with http:// and cookies lose `Secure`. Behind a proxy you control, tell Express how many proxies there are: `app.set("trust proxy", 1)`; or set AUTH_URL to the application\'s https URL.',
+  "require-auth-mount":
+    '`requireAuth(config)` sends browsers to a sign-in page that `ExpressAuth(config)` does not serve (it is mounted elsewhere): set `basePath` in the configuration to the path you mounted it on (`app.use("/api/auth", ExpressAuth(config))` needs `basePath: "/api/auth"`), or give `requireAuth` its `signInPage`.',
   "unverified-email-released":
     "An e-mail address held by a user who never proved it was given to a new user who did (possible account pre-hijacking; see the `unverifiedEmailReleased` event).",
   "session-secret-mismatch":
@@ -47,6 +55,8 @@ const warningText: Record<WarningCode, string> = {
     "A passkey was unlinked but the adapter has no `deleteAuthenticator`, so its authenticator record stays: the passkey signs nobody in (its account is gone), but it cannot be registered again until that record is deleted.",
   "session-callback-returned-token":
     "The `session` callback returned the session token (the HttpOnly session cookie's value); it was removed from the answer, which `GET /session` hands to any script on the page. Return only what the browser needs (`{ ...session, user: { ...session.user, id: user.id } }` carries no token).",
+  "second-factor-profile-omitted":
+    "Under database sessions the provider's profile did not fit into the second factor's pending sign-in (a cookie bounded to 4 KiB): the sign-in goes on, and `events.signIn` at the code step receives no `profile` for it.",
   "adapter-extensions-missing":
     "The adapter lacks some of Latchkey's optional methods (an Auth.js adapter has none of them): sign-in and sessions work as under Auth.js; the functions that need them throw MissingAdapterMethods, and the options that need them are refused at start.",
 };
@@ -68,9 +78,7 @@ const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
  * ```
  */
 export function escapeForLog(text: string): string {
-  return text.replace(UNSAFE_IN_LOG, (c) =>
-    Object.hasOwn(NAMED, c) ? (NAMED[c] as string) : `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, "0")}`,
-  );
+  return text.replace(UNSAFE_IN_LOG, (c) => NAMED[c] ?? `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`);
 }
 
 /** Any value as one escaped line: strings as they are, everything else as `util.inspect` shows it. */
@@ -102,14 +110,14 @@ function stackLines(err: Error): string[] {
 export function createLogger(custom: Partial<LoggerInstance> | undefined, debug: boolean): LoggerInstance {
   const logger: LoggerInstance = {
     error(error) {
-      const type = (error as { type?: string }).type ?? error.name;
-      let cause = (error as { cause?: unknown }).cause;
-      const firstErr = cause instanceof Error ? cause : (cause as { err?: unknown } | undefined)?.err;
+      const type = fieldOf(error, "type") ?? error.name;
+      let cause = fieldOf(error, "cause");
+      const firstErr = cause instanceof Error ? cause : fieldOf(cause, "err");
       // Details without an underlying error (a provider's error answer, say) stay on the same line.
       const details = cause !== undefined && !(firstErr instanceof Error) ? ` ${oneLine(cause)}` : "";
       console.error(`[latchkey][error] ${oneLine(String(type))}: ${oneLine(error.message)}${details}`);
       for (let depth = 0; cause && depth < 5; depth++) {
-        const err = cause instanceof Error ? cause : (cause as { err?: unknown }).err;
+        const err = cause instanceof Error ? cause : fieldOf(cause, "err");
         if (!(err instanceof Error)) {
           // The first level's details are already on the error's line.
           if (depth > 0) console.error(`[latchkey][cause] ${oneLine(cause)}`);
@@ -117,7 +125,7 @@ export function createLogger(custom: Partial<LoggerInstance> | undefined, debug:
         }
         const [header, ...frames] = stackLines(err);
         console.error([`[latchkey][cause] ${header}`, ...frames].join("\n"));
-        cause = (err as { cause?: unknown }).cause;
+        cause = err.cause;
       }
     },
     warn(code, detail) {

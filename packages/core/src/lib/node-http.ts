@@ -16,7 +16,7 @@ import { finalizeResponse } from "./response.js";
  * const host = nodeHeader(req, "Host")
  * ```
  */
-export function nodeHeader(req: IncomingMessage, name: string): string | null {
+export function nodeHeader(req: Pick<IncomingMessage, "headers">, name: string): string | null {
   const value = req.headers[name.toLowerCase()];
   if (value === undefined) return null;
   return Array.isArray(value) ? value.join(", ") : value;

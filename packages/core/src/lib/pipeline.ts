@@ -7,7 +7,9 @@
 import { AuthError, UnknownAction, UntrustedHost } from "../errors.js";
 import type { CookieOption, ResponseInternal, Session } from "../shapes/data.js";
 import type { AuthConfig } from "../types.js";
-import { cookiesFor, type Env, type ResolvedConfig, resolveConfig } from "./config.js";
+import { recordPendingAudit } from "./audit/record.js";
+import { cookiesFor, resolveConfig } from "./config.js";
+import type { Env, ResolvedConfig } from "./config-types.js";
 import { parseCookieHeader } from "./cookies.js";
 import {
   badRequest,
@@ -54,6 +56,11 @@ export interface IncomingRequest {
    * `trust proxy: true`): warned about once per configuration.
    */
   clientIpForgeable?: boolean;
+  /**
+   * The request says `X-Forwarded-Proto: https` but arrived over http from a peer the framework
+   * does not trust to say so (Express without `trust proxy`): warned about once per configuration.
+   */
+  forwardedProtoIgnored?: boolean;
   /** Where the handler is mounted, when the framework decides that (Express's `req.baseUrl`). */
   mountPath?: string;
   /** The request's headers as a Web `Headers`, built only if a callback asks for the `Request`. */
@@ -107,7 +114,10 @@ function originOf(config: ResolvedConfig, protocol: string, host: string | null 
   }
   const entry = { origin: url.origin, trusted: config.trustHost || isLoopbackHost(url.hostname) };
   const { origins } = config.caches;
-  if (origins.size >= ORIGIN_CACHE_LIMIT) origins.delete(origins.keys().next().value as string);
+  if (origins.size >= ORIGIN_CACHE_LIMIT) {
+    const [oldest] = origins.keys();
+    if (oldest !== undefined) origins.delete(oldest);
+  }
   origins.set(key, entry);
   return entry;
 }
@@ -169,7 +179,9 @@ export async function serve(
     return finish(unresolvedConfigResponse(e, config, { method: incoming.method, pathname, origin, callbackUrl }));
   }
 
+  recordPendingAudit(resolved);
   if (incoming.clientIpForgeable) warnOnce(resolved, "trust-proxy-all");
+  if (incoming.forwardedProtoIgnored && !resolved.url) warnOnce(resolved, "forwarded-proto-untrusted");
   let origin: { origin: string; trusted: boolean };
   try {
     origin = originOf(resolved, incoming.protocol, incoming.host);
@@ -304,6 +316,7 @@ export function sessionCookieOf(
   options: Pick<ServeOptions, "env"> = {},
 ): { resolved: ResolvedConfig; cookie: CookieOption | null; cookies: Record<string, string> } {
   const resolved = resolveConfig(config, options.env);
+  recordPendingAudit(resolved);
   let origin: { origin: string; trusted: boolean };
   try {
     origin = originOf(resolved, request.protocol, request.host);

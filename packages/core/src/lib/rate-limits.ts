@@ -6,6 +6,7 @@
 import { InvalidConfiguration } from "../errors.js";
 import { MemoryRateLimitStore, type RateLimit, type RateLimitOptions, type RateLimitStore } from "../rate-limit.js";
 import type { AuthConfig } from "../types.js";
+import { fieldOf } from "./merge.js";
 
 const WINDOW = 15 * 60;
 
@@ -46,21 +47,23 @@ const defaults: Omit<ResolvedRateLimit, "store"> = {
 // it (one per mount path); none of these may start the counters from zero.
 const defaultStores = new WeakMap<AuthConfig, MemoryRateLimitStore>();
 function checkLimit(name: string, value: unknown): RateLimit {
-  const limit = value as Partial<RateLimit> | null;
+  const max = fieldOf(value, "max");
+  const windowSeconds = fieldOf(value, "windowSeconds");
   if (
-    typeof limit !== "object" ||
-    limit === null ||
-    !Number.isInteger(limit.max) ||
-    (limit.max as number) < 1 ||
-    typeof limit.windowSeconds !== "number" ||
-    !(limit.windowSeconds > 0) ||
-    !Number.isFinite(limit.windowSeconds)
+    typeof value !== "object" ||
+    value === null ||
+    typeof max !== "number" ||
+    !Number.isInteger(max) ||
+    max < 1 ||
+    typeof windowSeconds !== "number" ||
+    !(windowSeconds > 0) ||
+    !Number.isFinite(windowSeconds)
   ) {
     throw new InvalidConfiguration(
       `\`rateLimit.${name}\` must be { max: <integer >= 1>, windowSeconds: <number > 0> }; use \`rateLimit: false\` to turn limiting off.`,
     );
   }
-  return { max: limit.max as number, windowSeconds: limit.windowSeconds };
+  return { max, windowSeconds };
 }
 
 /** Validates the `rateLimit` option of `config` and fills in the defaults (and the default store). */
@@ -84,8 +87,9 @@ export function resolveRateLimit(
   } else {
     store = defaultStores.get(owner);
     if (!store) {
-      store = new MemoryRateLimitStore();
-      defaultStores.set(owner, store as MemoryRateLimitStore);
+      const fresh = new MemoryRateLimitStore();
+      defaultStores.set(owner, fresh);
+      store = fresh;
     }
   }
   const resolved = { store } as ResolvedRateLimit;
@@ -107,8 +111,8 @@ const NOT_AN_IDENTIFIER = new Set(["password", "checkbox", "radio", "submit", "b
 
 /** True when the provider declares `field` as one a client can vary at will (see NOT_AN_IDENTIFIER). */
 export function isSecretOrControlField(provider: { credentials?: Record<string, unknown> }, field: string): boolean {
-  const input = Object.hasOwn(provider.credentials ?? {}, field)
-    ? (provider.credentials?.[field] as { type?: unknown } | undefined)
+  const type = Object.hasOwn(provider.credentials ?? {}, field)
+    ? fieldOf(provider.credentials?.[field], "type")
     : undefined;
-  return typeof input?.type === "string" && NOT_AN_IDENTIFIER.has(input.type.toLowerCase());
+  return typeof type === "string" && NOT_AN_IDENTIFIER.has(type.toLowerCase());
 }

@@ -48,7 +48,7 @@ export function headerSafeUrl(url: string): string {
   let out = "";
   // for...of walks code points: a surrogate pair arrives whole, a lone surrogate alone.
   for (const char of url) {
-    const code = char.codePointAt(0) as number;
+    const code = char.codePointAt(0) ?? 0; // a code point of the string: never undefined
     if (code > 0x20 && code < 0x7f) out += char;
     else if (code >= 0xd800 && code <= 0xdfff) out += "%EF%BF%BD";
     else out += encodeURIComponent(char);

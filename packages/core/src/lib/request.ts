@@ -188,7 +188,7 @@ export function rebuildRequest(
  * clientAddressFrom({ ...config, clientAddress: (r) => r.headers.get("fly-client-ip") }, request) // "203.0.113.7"
  * ```
  */
-export function clientAddressFrom(config: AuthConfig, request: Request): string | undefined {
+export function clientAddressFrom(config: Pick<AuthConfig, "clientAddress">, request: Request): string | undefined {
   if (typeof config.clientAddress !== "function") return undefined;
   try {
     const address = config.clientAddress(request);

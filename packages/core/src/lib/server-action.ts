@@ -1,22 +1,28 @@
 /**
- * Sign-in and sign-out called by the application on the server (a Next.js Server Action, a
- * SvelteKit form action): each is one POST through the pipeline on the application's behalf, in
- * raw mode, so a wrong password reaches the caller as `CredentialsSignin`. The framework package
- * gives the request's headers and where it arrived, delivers the answer's cookies and redirects
- * with its own function.
+ * Sign-in, sign-out and session update called by the application on the server (a Next.js Server
+ * Action, a SvelteKit form action): each is one POST through the pipeline on the application's
+ * behalf, in raw mode, so a wrong password reaches the caller as `CredentialsSignin`. The
+ * framework package gives the request's headers and where it arrived, delivers the answer's
+ * cookies and redirects with its own function.
  *
  * CSRF: a form posting to `<basePath>/callback/credentials` proves itself with the double-submit
- * token. A server-side call has no such token; its proof is where it came from. A request from
- * another origin or site (`Origin`, `Sec-Fetch-Site`) is refused with `MissingCSRF` before
- * anything is posted, whatever the framework's own check allows. Only then is the pipeline's token
- * minted for the internal request, so the pipeline's own check still runs, and passes only here.
+ * token. A server-side call has no such token; its proof is where it came from, checked here
+ * whatever the framework's own check allows and wherever the call is made from: a request from
+ * another origin or site (`Sec-Fetch-Site` `cross-site` or `same-site`, an `Origin` whose scheme,
+ * host or port is not the application's, `Origin: null`) is refused with `MissingCSRF` before
+ * anything is posted. Only a request that proved its origin (a matching `Origin`, or
+ * `Sec-Fetch-Site: same-origin`) has the pipeline's token minted for the internal request, so the
+ * pipeline's own check still runs, and passes only here. A request with neither header proves
+ * nothing (every browser of the last years sends `Origin` on a POST): it must carry the pipeline's
+ * token itself (`csrfToken` in the form or the options, with the CSRF cookie), as a form posted to
+ * the pipeline's own routes does; without one it is refused with `MissingCSRF`.
  */
 import { MissingCSRF } from "../errors.js";
 import type { ResponseInternal } from "../shapes/data.js";
 import type { AuthConfig } from "../types.js";
-import type { Env } from "./config.js";
+import type { Env } from "./env.js";
 import { type IncomingRequest, serve, sessionCookieOf } from "./pipeline.js";
-import type { HeaderReader } from "./request.js";
+import { clientAddressFrom, type HeaderReader } from "./request.js";
 
 type Cookie = NonNullable<ResponseInternal["cookies"]>[number];
 
@@ -37,6 +43,19 @@ export interface ServerCall {
   clientIp?: string;
   /** Delivers the cookies of the pipeline's answer (a framework's cookie store, its response). */
   deliver(cookies: Cookie[]): void;
+  /**
+   * Why the answer's cookies cannot be delivered, when the framework knows it before the call
+   * (Next.js's read-only cookie store while a Server Component renders): the call is refused with
+   * this message before the pipeline runs, so no session is created, no email sent and no attempt
+   * counted. A store that turns read-only later is `deliver`'s to refuse.
+   */
+  undeliverable?: string;
+}
+
+/** A server-side call that passed `beginServerCall`'s checks. */
+export interface CheckedServerCall extends ServerCall {
+  /** The request proved it came from this origin (`Origin`, `Sec-Fetch-Site`). */
+  proven: boolean;
 }
 
 /** The headers of the request a call runs for, less those the internal request sets. */
@@ -49,41 +68,49 @@ export function originOf(where: Arrival, env: Env): string {
   return `${scheme}//${where.host ?? "localhost"}`;
 }
 
+/** The serialised origin of a URL, or undefined for none (`null`, garbage). */
+function parsedOrigin(value: string): string | undefined {
+  try {
+    const { origin } = new URL(value);
+    return origin === "null" ? undefined : origin;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Refuses a request that another origin or site made (see the module's comment). A request
- * without `Origin` and `Sec-Fetch-Site` (a same-origin GET navigation, a non-browser client)
- * carries no victim's cookies from another site and is let through.
+ * The CSRF check of a server-side call (see the module's comment). A request another site made
+ * is refused: `Sec-Fetch-Site` `cross-site` or `same-site` (a sibling subdomain is another
+ * origin), or an `Origin` that is not this application's whole origin (scheme, host and port;
+ * `AUTH_URL`'s when it is set, else the one the request arrived at). Returns whether the request
+ * proved it came from this origin: a request with neither header (a non-browser client, a browser
+ * too old to send them) proves nothing and must carry the pipeline's CSRF token itself.
  */
-function assertSameOrigin(h: HeaderReader, where: Arrival, env: Env): void {
+function sameOrigin(h: HeaderReader, where: Arrival, env: Env): boolean {
   const site = h.get("sec-fetch-site");
   if (site && site !== "same-origin" && site !== "none")
     throw new MissingCSRF(`A server-side sign-in, sign-out or session update came from a ${site} request`);
   const origin = h.get("origin");
-  if (origin === null) return;
-  let host: string | undefined;
-  try {
-    host = new URL(origin).host;
-  } catch {
-    host = undefined; // "null" (a sandboxed or privacy-sensitive context) is no origin of ours
-  }
-  if (host !== new URL(originOf(where, env)).host)
+  if (origin === null) return site !== null;
+  const expected = parsedOrigin(originOf(where, env));
+  if (expected === undefined || parsedOrigin(origin) !== expected)
     throw new MissingCSRF(`A server-side sign-in, sign-out or session update came from the origin ${origin}`);
+  return true;
 }
 
 /**
  * Checks a server-side call before anything runs: a configuration that resolves (its error, such
- * as `MissingSecret`, is thrown), a trusted host (`UntrustedHost`), a same-origin request
- * (`MissingCSRF`). Returns the call.
+ * as `MissingSecret`, is thrown), a trusted host (`UntrustedHost`), a request another site did not
+ * make (`MissingCSRF`). Returns the call, marked with whether the request proved its origin.
  *
  * @example
  * ```ts
  * const call = beginServerCall({ config, env, headers: request.headers, where, deliver: (c) => write(c) })
  * ```
  */
-export function beginServerCall(call: ServerCall): ServerCall {
+export function beginServerCall(call: ServerCall): CheckedServerCall {
   sessionCookieOf({ ...call.where, cookieHeader: null }, call.config, { env: call.env });
-  assertSameOrigin(call.headers, call.where, call.env);
-  return call;
+  return { ...call, proven: sameOrigin(call.headers, call.where, call.env) };
 }
 
 /** Headers given as a record, readable by the pipeline and as a Web `Headers`. */
@@ -137,8 +164,11 @@ function without(header: string | null, name: string): string[] {
 }
 
 /**
- * Posts `body` to `path` through the pipeline in raw mode with a CSRF token minted for this one
- * request, and delivers the cookies of the answer.
+ * Posts `body` to `path` through the pipeline in raw mode, and delivers the cookies of the answer.
+ * A request that proved its origin is given a CSRF token minted for this one request; one that did
+ * not must have submitted the pipeline's own (`submitted`), checked by the pipeline against the
+ * browser's CSRF cookie, else `MissingCSRF` is thrown. A call whose cookies cannot be delivered
+ * (`undeliverable`) is refused first.
  *
  * @example
  * ```ts
@@ -146,27 +176,33 @@ function without(header: string | null, name: string): string[] {
  * ```
  */
 export async function postServerCall(
-  call: ServerCall,
+  call: CheckedServerCall,
   path: string,
   body: Record<string, unknown>,
   contentType: string,
+  submitted?: unknown,
 ): Promise<ResponseInternal> {
   const { config, where, env } = call;
+  if (call.undeliverable) throw new Error(call.undeliverable);
   const cookieHeader = call.headers.get("cookie");
-  const csrf = await serve(
-    internalRequest(config, where, "GET", "/csrf", { cookie: cookieHeader ?? undefined }),
-    config,
-    {
-      env,
-    },
-  );
-  const csrfToken = (csrf.body as { csrfToken?: string } | null)?.csrfToken;
-  const minted = csrf.cookies?.[0];
-  // The minted cookie replaces the browser's own (one that no longer verifies, which is why one was
-  // minted): the pipeline reads a name sent twice as no cookie at all.
-  const cookie = minted
-    ? [`${minted.name}=${minted.value}`, ...without(cookieHeader, minted.name)].join("; ")
-    : cookieHeader;
+  let cookie = cookieHeader;
+  let csrfToken = submitted;
+  if (call.proven) {
+    const csrf = await serve(
+      internalRequest(config, where, "GET", "/csrf", { cookie: cookieHeader ?? undefined }),
+      config,
+      { env },
+    );
+    csrfToken = (csrf.body as { csrfToken?: string } | null)?.csrfToken;
+    const minted = csrf.cookies?.[0];
+    // The minted cookie replaces the browser's own (one that no longer verifies, which is why one
+    // was minted): the pipeline reads a name sent twice as no cookie at all.
+    if (minted) cookie = [`${minted.name}=${minted.value}`, ...without(cookieHeader, minted.name)].join("; ");
+  } else if (typeof submitted !== "string" || !submitted) {
+    throw new MissingCSRF(
+      "A server-side sign-in, sign-out or session update came with neither Origin nor Sec-Fetch-Site, and without the CSRF token (csrfToken) that would stand in for them",
+    );
+  }
   const forwarded: Record<string, string | undefined> = {};
   call.headers.forEach((value, name) => {
     if (!notForwarded.has(name)) forwarded[name] = value;
@@ -179,17 +215,12 @@ export async function postServerCall(
     { ...forwarded, host: where.host ?? undefined, cookie: cookie ?? undefined, "content-type": contentType },
     { ...body, csrfToken },
   );
-  incoming.clientIp = call.clientIp;
-  if (typeof config.clientAddress === "function") {
-    try {
-      const address = config.clientAddress(
-        new Request(`${originOf(where, env)}${config.basePath}${path}`, { headers: call.headers }),
-      );
-      if (typeof address === "string" && address) incoming.clientIp = address;
-    } catch {
-      // an address that cannot be read counts as unknown, as for every other request
-    }
-  }
+  // The application's `clientAddress` wins (a Request is built for it only when it is set).
+  const url = `${originOf(where, env)}${config.basePath}${path}`;
+  const given = config.clientAddress
+    ? clientAddressFrom(config, new Request(url, { headers: call.headers }))
+    : undefined;
+  incoming.clientIp = given ?? call.clientIp;
   const res = await serve(incoming, config, { env, raw: true });
   if (res.cookies?.length) call.deliver(res.cookies);
   return res;
@@ -239,7 +270,7 @@ export type SignInAuthorizationParams = string[][] | Record<string, string> | st
  * ```
  */
 export async function serverSignIn(
-  call: ServerCall,
+  call: CheckedServerCall,
   provider: string | undefined,
   options: Record<string, unknown>,
   authorizationParams?: SignInAuthorizationParams,
@@ -251,20 +282,32 @@ export async function serverSignIn(
   if (!found) return `${originOf(where, env)}${config.basePath}/signin?${new URLSearchParams({ callbackUrl })}`;
   const query = new URLSearchParams(authorizationParams).toString();
   const path = `/${found.type === "credentials" ? "callback" : "signin"}/${encodeURIComponent(found.id)}${query ? `?${query}` : ""}`;
-  const res = await postServerCall(call, path, { ...rest, callbackUrl }, "application/x-www-form-urlencoded");
+  const res = await postServerCall(
+    call,
+    path,
+    { ...rest, callbackUrl },
+    "application/x-www-form-urlencoded",
+    rest.csrfToken,
+  );
   return res.redirect ?? `${originOf(where, env)}${config.basePath}${path}`;
 }
 
 /**
  * Signs out on the server: the URL to go to next (`redirectTo`, else the page the call came from).
+ * `csrfToken` is the pipeline's token the request submitted, needed only by a request that did not
+ * prove its origin.
  *
  * @example
  * ```ts
  * redirect(303, await serverSignOut(call, "/"))
  * ```
  */
-export async function serverSignOut(call: ServerCall, redirectTo?: unknown): Promise<string> {
+export async function serverSignOut(
+  call: CheckedServerCall,
+  redirectTo?: unknown,
+  csrfToken?: unknown,
+): Promise<string> {
   const callbackUrl = String(redirectTo ?? call.headers.get("referer") ?? "/");
-  const res = await postServerCall(call, "/signout", { callbackUrl }, "application/x-www-form-urlencoded");
+  const res = await postServerCall(call, "/signout", { callbackUrl }, "application/x-www-form-urlencoded", csrfToken);
   return res.redirect ?? callbackUrl;
 }

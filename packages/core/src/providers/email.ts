@@ -20,11 +20,11 @@
  * ```
  * @module providers/email
  */
-import { sendWithNodemailer } from "../lib/flows/email/send.js";
+import { sendWithNodemailer } from "../lib/email/send.js";
 import type { EmailConfig, EmailUserConfig } from "../shapes/email.js";
 
-export { InvalidEmailAddress, normalizeEmailIdentifier } from "../lib/flows/email/identifier.js";
-export { type EmailMessage, emailMessage } from "../lib/flows/email/message.js";
+export { InvalidEmailAddress, normalizeEmailIdentifier } from "../lib/email/identifier.js";
+export { type EmailMessage, emailMessage } from "../lib/email/message.js";
 export type {
   EmailConfig,
   EmailUserConfig,

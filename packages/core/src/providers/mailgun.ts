@@ -14,7 +14,7 @@
  * @see https://documentation.mailgun.com/docs/mailgun/user-manual/sending-messages/send-http
  * @module providers/mailgun
  */
-import { callEmailApi, defaultMessage, parseMailbox, requireApiKey, requireFrom } from "../lib/flows/email/send.js";
+import { callEmailApi, defaultMessage, parseMailbox, requireApiKey, requireFrom } from "../lib/email/send.js";
 import type { EmailConfig, EmailUserConfig, SendVerificationRequestParams } from "./email.js";
 
 export type { EmailConfig, SendVerificationRequestParams } from "./email.js";

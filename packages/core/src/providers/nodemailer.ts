@@ -16,7 +16,7 @@
  * ```
  * @module providers/nodemailer
  */
-import { sendWithNodemailer } from "../lib/flows/email/send.js";
+import { sendWithNodemailer } from "../lib/email/send.js";
 import type { EmailConfig, EmailUserConfig, SmtpServerOptions } from "./email.js";
 
 export type { EmailConfig, SendVerificationRequestParams } from "./email.js";

@@ -14,7 +14,7 @@
  * @see https://postmarkapp.com/developer/user-guide/send-email-with-api
  * @module providers/postmark
  */
-import { callEmailApi, defaultMessage, requireApiKey, requireFrom } from "../lib/flows/email/send.js";
+import { callEmailApi, defaultMessage, requireApiKey, requireFrom } from "../lib/email/send.js";
 import type { EmailConfig, EmailUserConfig, SendVerificationRequestParams } from "./email.js";
 
 export type { EmailConfig, SendVerificationRequestParams } from "./email.js";

@@ -13,7 +13,7 @@
  * @see https://resend.com/docs/api-reference/emails/send-email
  * @module providers/resend
  */
-import { callEmailApi, defaultMessage, requireApiKey, requireFrom } from "../lib/flows/email/send.js";
+import { callEmailApi, defaultMessage, requireApiKey, requireFrom } from "../lib/email/send.js";
 import type { EmailConfig, EmailUserConfig, SendVerificationRequestParams } from "./email.js";
 
 export type { EmailConfig, SendVerificationRequestParams } from "./email.js";

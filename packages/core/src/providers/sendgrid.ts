@@ -13,7 +13,7 @@
  * @see https://www.twilio.com/docs/sendgrid/api-reference/mail-send/mail-send
  * @module providers/sendgrid
  */
-import { callEmailApi, defaultMessage, parseMailbox, requireApiKey, requireFrom } from "../lib/flows/email/send.js";
+import { callEmailApi, defaultMessage, parseMailbox, requireApiKey, requireFrom } from "../lib/email/send.js";
 import type { EmailConfig, EmailUserConfig, SendVerificationRequestParams } from "./email.js";
 
 export type { EmailConfig, SendVerificationRequestParams } from "./email.js";

@@ -17,7 +17,7 @@
  */
 import type { Adapter, AdapterUser } from "../adapters.js";
 import { MissingAdapter } from "../errors.js";
-import { MAX_ADDRESS_LENGTH } from "../lib/flows/email/identifier.js";
+import { MAX_ADDRESS_LENGTH } from "../lib/email/identifier.js";
 import type { Awaitable, User } from "../shapes/data.js";
 import type { CredentialInput } from "./credentials.js";
 

@@ -34,9 +34,10 @@ export interface RevocationListener {
 }
 
 /**
- * Where the revocation list lives and how instances hear of new entries. Latchkey provides one for
- * Redis, one for PostgreSQL and one in memory (`@latchkey/core/revocation`); any object with these
- * methods works, if it keeps these promises:
+ * Where the revocation list lives and how instances hear of new entries. Latchkey provides one in
+ * memory (`@latchkey/core/revocation`), `RedisRevocationStore` (`@latchkey/redis-adapter`) and
+ * `SqlRevocationStore` (`@latchkey/sql-adapter`); any object with these methods works, if it keeps
+ * these promises (`@latchkey/core/stores` has the helpers the built-in ones share):
  *
  * - `add` resolves only once the entry is durable: every instance that loads the list afterwards,
  *   a new one included, gets it. A store that cannot say so rejects. Latchkey reports a sign-out
@@ -45,8 +46,8 @@ export interface RevocationListener {
  * - An entry is kept at least until its `expiresAt` (a store may delete it after that).
  * - A lost push channel is reported (`down`) within two minutes: an instance that reads as current
  *   may re-issue sessions, and entries outlive cookies by that much
- *   (`UNAWARE_MARGIN_MS`). The built-in stores check their channel every `heartbeatMs` (at most
- *   60 s), so they report within two periods.
+ *   (`UNAWARE_MARGIN_MS`). The built-in stores check their channel every `heartbeatMs` (a polling
+ *   `SqlRevocationStore`: poll every `pollMs`), at most 60 s, so they report within two periods.
  */
 export interface RevocationStore {
   /**
@@ -69,6 +70,7 @@ export interface RevocationStore {
  *
  * @example
  * ```ts
+ * // RedisRevocationStore from @latchkey/redis-adapter
  * session: { revocation: { store: RedisRevocationStore(redis, new Redis()), onUnavailable: "refuse" } }
  * ```
  */

@@ -1,12 +1,19 @@
 /**
  * Auth.js's own database adapters over a scratch PostgreSQL database each: `@auth/drizzle-adapter`
- * (its default PostgreSQL tables) and `@auth/pg-adapter` (the schema its documentation gives).
- * The tables are created here with the columns and keys those two packages document, as an
- * application that used them has them; nothing of Latchkey's is added.
+ * (its default PostgreSQL tables), `@auth/pg-adapter` (the schema its documentation gives) and
+ * `@auth/prisma-adapter` (Prisma 7's generated client over `@prisma/adapter-pg`). The tables are
+ * created here with the columns and keys those packages document, as an application that used
+ * them has them; nothing of Latchkey's is added.
  */
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { existsSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { DrizzleAdapter } from "@auth/drizzle-adapter";
 import PostgresAdapter from "@auth/pg-adapter";
+import { PrismaAdapter } from "@auth/prisma-adapter";
+import { PrismaPg } from "@prisma/adapter-pg";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import type { RecordKind, StorageProbe } from "../../../adapter-test/src/index.js";
@@ -97,6 +104,57 @@ const PG_ADAPTER_TABLES = `
   );
 `;
 
+/**
+ * The tables `prisma db push` makes of prisma/schema.prisma on PostgreSQL (Prisma's names: the
+ * models' and fields' own, `TIMESTAMP(3)` for `DateTime`). Written out because `db push` needs
+ * Prisma's schema engine, which is downloaded from Prisma's server, not the npm registry.
+ */
+const PRISMA_TABLES = `
+  CREATE TABLE "User" (
+    id TEXT PRIMARY KEY,
+    name TEXT,
+    email TEXT UNIQUE,
+    "emailVerified" TIMESTAMP(3),
+    image TEXT
+  );
+  CREATE TABLE "Account" (
+    "userId" TEXT NOT NULL REFERENCES "User"(id) ON DELETE CASCADE ON UPDATE CASCADE,
+    type TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    "providerAccountId" TEXT NOT NULL,
+    refresh_token TEXT,
+    access_token TEXT,
+    expires_at INTEGER,
+    token_type TEXT,
+    scope TEXT,
+    id_token TEXT,
+    session_state TEXT,
+    PRIMARY KEY (provider, "providerAccountId")
+  );
+  CREATE TABLE "Session" (
+    "sessionToken" TEXT NOT NULL UNIQUE,
+    "userId" TEXT NOT NULL REFERENCES "User"(id) ON DELETE CASCADE ON UPDATE CASCADE,
+    expires TIMESTAMP(3) NOT NULL
+  );
+  CREATE TABLE "VerificationToken" (
+    identifier TEXT NOT NULL,
+    token TEXT NOT NULL,
+    expires TIMESTAMP(3) NOT NULL,
+    PRIMARY KEY (identifier, token)
+  );
+  CREATE TABLE "Authenticator" (
+    "credentialID" TEXT NOT NULL UNIQUE,
+    "userId" TEXT NOT NULL REFERENCES "User"(id) ON DELETE CASCADE ON UPDATE CASCADE,
+    "providerAccountId" TEXT NOT NULL,
+    "credentialPublicKey" TEXT NOT NULL,
+    counter INTEGER NOT NULL,
+    "credentialDeviceType" TEXT NOT NULL,
+    "credentialBackedUp" BOOLEAN NOT NULL,
+    transports TEXT,
+    PRIMARY KEY ("userId", "credentialID")
+  );
+`;
+
 /** An Auth.js adapter over its own scratch database, with direct reads of the tables. */
 export interface AuthjsAdapterFixture {
   adapter: Adapter;
@@ -108,7 +166,7 @@ export interface AuthjsAdapterFixture {
 }
 
 /** A new, empty PostgreSQL database with `tables` in it; dropped by `drop()`. */
-async function scratchDatabase(tables: string): Promise<{ pool: pg.Pool; drop(): Promise<void> }> {
+async function scratchDatabase(tables: string): Promise<{ pool: pg.Pool; url: string; drop(): Promise<void> }> {
   const name = `authjs_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
   await admin.connect();
@@ -119,6 +177,7 @@ async function scratchDatabase(tables: string): Promise<{ pool: pg.Pool; drop():
   await pool.query(tables);
   return {
     pool,
+    url: `postgresql://postgres@127.0.0.1:5432/${name}`,
     async drop() {
       await pool.end();
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -192,5 +251,55 @@ export async function pgAdapterFixture(): Promise<AuthjsAdapterFixture> {
     }),
     pool,
     teardown: drop,
+  };
+}
+
+const prismaSchema = fileURLToPath(new URL("./prisma/schema.prisma", import.meta.url));
+const prismaClient = fileURLToPath(new URL("./prisma/generated/index.js", import.meta.url));
+
+/**
+ * Generates the Prisma client of prisma/schema.prisma (when missing or older than the schema).
+ * `prisma generate` runs on the WebAssembly of the npm package; the `prisma` command still fetches
+ * its native schema engine from Prisma's server at start, which `PRISMA_SCHEMA_ENGINE_BINARY`
+ * (pointing at any file: `generate` never runs it) skips, so that only the npm registry is needed.
+ */
+function generatePrismaClient(): void {
+  if (existsSync(prismaClient) && statSync(prismaClient).mtimeMs >= statSync(prismaSchema).mtimeMs) return;
+  const cli = createRequire(import.meta.url).resolve("prisma/build/index.js");
+  execFileSync(process.execPath, [cli, "generate", "--schema", prismaSchema], {
+    env: {
+      ...process.env,
+      PRISMA_SCHEMA_ENGINE_BINARY: prismaSchema,
+      PRISMA_HIDE_UPDATE_MESSAGE: "1",
+      CHECKPOINT_DISABLE: "1",
+    },
+    stdio: "pipe",
+  });
+}
+
+type PrismaClientLike = { $disconnect(): Promise<void> };
+
+/** `@auth/prisma-adapter` 2.11 over a Prisma 7 client (no Rust engine: `@prisma/adapter-pg`). */
+export async function prismaAdapterFixture(): Promise<AuthjsAdapterFixture> {
+  generatePrismaClient();
+  const { PrismaClient } = createRequire(import.meta.url)(prismaClient) as {
+    PrismaClient: new (options: { adapter: PrismaPg }) => PrismaClientLike;
+  };
+  const { pool, url, drop } = await scratchDatabase(PRISMA_TABLES);
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) });
+  return {
+    adapter: PrismaAdapter(prisma as never) as Adapter,
+    probe: probeOf(pool, {
+      user: `"User"`,
+      account: `"Account"`,
+      session: `"Session"`,
+      verificationToken: `"VerificationToken"`,
+      authenticator: `"Authenticator"`,
+    }),
+    pool,
+    async teardown() {
+      await prisma.$disconnect();
+      await drop();
+    },
   };
 }

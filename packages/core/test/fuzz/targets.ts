@@ -13,7 +13,7 @@ import { UnknownAction } from "../../src/errors.js";
 import { Auth, type AuthConfig } from "../../src/index.js";
 import { parseCookieHeader, serializeCookie } from "../../src/lib/cookies.js";
 import { deriveCsrfKeys, readCsrfCookie } from "../../src/lib/csrf.js";
-import { normalizeEmailIdentifier } from "../../src/lib/flows/email/identifier.js";
+import { normalizeEmailIdentifier } from "../../src/lib/email/identifier.js";
 import { openToken, sealToken } from "../../src/lib/jwe.js";
 import { defaultRedirect } from "../../src/lib/redirect.js";
 import { BadBody, parseActionPath, parseBody } from "../../src/lib/request.js";

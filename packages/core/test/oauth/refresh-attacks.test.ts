@@ -196,7 +196,6 @@ describe("a token endpoint answering garbage", () => {
       const store = recordingStore();
       const config = appConfig({ accessTokens: { jwt: true, store } }, true);
       const before = hostileCalls.length;
-      const started = performance.now();
       const outcomes = await Promise.allSettled(
         Array.from({ length: 20 }, () => getAccessToken(request(cookie), config, { provider: "op" })),
       );
@@ -210,9 +209,13 @@ describe("a token endpoint answering garbage", () => {
         expect(reason.message.length).toBeLessThan(500);
         expect(reason.message).not.toMatch(/AAAA|BBBB|<script>/);
       }
-      // The endless body is cut at the cap (the client hangs up), not read until the 15 s timeout.
-      expect(performance.now() - started).toBeLessThan(10_000);
-      if (which === "endless") expect(await hostileCalls[before]?.hungUp).toBe(true);
+      // The endless body is cut at the cap, not read until the 15 s timeout: the client hangs up,
+      // and the refusal names the cap (a timeout would name the time).
+      if (which === "endless") {
+        expect(await hostileCalls[before]?.hungUp).toBe(true);
+        for (const outcome of outcomes)
+          expect(((outcome as PromiseRejectedResult).reason as Error).message).toMatch(/longer than 1048576 bytes/);
+      }
       // One key, and one record written: the short-lived shared failure (sealed, a few hundred bytes).
       expect(new Set(store.keys).size).toBe(1);
       expect(store.values).toHaveLength(1);
@@ -252,7 +255,26 @@ describe("a token endpoint slower than the refresh lock", () => {
       // Two instances sharing one store; the lock lifetime is shortened (internal option) so the
       // test runs in about a second instead of the production 20 s.
       const lockTtlMs = 1000;
-      const store = new MemoryRefreshStore();
+      // Each release says whether its lock was still live and its own (a lock that expired and
+      // was taken by another instance is not), as the store itself judges expiry.
+      const inner = new MemoryRefreshStore();
+      const holders = new Map<string, string>();
+      const releases: boolean[] = [];
+      const store: RefreshStore = {
+        acquire: async (key, owner, ttl) => {
+          const won = await inner.acquire(key, owner, ttl);
+          if (won) holders.set(key, owner);
+          return won;
+        },
+        release: async (key, owner) => {
+          const free = await inner.acquire(key, "probe", lockTtlMs);
+          if (free) await inner.release(key, "probe");
+          releases.push(!free && holders.get(key) === owner);
+          return inner.release(key, owner);
+        },
+        put: (key, value, ttl) => inner.put(key, value, ttl),
+        get: (key) => inner.get(key),
+      };
       const accessTokens = { jwt: true, store, lockTtlMs } as AuthConfig["accessTokens"];
       // Each instance has its own configuration, so its discovery is not cached yet.
       const instance = () =>
@@ -266,13 +288,7 @@ describe("a token endpoint slower than the refresh lock", () => {
       const first = new Promise<void>((resolve) => {
         arrived = resolve;
       });
-      const started = performance.now();
-      let settledAfter = Number.POSITIVE_INFINITY;
-      const holder = getAccessToken(request(cookie), instance(), { provider: "op" })
-        .catch((e: unknown) => e)
-        .finally(() => {
-          settledAfter = performance.now() - started;
-        });
+      const holder = getAccessToken(request(cookie), instance(), { provider: "op" }).catch((e: unknown) => e);
       await first; // the first instance holds the lock and its token request is open
       arrived = undefined;
       const other = getAccessToken(request(cookie), instance(), { provider: "op" }).catch((e: unknown) => e);
@@ -281,7 +297,9 @@ describe("a token endpoint slower than the refresh lock", () => {
         expect(error).toBeInstanceOf(AccessTokenError);
         expect(error).not.toBeInstanceOf(RefreshTokenRevoked);
       }
-      expect(settledAfter).toBeLessThan(lockTtlMs);
+      // The holder gave its lock back while it was still its own: it never outlived it.
+      expect(releases.length).toBeGreaterThanOrEqual(1);
+      expect(releases).toEqual(releases.map(() => true));
       const calls = hostileCalls.slice(before);
       expect(calls.length).toBeGreaterThanOrEqual(1);
       if (which === "discovery") {

@@ -7,7 +7,10 @@
  * games, no sleeps.
  */
 import { randomBytes } from "node:crypto";
+import { RedisRefreshStore } from "@latchkey/redis-adapter";
+import { type AnyKysely, migrate, SqlRefreshStore } from "@latchkey/sql-adapter";
 import { Redis } from "ioredis";
+import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serviceAvailable } from "../../../adapter-test/src/services.js";
@@ -16,12 +19,7 @@ import { Auth, type AuthConfig } from "../../src/index.js";
 import { decode, encode } from "../../src/jwt.js";
 import { MemoryAdapter } from "../../src/memory-adapter.js";
 import { OIDC } from "../../src/providers/generic-oidc.js";
-import {
-  MemoryRefreshStore,
-  PostgresRefreshStore,
-  RedisRefreshStore,
-  type RefreshStore,
-} from "../../src/refresh-store.js";
+import { MemoryRefreshStore, type RefreshStore } from "../../src/refresh-store.js";
 import { Browser } from "./support/browser.js";
 import { SECRET, signInThrough } from "./support/flow.js";
 import { type RefreshingOP, startRefreshingOP } from "./support/refreshing-op.js";
@@ -259,7 +257,7 @@ describe("getAccessToken across instances sharing a store", () => {
   let redisUp = false;
   let pgUp = false;
   const redis: Redis[] = [];
-  let pool: pg.Pool | undefined;
+  let db: AnyKysely | undefined;
   let admin: pg.Client | undefined;
   const database = `latchkey_refresh_${randomBytes(4).toString("hex")}`;
 
@@ -270,12 +268,14 @@ describe("getAccessToken across instances sharing a store", () => {
       admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
       await admin.connect();
       await admin.query(`CREATE DATABASE ${database}`);
-      pool = new pg.Pool({ host: "127.0.0.1", port: 5432, user: "postgres", database, max: 10 });
+      const pool = new pg.Pool({ host: "127.0.0.1", port: 5432, user: "postgres", database, max: 10 });
+      db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+      await migrate(db);
     }
   });
   afterAll(async () => {
     for (const client of redis) client.disconnect();
-    await pool?.end();
+    await db?.destroy();
     if (admin) {
       await admin.query(`DROP DATABASE IF EXISTS ${database}`);
       await admin.end();
@@ -294,12 +294,12 @@ describe("getAccessToken across instances sharing a store", () => {
 
   it("rule: on PostgreSQL, 50 concurrent requests split over two instances cause one refresh", async ({ skip }) => {
     if (!pgUp) skip();
-    await acrossInstances(() => PostgresRefreshStore(pool as pg.Pool));
+    await acrossInstances(() => SqlRefreshStore(db as AnyKysely));
   });
 
   it("rule: tokens at rest in the shared store are encrypted and keyed by a hash", async ({ skip }) => {
     if (!pgUp) skip();
-    const rows = await (pool as pg.Pool).query("SELECT key, value FROM latchkey_refresh");
+    const rows = await sql`select id, value from refresh_locks`.execute(db as AnyKysely);
     expect(rows.rows.length).toBeGreaterThan(0);
     const text = JSON.stringify(rows.rows);
     expect(text).not.toMatch(/access_token|refresh_token/);

@@ -357,6 +357,87 @@ describe("account pre-hijacking: a credential attached before the address was pr
     },
   );
 
+  it.each([
+    ["an unverified provider's sign-in", "oidc"],
+    ["a stranger's passkey sign-up", "passkey"],
+  ] as const)(
+    "an address held by %s never blocks the owner's passkey sign-up (action=register), and neither record opens the other",
+    async (_label, holderKind) => {
+      const a = app();
+      const holder = a.browser();
+      const holderDevice = new SoftAuthenticator(APP);
+      if (holderKind === "oidc") expect(errorOf(await oidcSignIn(holder, "op", "mallory-unverified"))).toBeNull();
+      else await passkeySignUp(holder, holderDevice, VICTIM);
+      const holderId = (await whoIs(holder))?.id as string;
+      expect(a.user(holderId)).toMatchObject({ email: VICTIM, emailVerified: null });
+
+      // The owner signs up with a passkey, as `signIn("passkey", { action: "register" })` asks.
+      const victim = a.browser();
+      const device = new SoftAuthenticator(APP);
+      const options = await webauthnOptions(victim, { email: VICTIM, action: "register" });
+      expect(options.status).toBe(200);
+      expect(options.body.action).toBe("register");
+      const signedUp = await victim.post(`${APP}/auth/callback/passkey`, {
+        csrfToken: await csrf(victim),
+        action: "register",
+        data: JSON.stringify(await device.create(options.body.options)),
+      });
+      expect(errorOf(signedUp)).toBeNull();
+      // A fresh user of her own, without the address (nobody proved it, so it stays where it was).
+      const victimId = (await whoIs(victim))?.id as string;
+      expect(victimId).toBeTruthy();
+      expect(victimId).not.toBe(holderId);
+      expect(a.user(victimId)).toMatchObject({ email: null, emailVerified: null });
+      expect(a.user(holderId)).toMatchObject({ email: VICTIM, emailVerified: null });
+      const authenticators = [...a.store.authenticators.values()];
+      expect(authenticators.filter((x) => x.userId === victimId)).toHaveLength(1);
+
+      // Her passkey opens her user only; the holder's credential opens the holder's record only.
+      const later = a.browser();
+      expect(errorOf(await passkeySignIn(later, device))).toBeNull();
+      expect((await whoIs(later))?.id).toBe(victimId);
+      const holderAgain = a.browser();
+      if (holderKind === "oidc") expect(errorOf(await oidcSignIn(holderAgain, "op", "mallory-unverified"))).toBeNull();
+      else expect(errorOf(await passkeySignIn(holderAgain, holderDevice))).toBeNull();
+      expect((await whoIs(holderAgain))?.id).toBe(holderId);
+
+      // Whoever proves the address later gets it on a third, fresh user; her passkey stays hers.
+      const { id: proverId } = await victimProves(a);
+      expect([holderId, victimId]).not.toContain(proverId);
+      expect(errorOf(await passkeySignIn(later, device))).toBeNull();
+      expect((await whoIs(later))?.id).toBe(victimId);
+      expect(a.errors).toEqual([]);
+    },
+  );
+
+  it("the registration options for an address an unproven record holds are those of an unknown address (nothing of the holder leaks); a proven holder is refused as before", async () => {
+    const a = app();
+    const holderDevice = new SoftAuthenticator(APP);
+    await passkeySignUp(a.browser(), holderDevice, VICTIM);
+    const held = await webauthnOptions(a.browser(), { email: VICTIM, action: "register" });
+    const unknown = await webauthnOptions(a.browser(), { email: "nobody@example.com", action: "register" });
+    expect([held.status, unknown.status]).toEqual([200, 200]);
+    // Same fields, no display name of the holder, no credential of the holder excluded.
+    const shape = (o: Options) => {
+      const {
+        challenge: _c,
+        user,
+        ...rest
+      } = o.options as unknown as { challenge: string; user: Record<string, unknown> };
+      return { action: o.action, rest, user: { ...user, id: typeof user.id, name: typeof user.name } };
+    };
+    expect(shape(held.body)).toEqual(shape(unknown.body));
+    expect((held.body.options as unknown as { user: { name: string } }).user.name).toBe(VICTIM);
+    expect((held.body.options as unknown as { excludeCredentials: unknown[] }).excludeCredentials).toEqual([]);
+    // Without `action` the typed address still answers what it answered before (authenticate).
+    expect((await webauthnOptions(a.browser(), { email: VICTIM })).body.action).toBe("authenticate");
+
+    // Once the owner proved it (a magic link), registration under the address is refused again.
+    await victimProves(a);
+    const proven = await webauthnOptions(a.browser(), { email: VICTIM, action: "register" });
+    expect(proven.status).toBe(400);
+  });
+
   it("thirty proofs of a pre-hijacked address at once all open one fresh account, never the attacker's", async () => {
     const a = app();
     const attacker = a.browser();

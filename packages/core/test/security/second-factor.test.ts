@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { Adapter } from "../../src/adapters.js";
 import { base32Decode, base32Encode, hotp, TOTP_PERIOD, timeStep } from "../../src/lib/flows/second-factor/totp.js";
 import { createMemoryStore, MemoryAdapter } from "../../src/memory-adapter.js";
 import Credentials from "../../src/providers/credentials.js";
@@ -387,14 +388,83 @@ describe("rule: a pending sign-in begun before the user's sessions were revoked 
   ];
 
   /** Ada enrolled, and signed in (password and code) on the owner's device. */
-  async function ownerSignedIn(revocation: (typeof revocations)[number]) {
-    const { config } = revocation.setup();
+  async function ownerSignedIn(revocation: (typeof revocations)[number], watch?: (adapter: Adapter) => Adapter) {
+    const { config, store } = revocation.setup();
+    if (watch) config.adapter = watch(config.adapter as Adapter);
     const { secret } = await enrol(config, "ada");
     const owner = (await password(config, "ada")).jar;
     await submitCode(config, owner, codeAt(secret, timeStep() + 1));
     expect((await sessionOf(config, owner))?.user?.email).toBe("ada@example.com");
-    return { config, secret, owner };
+    return { config, secret, owner, store };
   }
+
+  /**
+   * Runs `during` at the worst moment of a sign-in's code step: its code has won the
+   * compare-and-set and its check for a revocation has read the record, but its session does not
+   * exist yet. `during` runs to its end before that read is answered (with what it read before).
+   */
+  function atTheMomentTheCodeWins(during: () => Promise<void>) {
+    let codeWon = false;
+    let ran = false;
+    const watch = (adapter: Adapter): Adapter => ({
+      ...adapter,
+      async useSecondFactorStep(userId, expected, next) {
+        codeWon = (await adapter.useSecondFactorStep?.(userId, expected, next)) === true;
+        return codeWon;
+      },
+      async getSecondFactor(userId) {
+        const record = (await adapter.getSecondFactor?.(userId)) ?? null;
+        if (codeWon && !ran) {
+          ran = true;
+          await during();
+        }
+        return record;
+      },
+    });
+    const arm = () => {
+      codeWon = false;
+      ran = false;
+    };
+    return { watch, ran: () => ran, arm };
+  }
+
+  it.each(revocations)(
+    "$name, at the very moment the attacker's code wins: his sign-in ends with it (no session, no cookie)",
+    async (revocation) => {
+      let config: AuthConfig | undefined;
+      let owner: CookieJar | undefined;
+      const moment = atTheMomentTheCodeWins(async () => {
+        if (config && owner) await revocation.revoke(config, owner);
+      });
+      const signedIn = await ownerSignedIn(revocation, moment.watch);
+      ({ config, owner } = signedIn);
+      const sessionsBefore = signedIn.store.sessions.size;
+
+      const { jar: attacker } = await password(config, "ada");
+      vi.setSystemTime(Date.now() + TOTP_PERIOD * 1000);
+      moment.arm();
+      const refused = await submitCode(config, attacker, codeAt(signedIn.secret, timeStep() + 1));
+      expect(moment.ran()).toBe(true);
+      expect(refused.headers.get("location")).toBe("http://localhost:3000/auth/signin?error=SessionRequired");
+      expect(attacker.get(SESSION)).toBeUndefined();
+      expect(await sessionOf(config, attacker)).toBeNull();
+      // Under database sessions nothing of his is stored either (the owner's stays after revokeOtherSessions).
+      const owners = revocation.name.startsWith("revokeOtherSessions") ? sessionsBefore : 0;
+      expect(signedIn.store.sessions.size).toBe(owners);
+    },
+  );
+
+  it.each(revocations)("$name, honest: the same moment with no revocation starts the session", async (revocation) => {
+    const moment = atTheMomentTheCodeWins(async () => {});
+    const { config, secret } = await ownerSignedIn(revocation, moment.watch);
+    const { jar } = await password(config, "ada");
+    vi.setSystemTime(Date.now() + TOTP_PERIOD * 1000);
+    moment.arm();
+    const response = await submitCode(config, jar, codeAt(secret, timeStep() + 1));
+    expect(moment.ran()).toBe(true);
+    expect(response.headers.get("location")).toBe("http://localhost:3000");
+    expect((await sessionOf(config, jar))?.user?.email).toBe("ada@example.com");
+  });
 
   it.each(revocations)(
     "$name: the attacker at the code step is refused with the right code; the owner signs in again",

@@ -103,3 +103,21 @@ export async function startTcpProxy(targetPort: number, targetHost = "127.0.0.1"
   await listen();
   return proxy;
 }
+
+/**
+ * A real outage of a store (the `outage` of the adapter-test suites): the store built by `storeOn`
+ * talks to the server at `targetPort` through a new proxy; `cut` resets its open connections and
+ * refuses new ones (the server went away), `restore` lets them through again.
+ *
+ * @example
+ * outage: () => outageBehindProxy(6379, (port) => RedisRevocationStore(new Redis({ port }), new Redis({ port })))
+ */
+export async function outageBehindProxy<S>(targetPort: number, storeOn: (port: number) => S) {
+  const proxy = await startTcpProxy(targetPort);
+  return {
+    store: storeOn(proxy.port),
+    cut: () => proxy.setMode("refuse"),
+    restore: () => proxy.setMode("pass"),
+    close: () => proxy.close(),
+  };
+}

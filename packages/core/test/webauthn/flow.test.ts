@@ -118,7 +118,7 @@ describe("webauthn-options", () => {
     expect(elsewhere.store.authenticators.size).toBe(0);
   });
 
-  it("answers authenticate with no credential list for a known e-mail (discoverable credentials), and refuses to register it", async () => {
+  it("answers authenticate with no credential list for a known e-mail (discoverable credentials), and refuses to register it once its holder proved it", async () => {
     const ctx = setup();
     const device = new SoftAuthenticator(ORIGIN);
     await register(ctx, device);
@@ -126,6 +126,10 @@ describe("webauthn-options", () => {
     expect(body.action).toBe("authenticate");
     expect(body.options.allowCredentials ?? []).toEqual([]);
 
+    // A passkey sign-up proves nothing; a magic link (here: the record marked so) does.
+    const holder = [...ctx.store.users.values()].find((u) => u.email === "ada@example.com");
+    if (!holder) throw new Error("no holder stored");
+    ctx.store.users.set(holder.id, { ...holder, emailVerified: new Date() });
     const refused = await getOptions(ctx.config, new CookieJar(), { email: "ada@example.com", action: "register" });
     expect(refused.status).toBe(400);
     expect(refused.setCookie.some((c) => c.startsWith(`${CHALLENGE_COOKIE}=`))).toBe(false);
@@ -256,15 +260,29 @@ describe("registration", () => {
     expect(ctx.store.users.size).toBe(0);
   });
 
-  it("refuses to attach a passkey to an e-mail that became another user's (AccountNotLinked)", async () => {
+  it("refuses to attach a passkey to an e-mail that became another user's, who proved it (AccountNotLinked)", async () => {
+    const ctx = setup();
+    const jar = new CookieJar();
+    const { body } = await getOptions(ctx.config, jar, { email: "ada@example.com" });
+    await ctx.adapter.createUser?.({ id: "other", email: "ada@example.com", emailVerified: new Date() });
+    const credential = await new SoftAuthenticator(ORIGIN).create(body.options as never);
+    const response = await postCredential(ctx.config, jar, "register", credential);
+    expect(errorOf(response)).toBe("AccountNotLinked");
+    expect(ctx.store.accounts.size + ctx.store.authenticators.size).toBe(0);
+  });
+
+  it("gives a fresh user without the address when the e-mail became another user's who never proved it", async () => {
     const ctx = setup();
     const jar = new CookieJar();
     const { body } = await getOptions(ctx.config, jar, { email: "ada@example.com" });
     await ctx.adapter.createUser?.({ id: "other", email: "ada@example.com", emailVerified: null });
     const credential = await new SoftAuthenticator(ORIGIN).create(body.options as never);
     const response = await postCredential(ctx.config, jar, "register", credential);
-    expect(errorOf(response)).toBe("AccountNotLinked");
-    expect(ctx.store.accounts.size + ctx.store.authenticators.size).toBe(0);
+    expect(errorOf(response)).toBeNull();
+    const [authenticator] = [...ctx.store.authenticators.values()];
+    expect(authenticator?.userId).not.toBe("other");
+    expect(ctx.store.users.get(authenticator?.userId as string)).toMatchObject({ email: null });
+    expect(ctx.store.users.get("other")).toMatchObject({ email: "ada@example.com" });
   });
 
   it("creates nothing when the signIn callback refuses", async () => {

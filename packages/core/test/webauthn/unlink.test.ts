@@ -4,6 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Adapter } from "../../src/adapters.js";
+import Passkey from "../../src/providers/passkey.js";
+import WebAuthn from "../../src/providers/webauthn.js";
 import { unlinkAccount } from "../../src/sessions.js";
 import { SoftAuthenticator, type SoftCredential } from "./soft-authenticator.js";
 import { CookieJar, errorOf, getOptions, ORIGIN, postCredential, sessionOf, setup } from "./support.js";
@@ -33,6 +35,18 @@ async function signInWith(ctx: Ctx, device: SoftAuthenticator, passkey: SoftCred
   return { error: errorOf(response), email: (await sessionOf(ctx.config, jar))?.user?.email ?? null };
 }
 
+/** The signed-in owner (`jar`) registers the very same passkey again; answers the callback's response. */
+async function registerAgain(
+  config: Ctx["config"],
+  jar: CookieJar,
+  device: SoftAuthenticator,
+  passkey: SoftCredential,
+) {
+  const { body } = await getOptions(config, jar, { action: "register" });
+  expect(body.action).toBe("register");
+  return postCredential(config, jar, "register", await device.create(body.options as never, { credential: passkey }));
+}
+
 const request = (jar: CookieJar) => ({ protocol: "http:", host: new URL(ORIGIN).host, cookieHeader: jar.header() });
 /** The token a same-origin form posts: the one of the browser's CSRF cookie (`token|mac`). */
 const csrfOf = (jar: CookieJar) => decodeURIComponent(jar.get("authjs.csrf-token") ?? "").split("|")[0];
@@ -58,14 +72,7 @@ describe("rule: unlinking a passkey removes every way it signs in, and the same 
     expect(await signInWith(ctx, device, passkey)).toMatchObject({ email: null, error: expect.any(String) });
 
     // The owner, still signed in, registers the very same passkey again.
-    const { body } = await getOptions(ctx.config, jar, { action: "register" });
-    expect(body.action).toBe("register");
-    const again = await postCredential(
-      ctx.config,
-      jar,
-      "register",
-      await device.create(body.options as never, { credential: passkey }),
-    );
+    const again = await registerAgain(ctx.config, jar, device, passkey);
     expect(errorOf(again)).toBeNull();
     expect([...ctx.store.authenticators.values()].map((a) => a.credentialID)).toEqual([providerAccountId]);
     expect(await signInWith(ctx, device, passkey)).toEqual({ error: null, email: "ada@example.com" });
@@ -82,5 +89,55 @@ describe("rule: unlinking a passkey removes every way it signs in, and the same 
     expect(result).toMatchObject({ unlinked: true });
     expect(await signInWith({ ...ctx, config }, device, passkey)).toMatchObject({ email: null });
     expect(ctx.log.warnings).toContain("passkey-authenticator-kept");
+  });
+});
+
+describe("rule: an authenticator whose account is gone (orphaned) never blocks registering that passkey again", () => {
+  it("honest: a passkey whose account was removed without its authenticator (before deleteAuthenticator existed) registers again and signs its user in", async () => {
+    const ctx = setup();
+    const device = new SoftAuthenticator(ORIGIN);
+    const { jar, passkey, providerAccountId } = await signUp(ctx, device);
+    // What an unlink did before deleteAuthenticator existed (or one that failed after the account went).
+    await ctx.adapter.unlinkAccount?.({ provider: "passkey", providerAccountId });
+    expect([...ctx.store.authenticators.values()].map((a) => a.credentialID)).toEqual([providerAccountId]);
+    expect(await signInWith(ctx, device, passkey)).toMatchObject({ email: null, error: expect.any(String) });
+
+    const again = await registerAgain(ctx.config, jar, device, passkey);
+    expect(errorOf(again)).toBeNull();
+    expect([...ctx.store.authenticators.values()].map((a) => a.credentialID)).toEqual([providerAccountId]);
+    expect(await signInWith(ctx, device, passkey)).toEqual({ error: null, email: "ada@example.com" });
+  });
+
+  it("attack: a registration claiming the credential id of a passkey that still has its account is refused, under the same or another WebAuthn provider; the owner's passkey keeps working", async () => {
+    const ctx = setup({ providers: [Passkey(), { ...WebAuthn(), enableConditionalUI: false }] });
+    const device = new SoftAuthenticator(ORIGIN);
+    const { passkey, providerAccountId } = await signUp(ctx, device);
+    const owner = ctx.store.authenticators.get(providerAccountId)?.userId;
+
+    // The attacker's soft authenticator names the victim's credential id (ids are not secret).
+    const attacker = new SoftAuthenticator(ORIGIN);
+    for (const provider of ["passkey", "webauthn"]) {
+      const jar = new CookieJar();
+      const { body } = await getOptions(ctx.config, jar, { email: `mallory-${provider}@example.com` }, provider);
+      expect(body.action).toBe("register");
+      const claimed = await attacker.create(body.options as never, { credential: { ...passkey, counter: 0 } });
+      const response = await postCredential(ctx.config, jar, "register", claimed, {}, provider);
+      expect(errorOf(response)).toBe("WebAuthnVerificationError");
+    }
+    expect([...ctx.store.authenticators.values()].map((a) => [a.credentialID, a.userId])).toEqual([
+      [providerAccountId, owner],
+    ]);
+    expect(await signInWith(ctx, device, passkey)).toEqual({ error: null, email: "ada@example.com" });
+  });
+
+  it("an adapter without deleteAuthenticator keeps refusing the orphan's registration with a clear error", async () => {
+    const ctx = setup();
+    const { deleteAuthenticator: _none, ...authjsLike } = ctx.adapter as Adapter & { deleteAuthenticator?: unknown };
+    const config = { ...ctx.config, adapter: authjsLike as Adapter };
+    const device = new SoftAuthenticator(ORIGIN);
+    const { jar, passkey, providerAccountId } = await signUp({ ...ctx, config }, device);
+    await ctx.adapter.unlinkAccount?.({ provider: "passkey", providerAccountId });
+    const again = await registerAgain(config, jar, device, passkey);
+    expect(errorOf(again)).toBe("WebAuthnVerificationError");
   });
 });

@@ -29,6 +29,6 @@ export async function callback(req: RequestInternal, ctx: Context): Promise<Resp
       return webauthnCallback(req, ctx, provider);
     }
     default:
-      throw new InvalidProvider(`Provider "${(provider as { id: string }).id}" has no callback`);
+      throw new InvalidProvider(`Provider "${req.providerId ?? ""}" has no callback`);
   }
 }

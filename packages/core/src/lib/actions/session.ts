@@ -1,6 +1,7 @@
 import { SessionTokenError } from "../../errors.js";
 import type { ResponseInternal } from "../../shapes/data.js";
 import type { Context } from "../context.js";
+import { errorOf } from "../error-of.js";
 import type { RequestInternal } from "../request.js";
 import { noStore } from "../response.js";
 import { readSession } from "../session/index.js";
@@ -25,7 +26,7 @@ export async function session(req: RequestInternal, ctx: Context): Promise<Respo
     });
     return { headers, body: session as Record<string, unknown> | null, cookies: [...ctx.cookies, ...cookies] };
   } catch (e) {
-    ctx.config.logger.error(new SessionTokenError("The session could not be read", { err: e as Error }));
+    ctx.config.logger.error(new SessionTokenError("The session could not be read", { err: errorOf(e) }));
     return {
       status: 500,
       headers,

@@ -1,11 +1,12 @@
-import type { Adapter } from "../../adapters.js";
 import { SignOutError } from "../../errors.js";
 import type { ResponseInternal } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
+import { type AdapterWith, adapterFor } from "../adapter-for.js";
 import { clientKey } from "../attempts.js";
 import { admitRecord, recordAudit } from "../audit/record.js";
 import type { Context } from "../context.js";
 import { clearChunkedCookie, cookieValues, expiredCookie, parseCookieHeader, readChunkedCookie } from "../cookies.js";
+import { errorOf } from "../error-of.js";
 import { otherPages } from "../pages/index.js";
 import type { RequestInternal } from "../request.js";
 import { decodeSessionToken } from "../session/jwt-strategy.js";
@@ -103,7 +104,7 @@ async function endJwtSession(req: RequestInternal, ctx: Context, raw: string): P
         await recordFailure(req, ctx, { sessionId: sid, userId: subjectOf(token) });
         throw new SignOutError(
           "The session was not signed out: the revocation store did not confirm the revocation, so a copy of the cookie would still work on other instances. The cookie is kept and nothing was revoked; signing out again is safe.",
-          { err: e as Error },
+          { err: errorOf(e) },
         );
       }
     }
@@ -114,14 +115,14 @@ async function endJwtSession(req: RequestInternal, ctx: Context, raw: string): P
 
 async function endDatabaseSession(req: RequestInternal, ctx: Context, raw: string): Promise<void> {
   const { config } = ctx;
-  let removed: Awaited<ReturnType<Required<Adapter>["deleteSession"]>>;
+  let removed: Awaited<ReturnType<AdapterWith<"deleteSession">["deleteSession"]>>;
   try {
-    removed = await (config.adapter as Required<Adapter>).deleteSession(raw);
+    removed = await adapterFor(config, "deleteSession").deleteSession(raw);
   } catch (e) {
     await recordFailure(req, ctx, { sessionId: databaseSessionId(config, raw) });
     throw new SignOutError(
       "The session was not signed out: the adapter did not confirm deleting it, so a copy of the cookie may still work. The cookie is kept; signing out again is safe.",
-      { err: e as Error },
+      { err: errorOf(e) },
     );
   }
   if (removed) await config.events.signOut?.({ session: removed });

@@ -5,7 +5,9 @@ import { MemoryRateLimitStore, type RateLimit, type RateLimitStore } from "../..
 import type { AuditEvent, AuditEventFilter, AuditOptions, AuditStore } from "../../shapes/audit.js";
 import type { LoggerInstance } from "../../shapes/data.js";
 import type { AuthConfig, EventCallbacks } from "../../types.js";
+import { errorOf } from "../error-of.js";
 import { foldIdentifier } from "../fold-identifier.js";
+import type { Secrets } from "../jwe.js";
 import { escapeForLog } from "../logger.js";
 import { databaseSessionId } from "../session/session-id.js";
 
@@ -19,8 +21,8 @@ export interface AuditedConfig {
   readonly audit: ResolvedAudit | null;
   readonly events: Readonly<Pick<Partial<EventCallbacks>, "audit">>;
   readonly logger: LoggerInstance;
-  readonly secrets: readonly string[];
-  readonly jwt: { readonly secrets: readonly string[] };
+  readonly secrets: Secrets;
+  readonly jwt: { readonly secrets: Secrets };
 }
 
 /** The audit trail of a resolved configuration; null when nothing would receive its events. */
@@ -92,8 +94,9 @@ export function resolveAudit(
   if (!gate) {
     gate = fallbackGates.get(context.owner);
     if (!gate) {
-      gate = new MemoryRateLimitStore();
-      fallbackGates.set(context.owner, gate as MemoryRateLimitStore);
+      const fresh = new MemoryRateLimitStore();
+      fallbackGates.set(context.owner, fresh);
+      gate = fresh;
     }
   }
   return {
@@ -163,8 +166,9 @@ function bounded(event: AuditEvent): AuditEvent {
  */
 export function asRecorded(filter: AuditEventFilter): AuditEventFilter {
   const out = { ...filter };
-  if (typeof filter.userId === "string") out.userId = harmless(filter.userId, USER_ID_MAX) as string;
-  if (typeof filter.identifier === "string") out.identifier = auditIdentifier(filter.identifier) as string;
+  // Both are strings here (`harmless` and `auditIdentifier` give undefined only for other values).
+  if (typeof filter.userId === "string") out.userId = harmless(filter.userId, USER_ID_MAX) ?? "";
+  if (typeof filter.identifier === "string") out.identifier = auditIdentifier(filter.identifier) ?? "";
   return out;
 }
 
@@ -181,7 +185,7 @@ function sweepIfDue(config: AuditedConfig, audit: ResolvedAudit, store: AuditSto
   Promise.resolve()
     .then(() => store.deleteAuditEvents(new Date(now - audit.retentionMs)))
     .catch((e: unknown) =>
-      config.logger.error(new AuthError("The audit store failed to delete expired events", { err: e as Error })),
+      config.logger.error(new AuthError("The audit store failed to delete expired events", { err: errorOf(e) })),
     );
 }
 
@@ -197,7 +201,7 @@ async function write(config: AuditedConfig, audit: ResolvedAudit, store: AuditSt
       (e: unknown) => {
         settled = true;
         config.logger.error(
-          new AuthError(`The audit store failed to record a ${event.type} event`, { err: e as Error }),
+          new AuthError(`The audit store failed to record a ${event.type} event`, { err: errorOf(e) }),
         );
       },
     );
@@ -230,7 +234,7 @@ export async function recordAudit(config: AuditedConfig, event: AuditEvent): Pro
     clean = bounded(event);
   } catch (e) {
     // A value whose String() throws (an application's odd user id): the record is lost, not the request.
-    config.logger.error(new AuthError(`A ${event.type} audit event could not be recorded`, { err: e as Error }));
+    config.logger.error(new AuthError(`A ${event.type} audit event could not be recorded`, { err: errorOf(e) }));
     return;
   }
   // What happened to an account is bounded per user and type, so that a user's own loop (signing
@@ -305,21 +309,42 @@ function fingerprints(secrets: readonly string[]): string[] {
 // entries of the configuration cache (with and without the environment) resolve it again.
 const seenSecrets = new WeakMap<AuthConfig, string[]>();
 
+// A rotation found by a resolution, waiting for the first request (of any entry of the cache,
+// with or without the environment) to record it: resolving a configuration does no I/O.
+const pendingRotations = new WeakMap<AuthConfig, AuditEvent>();
+
 /**
- * Called with every fresh resolution of `owner`: records `secret.rotated` when its secrets (or
- * `jwt.secret`) differ from those of the previous resolution. The first resolution records nothing.
+ * Called with every fresh resolution of `owner`: when its secrets (or `jwt.secret`) differ from
+ * those of the previous resolution (never the first time), notes the `secret.rotated` event for
+ * the first request to record ({@link recordPendingAudit}). Records nothing itself.
  */
-export function noteSecrets(owner: AuthConfig, config: AuditedConfig): void {
+export function noteSecretRotation(owner: AuthConfig, config: AuditedConfig): void {
   const current = fingerprints([...new Set([...config.secrets, ...config.jwt.secrets])]);
   const previous = seenSecrets.get(owner);
   seenSecrets.set(owner, current);
-  if (!previous || previous.join() === current.join()) return;
-  void recordAudit(config, {
+  if (!previous || previous.join() === current.join() || !config.audit) return;
+  pendingRotations.set(owner, {
     type: "secret.rotated",
     at: new Date(),
     fingerprints: current,
     previousFingerprints: previous,
   });
+}
+
+/**
+ * Records, once, a secret rotation a resolution of the application's configuration noted, in
+ * the background: the request does not wait for the store.
+ *
+ * @example
+ * ```ts
+ * recordPendingAudit(resolveConfig(config, env))
+ * ```
+ */
+export function recordPendingAudit(config: AuditedConfig & { readonly source: AuthConfig }): void {
+  const event = pendingRotations.get(config.source);
+  if (!event) return;
+  pendingRotations.delete(config.source);
+  void recordAudit(config, event);
 }
 
 /**

@@ -36,13 +36,16 @@ import { admitAnonymous, recordAudit } from "./record.js";
  */
 export class UnknownUserSignin extends CredentialsSignin {}
 
-// What a request tried to sign in as, noted by the flow that knows it (read by the one place that
-// records the request's outcome).
-const attempts = new WeakMap<Context, { identifier?: string; userId?: string }>();
-
-/** Notes what this request tries to sign in as, for its success or failure record. */
+/**
+ * Notes what this request tries to sign in as, on its context, for its success or failure record.
+ *
+ * @example
+ * ```ts
+ * noteSignInAttempt(ctx, { identifier: "ada@example.com" })
+ * ```
+ */
 export function noteSignInAttempt(ctx: Context, attempt: { identifier?: string; userId?: string }): void {
-  if (ctx.config.audit) attempts.set(ctx, { ...attempts.get(ctx), ...attempt });
+  if (ctx.config.audit) ctx.signInAttempt = { ...ctx.signInAttempt, ...attempt };
 }
 
 /** The internal reason of a sign-in that threw `error`. */
@@ -92,7 +95,7 @@ export async function recordSignInFailure(
     reason,
     provider: ctx.provider?.id,
     clientAddress: req.clientIp,
-    ...attempts.get(ctx),
+    ...ctx.signInAttempt,
   });
 }
 
@@ -107,7 +110,7 @@ export async function recordSignInSuccess(
     type: "signin.succeeded",
     at: new Date(),
     clientAddress: req.clientIp,
-    ...attempts.get(ctx),
+    ...ctx.signInAttempt,
     ...event,
   });
 }

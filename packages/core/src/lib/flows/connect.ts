@@ -7,8 +7,9 @@
  * account's own user (or a new one), replacing the session.
  */
 import { createHash } from "node:crypto";
-import type { Adapter, AdapterUser } from "../../adapters.js";
+import type { AdapterUser } from "../../adapters.js";
 import { AccessDenied, InvalidCheck } from "../../errors.js";
+import { adapterFor } from "../adapter-for.js";
 import type { Context } from "../context.js";
 import { readChunkedCookie } from "../cookies.js";
 import type { RequestInternal } from "../request.js";
@@ -36,8 +37,7 @@ function keyOf(kind: string, value: string): string {
  * ```
  */
 export async function sessionOnRequest(req: RequestInternal, ctx: Context): Promise<SessionOnRequest | null> {
-  const adapter = ctx.config.adapter as Required<Adapter> | undefined;
-  if (!adapter) return null;
+  if (!ctx.config.adapter) return null;
   const cookie = ctx.cookieOptions.sessionToken;
   const raw = readChunkedCookie(req.cookies, cookie.name);
   if (!raw) return null;
@@ -45,13 +45,13 @@ export async function sessionOnRequest(req: RequestInternal, ctx: Context): Prom
     const opened = await openJwtSession(ctx.config, raw, cookie.name);
     const sub = opened?.token.sub;
     if (typeof sub !== "string" || !sub) return null;
-    const user = await adapter.getUser(sub);
+    const user = await adapterFor(ctx.config, "getUser").getUser(sub);
     if (!user) return null;
     // A token issued before sessions had ids (an Auth.js cookie) is named by its own value.
     const sid = opened?.claims.sid;
     return { user, key: typeof sid === "string" && sid ? keyOf("sid", sid) : keyOf("jwt", raw) };
   }
-  const found = await adapter.getSessionAndUser(raw);
+  const found = await adapterFor(ctx.config, "getSessionAndUser").getSessionAndUser(raw);
   if (!found || found.session.expires.valueOf() <= Date.now()) return null;
   return { user: found.user, key: keyOf("database", raw) };
 }

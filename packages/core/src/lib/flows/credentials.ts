@@ -4,7 +4,9 @@ import type { Account, ResponseInternal, User } from "../../shapes/data.js";
 import { reserveCredentialsAttempt } from "../attempts.js";
 import { noteSignInAttempt } from "../audit/sign-in.js";
 import type { Context } from "../context.js";
+import { errorOf } from "../error-of.js";
 import { warnOnce } from "../logger.js";
+import { fieldOf } from "../merge.js";
 import { isSecretOrControlField } from "../rate-limits.js";
 import { lazyRequest, type RequestInternal } from "../request.js";
 import { askSignIn, landing, startSession } from "./finish-sign-in.js";
@@ -39,7 +41,7 @@ function attemptIdentifier(ctx: Context, provider: CredentialsProvider, credenti
       value = source(credentials);
     } catch (e) {
       throw new CallbackRouteError("The credentials provider's identifier() threw", {
-        err: e as Error,
+        err: errorOf(e),
         provider: provider.id,
       });
     }
@@ -65,9 +67,7 @@ function attemptIdentifier(ctx: Context, provider: CredentialsProvider, credenti
 function isASubmittedSecret(provider: CredentialsProvider, credentials: Record<string, unknown>, value: string) {
   return Object.entries(provider.credentials ?? {}).some(
     ([field, input]) =>
-      (input as { type?: unknown } | undefined)?.type === "password" &&
-      Object.hasOwn(credentials, field) &&
-      credentials[field] === value,
+      fieldOf(input, "type") === "password" && Object.hasOwn(credentials, field) && credentials[field] === value,
   );
 }
 
@@ -86,7 +86,7 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   if (req.method !== "POST") return { redirect: `${ctx.authUrl}/signin`, cookies: ctx.cookies };
   ctx.requireCsrf("The credentials form");
 
-  const credentials = { ...req.body } as Record<string, unknown>;
+  const credentials: Record<string, unknown> = { ...req.body };
   const identifier = attemptIdentifier(ctx, provider, credentials);
   noteSignInAttempt(ctx, { identifier });
   const attempt = await reserveCredentialsAttempt(req, ctx, provider.id, identifier);
@@ -99,7 +99,7 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   } catch (e) {
     if (e instanceof AuthError) throw e;
     throw new CallbackRouteError("The credentials provider's authorize() threw", {
-      err: e as Error,
+      err: errorOf(e),
       provider: provider.id,
     });
   }
@@ -108,8 +108,9 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   // often is never limited, while every failure keeps its count.
   await attempt.succeeded();
   const database = ctx.config.session.strategy === "database";
-  const signedIn: User = { ...user, id: database ? storedId(provider, user) : (user.id?.toString() ?? randomUUID()) };
-  const account: Account = { providerAccountId: signedIn.id as string, type: "credentials", provider: provider.id };
+  const id = database ? storedId(provider, user) : (user.id?.toString() ?? randomUUID());
+  const signedIn: User = { ...user, id };
+  const account: Account = { providerAccountId: id, type: "credentials", provider: provider.id };
 
   const redirect = await askSignIn(ctx, { user: signedIn, account, credentials });
   if (redirect) return { redirect, cookies: ctx.cookies };

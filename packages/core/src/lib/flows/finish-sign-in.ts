@@ -6,6 +6,7 @@ import type { JWT } from "../../shapes/jwt.js";
 import { recordSignInSuccess } from "../audit/sign-in.js";
 import type { Context } from "../context.js";
 import { clearChunkedCookie } from "../cookies.js";
+import { errorOf } from "../error-of.js";
 import { providerTokensOf } from "../refresh/tokens.js";
 import type { RequestInternal } from "../request.js";
 import { describeUserAgent } from "../session/device.js";
@@ -13,10 +14,6 @@ import { keepSessionIdentity, sessionTokenCookies } from "../session/jwt-strateg
 import { databaseSessionId } from "../session/session-id.js";
 import { withQuery } from "../url.js";
 import { holdForSecondFactor, methodOf, totpProviderOf } from "./second-factor/pending.js";
-
-// Sign-ins held for a second factor in this request: `landing` sends them to the code page.
-// Keyed by the request's context, so the flows that call `startSession` need no other change.
-const heldForSecondFactor = new WeakMap<Context, string>();
 
 /**
  * Asks the `signIn` callback. Returns nothing to continue, or the URL it redirected to (already
@@ -37,7 +34,7 @@ export async function askSignIn(
     verdict = await ctx.config.callbacks.signIn(params);
   } catch (e) {
     if (e instanceof AuthError) throw e;
-    throw new AccessDenied(e as Error);
+    throw new AccessDenied(errorOf(e));
   }
   if (!verdict) throw new AccessDenied("The signIn callback refused the user");
   if (typeof verdict !== "string") return undefined;
@@ -50,8 +47,9 @@ export async function askSignIn(
  *
  * With a TOTP provider configured, the session records its methods (`amr`: the first factor's,
  * or `params.amr` from the second-factor check), and a user with an active second factor gets no
- * session here: the sign-in is held in the pending cookie and `landing` sends them to the code
- * page.
+ * session here: the sign-in is held in the pending cookie, the code page noted on the context
+ * (`ctx.heldForSecondFactor`), and `landing` sends them there. False only when
+ * `params.revokedSince` ended the new session before its cookie was written.
  */
 export async function startSession(
   req: RequestInternal,
@@ -63,8 +61,13 @@ export async function startSession(
     isNewUser?: boolean;
     /** Set by the second-factor check only: the methods of a completed two-factor sign-in. */
     amr?: string[];
+    /**
+     * Set by the second-factor check only: asked once the session exists (stored, or its token
+     * made) and before its cookie is written; true ends it there (see `secondFactorCallback`).
+     */
+    revokedSince?: () => Promise<boolean>;
   },
-): Promise<void> {
+): Promise<boolean> {
   const { config } = ctx;
   const { user, account, profile, isNewUser = false } = params;
   const totp = totpProviderOf(ctx);
@@ -74,8 +77,8 @@ export async function startSession(
     if (!params.amr) {
       const codePage = await holdForSecondFactor(req, ctx, totp, { user, account, profile, isNewUser, amr });
       if (codePage) {
-        heldForSecondFactor.set(ctx, codePage);
-        return;
+        ctx.heldForSecondFactor = codePage;
+        return true;
       }
     }
   }
@@ -123,7 +126,10 @@ export async function startSession(
     } else {
       // The session's id, start and factors are Latchkey's facts: the callback cannot drop or change them.
       const kept = keepSessionIdentity(token, { sid: identity.sid, authTime: identity.auth_time, amr });
-      ctx.cookies.push(...(await sessionTokenCookies(config, req.cookies, cookie, kept)));
+      const cookies = await sessionTokenCookies(config, req.cookies, cookie, kept);
+      // Its `auth_time` is fixed now: a revocation not yet seen began after it, and refuses it.
+      if (await params.revokedSince?.()) return false;
+      ctx.cookies.push(...cookies);
     }
   } else {
     const adapter = config.adapter!;
@@ -143,6 +149,11 @@ export async function startSession(
     }
     if (amr) record.amr = amr;
     const created = await adapter.createSession!(record);
+    // Stored now: a revocation not yet seen will delete it, one already seen ends it here.
+    if (await params.revokedSince?.()) {
+      await adapter.deleteSession!(created.sessionToken);
+      return false;
+    }
     // The new session stands even when this fails: the excess is ended at the next sign-in.
     if (adapter.listSessions) {
       await endSessionsPastLimit(ctx, record.userId, created.sessionToken).catch((e: Error) =>
@@ -161,6 +172,7 @@ export async function startSession(
     config.events.signIn?.({ user, account, profile, isNewUser }),
     recordSignInSuccess(req, ctx, { userId: user.id?.toString(), provider: account?.provider, sessionId }),
   ]);
+  return true;
 }
 
 /**
@@ -168,7 +180,7 @@ export async function startSession(
  * first time a user signs in, the callback URL otherwise.
  */
 export function landing(ctx: Context, callbackUrl: string, isNewUser: boolean): ResponseInternal {
-  const codePage = heldForSecondFactor.get(ctx);
+  const codePage = ctx.heldForSecondFactor;
   if (codePage) return { redirect: codePage, cookies: ctx.cookies };
   const newUserPage = ctx.config.pages.newUser;
   if (!isNewUser || !newUserPage) return { redirect: callbackUrl, cookies: ctx.cookies };

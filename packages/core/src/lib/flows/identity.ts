@@ -6,8 +6,9 @@ import {
   type AdapterUser,
   accountTokenFields,
 } from "../../adapters.js";
-import { AccountNotLinked, MissingAdapterMethods, OAuthAccountNotLinked } from "../../errors.js";
+import { AccountNotLinked, OAuthAccountNotLinked } from "../../errors.js";
 import type { Account, Awaitable, Profile, TokenSet, User } from "../../shapes/data.js";
+import { type AdapterMethod, type AdapterWith, adapterFor, withMethods } from "../adapter-for.js";
 import type { Context } from "../context.js";
 import type { RequestInternal } from "../request.js";
 
@@ -18,11 +19,33 @@ export interface LoginResult {
   isNewUser: boolean;
 }
 
-/** Runs `work` in one transaction where the adapter offers them, so writes land together. */
-function atomically<T>(adapter: Adapter, work: (tx: Required<Adapter>) => Promise<T>): Promise<T> {
-  return adapter.transaction
-    ? adapter.transaction((tx) => work(tx as Required<Adapter>))
-    : work(adapter as Required<Adapter>);
+/**
+ * Runs `work` in one transaction where the adapter offers them, so writes land together; the
+ * transaction's adapter is checked to have the `methods` the work calls.
+ */
+function atomically<M extends AdapterMethod, T>(
+  adapter: AdapterWith<M>,
+  methods: readonly M[],
+  work: (tx: AdapterWith<M>) => Promise<T>,
+): Promise<T> {
+  return adapter.transaction ? adapter.transaction((tx) => work(withMethods(tx, methods))) : work(adapter);
+}
+
+/**
+ * The e-mail of a user without one. Auth.js's `AdapterUser` types `email` as a string, yet
+ * stores null for a user without an address (e-mail is unique: "" could be held once only).
+ */
+const NO_EMAIL = null as unknown as string;
+
+/** What creating a user or linking an account asks of the adapter. */
+const WRITES = ["createUser", "linkAccount"] as const;
+type Writes = (typeof WRITES)[number];
+
+/** The stored form of `account`, linked to `userId`. */
+function linkedTo(account: Account, userId: string): AdapterAccount {
+  const { type } = account;
+  if (type === "totp") throw new TypeError("A second factor is not an account to link");
+  return { ...account, userId, type };
 }
 
 /**
@@ -54,47 +77,30 @@ export async function oauthEmailProven(
 }
 
 /**
- * Fails with `MissingAdapterMethods` when this sign-in needs a method the adapter lacks: an
- * adapter made for Auth.js's minimal e-mail requirements (`createVerificationToken`,
- * `useVerificationToken`, `getUserByEmail`) resolves, and a sign-in that must create or update a
- * user then says which method is missing instead of failing with a `TypeError`.
- */
-function requireMethods(adapter: Adapter, methods: Array<keyof Adapter>): void {
-  const missing = methods.filter((m) => typeof adapter[m] !== "function");
-  if (missing.length)
-    throw new MissingAdapterMethods(
-      `This sign-in needs the adapter methods ${missing.join(", ")}, which the adapter lacks.`,
-    );
-}
-
-/**
  * Gives the address to the one who just proved it: a fresh user with `emailVerified` set, and the
  * address taken off `unproven` (a user who never proved it), whose credentials, accounts and
  * sessions stay with that old record and so never open the prover's. Returns null when another
  * request already did it (the caller then reads the address's user again).
  */
-async function releaseToProver(
+export async function releaseToProver(
   ctx: Context,
-  adapter: Required<Adapter>,
+  adapter: AdapterWith<"updateUser" | "createUser" | "getUserByEmail">,
   unproven: AdapterUser,
   fields: Partial<AdapterUser> & { email: string },
   provider: string,
-  account?: AdapterAccount | Account,
+  account?: Account,
 ): Promise<{ user: AdapterUser; linked?: AdapterAccount } | null> {
   let outcome: { released: AdapterUser; user: AdapterUser; linked?: AdapterAccount };
   try {
-    outcome = await atomically(adapter, async (tx) => {
+    outcome = await atomically(adapter, ["updateUser", "createUser"], async (tx) => {
       // The store's unique e-mail makes a concurrent second proof fail at createUser, not merge.
-      const released = await tx.updateUser({ id: unproven.id, email: null as unknown as string });
-      const user = await tx.createUser({
-        ...fields,
-        id: randomUUID(),
-        emailVerified: new Date(),
-      } as AdapterUser);
+      // (Auth.js types `email` as a string; the address is taken off with null all the same.)
+      const released = await tx.updateUser({ id: unproven.id, email: NO_EMAIL });
+      const user = await tx.createUser({ ...fields, id: randomUUID(), emailVerified: new Date() });
       let linked: AdapterAccount | undefined;
       if (account) {
-        linked = { ...account, userId: user.id } as AdapterAccount;
-        await tx.linkAccount(linked);
+        linked = linkedTo(account, user.id);
+        await withMethods(tx, ["linkAccount"]).linkAccount(linked);
       }
       return { released, user, linked };
     });
@@ -130,7 +136,7 @@ async function storeNewTokens(adapter: Adapter, account: Account): Promise<void>
   const changes: AccountTokenChanges = {};
   for (const field of accountTokenFields) {
     const value = account[field];
-    if (value !== undefined && value !== null) (changes as Record<string, unknown>)[field] = value;
+    if (value !== undefined && value !== null) Object.assign(changes, { [field]: value });
   }
   await adapter.updateAccount({ provider: account.provider, providerAccountId: account.providerAccountId, ...changes });
 }
@@ -146,8 +152,8 @@ async function storeNewTokens(adapter: Adapter, account: Account): Promise<void>
  *   linked when the provider allows it (`allowDangerousEmailAccountLinking`); with a proven address
  *   and an owner who never proved it, the prover gets a fresh user and the address is taken off the
  *   old one (`unverifiedEmailReleased`); with neither the sign-in nor the owner having proved it,
- *   an OAuth / OIDC sign-in gets a fresh user without the address (an unproven record blocks
- *   nobody); otherwise `OAuthAccountNotLinked` / `AccountNotLinked`;
+ *   the sign-in (OAuth, OIDC or a passkey sign-up) gets a fresh user without the address (an
+ *   unproven record blocks nobody); otherwise `OAuthAccountNotLinked` / `AccountNotLinked`;
  * - otherwise a new user is created with the account, in one transaction where possible, with
  *   `emailVerified` set only when this sign-in proved the address.
  * Emits `createUser`, `updateUser`, `linkAccount` and `unverifiedEmailReleased`.
@@ -163,18 +169,23 @@ export async function loginWithAccount(
     emailProven: boolean;
     /** The user a connect flow verified (`connectTarget`); null or absent for a sign-in. */
     connectTo?: AdapterUser | null;
+    /**
+     * The caller's lookup of the account's user (`getUserByAccount`, null when none is linked),
+     * so the store is not asked twice; absent to look it up here.
+     */
+    known?: AdapterUser | null;
   },
 ): Promise<LoginResult> {
   const { config } = ctx;
   const { user: providerUser, account, emailProven } = params;
   if (!config.adapter) return { user: providerUser, account, isNewUser: false };
-  const adapter = config.adapter as Required<Adapter>;
+  const adapter = adapterFor(config, "getUserByAccount", "getUserByEmail", ...WRITES);
   const signedIn = params.connectTo ?? null;
   const email = providerUser.email?.trim() ? providerUser.email : null;
-  const stored = await adapter.getUserByAccount({
-    provider: account.provider,
-    providerAccountId: account.providerAccountId,
-  });
+  const stored =
+    params.known !== undefined
+      ? params.known
+      : await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId });
 
   if (stored) {
     if (signedIn && signedIn.id !== stored.id) {
@@ -184,15 +195,15 @@ export async function loginWithAccount(
     await storeNewTokens(adapter, account);
     // This account made (or was linked to) the record; now it proves the record's own address.
     if (emailProven && !stored.emailVerified && email && stored.email === email) {
-      user = await adapter.updateUser({ id: stored.id, emailVerified: new Date() });
+      user = await withMethods(adapter, ["updateUser"]).updateUser({ id: stored.id, emailVerified: new Date() });
       await config.events.updateUser?.({ user });
     }
     return { user, account: { ...account, userId: stored.id }, isNewUser: false };
   }
 
-  const link = async (owner: AdapterUser, tx: Required<Adapter> = adapter) => {
-    const linked = { ...account, userId: owner.id } as AdapterAccount;
-    await tx.linkAccount(linked);
+  const link = async (owner: AdapterUser) => {
+    const linked = linkedTo(account, owner.id);
+    await adapter.linkAccount(linked);
     return linked;
   };
 
@@ -205,20 +216,28 @@ export async function loginWithAccount(
   const { id: _providerId, ...fields } = providerUser;
   const owner = email ? await adapter.getUserByEmail(email) : null;
   // Neither this sign-in nor the record holding the address proved it: the record decides nothing
-  // (a stranger's passkey sign-up must not lock the owner out). This sign-in gets a fresh user
-  // without the address, which stays where it is until someone proves it (`releaseToProver`).
-  if (owner && email && !emailProven && !owner.emailVerified && account.type !== "webauthn") {
+  // (a stranger's passkey sign-up must not lock the owner out, nor an unverified provider's
+  // sign-in her passkey sign-up). This sign-in gets a fresh user without the address, which stays
+  // where it is until someone proves it (`releaseToProver`).
+  if (owner && email && !emailProven && !owner.emailVerified) {
     return createWithAccount(ctx, adapter, { ...fields, email: null }, account, providerUser, false);
   }
   if (owner && email) {
     if (emailProven && !owner.emailVerified) {
-      const released = await releaseToProver(ctx, adapter, owner, { ...fields, email }, account.provider, account);
+      const released = await releaseToProver(
+        ctx,
+        withMethods(adapter, ["updateUser"]),
+        owner,
+        { ...fields, email },
+        account.provider,
+        account,
+      );
       if (released?.linked) {
         await config.events.linkAccount?.({ user: released.user, account: released.linked, profile: providerUser });
         return { user: released.user, account: released.linked, isNewUser: true };
       }
-      // Another request proved the address first: decide again against its verified user.
-      return loginWithAccount(req, ctx, params);
+      // Another request proved the address first: decide again (looking everything up afresh).
+      return loginWithAccount(req, ctx, { ...params, known: undefined });
     }
     if (!params.allowEmailLinking || !emailProven || !owner.emailVerified) {
       if (account.type === "webauthn")
@@ -243,20 +262,21 @@ export async function loginWithAccount(
  */
 async function createWithAccount(
   ctx: Context,
-  adapter: Required<Adapter>,
+  adapter: AdapterWith<Writes>,
   fields: Omit<User, "id"> & { email: string | null },
   account: Account,
   profile: User,
   emailProven: boolean,
 ): Promise<LoginResult> {
-  const { created, linked } = await atomically(adapter, async (tx) => {
+  const { created, linked } = await atomically(adapter, WRITES, async (tx) => {
     // A provider without e-mail (TikTok, ...) gives null, not "": e-mail is unique in every store.
     const created = await tx.createUser({
       ...fields,
+      email: fields.email ?? NO_EMAIL,
       id: randomUUID(),
       emailVerified: emailProven && fields.email ? new Date() : null,
-    } as unknown as AdapterUser);
-    const linked = { ...account, userId: created.id } as AdapterAccount;
+    });
+    const linked = linkedTo(account, created.id);
     await tx.linkAccount(linked);
     return { created, linked };
   });
@@ -279,7 +299,7 @@ export async function loginWithCredentials(
   params: { user: User; account: Account },
 ): Promise<LoginResult & { user: AdapterUser }> {
   const { config } = ctx;
-  const adapter = config.adapter as Required<Adapter>;
+  const adapter = adapterFor(config, "getUserByAccount", "getUser", "getUserByEmail", ...WRITES);
   const { user: returned, account } = params;
   const key = { provider: account.provider, providerAccountId: account.providerAccountId };
   // The first sign-ins of one user may arrive together: all see no account, one creates the user
@@ -305,14 +325,14 @@ export async function loginWithCredentials(
 
 /** One attempt of `loginWithCredentials` to link the account to the stored user, or create both. */
 async function storeCredentialsUser(
-  adapter: Required<Adapter>,
+  adapter: AdapterWith<"getUser" | "getUserByEmail" | Writes>,
   returned: User,
   account: Account,
 ): Promise<{ user: AdapterUser; account: AdapterAccount; isNewUser: boolean }> {
   const id = account.providerAccountId;
   const existing = await adapter.getUser(id);
   if (existing) {
-    const linked = { ...account, userId: existing.id } as AdapterAccount;
+    const linked = linkedTo(account, existing.id);
     await adapter.linkAccount(linked);
     return { user: existing, account: linked, isNewUser: false };
   }
@@ -323,18 +343,18 @@ async function storeCredentialsUser(
       `authorize() of "${account.provider}" returned a new user id whose e-mail belongs to another user; return that user's id to sign them in (users are never matched by e-mail)`,
     );
   }
-  const verified = (returned as Partial<AdapterUser>).emailVerified;
-  return atomically(adapter, async (tx) => {
+  const verified: unknown = "emailVerified" in returned ? returned.emailVerified : undefined;
+  return atomically(adapter, WRITES, async (tx) => {
     // Only the user columns: whatever else authorize() returned (a password hash, a role) is the
     // application's and is not copied into the store.
     const user = await tx.createUser({
       id,
       name: returned.name ?? null,
-      email,
+      email: email ?? NO_EMAIL,
       image: returned.image ?? null,
       emailVerified: verified instanceof Date && !Number.isNaN(verified.valueOf()) ? verified : null,
-    } as AdapterUser);
-    const linked = { ...account, userId: user.id } as AdapterAccount;
+    });
+    const linked = linkedTo(account, user.id);
     await tx.linkAccount(linked);
     return { user, account: linked, isNewUser: true };
   });
@@ -353,19 +373,21 @@ export async function loginWithEmail(
   email: string,
 ): Promise<LoginResult & { user: AdapterUser }> {
   const { config } = ctx;
-  const adapter = config.adapter as Required<Adapter>;
   const account: Account = { provider: providerId, providerAccountId: email, type: "email" };
-  const existing = await adapter.getUserByEmail(email);
+  const existing = await adapterFor(config, "getUserByEmail").getUserByEmail(email);
   if (existing?.emailVerified) return { user: existing, account, isNewUser: false };
-  requireMethods(adapter, existing ? ["updateUser", "createUser"] : ["createUser"]);
+  // An adapter made for Auth.js's minimal e-mail requirements resolves; a sign-in that must create
+  // or update a user then names the missing method (MissingAdapterMethods), never a TypeError.
   if (existing) {
+    const adapter = adapterFor(config, "getUserByEmail", "updateUser", "createUser");
     const released = await releaseToProver(ctx, adapter, existing, { email }, providerId);
     if (released) return { user: released.user, account, isNewUser: true };
     return loginWithEmail(ctx, providerId, email);
   }
+  const adapter = adapterFor(config, "getUserByEmail", "createUser");
   let user: AdapterUser;
   try {
-    user = await adapter.createUser({ id: randomUUID(), email, emailVerified: new Date() } as AdapterUser);
+    user = await adapter.createUser({ id: randomUUID(), email, emailVerified: new Date() });
   } catch (e) {
     // Two links for a new address used at once: the second finds the first one's user.
     const now = await adapter.getUserByEmail(email);

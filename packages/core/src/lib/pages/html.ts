@@ -20,7 +20,7 @@ const entities: Record<string, string> = {
 };
 
 function escapeHtml(text: string): string {
-  return text.replace(/[&<>"'`]/g, (c) => entities[c] as string);
+  return text.replace(/[&<>"'`]/g, (c) => entities[c] ?? c);
 }
 
 type Value = SafeHtml | string | number | boolean | null | undefined | Value[];
@@ -33,8 +33,10 @@ function render(value: Value): string {
 }
 
 export function html(strings: TemplateStringsArray, ...values: Value[]): SafeHtml {
-  let out = strings[0] as string;
-  for (let i = 0; i < values.length; i++) out += render(values[i] as Value) + strings[i + 1];
+  let out = strings[0] ?? "";
+  values.forEach((value, i) => {
+    out += render(value) + strings[i + 1];
+  });
   return new SafeHtml(out);
 }
 

@@ -1,5 +1,6 @@
 import type { CredentialInput } from "../../providers/credentials.js";
-import type { InternalProvider } from "../config.js";
+import type { InternalProvider } from "../config-types.js";
+import { fieldOf, textOf } from "../merge.js";
 import { html, type SafeHtml, safeColor, safeImageUrl } from "./html.js";
 
 /** What the sign-in page says for each `?error=` value (spec §7.2). */
@@ -48,9 +49,9 @@ function field(providerId: string, name: string, spec: CredentialInput): SafeHtm
 }
 
 function buttonStyle(p: InternalProvider): string {
-  const style = (p as { style?: { bg?: string; text?: string; brandColor?: string } }).style;
-  const bg = safeColor(style?.bg ?? style?.brandColor);
-  const text = safeColor(style?.text);
+  const style = fieldOf(p, "style");
+  const bg = safeColor(textOf(fieldOf(style, "bg")) ?? textOf(fieldOf(style, "brandColor")));
+  const text = safeColor(textOf(fieldOf(style, "text")));
   return [bg ? `--btn-bg:${bg}` : "", text ? `--btn-text:${text}` : ""].filter(Boolean).join(";");
 }
 
@@ -66,15 +67,23 @@ export function signinPage(props: SigninPageProps): { title: string; content: Sa
   const submitId = (providerId: string) => (forms.length === 0 ? "submitButton" : `submitButton-${providerId}`);
   for (const p of providers) {
     if (p.type === "oauth" || p.type === "oidc") {
-      const logo = safeImageUrl((p as { style?: { logo?: string } }).style?.logo);
+      const logo = safeImageUrl(textOf(fieldOf(fieldOf(p, "style"), "logo")));
       const style = buttonStyle(p);
       buttons.push(
         html`<div class="provider"><form action="${authUrl}/signin/${p.id}" method="POST">${hidden}<button type="submit" class="provider-button"${style ? html` style="${style}"` : ""}>${logo ? html`<img src="${logo}" alt="" loading="lazy">` : ""}<span>Sign in with ${p.name}</span></button></form></div>`,
       );
     } else if (p.type === "email") {
       const id = `input-email-for-${p.id}-provider`;
+      // Labelled by its method: beside a password's or a passkey's e-mail field it is not just "Email".
+      const codes = p.code !== undefined && p.code !== false;
+      const label =
+        p.link === false
+          ? "Email for a sign-in code"
+          : codes
+            ? "Email for a sign-in link or code"
+            : "Email for a sign-in link";
       forms.push(
-        html`<div class="provider"><form action="${authUrl}/signin/${p.id}" method="POST">${hidden}<label for="${id}">Email</label><input id="${id}" type="email" name="email" value="${props.email ?? ""}" placeholder="email@example.com" autocomplete="email" required><button id="${submitId(p.id)}" type="submit">Sign in with ${p.name}</button></form></div>`,
+        html`<div class="provider"><form action="${authUrl}/signin/${p.id}" method="POST">${hidden}<label for="${id}">${label}</label><input id="${id}" type="email" name="email" value="${props.email ?? ""}" placeholder="email@example.com" autocomplete="email" required><button id="${submitId(p.id)}" type="submit">Sign in with ${p.name}</button></form></div>`,
       );
     } else if (p.type === "credentials") {
       const fields = Object.entries(p.credentials).map(([name, spec]) => field(p.id, name, spec ?? {}));

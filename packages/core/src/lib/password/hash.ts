@@ -98,16 +98,18 @@ const B64 = /^[A-Za-z0-9+/]+$/;
 function decode(encoded: unknown): Decoded | null {
   if (typeof encoded !== "string" || encoded.length > 512) return null;
   const parts = encoded.split("$");
-  if (parts.length !== 5 || parts[0] !== "" || parts[1] !== "scrypt") return null;
+  const [empty, scheme, list = "", salt = "", hash = ""] = parts;
+  if (parts.length !== 5 || empty !== "" || scheme !== "scrypt") return null;
   const fields = new Map<string, number>();
-  for (const field of (parts[2] as string).split(",")) {
-    const match = /^(ln|r|p)=([0-9]{1,3})$/.exec(field);
-    if (!match || fields.has(match[1] as string)) return null;
-    fields.set(match[1] as string, Number(match[2]));
+  for (const field of list.split(",")) {
+    const [, name, value] = /^(ln|r|p)=([0-9]{1,3})$/.exec(field) ?? [];
+    if (name === undefined || fields.has(name)) return null;
+    fields.set(name, Number(value));
   }
-  const [salt, hash] = [parts[3] as string, parts[4] as string];
-  if (fields.size !== 3 || !B64.test(salt) || !B64.test(hash)) return null;
-  const parameters = { ln: fields.get("ln"), r: fields.get("r"), p: fields.get("p") } as ScryptParameters;
+  const [ln, r, p] = [fields.get("ln"), fields.get("r"), fields.get("p")];
+  if (fields.size !== 3 || ln === undefined || r === undefined || p === undefined) return null;
+  if (!B64.test(salt) || !B64.test(hash)) return null;
+  const parameters: ScryptParameters = { ln, r, p };
   try {
     checkParameters(parameters, "verifyPassword");
   } catch {

@@ -26,7 +26,9 @@ const HINTS: Readonly<Record<string, string>> = {
  * ```
  */
 export function refreshTokenHint(providerId: string): string {
-  return Object.hasOwn(HINTS, providerId)
-    ? (HINTS[providerId] as string)
-    : "ask the provider for offline access as its documentation says (often the scope `offline_access`) and have the user sign in again";
+  const hint = Object.hasOwn(HINTS, providerId) ? HINTS[providerId] : undefined;
+  return (
+    hint ??
+    "ask the provider for offline access as its documentation says (often the scope `offline_access`) and have the user sign in again"
+  );
 }

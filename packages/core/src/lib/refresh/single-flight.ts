@@ -20,7 +20,8 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomUUID } from "node:crypto";
 import { AccessTokenError } from "../../errors.js";
 import type { RefreshStore } from "../../refresh-store.js";
-import type { RefreshOutcome } from "../flows/oauth/refresh.js";
+import type { RefreshOutcome } from "../config-types.js";
+import { errorOf } from "../error-of.js";
 
 /** How long a refresh lock lives: a holder that crashed frees it after this. */
 export const LOCK_TTL_MS = 20_000;
@@ -159,7 +160,7 @@ async function coordinate(
           config.logger.error(
             new AccessTokenError(
               "The outcome of a refresh could not be recorded in the refresh store; other instances may redeem the old refresh token",
-              { err: e as Error },
+              { err: errorOf(e) },
             ),
           );
         }

@@ -21,8 +21,10 @@ export interface ProviderTokens {
 }
 
 /** The token fields worth keeping from a refresh answer. */
-export function tokenFields(tokens: TokenSet): Partial<ProviderTokens> {
-  const out: Partial<ProviderTokens> = { access_token: tokens.access_token as string };
+export function tokenFields(tokens: Partial<TokenSet>): Partial<ProviderTokens> {
+  const out: Partial<ProviderTokens> = {};
+  // A refresh answer always has one (oauth4webapi checks it); an account's is checked by its caller.
+  if (typeof tokens.access_token === "string") out.access_token = tokens.access_token;
   if (typeof tokens.refresh_token === "string") out.refresh_token = tokens.refresh_token;
   if (typeof tokens.expires_at === "number") out.expires_at = tokens.expires_at;
   if (typeof tokens.token_type === "string") out.token_type = tokens.token_type;
@@ -74,6 +76,6 @@ export function providerTokensOf(account: Account | null | undefined): ProviderT
   return {
     providerAccountId: account.providerAccountId,
     ...idTokenSubjectOf(account.id_token),
-    ...tokenFields(account as TokenSet),
+    ...tokenFields(account),
   };
 }

@@ -1,5 +1,5 @@
-import type { Adapter } from "../../adapters.js";
-import type { ResolvedConfig } from "../config.js";
+import { adapterFor } from "../adapter-for.js";
+import type { ResolvedConfig } from "../config-types.js";
 import { expiredCookie } from "../cookies.js";
 import { warnOnce } from "../logger.js";
 import { amrOf } from "./jwt-strategy.js";
@@ -12,7 +12,7 @@ import type { SessionRead, SessionReadOptions } from "./read.js";
  */
 export async function readDatabaseSession(config: ResolvedConfig, options: SessionReadOptions): Promise<SessionRead> {
   const { cookies: requestCookies, cookie, update } = options;
-  const adapter = config.adapter as Required<Adapter>;
+  const adapter = adapterFor(config, "getSessionAndUser", "deleteSession", "updateSession");
   const sessionToken = requestCookies[cookie.name];
   if (!sessionToken) return { session: null, cookies: [] };
 
@@ -41,7 +41,8 @@ export async function readDatabaseSession(config: ResolvedConfig, options: Sessi
   // whatever the callback returns may reach a script through `GET /session`.
   const { sessionToken: _token, ...record } = session;
   const returned = await config.callbacks.session({
-    session: { ...record, expires, user } as never,
+    // The client's ISO string, as under JWT sessions: one type for `expires` in every callback.
+    session: { ...record, expires: expires.toISOString(), user },
     user,
     token: undefined as never,
     ...(update ? { newSession: update.data, trigger: "update" as const } : {}),

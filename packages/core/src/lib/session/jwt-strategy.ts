@@ -1,14 +1,16 @@
 import { JWTSessionError, SessionCookieTooLarge } from "../../errors.js";
 import type { Cookie, Session } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
-import type { ResolvedConfig } from "../config.js";
+import type { ResolvedConfig } from "../config-types.js";
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../cookies.js";
+import { errorOf } from "../error-of.js";
 import { openTokenWithReason, sealToken } from "../jwe.js";
 import { warnOnce } from "../logger.js";
 import type { SessionRead, SessionReadOptions } from "./read.js";
 import { sessionIdOf, signedInAt } from "./revocation-list.js";
 
-const nowSeconds = () => Math.floor(Date.now() / 1000);
+/** Epoch seconds now, whole: the unit of a JWT's `iat` and `exp`. */
+export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
 // Tokens opened recently, per resolved configuration (`config.caches.openedTokens`): a browser
 // sends the same token with every request until it is re-issued, and opening it again repeats an
@@ -45,7 +47,10 @@ function openWithCache(config: ResolvedConfig, raw: string, salt: string): JWT |
     return null;
   }
   const { claims } = result;
-  if (cache.size >= OPENED_LIMIT) cache.delete(cache.keys().next().value as string);
+  if (cache.size >= OPENED_LIMIT) {
+    const [oldest] = cache.keys();
+    if (oldest !== undefined) cache.delete(oldest);
+  }
   cache.set(key, { json: JSON.stringify(claims), exp: typeof claims.exp === "number" ? claims.exp : undefined });
   return claims;
 }
@@ -72,7 +77,7 @@ async function decodeWithCallback(config: ResolvedConfig, raw: string, salt: str
   try {
     return (await config.jwt.decode?.({ token: raw, secret: [...config.jwt.secrets], salt })) ?? null;
   } catch (e) {
-    config.logger.error(new JWTSessionError("The session token could not be decoded", { err: e as Error }));
+    config.logger.error(new JWTSessionError("The session token could not be decoded", { err: errorOf(e) }));
     return null;
   }
 }
@@ -126,7 +131,7 @@ export async function sessionTokenCookies(
  * What a session is, whatever the application's `jwt` callback returns: its id, start and
  * factors, and whose it is (`sub`, once signed in).
  */
-interface SessionIdentity {
+export interface SessionIdentity {
   sid: string | undefined;
   authTime: number | undefined;
   amr: string[] | undefined;
@@ -195,7 +200,7 @@ export function mayExtend(config: ResolvedConfig): boolean {
  * list is loaded once, before the first read, which alone gets a promise to wait on. Every other
  * read is answered synchronously, so revocation adds no promise and no microtask to a read.
  */
-function revocationOf(config: ResolvedConfig, claims: JWT): Liveness | Promise<Liveness> {
+function livenessOf(config: ResolvedConfig, claims: JWT): Liveness | Promise<Liveness> {
   const { revocation } = config;
   if (!revocation) return "live";
   if (revocation.list.state === "idle") return revocation.list.start().then(() => verdictOf(revocation, claims));
@@ -209,73 +214,89 @@ function verdictOf(revocation: NonNullable<ResolvedConfig["revocation"]>, claims
   return verdict === "revoked" ? "revoked" : "live";
 }
 
+/** A JWT session as {@link openJwtSession} opened it. */
+export interface OpenedJwtSession {
+  /** The token as sealed. */
+  claims: JWT;
+  /** What the `jwt` callback made of it, with the session's identity kept (`keepSessionIdentity`, on first read). */
+  readonly token: JWT;
+  /** What the `jwt` callback returned, as it returned it (`claims` when it did not run). */
+  returned: JWT;
+  /** The session's identity, read from `claims` before the callback ran. */
+  identity: SessionIdentity;
+  /** True when the callback ran for an update, or returned a token that differs from `claims`. */
+  changed: boolean;
+}
+
 /**
  * A JWT session cookie as every reader of it must see it (the session read, `getAccessToken`,
- * the sessions API, account linking): null unless it opens, its session is not revoked, and the
- * application's `jwt` callback keeps it. `claims` is the token as sealed; `token` what the
- * callback made of it, with the session's identity kept.
+ * the sessions API, account linking, `getToken`): null unless it opens, its session is not
+ * revoked, and the application's `jwt` callback keeps it (each rejection logged at debug level).
+ * The callback runs only when the application set one, or for an `update` (`trigger: "update"`
+ * with the posted data), which is refused while the revocation list is not current.
  */
 export async function openJwtSession(
   config: ResolvedConfig,
   raw: string,
   salt: string,
-): Promise<{ claims: JWT; token: JWT } | null> {
+  update?: { data: unknown },
+): Promise<OpenedJwtSession | null> {
+  // Neither the built-in decoder nor the revocation list (once loaded) needs to wait: awaited only
+  // when they return a promise, each saves a turn of the microtask queue on every read.
   const opened = openSessionToken(config, raw, salt);
   const claims = opened instanceof Promise ? await opened : opened;
-  if (!claims) return null;
-  const liveness = revocationOf(config, claims);
-  if ((liveness instanceof Promise ? await liveness : liveness) === "revoked") return null;
-  if (config.defaultCallbacks.jwt) return { claims, token: claims };
+  if (!claims) {
+    config.logger.debug("session token rejected: not a valid token under the configured secrets");
+    return null;
+  }
+  // Refused, not signed out, when the list is unavailable (livenessOf throws): the cookie stays
+  // for when the store answers again.
+  const liveness = livenessOf(config, claims);
+  if ((liveness instanceof Promise ? await liveness : liveness) === "revoked") {
+    config.logger.debug("session token rejected: its session was revoked");
+    return null;
+  }
+  // Served while the list cannot be checked (`onUnavailable: "serve"`): never extended meanwhile.
+  if (update && !mayExtend(config)) throw new Error(UNCHECKED_UPDATE);
+  // Read before the `jwt` callback, which may change the claims in place.
   const identity = identityOf(claims);
-  const token = await config.callbacks.jwt({ token: { ...claims }, user: undefined as never });
-  return token === null ? null : { claims, token: keepSessionIdentity(token, identity, subjectKept(config)) };
+  if (!update && config.defaultCallbacks.jwt)
+    return { claims, token: claims, returned: claims, identity, changed: false };
+  const before = update ? "" : JSON.stringify(claims);
+  const returned = await config.callbacks.jwt({
+    token: { ...claims },
+    user: undefined as never,
+    ...(update ? { trigger: "update" as const, session: update.data } : {}),
+  });
+  if (returned === null) return null;
+  // Kept on first use: a read that re-issues nothing serves `returned` as it is (readJwtSession).
+  let kept: JWT | undefined;
+  return {
+    claims,
+    get token() {
+      kept ??= keepSessionIdentity(returned, identity, subjectKept(config));
+      return kept;
+    },
+    returned,
+    identity,
+    changed: !!update || JSON.stringify(returned) !== before,
+  };
 }
 
 /**
- * Reads (and on update, changes) a JWT session. The `jwt` callback runs only when the
- * application set one; the cookie is re-issued only when the token changed or `updateAge` has
- * passed since it was issued. With `session.revocation`, a revoked session reads as signed out
- * (its cookie cleared), decided in memory.
+ * Reads (and on update, changes) a JWT session, opened by {@link openJwtSession}. The cookie is
+ * re-issued only when the token changed or `updateAge` has passed since it was issued. With
+ * `session.revocation`, a revoked session reads as signed out (its cookie cleared), decided in
+ * memory.
  */
 export async function readJwtSession(config: ResolvedConfig, options: SessionReadOptions): Promise<SessionRead> {
   const { cookies: requestCookies, cookie, update } = options;
   const raw = readChunkedCookie(requestCookies, cookie.name);
   if (!raw) return { session: null, cookies: [] };
-  // Neither the built-in decoder nor the revocation list (once loaded) needs to wait: awaited only
-  // when they return a promise, each saves a turn of the microtask queue on every read.
-  const opened = openSessionToken(config, raw, cookie.name);
-  const claims = opened instanceof Promise ? await opened : opened;
-  if (!claims) {
-    config.logger.debug("session token rejected: not a valid token under the configured secrets");
-    return { session: null, cookies: clearChunkedCookie(requestCookies, cookie.name, cookie.options) };
-  }
-
-  const liveness = revocationOf(config, claims);
-  if ((liveness instanceof Promise ? await liveness : liveness) === "revoked") {
-    // Refused, not signed out, when the list is unavailable (revocationOf throws): the cookie
-    // stays for when the store answers again.
-    config.logger.debug("session token rejected: its session was revoked");
-    return { session: null, cookies: clearChunkedCookie(requestCookies, cookie.name, cookie.options) };
-  }
-
-  // Served while the list cannot be checked (`onUnavailable: "serve"`): never extended meanwhile.
-  if (update && !mayExtend(config)) throw new Error(UNCHECKED_UPDATE);
-
-  // Read before the `jwt` callback, which may change the claims object in place.
-  const identity = identityOf(claims);
-  let token: JWT | null = claims;
-  let changed = false;
-  if (update || !config.defaultCallbacks.jwt) {
-    const before = update ? "" : JSON.stringify(claims);
-    token = await config.callbacks.jwt({
-      token: claims,
-      user: undefined as never,
-      ...(update ? { trigger: "update" as const, session: update.data } : {}),
-    });
-    changed = !!update || token === null || JSON.stringify(token) !== before;
-  }
-  if (token === null)
-    return { session: null, cookies: clearChunkedCookie(requestCookies, cookie.name, cookie.options) };
+  const opened = await openJwtSession(config, raw, cookie.name, update);
+  if (!opened) return { session: null, cookies: clearChunkedCookie(requestCookies, cookie.name, cookie.options) };
+  const { identity, changed } = opened;
+  let token = opened.returned;
 
   // A session this instance cannot check against the revocation list is served as it is: a cookie
   // re-issued now would outlive a revocation made where this instance cannot hear it.
@@ -285,7 +306,7 @@ export async function readJwtSession(config: ResolvedConfig, options: SessionRea
   let cookies: Cookie[] = [];
   let expires: Date;
   if (due) {
-    token = keepSessionIdentity(token, identity, subjectKept(config));
+    token = opened.token;
     expires = new Date(Date.now() + config.session.maxAge * 1000);
     if (options.reissue) {
       // A token the `jwt` callback grew past what a cookie can carry is not re-issued (logged):

@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import type { Secrets } from "../jwe.js";
 
 /**
  * The id of a database session: HMAC-SHA256 of its token under the first secret, with a label of
@@ -7,8 +8,8 @@ import { createHmac } from "node:crypto";
  * page listed before the rotation then revokes nothing, which is safe). `listSessions` shows it
  * and the audit trail records it.
  */
-export function databaseSessionId(config: { readonly secrets: readonly string[] }, sessionToken: string): string {
-  return createHmac("sha256", config.secrets[0] as string)
+export function databaseSessionId(config: { readonly secrets: Secrets }, sessionToken: string): string {
+  return createHmac("sha256", config.secrets[0])
     .update("latchkey session id\u0000")
     .update(sessionToken)
     .digest("base64url")

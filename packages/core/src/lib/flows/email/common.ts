@@ -4,15 +4,17 @@
  * two flows do not import each other.
  */
 import { randomUUID } from "node:crypto";
-import type { Adapter, AdapterUser } from "../../../adapters.js";
+import type { AdapterUser } from "../../../adapters.js";
 import type { Account, ResponseInternal } from "../../../shapes/data.js";
-import type { InternalProvider } from "../../config.js";
+import { type AdapterWith, adapterFor } from "../../adapter-for.js";
+import type { InternalProvider } from "../../config-types.js";
 import type { Context } from "../../context.js";
+import { assertSingleMailbox, normalizeEmailIdentifier } from "../../email/identifier.js";
+import type { Secrets } from "../../jwe.js";
 import type { RequestInternal } from "../../request.js";
 import { withQuery } from "../../url.js";
 import { askSignIn, landing, startSession } from "../finish-sign-in.js";
 import { loginWithEmail } from "../identity.js";
-import { assertSingleMailbox, normalizeEmailIdentifier } from "./identifier.js";
 
 export type EmailProvider = Extract<InternalProvider, { type: "email" }>;
 
@@ -24,12 +26,15 @@ export function normalize(provider: EmailProvider, value: unknown): string {
 }
 
 /** The secrets that key tokens and codes: the provider's `secret`, else the configuration's (newest first). */
-export function tokenSecrets(ctx: Context, provider: EmailProvider): readonly string[] {
+export function tokenSecrets(ctx: Context, provider: EmailProvider): Secrets {
   return provider.secret ? [provider.secret] : ctx.config.secrets;
 }
 
-export function adapterOf(ctx: Context): Required<Adapter> {
-  return ctx.config.adapter as Required<Adapter>;
+/** The adapter with what an e-mail sign-in asks of it (checked when the configuration resolved). */
+export function adapterOf(
+  ctx: Context,
+): AdapterWith<"createVerificationToken" | "useVerificationToken" | "getUserByEmail"> {
+  return adapterFor(ctx.config, "createVerificationToken", "useVerificationToken", "getUserByEmail");
 }
 
 /** The verify-request page of `providerId` (the application's, or the built-in one), with `extra` query. */

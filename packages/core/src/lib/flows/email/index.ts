@@ -1,12 +1,12 @@
 import type { Adapter, AdapterUser } from "../../../adapters.js";
 import { AuthError, EmailSignInError, Verification } from "../../../errors.js";
 import type { Account, ResponseInternal } from "../../../shapes/data.js";
-import type { EmailConfig } from "../../../shapes/email.js";
 import { reserveEmailSend } from "../../attempts.js";
 import { noteSignInAttempt } from "../../audit/sign-in.js";
 import { bindLink, linkOpenedWhereAsked } from "../../binding.js";
-import type { InternalProvider } from "../../config.js";
+import type { InternalProvider } from "../../config-types.js";
 import type { Context } from "../../context.js";
+import { errorOf } from "../../error-of.js";
 import { otherPages } from "../../pages/index.js";
 import type { RequestInternal } from "../../request.js";
 import { askSignIn } from "../finish-sign-in.js";
@@ -47,7 +47,7 @@ export async function sendSignInLink(
   try {
     identifier = normalize(provider, req.body?.email);
   } catch (e) {
-    throw new EmailSignInError("The e-mail address was refused", { err: e as Error, provider: provider.id });
+    throw new EmailSignInError("The e-mail address was refused", { err: errorOf(e), provider: provider.id });
   }
   await reserveEmailSend(req, ctx, provider.id, identifier);
 
@@ -65,12 +65,12 @@ export async function sendSignInLink(
   try {
     token = provider.generateVerificationToken ? await provider.generateVerificationToken() : randomVerificationToken();
   } catch (e) {
-    throw new EmailSignInError("generateVerificationToken() threw", { err: e as Error, provider: provider.id });
+    throw new EmailSignInError("generateVerificationToken() threw", { err: errorOf(e), provider: provider.id });
   }
   if (typeof token !== "string" || token === "") {
     throw new EmailSignInError("generateVerificationToken() returned no token", { provider: provider.id });
   }
-  const [secret] = tokenSecrets(ctx, provider) as [string];
+  const [secret] = tokenSecrets(ctx, provider);
   const hashed = hashVerificationToken(verificationTokenKey(secret), identifier, token);
   const expires = new Date(Date.now() + provider.maxAge * 1000);
   const codeOptions = emailCodeOptions(provider);
@@ -93,7 +93,7 @@ export async function sendSignInLink(
       ctx.config.logger.error(
         cleanup instanceof AuthError
           ? cleanup
-          : new AuthError("The unsent verification token could not be removed", { err: cleanup as Error }),
+          : new AuthError("The unsent verification token could not be removed", { err: errorOf(cleanup) }),
       );
     }
   };
@@ -119,7 +119,7 @@ export async function sendSignInLink(
       identifier,
       url,
       expires,
-      provider: provider as EmailConfig,
+      provider,
       token,
       code,
       theme: ctx.config.theme,
@@ -127,7 +127,7 @@ export async function sendSignInLink(
     });
   } catch (e) {
     await withdraw(records);
-    throw new EmailSignInError("The sign-in e-mail could not be sent", { err: e as Error, provider: provider.id });
+    throw new EmailSignInError("The sign-in e-mail could not be sent", { err: errorOf(e), provider: provider.id });
   }
   if (sendId) setCodeCookie(req, ctx, provider, { identifier, sendId });
   return { redirect: target, cookies: ctx.cookies };
@@ -166,7 +166,7 @@ export async function emailCallback(
   try {
     identifier = normalize(provider, email);
   } catch (e) {
-    throw new Verification("The sign-in link's e-mail address was refused", { err: e as Error });
+    throw new Verification("The sign-in link's e-mail address was refused", { err: errorOf(e) });
   }
   noteSignInAttempt(ctx, { identifier });
 

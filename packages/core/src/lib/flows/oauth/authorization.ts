@@ -57,8 +57,9 @@ export function proxyOrigin(provider: OAuthProvider): string | undefined {
 export function redirectTarget(ctx: Context, provider: OAuthProvider): RedirectTarget {
   const own = `${ctx.authUrl}/callback/${provider.id}`;
   const origin = proxyOrigin(provider);
-  if (!origin || origin === ctx.origin) return { redirectUri: own };
-  const proxy = (provider.redirectProxyUrl as string).replace(/\/+$/, "");
+  const proxy = provider.redirectProxyUrl?.replace(/\/+$/, "");
+  // proxyOrigin gives an origin only when redirectProxyUrl is set.
+  if (!origin || origin === ctx.origin || proxy === undefined) return { redirectUri: own };
   return { redirectUri: `${proxy}/callback/${encodeURIComponent(provider.id)}`, forwardTo: own };
 }
 

@@ -8,10 +8,14 @@ import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import * as o from "oauth4webapi";
 import { AuthError, InvalidConfiguration, OAuthCallbackError, OAuthProfileParseError } from "../../../errors.js";
 import type { Account, Profile, TokenSet, User } from "../../../shapes/data.js";
+import type { IdTokenRefusalReason } from "../../config-types.js";
+import { errorOf, messageOf } from "../../error-of.js";
 import { escapeForLog } from "../../logger.js";
+import { fieldOf, textOf } from "../../merge.js";
 import { defaultProfile } from "../../profile.js";
 import {
   authorizationServer,
+  discoveredJwksUri,
   forgetDiscovery,
   httpOptions,
   type OAuthProvider,
@@ -124,7 +128,7 @@ export function callbackError(e: unknown, provider: OAuthProvider, step: string)
     );
   }
   const err = e instanceof Error ? e : new Error(String(e));
-  const code = (err as { code?: string }).code ?? ((err.cause as { code?: string } | undefined)?.code || "");
+  const code = textOf(fieldOf(err, "code")) ?? (textOf(fieldOf(err.cause, "code")) || "");
   const unreachable = err.name === "TimeoutError" || err.name === "AbortError" || err.message === "fetch failed";
   const why = unreachable
     ? `could not be reached${code ? ` (${code})` : ""}`
@@ -147,7 +151,7 @@ export async function conformed(provider: OAuthProvider, response: Response): Pr
 }
 
 /** A plain token set: `token_type` lowercased, `expires_at` computed from `expires_in`. */
-export function normalizeTokens(raw: Record<string, unknown>): TokenSet {
+export function normalizeTokens(raw: object): TokenSet {
   const tokens: TokenSet = { ...raw };
   if (typeof tokens.token_type === "string") tokens.token_type = tokens.token_type.toLowerCase();
   if (tokens.expires_in !== undefined && tokens.expires_in !== null) {
@@ -213,7 +217,7 @@ export async function completeAuthorization(
         redirect_uri: redirectUri,
         fetch: providerFetch(provider),
       });
-      tokenResponse = asTokenResponse(normalizeTokens(custom as Record<string, unknown>));
+      tokenResponse = asTokenResponse(normalizeTokens(custom));
     } else {
       const auth = clientAuthentication(provider);
       const additionalParameters: Record<string, string> = {};
@@ -228,9 +232,9 @@ export async function completeAuthorization(
         redirectUri,
         checks.code_verifier ?? o.nopkce,
         {
-          ...httpOptions(provider, as.token_endpoint),
+          ...httpOptions<"POST", URLSearchParams>(provider, as.token_endpoint),
           additionalParameters,
-        } as o.TokenEndpointRequestOptions,
+        },
       );
     }
     tokenResponse = await conformed(provider, tokenResponse);
@@ -275,7 +279,7 @@ export async function completeAuthorization(
         as,
         client,
         accessToken,
-        httpOptions(provider, as.userinfo_endpoint) as o.UserInfoRequestOptions,
+        httpOptions<"GET", undefined>(provider, as.userinfo_endpoint),
       );
       if (isOidc && idClaims) {
         profile = (await o.processUserInfoResponse(as, client, idClaims.sub, userinfo)) as Profile;
@@ -309,13 +313,10 @@ async function mapProfile(provider: OAuthProvider, profile: Profile, tokens: Tok
   try {
     mapped = await (provider.profile ?? defaultProfile)(profile, tokens);
   } catch (e) {
-    throw new OAuthProfileParseError(
-      `The profile() of provider "${provider.id}" threw: ${(e as Error)?.message ?? String(e)}`,
-      {
-        err: e as Error,
-        provider: provider.id,
-      },
-    );
+    throw new OAuthProfileParseError(`The profile() of provider "${provider.id}" threw: ${messageOf(e)}`, {
+      err: errorOf(e),
+      provider: provider.id,
+    });
   }
   const accountId = mapped?.id;
   if (accountId === undefined || accountId === null || accountId === "") {
@@ -339,9 +340,6 @@ async function mapProfile(provider: OAuthProvider, profile: Profile, tokens: Tok
   const storedAccount: Account = provider.account ? { ...(provider.account(tokens) ?? {}), ...identity } : account;
   return { profile, user, account, storedAccount };
 }
-
-/** What an id_token failed, for the typed error of its caller (sign-in or refresh). */
-export type IdTokenRefusalReason = "claims" | "signature" | "iat" | "sub" | "iss";
 
 /** An id_token that must not be accepted: `reason` says which check it failed. */
 export class IdTokenRefusal extends Error {
@@ -460,7 +458,7 @@ async function verifyIdTokenSignature(
         `Provider "${provider.id}" expects ${alg} id_tokens, keyed by the client secret, but has no \`clientSecret\`.`,
       );
     }
-    const [header, payload, signature] = idToken.split(".") as [string, string, string];
+    const [header = "", payload = "", signature = ""] = idToken.split(".");
     const expected = createHmac(`sha${hmac[1]}`, Buffer.from(provider.clientSecret, "utf8"))
       .update(`${header}.${payload}`)
       .digest();
@@ -470,15 +468,26 @@ async function verifyIdTokenSignature(
     }
     return;
   }
-  if (!as.jwks_uri) {
+  // Endpoints given explicitly skip discovery; the keys are then discovered from the issuer now.
+  let jwksUri = as.jwks_uri;
+  if (!jwksUri) {
+    try {
+      jwksUri = await discoveredJwksUri(provider);
+    } catch (e) {
+      throw callbackError(e, provider, "discovery request");
+    }
+  }
+  if (!jwksUri) {
     throw refuse(
-      `it is signed with ${alg}, and the provider publishes no keys (\`jwks_uri\`) to check it against; give the provider its \`issuer\` so they are discovered`,
+      provider.issuer || provider.wellKnown
+        ? `it is signed with ${alg}, and the discovery document of \`${provider.wellKnown ?? provider.issuer}\` names no keys (\`jwks_uri\`) to check it against. Ask the provider where its signing keys are published, or configure the provider without the \`openid\` scope so no id_token is sent`
+        : `it is signed with ${alg}, and the provider has no \`issuer\` to discover its keys (\`jwks_uri\`) from: give the provider its \`issuer\` (the \`iss\` of its id_tokens; its keys are then read from \`<issuer>/.well-known/openid-configuration\`)`,
     );
   }
   await o.validateApplicationLevelSignature(
-    as,
+    { ...as, jwks_uri: jwksUri },
     tokenResponse,
-    httpOptions(provider, as.jwks_uri) as o.ValidateSignatureOptions,
+    httpOptions<"GET", undefined>(provider, jwksUri),
   );
 }
 
@@ -500,11 +509,11 @@ function parsePostedUser(value: string | null): { name: Record<string, unknown> 
   try {
     const parsed: unknown = JSON.parse(value);
     if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return undefined;
-    const name = Object.hasOwn(parsed, "name") ? (parsed as { name: unknown }).name : undefined;
+    const name = Object.hasOwn(parsed, "name") ? fieldOf(parsed, "name") : undefined;
     if (!name || typeof name !== "object" || Array.isArray(name)) return undefined;
     const out: Record<string, unknown> = {};
     for (const part of ["firstName", "middleName", "lastName"]) {
-      const v = (name as Record<string, unknown>)[part];
+      const v = fieldOf(name, part);
       if (typeof v === "string" && Object.hasOwn(name, part)) out[part] = v;
     }
     return { name: out };

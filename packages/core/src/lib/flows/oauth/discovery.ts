@@ -70,13 +70,13 @@ export function providerFetch(provider: OAuthProvider): typeof fetch {
  * {@link MAX_PROVIDER_ANSWER_BYTES}, and plain `http://` allowed for loopback hosts only (local
  * development and tests), never for anything else.
  */
-export function httpOptions(
+export function httpOptions<Method extends string = "GET" | "POST", Body = URLSearchParams | undefined>(
   provider: OAuthProvider,
   url: string | URL | undefined,
   deadline?: AbortSignal,
-): o.HttpRequestOptions<"GET" | "POST", URLSearchParams | undefined> {
+): o.HttpRequestOptions<Method, Body> {
   const fetchImpl = providerFetch(provider);
-  const options: o.HttpRequestOptions<"GET" | "POST", URLSearchParams | undefined> = {
+  const options: o.HttpRequestOptions<Method, Body> = {
     signal: () =>
       deadline
         ? AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), deadline])
@@ -144,9 +144,9 @@ async function discover(provider: OAuthProvider): Promise<o.AuthorizationServer>
   }
   if (!issuer) throw new Error("The provider has neither `issuer` nor `wellKnown` to discover its endpoints from");
   const response = await o.discoveryRequest(issuer, {
-    ...httpOptions(provider, issuer),
+    ...httpOptions<"GET", undefined>(provider, issuer),
     algorithm: "oidc",
-  } as o.DiscoveryRequestOptions);
+  });
   return o.processDiscoveryResponse(expectedIssuer(issuer), response);
 }
 
@@ -194,6 +194,21 @@ export async function authorizationServer(
     provider.issuer ??
     new URL(configured.token_endpoint ?? configured.authorization_endpoint ?? "https://invalid.invalid").origin;
   return { issuer, ...configured };
+}
+
+/**
+ * The `jwks_uri` of a provider whose explicit endpoints skipped discovery: discovered from its
+ * `issuer` (or `wellKnown`) now, when it has one; undefined when it has neither or the provider
+ * publishes no keys.
+ *
+ * @example
+ * ```ts
+ * const jwksUri = as.jwks_uri ?? (await discoveredJwksUri(provider))
+ * ```
+ */
+export async function discoveredJwksUri(provider: OAuthProvider): Promise<string | undefined> {
+  if (!provider.issuer && !provider.wellKnown) return undefined;
+  return (await cachedDiscovery(provider)).jwks_uri;
 }
 
 /** Forgets the cached metadata of a provider (after a failure that stale metadata may explain). */

@@ -1,15 +1,9 @@
-/**
- * Sign-in with OAuth 2 and OpenID Connect providers (ARCHITECTURE "Data flow of a sign-in"):
- * `POST /signin/<id>` → authorization URL with PKCE, state and nonce in sealed cookies →
- * provider → `GET|POST /callback/<id>` → checks consumed → code redeemed, id_token validated,
- * profile read → `signIn` callback → user and account through the adapter → session → redirect.
- */
-import type { Adapter } from "../../../adapters.js";
 import { AuthError, InvalidCheck, OAuthProfileParseError, OAuthSignInError } from "../../../errors.js";
-import type { ResponseInternal, TokenSet } from "../../../shapes/data.js";
+import type { ResponseInternal } from "../../../shapes/data.js";
+import { adapterFor } from "../../adapter-for.js";
 import { bindFlow } from "../../binding.js";
-import type { InternalProvider } from "../../config.js";
 import type { Context } from "../../context.js";
+import { errorOf, messageOf } from "../../error-of.js";
 import type { RequestInternal } from "../../request.js";
 import { connectClaim, connectTarget } from "../connect.js";
 import { askSignIn, landing, startSession } from "../finish-sign-in.js";
@@ -34,9 +28,8 @@ import { authorizationServer, type OAuthProvider } from "./discovery.js";
 export async function startOAuth(
   req: RequestInternal,
   ctx: Context,
-  internal: InternalProvider,
+  provider: OAuthProvider,
 ): Promise<ResponseInternal> {
-  const provider = internal as unknown as OAuthProvider;
   const connect = await connectClaim(req, ctx);
   // The session to connect to travels in the check cookies: without one (`checks: ["none"]`)
   // nothing could carry it, nor bind the callback to this browser.
@@ -59,7 +52,7 @@ export async function startOAuth(
     }
   } catch (e) {
     if (e instanceof AuthError) throw e;
-    const err = e as Error;
+    const err = errorOf(e);
     throw new OAuthSignInError(
       `The authorization endpoint of provider "${provider.id}" could not be found: ${err.message}`,
       {
@@ -177,9 +170,8 @@ function proxyForward(
 export async function oauthCallback(
   req: RequestInternal,
   ctx: Context,
-  internal: InternalProvider,
+  provider: OAuthProvider,
 ): Promise<ResponseInternal> {
-  const provider = internal as unknown as OAuthProvider;
   const params = responseParams(req);
 
   const forward = proxyForward(req, ctx, provider, params);
@@ -206,7 +198,7 @@ export async function oauthCallback(
 
   const { config } = ctx;
   const known = config.adapter
-    ? await (config.adapter as Required<Adapter>).getUserByAccount({
+    ? await adapterFor(config, "getUserByAccount").getUserByAccount({
         provider: provider.id,
         providerAccountId: account.providerAccountId,
       })
@@ -216,18 +208,13 @@ export async function oauthCallback(
 
   let emailProven: boolean;
   try {
-    emailProven = await oauthEmailProven(
-      provider as Parameters<typeof oauthEmailProven>[0],
-      profile,
-      account as unknown as TokenSet,
-      user.email,
-    );
+    emailProven = await oauthEmailProven(provider, profile, account, user.email);
   } catch (e) {
     // A throwing `isEmailVerified` ends the sign-in like a throwing `profile()`: nothing is created.
-    throw new OAuthProfileParseError(
-      `The isEmailVerified() of provider "${provider.id}" threw: ${(e as Error)?.message ?? String(e)}`,
-      { err: e as Error, provider: provider.id },
-    );
+    throw new OAuthProfileParseError(`The isEmailVerified() of provider "${provider.id}" threw: ${messageOf(e)}`, {
+      err: errorOf(e),
+      provider: provider.id,
+    });
   }
   const login = await loginWithAccount(req, ctx, {
     user,
@@ -236,6 +223,7 @@ export async function oauthCallback(
     allowEmailLinking: provider.allowDangerousEmailAccountLinking,
     emailProven,
     connectTo,
+    known,
   });
   const callbackUrl = await ctx.callbackUrl();
   const sessionAccount = { ...account, ...(login.account?.userId ? { userId: login.account.userId } : {}) };

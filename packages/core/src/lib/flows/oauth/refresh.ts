@@ -4,7 +4,8 @@
  * redemption of the callback does it.
  */
 import * as o from "oauth4webapi";
-import type { TokenSet } from "../../../shapes/data.js";
+import type { RefreshOutcome } from "../../config-types.js";
+import { messageOf } from "../../error-of.js";
 import {
   callbackError,
   clientAuthentication,
@@ -12,24 +13,12 @@ import {
   conformed,
   forgetStaleMetadata,
   IdTokenRefusal,
-  type IdTokenRefusalReason,
   type IdTokenSubject,
   issuerForIdToken,
   normalizeTokens,
   verifyIdToken,
 } from "./code-exchange.js";
 import { authorizationServer, httpOptions, type OAuthProvider } from "./discovery.js";
-
-/** What a refresh attempt ended with. */
-export type RefreshOutcome =
-  | { ok: true; tokens: TokenSet }
-  /** The grant is gone for good (`invalid_grant`): only the user can get a new one. */
-  | { ok: false; revoked: true; message: string }
-  /**
-   * Anything else: unreachable provider, another error answer, a malformed response; with
-   * `idToken`, an answer refused for its id_token (nothing of it is kept).
-   */
-  | { ok: false; revoked: false; message: string; idToken?: IdTokenRefusalReason };
 
 /**
  * The refresh answer processed, its id_token (when it has one) checked exactly as at sign-in, and
@@ -63,10 +52,7 @@ async function processAnswer(
     issuer = await issuerForIdToken(as, response);
     processed = await o.processRefreshTokenResponse(issuer, client, response);
   } catch (e) {
-    throw new IdTokenRefusal(
-      "claims",
-      `The id_token of provider "${provider.id}" was refused: ${(e as Error)?.message ?? String(e)}`,
-    );
+    throw new IdTokenRefusal("claims", `The id_token of provider "${provider.id}" was refused: ${messageOf(e)}`);
   }
   await verifyIdToken(provider, issuer, response, processed, expected);
   return processed;
@@ -112,9 +98,13 @@ export async function refreshGrant(
     const client = clientOf(provider);
     const response = await conformed(
       provider,
-      await o.refreshTokenGrantRequest(as, client, clientAuthentication(provider), refreshToken, {
-        ...httpOptions(provider, as.token_endpoint, deadline),
-      } as o.TokenEndpointRequestOptions),
+      await o.refreshTokenGrantRequest(
+        as,
+        client,
+        clientAuthentication(provider),
+        refreshToken,
+        httpOptions<"POST", URLSearchParams>(provider, as.token_endpoint, deadline),
+      ),
     );
     const processed = await processAnswer(provider, as, client, response, expected);
     const tokens = normalizeTokens({ ...processed });

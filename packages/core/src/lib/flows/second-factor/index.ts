@@ -115,13 +115,20 @@ export async function secondFactorCallback(
     if (found && found.userId === pending.userId) account = found;
   }
   if (!user) return signInAgain(req, ctx, provider);
-  await startSession(req, ctx, {
+  const started = await startSession(req, ctx, {
     user,
     account,
     profile: pending.profile,
     isNewUser: pending.isNewUser,
     amr: [...pending.amr, "otp"],
+    // Asked again once the session exists: a revocation ends pending sign-ins before it ends
+    // sessions, so either it is seen here or the session it ends already existed.
+    revokedSince: async () => (await endedSince(ctx, pending)) !== undefined,
   });
+  if (!started) {
+    ctx.config.logger.debug(`second factor: the sign-in of user ${pending.userId} was ended by a revocation`);
+    return signInAgain(req, ctx, provider);
+  }
   return landing(ctx, pending.callbackUrl, pending.isNewUser);
 }
 

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { AdapterUser } from "../../../adapters.js";
 import { CookieTooLarge } from "../../../errors.js";
 import type { Account, Profile, User } from "../../../shapes/data.js";
-import type { ResolvedConfig } from "../../config.js";
+import type { ResolvedConfig } from "../../config-types.js";
 import type { Context } from "../../context.js";
 import { readChunkedCookie, writeChunkedCookie } from "../../cookies.js";
 import { openToken, sealToken } from "../../jwe.js";
@@ -18,9 +18,10 @@ export type TotpProvider = Extract<NonNullable<Context["provider"]>, { type: "to
 
 /**
  * What a first factor completed, kept sealed in the pending cookie until the code is given. Only
- * what the session will need: under database sessions the ids (the user and the account are read
- * back from the adapter), so nothing token-sized is ever in it; under JWT sessions also the user,
- * the account and the profile the `jwt` callback receives, within the cookie's bound.
+ * what the session will need: under database sessions the ids (the user and the account, tokens
+ * included, are read back from the adapter), so nothing token-sized is ever in it, and the
+ * provider's profile when it fits; under JWT sessions also the user, the account and the profile
+ * the `jwt` callback receives, within the cookie's bound.
  */
 export interface PendingSignIn {
   /** The id of the cookie: the attempt counter of this pending sign-in is keyed on it. */
@@ -30,7 +31,10 @@ export interface PendingSignIn {
   user?: User | AdapterUser;
   /** Under database sessions without its tokens (the adapter holds them). */
   account: Account | null;
-  /** JWT sessions only (the `jwt` callback's `profile`). */
+  /**
+   * The provider's profile (the `jwt` callback's and `events.signIn`'s `profile`). Under database
+   * sessions only while the cookie stays within its bound (`second-factor-profile-omitted` else).
+   */
   profile?: Profile;
   isNewUser: boolean;
   /** The first factor's methods (`["pwd"]`, `["oauth"]`, ...). */
@@ -127,21 +131,35 @@ export async function holdForSecondFactor(
     step: record.lastStep,
     generation: record.generation ?? 0,
   };
-  if (!database) {
-    pending.user = params.user;
-    pending.profile = params.profile;
-  }
-  const sealed = sealToken({ pending }, ctx.config.secrets, cookie.name, provider.pendingMaxAge);
-  try {
-    ctx.cookies.push(
-      ...writeChunkedCookie(req.cookies, cookie.name, sealed, cookie.options, {
+  if (!database) pending.user = params.user;
+  // The profile for `events.signIn` at the code step, as a sign-in without a second factor has it.
+  if (params.profile) pending.profile = params.profile;
+  const write = () =>
+    writeChunkedCookie(
+      req.cookies,
+      cookie.name,
+      sealToken({ pending }, ctx.config.secrets, cookie.name, provider.pendingMaxAge),
+      cookie.options,
+      {
         maxBytes: MAX_PENDING_COOKIE_BYTES,
         tooLarge: (size, max) =>
           new CookieTooLarge(
             `The second factor's pending sign-in would be a ${size}-byte cookie, over its bound of ${max}: it was not written and the sign-in stops here. Under JWT sessions it carries what the \`jwt\` callback receives (the provider's tokens and profile, the callback URL); use database sessions (it then holds only ids), or ask the provider for fewer or smaller tokens.`,
           ),
-      }),
+      },
     );
+  try {
+    let cookies: ReturnType<typeof write>;
+    try {
+      cookies = write();
+    } catch (e) {
+      // Under database sessions the ids always fit: a profile too large for the bound is left out.
+      if (!(e instanceof CookieTooLarge && database && pending.profile)) throw e;
+      delete pending.profile;
+      ctx.config.logger.warn("second-factor-profile-omitted");
+      cookies = write();
+    }
+    ctx.cookies.push(...cookies);
   } catch (e) {
     if (e instanceof CookieTooLarge) ctx.config.logger.error(e);
     throw e;

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Adapter } from "../../../adapters.js";
 import { InvalidConfiguration, MissingAdapterMethods } from "../../../errors.js";
-import type { ResolvedConfig } from "../../config.js";
+import type { ResolvedConfig } from "../../config-types.js";
 import { openToken, sealToken } from "../../jwe.js";
 import { base32Decode, base32Encode } from "./totp.js";
 

@@ -13,16 +13,12 @@ import {
   MissingWebAuthnAutocomplete,
 } from "../../../errors.js";
 import type { RelyingPartyOptions, WebAuthnConfig } from "../../../providers/webauthn.js";
+import type { WebAuthnProviderInternal } from "../../config-types.js";
 
 /** The path segment the browser script is served at: `<basePath>/webauthn-script.js`. */
 export const WEBAUTHN_SCRIPT = "webauthn-script.js";
 
-/** A WebAuthn provider after resolution: options merged, relying party normalised, paths computed. */
-export type WebAuthnProviderInternal = Omit<WebAuthnConfig, "relayingParty" | "options"> & {
-  relyingParty: { id: string[]; name: string[]; origin: string[] };
-  signinPath: string;
-  callbackPath: string;
-};
+export type { WebAuthnProviderInternal };
 
 /** The adapter methods a WebAuthn provider needs (checked when the configuration is resolved). */
 export const webauthnAdapterMethods = [

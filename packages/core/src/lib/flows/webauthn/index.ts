@@ -175,6 +175,31 @@ export function decideAction(
   return info.exists ? "authenticate" : "register";
 }
 
+/**
+ * An explicit `action=register` from nobody signed in, for an address whose holder never proved it
+ * (`emailVerified` null: an unverified provider's sign-in, a stranger's passkey sign-up), is a
+ * sign-up like one for an unknown address: an unproven record blocks nobody (docs/security.md,
+ * "Identity"). The holder is replaced by the bare address, so the options are the same as for an
+ * unknown address (no name, no id, no `excludeCredentials`: nothing of the holder leaks) and the
+ * passkey later gets a fresh user without the address (`loginWithAccount`), never the holder's.
+ * Every other request sees the holder as `getUserInfo` found it.
+ *
+ * @example
+ * ```ts
+ * registrantOrHolder("register", false, { user: { id: "u1", email: "ada@example.com", emailVerified: null }, exists: true })
+ * // → { user: { email: "ada@example.com" }, exists: false }
+ * ```
+ */
+export function registrantOrHolder(
+  action: WebAuthnAction | undefined,
+  signedIn: boolean,
+  info: WebAuthnUserInfo | null,
+): WebAuthnUserInfo | null {
+  if (action !== "register" || signedIn || !info?.exists || info.user.emailVerified) return info;
+  const email = info.user.email;
+  return typeof email === "string" && email ? { user: { email }, exists: false } : info;
+}
+
 function jsonResponse(ctx: Context, status: number, body: Record<string, unknown>): ResponseInternal {
   return { status, headers: { "Content-Type": "application/json", ...noStore }, body, cookies: ctx.cookies };
 }
@@ -228,7 +253,8 @@ export async function webauthnOptionsFlow(
           { method: req.method, url: req.url, query: req.query, body: req.body, headers: req.headers },
         )
       : null;
-  const action = decideAction(requested, !!sessionUser, info);
+  const who = registrantOrHolder(requested, !!sessionUser, info);
+  const action = decideAction(requested, !!sessionUser, who);
   const rp = relyingParty(provider, ctx, req);
   const lib = await loadSimpleWebAuthn(provider);
 
@@ -249,8 +275,8 @@ export async function webauthnOptionsFlow(
     ctx.cookies.push(await challengeCookie(ctx, { provider: provider.id, action, challenge: options.challenge, bind }));
     return jsonResponse(ctx, 200, { action, options });
   }
-  if (action === "register" && info && typeof info.user.email === "string" && info.user.email) {
-    const user = info.user as Partial<AdapterUser> & { email: string };
+  if (action === "register" && who && typeof who.user.email === "string" && who.user.email) {
+    const user = who.user as Partial<AdapterUser> & { email: string };
     const authenticators = user.id ? await adapter.listAuthenticatorsByUserId(user.id) : [];
     const options = await lib.generateRegistrationOptions({
       ...writableCopy(provider.registrationOptions),
@@ -463,7 +489,6 @@ export async function webauthnCallback(
   const challenge = await consumeChallenge(req, ctx, provider, action);
   const credential = credentialFrom(req.body?.data);
   const lib = await loadSimpleWebAuthn(provider);
-  const adapter = ctx.config.adapter as Required<Adapter>;
 
   let user: User | AdapterUser;
   let account: Account;
@@ -472,9 +497,7 @@ export async function webauthnCallback(
     ({ user, account } = await authenticate(ctx, req, provider, lib, credential, challenge));
   } else {
     ({ user, account, authenticator } = await register(ctx, req, provider, lib, credential, challenge));
-    if (await adapter.getAuthenticator(authenticator.credentialID)) {
-      throw new WebAuthnVerificationError("This authenticator is already registered");
-    }
+    await freeOrphanedAuthenticator(ctx, authenticator.credentialID);
   }
 
   // A passkey for a signed-in user joins that user only under the session its options were made
@@ -495,6 +518,27 @@ export async function webauthnCallback(
   const sessionAccount = login.account ?? { ...account, userId: owner.id };
   await startSession(req, ctx, { user: owner, account: sessionAccount, isNewUser: login.isNewUser });
   return landing(ctx, callbackUrl, login.isNewUser);
+}
+
+/**
+ * Refuses a registration of a credential id already stored, unless its record is an orphan: no
+ * WebAuthn provider has an account for it (it was unlinked before `deleteAuthenticator` existed,
+ * or an unlink failed after removing the account), so it signs nobody in and blocks nothing; it
+ * is deleted and the registration goes on. Without `deleteAuthenticator` the orphan stays and the
+ * registration is refused as before.
+ */
+async function freeOrphanedAuthenticator(ctx: Context, credentialID: string): Promise<void> {
+  const adapter = ctx.config.adapter as Required<Adapter>;
+  const stored = await adapter.getAuthenticator(credentialID);
+  if (!stored) return;
+  const providers = ctx.config.providers.filter((p) => p.type === "webauthn");
+  const accounts = await Promise.all(providers.map((p) => adapter.getAccount(stored.providerAccountId, p.id)));
+  if (accounts.some(Boolean) || typeof (ctx.config.adapter as Adapter).deleteAuthenticator !== "function")
+    throw new WebAuthnVerificationError("This authenticator is already registered");
+  await adapter.deleteAuthenticator(credentialID);
+  ctx.config.logger.debug("webauthn: an authenticator whose account was gone was removed before registering it again", {
+    userId: stored.userId,
+  });
 }
 
 /**

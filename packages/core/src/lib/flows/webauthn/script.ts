@@ -77,8 +77,11 @@ export const webauthnScript = `(() => {
   const showError = (form, error) => {
     const box = form.querySelector("[data-webauthn-error]");
     if (!box) return;
+    // A browser says NotAllowedError alike for "cancelled", "timed out" and "no passkey here".
     box.textContent =
-      error && error.name === "NotAllowedError"
+      error && error.name === "NotAllowedError" && form.dataset.webauthnCeremony === "authenticate"
+        ? "No passkey was used. If this device has no passkey for this address, use the phone or security key that holds it (your browser can show a QR code for a phone), or sign in another way. If you cancelled, try again."
+        : error && error.name === "NotAllowedError"
         ? "The passkey request was cancelled or timed out. Try again."
         : error && error.name === "InvalidStateError"
           ? "This authenticator is already registered. Sign in with it instead."
@@ -92,6 +95,7 @@ export const webauthnScript = `(() => {
     await conditionalReady.catch(() => {});
     if (conditional) conditional.abort();
     const { action, options } = await fetchOptions(form, undefined, true);
+    form.dataset.webauthnCeremony = action;
     const credential =
       action === "register"
         ? await navigator.credentials.create({ publicKey: creationOptions(options) })

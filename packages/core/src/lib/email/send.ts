@@ -1,13 +1,14 @@
-import type { EmailConfig, SendVerificationRequestParams, SmtpServerOptions } from "../../../shapes/email.js";
-import { customFetch } from "../../symbols.js";
+import type { EmailConfig, SendVerificationRequestParams, SmtpServerOptions } from "../../shapes/email.js";
+import { fieldOf, textOf } from "../merge.js";
+import { customFetch } from "../symbols.js";
 import { type EmailMessage, emailMessage } from "./message.js";
 
 /** A mailbox split into its display name and address: `"Ada <ada@example.com>"`. */
 export function parseMailbox(value: string): { name?: string; email: string } {
-  const match = /^\s*(.*?)\s*<([^<>\s]+@[^<>\s]+)>\s*$/.exec(value);
-  if (!match) return { email: value.trim() };
-  const name = (match[1] as string).replace(/^"(.*)"$/, "$1").trim();
-  return name ? { name, email: match[2] as string } : { email: match[2] as string };
+  const [, display = "", email] = /^\s*(.*?)\s*<([^<>\s]+@[^<>\s]+)>\s*$/.exec(value) ?? [];
+  if (email === undefined) return { email: value.trim() };
+  const name = display.replace(/^"(.*)"$/, "$1").trim();
+  return name ? { name, email } : { email };
 }
 
 /** The `from` option, or a clear error naming it. */
@@ -113,7 +114,7 @@ export async function sendWithNodemailer(
     });
     const failed = [...(result.rejected ?? []), ...(result.pending ?? [])];
     const accepted = (result.accepted ?? []).map((a) =>
-      (typeof a === "string" ? a : (a as { address?: string }).address)?.toLowerCase(),
+      (typeof a === "string" ? a : textOf(fieldOf(a, "address")))?.toLowerCase(),
     );
     if (failed.length > 0 || !accepted.includes(identifier.toLowerCase())) {
       throw new Error(

@@ -1,5 +1,5 @@
-import type { Theme } from "../../../shapes/data.js";
-import { html, safeColor } from "../../pages/html.js";
+import type { Theme } from "../../shapes/data.js";
+import { html, safeColor } from "../pages/html.js";
 
 /** The default sign-in e-mail, in both forms. */
 export interface EmailMessage {

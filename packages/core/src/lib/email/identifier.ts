@@ -95,14 +95,14 @@ export function normalizeEmailIdentifier(input: string): string {
     throw new InvalidEmailAddress("The address contains a space, list separator, quote, bracket or routing character");
   const parts = address.split("@");
   if (parts.length !== 2) throw new InvalidEmailAddress(`The address has ${parts.length - 1} "@" signs, not one`);
-  const [local, domain] = parts as [string, string];
+  const [local, domain = ""] = parts;
   if (!local || local.length > 64 || !LOCAL_PART.test(local))
     throw new InvalidEmailAddress("The local part is not a plain dot-atom");
   if (domain.length > 253) throw new InvalidEmailAddress("The domain is too long");
   const labels = domain.split(".");
   if (labels.length < 2 || !labels.every((label) => LABEL.test(label)))
     throw new InvalidEmailAddress("The domain is not a host name");
-  if (/^[0-9]+$/.test(labels.at(-1) as string)) throw new InvalidEmailAddress("The domain is an IP address");
+  if (/^[0-9]+$/.test(labels.at(-1) ?? "")) throw new InvalidEmailAddress("The domain is an IP address");
   if (labels.some((label) => label.startsWith("xn--"))) {
     let parsed: string;
     try {

@@ -1,0 +1,936 @@
+/**
+ * Password accounts, end to end: sign-up, address verification (link or code), forgotten
+ * password, change of password, and the password sign-in check for a Credentials provider.
+ * Latchkey extension: Auth.js leaves all of it to the application.
+ *
+ * Latchkey's adapters keep users, sessions and single-use records; the password hashes live in a
+ * {@link PasswordStore} the application gives (its own table), keyed by the adapter's user id.
+ *
+ * - {@link signUp}: the same answer and the same work whether or not the address is taken (its
+ *   owner gets an e-mail instead); policy and breached-password checks; the address stays unproven
+ *   until verified.
+ * - {@link verifyEmail}: the mailed code (in the browser that signed up) or link (elsewhere it also
+ *   asks for the password: whoever proves the address must be whoever chose the password).
+ * - {@link requestPasswordReset} / {@link resetPassword}: no enumeration, limited, a single-use
+ *   expiring token stored hashed; a completed reset ends every session of the user and pending
+ *   second-factor sign-ins, and signs no one in (the second factor still applies).
+ * - {@link changePassword}: the current password (or a recent sign-in), CSRF-checked; ends the
+ *   user's other sessions and records `password.changed`.
+ * - {@link authorizePassword}: the check a Credentials provider's `authorize()` makes.
+ *
+ * @example
+ * ```ts
+ * import { signUp, MemoryPasswordStore } from "@latchkey/core/accounts"
+ * const accounts = { passwords: new MemoryPasswordStore(), urls: { verify: "/account/verify", reset: "/account/reset", signIn: "/auth/signin", signUp: "/account/signup" } }
+ * const result = await signUp(request, config, accounts, { email, password, clientAddress })
+ * if (!result.ok) return reply(400, result)
+ * // result.setCookie: the cookie that lets this browser type the mailed code
+ * ```
+ * @module accounts
+ */
+import { randomUUID } from "node:crypto";
+import type { Adapter, AdapterUser } from "./adapters.js";
+import { AuthError, InvalidConfiguration, MissingAdapterMethods, RateLimited, SignOutError } from "./errors.js";
+import { type AccountLimits, countAccountEvent, defaultAccountLimits } from "./lib/accounts/limits.js";
+import { type AccountMail, accountMails } from "./lib/accounts/mail.js";
+import {
+  accountKey,
+  consume,
+  randomCode,
+  randomToken,
+  resetRecord,
+  sendIdOf,
+  verifyRecords,
+} from "./lib/accounts/records.js";
+import { recordAudit } from "./lib/audit/record.js";
+import type { Env, ResolvedConfig } from "./lib/config.js";
+import type { Context } from "./lib/context.js";
+import { readChunkedCookie, serializeCookie } from "./lib/cookies.js";
+import { normalizeEmailIdentifier } from "./lib/email/identifier.js";
+import { sendWithNodemailer } from "./lib/email/send.js";
+import { releaseToProver } from "./lib/flows/identity.js";
+import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
+import { openToken, sealToken } from "./lib/jwe.js";
+import { type AccountPageName, accountPageContent } from "./lib/pages/accounts.js";
+import type { SafeHtml } from "./lib/pages/html.js";
+import { page } from "./lib/pages/layout.js";
+import { type SessionRequest, sessionCookieOf } from "./lib/pipeline.js";
+import { openJwtSession } from "./lib/session/jwt-strategy.js";
+import {
+  type BreachedPasswordOptions,
+  checkBreachedPassword,
+  checkPasswordPolicy,
+  dummyVerify,
+  type HashOptions,
+  hashPassword,
+  needsRehash,
+  type PasswordPolicyOptions,
+  type PasswordPolicyReason,
+  verifyPassword,
+} from "./password.js";
+import { checkCsrf, revokeUserSessions } from "./sessions.js";
+import type { Awaitable } from "./shapes/data.js";
+import type { EmailConfig } from "./shapes/email.js";
+import type { AuthConfig } from "./types.js";
+
+export type { AccountLimits } from "./lib/accounts/limits.js";
+export type { AccountMail, AccountMailKind } from "./lib/accounts/mail.js";
+
+/** Where the application keeps password hashes (`$scrypt$...` strings), by the adapter's user id. */
+export interface PasswordStore {
+  /** The user's hash, or null when the user has no password. */
+  getPasswordHash(userId: string): Awaitable<string | null | undefined>;
+  /** Sets (or replaces) the user's hash. */
+  setPasswordHash(userId: string, hash: string): Awaitable<void>;
+}
+
+/**
+ * A {@link PasswordStore} in this process's memory: for tests and demos (hashes are lost on
+ * restart). Keep hashes in your database otherwise.
+ *
+ * @example
+ * ```ts
+ * const passwords = new MemoryPasswordStore()
+ * ```
+ */
+export class MemoryPasswordStore implements PasswordStore {
+  readonly #hashes = new Map<string, string>();
+  getPasswordHash(userId: string): string | null {
+    return this.#hashes.get(userId) ?? null;
+  }
+  setPasswordHash(userId: string, hash: string): void {
+    this.#hashes.set(userId, hash);
+  }
+}
+
+/** Options of every function of this module. */
+export interface PasswordAccountsOptions {
+  /** Where the hashes are kept. */
+  passwords: PasswordStore;
+  /**
+   * The pages the e-mails link to, absolute or a path of the request's origin: `verify` gets
+   * `?token&email&user`, `reset` gets `?token&email&user`; `signIn` and `signUp` are linked from
+   * the "already taken" and "no account" e-mails.
+   */
+  urls: { verify: string; reset: string; signIn: string; signUp: string };
+  /**
+   * Sends one e-mail. Defaults to the configuration's Nodemailer provider (its `server` and
+   * `from`); give it for any other e-mail service.
+   */
+  send?: (mail: AccountMail) => Promise<void>;
+  /** The password policy (`identifiers` are filled with the address and name). @default NIST minimums */
+  policy?: Omit<PasswordPolicyOptions, "identifiers">;
+  /** The breached-password check, or `false` to skip it (tests, air-gapped servers). */
+  breached?: BreachedPasswordOptions | false;
+  /** scrypt parameters of new hashes. */
+  hash?: HashOptions;
+  /** Seconds a verification e-mail works. @default 86400 (one day) */
+  verifyMaxAge?: number;
+  /** Seconds a reset link works. @default 1800 (30 minutes, OWASP: short-lived) */
+  resetMaxAge?: number;
+  /** Wrong codes after which a verification e-mail is void. @default 5 */
+  codeAttempts?: number;
+  /** Seconds after sign-in during which {@link changePassword} needs no current password. @default 300 */
+  recentSignIn?: number;
+  /** Rate limits, each replacing its default. */
+  limits?: Partial<AccountLimits>;
+  /** Fill unset options from this environment (`AUTH_SECRET`, ...), as framework packages do. */
+  env?: Env;
+}
+
+/** Why a new password was refused. */
+export type NewPasswordError =
+  | { ok: false; error: "weak-password"; reasons: PasswordPolicyReason[] }
+  | { ok: false; error: "breached-password" };
+
+/** A refusal because of too many attempts or e-mails; `retryAfter` in seconds. */
+export type RateLimitedResult = { ok: false; error: "rate-limited"; retryAfter: number };
+
+/** What {@link signUp} answers: the same `ok: true` whether or not the address was free. */
+export type SignUpResult =
+  | { ok: true; setCookie: string[] }
+  | { ok: false; error: "invalid-email" }
+  | NewPasswordError
+  | RateLimitedResult;
+
+/** What {@link verifyEmail} answers. `password-required`: a link opened in another browser. */
+export type VerifyEmailResult =
+  | { ok: true; userId: string; setCookie: string[] }
+  | { ok: false; error: "invalid" | "password-required"; setCookie: string[] }
+  | (RateLimitedResult & { setCookie: string[] });
+
+/** What {@link requestPasswordReset} answers: the same `ok: true` for every well-formed address. */
+export type ResetRequestResult = { ok: true } | { ok: false; error: "invalid-email" } | RateLimitedResult;
+
+/** What {@link resetPassword} answers. */
+export type ResetResult =
+  | { ok: true; userId: string; sessionsEnded: true }
+  | { ok: false; error: "invalid-token" }
+  | NewPasswordError
+  | RateLimitedResult;
+
+/** What {@link changePassword} answers. */
+export type ChangeResult =
+  | {
+      ok: true;
+      userId: string;
+      /** True under JWT sessions: every session ended, this one too (sign in again). */
+      signedOut: boolean;
+    }
+  | { ok: false; error: "signed-out" | "wrong-password" | "reauthenticate" }
+  | NewPasswordError
+  | RateLimitedResult;
+
+/** A Web `Request`, or where a request arrived and its `Cookie` header (what framework packages pass). */
+export type AccountsRequest = Request | SessionRequest;
+
+// ------------------------------------------------------------------ shared
+
+interface Resolved {
+  config: ResolvedConfig;
+  adapter: Required<Adapter>;
+  origin: string;
+  secure: boolean;
+  cookies: Record<string, string>;
+  sessionCookie: string | null;
+  limits: AccountLimits;
+  send: (mail: AccountMail) => Promise<void>;
+}
+
+const REQUIRED: (keyof Adapter)[] = [
+  "createUser",
+  "getUser",
+  "getUserByEmail",
+  "updateUser",
+  "createVerificationToken",
+  "useVerificationToken",
+];
+
+function describe(request: AccountsRequest): SessionRequest {
+  if (typeof Request !== "undefined" && request instanceof Request) {
+    const url = new URL(request.url);
+    return { protocol: url.protocol, host: url.host, cookieHeader: request.headers.get("cookie") };
+  }
+  return request as SessionRequest;
+}
+
+function checkOptions(options: PasswordAccountsOptions, what: string): void {
+  const store = options?.passwords;
+  if (typeof store?.getPasswordHash !== "function" || typeof store?.setPasswordHash !== "function") {
+    throw new InvalidConfiguration(
+      `${what}: \`passwords\` must be a PasswordStore ({ getPasswordHash(userId), setPasswordHash(userId, hash) }), for example new MemoryPasswordStore() in tests.`,
+    );
+  }
+  const urls = options.urls;
+  for (const name of ["verify", "reset", "signIn", "signUp"] as const) {
+    if (typeof urls?.[name] !== "string" || urls[name] === "") {
+      throw new InvalidConfiguration(
+        `${what}: \`urls.${name}\` must be the page's URL or path (the e-mails link to it), e.g. "/account/${name === "signIn" ? "signin" : name === "signUp" ? "signup" : name}".`,
+      );
+    }
+  }
+}
+
+/** The e-mail sender: `options.send`, else the configuration's Nodemailer provider. */
+function senderOf(config: ResolvedConfig, options: PasswordAccountsOptions): (mail: AccountMail) => Promise<void> {
+  if (options.send) return options.send;
+  const provider = config.providers.find((p) => p.type === "email" && "server" in p && p.server) as
+    | (EmailConfig & { server: unknown })
+    | undefined;
+  if (!provider) {
+    throw new InvalidConfiguration(
+      "Password accounts send e-mails: give `send(mail)` in their options, or configure a Nodemailer provider (its `server` and `from` are used).",
+    );
+  }
+  return (mail) =>
+    sendWithNodemailer(
+      {
+        identifier: mail.to,
+        url: mail.url ?? "",
+        expires: new Date(),
+        provider,
+        token: "",
+        theme: config.theme,
+        request: undefined as unknown as Request,
+      },
+      { subject: mail.subject, text: mail.text, html: mail.html },
+    );
+}
+
+function resolveAccounts(
+  request: AccountsRequest,
+  config: AuthConfig,
+  options: PasswordAccountsOptions,
+  what: string,
+): Resolved {
+  checkOptions(options, what);
+  const described = describe(request);
+  const { resolved, cookie, cookies } = sessionCookieOf(described, config, options);
+  const adapter = resolved.adapter;
+  if (!adapter)
+    throw new InvalidConfiguration(`${what} needs an \`adapter\`: users and single-use records live in it.`);
+  const missing = REQUIRED.filter((m) => typeof adapter[m] !== "function");
+  if (missing.length) throw new MissingAdapterMethods(`${what} needs the adapter methods ${missing.join(", ")}.`);
+  // The origin of the links mailed: AUTH_URL's when set (a forged Host then changes nothing), else
+  // the request's, which sessionCookieOf has checked is trusted (or refused).
+  if (!cookie && !resolved.url) {
+    throw Object.assign(new AuthError(`${what}: the request's Host header is not host[:port]`), {
+      status: 400,
+      statusCode: 400,
+      expose: true,
+    });
+  }
+  const protocol = described.protocol.replace(/:$/, "");
+  return {
+    config: resolved,
+    adapter: adapter as Required<Adapter>,
+    origin: resolved.url?.origin ?? `${protocol}://${described.host}`,
+    secure: cookie?.options.secure === true,
+    cookies,
+    sessionCookie: cookie?.name ?? null,
+    limits: { ...defaultAccountLimits, ...options.limits },
+    send: senderOf(resolved, options),
+  };
+}
+
+function absolute(r: Resolved, page: string, query?: Record<string, string>): string {
+  const url = new URL(page, `${r.origin}/`);
+  for (const [name, value] of Object.entries(query ?? {})) url.searchParams.set(name, value);
+  return url.href;
+}
+
+function normalized(email: unknown): string | null {
+  try {
+    return typeof email === "string" ? normalizeEmailIdentifier(email) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Counts an event, answering `rate-limited` instead of throwing. */
+async function limited(
+  r: Resolved,
+  kind: "mail" | "submit",
+  subject: string | null,
+  clientAddress: string | undefined,
+): Promise<RateLimitedResult | null> {
+  try {
+    await countAccountEvent(r.config, r.limits, kind, subject, clientAddress);
+    return null;
+  } catch (e) {
+    if (e instanceof RateLimited) return { ok: false, error: "rate-limited", retryAfter: e.retryAfter ?? 60 };
+    throw e;
+  }
+}
+
+/** Policy, then breached check, of a new password; null when it may be used. */
+async function refuseNewPassword(
+  options: PasswordAccountsOptions,
+  password: unknown,
+  identifiers: Array<string | null | undefined>,
+): Promise<NewPasswordError | null> {
+  const verdict = checkPasswordPolicy(password, { ...options.policy, identifiers });
+  if (!verdict.ok) return { ok: false, error: "weak-password", reasons: verdict.reasons };
+  if (
+    options.breached !== false &&
+    (await checkBreachedPassword(password as string, options.breached ?? {})).breached
+  ) {
+    return { ok: false, error: "breached-password" };
+  }
+  return null;
+}
+
+/** Sends an e-mail; a failure is logged (the answer must not tell whether a mail went out). */
+async function mail(r: Resolved, message: AccountMail): Promise<void> {
+  try {
+    await r.send(message);
+  } catch (e) {
+    r.config.logger.error(
+      new AuthError(`A password-account e-mail (${message.kind}) was not sent`, { err: e as Error }),
+    );
+  }
+}
+
+// ------------------------------------------------------------------ the verification cookie
+
+const VERIFY_COOKIE = "latchkey.email-verification";
+
+interface VerifyClaims {
+  email: string;
+  userId: string;
+  sendId: string;
+}
+
+function verifyCookieName(r: Resolved): string {
+  return `${r.secure ? "__Secure-" : ""}${VERIFY_COOKIE}`;
+}
+
+function verifyCookie(r: Resolved, claims: VerifyClaims, maxAge: number): string {
+  const name = verifyCookieName(r);
+  const value = sealToken({ ...claims }, r.config.secrets, name, maxAge);
+  return serializeCookie(name, value, { httpOnly: true, sameSite: "lax", path: "/", secure: r.secure, maxAge });
+}
+
+function clearVerifyCookie(r: Resolved): string {
+  return serializeCookie(verifyCookieName(r), "", {
+    httpOnly: true,
+    sameSite: "lax",
+    path: "/",
+    secure: r.secure,
+    maxAge: 0,
+  });
+}
+
+function readVerifyCookie(r: Resolved): VerifyClaims | null {
+  const name = verifyCookieName(r);
+  const raw = r.cookies[name];
+  if (!raw) return null;
+  const claims = openToken(raw, r.config.secrets, name);
+  const { email, userId, sendId } = (claims ?? {}) as Partial<VerifyClaims>;
+  if (typeof email !== "string" || typeof userId !== "string" || typeof sendId !== "string") return null;
+  return { email, userId, sendId };
+}
+
+// ------------------------------------------------------------------ sign-up
+
+/**
+ * Creates a password user with an unproven address and mails a verification link and code; or,
+ * when the address already has an account, mails its owner that someone tried (with sign-in and
+ * reset links) and creates nothing. Both answer `{ ok: true, setCookie }`, after the same work: the
+ * password is hashed, records are written, a cookie is sealed and an e-mail is sent either way.
+ * The cookie lets this browser type the mailed code. Refusals come before any of that and depend
+ * on the input alone: `invalid-email`, `weak-password` (with `reasons`), `breached-password`,
+ * `rate-limited` (e-mails per address and per client).
+ *
+ * @example
+ * ```ts
+ * const result = await signUp(request, config, accounts, { email: form.email, password: form.password, clientAddress: ip })
+ * if (result.ok) for (const c of result.setCookie) headers.append("set-cookie", c)
+ * ```
+ */
+export async function signUp(
+  request: AccountsRequest,
+  config: AuthConfig,
+  options: PasswordAccountsOptions,
+  input: { email: unknown; password: unknown; name?: unknown; clientAddress?: string },
+): Promise<SignUpResult> {
+  const r = resolveAccounts(request, config, options, "signUp");
+  const email = normalized(input.email);
+  if (!email) return { ok: false, error: "invalid-email" };
+  const name = typeof input.name === "string" && input.name.trim() !== "" ? input.name.trim().slice(0, 200) : null;
+  const refused = await refuseNewPassword(options, input.password, [email, name]);
+  if (refused) return refused;
+  const overLimit = await limited(r, "mail", email, input.clientAddress);
+  if (overLimit) return overLimit;
+
+  // The same work on both paths: the hash, the records, the cookie and one e-mail.
+  const hash = await hashPassword(input.password as string, options.hash);
+  const owner = await r.adapter.getUserByEmail(email);
+  let user: AdapterUser | null = null;
+  if (!owner) {
+    try {
+      user = await r.adapter.createUser({ id: randomUUID(), email, name, emailVerified: null } as AdapterUser);
+    } catch (e) {
+      // Two sign-ups of one new address at once: the store's unique address lets one through.
+      if (!(await r.adapter.getUserByEmail(email))) throw e;
+    }
+  }
+  const userId = user?.id ?? randomUUID();
+  const verification = await issueVerification(r, options, email, userId);
+  if (user) {
+    await options.passwords.setPasswordHash(user.id, hash);
+    await r.config.events.createUser?.({ user });
+    await mail(r, verification.mail);
+  } else {
+    const links = { signIn: absolute(r, options.urls.signIn), reset: absolute(r, options.urls.reset) };
+    await mail(r, accountMails.taken(email, new URL(r.origin).host, r.config.theme, links));
+  }
+  return { ok: true, setCookie: [verification.cookie] };
+}
+
+/** Writes the records of one verification e-mail and returns the e-mail and the browser's cookie. */
+async function issueVerification(r: Resolved, options: PasswordAccountsOptions, email: string, userId: string) {
+  const maxAge = options.verifyMaxAge ?? 86_400;
+  const attempts = options.codeAttempts ?? 5;
+  const key = accountKey(r.config.secrets[0] as string);
+  const token = randomToken();
+  const code = randomCode(6);
+  const sendId = sendIdOf(key, email, userId, token);
+  const expires = new Date(Date.now() + maxAge * 1000);
+  const values = [
+    verifyRecords.link(key, email, userId, token),
+    verifyRecords.code(key, email, userId, sendId, code),
+    verifyRecords.alive(key, email, userId, sendId),
+    ...Array.from({ length: attempts }, (_, i) => verifyRecords.attempt(key, email, userId, sendId, i)),
+  ];
+  for (const value of values) await r.adapter.createVerificationToken({ identifier: email, token: value, expires });
+  const url = absolute(r, options.urls.verify, { token, email, user: userId });
+  return {
+    mail: accountMails.verify(email, new URL(r.origin).host, r.config.theme, { url, code, maxAge }),
+    cookie: verifyCookie(r, { email, userId, sendId }, maxAge),
+  };
+}
+
+// ------------------------------------------------------------------ verification
+
+/**
+ * Proves the address of a signed-up user, once: with `code` (typed in the browser that signed up:
+ * the address comes from its cookie, never from the form), or with the link's `token`, `email` and
+ * `user`. A link opened in another browser also needs the account's `password`
+ * (`password-required` asks for it): whoever proves the address must be whoever chose the
+ * password, so a stranger's sign-up never becomes the owner's verified account. Each submission
+ * counts against the limits per address and per client; a code gets `codeAttempts` tries. Every
+ * refusal is `invalid` (the reason is logged).
+ *
+ * @example
+ * ```ts
+ * const result = await verifyEmail(request, config, accounts, { code: form.code, clientAddress: ip })
+ * ```
+ */
+export async function verifyEmail(
+  request: AccountsRequest,
+  config: AuthConfig,
+  options: PasswordAccountsOptions,
+  input: {
+    code?: unknown;
+    token?: unknown;
+    email?: unknown;
+    user?: unknown;
+    password?: unknown;
+    clientAddress?: string;
+  },
+): Promise<VerifyEmailResult> {
+  const r = resolveAccounts(request, config, options, "verifyEmail");
+  const attempts = options.codeAttempts ?? 5;
+  const bound = readVerifyCookie(r);
+  const refuse = (reason: string): VerifyEmailResult => {
+    r.config.logger.debug("accounts: address verification refused", { reason });
+    return { ok: false, error: "invalid", setCookie: [] };
+  };
+  const byLink = input.token !== undefined && input.token !== "";
+  let email: string | null;
+  let userId: string;
+  let sendId: string | undefined;
+  if (byLink) {
+    email = normalized(input.email);
+    if (!email || typeof input.token !== "string" || !/^[0-9a-f]{64}$/.test(input.token))
+      return refuse("malformed link");
+    if (typeof input.user !== "string" || input.user === "" || input.user.length > 255) return refuse("malformed link");
+    userId = input.user;
+  } else {
+    if (!bound) return refuse("no verification cookie (another browser, expired or forged)");
+    ({ email, userId, sendId } = bound);
+  }
+  const overLimit = await limited(r, "submit", email, input.clientAddress);
+  if (overLimit) return { ...overLimit, setCookie: [] };
+
+  if (byLink) {
+    const token = input.token as string;
+    const sameBrowser =
+      bound !== null &&
+      bound.email === email &&
+      bound.userId === userId &&
+      r.config.secrets.some((s) => sendIdOf(accountKey(s), email as string, userId, token) === bound.sendId);
+    // The link record first: without a live token no password is ever checked here (this form is
+    // no password oracle). A link opened in another browser needs the account's password; when it
+    // is missing or wrong the record is put back, so a typo does not spend the e-mail.
+    const link = await consume(r.adapter, r.config.secrets, email, (k) =>
+      verifyRecords.link(k, email as string, userId, token),
+    );
+    if (!link || link.expired) return refuse("unknown, used or expired link");
+    if (!sameBrowser) {
+      const given = input.password !== undefined && input.password !== "";
+      const stored = given ? await options.passwords.getPasswordHash(userId) : null;
+      const ok =
+        given &&
+        (stored ? await verifyPassword(String(input.password), stored) : await dummyVerify(String(input.password)));
+      if (!ok) {
+        await r.adapter.createVerificationToken(link.record);
+        if (!given) return { ok: false, error: "password-required", setCookie: [] };
+        return refuse("the password given with a link opened in another browser is wrong");
+      }
+    }
+    const id = sendIdOf(link.key, email, userId, token);
+    // The link needs the last attempt record (gone once the code was guessed wrong too often) and
+    // the alive record (gone once the code verified).
+    if (
+      !(await r.adapter.useVerificationToken({
+        identifier: email,
+        token: verifyRecords.attempt(link.key, email, userId, id, attempts - 1),
+      }))
+    )
+      return refuse("the code of this e-mail was guessed wrong too many times");
+    if (
+      !(await r.adapter.useVerificationToken({
+        identifier: email,
+        token: verifyRecords.alive(link.key, email, userId, id),
+      }))
+    )
+      return refuse("this e-mail already verified the address");
+  } else {
+    const code = typeof input.code === "string" ? input.code.replace(/[\s-]/g, "") : "";
+    const id = sendId as string;
+    let key: Buffer | undefined;
+    for (let i = 0; i < attempts && !key; i++) {
+      const spent = await consume(r.adapter, r.config.secrets, email, (k) =>
+        verifyRecords.attempt(k, email as string, userId, id, i),
+      );
+      if (spent) {
+        if (spent.expired) return refuse("the code has expired");
+        key = spent.key;
+      }
+    }
+    if (!key) return refuse("no attempt left");
+    if (!/^[0-9]{6}$/.test(code)) return refuse("not a 6-digit code");
+    const stored = await r.adapter.useVerificationToken({
+      identifier: email,
+      token: verifyRecords.code(key, email, userId, id, code),
+    });
+    if (!stored || new Date(stored.expires).valueOf() <= Date.now()) return refuse("wrong, used or expired code");
+    if (
+      !(await r.adapter.useVerificationToken({ identifier: email, token: verifyRecords.alive(key, email, userId, id) }))
+    )
+      return refuse("the link of this e-mail already verified the address");
+  }
+  const user = await r.adapter.getUser(userId);
+  // The address may have moved since the e-mail (released to someone who proved it first).
+  if (!user || user.email !== email) return refuse("the address no longer belongs to this user");
+  if (!user.emailVerified) {
+    const updated = await r.adapter.updateUser({ id: user.id, emailVerified: new Date() });
+    await r.config.events.updateUser?.({ user: updated });
+  }
+  return { ok: true, userId: user.id, setCookie: [clearVerifyCookie(r)] };
+}
+
+// ------------------------------------------------------------------ forgotten password
+
+/**
+ * Mails a reset link to the address when it has an account, and a "no account with this address"
+ * note otherwise: the same answer, `{ ok: true }`, and the same work (a token made and hashed, one
+ * e-mail) either way. Limited per address and per client (`rate-limited`), so a flood of requests
+ * sends a handful of e-mails. The token (256 bits) is stored as a keyed hash bound to the address,
+ * the user and the user's current password, works once, within `resetMaxAge`, and not at all once
+ * the password has changed (by this link, another one, or `changePassword`).
+ *
+ * @example
+ * ```ts
+ * await requestPasswordReset(request, config, accounts, { email: form.email, clientAddress: ip })
+ * ```
+ */
+export async function requestPasswordReset(
+  request: AccountsRequest,
+  config: AuthConfig,
+  options: PasswordAccountsOptions,
+  input: { email: unknown; clientAddress?: string },
+): Promise<ResetRequestResult> {
+  const r = resolveAccounts(request, config, options, "requestPasswordReset");
+  const email = normalized(input.email);
+  if (!email) return { ok: false, error: "invalid-email" };
+  const overLimit = await limited(r, "mail", email, input.clientAddress);
+  if (overLimit) return overLimit;
+  const maxAge = options.resetMaxAge ?? 1800;
+  const user = await r.adapter.getUserByEmail(email);
+  const userId = user?.id ?? randomUUID();
+  const token = randomToken();
+  // Read for a made-up id too, so that both branches do the same work.
+  const current = (await options.passwords.getPasswordHash(userId)) ?? "";
+  const value = resetRecord(accountKey(r.config.secrets[0] as string), email, userId, token, current);
+  const host = new URL(r.origin).host;
+  if (user) {
+    try {
+      await r.adapter.createVerificationToken({
+        identifier: email,
+        token: value,
+        expires: new Date(Date.now() + maxAge * 1000),
+      });
+    } catch (e) {
+      // The answer stays the same (an outage must not tell which addresses have accounts); no
+      // e-mail goes out, and the operator is told.
+      r.config.logger.error(
+        new AuthError("A reset token could not be stored; no e-mail was sent", { err: e as Error }),
+      );
+      return { ok: true };
+    }
+    const url = absolute(r, options.urls.reset, { token, email, user: userId });
+    await mail(r, accountMails.reset(email, host, r.config.theme, { url, maxAge }));
+  } else {
+    await mail(r, accountMails.resetUnknown(email, host, r.config.theme, { signUp: absolute(r, options.urls.signUp) }));
+  }
+  return { ok: true };
+}
+
+/** Fails before anything is spent when the sessions of a user cannot all be ended. */
+function assertSessionsCanEnd(config: ResolvedConfig, what: string): void {
+  if (config.session.strategy === "database") {
+    if (typeof config.adapter?.deleteSessions !== "function") {
+      throw new MissingAdapterMethods(`${what} ends the user's sessions: the adapter needs \`deleteSessions\`.`);
+    }
+  } else if (!config.revocation) {
+    throw new InvalidConfiguration(
+      `${what} ends every session of the user: under JWT sessions that needs \`session.revocation\` (see @latchkey/core/revocation), or a stolen session would outlive the new password.`,
+    );
+  }
+}
+
+/** Ends every session of the user (both strategies, every instance) and its pending second-factor sign-ins. */
+async function endAllSessions(config: AuthConfig, userId: string, env?: Env): Promise<void> {
+  await revokeUserSessions(config, userId, { reason: "password-changed", env });
+}
+
+/**
+ * Sets a new password with the token of a reset e-mail (`token`, `email` and `user` from its
+ * link). The new password is checked first (policy, breached), so a refused one does not spend the
+ * token; then the token is consumed (of 50 concurrent submissions, one wins), the hash stored,
+ * every session of the user ended (database sessions and JWT revocation alike, with pending
+ * second-factor sign-ins), `password.changed` recorded and the owner told by e-mail. Nobody is
+ * signed in: the user signs in with the new password, and a second factor is still asked for.
+ *
+ * A reset proves the address. When the account never proved it, the address goes to a fresh
+ * verified user with the new password, and whatever the old record held (a stranger's password,
+ * accounts, passkeys) stays with it (docs/security.md, "Identity").
+ *
+ * @example
+ * ```ts
+ * const result = await resetPassword(request, config, accounts, { token, email, user, password: form.password, clientAddress: ip })
+ * ```
+ */
+export async function resetPassword(
+  request: AccountsRequest,
+  config: AuthConfig,
+  options: PasswordAccountsOptions,
+  input: { token: unknown; email: unknown; user: unknown; password: unknown; clientAddress?: string },
+): Promise<ResetResult> {
+  const r = resolveAccounts(request, config, options, "resetPassword");
+  assertSessionsCanEnd(r.config, "resetPassword");
+  const invalid = (reason: string): ResetResult => {
+    r.config.logger.debug("accounts: password reset refused", { reason });
+    return { ok: false, error: "invalid-token" };
+  };
+  const email = normalized(input.email);
+  const { token, user: userId } = input;
+  if (!email || typeof token !== "string" || !/^[0-9a-f]{64}$/.test(token)) return invalid("malformed link");
+  if (typeof userId !== "string" || userId === "" || userId.length > 255) return invalid("malformed link");
+  // Counted per client only: a 256-bit token is not guessed, and a counter per address would let
+  // anyone's bogus submissions block the owner's reset.
+  const overLimit = await limited(r, "submit", null, input.clientAddress);
+  if (overLimit) return overLimit;
+  const refused = await refuseNewPassword(options, input.password, [email]);
+  if (refused) return refused;
+  const hash = await hashPassword(input.password as string, options.hash);
+
+  // Bound to the password the user has now: a link sent before the last reset or change finds
+  // no record.
+  const current = (await options.passwords.getPasswordHash(userId)) ?? "";
+  const spent = await consume(r.adapter, r.config.secrets, email, (k) => resetRecord(k, email, userId, token, current));
+  if (!spent) return invalid("unknown, used, or another user's token");
+  if (spent.expired) return invalid("expired token");
+  const user = await r.adapter.getUser(userId);
+  if (!user || user.email !== email) return invalid("the address no longer belongs to this user");
+
+  let owner = user;
+  if (user.emailVerified) {
+    await options.passwords.setPasswordHash(user.id, hash);
+  } else {
+    const ctx = { config: r.config } as Context;
+    const released = await releaseToProver(ctx, r.adapter, user, { email, name: user.name ?? null }, "password-reset");
+    if (!released) return invalid("another proof of the address came first");
+    owner = released.user;
+    await options.passwords.setPasswordHash(owner.id, hash);
+  }
+  try {
+    await endAllSessions(config, owner.id, options.env);
+  } catch (e) {
+    if (e instanceof SignOutError) throw e;
+    throw new SignOutError("The password was reset but the sessions were not ended; retry ending them", {
+      err: e as Error,
+    });
+  }
+  await recordAudit(r.config, {
+    type: "password.changed",
+    at: new Date(),
+    userId: owner.id,
+    clientAddress: input.clientAddress,
+  });
+  await mail(
+    r,
+    accountMails.changed(email, new URL(r.origin).host, r.config.theme, { reset: absolute(r, options.urls.reset) }),
+  );
+  return { ok: true, userId: owner.id, sessionsEnded: true };
+}
+
+// ------------------------------------------------------------------ change while signed in
+
+interface Current {
+  user: AdapterUser;
+  /** Epoch ms of the sign-in, when known. */
+  signedInAt: number | null;
+  sessionToken?: string;
+}
+
+async function currentUser(r: Resolved): Promise<Current | null> {
+  if (!r.sessionCookie) return null;
+  if (r.config.session.strategy === "database") {
+    const token = r.cookies[r.sessionCookie];
+    if (!token || typeof r.adapter.getSessionAndUser !== "function") return null;
+    const found = await r.adapter.getSessionAndUser(token);
+    if (!found || new Date(found.session.expires).valueOf() <= Date.now()) return null;
+    const created = found.session.createdAt ? new Date(found.session.createdAt).valueOf() : null;
+    return { user: found.user, signedInAt: created, sessionToken: token };
+  }
+  const raw = readChunkedCookie(r.cookies, r.sessionCookie);
+  if (!raw) return null;
+  const opened = await openJwtSession(r.config, raw, r.sessionCookie);
+  const sub = opened?.token.sub;
+  if (typeof sub !== "string" || sub === "") return null;
+  const user = await r.adapter.getUser(sub);
+  const authTime = opened?.claims.auth_time;
+  return user ? { user, signedInAt: typeof authTime === "number" ? authTime * 1000 : null } : null;
+}
+
+/**
+ * Changes the signed-in user's password. Needs the CSRF token the form posted (`csrfToken`, as
+ * the other account helpers), and `currentPassword`, unless the user signed in within
+ * `recentSignIn` seconds (the JWT's `auth_time`, the database session's creation). Wrong current
+ * passwords count against the limits per user and per client. Then the user's other sessions end
+ * (database sessions: all but this one; JWT sessions: every one, this one too, so `signedOut` is
+ * true and the user signs in again with the new password), pending second-factor sign-ins end,
+ * `password.changed` is recorded and the owner told by e-mail.
+ *
+ * @example
+ * ```ts
+ * const result = await changePassword(request, config, accounts, { csrfToken: form.csrfToken, currentPassword: form.current, newPassword: form.password, clientAddress: ip })
+ * ```
+ */
+export async function changePassword(
+  request: AccountsRequest,
+  config: AuthConfig,
+  options: PasswordAccountsOptions,
+  input: { csrfToken: unknown; currentPassword?: unknown; newPassword: unknown; clientAddress?: string },
+): Promise<ChangeResult> {
+  const r = resolveAccounts(request, config, options, "changePassword");
+  checkCsrf(request, config, input.csrfToken, { env: options.env });
+  assertSessionsCanEnd(r.config, "changePassword");
+  const me = await currentUser(r);
+  if (!me) return { ok: false, error: "signed-out" };
+  const { user } = me;
+  const given = input.currentPassword !== undefined && input.currentPassword !== "";
+  if (given) {
+    const overLimit = await limited(r, "submit", `user:${user.id}`, input.clientAddress);
+    if (overLimit) return overLimit;
+    const stored = await options.passwords.getPasswordHash(user.id);
+    const ok = stored
+      ? await verifyPassword(String(input.currentPassword), stored)
+      : await dummyVerify(String(input.currentPassword));
+    if (!ok) return { ok: false, error: "wrong-password" };
+  } else {
+    const recent = (options.recentSignIn ?? 300) * 1000;
+    if (me.signedInAt === null || Date.now() - me.signedInAt > recent) return { ok: false, error: "reauthenticate" };
+  }
+  const refused = await refuseNewPassword(options, input.newPassword, [user.email, user.name]);
+  if (refused) return refused;
+  await options.passwords.setPasswordHash(user.id, await hashPassword(input.newPassword as string, options.hash));
+  let signedOut = false;
+  if (r.config.session.strategy === "database") {
+    await endPendingSignIns(r.config, user.id);
+    const deleted = await r.adapter.deleteSessions(user.id, me.sessionToken);
+    for (const session of deleted) await r.config.events.signOut?.({ session, reason: "password-changed" });
+  } else {
+    await revokeUserSessions(config, user.id, { reason: "password-changed", env: options.env });
+    signedOut = true;
+  }
+  await recordAudit(r.config, {
+    type: "password.changed",
+    at: new Date(),
+    userId: user.id,
+    clientAddress: input.clientAddress,
+  });
+  if (user.email) {
+    await mail(
+      r,
+      accountMails.changed(user.email, new URL(r.origin).host, r.config.theme, {
+        reset: absolute(r, options.urls.reset),
+      }),
+    );
+  }
+  return { ok: true, userId: user.id, signedOut };
+}
+
+// ------------------------------------------------------------------ sign-in
+
+/**
+ * The check of a Credentials provider's `authorize()` for password accounts: the user of the
+ * address when the password matches its stored hash, else null. An unknown address costs what a
+ * wrong password costs (`dummyVerify`); a hash made with weaker parameters is upgraded. A user whose
+ * address is not verified yet is refused unless `allowUnverified` (they then sign in to an account
+ * that loses the address to whoever proves it).
+ *
+ * @example
+ * ```ts
+ * Credentials({
+ *   credentials: { email: { type: "email" }, password: { type: "password" } },
+ *   authorize: ({ email, password }) => authorizePassword(config, accounts, { email, password }),
+ * })
+ * ```
+ */
+export async function authorizePassword(
+  config: AuthConfig,
+  options: Pick<PasswordAccountsOptions, "passwords" | "hash" | "env"> & { allowUnverified?: boolean },
+  input: { email?: unknown; password?: unknown },
+): Promise<AdapterUser | null> {
+  const { resolved } = sessionCookieOf({ protocol: "http", host: "localhost", cookieHeader: null }, config, options);
+  const adapter = resolved.adapter;
+  if (typeof adapter?.getUserByEmail !== "function") {
+    throw new MissingAdapterMethods("authorizePassword needs an adapter with `getUserByEmail`.");
+  }
+  const password = typeof input.password === "string" ? input.password : "";
+  const email = normalized(input.email);
+  const user = email ? await adapter.getUserByEmail(email) : null;
+  const stored = user ? await options.passwords.getPasswordHash(user.id) : null;
+  if (!user || !stored) {
+    await dummyVerify(password, options.hash);
+    return null;
+  }
+  if (!(await verifyPassword(password, stored))) return null;
+  if (!user.emailVerified && !options.allowUnverified) return null;
+  if (needsRehash(stored, options.hash))
+    await options.passwords.setPasswordHash(user.id, await hashPassword(password, options.hash));
+  return user;
+}
+
+// ------------------------------------------------------------------ pages
+
+export type { AccountPageName, PageNotice } from "./lib/pages/accounts.js";
+
+/** A built-in page, ready to send: status, headers (no caching, no framing, a CSP) and HTML. */
+export interface AccountPage {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Renders one of the built-in password-account pages, themed like Latchkey's sign-in page: `signUp`,
+ * `checkEmail` (the code form), `verifyLink`, `forgot`, `reset`, `change` or `done`. Every value is
+ * escaped. `@latchkey/express`'s `PasswordAccounts` serves them; a custom page posts the same fields.
+ *
+ * @example
+ * ```ts
+ * const { status, headers, body } = accountPage(config, "reset", { action: "/account/reset", csrfToken, token, email, user })
+ * ```
+ */
+export function accountPage<N extends AccountPageName>(
+  config: AuthConfig,
+  name: N,
+  props: Parameters<(typeof accountPageContent)[N]>[0],
+  options: { status?: number; env?: Env } = {},
+): AccountPage {
+  const { resolved } = sessionCookieOf({ protocol: "http", host: "localhost", cookieHeader: null }, config, options);
+  const render = accountPageContent[name] as (p: typeof props) => { title: string; content: SafeHtml };
+  const { title, content } = render(props);
+  const response = page({ title, content, theme: resolved.theme, status: options.status ?? 200 });
+  return {
+    status: response.status ?? 200,
+    headers: { ...(response.headers as Record<string, string>) },
+    body: String(response.body),
+  };
+}

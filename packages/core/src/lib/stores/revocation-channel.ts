@@ -1,0 +1,129 @@
+/**
+ * What every shared revocation store needs besides its database: the wire form of an entry (as a
+ * push carries it, or a key holds it) and the watch over a push channel (a heartbeat that reports
+ * `down` and `up` to the list). The stores themselves live with their databases
+ * (`@latchkey/redis-adapter`, `@latchkey/sql-adapter`); `@latchkey/core/stores` exports these.
+ */
+import type { RevocationEntry, RevocationListener } from "../../shapes/revocation.js";
+import { isEntry, MAX_HEARTBEAT_MS } from "../session/revocation-list.js";
+
+/** The wire form of an entry in a push or a stored value. */
+export function encodeRevocationEntry(entry: RevocationEntry): string {
+  const { kind, id, before, expiresAt, userId } = entry;
+  return JSON.stringify({ k: kind === "session" ? "s" : "u", i: id, b: before, e: expiresAt, u: userId });
+}
+
+/** An entry from its wire form; null for anything that is not one (a foreign message, a bad value). */
+export function decodeRevocationEntry(text: string | undefined | null): RevocationEntry | null {
+  if (!text) return null;
+  try {
+    const raw = JSON.parse(text) as { k?: unknown; i?: unknown; b?: unknown; e?: unknown; u?: unknown };
+    const entry = {
+      kind: raw.k === "s" ? "session" : raw.k === "u" ? "user" : undefined,
+      id: raw.i,
+      before: raw.b,
+      expiresAt: raw.e,
+      ...(raw.k === "s" && raw.u !== undefined && { userId: raw.u }),
+    };
+    return isEntry(entry) ? entry : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A promise that rejects after `ms` (unless cancelled): the bound of a call that may hang. */
+export function failAfter(ms: number, what: string): { promise: Promise<never>; cancel(): void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const promise = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  promise.catch(() => {});
+  return { promise, cancel: () => clearTimeout(timer) };
+}
+
+/**
+ * `heartbeatMs` of a store: a positive number up to `MAX_HEARTBEAT_MS` (60 s), 5000 when absent. A
+ * lost push channel is reported within two periods, and entries outlive cookies by the margin that
+ * covers it (`RevocationStore`): a longer period would let an instance re-issue a revoked
+ * session's cookie past the entry's lifetime. `store` names the store in the error.
+ */
+export function revocationHeartbeatMs(store: string, value: number | undefined): number {
+  const ms = value ?? 5000;
+  if (typeof ms !== "number" || !Number.isFinite(ms) || ms <= 0 || ms > MAX_HEARTBEAT_MS) {
+    throw new TypeError(
+      `${store}: \`heartbeatMs\` must be a positive number of milliseconds up to ${MAX_HEARTBEAT_MS}; received ${String(value)}`,
+    );
+  }
+  return ms;
+}
+
+/**
+ * Watches a push channel with a heartbeat: every `heartbeatMs`, `check` must answer within
+ * `timeoutMs` (default `heartbeatMs`), or the listener hears `down`; the first answer after that
+ * gives `up`. Connection events of a client call `down` / `up` directly; both are reported only on
+ * a change. `onDown` runs on every `down` (a store replaces its connection there).
+ */
+export class ChannelHealth {
+  #up = true;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #checking = false;
+  readonly #listener: () => RevocationListener | undefined;
+  readonly #check: () => Promise<unknown>;
+  readonly #heartbeatMs: number;
+  readonly #timeoutMs: number;
+  readonly #onDown: (() => void) | undefined;
+
+  constructor(
+    listener: () => RevocationListener | undefined,
+    check: () => Promise<unknown>,
+    heartbeatMs: number,
+    onDown?: () => void,
+    timeoutMs = heartbeatMs,
+  ) {
+    this.#listener = listener;
+    this.#check = check;
+    this.#heartbeatMs = heartbeatMs;
+    this.#onDown = onDown;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /** Starts the heartbeat (once). */
+  start(): void {
+    this.#timer ??= setInterval(() => void this.beat(), this.#heartbeatMs);
+    this.#timer.unref?.();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  down(error: Error): void {
+    this.#onDown?.();
+    if (!this.#up) return;
+    this.#up = false;
+    this.#listener()?.down(error);
+  }
+
+  up(): void {
+    if (this.#up) return;
+    this.#up = true;
+    this.#listener()?.up();
+  }
+
+  /** One check: `up` when it answers in time, `down` otherwise. */
+  async beat(): Promise<void> {
+    if (this.#checking) return;
+    this.#checking = true;
+    const limit = failAfter(this.#timeoutMs, "revocation heartbeat");
+    try {
+      await Promise.race([this.#check(), limit.promise]);
+      this.up();
+    } catch (e) {
+      this.down(e as Error);
+    } finally {
+      limit.cancel();
+      this.#checking = false;
+    }
+  }
+}

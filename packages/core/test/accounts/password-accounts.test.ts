@@ -1,0 +1,806 @@
+// Password accounts end to end (issue 28): sign-up, address verification, forgotten password and
+// change, over real stores (the memory adapter, the SQL adapter on SQLite and PostgreSQL, with the
+// password hashes in a table of the application's), a real SMTP server, and Latchkey's own
+// credentials sign-in, sessions, revocation and second factor. Each flow is followed by its
+// attacks: concurrent redemption, another user's token, an expired token, enumeration by answer
+// and by work done, a flood of e-mails, a reset without the second factor.
+import { createHook } from "node:async_hooks";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { migrate, openDatabase } from "@latchkey/sql-adapter";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  type AccountsRequest,
+  authorizePassword,
+  changePassword,
+  MemoryPasswordStore,
+  type PasswordAccountsOptions,
+  type PasswordStore,
+  requestPasswordReset,
+  resetPassword,
+  signUp,
+  verifyEmail,
+} from "../../src/accounts.js";
+import type { Adapter } from "../../src/adapters.js";
+import { listAuditEvents } from "../../src/audit.js";
+import { base32Decode, hotp, TOTP_PERIOD, timeStep } from "../../src/lib/flows/second-factor/totp.js";
+import { createMemoryStore, MemoryAdapter } from "../../src/memory-adapter.js";
+import { hashPassword } from "../../src/password.js";
+import Credentials from "../../src/providers/credentials.js";
+import Nodemailer from "../../src/providers/nodemailer.js";
+import TOTP from "../../src/providers/totp.js";
+import { confirmTotpEnrolment, startTotpEnrolment } from "../../src/second-factor.js";
+import type { AuthConfig } from "../../src/types.js";
+import { CookieJar, ORIGIN, SECRET, type SmtpFixture, send, smtpServer, startSmtp, until } from "../email/helpers.js";
+
+let smtp: SmtpFixture;
+beforeAll(async () => {
+  smtp = await startSmtp();
+});
+afterAll(() => smtp.close());
+afterEach(() => {
+  vi.useRealTimers();
+  smtp.mails.length = 0;
+});
+
+const PASSWORD = "correct horse battery staple";
+const NEW_PASSWORD = "a brand new passphrase 42";
+
+// ------------------------------------------------------------------ the stores
+
+interface Store {
+  adapter: Adapter;
+  passwords: PasswordStore;
+  close(): Promise<void>;
+}
+
+/** Password hashes in a table of the application's, next to the adapter's tables. */
+// biome-ignore lint/suspicious/noExplicitAny: Kysely of the SQL adapter, untyped tables
+async function sqlPasswords(db: any): Promise<PasswordStore> {
+  await db.schema
+    .createTable("app_passwords")
+    .addColumn("user_id", "varchar(255)", (c: { primaryKey(): unknown }) => c.primaryKey())
+    .addColumn("hash", "text", (c: { notNull(): unknown }) => c.notNull())
+    .execute();
+  return {
+    async getPasswordHash(userId) {
+      const row = await db.selectFrom("app_passwords").select("hash").where("user_id", "=", userId).executeTakeFirst();
+      return row?.hash ?? null;
+    },
+    async setPasswordHash(userId, hash) {
+      await db
+        .insertInto("app_passwords")
+        .values({ user_id: userId, hash })
+        .onConflict((oc: { column(c: string): { doUpdateSet(v: unknown): unknown } }) =>
+          oc.column("user_id").doUpdateSet({ hash }),
+        )
+        .execute();
+    },
+  };
+}
+
+const stores: Record<string, () => Promise<Store>> = {
+  async memory() {
+    return { adapter: MemoryAdapter(createMemoryStore()), passwords: new MemoryPasswordStore(), close: async () => {} };
+  },
+  async sqlite() {
+    const { SqlAdapter } = await import("@latchkey/sql-adapter");
+    const dir = mkdtempSync(join(tmpdir(), "latchkey-passwords-"));
+    const db = await openDatabase(join(dir, "db.sqlite"));
+    await migrate(db);
+    return {
+      adapter: SqlAdapter(db) as unknown as Adapter,
+      passwords: await sqlPasswords(db),
+      close: async () => {
+        await db.destroy();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+  async postgres() {
+    const { SqlAdapter } = await import("@latchkey/sql-adapter");
+    const pg = (await import("pg")).default;
+    const name = `latchkey_passwords_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+    const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    const db = await openDatabase(`postgres://postgres@127.0.0.1:5432/${name}`);
+    await migrate(db);
+    return {
+      adapter: SqlAdapter(db) as unknown as Adapter,
+      passwords: await sqlPasswords(db),
+      close: async () => {
+        await db.destroy();
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await admin.end();
+      },
+    };
+  },
+};
+
+// ------------------------------------------------------------------ the application
+
+type Strategy = "jwt" | "database";
+
+function app(store: Store, strategy: Strategy = "jwt", extra: Partial<PasswordAccountsOptions> = {}) {
+  const accounts: PasswordAccountsOptions = {
+    passwords: store.passwords,
+    urls: { verify: "/account/verify", reset: "/account/reset", signIn: "/auth/signin", signUp: "/account/signup" },
+    breached: false, // no network here; the breached check has its own tests
+    hash: { parameters: { ln: 10 } }, // fast hashes for tests; the default is ln=17
+    ...extra,
+  };
+  const errors: Error[] = [];
+  const config: AuthConfig = {
+    secret: SECRET,
+    trustHost: true,
+    adapter: store.adapter,
+    session: strategy === "jwt" ? { strategy: "jwt", revocation: true } : { strategy: "database" },
+    audit: { store: true },
+    logger: { error: (e) => void errors.push(e), warn: () => {}, debug: () => {} },
+    providers: [
+      Nodemailer({ server: smtpServer(smtp.port), from: "Latchkey Test <no-reply@app.test>" }),
+      Credentials({
+        databaseSessions: strategy === "database",
+        credentials: { email: { type: "email" }, password: { type: "password" } },
+        authorize: (c) => authorizePassword(config, accounts, c),
+      }),
+      TOTP({ issuer: "Latchkey Test" }),
+    ],
+  };
+  return { config, accounts, errors };
+}
+
+/** What a framework package passes: where the request arrived and the browser's cookies. */
+function from(jar: CookieJar): AccountsRequest {
+  return { protocol: "http", host: new URL(ORIGIN).host, cookieHeader: jar.header() };
+}
+
+function keep(jar: CookieJar, setCookie: string[]): void {
+  const headers = new Headers();
+  for (const value of setCookie) headers.append("set-cookie", value);
+  jar.take(new Response(null, { headers }));
+}
+
+async function csrf(config: AuthConfig, jar: CookieJar): Promise<string> {
+  return ((await (await send(config, jar, "/auth/csrf")).json()) as { csrfToken: string }).csrfToken;
+}
+
+/** Signs in through Latchkey's credentials callback; the answer's Location. */
+async function passwordSignIn(config: AuthConfig, jar: CookieJar, email: string, password: string) {
+  const response = await send(config, jar, "/auth/callback/credentials", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ csrfToken: await csrf(config, jar), email, password }),
+  });
+  return response.headers.get("location") ?? "";
+}
+
+async function sessionEmail(config: AuthConfig, jar: CookieJar): Promise<string | null> {
+  const session = (await (await send(config, jar, "/auth/session")).json()) as { user?: { email?: string } } | null;
+  return session?.user?.email ?? null;
+}
+
+/** The last e-mail to `to`, with its link's query and its code. */
+function lastMail(to: string) {
+  const mail = [...smtp.mails].reverse().find((m) => m.to.includes(to));
+  if (!mail) throw new Error(`no e-mail to ${to}`);
+  const text = mail.mail.text ?? "";
+  const link = /https?:\/\/\S+\/account\/(?:verify|reset)\?\S+/.exec(text)?.[0];
+  const query = link ? Object.fromEntries(new URL(link).searchParams) : {};
+  return { subject: mail.mail.subject ?? "", text, link, query, code: /Code: ([0-9]{6})/.exec(text)?.[1] };
+}
+
+/** Signs up `email` in `jar` and verifies it with the mailed code. */
+async function signedUp(config: AuthConfig, accounts: PasswordAccountsOptions, email: string, jar = new CookieJar()) {
+  const before = smtp.mails.length;
+  const result = await signUp(from(jar), config, accounts, { email, password: PASSWORD });
+  if (!result.ok) throw new Error(`sign-up refused: ${result.error}`);
+  keep(jar, result.setCookie);
+  await until(() => smtp.mails.length > before);
+  const verified = await verifyEmail(from(jar), config, accounts, { code: lastMail(email).code });
+  if (!verified.ok) throw new Error(`verification refused: ${verified.error}`);
+  return { jar, userId: verified.userId };
+}
+
+/** Scrypt computations started while `work` runs (libuv requests of type SCRYPTREQUEST). */
+async function scryptRuns<T>(work: () => Promise<T>): Promise<{ result: T; runs: number }> {
+  let runs = 0;
+  const hook = createHook({
+    init(_id, type) {
+      if (type === "SCRYPTREQUEST") runs++;
+    },
+  });
+  hook.enable();
+  try {
+    return { result: await work(), runs };
+  } finally {
+    hook.disable();
+  }
+}
+
+async function requestReset(config: AuthConfig, accounts: PasswordAccountsOptions, email: string) {
+  const before = smtp.mails.length;
+  const result = await requestPasswordReset(from(new CookieJar()), config, accounts, { email });
+  expect(result).toEqual({ ok: true });
+  await until(() => smtp.mails.length > before);
+  return lastMail(email).query as { token: string; email: string; user: string };
+}
+
+/** A verified account on a fresh memory store, and the query of a reset link mailed to it. */
+async function accountWithResetLink(email: string, extra: Partial<PasswordAccountsOptions> = {}) {
+  const store = await (stores.memory as () => Promise<Store>)();
+  const { config, accounts } = app(store, "jwt", extra);
+  await signedUp(config, accounts, email);
+  return { store, config, accounts, link: await requestReset(config, accounts, email) };
+}
+
+// ------------------------------------------------------------------ the flows, on every store
+
+describe.each(Object.keys(stores))("password accounts on the %s store", (kind) => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await (stores[kind] as () => Promise<Store>)();
+  });
+  afterAll(() => store.close());
+
+  it("sign-up: an unproven address cannot sign in; the mailed code, typed in the signing-up browser, proves it once", async () => {
+    const { config, accounts } = app(store);
+    const email = `ada-${kind}@example.com`;
+    const jar = new CookieJar();
+    const result = await signUp(from(jar), config, accounts, {
+      email: ` Ada-${kind}@Example.com `,
+      password: PASSWORD,
+    });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    keep(jar, result.setCookie);
+    await until(() => smtp.mails.some((m) => m.to.includes(email)));
+    const mail = lastMail(email);
+    expect(mail.subject).toContain("Confirm your e-mail address");
+    expect(mail.code).toMatch(/^[0-9]{6}$/);
+    const user = await store.adapter.getUserByEmail?.(email);
+    expect(user?.emailVerified).toBeNull();
+    // Nothing stored in clear: the hash is a scrypt string, the code and link are keyed hashes.
+    expect(await store.passwords.getPasswordHash(user?.id as string)).toMatch(/^\$scrypt\$/);
+
+    expect(await passwordSignIn(config, new CookieJar(), email, PASSWORD)).toContain("error=CredentialsSignin");
+    // Another browser (no cookie) cannot use the code.
+    expect(await verifyEmail(from(new CookieJar()), config, accounts, { code: mail.code })).toMatchObject({
+      ok: false,
+      error: "invalid",
+    });
+    const verified = await verifyEmail(from(jar), config, accounts, { code: mail.code });
+    expect(verified).toMatchObject({ ok: true, userId: user?.id });
+    expect((await store.adapter.getUser?.(user?.id as string))?.emailVerified).toBeInstanceOf(Date);
+    // Spent: the same code, and the e-mail's link, verify nothing again.
+    expect((await verifyEmail(from(jar), config, accounts, { code: mail.code })).ok).toBe(false);
+    expect((await verifyEmail(from(jar), config, accounts, { ...mail.query, password: PASSWORD })).ok).toBe(false);
+
+    const signedIn = new CookieJar();
+    expect(await passwordSignIn(config, signedIn, email, PASSWORD)).toBe(ORIGIN);
+    expect(await sessionEmail(config, signedIn)).toBe(email);
+  });
+
+  it("forgotten password: the mailed token sets a new password once, ends every session, and the old password stops working", async () => {
+    for (const strategy of ["jwt", "database"] as const) {
+      const { config, accounts } = app(store, strategy);
+      const email = `reset-${strategy}-${kind}@example.com`;
+      await signedUp(config, accounts, email);
+      const laptop = new CookieJar();
+      const phone = new CookieJar();
+      await passwordSignIn(config, laptop, email, PASSWORD);
+      await passwordSignIn(config, phone, email, PASSWORD);
+      expect(await sessionEmail(config, phone)).toBe(email);
+
+      const link = await requestReset(config, accounts, email);
+      const done = await resetPassword(from(new CookieJar()), config, accounts, { ...link, password: NEW_PASSWORD });
+      expect(done).toMatchObject({ ok: true, sessionsEnded: true });
+      expect(await sessionEmail(config, laptop)).toBeNull();
+      expect(await sessionEmail(config, phone)).toBeNull();
+      expect((await resetPassword(from(new CookieJar()), config, accounts, { ...link, password: PASSWORD })).ok).toBe(
+        false,
+      );
+      expect(await passwordSignIn(config, new CookieJar(), email, PASSWORD)).toContain("error=CredentialsSignin");
+      expect(await passwordSignIn(config, new CookieJar(), email, NEW_PASSWORD)).toBe(ORIGIN);
+      await until(() => lastMail(email).subject.includes("Your password was changed"));
+    }
+  });
+
+  it("change while signed in: needs the CSRF token and the current password, ends the other sessions, records password.changed", async () => {
+    const { config, accounts } = app(store, "database");
+    const email = `change-${kind}@example.com`;
+    const { userId } = await signedUp(config, accounts, email);
+    const here = new CookieJar();
+    const elsewhere = new CookieJar();
+    await passwordSignIn(config, here, email, PASSWORD);
+    await passwordSignIn(config, elsewhere, email, PASSWORD);
+    const token = await csrf(config, here);
+
+    await expect(
+      changePassword(from(here), config, accounts, {
+        csrfToken: "forged",
+        currentPassword: PASSWORD,
+        newPassword: NEW_PASSWORD,
+      }),
+    ).rejects.toThrow(/CSRF/);
+    expect(
+      await changePassword(from(here), config, accounts, {
+        csrfToken: token,
+        currentPassword: "not it at all",
+        newPassword: NEW_PASSWORD,
+      }),
+    ).toEqual({ ok: false, error: "wrong-password" });
+    expect(
+      await changePassword(from(here), config, accounts, {
+        csrfToken: token,
+        currentPassword: PASSWORD,
+        newPassword: "short",
+      }),
+    ).toMatchObject({ ok: false, error: "weak-password", reasons: ["too-short"] });
+    expect(await sessionEmail(config, elsewhere)).toBe(email);
+
+    const changed = await changePassword(from(here), config, accounts, {
+      csrfToken: token,
+      currentPassword: PASSWORD,
+      newPassword: NEW_PASSWORD,
+    });
+    expect(changed).toEqual({ ok: true, userId, signedOut: false });
+    expect(await sessionEmail(config, here)).toBe(email);
+    expect(await sessionEmail(config, elsewhere)).toBeNull();
+    expect(await passwordSignIn(config, new CookieJar(), email, NEW_PASSWORD)).toBe(ORIGIN);
+    const events = await listAuditEvents(config, { userId, type: "password.changed" });
+    expect(events).toHaveLength(1);
+  });
+
+  it("attack: 40 concurrent redemptions of one reset token: exactly one sets its password", async () => {
+    // Limits high enough that every loser meets the spent token, not the limiter.
+    const { config, accounts } = app(store, "jwt", { limits: { submitPerAddress: { max: 100, windowSeconds: 60 } } });
+    const email = `race-${kind}@example.com`;
+    await signedUp(config, accounts, email);
+    const link = await requestReset(config, accounts, email);
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        resetPassword(from(new CookieJar()), config, accounts, { ...link, password: `${NEW_PASSWORD} number ${i}` }),
+      ),
+    );
+    const winners = results.flatMap((r, i) => (r.ok ? [i] : []));
+    expect(winners).toHaveLength(1);
+    expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.error === "invalid-token")).toBe(true);
+    expect(await passwordSignIn(config, new CookieJar(), email, `${NEW_PASSWORD} number ${winners[0]}`)).toBe(ORIGIN);
+  });
+
+  it("attack: 40 concurrent submissions of the right verification code: exactly one verifies", async () => {
+    const { config, accounts } = app(store);
+    const email = `code-race-${kind}@example.com`;
+    const jar = new CookieJar();
+    const result = await signUp(from(jar), config, accounts, { email, password: PASSWORD });
+    if (!result.ok) throw new Error("refused");
+    keep(jar, result.setCookie);
+    await until(() => smtp.mails.some((m) => m.to.includes(email)));
+    const { code } = lastMail(email);
+    const results = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        verifyEmail(
+          from(jar),
+          config,
+          { ...accounts, limits: { submitPerAddress: { max: 100, windowSeconds: 60 } } },
+          { code },
+        ),
+      ),
+    );
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
+  });
+});
+
+// ------------------------------------------------------------------ attacks (memory store)
+
+describe("attacks on password accounts", () => {
+  const memory = () => stores.memory?.() as Promise<Store>;
+
+  it("enumeration by answer and by work: a sign-up with a taken address answers the same, after the same hash and one e-mail, and changes nothing", async () => {
+    const store = await memory();
+    const { config, accounts } = app(store);
+    const { userId } = await signedUp(config, accounts, "owner@example.com");
+    const hashBefore = await store.passwords.getPasswordHash(userId);
+    smtp.mails.length = 0;
+
+    const fresh = await scryptRuns(() =>
+      signUp(from(new CookieJar()), config, accounts, { email: "newcomer@example.com", password: PASSWORD }),
+    );
+    const taken = await scryptRuns(() =>
+      signUp(from(new CookieJar()), config, accounts, {
+        email: "owner@example.com",
+        password: "an attacker's passphrase",
+      }),
+    );
+    // The same answer: ok, one cookie of the same name and length class.
+    expect(fresh.result.ok && taken.result.ok).toBe(true);
+    const cookieOf = (r: typeof fresh.result) => (r.ok ? r.setCookie : []);
+    expect(cookieOf(taken.result).map((c) => c.split("=")[0])).toEqual(
+      cookieOf(fresh.result).map((c) => c.split("=")[0]),
+    );
+    expect(Object.keys(taken.result).sort()).toEqual(Object.keys(fresh.result).sort());
+    // The same work: one scrypt hash each, one e-mail each.
+    expect(fresh.runs).toBe(1);
+    expect(taken.runs).toBe(1);
+    await until(() => smtp.mails.length === 2);
+    expect(smtp.mails.map((m) => m.to[0])).toEqual(["newcomer@example.com", "owner@example.com"]);
+    expect(lastMail("owner@example.com").subject).toContain("You already have an account");
+    // The owner's password is the owner's.
+    expect(await store.passwords.getPasswordHash(userId)).toBe(hashBefore);
+    expect(await passwordSignIn(config, new CookieJar(), "owner@example.com", PASSWORD)).toBe(ORIGIN);
+  });
+
+  it("enumeration by answer and by work: a reset request answers the same for an unknown address, hashes nothing either way, and mails each once", async () => {
+    const store = await memory();
+    const { config, accounts } = app(store);
+    await signedUp(config, accounts, "known@example.com");
+    smtp.mails.length = 0;
+    const known = await scryptRuns(() =>
+      requestPasswordReset(from(new CookieJar()), config, accounts, { email: "known@example.com" }),
+    );
+    const unknown = await scryptRuns(() =>
+      requestPasswordReset(from(new CookieJar()), config, accounts, { email: "nobody@example.com" }),
+    );
+    expect(known.result).toEqual({ ok: true });
+    expect(unknown.result).toEqual({ ok: true });
+    expect(known.runs).toBe(unknown.runs);
+    await until(() => smtp.mails.length === 2);
+    expect(lastMail("known@example.com").subject).toContain("Reset your password");
+    expect(lastMail("nobody@example.com").subject).toContain("No account with this address");
+    // The password sign-in: an unknown address costs one hash, like a wrong password.
+    const wrong = await scryptRuns(() =>
+      authorizePassword(config, accounts, { email: "known@example.com", password: "wrong one" }),
+    );
+    const none = await scryptRuns(() =>
+      authorizePassword(config, accounts, { email: "nobody@example.com", password: "wrong one" }),
+    );
+    expect([wrong.result, none.result]).toEqual([null, null]);
+    expect(wrong.runs).toBe(1);
+    expect(none.runs).toBe(1);
+  });
+
+  it("flood: 30 reset requests for one address send at most 5 e-mails; the rest are limited, for known and unknown addresses alike", async () => {
+    const store = await memory();
+    const { config, accounts } = app(store);
+    // The sign-up's verification e-mail is the first of the victim's five.
+    await signedUp(config, accounts, "victim@example.com");
+    for (const [email, allowed] of [
+      ["victim@example.com", 4],
+      ["ghost@example.com", 5],
+    ] as const) {
+      const results = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          requestPasswordReset(from(new CookieJar()), config, accounts, { email, clientAddress: `198.51.100.${i}` }),
+        ),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(allowed);
+      expect(results.filter((r) => !r.ok && r.error === "rate-limited")).toHaveLength(30 - allowed);
+    }
+    await until(() => smtp.mails.length === 10);
+    expect(smtp.mails.filter((m) => m.to.includes("victim@example.com"))).toHaveLength(5);
+    expect(smtp.mails.filter((m) => m.to.includes("ghost@example.com"))).toHaveLength(5);
+  });
+
+  it("bogus reset submissions for an address, from 60 clients, do not block its owner's reset; one client's flood is limited", async () => {
+    const { config, accounts, link } = await accountWithResetLink("blocked@example.com");
+    const bogus = Array.from({ length: 60 }, (_, i) =>
+      resetPassword(from(new CookieJar()), config, accounts, {
+        ...link,
+        token: "0".repeat(63) + (i % 10),
+        password: NEW_PASSWORD,
+        clientAddress: `203.0.113.${i}`,
+      }),
+    );
+    expect((await Promise.all(bogus)).every((r) => !r.ok && r.error === "invalid-token")).toBe(true);
+    const owner = await resetPassword(from(new CookieJar()), config, accounts, {
+      ...link,
+      password: NEW_PASSWORD,
+      clientAddress: "198.51.100.7",
+    });
+    expect(owner.ok).toBe(true);
+    const flood = await Promise.all(
+      Array.from({ length: 60 }, () =>
+        resetPassword(from(new CookieJar()), config, accounts, {
+          ...link,
+          password: NEW_PASSWORD,
+          clientAddress: "192.0.2.1",
+        }),
+      ),
+    );
+    expect(flood.filter((r) => !r.ok && r.error === "rate-limited")).toHaveLength(10);
+  });
+
+  it("store outage: a reset request whose token cannot be stored answers as any other, sends nothing, and logs why", async () => {
+    const store = await (stores.memory as () => Promise<Store>)();
+    const failing: Adapter = {
+      ...store.adapter,
+      createVerificationToken: () => Promise.reject(new Error("connection refused")),
+    };
+    const { config, accounts, errors } = app({ ...store, adapter: failing });
+    await store.adapter.createUser?.({ id: "u-outage", email: "outage@example.com", emailVerified: new Date() });
+    const result = await requestPasswordReset(from(new CookieJar()), config, accounts, { email: "outage@example.com" });
+    expect(result).toEqual({ ok: true });
+    expect(smtp.mails.filter((m) => m.to.includes("outage@example.com"))).toHaveLength(0);
+    expect(errors.map((e) => e.message).join("\n")).toContain("A reset token could not be stored");
+  });
+
+  it("the link in another browser: a forged token checks no password (no oracle); a mistyped password does not spend the link; the right one verifies", async () => {
+    const store = await (stores.memory as () => Promise<Store>)();
+    const { config, accounts } = app(store);
+    const result = await signUp(from(new CookieJar()), config, accounts, {
+      email: "phone@example.com",
+      password: PASSWORD,
+    });
+    expect(result.ok).toBe(true);
+    await until(() => smtp.mails.some((m) => m.to.includes("phone@example.com")));
+    const { query } = lastMail("phone@example.com");
+    const elsewhere = new CookieJar();
+    const forged = await scryptRuns(() =>
+      verifyEmail(from(elsewhere), config, accounts, { ...query, token: "f".repeat(64), password: PASSWORD }),
+    );
+    expect(forged.result).toMatchObject({ ok: false, error: "invalid" });
+    expect(forged.runs).toBe(0);
+    expect(await verifyEmail(from(elsewhere), config, accounts, { ...query, password: "mistyped" })).toMatchObject({
+      ok: false,
+      error: "invalid",
+    });
+    expect(await verifyEmail(from(elsewhere), config, accounts, { ...query, password: PASSWORD })).toMatchObject({
+      ok: true,
+    });
+    expect((await store.adapter.getUserByEmail?.("phone@example.com"))?.emailVerified).toBeInstanceOf(Date);
+  });
+
+  it("host header poisoning: with AUTH_URL set, the mailed links use its origin whatever Host says; an untrusted host is refused", async () => {
+    const store = await (stores.memory as () => Promise<Store>)();
+    const { config, accounts } = app(store, "jwt", { env: { AUTH_URL: "https://app.example/auth" } });
+    await store.adapter.createUser?.({ id: "u-host", email: "host@example.com", emailVerified: new Date() });
+    const forged: AccountsRequest = { protocol: "https", host: "evil.example", cookieHeader: "" };
+    expect(await requestPasswordReset(forged, config, accounts, { email: "host@example.com" })).toEqual({ ok: true });
+    await until(() => smtp.mails.some((m) => m.to.includes("host@example.com")));
+    const { text } = lastMail("host@example.com");
+    expect(text).toContain("https://app.example/account/reset?");
+    expect(text).not.toContain("evil.example");
+    const untrusted = { ...app(store).config, trustHost: false };
+    await expect(
+      requestPasswordReset(forged, untrusted, { ...accounts, env: {} }, { email: "host@example.com" }),
+    ).rejects.toThrow(/not trusted/);
+  });
+
+  it("a token for another user: swapping the user or the address of a link resets nothing", async () => {
+    const store = await memory();
+    const { config, accounts } = app(store);
+    await signedUp(config, accounts, "mallory@example.com");
+    const victim = await signedUp(config, accounts, "alice@example.com");
+    const mine = await requestReset(config, accounts, "mallory@example.com");
+    for (const forged of [
+      { ...mine, user: victim.userId },
+      { ...mine, email: "alice@example.com" },
+      { ...mine, email: "alice@example.com", user: victim.userId },
+    ]) {
+      expect(
+        await resetPassword(from(new CookieJar()), config, accounts, { ...forged, password: NEW_PASSWORD }),
+      ).toEqual({
+        ok: false,
+        error: "invalid-token",
+      });
+    }
+    expect(await passwordSignIn(config, new CookieJar(), "alice@example.com", PASSWORD)).toBe(ORIGIN);
+  });
+
+  it("an expired reset token is refused, and spent", async () => {
+    const { config, accounts, link } = await accountWithResetLink("late@example.com", { resetMaxAge: 60 });
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 61_000);
+    expect(await resetPassword(from(new CookieJar()), config, accounts, { ...link, password: NEW_PASSWORD })).toEqual({
+      ok: false,
+      error: "invalid-token",
+    });
+    vi.useRealTimers();
+    expect(await resetPassword(from(new CookieJar()), config, accounts, { ...link, password: NEW_PASSWORD })).toEqual({
+      ok: false,
+      error: "invalid-token",
+    });
+  });
+
+  it("an expired verification e-mail proves nothing, by code or by link", async () => {
+    const store = await (stores.memory as () => Promise<Store>)();
+    const { config, accounts } = app(store, "jwt", { verifyMaxAge: 600 });
+    const jar = new CookieJar();
+    const result = await signUp(from(jar), config, accounts, { email: "slow@example.com", password: PASSWORD });
+    if (!result.ok) throw new Error("refused");
+    keep(jar, result.setCookie);
+    await until(() => smtp.mails.some((m) => m.to.includes("slow@example.com")));
+    const { code, query } = lastMail("slow@example.com");
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 601_000);
+    expect((await verifyEmail(from(jar), config, accounts, { ...query, password: PASSWORD })).ok).toBe(false);
+    expect((await verifyEmail(from(jar), config, accounts, { code })).ok).toBe(false);
+    expect((await store.adapter.getUserByEmail?.("slow@example.com"))?.emailVerified).toBeNull();
+  });
+
+  it("attack: a reset link sent before the last reset or password change no longer works", async () => {
+    const { config, accounts, link: older } = await accountWithResetLink("twice@example.com");
+    const newer = await requestReset(config, accounts, "twice@example.com");
+    expect(
+      (await resetPassword(from(new CookieJar()), config, accounts, { ...newer, password: NEW_PASSWORD })).ok,
+    ).toBe(true);
+    // Whoever kept (or stole) the older e-mail cannot undo the owner's reset with it.
+    expect(
+      await resetPassword(from(new CookieJar()), config, accounts, { ...older, password: `${NEW_PASSWORD} again` }),
+    ).toEqual({ ok: false, error: "invalid-token" });
+    expect(await passwordSignIn(config, new CookieJar(), "twice@example.com", NEW_PASSWORD)).toBe(ORIGIN);
+
+    // The same after a change made any other way: the hash it was bound to is gone.
+    const pending = await requestReset(config, accounts, "twice@example.com");
+    const user = await config.adapter?.getUserByEmail?.("twice@example.com");
+    await accounts.passwords.setPasswordHash(
+      user?.id as string,
+      await hashPassword(`${NEW_PASSWORD} changed`, accounts.hash),
+    );
+    expect(
+      await resetPassword(from(new CookieJar()), config, accounts, { ...pending, password: `${NEW_PASSWORD} third` }),
+    ).toEqual({ ok: false, error: "invalid-token" });
+  });
+
+  it("a refused new password does not spend the reset token", async () => {
+    const { config, accounts, link } = await accountWithResetLink("careful@example.com");
+    expect(
+      await resetPassword(from(new CookieJar()), config, accounts, { ...link, password: "careful@example.com!" }),
+    ).toMatchObject({
+      ok: false,
+      error: "weak-password",
+    });
+    expect((await resetPassword(from(new CookieJar()), config, accounts, { ...link, password: NEW_PASSWORD })).ok).toBe(
+      true,
+    );
+  });
+
+  it("wrong verification codes: after 5 the e-mail is void, its code and its link", async () => {
+    const store = await memory();
+    const { config, accounts } = app(store);
+    const jar = new CookieJar();
+    const result = await signUp(from(jar), config, accounts, { email: "guess@example.com", password: PASSWORD });
+    if (!result.ok) throw new Error("refused");
+    keep(jar, result.setCookie);
+    await until(() => smtp.mails.length === 1);
+    const { code, query } = lastMail("guess@example.com");
+    const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, "0");
+    for (let i = 0; i < 5; i++)
+      expect((await verifyEmail(from(jar), config, accounts, { code: wrong })).ok).toBe(false);
+    expect((await verifyEmail(from(jar), config, accounts, { code })).ok).toBe(false);
+    expect((await verifyEmail(from(jar), config, accounts, query)).ok).toBe(false);
+  });
+
+  it("pre-hijacking: a stranger's sign-up never becomes the owner's account; the link in another browser needs the password, and the owner's reset gives the owner a fresh user", async () => {
+    const store = await memory();
+    const { config, accounts } = app(store);
+    // The attacker signs up with the victim's address and a password of his own.
+    const attacker = new CookieJar();
+    const planted = await signUp(from(attacker), config, accounts, {
+      email: "victim@example.com",
+      password: "attacker's own passphrase",
+    });
+    expect(planted.ok).toBe(true);
+    await until(() => smtp.mails.length === 1);
+    const mail = lastMail("victim@example.com");
+    const strangerId = mail.query.user as string;
+    // The victim opens the link: without the attacker's password it proves nothing.
+    const victimBrowser = new CookieJar();
+    expect(await verifyEmail(from(victimBrowser), config, accounts, mail.query)).toMatchObject({
+      ok: false,
+      error: "password-required",
+    });
+    expect(
+      await verifyEmail(from(victimBrowser), config, accounts, { ...mail.query, password: PASSWORD }),
+    ).toMatchObject({
+      ok: false,
+      error: "invalid",
+    });
+    expect((await store.adapter.getUser?.(strangerId))?.emailVerified).toBeNull();
+    // Unverified: the attacker's password signs in nowhere.
+    expect(await passwordSignIn(config, new CookieJar(), "victim@example.com", "attacker's own passphrase")).toContain(
+      "error=CredentialsSignin",
+    );
+    // The victim's own sign-up meets a taken address, gets told, and resets.
+    await signUp(from(victimBrowser), config, accounts, { email: "victim@example.com", password: PASSWORD });
+    await until(() => lastMail("victim@example.com").subject.includes("You already have an account"));
+    const link = await requestReset(config, accounts, "victim@example.com");
+    const reset = await resetPassword(from(victimBrowser), config, accounts, { ...link, password: NEW_PASSWORD });
+    expect(reset.ok).toBe(true);
+    if (!reset.ok) return;
+    expect(reset.userId).not.toBe(strangerId);
+    const owner = await store.adapter.getUserByEmail?.("victim@example.com");
+    expect(owner?.id).toBe(reset.userId);
+    expect(owner?.emailVerified).toBeInstanceOf(Date);
+    expect((await store.adapter.getUser?.(strangerId))?.email).toBeNull();
+    expect(await passwordSignIn(config, new CookieJar(), "victim@example.com", "attacker's own passphrase")).toContain(
+      "error=CredentialsSignin",
+    );
+    const victim = new CookieJar();
+    expect(await passwordSignIn(config, victim, "victim@example.com", NEW_PASSWORD)).toBe(ORIGIN);
+    expect(await sessionEmail(config, victim)).toBe("victim@example.com");
+  });
+
+  it("a reset without the second factor: it signs no one in, ends the pending second-factor sign-in, and the new password still asks for the code", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Math.floor(Date.now() / 1000 / TOTP_PERIOD) * TOTP_PERIOD * 1000 + 15_000);
+    const store = await memory();
+    const { config, accounts } = app(store);
+    const { userId } = await signedUp(config, accounts, "twofactor@example.com");
+    const enrolment = await startTotpEnrolment(config, { id: userId, label: "twofactor@example.com" });
+    const codeAt = (step: number) => hotp(base32Decode(enrolment.secret) as Buffer, step);
+    expect((await confirmTotpEnrolment(config, userId, codeAt(timeStep()))).ok).toBe(true);
+
+    // The owner's first factor is in, the code not yet given.
+    const owner = new CookieJar();
+    expect(await passwordSignIn(config, owner, "twofactor@example.com", PASSWORD)).toBe(`${ORIGIN}/auth/callback/totp`);
+    // Someone with the mailbox resets the password.
+    const thief = new CookieJar();
+    const link = await requestReset(config, accounts, "twofactor@example.com");
+    const reset = await resetPassword(from(thief), config, accounts, { ...link, password: NEW_PASSWORD });
+    expect(reset.ok).toBe(true);
+    expect(await sessionEmail(config, thief)).toBeNull();
+    // The pending sign-in begun before the reset cannot complete.
+    const submit = async (jar: CookieJar, code: string) =>
+      send(config, jar, "/auth/callback/totp", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ csrfToken: await csrf(config, jar), code }),
+      });
+    await submit(owner, codeAt(timeStep() + 1));
+    expect(await sessionEmail(config, owner)).toBeNull();
+    // The new password is a first factor only.
+    expect(await passwordSignIn(config, thief, "twofactor@example.com", NEW_PASSWORD)).toBe(
+      `${ORIGIN}/auth/callback/totp`,
+    );
+    expect(await sessionEmail(config, thief)).toBeNull();
+  });
+
+  it("change under JWT sessions without the current password: refused unless the sign-in is recent; then every session ends, this one too", async () => {
+    const store = await memory();
+    const { config, accounts } = app(store, "jwt", { recentSignIn: 60 });
+    const { userId } = await signedUp(config, accounts, "jwt-change@example.com");
+    const jar = new CookieJar();
+    await passwordSignIn(config, jar, "jwt-change@example.com", PASSWORD);
+    const token = await csrf(config, jar);
+    const recent = await changePassword(from(jar), config, accounts, { csrfToken: token, newPassword: NEW_PASSWORD });
+    expect(recent).toEqual({ ok: true, userId, signedOut: true });
+    expect(await sessionEmail(config, jar)).toBeNull();
+
+    const later = new CookieJar();
+    await passwordSignIn(config, later, "jwt-change@example.com", NEW_PASSWORD);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 120_000);
+    expect(
+      await changePassword(from(later), config, accounts, {
+        csrfToken: await csrf(config, later),
+        newPassword: PASSWORD,
+      }),
+    ).toEqual({
+      ok: false,
+      error: "reauthenticate",
+    });
+    const signedOut = new CookieJar();
+    const signedOutToken = await csrf(config, signedOut);
+    expect(
+      await changePassword(from(signedOut), config, accounts, { csrfToken: signedOutToken, newPassword: PASSWORD }),
+    ).toEqual({
+      ok: false,
+      error: "signed-out",
+    });
+  });
+
+  it("a reset under JWT sessions without revocation is refused before the token is spent, naming the fix", async () => {
+    const { config, accounts, link } = await accountWithResetLink("norevoke@example.com");
+    const bare = { ...config, session: { strategy: "jwt" as const } };
+    await expect(
+      resetPassword(from(new CookieJar()), bare, accounts, { ...link, password: NEW_PASSWORD }),
+    ).rejects.toThrow(/session\.revocation/);
+    expect((await resetPassword(from(new CookieJar()), config, accounts, { ...link, password: NEW_PASSWORD })).ok).toBe(
+      true,
+    );
+  });
+});

@@ -1,0 +1,170 @@
+/**
+ * The revocation list of JWT sessions in Redis: a key per entry and a pub/sub channel for the
+ * pushes, watched by a heartbeat.
+ * @module revocation-store
+ */
+import {
+  ChannelHealth,
+  decodeRevocationEntry,
+  encodeRevocationEntry,
+  type RevocationEntry,
+  type RevocationListener,
+  type RevocationStore,
+  revocationHeartbeatMs,
+} from "@latchkey/core/stores";
+import type { RedisLike } from "./client.js";
+
+/**
+ * The connection the store subscribes on, as ioredis exposes it: `subscribe`, `ping`, and the
+ * `message`, `close` and `ready` events (ioredis subscribes again by itself after a reconnection).
+ */
+type Subscriber = Pick<RedisLike, "status" | "subscribe" | "unsubscribe" | "ping" | "on" | "removeListener">;
+
+/** Options of {@link RedisRevocationStore}. */
+export interface RedisRevocationOptions {
+  /** Prefix of the entries' keys. @default "latchkey:revoked:" */
+  prefix?: string;
+  /** The pub/sub channel. @default "latchkey:revocations" */
+  channel?: string;
+  /** Milliseconds between checks that the subscriber connection answers (at most 60,000). @default 5000 */
+  heartbeatMs?: number;
+}
+
+/** Resolves on the connection's next `ready` event. */
+function readyOf(subscriber: Subscriber): Promise<void> {
+  return new Promise((resolve) => {
+    const ready = () => {
+      subscriber.removeListener?.("ready", ready);
+      resolve();
+    };
+    subscriber.on("ready", ready);
+  });
+}
+
+// Saves the entry merged with the stored one, each of `before` and `expiresAt` the later of the two
+// (a user's entry only moves forward: an older sign-in time with a later expiry must not replace a
+// later revocation), and publishes what is stored, in one script: no instance sees a push whose
+// entry is not saved.
+const SAVE_AND_PUBLISH = `local value = ARGV[1]
+local ttl = ARGV[5]
+local current = redis.call('GET', KEYS[1])
+if current then
+  local bs = string.match(current, '"b":(%d+)')
+  local es = string.match(current, '"e":(%d+)')
+  if bs and es then
+    local keepB = tonumber(bs) >= tonumber(ARGV[2])
+    local keepE = tonumber(es) >= tonumber(ARGV[3])
+    if keepB and keepE then
+      redis.call('PUBLISH', ARGV[4], current)
+      return 0
+    end
+    if keepB then value = (string.gsub(value, '"b":%d+', '"b":' .. bs, 1)) end
+    if keepE then
+      value = (string.gsub(value, '"e":%d+', '"e":' .. es, 1))
+      local left = redis.call('PTTL', KEYS[1])
+      if left > 0 then ttl = left end
+    end
+  end
+end
+redis.call('SET', KEYS[1], value, 'PX', ttl)
+redis.call('PUBLISH', ARGV[4], value)
+return 1`;
+
+/**
+ * A revocation list in Redis (`session.revocation.store`): one key per entry, expiring with it,
+ * and a pub/sub channel for the pushes. `client` runs commands; `subscriber` is a second
+ * connection for the channel (ioredis: `new Redis(url)` twice, or `client.duplicate()`). Neither
+ * is closed by `close()`.
+ *
+ * @example
+ * ```ts
+ * import { Redis } from "ioredis"
+ * import { RedisRevocationStore } from "@latchkey/redis-adapter"
+ * const redis = new Redis(process.env.REDIS_URL)
+ * const store = RedisRevocationStore(redis, redis.duplicate(), { prefix: "myapp:revoked:" })
+ * ```
+ */
+export function RedisRevocationStore(
+  client: Pick<RedisLike, "eval" | "scan" | "mget">,
+  subscriber: Subscriber,
+  options: RedisRevocationOptions = {},
+): RevocationStore {
+  const prefix = options.prefix ?? "latchkey:revoked:";
+  const channel = options.channel ?? "latchkey:revocations";
+  let listener: RevocationListener | undefined;
+  let subscribed = false;
+  let attached = false;
+  const health = new ChannelHealth(
+    () => listener,
+    () => subscriber.ping(),
+    revocationHeartbeatMs("RedisRevocationStore", options.heartbeatMs),
+  );
+  const keyOf = (entry: RevocationEntry) => `${prefix}${entry.kind === "session" ? "s" : "u"}:${entry.id}`;
+  const onMessage = (from: string, message: string) => {
+    if (from !== channel) return;
+    const entry = decodeRevocationEntry(message);
+    if (entry) listener?.entry(entry);
+  };
+  const onClose = () => health.down(new Error("the Redis subscriber connection closed"));
+  // ioredis re-subscribes on "ready"; pushes sent meanwhile are lost, which `up` makes the list reload for.
+  const onReady = () => health.up();
+  return {
+    async add(entry) {
+      const ttl = Math.max(1, Math.ceil(entry.expiresAt - Date.now()));
+      await client.eval(
+        SAVE_AND_PUBLISH,
+        1,
+        keyOf(entry),
+        encodeRevocationEntry(entry),
+        entry.before,
+        entry.expiresAt,
+        channel,
+        ttl,
+      );
+    },
+    async load() {
+      const entries: RevocationEntry[] = [];
+      let cursor = "0";
+      do {
+        const [next, keys] = await client.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
+        cursor = String(next);
+        if (keys.length === 0) continue;
+        const values = await client.mget(...keys);
+        for (const value of values) {
+          const entry = decodeRevocationEntry(value);
+          if (entry) entries.push(entry);
+        }
+      } while (cursor !== "0");
+      return entries;
+    },
+    async subscribe(next) {
+      listener = next;
+      if (subscribed) return;
+      // Once, even when an attempt before this one failed (or timed out) after attaching them.
+      if (!attached) {
+        subscriber.on("message", onMessage);
+        subscriber.on("close", onClose);
+        subscriber.on("ready", onReady);
+        attached = true;
+      }
+      // ioredis checks a new connection (INFO) before it calls it ready. A SUBSCRIBE written in
+      // between puts the connection in subscriber mode, the check then fails and ioredis
+      // reconnects: the channel is lost as it starts, and the instance refuses its first reads.
+      // Subscribe once the check has passed (commands sent before connecting wait in its queue).
+      if (subscriber.status === "connect") await readyOf(subscriber);
+      await subscriber.subscribe(channel);
+      subscribed = true;
+      health.start();
+    },
+    async close() {
+      health.stop();
+      listener = undefined;
+      subscriber.removeListener?.("message", onMessage);
+      subscriber.removeListener?.("close", onClose);
+      subscriber.removeListener?.("ready", onReady);
+      attached = false;
+      if (subscribed) await subscriber.unsubscribe?.(channel).catch(() => {});
+      subscribed = false;
+    },
+  };
+}

@@ -1,0 +1,287 @@
+/**
+ * The revocation list of JWT sessions in the application's SQL database (SQLite, PostgreSQL,
+ * MySQL or MariaDB), for instances that share a database but no Redis.
+ * @module revocation-store
+ */
+import {
+  ChannelHealth,
+  decodeRevocationEntry,
+  encodeRevocationEntry,
+  failAfter,
+  isRevocationEntry,
+  MAX_HEARTBEAT_MS,
+  type RevocationEntry,
+  type RevocationListener,
+  type RevocationStore,
+  revocationHeartbeatMs,
+} from "@latchkey/core/stores";
+import { sql } from "kysely";
+import { type AnyKysely, databaseNow, dialectOf, runner, type SqlOptions, tableNames } from "./schema.js";
+
+/** A `pg` client taken from the pool: the connection the store LISTENs on. */
+export interface PgListenClient {
+  query(text: string): Promise<unknown>;
+  on(event: "notification", listener: (message: { channel: string; payload?: string }) => void): unknown;
+  on(event: "error" | "end", listener: (error?: Error) => void): unknown;
+  removeAllListeners?(event?: string): unknown;
+  release(destroy?: boolean | Error): void;
+}
+
+/** Options of {@link SqlRevocationStore}. */
+export interface SqlRevocationOptions extends SqlOptions {
+  /**
+   * PostgreSQL: the `pg.Pool` the Kysely instance runs on (or any object whose `connect()` gives a
+   * `pg` client). The store keeps one connection from it to `LISTEN` for pushes (`NOTIFY`, sent in
+   * the statement that saves the entry), reconnected after a failure. Without it (and on SQLite,
+   * MySQL and MariaDB) the store polls the table every `pollMs`.
+   */
+  listen?: { connect(): Promise<PgListenClient> };
+  /** The `LISTEN/NOTIFY` channel (a lower-case SQL identifier). @default "latchkey_revocations" */
+  channel?: string;
+  /**
+   * With `listen`: milliseconds between checks that the listening connection answers. Without it:
+   * how long a poll may take. At most 60,000. @default 5000
+   */
+  heartbeatMs?: number;
+  /**
+   * Without `listen`: milliseconds between two reads of the entries written since the last one,
+   * the longest another instance takes to hear of a revocation (at most 60,000). A poll that fails
+   * or takes longer than `heartbeatMs` reports the channel lost until one succeeds. @default 1000
+   */
+  pollMs?: number;
+}
+
+const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * How far back each poll reads again (database clock): a write whose statement began before the
+ * last poll but committed after it carries an earlier `changedAt`, and must still be seen. Entries
+ * are applied idempotently, so reading one twice is harmless.
+ */
+const POLL_OVERLAP_MS = 10_000;
+
+interface Row {
+  kind: unknown;
+  id: unknown;
+  revokedBefore: unknown;
+  expiresAt: unknown;
+  userId: unknown;
+}
+
+function entryOf(row: Row): RevocationEntry | null {
+  const entry = {
+    kind: row.kind,
+    id: row.id,
+    before: Number(row.revokedBefore),
+    expiresAt: Number(row.expiresAt),
+    ...(row.kind === "session" && typeof row.userId === "string" && { userId: row.userId }),
+  };
+  return isRevocationEntry(entry) ? entry : null;
+}
+
+/**
+ * A revocation list (`session.revocation.store`) in the table `revocations`, which `migrate`
+ * (`npx latchkey migrate <url>`) creates: one row per entry, merged on write (`revokedBefore` and
+ * `expiresAt` each the later of the two), deleted after it expires (on each load). Instances hear
+ * of new entries
+ *
+ * - on PostgreSQL with `listen` (the `pg` pool): by `LISTEN/NOTIFY`, the NOTIFY sent by the very
+ *   statement that saves the row (no instance hears of an entry that is not saved), on one
+ *   connection the store keeps, watched by a heartbeat and replaced when it fails;
+ * - otherwise (SQLite, MySQL, MariaDB, or PostgreSQL without `listen`): by reading, every
+ *   `pollMs`, the rows written since the last read (by the database's clock); a failed read
+ *   reports the list not current until the next one succeeds, and then it is loaded again.
+ *
+ * Neither the Kysely instance nor the pool is closed by `close()`.
+ *
+ * @example
+ * ```ts
+ * import pg from "pg"
+ * import { Kysely, PostgresDialect } from "kysely"
+ * import { SqlRevocationStore } from "@latchkey/sql-adapter"
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL })
+ * const db = new Kysely({ dialect: new PostgresDialect({ pool }) })
+ * const config = { providers, session: { revocation: { store: SqlRevocationStore(db, { listen: pool }) } } }
+ * // MariaDB or SQLite: SqlRevocationStore(db), polling every second
+ * ```
+ */
+export function SqlRevocationStore(db: AnyKysely, options: SqlRevocationOptions = {}): RevocationStore {
+  const dialect = dialectOf(db);
+  const name = tableNames(options).revocations;
+  const table = sql.table(name);
+  const channel = options.channel ?? "latchkey_revocations";
+  if (!CHANNEL.test(channel)) {
+    throw new TypeError(
+      `SqlRevocationStore: \`channel\` must be a lower-case SQL identifier; received ${JSON.stringify(channel)}`,
+    );
+  }
+  if (options.listen !== undefined && dialect !== "postgres") {
+    throw new TypeError(
+      `SqlRevocationStore: \`listen\` is PostgreSQL's LISTEN/NOTIFY; this database is ${dialect}. Remove it: the store polls (\`pollMs\`).`,
+    );
+  }
+  const pollMs = options.pollMs ?? 1000;
+  if (!Number.isFinite(pollMs) || pollMs <= 0 || pollMs > MAX_HEARTBEAT_MS) {
+    throw new TypeError(
+      `SqlRevocationStore: \`pollMs\` must be a positive number of milliseconds up to ${MAX_HEARTBEAT_MS}; received ${String(options.pollMs)}`,
+    );
+  }
+  const heartbeatMs = revocationHeartbeatMs("SqlRevocationStore", options.heartbeatMs);
+  const run = runner(db, "SqlRevocationStore", name);
+  const now = databaseNow(dialect);
+  const columns = sql`kind, id, ${sql.ref("revokedBefore")}, ${sql.ref("expiresAt")}, ${sql.ref("userId")}`;
+
+  const upsert = (entry: RevocationEntry) => {
+    const insert = sql`insert into ${table} (${columns}, ${sql.ref("changedAt")}) values (${entry.kind}, ${entry.id}, ${entry.before}, ${entry.expiresAt}, ${entry.userId ?? null}, ${now})`;
+    const later = (column: string) =>
+      dialect === "mysql"
+        ? sql`${sql.ref(column)} = greatest(${sql.ref(column)}, values(${sql.ref(column)}))`
+        : sql`${sql.ref(column)} = ${sql.raw(dialect === "sqlite" ? "max" : "greatest")}(${table}.${sql.ref(column)}, excluded.${sql.ref(column)})`;
+    const set = sql`${later("revokedBefore")}, ${later("expiresAt")}, ${sql.ref("changedAt")} = ${now}`;
+    return dialect === "mysql"
+      ? sql`${insert} on duplicate key update ${set}`
+      : sql`${insert} on conflict (kind, id) do update set ${set}`;
+  };
+
+  let listener: RevocationListener | undefined;
+  let closed = false;
+
+  // ---- pushes by LISTEN/NOTIFY (PostgreSQL with `listen`)
+  const pool = options.listen;
+  let listening: PgListenClient | undefined;
+  let reconnecting: ReturnType<typeof setTimeout> | undefined;
+
+  const drop = (client: PgListenClient) => {
+    client.removeAllListeners?.("notification");
+    client.removeAllListeners?.("error");
+    client.removeAllListeners?.("end");
+    // An `error` after this must not crash the process: pg emits it on the client.
+    client.on("error", () => {});
+    try {
+      client.release(true);
+    } catch {
+      // already released
+    }
+  };
+
+  const listen = async (from: { connect(): Promise<PgListenClient> }) => {
+    const client = await from.connect();
+    try {
+      client.on("notification", (message) => {
+        if (message.channel !== channel) return;
+        const entry = decodeRevocationEntry(message.payload);
+        if (entry) listener?.entry(entry);
+      });
+      client.on("error", (e) => health.down(e ?? new Error("the PostgreSQL listening connection failed")));
+      client.on("end", () => health.down(new Error("the PostgreSQL listening connection ended")));
+      await client.query(`LISTEN ${channel}`);
+    } catch (e) {
+      drop(client);
+      throw e;
+    }
+    if (closed) {
+      drop(client);
+      return;
+    }
+    listening = client;
+  };
+
+  const scheduleReconnect = () => {
+    if (reconnecting || closed || !pool) return;
+    reconnecting = setTimeout(
+      async () => {
+        reconnecting = undefined;
+        const limit = failAfter(heartbeatMs, "reconnecting the PostgreSQL listener");
+        try {
+          await Promise.race([listen(pool), limit.promise]);
+          health.up();
+        } catch {
+          scheduleReconnect();
+        } finally {
+          limit.cancel();
+        }
+      },
+      Math.min(1000, heartbeatMs),
+    );
+    reconnecting.unref?.();
+  };
+
+  // ---- pushes by polling (every other case)
+  const databaseTime = async () => Number((await run(sql<{ now: unknown }>`select ${now} as now`)).rows[0]?.now);
+  let since: number | undefined;
+  const poll = async () => {
+    // The clock is read first: a row written after it has a later `changedAt`, read by the next poll.
+    const polledAt = await databaseTime();
+    const { rows } = await run(
+      sql<Row>`select ${columns} from ${table}
+        where ${sql.ref("changedAt")} >= ${since ?? 0} and ${sql.ref("expiresAt")} > ${Date.now()}`,
+    );
+    for (const row of rows) {
+      const entry = entryOf(row);
+      if (entry) listener?.entry(entry);
+    }
+    if (Number.isFinite(polledAt)) since = polledAt - POLL_OVERLAP_MS;
+  };
+
+  // A heartbeat (or a poll) that fails replaces the listening connection, like an `error` or `end` event does.
+  const health = pool
+    ? new ChannelHealth(
+        () => listener,
+        async () => {
+          if (!listening) throw new Error("the PostgreSQL listener is reconnecting");
+          await listening.query("SELECT 1");
+        },
+        heartbeatMs,
+        () => {
+          if (listening) drop(listening);
+          listening = undefined;
+          scheduleReconnect();
+        },
+      )
+    : new ChannelHealth(() => listener, poll, pollMs, undefined, heartbeatMs);
+
+  return {
+    async add(entry) {
+      if (dialect === "postgres" && pool) {
+        // One statement, one transaction: the NOTIFY is sent when (and only if) the row is saved.
+        await run(
+          sql`with saved as (${upsert(entry)} returning 1) select pg_notify(${channel}, ${encodeRevocationEntry(entry)}) from saved`,
+        );
+        return;
+      }
+      await run(upsert(entry));
+    },
+    async load() {
+      const at = Date.now();
+      await run(sql`delete from ${table} where ${sql.ref("expiresAt")} <= ${at}`);
+      const { rows } = await run(sql<Row>`select ${columns} from ${table} where ${sql.ref("expiresAt")} > ${at}`);
+      const entries: RevocationEntry[] = [];
+      for (const row of rows) {
+        const entry = entryOf(row);
+        if (entry) entries.push(entry);
+      }
+      return entries;
+    },
+    async subscribe(next) {
+      listener = next;
+      if (pool) {
+        if (listening) return;
+        await listen(pool);
+      } else if (since === undefined) {
+        // From now (by the database's clock), less the overlap: what was written before is in the
+        // load that follows the subscription.
+        since = (await databaseTime()) - POLL_OVERLAP_MS;
+      }
+      health.start();
+    },
+    async close() {
+      closed = true;
+      health.stop();
+      clearTimeout(reconnecting);
+      listener = undefined;
+      // Destroying the connection ends its LISTEN; an UNLISTEN first could wait on a dead link.
+      if (listening) drop(listening);
+      listening = undefined;
+    },
+  };
+}

@@ -1,0 +1,321 @@
+/**
+ * `SqlRevocationStore`: the conformance suite every `RevocationStore` runs (on PostgreSQL with
+ * `LISTEN/NOTIFY` and polling, on MariaDB and SQLite polling; real outages on the two servers);
+ * revocation of JWT sessions across two instances sharing one SQL database, attacked through
+ * `Auth()` (the suite of `revocation-instances.ts` in core's tests), on the same four; then what
+ * is the store's own (the table `migrate` makes, its options).
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runRevocationStoreConformance } from "@latchkey/adapter-test/revocation-store";
+import { serviceAvailable } from "@latchkey/adapter-test/services";
+import { type AnyKysely, migrate, SqlRevocationStore } from "@latchkey/sql-adapter";
+import Database from "better-sqlite3";
+import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from "kysely";
+import mysql from "mysql2";
+import mysqlPromise from "mysql2/promise";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { type Backend, closers, describeAcrossInstances, run } from "../../core/test/security/revocation-instances.js";
+import { outageBehindProxy } from "../../core/test/security/tcp-proxy.js";
+
+const database = `latchkey_stores_revoke_${process.pid}_${run}`;
+const sqliteDir = mkdtempSync(join(tmpdir(), "latchkey-revoke-"));
+const sqliteFile = join(sqliteDir, "auth.db");
+
+function postgresPool(port: number): pg.Pool {
+  const pool = new pg.Pool({
+    host: "127.0.0.1",
+    port,
+    user: "postgres",
+    database,
+    max: 4,
+    connectionTimeoutMillis: 1000,
+    query_timeout: 1500,
+  });
+  // A connection the proxy resets emits "error": on the pool while idle, on the client while
+  // Kysely holds it. The query in flight rejects either way; the store reports the outage.
+  pool.on("error", () => {});
+  pool.on("connect", (client) => client.on("error", () => {}));
+  return pool;
+}
+
+let postgresReady: Promise<boolean> | undefined;
+/** The test database, created and migrated once for both PostgreSQL backends. */
+function postgresUp(): Promise<boolean> {
+  postgresReady ??= (async () => {
+    if (!(await serviceAvailable("PostgreSQL", 5432))) return false;
+    const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    await admin.end();
+    const db = new Kysely({ dialect: new PostgresDialect({ pool: postgresPool(5432) }) });
+    await migrate(db);
+    await db.destroy();
+    return true;
+  })();
+  return postgresReady;
+}
+
+async function dropPostgres(): Promise<void> {
+  const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await admin.end();
+}
+
+function postgresStore(listen: boolean) {
+  return ({ port = 5432, heartbeatMs = 200 } = {}) => {
+    const pool = postgresPool(port);
+    const db: AnyKysely = new Kysely({ dialect: new PostgresDialect({ pool }) });
+    closers.push(() => db.destroy());
+    return listen
+      ? SqlRevocationStore(db, { listen: pool, heartbeatMs })
+      : SqlRevocationStore(db, { pollMs: heartbeatMs, heartbeatMs });
+  };
+}
+
+const backends: Backend[] = [
+  {
+    name: "PostgreSQL (LISTEN/NOTIFY)",
+    serverPort: 5432,
+    up: postgresUp,
+    store: postgresStore(true),
+    cleanup: async () => {},
+  },
+  {
+    name: "PostgreSQL (polling)",
+    polls: true,
+    serverPort: 5432,
+    up: postgresUp,
+    store: postgresStore(false),
+    cleanup: dropPostgres,
+  },
+  {
+    name: "MariaDB (polling)",
+    polls: true,
+    serverPort: 3306,
+    up: async () => {
+      if (!(await serviceAvailable("MariaDB", 3306))) return false;
+      const admin = await mysqlPromise.createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
+      await admin.query(`CREATE DATABASE ${database}`);
+      await admin.end();
+      const db = new Kysely({
+        dialect: new MysqlDialect({ pool: mysql.createPool({ host: "127.0.0.1", user: "root", database }) }),
+      });
+      await migrate(db);
+      await db.destroy();
+      return true;
+    },
+    store: ({ port = 3306, heartbeatMs = 200 } = {}) => {
+      const pool = mysql.createPool({ host: "127.0.0.1", port, user: "root", database, connectTimeout: 1000 });
+      const db: AnyKysely = new Kysely({ dialect: new MysqlDialect({ pool }) });
+      closers.push(() => db.destroy());
+      return SqlRevocationStore(db, { pollMs: heartbeatMs, heartbeatMs });
+    },
+    cleanup: async () => {
+      const admin = await mysqlPromise.createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
+      await admin.query(`DROP DATABASE IF EXISTS ${database}`);
+      await admin.end();
+    },
+  },
+  {
+    // One file, a connection per instance: processes on one host sharing a SQLite database.
+    name: "SQLite (polling)",
+    polls: true,
+    up: async () => {
+      const db = new Kysely({ dialect: new SqliteDialect({ database: new Database(sqliteFile) }) });
+      await migrate(db);
+      await db.destroy();
+      return true;
+    },
+    store: ({ heartbeatMs = 200 } = {}) => {
+      const db: AnyKysely = new Kysely({ dialect: new SqliteDialect({ database: new Database(sqliteFile) }) });
+      closers.push(() => db.destroy());
+      return SqlRevocationStore(db, { pollMs: heartbeatMs, heartbeatMs });
+    },
+    cleanup: async () => rmSync(sqliteDir, { recursive: true, force: true }),
+  },
+];
+
+describeAcrossInstances(backends);
+
+// ---- The conformance suite every `RevocationStore` runs, on each database, each store (an
+// instance) on a pool of its own. The outages are real: PostgreSQL refusing connections to the
+// database (`ALLOW_CONNECTIONS false`) after `pg_terminate_backend` ended the store's own; MariaDB
+// behind a TCP proxy that resets every open connection and refuses new ones. Polling stores read
+// every 200 ms. The outage's store checks its channel every 200 ms, to notice the cut at once; the
+// others every second, so that a check slowed by a loaded machine is not taken for a lost channel.
+
+const [postgresServer, mariadbServer] = await Promise.all([
+  serviceAvailable("PostgreSQL", 5432),
+  serviceAvailable("MariaDB", 3306),
+]);
+
+/** A scratch name of this run: `conform2_<what>_<random>`. */
+const scratch = (what: string) => `conform2_${what}_${randomBytes(4).toString("hex")}`;
+
+function postgresConformance(listen: boolean) {
+  return async () => {
+    const database = scratch(listen ? "revoke_listen" : "revoke_poll");
+    const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    const dbs: AnyKysely[] = [];
+    const store = (heartbeatMs: number) => {
+      const pool = new pg.Pool({
+        host: "127.0.0.1",
+        port: 5432,
+        user: "postgres",
+        database,
+        max: 4,
+        connectionTimeoutMillis: 2000,
+      });
+      // Terminated connections report on the pool's idle clients and on the client Kysely holds;
+      // the query in flight rejects either way, and the store reports the outage.
+      pool.on("error", () => {});
+      pool.on("connect", (client) => client.on("error", () => {}));
+      const db: AnyKysely = new Kysely({ dialect: new PostgresDialect({ pool }) });
+      dbs.push(db);
+      return listen
+        ? SqlRevocationStore(db, { listen: pool, heartbeatMs })
+        : SqlRevocationStore(db, { pollMs: 200, heartbeatMs });
+    };
+    const migrator: AnyKysely = new Kysely({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ host: "127.0.0.1", user: "postgres", database }) }),
+    });
+    await migrate(migrator);
+    await migrator.destroy();
+    return {
+      open: () => store(1000),
+      async outage() {
+        return {
+          store: store(200),
+          async cut() {
+            await admin.query(`ALTER DATABASE ${database} WITH ALLOW_CONNECTIONS false`);
+            await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [database]);
+          },
+          restore: async () => void (await admin.query(`ALTER DATABASE ${database} WITH ALLOW_CONNECTIONS true`)),
+          close: async () => {},
+        };
+      },
+      async teardown() {
+        await Promise.all(dbs.map((db) => db.destroy().catch(() => {})));
+        await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+        await admin.end();
+      },
+    };
+  };
+}
+
+runRevocationStoreConformance(
+  "SqlRevocationStore (PostgreSQL at 127.0.0.1:5432, LISTEN/NOTIFY)",
+  postgresConformance(true),
+  { skip: !postgresServer },
+);
+
+runRevocationStoreConformance(
+  "SqlRevocationStore (PostgreSQL at 127.0.0.1:5432, polling)",
+  postgresConformance(false),
+  { skip: !postgresServer },
+);
+
+runRevocationStoreConformance(
+  "SqlRevocationStore (MariaDB at 127.0.0.1:3306, polling)",
+  async () => {
+    const database = scratch("revoke_maria");
+    const admin = await mysqlPromise.createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
+    await admin.query(`CREATE DATABASE ${database}`);
+    const dbs: AnyKysely[] = [];
+    const storeOn = (port: number, heartbeatMs: number) => {
+      const pool = mysql.createPool({ host: "127.0.0.1", port, user: "root", database, connectTimeout: 1000 });
+      const db: AnyKysely = new Kysely({ dialect: new MysqlDialect({ pool }) });
+      dbs.push(db);
+      return SqlRevocationStore(db, { pollMs: 200, heartbeatMs });
+    };
+    const migrator: AnyKysely = new Kysely({
+      dialect: new MysqlDialect({ pool: mysql.createPool({ host: "127.0.0.1", user: "root", database }) }),
+    });
+    await migrate(migrator);
+    await migrator.destroy();
+    return {
+      open: () => storeOn(3306, 1000),
+      outage: () => outageBehindProxy(3306, (port) => storeOn(port, 200)),
+      async teardown() {
+        await Promise.all(dbs.map((db) => db.destroy().catch(() => {})));
+        await admin.query(`DROP DATABASE IF EXISTS ${database}`);
+        await admin.end();
+      },
+    };
+  },
+  { skip: !mariadbServer },
+);
+
+// One file, a connection per store: processes on one host sharing a SQLite database. A file
+// has no server to lose, so no outage.
+runRevocationStoreConformance("SqlRevocationStore (SQLite, polling)", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "conform2-revoke-"));
+  const file = join(dir, "auth.db");
+  const dbs: AnyKysely[] = [];
+  const connect = (): AnyKysely => {
+    const db: AnyKysely = new Kysely({ dialect: new SqliteDialect({ database: new Database(file) }) });
+    dbs.push(db);
+    return db;
+  };
+  await migrate(connect());
+  return {
+    open: () => SqlRevocationStore(connect(), { pollMs: 200, heartbeatMs: 1000 }),
+    async teardown() {
+      for (const db of dbs) await db.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describe("SqlRevocationStore (SQLite)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "latchkey-revoke-own-"));
+  const open = (file: string): AnyKysely =>
+    new Kysely({ dialect: new SqliteDialect({ database: new Database(join(dir, file)) }) });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("on a database migrate has not run on, the error names the fix", async () => {
+    const db = open("bare.db");
+    try {
+      await expect(SqlRevocationStore(db).load()).rejects.toThrow(/latchkey migrate/);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it("merges an entry with the stored one (each time the later), and a load deletes expired rows", async () => {
+    const db = open("merge.db");
+    try {
+      await migrate(db);
+      const store = SqlRevocationStore(db);
+      const now = Date.now();
+      await store.add({ kind: "user", id: "u", before: now, expiresAt: now + 60_000 });
+      await store.add({ kind: "user", id: "u", before: now - 1000, expiresAt: now + 120_000 });
+      await store.add({ kind: "session", id: "gone", before: now - 2000, expiresAt: now - 1000, userId: "u" });
+      expect(await store.load()).toEqual([{ kind: "user", id: "u", before: now, expiresAt: now + 120_000 }]);
+      const { count } =
+        (await db.selectFrom("revocations").select(db.fn.countAll().as("count")).executeTakeFirst()) ?? {};
+      expect(Number(count), "the expired row is deleted").toBe(1);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it("refuses options that cannot work, naming the fix: `listen` off PostgreSQL, a channel that is no identifier, a poll period past 60 s", async () => {
+    const db = open("options.db");
+    try {
+      const pool = { connect: () => Promise.reject(new Error("unused")) };
+      expect(() => SqlRevocationStore(db, { listen: pool })).toThrow(/LISTEN\/NOTIFY.*sqlite.*pollMs/);
+      expect(() => SqlRevocationStore(db, { channel: "x; drop table users" })).toThrow(/channel/);
+      expect(() => SqlRevocationStore(db, { pollMs: 120_000 })).toThrow(/pollMs/);
+    } finally {
+      await db.destroy();
+    }
+  });
+});

@@ -131,6 +131,17 @@ describe("what an attacker sends", () => {
     expect(await who(jar)).toBe("You are not signed in.");
   });
 
+  it("attack: a sibling sub-domain's form action (Sec-Fetch-Site: same-site) is another origin, refused by Latchkey; same-origin signs in", async () => {
+    const jar = new Jar();
+    const sibling = await formAction(jar, "signin", passwordForm(), { "sec-fetch-site": "same-site" });
+    expect(sibling.status).toBe(400);
+    expect(await sibling.text()).toContain('id="action-error">MissingCSRF</p>');
+    expect(await who(jar)).toBe("You are not signed in.");
+    const own = await formAction(jar, "signin", passwordForm(), { "sec-fetch-site": "same-origin" });
+    expect(own.status).toBe(303);
+    expect(await who(jar)).toBe("Signed in as Demo User (demo@example.com) with password.");
+  });
+
   it("a hostile Host header gets no 5xx and puts no foreign host in links (SvelteKit's ORIGIN decides)", async () => {
     for (const host of ["evil.example", "evil.example/../x", "[::1"]) {
       const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {

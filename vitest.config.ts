@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { availableParallelism, loadavg } from "node:os";
 import { defineConfig } from "vitest/config";
 
@@ -25,6 +26,7 @@ export default defineConfig({
     pool: "forks",
     testTimeout: 30_000 * timeScale,
     hookTimeout: 60_000 * timeScale,
-    provide: { timeScale },
+    // `runId` names this run: a build several test files need is made once per run (the SvelteKit demo).
+    provide: { timeScale, runId: randomUUID() },
   },
 });

@@ -24,6 +24,8 @@ export const APPS = [
   "hono",
   "fastify-bare",
   "fastify",
+  "sveltekit-bare",
+  "sveltekit",
 ];
 
 /** Whether an app is a reference: a framework with its bare route only ("bare" is Express). */
@@ -40,6 +42,8 @@ export const LABELS = {
   hono: "Latchkey on Hono",
   "fastify-bare": "bare Fastify",
   fastify: "Latchkey on Fastify",
+  "sveltekit-bare": "bare SvelteKit",
+  sveltekit: "Latchkey on SvelteKit",
 };
 
 const json = (body) => {
@@ -184,6 +188,24 @@ export const CASES = [
     },
   ]),
   {
+    id: "sveltekit-getsession",
+    title: `${LABELS.sveltekit}: route calling event.locals.auth() GET /api/me`,
+    apps: ["sveltekit"],
+    bare: "sveltekit-bare",
+    request: (p) => ({ method: "GET", path: "/api/me", headers: { cookie: p.sessionCookie } }),
+    status: 200,
+    check: (r) => (isAda(json(r.body)) ? null : "locals.auth() gave no user"),
+  },
+  {
+    id: "sveltekit-protected",
+    title: `${LABELS.sveltekit}: guarded route GET /api/protected`,
+    apps: ["sveltekit"],
+    bare: "sveltekit-bare",
+    request: (p) => ({ method: "GET", path: "/api/protected", headers: { cookie: p.sessionCookie } }),
+    status: 200,
+    check: (r) => (json(r.body)?.email === "ada@example.com" ? null : "the guard let no user through"),
+  },
+  {
     id: "db-session-sqlite",
     title: "database-session GET /auth/session, SQLite",
     apps: ["latchkey-sqlite"],
@@ -287,7 +309,12 @@ async function signInPrepared(server) {
   const signIn = await send(server.port, {
     method: "POST",
     path: "/auth/callback/credentials",
-    headers: { cookie: csrfCookie, "content-type": "application/x-www-form-urlencoded" },
+    // A browser's form post names its origin (SvelteKit refuses a form post without one).
+    headers: {
+      cookie: csrfCookie,
+      "content-type": "application/x-www-form-urlencoded",
+      origin: `http://127.0.0.1:${server.port}`,
+    },
     body: new URLSearchParams({ csrfToken, username: "ada", password: "lovelace" }).toString(),
   });
   applyCookies(jar, signIn.headers["set-cookie"]);

@@ -280,6 +280,14 @@ async function main() {
   ];
   const memoryCheck = MEMORY_REQUESTS > 0 && !ALTERNATE;
   if (memoryCheck && !appsNeeded.includes("latchkey")) appsNeeded.push("latchkey");
+  if (
+    appsNeeded.some((app) => app.startsWith("sveltekit")) &&
+    !existsSync(here("../examples/sveltekit-demo/build/handler.js"))
+  ) {
+    throw new Error(
+      "examples/sveltekit-demo/build is missing: run `npm run build -w @latchkey/sveltekit-demo` first (or --apps without sveltekit)",
+    );
+  }
 
   const buildAtStart = distStamp();
   const versionsAtStart = versions();

@@ -11,6 +11,10 @@
  *   hono-bare, fastify-bare  Hono (on @hono/node-server) or Fastify with the bare route only
  *   hono, fastify      + Latchkey through @latchkey/hono or @latchkey/fastify (the actions under /auth,
  *                      `getSession` on /me, `requireAuth` on /protected), JWT sessions
+ *   sveltekit-bare, sveltekit  the SvelteKit demo's build (examples/sveltekit-demo, adapter-node) with
+ *                      this configuration: /bare (a route reading no session), and for `sveltekit` /api/me
+ *                      (`event.locals.auth()`) and /api/protected (the session or a redirect); the
+ *                      `handle` hook runs on every request of both
  *
  * Every app is Express 4 (`express4`): @auth/express 0.12 derives its base path from `req.params[0]`,
  * which Express 5's `/auth/*splat` mounts do not set, so Express 4 is the one both libraries run on
@@ -58,6 +62,8 @@ web.get("/bare", (_req, res) => {
 });
 /** What serves the requests: Express, or another framework's Node request listener. */
 let listener = web;
+/** Called with the port once listening, before `ready` (SvelteKit's handler needs its ORIGIN). */
+let onListening = async (_port) => {};
 /** The configuration of the apps of the framework packages (the same as `latchkey`'s). */
 const frameworkConfig = async (module) => ({
   secret: SECRET,
@@ -126,6 +132,20 @@ if (app === "latchkey" || app === "latchkey-sqlite" || app === "latchkey-postgre
     hono.get("/protected", requireAuth(config), (c) => c.json({ email: c.get("session").user.email }));
   }
   listener = getRequestListener(hono.fetch);
+} else if (app === "sveltekit" || app === "sveltekit-bare") {
+  const config = await frameworkConfig("@latchkey/sveltekit");
+  let handler = () => {
+    throw new Error("the SvelteKit handler is loaded once listening");
+  };
+  onListening = async (port) => {
+    process.env.ORIGIN = `http://127.0.0.1:${port}`; // adapter-node reads it when its handler loads
+    const built = new URL("../examples/sveltekit-demo/build/handler.js", import.meta.url);
+    handler = (await import(built.href)).handler;
+  };
+  listener = (req, res) => {
+    req.latchkeyDemo = { config };
+    handler(req, res);
+  };
 } else if (app === "fastify" || app === "fastify-bare") {
   const { default: Fastify } = await import("fastify");
   const fastify = Fastify({ logger: false });
@@ -239,8 +259,9 @@ async function databaseSessions(dialect) {
 }
 
 let requests = 0;
-const server = createServer(listener).listen(0, "127.0.0.1", () => {
+const server = createServer(listener).listen(0, "127.0.0.1", async () => {
   ready.port = server.address().port;
+  await onListening(ready.port);
   send(ready);
 });
 server.keepAliveTimeout = 30_000;

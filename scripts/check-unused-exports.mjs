@@ -39,8 +39,11 @@ function filesUnder(dir) {
 
 /** A specifier's file: `./x.js` is `x.ts` in the sources; a path into a package's dist is its source. */
 function resolveSpecifier(from, specifier) {
-  if (!specifier.startsWith(".")) return null;
-  let target = resolve(dirname(from), specifier);
+  // SvelteKit's `$lib` is the `src/lib` folder of the app the importing file is in.
+  const lib = /^\$lib(\/.*)?$/.exec(specifier);
+  const app = lib ? from.lastIndexOf(`${sep}src${sep}`) : -1;
+  if (!specifier.startsWith(".") && app < 0) return null;
+  let target = app >= 0 ? join(from.slice(0, app), "src", "lib", lib?.[1] ?? "") : resolve(dirname(from), specifier);
   target = target.replace(`${sep}dist${sep}`, `${sep}src${sep}`);
   const stem = target.replace(/\.(js|mjs|ts|mts)$/, "");
   for (const candidate of [
@@ -176,9 +179,15 @@ function entryPoints(packageDir) {
   walk(manifest.exports);
   walk(manifest.bin);
   walk(manifest.main);
+  // A SvelteKit app: the framework loads its hooks and every `+page`/`+server` module of `src/routes`.
+  const sveltekit = existsSync(join(packageDir, "svelte.config.js"))
+    ? filesUnder(join(packageDir, "src")).filter((file) =>
+        /[\\/](hooks\.server\.ts|\+[^\\/]+\.ts)$/.test(file.slice(packageDir.length)),
+      )
+    : [];
   const start = manifest.scripts?.start?.match(/node\s+(\S+\.m?js)/);
   if (start) targets.push(start[1]);
-  const entries = [];
+  const entries = [...sveltekit];
   for (const target of targets) {
     if (!/\.m?js$/.test(target) || !target.includes("dist/")) continue;
     const source = join(

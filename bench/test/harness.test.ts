@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { serviceAvailable } from "@latchkey/adapter-test/services";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 // @ts-expect-error: plain ESM without type declarations
+import { buildSvelteKitDemo } from "../../test/frameworks/sveltekit-build.js";
 import { APPS, CASES, load, prepare, startServer, verify } from "../lib.mjs";
 
 interface Server {
@@ -40,6 +41,7 @@ const runnable = (APPS as string[]).filter(
 const servers: Record<string, Server> = {};
 
 beforeAll(async () => {
+  if (runnable.some((app) => app.startsWith("sveltekit"))) await buildSvelteKitDemo();
   await Promise.all(
     runnable.map(async (app) => {
       const server = (await startServer(app, { timeoutMs: 60_000 * inject("timeScale") })) as Server;
@@ -47,7 +49,7 @@ beforeAll(async () => {
       server.prepared = await prepare(server);
     }),
   );
-}, 90_000 * inject("timeScale"));
+}, 180_000 * inject("timeScale"));
 
 afterAll(async () => {
   await Promise.all(Object.values(servers).map((s) => s.stop()));

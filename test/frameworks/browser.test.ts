@@ -4,7 +4,8 @@
  * Provider, the magic link read from /dev/mail, sign-out) run in Debian's Chromium against each
  * framework's built demo. A new framework is one more row of `frameworks`: the path of its demo's
  * `server.js`, which serves `/`, `/protected`, `/account` and `/dev/mail` from
- * `@latchkey/express-demo/pages` on top of `startDemo`.
+ * `@latchkey/express-demo/pages` on top of `startDemo`, and what must be built first (`build`, run
+ * once per vitest run) and the path of a page signing in by a form action (`formAction`), if any.
  *
  * Without /usr/bin/chromium the suite is skipped with a notice, unless CI is set: then it fails.
  */
@@ -20,14 +21,23 @@ import {
   whoIsSignedIn,
 } from "../../examples/express-demo/test/support.js";
 import { browserSuiteRuns, launchChromium } from "../../packages/express/test/support/chromium.js";
+import { buildSvelteKitDemo, svelteKitServer } from "./sveltekit-build.js";
 
 const examples = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "examples");
 
+interface Framework {
+  name: string;
+  server: string;
+  build?: () => Promise<void>;
+  formAction?: string;
+}
+
 /** The frameworks and their demos (each one's `npm start`). */
-const frameworks = [
+const frameworks: Framework[] = [
   { name: "Express", server: join(examples, "express-demo", "dist", "server.js") },
   { name: "Hono", server: join(examples, "hono-demo", "dist", "server.js") },
   { name: "Fastify", server: join(examples, "fastify-demo", "dist", "server.js") },
+  { name: "SvelteKit", server: svelteKitServer, build: buildSvelteKitDemo, formAction: "/login" },
 ];
 
 const runs = browserSuiteRuns("framework demos e2e");
@@ -42,12 +52,13 @@ afterAll(async () => {
   await browser?.close();
 });
 
-describe.skipIf(!runs).each(frameworks)("the $name demo in Chromium", ({ name, server }) => {
+describe.skipIf(!runs).each(frameworks)("the $name demo in Chromium", ({ name, server, build, formAction }) => {
   let demo: DemoProcess;
   beforeAll(async () => {
+    await build?.();
     demo = await startDemoProcess({}, undefined, server);
     expect(demo.output()).toContain(`framework: ${name}`);
-  }, 60_000 * inject("timeScale"));
+  }, 180_000 * inject("timeScale"));
   afterAll(() => demo?.stop());
 
   async function freshPage(): Promise<Page> {
@@ -122,4 +133,31 @@ describe.skipIf(!runs).each(frameworks)("the $name demo in Chromium", ({ name, s
     expect(page.url()).toMatch(/\/auth\/error\?error=Verification/);
     expect(await whoIsSignedIn(page, demo.url)).toBe("You are not signed in.");
   });
+
+  it.runIf(formAction)(
+    "a form action signs in: the wrong password's CredentialsSignin shown on the page, the right one redirected",
+    async () => {
+      const page = await freshPage();
+      await page.goto(`${demo.url}${formAction}`);
+      const form = formOf(page, "?/signin");
+      await form.locator('input[name="email"]').fill("demo@example.com");
+      await form.locator('input[name="password"]').fill("wrong-password");
+      await Promise.all([page.waitForSelector("#action-error"), form.locator("button").click()]);
+      expect(await page.textContent("#action-error")).toBe("CredentialsSignin (credentials)");
+      expect(await whoIsSignedIn(page, demo.url)).toBe("You are not signed in.");
+
+      await page.goto(`${demo.url}${formAction}`);
+      await form.locator('input[name="email"]').fill("demo@example.com");
+      await form.locator('input[name="password"]').fill("demo-password");
+      await Promise.all([page.waitForURL(`${demo.url}/protected`), form.locator("button").click()]);
+      expect(await page.textContent("#secret")).toBe("Only signed-in users see this, Demo User.");
+
+      await page.goto(`${demo.url}${formAction}`);
+      await Promise.all([
+        page.waitForSelector("form[action='?/signin']"),
+        formOf(page, "?/signout").locator("button").click(),
+      ]);
+      expect(await whoIsSignedIn(page, demo.url)).toBe("You are not signed in.");
+    },
+  );
 });

@@ -28,7 +28,16 @@ const bin = {
 };
 // Installed next to the tarballs: the peers the packages need and the types the consumer uses,
 // at the versions the monorepo itself has, so npm finds them in its cache.
-const thirdParty = ["express", "kysely", "@types/express", "@types/node", "hono", "@hono/node-server", "fastify"];
+const thirdParty = [
+  "express",
+  "kysely",
+  "@types/express",
+  "@types/node",
+  "hono",
+  "@hono/node-server",
+  "fastify",
+  "@sveltejs/kit",
+];
 // Next.js and React (the peers of @latchkey/next) are linked to the monorepo's own copies rather
 // than copied: Next.js alone is over a hundred megabytes, and what is tested is our tarball.
 const linkedThirdParty = ["next", "react", "react-dom", "@types/react"];
@@ -311,6 +320,7 @@ describe("the packed packages, installed from their tarballs", () => {
         "@latchkey/next",
         "@latchkey/hono",
         "@latchkey/fastify",
+        "@latchkey/sveltekit",
       ]),
     );
   });
@@ -399,6 +409,12 @@ describe("the packed packages, installed from their tarballs", () => {
     expect(report.names["@latchkey/fastify"]).toEqual(expect.arrayContaining(["default", "getSession"]));
     expect(report.names["@latchkey/hono/jwt"]).toEqual(["decode", "encode", "getToken"]);
     expect(report.names["@latchkey/fastify/jwt"]).toEqual(["decode", "encode", "getToken"]);
+    // @latchkey/sveltekit loads outside a Vite build too ($env is read at the first request).
+    expect(specifiers).toContain("@latchkey/sveltekit/providers/credentials");
+    expect(report.names["@latchkey/sveltekit"]).toEqual(
+      expect.arrayContaining(["SvelteKitAuth", "CredentialsSignin", "AuthError"]),
+    );
+    expect(report.names["@latchkey/sveltekit/jwt"]).toEqual(["decode", "encode", "getToken"]);
     // @latchkey/next: the subpaths next-auth has, with its names.
     expect(specifiers).toEqual(
       expect.arrayContaining([

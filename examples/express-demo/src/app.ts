@@ -43,6 +43,8 @@ export interface AppOptions {
   storage: Storage;
   /** The development mail catcher: serves /dev/mail when given. */
   mailbox?: MailCatcher | undefined;
+  /** The demo's origin (`http://localhost:3000`), for a framework that must be told it (SvelteKit's `ORIGIN`). */
+  url?: string;
 }
 
 /** What the account page says after a button. */

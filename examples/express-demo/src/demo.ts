@@ -87,7 +87,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
 
   const sessions = env.DEMO_SESSIONS === "database" ? "database" : "jwt";
   const config = authConfig({ secret: demoSecret(dataDir, env), storage, mail, idp, env, sessions });
-  server.on("request", await (options.app ?? createApp)({ config, storage, mailbox }));
+  server.on("request", await (options.app ?? createApp)({ config, storage, mailbox, url }));
 
   const enabled = [
     `password: ${DEMO_USER.email} / ${DEMO_USER.password}`,

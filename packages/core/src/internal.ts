@@ -1,6 +1,8 @@
 /**
  * Building blocks for framework packages (`@latchkey/express` and others): the one request
  * pipeline (`serve`), the session read (`sessionOf`), the `requireAuth` decision (`guard`), the
+ * server-side sign-in, sign-out and session update with their origin and CSRF checks
+ * (`beginServerCall`, `serverSignIn`, `serverSignOut`, `postServerCall`, `internalRequest`), the
  * sessions functions bound to a request type (`boundSessions`), the conversion of an answer to
  * bytes or a Web `Response` (`finalizeResponse`, `toResponse`), a Web `Request` as the pipeline
  * reads it (`webIncoming`), a Web body read within the bound (`readWebBody`), the `clientAddress`
@@ -34,6 +36,19 @@ export {
 } from "./lib/pipeline.js";
 export { BadBody, clientAddressFrom, type HeaderReader, MAX_BODY_BYTES, readWebBody } from "./lib/request.js";
 export { finalizeResponse, toResponse } from "./lib/response.js";
+export {
+  type Arrival,
+  beginServerCall,
+  type CheckedServerCall,
+  formFields,
+  internalRequest,
+  originOf,
+  postServerCall,
+  type ServerCall,
+  type SignInAuthorizationParams,
+  serverSignIn,
+  serverSignOut,
+} from "./lib/server-action.js";
 export { webIncoming } from "./lib/web-incoming.js";
 
 /**

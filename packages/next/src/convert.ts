@@ -4,7 +4,14 @@
  * pipeline's answer as a `Response` or as cookies for Next.js's cookie store.
  */
 import type { AuthConfig, Session } from "@latchkey/core";
-import { finalizeResponse, type HeaderReader, type IncomingRequest, serve, webIncoming } from "@latchkey/core/internal";
+import {
+  finalizeResponse,
+  type HeaderReader,
+  type IncomingRequest,
+  internalRequest,
+  serve,
+  webIncoming,
+} from "@latchkey/core/internal";
 import { nextEnv } from "./env.js";
 
 type Cookie = NonNullable<Awaited<ReturnType<typeof serve>>["cookies"]>[number];
@@ -39,42 +46,6 @@ export function routeIncoming(request: Request, config: AuthConfig): IncomingReq
     arrival(request.headers, config, { protocol: url.protocol, host: url.host }),
     url,
   );
-}
-
-/** The headers of a request that the pipeline is asked about on the application's behalf. */
-function readerOf(entries: Record<string, string | undefined>): HeaderReader & { toHeaders(): Headers } {
-  return {
-    get: (name) => entries[name.toLowerCase()] ?? null,
-    toHeaders: () => {
-      const h = new Headers();
-      for (const [name, value] of Object.entries(entries)) if (value !== undefined) h.set(name, value);
-      return h;
-    },
-  };
-}
-
-/**
- * A request the application makes of the pipeline itself (its session, a server action's
- * sign-in): `path` under the base path, with only the headers given.
- */
-export function internalRequest(
-  config: AuthConfig,
-  where: { protocol: string; host: string | null },
-  method: "GET" | "POST",
-  path: string,
-  headers: Record<string, string | undefined>,
-  body?: Record<string, unknown>,
-): IncomingRequest {
-  const reader = readerOf(headers);
-  return {
-    method,
-    path: `${config.basePath}${path}`,
-    protocol: where.protocol,
-    host: where.host,
-    headers: reader,
-    body: async () => body,
-    webHeaders: () => reader.toHeaders(),
-  };
 }
 
 /** The session of a request and the cookies its read re-issued (a JWT's new expiry, `updateAge`). */

@@ -4,7 +4,9 @@ import { css } from "./styles.js";
 
 /**
  * Headers of every built-in page: no caching, no framing (clickjacking), no resources from other
- * origins except images, and scripts only from Latchkey's own routes.
+ * origins except images, scripts only from Latchkey's own routes, and no `Referer` to other
+ * origins. `same-origin` rather than `no-referrer`: under `no-referrer` a browser posts the pages'
+ * forms with `Origin: null`, which frameworks checking the origin of form posts refuse (SvelteKit).
  */
 const pageHeaders = {
   "Content-Type": "text/html; charset=utf-8",
@@ -12,7 +14,7 @@ const pageHeaders = {
   "Content-Security-Policy":
     "default-src 'none'; img-src 'self' data: https:; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'",
   "X-Frame-Options": "DENY",
-  "Referrer-Policy": "no-referrer",
+  "Referrer-Policy": "same-origin",
   "X-Content-Type-Options": "nosniff",
 };
 

@@ -1,0 +1,143 @@
+/**
+ * Latchkey for SvelteKit 2, in the shape of `@auth/sveltekit`: `SvelteKitAuth(config)` gives the
+ * `handle` hook (the actions under `/auth`, and `event.locals.auth()` on every request) and the
+ * `signIn` and `signOut` form actions. The environment is SvelteKit's `$env/dynamic/private`
+ * (`AUTH_SECRET`, `AUTH_URL`, `AUTH_<PROVIDER>_ID` and `_SECRET`).
+ *
+ * @example
+ * ```ts
+ * // src/hooks.server.ts
+ * import { SvelteKitAuth } from "@latchkey/sveltekit"
+ * import GitHub from "@latchkey/sveltekit/providers/github"
+ * export const { handle, signIn, signOut } = SvelteKitAuth({ providers: [GitHub] })
+ * ```
+ * @module @latchkey/sveltekit
+ */
+
+import type { AuthConfig, Session } from "@latchkey/core";
+import {
+  beginServerCall,
+  type CheckedServerCall,
+  formFields,
+  serve,
+  serverSignIn,
+  serverSignOut,
+  sessionOf,
+  toResponse,
+  webIncoming,
+} from "@latchkey/core/internal";
+import { type Action, type Handle, type RequestEvent, redirect } from "@sveltejs/kit";
+
+export { customFetch, skipCSRFCheck } from "@latchkey/core";
+export * from "@latchkey/core/errors";
+export type * from "@latchkey/core/types";
+
+declare global {
+  namespace App {
+    interface Locals {
+      /** The session of the request, or null (set by Latchkey's `handle`). */
+      auth(): Promise<Session | null>;
+    }
+  }
+}
+
+/** Latchkey's configuration; `basePath` defaults to `/auth`. */
+export type SvelteKitAuthConfig = AuthConfig;
+
+export interface SvelteKitAuthResult {
+  /** The hook serving `<basePath>/*` and setting `event.locals.auth()`. */
+  handle: Handle;
+  /** A form action: signs in with the form's `providerId` and its other fields, then redirects. */
+  signIn: Action;
+  /** A form action: signs out, then redirects to the form's `redirectTo` (else the page it came from). */
+  signOut: Action;
+}
+
+/**
+ * SvelteKit's private environment, loaded at the first request: imported lazily, so that the
+ * package (its types, its error classes) also loads outside a Vite build, where `$env` is unknown.
+ */
+let privateEnv: Promise<Record<string, string | undefined>> | undefined;
+const environment = () => (privateEnv ??= import("$env/dynamic/private").then((m) => m.env));
+
+/** Each application configuration with its base path defaulted, made once per object. */
+const prepared = new WeakMap<AuthConfig, AuthConfig>();
+
+/** Where a request arrived (the URL SvelteKit built: `ORIGIN`, or `Host` with adapter-node). */
+function arrival(event: RequestEvent) {
+  return { protocol: event.url.protocol, host: event.url.host };
+}
+
+/** The peer's address, when the adapter knows it. */
+function peer(event: RequestEvent): string | undefined {
+  try {
+    return event.getClientAddress();
+  } catch {
+    return undefined; // an adapter without addresses: the client counts as unknown
+  }
+}
+
+/**
+ * Latchkey for a SvelteKit application: `config`, or a function of the request giving it (for a
+ * configuration that depends on `event.platform`, say).
+ *
+ * @example
+ * ```ts
+ * // src/hooks.server.ts
+ * export const { handle, signIn, signOut } = SvelteKitAuth({ providers: [Credentials({ ... })] })
+ * // src/routes/login/+page.server.ts
+ * import { signIn } from "../../hooks.server"
+ * export const actions = { default: signIn }
+ * ```
+ */
+export function SvelteKitAuth(
+  config: SvelteKitAuthConfig | ((event: RequestEvent) => SvelteKitAuthConfig | Promise<SvelteKitAuthConfig>),
+): SvelteKitAuthResult {
+  async function configOf(event: RequestEvent): Promise<AuthConfig> {
+    const given = typeof config === "function" ? await config(event) : config;
+    const ready = prepared.get(given) ?? { ...given, basePath: given.basePath ?? "/auth" };
+    prepared.set(given, ready);
+    return ready;
+  }
+
+  /** A checked server-side call of the event, its cookies set through `event.cookies`. */
+  async function callOf(event: RequestEvent): Promise<CheckedServerCall> {
+    return beginServerCall({
+      config: await configOf(event),
+      env: await environment(),
+      headers: event.request.headers,
+      where: arrival(event),
+      clientIp: peer(event),
+      deliver(cookies) {
+        for (const { name, value, options } of cookies)
+          event.cookies.set(name, value, { ...options, path: options?.path ?? "/", encode: (v: string) => v });
+      },
+    });
+  }
+
+  return {
+    async handle({ event, resolve }) {
+      const c = await configOf(event);
+      const env = await environment();
+      const request = event.request;
+      const cookieHeader = request.headers.get("cookie");
+      event.locals.auth = () => sessionOf({ ...arrival(event), cookieHeader }, c, { env });
+      const { pathname } = event.url;
+      if (pathname !== c.basePath && !pathname.startsWith(`${c.basePath}/`)) return resolve(event);
+      const incoming = webIncoming(request, c, arrival(event), event.url);
+      incoming.clientIp ??= peer(event);
+      return toResponse(await serve(incoming, c, { env }));
+    },
+    async signIn(event) {
+      const call = await callOf(event);
+      const { providerId, ...fields } = formFields(await event.request.formData());
+      const provider = typeof providerId === "string" && providerId ? providerId : undefined;
+      redirect(303, await serverSignIn(call, provider, fields));
+    },
+    async signOut(event) {
+      const call = await callOf(event);
+      const { redirectTo, csrfToken } = formFields(await event.request.formData());
+      redirect(303, await serverSignOut(call, redirectTo, csrfToken));
+    },
+  };
+}

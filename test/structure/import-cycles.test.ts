@@ -30,6 +30,8 @@ const bundler: ts.CompilerOptions = {
   moduleResolution: ts.ModuleResolutionKind.Bundler,
   jsx: ts.JsxEmit.Preserve,
 };
+/** Applications a bundler builds, read with its resolution (`./x` is `./x.ts`): Vite's for SvelteKit. */
+const bundled = new Set(["examples/sveltekit-demo/src"]);
 const relativeTo = (dir: string) => (file: string) => relative(dir, file).split(sep).join("/");
 
 describe("the import-cycle finder", () => {
@@ -77,7 +79,7 @@ describe("the import-cycle finder", () => {
 describe("the packages' sources", () => {
   it.each(sources)("%s has no import cycle", (folder) => {
     const src = join(root, folder);
-    const graph = importGraph(src, folder.endsWith("/src") ? undefined : bundler);
+    const graph = importGraph(src, folder.endsWith("/src") && !bundled.has(folder) ? undefined : bundler);
     expect(graph.size).toBeGreaterThan(0);
     expect(findCycles(graph).map((cycle) => describeCycle(cycle, src))).toEqual([]);
   });

@@ -116,8 +116,11 @@ export function importGraph(dir: string, resolution: ts.CompilerOptions = option
     const file = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, kind);
     const edges: ImportEdge[] = [];
     for (const specifier of specifiersOf(file)) {
-      // A style sheet (a Next.js app's `import "./globals.css"`) imports no code back.
+      // A style sheet (a Next.js app's `import "./globals.css"`) imports no code back, and
+      // SvelteKit's `./$types` are generated declarations (under .svelte-kit/ after a sync), types
+      // only, which import nothing of the route's.
       if (!specifier.text.startsWith(".") || specifier.text.endsWith(".css")) continue;
+      if (specifier.typeOnly && /(^|\/)\$types$/.test(specifier.text)) continue;
       const resolved = ts.resolveModuleName(
         specifier.text,
         path,

@@ -237,16 +237,27 @@ export interface OpenedJwtSession {
  * The callback runs only when the application set one, or for an `update` (`trigger: "update"`
  * with the posted data), which is refused while the revocation list is not current.
  */
-export async function openJwtSession(
+export function openJwtSession(
   config: ResolvedConfig,
   raw: string,
   salt: string,
   update?: { data: unknown },
-): Promise<OpenedJwtSession | null> {
-  // Neither the built-in decoder nor the revocation list (once loaded) needs to wait: awaited only
-  // when they return a promise, each saves a turn of the microtask queue on every read.
+): OpenedJwtSession | null | Promise<OpenedJwtSession | null> {
+  // Neither the built-in decoder nor the revocation list (once loaded) needs to wait: each step
+  // goes on at once when it has its answer, so a plain read of the session takes no turn of the
+  // microtask queue of its own (this runs on every request).
   const opened = openSessionToken(config, raw, salt);
-  const claims = opened instanceof Promise ? await opened : opened;
+  return opened instanceof Promise
+    ? opened.then((claims) => checkOpened(config, claims, update))
+    : checkOpened(config, opened, update);
+}
+
+/** The revocation check of {@link openJwtSession}, once the token is opened. */
+function checkOpened(
+  config: ResolvedConfig,
+  claims: JWT | null,
+  update: { data: unknown } | undefined,
+): OpenedJwtSession | null | Promise<OpenedJwtSession | null> {
   if (!claims) {
     config.logger.debug("session token rejected: not a valid token under the configured secrets");
     return null;
@@ -254,7 +265,19 @@ export async function openJwtSession(
   // Refused, not signed out, when the list is unavailable (livenessOf throws): the cookie stays
   // for when the store answers again.
   const liveness = livenessOf(config, claims);
-  if ((liveness instanceof Promise ? await liveness : liveness) === "revoked") {
+  return liveness instanceof Promise
+    ? liveness.then((verdict) => keptByCallback(config, claims, verdict, update))
+    : keptByCallback(config, claims, liveness, update);
+}
+
+/** The rest of {@link openJwtSession}: a revoked session refused, then the `jwt` callback. */
+function keptByCallback(
+  config: ResolvedConfig,
+  claims: JWT,
+  liveness: Liveness,
+  update: { data: unknown } | undefined,
+): OpenedJwtSession | null | Promise<OpenedJwtSession | null> {
+  if (liveness === "revoked") {
     config.logger.debug("session token rejected: its session was revoked");
     return null;
   }
@@ -264,6 +287,16 @@ export async function openJwtSession(
   const identity = identityOf(claims);
   if (!update && config.defaultCallbacks.jwt)
     return { claims, token: claims, returned: claims, identity, changed: false };
+  return runJwtCallback(config, claims, identity, update);
+}
+
+/** The application's `jwt` callback on an opened, live session (or an update). */
+async function runJwtCallback(
+  config: ResolvedConfig,
+  claims: JWT,
+  identity: SessionIdentity,
+  update: { data: unknown } | undefined,
+): Promise<OpenedJwtSession | null> {
   const before = update ? "" : JSON.stringify(claims);
   const returned = await config.callbacks.jwt({
     token: { ...claims },
@@ -295,7 +328,8 @@ export async function readJwtSession(config: ResolvedConfig, options: SessionRea
   const { cookies: requestCookies, cookie, update } = options;
   const raw = readChunkedCookie(requestCookies, cookie.name);
   if (!raw) return { session: null, cookies: [] };
-  const opened = await openJwtSession(config, raw, cookie.name, update);
+  const opening = openJwtSession(config, raw, cookie.name, update);
+  const opened = opening instanceof Promise ? await opening : opening;
   if (!opened) return { session: null, cookies: clearChunkedCookie(requestCookies, cookie.name, cookie.options) };
   const { identity, changed } = opened;
   let token = opened.returned;

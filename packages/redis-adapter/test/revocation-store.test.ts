@@ -60,6 +60,9 @@ describeAcrossInstances([
       const options = { host: "127.0.0.1", port, maxRetriesPerRequest: 1, retryStrategy: () => 50 };
       const client = new Redis(options);
       const subscriber = new Redis(options);
+      // The outage cases cut these connections on purpose: each reset is an expected `error`
+      // event, and a client with no listener prints it as "Unhandled error event".
+      for (const redis of [client, subscriber]) redis.on("error", () => {});
       closers.push(
         () => client.disconnect(),
         () => subscriber.disconnect(),

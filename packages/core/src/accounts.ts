@@ -30,7 +30,14 @@
  */
 import { randomUUID } from "node:crypto";
 import type { AdapterUser } from "./adapters.js";
-import { AuthError, InvalidConfiguration, MissingAdapterMethods, RateLimited, SignOutError } from "./errors.js";
+import {
+  AuthError,
+  InvalidConfiguration,
+  MissingAdapterMethods,
+  RateLimited,
+  SessionCookieTooLarge,
+  SignOutError,
+} from "./errors.js";
 import { type AccountLimits, countAccountEvent, defaultAccountLimits } from "./lib/accounts/limits.js";
 import { type AccountMail, accountMails } from "./lib/accounts/mail.js";
 import {
@@ -56,7 +63,7 @@ import { type AccountPageName, accountPageContent } from "./lib/pages/accounts.j
 import type { SafeHtml } from "./lib/pages/html.js";
 import { page } from "./lib/pages/layout.js";
 import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/pipeline.js";
-import { openJwtSession } from "./lib/session/jwt-strategy.js";
+import { amrOf, keepSessionIdentity, openJwtSession, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
 import {
   type BreachedPasswordOptions,
   checkBreachedPassword,
@@ -70,7 +77,8 @@ import {
   verifyPassword,
 } from "./password.js";
 import { checkCsrf, revokeUserSessions } from "./sessions.js";
-import type { Awaitable } from "./shapes/data.js";
+import type { Awaitable, CookieOption } from "./shapes/data.js";
+import type { JWT } from "./shapes/jwt.js";
 import type { AuthConfig } from "./types.js";
 
 export type { AccountLimits } from "./lib/accounts/limits.js";
@@ -174,8 +182,14 @@ export type ChangeResult =
   | {
       ok: true;
       userId: string;
-      /** True under JWT sessions: every session ended, this one too (sign in again). */
+      /** True when this session ended too and the user signs in again; false when it lives on. */
       signedOut: boolean;
+      /**
+       * Under JWT sessions, the new session cookie of this browser (a new session id begun after
+       * the revocation that ended every other session): send each as a `Set-Cookie` header.
+       * Empty under database sessions (this session's record is kept).
+       */
+      setCookie: string[];
     }
   | { ok: false; error: "signed-out" | "wrong-password" | "reauthenticate" }
   | NewPasswordError
@@ -193,6 +207,8 @@ interface Resolved {
   secure: boolean;
   cookies: Record<string, string>;
   sessionCookie: string | null;
+  /** The session cookie's name and attributes for this request's origin. */
+  sessionCookieOptions: CookieOption | null;
   limits: AccountLimits;
   send: (mail: AccountMail) => Promise<void>;
 }
@@ -279,6 +295,7 @@ function resolveAccounts(
     secure: cookie?.options.secure === true,
     cookies,
     sessionCookie: cookie?.name ?? null,
+    sessionCookieOptions: cookie,
     limits: { ...defaultAccountLimits, ...options.limits },
     send: senderOf(resolved, options),
   };
@@ -784,6 +801,8 @@ interface Current {
   /** Epoch ms of the sign-in, when known. */
   signedInAt: number | null;
   sessionToken?: string;
+  /** JWT sessions: the session token's claims, re-sealed for this browser after a change. */
+  claims?: JWT;
 }
 
 async function currentUser(r: Resolved): Promise<Current | null> {
@@ -800,10 +819,37 @@ async function currentUser(r: Resolved): Promise<Current | null> {
   if (!raw) return null;
   const opened = await openJwtSession(r.config, raw, r.sessionCookie);
   const sub = opened?.token.sub;
-  if (typeof sub !== "string" || sub === "") return null;
+  if (!opened || typeof sub !== "string" || sub === "") return null;
   const user = await r.adapter.getUser(sub);
-  const authTime = opened?.claims.auth_time;
-  return user ? { user, signedInAt: typeof authTime === "number" ? authTime * 1000 : null } : null;
+  const authTime = opened.claims.auth_time;
+  return user
+    ? { user, signedInAt: typeof authTime === "number" ? authTime * 1000 : null, claims: opened.token }
+    : null;
+}
+
+/**
+ * JWT sessions, after the user's sessions were revoked: the cookies of a new session for this
+ * browser, with the claims of the one it replaces, a new id and a sign-in time after the
+ * revocation (so it survives it on every instance). Nothing when the cookie cannot be written (the
+ * user then signs in again).
+ */
+async function sessionAfterChange(r: Resolved, me: Current): Promise<string[]> {
+  const cookie = r.sessionCookieOptions;
+  if (!cookie || !me.claims) return [];
+  const list = r.config.revocation?.list;
+  const token = keepSessionIdentity(me.claims, {
+    sid: randomUUID(),
+    authTime: list ? list.signInTime(String(me.user.id), Date.now()) : Date.now() / 1000,
+    amr: amrOf(me.claims.amr),
+    sub: String(me.user.id),
+  });
+  try {
+    const cookies = await sessionTokenCookies(r.config, r.cookies, cookie, token);
+    return cookies.map((c) => serializeCookie(c.name, c.value, c.options));
+  } catch (e) {
+    if (e instanceof SessionCookieTooLarge) return [];
+    throw e;
+  }
 }
 
 /**
@@ -811,9 +857,10 @@ async function currentUser(r: Resolved): Promise<Current | null> {
  * the other account helpers), and `currentPassword`, unless the user signed in within
  * `recentSignIn` seconds (the JWT's `auth_time`, the database session's creation). Wrong current
  * passwords count against the limits per user and per client. Then the user's other sessions end
- * (database sessions: all but this one; JWT sessions: every one, this one too, so `signedOut` is
- * true and the user signs in again with the new password), pending second-factor sign-ins end,
- * `password.changed` is recorded and the owner told by e-mail.
+ * and this one lives on: database sessions delete every record but this one; JWT sessions revoke
+ * every session of the user begun before now, and this browser gets a new session (a new id, begun
+ * after that revocation, the same claims) in `setCookie`, to send as `Set-Cookie` headers. Pending
+ * second-factor sign-ins end, `password.changed` is recorded and the owner told by e-mail.
  *
  * @example
  * ```ts
@@ -849,6 +896,7 @@ export async function changePassword(
   if (!accepted.ok) return accepted;
   await options.passwords.setPasswordHash(String(user.id), await hashPassword(accepted.password, options.hash));
   let signedOut = false;
+  let setCookie: string[] = [];
   if (r.config.session.strategy === "database") {
     await endPendingSignIns(r.config, user.id);
     // assertSessionsCanEnd checked the method before anything was spent.
@@ -856,7 +904,8 @@ export async function changePassword(
     for (const session of deleted) await r.config.events.signOut?.({ session, reason: "password-changed" });
   } else {
     await revokeUserSessions(config, user.id, { reason: "password-changed", env: options.env });
-    signedOut = true;
+    setCookie = await sessionAfterChange(r, me);
+    signedOut = setCookie.length === 0;
   }
   await recordAudit(r.config, {
     type: "password.changed",
@@ -872,7 +921,7 @@ export async function changePassword(
       }),
     );
   }
-  return { ok: true, userId: user.id, signedOut };
+  return { ok: true, userId: user.id, signedOut, setCookie };
 }
 
 // ------------------------------------------------------------------ sign-in

@@ -146,26 +146,30 @@ export async function resetPassword(
 
 /**
  * Changes the signed-in user's password with the body's `csrfToken`, `currentPassword` and
- * `password`. Throws `MissingCSRF` (HTTP 403) without a valid CSRF token. See `changePassword` of
- * `@latchkey/core/accounts`.
+ * `password`; ends the user's other sessions and keeps this one (under JWT sessions it sets this
+ * browser's new session cookie). Throws `MissingCSRF` (HTTP 403) without a valid CSRF token. See
+ * `changePassword` of `@latchkey/core/accounts`.
  * @example
  * ```ts
- * app.post("/change", express.urlencoded({ extended: false }), async (req, res) => res.json(await changePassword(req, config, accounts)))
+ * app.post("/change", express.urlencoded({ extended: false }), async (req, res) => res.json(await changePassword(req, res, config, accounts)))
  * ```
  */
 export async function changePassword(
   req: ExpressRequestLike,
+  res: ServerResponse,
   config: AuthConfig,
   options: core.PasswordAccountsOptions,
 ) {
   const f = await fieldsOf(req);
   try {
-    return await core.changePassword(sessionRequest(req), config, withEnv(options), {
+    const result = await core.changePassword(sessionRequest(req), config, withEnv(options), {
       csrfToken: f.csrfToken,
       currentPassword: f.currentPassword,
       newPassword: f.password,
       clientAddress: clientAddressOf(req),
     });
+    if (result.ok) setCookies(res, result.setCookie);
+    return result;
   } catch (e) {
     if (e instanceof MissingCSRF) Object.assign(e, { status: 403, statusCode: 403, expose: true });
     throw e;
@@ -320,7 +324,7 @@ export function PasswordAccounts(config: AuthConfig, options: PasswordAccountsRo
         });
       }
       if (differ) return show("change", { error: "passwords-differ" }, 400);
-      const result = await changePassword(req, config, accounts);
+      const result = await changePassword(req, res, config, accounts);
       if (!result.ok)
         return show(
           "change",

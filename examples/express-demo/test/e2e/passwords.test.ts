@@ -91,6 +91,10 @@ describe.skipIf(!runs)("the demo's password accounts in Chromium", () => {
 
     await signIn(page, "grace@example.com", "first passphrase of the account", `${demo.url}/`);
     expect(await whoIsSignedIn(page)).toContain("grace@example.com");
+    const otherContext = await browser.newContext();
+    const other = await otherContext.newPage();
+    await signIn(other, "grace@example.com", "first passphrase of the account", `${demo.url}/`);
+    expect(await whoIsSignedIn(other)).toContain("grace@example.com");
 
     await page.goto(`${demo.url}/account`);
     await Promise.all([page.waitForURL(`${demo.url}/password/change`), page.click("#change-password")]);
@@ -98,10 +102,12 @@ describe.skipIf(!runs)("the demo's password accounts in Chromium", () => {
       currentPassword: "first passphrase of the account",
     });
     expect(await page.textContent("h1")).toBe("Password changed");
-    // JWT sessions: every session ended, this one too.
-    expect(await whoIsSignedIn(page)).toBe("You are not signed in.");
-    await signIn(page, "grace@example.com", "second passphrase of the account", `${demo.url}/`);
+    // This browser stays signed in (a new session); the other browser's session ended.
     expect(await whoIsSignedIn(page)).toContain("grace@example.com");
+    expect(await whoIsSignedIn(other)).toBe("You are not signed in.");
+    await signIn(other, "grace@example.com", "second passphrase of the account", `${demo.url}/`);
+    expect(await whoIsSignedIn(other)).toContain("grace@example.com");
+    await otherContext.close();
     await context.close();
   });
 

@@ -24,6 +24,7 @@ import {
 } from "../../src/accounts.js";
 import type { Adapter } from "../../src/adapters.js";
 import { listAuditEvents } from "../../src/audit.js";
+import { decode } from "../../src/jwt.js";
 import { base32Decode, hotp, TOTP_PERIOD, timeStep } from "../../src/lib/flows/second-factor/totp.js";
 import { createMemoryStore, MemoryAdapter } from "../../src/memory-adapter.js";
 import { hashPassword, verifyPassword } from "../../src/password.js";
@@ -31,6 +32,7 @@ import Credentials from "../../src/providers/credentials.js";
 import Nodemailer from "../../src/providers/nodemailer.js";
 import TOTP from "../../src/providers/totp.js";
 import { confirmTotpEnrolment, startTotpEnrolment } from "../../src/second-factor.js";
+import { revokeUserSessions } from "../../src/sessions.js";
 import type { AuthConfig } from "../../src/types.js";
 import { pgAdapterFixture } from "../authjs-adapters/databases.js";
 import { CookieJar, ORIGIN, SECRET, type SmtpFixture, send, smtpServer, startSmtp, until } from "../email/helpers.js";
@@ -123,6 +125,9 @@ const stores: Record<string, () => Promise<Store>> = {
 // ------------------------------------------------------------------ the application
 
 type Strategy = "jwt" | "database";
+
+/** The session cookie's name on the tests' http origin. */
+const SESSION_COOKIE = "authjs.session-token";
 
 function app(store: Store, strategy: Strategy = "jwt", extra: Partial<PasswordAccountsOptions> = {}) {
   const accounts: PasswordAccountsOptions = {
@@ -347,7 +352,7 @@ describe.each(Object.keys(stores))("password accounts on the %s store", (kind) =
       currentPassword: PASSWORD,
       newPassword: NEW_PASSWORD,
     });
-    expect(changed).toEqual({ ok: true, userId, signedOut: false });
+    expect(changed).toEqual({ ok: true, userId, signedOut: false, setCookie: [] });
     expect(await sessionEmail(config, here)).toBe(email);
     expect(await sessionEmail(config, elsewhere)).toBeNull();
     expect(await passwordSignIn(config, new CookieJar(), email, NEW_PASSWORD)).toBe(ORIGIN);
@@ -917,15 +922,35 @@ describe("attacks on password accounts", () => {
     expect(await sessionEmail(config, thief)).toBeNull();
   });
 
-  it("change under JWT sessions without the current password: refused unless the sign-in is recent; then every session ends, this one too", async () => {
+  it("change under JWT sessions without the current password: refused unless the sign-in is recent; then every other session ends and this browser gets a new session", async () => {
     const store = await memory();
     const { config, accounts } = app(store, "jwt", { recentSignIn: 60 });
-    const { userId } = await signedUp(config, accounts, "jwt-change@example.com");
+    const email = "jwt-change@example.com";
+    const { userId } = await signedUp(config, accounts, email);
     const jar = new CookieJar();
-    await passwordSignIn(config, jar, "jwt-change@example.com", PASSWORD);
+    const elsewhere = new CookieJar();
+    await passwordSignIn(config, jar, email, PASSWORD);
+    await passwordSignIn(config, elsewhere, email, PASSWORD);
+    const before = jar.values.get(SESSION_COOKIE) as string;
     const token = await csrf(config, jar);
     const recent = await changePassword(from(jar), config, accounts, { csrfToken: token, newPassword: NEW_PASSWORD });
-    expect(recent).toEqual({ ok: true, userId, signedOut: true });
+    expect(recent).toMatchObject({ ok: true, userId, signedOut: false });
+    expect(recent.ok && recent.setCookie.some((c) => c.startsWith(`${SESSION_COOKIE}=`))).toBe(true);
+    if (recent.ok) keep(jar, recent.setCookie);
+    // This browser: a new session, with a new id and a sign-in time after the revocation.
+    expect(await sessionEmail(config, jar)).toBe(email);
+    const fresh = await decode({ token: jar.values.get(SESSION_COOKIE), secret: SECRET, salt: SESSION_COOKIE });
+    const old = await decode({ token: before, secret: SECRET, salt: SESSION_COOKIE });
+    expect(fresh?.sid).toEqual(expect.any(String));
+    expect(fresh?.sid).not.toBe(old?.sid);
+    expect(fresh?.sub).toBe(userId);
+    // Every other session ended, and so did this browser's old cookie wherever a copy of it is.
+    expect(await sessionEmail(config, elsewhere)).toBeNull();
+    const stolenCopy = new CookieJar();
+    stolenCopy.values.set(SESSION_COOKIE, before);
+    expect(await sessionEmail(config, stolenCopy)).toBeNull();
+    // The new session is an ordinary one: the next revocation of the user ends it too.
+    await revokeUserSessions(config, userId, { before: new Date(Date.now() + 30_000) });
     expect(await sessionEmail(config, jar)).toBeNull();
 
     const later = new CookieJar();

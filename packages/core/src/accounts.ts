@@ -564,17 +564,15 @@ export async function verifyEmail(
     const link = await consume(r.adapter, r.config.secrets, email, (k) => verifyRecords.link(k, email, userId, token));
     if (!link || link.expired) return refuse("unknown, used or expired link");
     if (!sameBrowser) {
-      const given = input.password !== undefined && input.password !== "";
+      const posted = postedPassword(input.password);
+      const given = posted !== undefined;
       // Passwords tried on a live link count per address too (only a holder of the link gets here).
       const overAddress = given ? await limited(r, "submit", email, undefined) : null;
       if (overAddress) {
         await r.adapter.createVerificationToken(link.record);
         return { ...overAddress, setCookie: [] };
       }
-      const stored = given ? await options.passwords.getPasswordHash(userId) : null;
-      const ok =
-        given &&
-        (stored ? await verifyPassword(String(input.password), stored) : await dummyVerify(String(input.password)));
+      const ok = posted !== undefined && (await matchesStored(posted, await options.passwords.getPasswordHash(userId)));
       if (!ok) {
         await r.adapter.createVerificationToken(link.record);
         if (!given) return { ok: false, error: "password-required", setCookie: [] };
@@ -796,6 +794,22 @@ export async function resetPassword(
 
 // ------------------------------------------------------------------ change while signed in
 
+/**
+ * A password field as posted: `undefined` when absent (missing or empty), the text when a string,
+ * null for any other type (a repeated field parsed as an array, an object): given, and never a
+ * match, rather than the string an array or object would turn into.
+ */
+function postedPassword(value: unknown): string | null | undefined {
+  if (value === undefined || value === "") return undefined;
+  return typeof value === "string" ? value : null;
+}
+
+/** Whether `posted` is the password of `stored`; the same work when there is nothing to match. */
+async function matchesStored(posted: string | null, stored: string | null | undefined): Promise<boolean> {
+  if (posted === null || !stored) return dummyVerify(posted ?? "");
+  return verifyPassword(posted, stored);
+}
+
 interface Current {
   user: AdapterUser;
   /** Epoch ms of the sign-in, when known. */
@@ -879,14 +893,11 @@ export async function changePassword(
   const me = await currentUser(r);
   if (!me) return { ok: false, error: "signed-out" };
   const { user } = me;
-  const given = input.currentPassword !== undefined && input.currentPassword !== "";
-  if (given) {
+  const posted = postedPassword(input.currentPassword);
+  if (posted !== undefined) {
     const overLimit = await limited(r, "submit", `user:${user.id}`, input.clientAddress);
     if (overLimit) return overLimit;
-    const stored = await options.passwords.getPasswordHash(String(user.id));
-    const ok = stored
-      ? await verifyPassword(String(input.currentPassword), stored)
-      : await dummyVerify(String(input.currentPassword));
+    const ok = await matchesStored(posted, await options.passwords.getPasswordHash(String(user.id)));
     if (!ok) return { ok: false, error: "wrong-password" };
   } else {
     const recent = (options.recentSignIn ?? 300) * 1000;

@@ -735,6 +735,37 @@ describe("attacks on password accounts", () => {
     expect((await store.adapter.getUserByEmail?.("slow@example.com"))?.emailVerified).toBeNull();
   });
 
+  it("attack: a password posted as an array (a repeated field) is a wrong password, never the text the array turns into", async () => {
+    const store = await memory();
+    const { config, accounts } = app(store, "database");
+    const email = "repeated@example.com";
+    await signedUp(config, accounts, email);
+    const here = new CookieJar();
+    await passwordSignIn(config, here, email, PASSWORD);
+    const csrfToken = await csrf(config, here);
+    // String([PASSWORD]) === PASSWORD: a check on the string form would accept it.
+    for (const currentPassword of [[PASSWORD], { toString: () => PASSWORD }, [PASSWORD, PASSWORD]]) {
+      expect(
+        await changePassword(from(here), config, accounts, { csrfToken, currentPassword, newPassword: NEW_PASSWORD }),
+      ).toEqual({ ok: false, error: "wrong-password" });
+    }
+    expect(await passwordSignIn(config, new CookieJar(), email, PASSWORD)).toBe(ORIGIN);
+
+    // A verification link opened in another browser asks for the password: the same rule.
+    const stranger = "link-elsewhere@example.com";
+    expect((await signUp(from(new CookieJar()), config, accounts, { email: stranger, password: PASSWORD })).ok).toBe(
+      true,
+    );
+    await until(() => lastMail(stranger).link !== undefined);
+    const link = lastMail(stranger).query as { token: string; email: string; user: string };
+    const elsewhere = from(new CookieJar());
+    expect(await verifyEmail(elsewhere, config, accounts, { ...link, password: [PASSWORD] })).toMatchObject({
+      ok: false,
+      error: "invalid",
+    });
+    expect(await verifyEmail(elsewhere, config, accounts, { ...link, password: PASSWORD })).toMatchObject({ ok: true });
+  });
+
   it("attack: a reset link sent before the last reset or password change no longer works", async () => {
     const { config, accounts, link: older } = await accountWithResetLink("twice@example.com");
     const newer = await requestReset(config, accounts, "twice@example.com");

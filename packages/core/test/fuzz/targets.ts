@@ -9,7 +9,18 @@ import type { AddressInfo } from "node:net";
 import fc from "fast-check";
 import addressparser from "nodemailer/lib/addressparser/index.js";
 import { expect } from "vitest";
-import { UnknownAction } from "../../src/errors.js";
+import {
+  type AccountMail,
+  type AccountsRequest,
+  changePassword,
+  MemoryPasswordStore,
+  type PasswordAccountsOptions,
+  requestPasswordReset,
+  resetPassword,
+  signUp,
+  verifyEmail,
+} from "../../src/accounts.js";
+import { AuthError, MissingCSRF, UnknownAction } from "../../src/errors.js";
 import { Auth, type AuthConfig } from "../../src/index.js";
 import { parseCookieHeader, serializeCookie } from "../../src/lib/cookies.js";
 import { deriveCsrfKeys, readCsrfCookie } from "../../src/lib/csrf.js";
@@ -18,6 +29,7 @@ import { openToken, sealToken } from "../../src/lib/jwe.js";
 import { defaultRedirect } from "../../src/lib/redirect.js";
 import { BadBody, parseActionPath, parseBody } from "../../src/lib/request.js";
 import { createMemoryStore, MemoryAdapter } from "../../src/memory-adapter.js";
+import { hashPassword } from "../../src/password.js";
 import OAuth2 from "../../src/providers/generic-oauth.js";
 import { CookieJar, call, csrfToken, demoCredentials, SECRET, signIn } from "../helpers.js";
 
@@ -276,6 +288,7 @@ export const targets: FuzzTarget[] = [
   redirectTargets(),
   prototypeNames(),
   providerResponses(),
+  passwordAccountInputs(),
 ];
 
 /** Whole requests through `Auth(new Request(...))`: no 5xx, no throw, no hang. */
@@ -675,6 +688,174 @@ function prototypeNames(): FuzzTarget {
         const shown = await said(answer);
         // No page knows a value named like an inherited member: it reads exactly as an unknown one.
         if (inherited.includes(error)) expect(shown).toEqual(await said(await call(config, url(unknown, code))));
+      });
+    },
+  };
+}
+
+/** How a client may send a genuine value: as it is, altered, as another type, or not at all. */
+type Mutation = (genuine: string) => unknown;
+
+const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+  { weight: 4, arbitrary: fc.constant<Mutation>((g) => g) },
+  fc.constantFrom<Mutation>(
+    (g) => g.toUpperCase(),
+    (g) => ` ${g}`,
+    (g) => `${g}\u0000`,
+    (g) => `${g}x`,
+    (g) => g.slice(0, -1),
+    (g) => `${g},${g}`,
+    (g) => [g],
+    (g) => ({ value: g }),
+    () => "",
+    () => undefined,
+    () => null,
+    () => 0,
+  ),
+  nasty.map(
+    (n): Mutation =>
+      () =>
+        n,
+  ),
+);
+
+/**
+ * The password-account functions with what a client may post: each field the genuine value of
+ * this run (a real session, CSRF token, reset link or mailed code), that value altered (case,
+ * whitespace, a suffix, another type, repeated), or anything at all, and any extra `Cookie` header.
+ * Every call answers a result whose `ok` is a boolean, or throws a 4xx `AuthError` (a change
+ * without its CSRF token: `MissingCSRF`); never another throw, a 5xx or a hang. And nothing
+ * succeeds on a value that is not the genuine one: a reset only with this link's exact token and
+ * user, a change only with the exact CSRF token and current password, a verification only with
+ * this sign-up's exact code or link.
+ */
+function passwordAccountInputs(): FuzzTarget {
+  const PASSWORD = "correct horse battery staple";
+  const NEW_PASSWORD = "a new passphrase, long enough";
+  const mails: AccountMail[] = [];
+  const accounts: PasswordAccountsOptions = {
+    passwords: new MemoryPasswordStore(),
+    urls: { verify: "/account/verify", reset: "/account/reset", signIn: "/auth/signin", signUp: "/account/signup" },
+    breached: false,
+    hash: { parameters: { ln: 4 } },
+    send: async (mail) => void mails.push(mail),
+    // The limits have their own tests; here they would turn most inputs into "rate-limited".
+    limits: {
+      mailPerAddress: { max: 1e9, windowSeconds: 60 },
+      mailPerClient: { max: 1e9, windowSeconds: 60 },
+      submitPerAddress: { max: 1e9, windowSeconds: 60 },
+      submitPerClient: { max: 1e9, windowSeconds: 60 },
+    },
+  };
+  const adapter = MemoryAdapter(createMemoryStore());
+  const { createUser } = adapter;
+  if (!createUser) throw new Error("MemoryAdapter has createUser");
+  const config: AuthConfig = {
+    secret: SECRET,
+    trustHost: true,
+    adapter,
+    session: { strategy: "jwt", revocation: true },
+    logger: { error() {}, warn() {}, debug() {} },
+    providers: [demoCredentials()],
+  };
+  const browser = new CookieJar();
+  const clientAddress = "192.0.2.1";
+  const linkOf = (to: string): Record<string, string | undefined> => {
+    const mail = [...mails].reverse().find((m) => m.to === to);
+    if (!mail?.url) throw new Error(`no e-mail with a link to ${to}`);
+    return { ...Object.fromEntries(new URL(mail.url).searchParams), code: mail.code ?? "" };
+  };
+  const operation = fc.constantFrom("signUp", "verifyEmail", "requestPasswordReset", "resetPassword", "changePassword");
+  return {
+    name: "password-account fields as a client may send them: a result or a 4xx AuthError, and success only on the genuine values",
+    async property() {
+      const csrf = await csrfToken(config, browser);
+      const mutations = fc.record({ a: mutation, b: mutation, c: mutation, d: mutation });
+      return fc.asyncProperty(operation, mutations, fc.boolean(), nasty, async (op, m, sameBrowser, extraCookies) => {
+        // A fresh user per run, with a password and a session begun an hour ago (so a change needs
+        // the current password); the flows that need one get a genuine link or code first.
+        const email = `${randomUUID().slice(0, 8)}@example.com`;
+        const user = await createUser({ id: randomUUID(), email, emailVerified: new Date(), name: "U" });
+        await accounts.passwords.setPasswordHash(user.id, await hashPassword(PASSWORD, accounts.hash));
+        const session = sealToken(
+          { sub: user.id, email, sid: randomUUID(), auth_time: Math.floor(Date.now() / 1000) - 3600 },
+          [SECRET],
+          SALT,
+          7200,
+        );
+        const cookieHeader = [sameBrowser ? browser.header() : "", `${SALT}=${session}`, extraCookies].join("; ");
+        const request: AccountsRequest = { protocol: "http", host: "localhost:3000", cookieHeader };
+
+        let call: () => Promise<{ ok: unknown }>;
+        let genuine: boolean;
+        switch (op) {
+          case "signUp":
+            call = () =>
+              signUp(request, config, accounts, { email: m.a(`new-${email}`), password: m.b(PASSWORD), clientAddress });
+            genuine = true;
+            break;
+          case "verifyEmail": {
+            const fresh = `v-${email}`;
+            const up = await signUp(request, config, accounts, { email: fresh, password: PASSWORD, clientAddress });
+            if (!up.ok) throw new Error("the genuine sign-up was refused");
+            const link = linkOf(fresh);
+            const given = sameBrowser
+              ? { code: m.a(link.code ?? "") }
+              : {
+                  token: m.a(link.token ?? ""),
+                  email: m.b(link.email ?? ""),
+                  user: m.c(link.user ?? ""),
+                  password: m.d(PASSWORD),
+                };
+            // The browser that signed up holds the cookie that lets it type the code.
+            // Only the browser that signed up holds the cookie that lets it type the code (or open
+            // the link without the password).
+            const there = sameBrowser
+              ? { ...request, cookieHeader: `${up.setCookie.map((c) => c.split(";")[0]).join("; ")}; ${extraCookies}` }
+              : request;
+            call = () => verifyEmail(there, config, accounts, { ...given, clientAddress });
+            genuine = sameBrowser
+              ? // A typed code may carry spaces and dashes ("123 456", "123-456"), and nothing else.
+                typeof given.code === "string" && given.code.replace(/[\s-]/g, "") === link.code
+              : given.token === link.token && given.user === link.user && given.password === PASSWORD;
+            break;
+          }
+          case "requestPasswordReset":
+            call = () => requestPasswordReset(request, config, accounts, { email: m.a(email), clientAddress });
+            genuine = true;
+            break;
+          case "resetPassword": {
+            await requestPasswordReset(request, config, accounts, { email, clientAddress });
+            const link = linkOf(email);
+            const given = { token: m.a(link.token ?? ""), email: m.b(link.email ?? ""), user: m.c(link.user ?? "") };
+            call = () =>
+              resetPassword(request, config, accounts, { ...given, password: m.d(NEW_PASSWORD), clientAddress });
+            genuine = given.token === link.token && given.user === link.user;
+            break;
+          }
+          default: {
+            const given = { csrfToken: m.a(csrf), currentPassword: m.b(PASSWORD), newPassword: m.c(NEW_PASSWORD) };
+            call = () => changePassword(request, config, accounts, { ...given, clientAddress });
+            genuine = sameBrowser && given.csrfToken === csrf && given.currentPassword === PASSWORD;
+          }
+        }
+        let outcome: { result: { ok: unknown } } | { error: unknown };
+        try {
+          outcome = { result: await bounded(call(), 10_000, op) };
+        } catch (error) {
+          outcome = { error };
+        }
+        if ("error" in outcome) {
+          // The caller's mistake or the client's: typed, 4xx. Anything else is a finding.
+          const { error } = outcome;
+          expect(error, `${op} threw ${String(error)}`).toBeInstanceOf(AuthError);
+          if (op === "changePassword") expect(error).toBeInstanceOf(MissingCSRF);
+          expect((error as { status?: number }).status ?? 400, `${op} threw ${String(error)}`).toBeLessThan(500);
+          return;
+        }
+        const { result } = outcome;
+        expect(typeof result.ok, `${op} answered ${JSON.stringify(result)}`).toBe("boolean");
+        if (result.ok) expect(genuine, `${op} succeeded on altered values: ${JSON.stringify(result)}`).toBe(true);
       });
     },
   };

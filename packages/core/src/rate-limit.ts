@@ -143,6 +143,23 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 
   async increment(key: string, windowMs: number): Promise<RateLimitHit> {
+    return this.incrementNow(key, windowMs);
+  }
+
+  async decrement(key: string): Promise<void> {
+    this.decrementNow(key);
+  }
+
+  /**
+   * {@link increment}, answered at once: the counters are in this process's memory. Latchkey's own
+   * limiters call it (sparing a promise per counter) unless a subclass replaces `increment`.
+   *
+   * @example
+   * ```ts
+   * store.incrementNow("credentials:ip:203.0.113.7", 15 * 60 * 1000) // { count: 1, resetAt }
+   * ```
+   */
+  incrementNow(key: string, windowMs: number): RateLimitHit {
     const now = Date.now();
     this.#sweep(now);
     let hit = this.#protected.get(key) ?? this.#probation.get(key);
@@ -164,7 +181,15 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return { ...hit };
   }
 
-  async decrement(key: string): Promise<void> {
+  /**
+   * {@link decrement}, done at once (see {@link incrementNow}).
+   *
+   * @example
+   * ```ts
+   * store.decrementNow("credentials:idc:credentials:…") // the reservation of a sign-in that succeeded
+   * ```
+   */
+  decrementNow(key: string): void {
     const hit = this.#protected.get(key) ?? this.#probation.get(key);
     if (hit && hit.resetAt > Date.now() && hit.count > 0) hit.count--;
   }

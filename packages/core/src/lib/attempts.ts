@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
 import { isIPv4, isIPv6 } from "node:net";
 import { AuthError, RateLimited } from "../errors.js";
-import type { RateLimit, RateLimitHit, RateLimitStore } from "../rate-limit.js";
+import { MemoryRateLimitStore, type RateLimit, type RateLimitHit, type RateLimitStore } from "../rate-limit.js";
+import type { Awaitable } from "../shapes/data.js";
 import { admitAnonymous, admitRecord, recordAudit } from "./audit/record.js";
+import { atHand, isThenable } from "./awaitable.js";
 import type { Context } from "./context.js";
 import { errorOf } from "./error-of.js";
 import { foldIdentifier } from "./fold-identifier.js";
@@ -102,61 +104,142 @@ function limited(hit: RateLimitHit, what: string): RateLimited {
 }
 
 /**
+ * The store's `increment`, answered at once by the in-memory store (no promise), unless a subclass
+ * replaced its `increment`; any other store's promise.
+ */
+function incrementOn(store: RateLimitStore, key: string, windowMs: number): Awaitable<RateLimitHit> {
+  return store instanceof MemoryRateLimitStore && store.increment === MemoryRateLimitStore.prototype.increment
+    ? store.incrementNow(key, windowMs)
+    : store.increment(key, windowMs);
+}
+
+/** The store's `decrement`, done at once by the in-memory store (see {@link incrementOn}). */
+function decrementOn(store: RateLimitStore, key: string): Awaitable<void> {
+  return store instanceof MemoryRateLimitStore && store.decrement === MemoryRateLimitStore.prototype.decrement
+    ? store.decrementNow(key)
+    : store.decrement(key);
+}
+
+/** The first counter of a stage that its increment took over the limit. */
+function overLimit(
+  stage: Counter[],
+  hits: readonly RateLimitHit[],
+): { counter: Counter; hit: RateLimitHit } | undefined {
+  for (const [i, counter] of stage.entries()) {
+    const hit = hits[i];
+    if (hit !== undefined && hit.count > counter.limit.max) return { counter, hit };
+  }
+  return undefined;
+}
+
+/** A failure while reserving: a refusal (an `AuthError`) goes on; a store failure is logged and lets the attempt through. */
+function storeFailed(ctx: Pick<Context, "config">, e: unknown): null {
+  if (e instanceof AuthError) throw e;
+  ctx.config.logger.error(
+    new AuthError("The rate-limit store failed; the attempt was let through", { err: errorOf(e) }),
+  );
+  return null;
+}
+
+/**
  * Reserves one attempt on every counter, stage by stage (the counters of a stage in parallel).
  * The reservation is the increment itself, so concurrent attempts can never all read "below the
  * limit". A refused attempt gives back everything it reserved: it did not happen, and it must not
  * use up an honest client's budget (the tight counter of the pair before the loose one).
  * Returns the keys reserved, or null when the store failed (logged; the attempt goes through: an
- * outage of the limiter must not lock every user out).
+ * outage of the limiter must not lock every user out). Synchronous while the store answers at once
+ * (the in-memory store); a promise from the first stage a store answers with one.
  */
-async function reserve(
+function reserve(
   ctx: Pick<Context, "config">,
   store: RateLimitStore,
   stages: Counter[][],
   attempt: Attempt,
-): Promise<string[] | null> {
+): Awaitable<string[] | null> {
   const reserved: string[] = [];
+  for (const [i, stage] of stages.entries()) {
+    if (stage.length === 0) continue;
+    let answers: Awaitable<RateLimitHit>[];
+    try {
+      answers = stage.map((c) => incrementOn(store, c.key, c.limit.windowSeconds * 1000));
+    } catch (e) {
+      return storeFailed(ctx, e);
+    }
+    const hits = atHand(answers);
+    if (!hits) return reserveFrom(ctx, store, stages, attempt, { stage: i, answers, reserved });
+    for (const c of stage) reserved.push(c.key);
+    const over = overLimit(stage, hits);
+    if (over) return refuse(ctx, store, reserved, over, attempt);
+  }
+  return reserved;
+}
+
+/** {@link reserve} from the stage whose store answered with a promise on. */
+async function reserveFrom(
+  ctx: Pick<Context, "config">,
+  store: RateLimitStore,
+  stages: Counter[][],
+  attempt: Attempt,
+  started: { stage: number; answers: Awaitable<RateLimitHit>[]; reserved: string[] },
+): Promise<string[] | null> {
+  const { reserved } = started;
   try {
-    for (const stage of stages) {
-      if (stage.length === 0) continue;
-      const hits = await Promise.all(stage.map((c) => store.increment(c.key, c.limit.windowSeconds * 1000)));
+    for (const [i, stage] of stages.entries()) {
+      if (i < started.stage || stage.length === 0) continue;
+      const hits = await Promise.all(
+        i === started.stage
+          ? started.answers
+          : stage.map((c) => incrementOn(store, c.key, c.limit.windowSeconds * 1000)),
+      );
       for (const c of stage) reserved.push(c.key);
-      const over = stage
-        .map((counter, i) => ({ counter, hit: hits[i] }))
-        .find(({ counter, hit }) => hit !== undefined && hit.count > counter.limit.max);
-      if (over?.hit) {
-        await giveBack(ctx, store, reserved);
-        await auditLimited(ctx, over.counter, over.hit, attempt);
-        throw limited(over.hit, over.counter.what);
-      }
+      const over = overLimit(stage, hits);
+      if (over) return await refuse(ctx, store, reserved, over, attempt);
     }
     return reserved;
   } catch (e) {
-    if (e instanceof AuthError) throw e;
-    ctx.config.logger.error(
-      new AuthError("The rate-limit store failed; the attempt was let through", { err: errorOf(e) }),
-    );
-    return null;
+    return storeFailed(ctx, e);
   }
 }
 
-async function giveBack(ctx: Pick<Context, "config">, store: RateLimitStore, keys: string[]): Promise<void> {
+/** A counter went over its limit: everything reserved goes back, the refusal is audited, and `RateLimited` thrown. */
+async function refuse(
+  ctx: Pick<Context, "config">,
+  store: RateLimitStore,
+  reserved: string[],
+  over: { counter: Counter; hit: RateLimitHit },
+  attempt: Attempt,
+): Promise<null> {
   try {
-    await Promise.all(keys.map((key) => store.decrement(key)));
+    await giveBack(ctx, store, reserved);
+    await auditLimited(ctx, over.counter, over.hit, attempt);
   } catch (e) {
+    return storeFailed(ctx, e);
+  }
+  throw limited(over.hit, over.counter.what);
+}
+
+/** Gives back reserved keys; a store failure is logged, never thrown. Synchronous on the in-memory store. */
+function giveBack(ctx: Pick<Context, "config">, store: RateLimitStore, keys: string[]): Awaitable<void> {
+  const failed = (e: unknown) =>
     ctx.config.logger.error(
       new AuthError("The rate-limit store failed to give back a reservation", { err: errorOf(e) }),
     );
+  let answers: Awaitable<void>[];
+  try {
+    answers = keys.map((key) => decrementOn(store, key));
+  } catch (e) {
+    return failed(e);
   }
+  if (answers.some(isThenable)) return Promise.all(answers).then(() => undefined, failed);
 }
 
 /** What a credentials attempt holds until its outcome is known. */
 export interface CredentialsReservation {
   /** `authorize()` returned a user: the attempt was not a guess, its reservation is given back. */
-  succeeded(): Promise<void>;
+  succeeded(): Awaitable<void>;
 }
 
-const nothingReserved: CredentialsReservation = { succeeded: async () => {} };
+const nothingReserved: CredentialsReservation = { succeeded: () => {} };
 
 /**
  * Reserves a credentials attempt before `authorize()` runs, or throws `RateLimited`.
@@ -172,12 +255,12 @@ const nothingReserved: CredentialsReservation = { succeeded: async () => {} };
  * `succeeded()`): a `null`, a thrown `CredentialsSignin` and any other error alike, so that no
  * outcome an attacker can provoke is free.
  */
-export async function reserveCredentialsAttempt(
+export function reserveCredentialsAttempt(
   req: RequestInternal,
   ctx: Context,
   providerId: string,
   identifier: string | undefined,
-): Promise<CredentialsReservation> {
+): Awaitable<CredentialsReservation> {
   const limits = ctx.config.rateLimit;
   if (!limits) return nothingReserved;
   const client = clientKey(req.clientIp);
@@ -209,16 +292,19 @@ export async function reserveCredentialsAttempt(
         ],
       ]
     : [[pair]];
-  const reserved = await reserve(ctx, limits.store, stages, {
+  const reserved = reserve(ctx, limits.store, stages, {
     provider: providerId,
     identifier,
     clientAddress: req.clientIp,
   });
-  if (!reserved) return nothingReserved;
-  // The per-address counter counts attempts of any outcome; only the identifier's counters are
-  // given back on success.
-  const identifierKeys = reserved.filter((key) => !key.startsWith("credentials:ip:"));
-  return { succeeded: () => giveBack(ctx, limits.store, identifierKeys) };
+  const reservation = (keys: string[] | null): CredentialsReservation => {
+    if (!keys) return nothingReserved;
+    // The per-address counter counts attempts of any outcome; only the identifier's counters are
+    // given back on success.
+    const identifierKeys = keys.filter((key) => !key.startsWith("credentials:ip:"));
+    return { succeeded: () => giveBack(ctx, limits.store, identifierKeys) };
+  };
+  return isThenable(reserved) ? reserved.then(reservation) : reservation(reserved);
 }
 
 /**

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { Adapter } from "../adapters.js";
 import { adapterMethods, secondFactorMethods } from "../adapters.js";
 import {
@@ -38,6 +37,7 @@ import type { Secrets } from "./jwe.js";
 import { createLogger } from "./logger.js";
 import { fieldOf, isPlainObject, merge } from "./merge.js";
 import { applyProviderOptions } from "./provider-options.js";
+import { randomHexFromPool } from "./random-pool.js";
 import { isSecretOrControlField, resolveRateLimit } from "./rate-limits.js";
 import { defaultRedirect } from "./redirect.js";
 import { LOCK_TTL_MS } from "./refresh/single-flight.js";
@@ -463,7 +463,7 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
     maxAge,
     updateAge: positiveSeconds("session.updateAge", config.session?.updateAge, DAY, true),
     // 256 random bits: a session token is a bearer credential.
-    generateSessionToken: config.session?.generateSessionToken ?? (() => randomBytes(32).toString("hex")),
+    generateSessionToken: config.session?.generateSessionToken ?? (() => randomHexFromPool(32)),
     recordClientAddress: config.session?.recordClientAddress === true,
     maxPerUser: config.session?.maxPerUser ?? 100,
   };

@@ -1,5 +1,6 @@
 import { MissingCSRF } from "../errors.js";
-import type { Cookie, CookieOption } from "../shapes/data.js";
+import type { Awaitable, Cookie, CookieOption } from "../shapes/data.js";
+import { isThenable } from "./awaitable.js";
 import { cookiesFor } from "./config.js";
 import type { InternalProvider, ResolvedConfig } from "./config-types.js";
 import type { CookieRole } from "./cookies.js";
@@ -30,8 +31,11 @@ export interface Context {
    * posted) unless the body carries the token of a cookie we signed.
    */
   requireCsrf(what: string): void;
-  /** The validated callback URL (from the body, the query or its cookie); its cookie is queued when it changes. */
-  callbackUrl(): Promise<string>;
+  /**
+   * The validated callback URL (from the body, the query or its cookie); its cookie is queued when
+   * it changes. At once unless the `redirect` callback answers with a promise.
+   */
+  callbackUrl(): Awaitable<string>;
   /**
    * The browser binding value minted on this request (`binding.ts`), when the browser had none:
    * every flow this request starts seals the same one.
@@ -54,7 +58,7 @@ export function createContext(req: RequestInternal, config: ResolvedConfig): Con
   const cookieOptions = cookiesFor(config, origin);
   const cookies: Cookie[] = [];
   let csrf: { token: string; verified: boolean } | undefined;
-  let callbackUrl: Promise<string> | undefined;
+  let callbackUrl: string | Promise<string> | undefined;
 
   return {
     config,
@@ -84,16 +88,26 @@ export function createContext(req: RequestInternal, config: ResolvedConfig): Con
       if (!this.csrf().verified) throw new MissingCSRF(`${what} was posted without a valid CSRF token`);
     },
     callbackUrl() {
-      callbackUrl ??= (async () => {
-        const option = cookieOptions.callbackUrl;
-        const fromCookie = req.cookies[option.name];
-        const param = req.body?.callbackUrl ?? req.query.callbackUrl;
-        const candidate = typeof param === "string" && param ? param : fromCookie;
-        let url = origin;
-        if (candidate) url = await config.callbacks.redirect({ url: candidate, baseUrl: origin });
+      if (callbackUrl !== undefined) return callbackUrl;
+      const option = cookieOptions.callbackUrl;
+      const fromCookie = req.cookies[option.name];
+      const param = req.body?.callbackUrl ?? req.query.callbackUrl;
+      const candidate = typeof param === "string" && param ? param : fromCookie;
+      const settle = (url: string) => {
         if (url !== fromCookie) cookies.push({ name: option.name, value: url, options: option.options });
         return url;
-      })();
+      };
+      if (!candidate) {
+        callbackUrl = settle(origin);
+        return callbackUrl;
+      }
+      try {
+        const url = config.callbacks.redirect({ url: candidate, baseUrl: origin });
+        callbackUrl = isThenable(url) ? Promise.resolve(url).then(settle) : settle(url);
+      } catch (e) {
+        // Remembered as the answer, as a rejected promise: every caller hears the same failure.
+        callbackUrl = Promise.reject(e);
+      }
       return callbackUrl;
     },
   };

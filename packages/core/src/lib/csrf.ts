@@ -1,5 +1,6 @@
-import { createHmac, hkdfSync, randomFillSync, timingSafeEqual } from "node:crypto";
+import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
 import type { Secrets } from "./jwe.js";
+import { randomHexFromPool } from "./random-pool.js";
 
 /**
  * Double-submit CSRF tokens (spec §5.4). The cookie holds `token|mac`, where `mac` is an
@@ -23,29 +24,10 @@ function mac(key: Buffer, token: string): Buffer {
   return createHmac("sha256", key).update(token).digest();
 }
 
-// Every `GET /csrf` and sign-in page makes a token. The CSPRNG is asked for 4 KiB at a time, not
-// 32 bytes per token: one call for 128 tokens instead of one each (the call, not the bytes, is what
-// costs). Each slice is used once and zeroed as it is taken, so the pool never holds a token that
-// was handed out.
-const POOL_BYTES = 4096;
-const TOKEN_BYTES = 32;
-const pool = Buffer.alloc(POOL_BYTES);
-let taken = POOL_BYTES;
-
-function randomTokenHex(): string {
-  if (taken + TOKEN_BYTES > POOL_BYTES) {
-    randomFillSync(pool);
-    taken = 0;
-  }
-  const hex = pool.toString("hex", taken, taken + TOKEN_BYTES);
-  pool.fill(0, taken, taken + TOKEN_BYTES);
-  taken += TOKEN_BYTES;
-  return hex;
-}
-
 /** A new token and the cookie value that proves it. */
 export function createCsrfToken(keys: CsrfKeys): { token: string; cookieValue: string } {
-  const token = randomTokenHex();
+  // 32 bytes of the shared pool (random-pool.ts): one CSPRNG call serves many tokens.
+  const token = randomHexFromPool(32);
   return { token, cookieValue: `${token}|${mac(keys.keys[0], token).toString("hex")}` };
 }
 

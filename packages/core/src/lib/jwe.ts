@@ -10,11 +10,11 @@ import {
   createHash,
   createHmac,
   hkdfSync,
-  randomBytes,
   randomUUID,
   timingSafeEqual,
 } from "node:crypto";
 import type { JWT } from "../shapes/jwt.js";
+import { randomBytesFromPool } from "./random-pool.js";
 
 /** Seconds of clock difference tolerated on `exp`, as Auth.js does. */
 const CLOCK_TOLERANCE = 15;
@@ -71,7 +71,7 @@ export function sealToken(claims: Record<string, unknown>, secrets: Secrets, sal
   const key = deriveKey(secrets[0], salt);
   const issuedAt = now();
   const payload = JSON.stringify({ ...claims, iat: issuedAt, exp: issuedAt + maxAge, jti: randomUUID() });
-  const iv = randomBytes(16);
+  const iv = randomBytesFromPool(16);
   const cipher = createCipheriv("aes-256-cbc", key.encKey, iv);
   const ciphertext = Buffer.concat([cipher.update(payload, "utf8"), cipher.final()]);
   return `${key.header}..${iv.toString("base64url")}.${ciphertext.toString("base64url")}.${tag(key, key.header, iv, ciphertext).toString("base64url")}`;

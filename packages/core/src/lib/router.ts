@@ -1,5 +1,5 @@
 import { UnknownAction } from "../errors.js";
-import type { ResponseInternal } from "../shapes/data.js";
+import type { Awaitable, ResponseInternal } from "../shapes/data.js";
 import { callback } from "./actions/callback.js";
 import { csrf } from "./actions/csrf.js";
 import { error, verifyRequest } from "./actions/pages.js";
@@ -11,8 +11,11 @@ import { webauthnOptions } from "./actions/webauthn-options.js";
 import type { Context } from "./context.js";
 import type { RequestInternal } from "./request.js";
 
-/** The one dispatch from (method, action) to the action that serves it. */
-export async function route(req: RequestInternal, ctx: Context): Promise<ResponseInternal> {
+/**
+ * The one dispatch from (method, action) to the action that serves it: the action's own answer
+ * or promise, passed on as it is (no promise of its own around it). Throws `UnknownAction`.
+ */
+export function route(req: RequestInternal, ctx: Context): Awaitable<ResponseInternal> {
   if (req.method === "GET") {
     switch (req.action) {
       case "session":

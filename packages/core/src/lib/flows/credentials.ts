@@ -3,6 +3,7 @@ import { AuthError, CallbackRouteError, CredentialsSignin } from "../../errors.j
 import type { Account, ResponseInternal, User } from "../../shapes/data.js";
 import { reserveCredentialsAttempt } from "../attempts.js";
 import { noteSignInAttempt } from "../audit/sign-in.js";
+import { isThenable } from "../awaitable.js";
 import type { Context } from "../context.js";
 import { errorOf } from "../error-of.js";
 import { warnOnce } from "../logger.js";
@@ -89,13 +90,15 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   const credentials: Record<string, unknown> = { ...req.body };
   const identifier = attemptIdentifier(ctx, provider, credentials);
   noteSignInAttempt(ctx, { identifier });
-  const attempt = await reserveCredentialsAttempt(req, ctx, provider.id, identifier);
+  const reserving = reserveCredentialsAttempt(req, ctx, provider.id, identifier);
+  const attempt = isThenable(reserving) ? await reserving : reserving;
   let user: User | null;
   try {
-    user = await provider.authorize(
+    const answered = provider.authorize(
       credentials,
       lazyRequest(() => req.toRequest()),
     );
+    user = isThenable(answered) ? await answered : answered;
   } catch (e) {
     if (e instanceof AuthError) throw e;
     throw new CallbackRouteError("The credentials provider's authorize() threw", {
@@ -106,15 +109,20 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   if (!user) throw new CredentialsSignin("authorize() returned no user");
   // The right credentials are not a guess: the reservation goes back, so an owner who signs in
   // often is never limited, while every failure keeps its count.
-  await attempt.succeeded();
+  const givenBack = attempt.succeeded();
+  if (isThenable(givenBack)) await givenBack;
   const database = ctx.config.session.strategy === "database";
   const id = database ? storedId(provider, user) : (user.id?.toString() ?? randomUUID());
   const signedIn: User = { ...user, id };
   const account: Account = { providerAccountId: id, type: "credentials", provider: provider.id };
 
-  const redirect = await askSignIn(ctx, { user: signedIn, account, credentials });
+  // The callbacks answer at once unless the application made them asynchronous: no promise is
+  // paid for an answer at hand.
+  const asked = askSignIn(ctx, { user: signedIn, account, credentials });
+  const redirect = isThenable(asked) ? await asked : asked;
   if (redirect) return { redirect, cookies: ctx.cookies };
-  const callbackUrl = await ctx.callbackUrl();
+  const landingUrl = ctx.callbackUrl();
+  const callbackUrl = isThenable(landingUrl) ? await landingUrl : landingUrl;
   if (!database) {
     await startSession(req, ctx, { user: signedIn, account });
     return landing(ctx, callbackUrl, false);

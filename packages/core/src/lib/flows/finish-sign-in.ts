@@ -1,16 +1,17 @@
 import { randomUUID } from "node:crypto";
 import type { AdapterSession, AdapterUser } from "../../adapters.js";
 import { AccessDenied, AuthError } from "../../errors.js";
-import type { Account, Profile, ResponseInternal, User } from "../../shapes/data.js";
+import type { Account, Awaitable, Profile, ResponseInternal, User } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
 import { recordSignInSuccess } from "../audit/sign-in.js";
+import { isThenable } from "../awaitable.js";
 import type { Context } from "../context.js";
 import { clearChunkedCookie } from "../cookies.js";
 import { errorOf } from "../error-of.js";
 import { providerTokensOf } from "../refresh/tokens.js";
 import type { RequestInternal } from "../request.js";
 import { describeUserAgent } from "../session/device.js";
-import { keepSessionIdentity, sessionTokenCookies } from "../session/jwt-strategy.js";
+import { keepSessionIdentity, sessionCookiesOf } from "../session/jwt-strategy.js";
 import { databaseSessionId } from "../session/session-id.js";
 import { withQuery } from "../url.js";
 import { holdForSecondFactor, methodOf, totpProviderOf } from "./second-factor/pending.js";
@@ -18,8 +19,9 @@ import { holdForSecondFactor, methodOf, totpProviderOf } from "./second-factor/p
 /**
  * Asks the `signIn` callback. Returns nothing to continue, or the URL it redirected to (already
  * passed through the `redirect` callback). `false` and unexpected throws become `AccessDenied`.
+ * At once when the callbacks answer at once (the default ones do); a promise otherwise.
  */
-export async function askSignIn(
+export function askSignIn(
   ctx: Context,
   params: {
     user: User | AdapterUser;
@@ -28,17 +30,33 @@ export async function askSignIn(
     credentials?: Record<string, unknown>;
     email?: { verificationRequest?: boolean };
   },
-): Promise<string | undefined> {
-  let verdict: boolean | string;
+): Awaitable<string | undefined> {
+  let verdict: Awaitable<boolean | string>;
   try {
-    verdict = await ctx.config.callbacks.signIn(params);
+    verdict = ctx.config.callbacks.signIn(params);
   } catch (e) {
-    if (e instanceof AuthError) throw e;
-    throw new AccessDenied(errorOf(e));
+    throw refusal(e);
   }
+  if (isThenable(verdict)) {
+    return Promise.resolve(verdict).then(
+      (answer) => afterVerdict(ctx, answer),
+      (e: unknown) => {
+        throw refusal(e);
+      },
+    );
+  }
+  return afterVerdict(ctx, verdict);
+}
+
+/** What a throwing `signIn` callback means: its own `AuthError`, else `AccessDenied`. */
+function refusal(e: unknown): AuthError {
+  return e instanceof AuthError ? e : new AccessDenied(errorOf(e));
+}
+
+function afterVerdict(ctx: Context, verdict: boolean | string): Awaitable<string | undefined> {
   if (!verdict) throw new AccessDenied("The signIn callback refused the user");
   if (typeof verdict !== "string") return undefined;
-  return await ctx.config.callbacks.redirect({ url: verdict, baseUrl: ctx.origin });
+  return ctx.config.callbacks.redirect({ url: verdict, baseUrl: ctx.origin });
 }
 
 /**
@@ -111,7 +129,7 @@ export async function startSession(
     // `jwt` callback sees them and may drop them.
     const providerTokens = config.accessTokens.jwt ? providerTokensOf(account) : undefined;
     if (providerTokens && account) initial.providerTokens = { [account.provider]: providerTokens };
-    const token = await config.callbacks.jwt({
+    const answered = config.callbacks.jwt({
       token: initial,
       user,
       account,
@@ -119,6 +137,7 @@ export async function startSession(
       isNewUser,
       trigger: isNewUser ? "signUp" : "signIn",
     });
+    const token = isThenable(answered) ? await answered : answered;
     if (token === null) {
       // The application declined to keep a token: no session, and any old one is removed.
       ctx.cookies.push(...clearChunkedCookie(req.cookies, cookie.name, cookie.options));
@@ -126,9 +145,10 @@ export async function startSession(
     } else {
       // The session's id, start and factors are Latchkey's facts: the callback cannot drop or change them.
       const kept = keepSessionIdentity(token, { sid: identity.sid, authTime: identity.auth_time, amr });
-      const cookies = await sessionTokenCookies(config, req.cookies, cookie, kept);
+      const sealed = sessionCookiesOf(config, req.cookies, cookie, kept);
+      const cookies = isThenable(sealed) ? await sealed : sealed;
       // Its `auth_time` is fixed now: a revocation not yet seen began after it, and refuses it.
-      if (await params.revokedSince?.()) return false;
+      if (params.revokedSince && (await params.revokedSince())) return false;
       ctx.cookies.push(...cookies);
     }
   } else {
@@ -150,7 +170,7 @@ export async function startSession(
     if (amr) record.amr = amr;
     const created = await adapter.createSession!(record);
     // Stored now: a revocation not yet seen will delete it, one already seen ends it here.
-    if (await params.revokedSince?.()) {
+    if (params.revokedSince && (await params.revokedSince())) {
       await adapter.deleteSession!(created.sessionToken);
       return false;
     }
@@ -168,10 +188,12 @@ export async function startSession(
     // An HMAC per sign-in, paid only when an audit trail records it.
     if (config.audit) sessionId = databaseSessionId(config, created.sessionToken);
   }
-  await Promise.all([
-    config.events.signIn?.({ user, account, profile, isNewUser }),
-    recordSignInSuccess(req, ctx, { userId: user.id?.toString(), provider: account?.provider, sessionId }),
-  ]);
+  // Both at once; awaited only when one of them is under way (an event handler, an audit trail).
+  const event = config.events.signIn?.({ user, account, profile, isNewUser });
+  const recorded = config.audit
+    ? recordSignInSuccess(req, ctx, { userId: user.id?.toString(), provider: account?.provider, sessionId })
+    : undefined;
+  if (isThenable(event) || recorded) await Promise.all([event, recorded]);
   return true;
 }
 

@@ -1,5 +1,5 @@
 import { JWTSessionError, SessionCookieTooLarge } from "../../errors.js";
-import type { Cookie, Session } from "../../shapes/data.js";
+import type { Awaitable, Cookie, Session } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
 import type { ResolvedConfig } from "../config-types.js";
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../cookies.js";
@@ -104,10 +104,40 @@ export async function sessionTokenCookies(
   cookie: { name: string; options: Cookie["options"] },
   token: JWT,
 ): Promise<Cookie[]> {
+  return sessionCookiesOf(config, requestCookies, cookie, token);
+}
+
+/**
+ * {@link sessionTokenCookies}, at once with the built-in encoder (a configured `jwt.encode` may
+ * answer with a promise): a sign-in does not pay a promise for a token it seals synchronously.
+ */
+export function sessionCookiesOf(
+  config: ResolvedConfig,
+  requestCookies: Record<string, string>,
+  cookie: { name: string; options: Cookie["options"] },
+  token: JWT,
+): Awaitable<Cookie[]> {
   const { name } = cookie;
-  const value = config.jwt.encode
-    ? await config.jwt.encode({ token, secret: [...config.jwt.secrets], salt: name, maxAge: config.jwt.maxAge })
-    : sealToken(token, config.jwt.secrets, name, config.jwt.maxAge);
+  if (!config.jwt.encode) {
+    return sessionCookiesFor(
+      config,
+      requestCookies,
+      cookie,
+      sealToken(token, config.jwt.secrets, name, config.jwt.maxAge),
+    );
+  }
+  const encoded = config.jwt.encode({ token, secret: [...config.jwt.secrets], salt: name, maxAge: config.jwt.maxAge });
+  return Promise.resolve(encoded).then((value) => sessionCookiesFor(config, requestCookies, cookie, value));
+}
+
+/** The cookies of an encoded session token (see {@link sessionTokenCookies}). */
+function sessionCookiesFor(
+  config: ResolvedConfig,
+  requestCookies: Record<string, string>,
+  cookie: { name: string; options: Cookie["options"] },
+  value: string,
+): Cookie[] {
+  const { name } = cookie;
   const expires = new Date(Date.now() + config.session.maxAge * 1000);
   try {
     return writeChunkedCookie(

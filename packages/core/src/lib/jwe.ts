@@ -9,7 +9,9 @@ import {
   createDecipheriv,
   createHash,
   createHmac,
+  createSecretKey,
   hkdfSync,
+  type KeyObject,
   randomUUID,
   timingSafeEqual,
 } from "node:crypto";
@@ -22,11 +24,14 @@ const CLOCK_TOLERANCE = 15;
 const MAX_TOKEN_LENGTH = 64 * 1024;
 
 interface DerivedKey {
-  macKey: Buffer;
+  /** A KeyObject, made once: an HMAC under a raw Buffer key imports it again at every call. */
+  macKey: KeyObject;
   encKey: Buffer;
   kid: string;
   /** base64url of the protected header, ready to prefix a token. */
   header: string;
+  /** The AAD length block of `header` (what every token this key seals authenticates). */
+  headerLength: Buffer;
 }
 
 // Keys by (secret, salt). Bounded: an application has a handful of salts (cookie names) and
@@ -44,7 +49,13 @@ function deriveKey(secret: string, salt: string): DerivedKey {
     .update(`{"k":"${raw.toString("base64url")}","kty":"oct"}`)
     .digest("base64url");
   const header = Buffer.from(JSON.stringify({ alg: "dir", enc: "A256CBC-HS512", kid })).toString("base64url");
-  key = { macKey: raw.subarray(0, 32), encKey: raw.subarray(32), kid, header };
+  key = {
+    macKey: createSecretKey(raw.subarray(0, 32)),
+    encKey: raw.subarray(32),
+    kid,
+    header,
+    headerLength: aadLength(header),
+  };
   if (keyCache.size >= KEY_CACHE_LIMIT) {
     const [oldest] = keyCache.keys();
     if (oldest !== undefined) keyCache.delete(oldest);
@@ -53,9 +64,15 @@ function deriveKey(secret: string, salt: string): DerivedKey {
   return key;
 }
 
-function tag(key: DerivedKey, aad: string, iv: Buffer, ciphertext: Buffer): Buffer {
+/** AL of RFC 7516 B.3: the AAD's length in bits, as a 64-bit big-endian number. */
+function aadLength(aad: string): Buffer {
   const al = Buffer.alloc(8);
   al.writeBigUInt64BE(BigInt(aad.length * 8));
+  return al;
+}
+
+function tag(key: DerivedKey, aad: string, iv: Buffer, ciphertext: Buffer): Buffer {
+  const al = aad === key.header ? key.headerLength : aadLength(aad);
   return createHmac("sha512", key.macKey).update(aad).update(iv).update(ciphertext).update(al).digest().subarray(0, 32);
 }
 

@@ -19,6 +19,7 @@ export const APPS = [
   "authjs",
   "latchkey-sqlite",
   "latchkey-postgres",
+  "latchkey-postgres-credentials",
   "latchkey-revocation",
   "hono-bare",
   "hono",
@@ -37,6 +38,7 @@ export const LABELS = {
   authjs: "Auth.js",
   "latchkey-sqlite": "Latchkey (SQLite)",
   "latchkey-postgres": "Latchkey (PostgreSQL)",
+  "latchkey-postgres-credentials": "Latchkey (PostgreSQL, credentials)",
   "latchkey-revocation": "Latchkey, revocation on (Redis)",
   "hono-bare": "bare Hono",
   hono: "Latchkey on Hono",
@@ -54,6 +56,12 @@ const json = (body) => {
   }
 };
 const isAda = (session) => session?.user?.email === "ada@example.com" && typeof session.expires === "string";
+const sessionCookieValue = (headers) =>
+  [headers["set-cookie"] ?? []]
+    .flat()
+    .find((c) => c.startsWith("authjs.session-token="))
+    ?.split(";")[0]
+    .slice("authjs.session-token=".length);
 const setCookieNames = (headers) => [headers["set-cookie"] ?? []].flat().map((c) => c.slice(0, c.indexOf("=")));
 
 /**
@@ -138,6 +146,24 @@ export const CASES = [
     check: (r) => {
       if (/error=/.test(r.headers.location ?? "")) return `redirected to an error: ${r.headers.location}`;
       return setCookieNames(r.headers).includes("authjs.session-token") ? null : "no session cookie set";
+    },
+  },
+  {
+    // The same sign-in onto a database session: the user looked up by its account, a session row
+    // stored, the user's oldest session ended past `session.maxPerUser` (every sign-in of one user).
+    id: "credentials-postgres",
+    title: "credentials sign-in POST /auth/callback/credentials, database session (PostgreSQL)",
+    apps: ["latchkey-postgres-credentials"],
+    request: (p) => ({
+      method: "POST",
+      path: "/auth/callback/credentials",
+      headers: { cookie: p.csrfCookie, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrfToken: p.csrfToken, username: "ada", password: "lovelace" }).toString(),
+    }),
+    status: 302,
+    check: (r) => {
+      if (/error=/.test(r.headers.location ?? "")) return `redirected to an error: ${r.headers.location}`;
+      return /^[0-9a-f]{64}$/.test(sessionCookieValue(r.headers) ?? "") ? null : "no database session token set";
     },
   },
   {

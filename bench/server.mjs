@@ -7,6 +7,9 @@
  *   authjs             + Auth.js   (`app.use("/auth/*", ExpressAuth(config))`, its `getSession` on /me), JWT sessions
  *   latchkey-sqlite    Latchkey with database sessions through @latchkey/sql-adapter on a SQLite file
  *   latchkey-postgres  the same on PostgreSQL at 127.0.0.1:5432 (a throw-away database, dropped on exit)
+ *   latchkey-postgres-credentials  `latchkey`'s credentials provider with `databaseSessions: true` on
+ *                      that PostgreSQL setup: every sign-in finds the user by account, stores a session
+ *                      row and keeps the user's sessions within `session.maxPerUser` (the default, 100)
  *   latchkey-revocation  `latchkey` with `session.revocation` on a Redis store at 127.0.0.1:6379
  *   hono-bare, fastify-bare  Hono (on @hono/node-server) or Fastify with the bare route only
  *   hono, fastify      + Latchkey through @latchkey/hono or @latchkey/fastify (the actions under /auth,
@@ -77,7 +80,13 @@ const frameworkConfig = async (module) => ({
   },
 });
 
-if (app === "latchkey" || app === "latchkey-sqlite" || app === "latchkey-postgres" || app === "latchkey-revocation") {
+if (
+  app === "latchkey" ||
+  app === "latchkey-sqlite" ||
+  app === "latchkey-postgres" ||
+  app === "latchkey-revocation" ||
+  app === "latchkey-postgres-credentials"
+) {
   const { ExpressAuth, getSession } = await import("@latchkey/express");
   const { default: Credentials } = await import("@latchkey/express/providers/credentials");
   const config = {
@@ -97,7 +106,12 @@ if (app === "latchkey" || app === "latchkey-sqlite" || app === "latchkey-postgre
     },
   };
   if (app === "latchkey-revocation") config.session = { revocation: { store: await revocationStore() } };
-  if (app !== "latchkey" && app !== "latchkey-revocation") {
+  if (app === "latchkey-postgres-credentials") {
+    // Credentials sign-in onto a database session (the provider's opt-in), the user found by its account.
+    config.providers = [Credentials({ credentials: credentialsFields, authorize, databaseSessions: true })];
+    config.adapter = (await databaseSessions("postgres")).adapter;
+    config.session = { strategy: "database" };
+  } else if (app !== "latchkey" && app !== "latchkey-revocation") {
     // Credentials sign-in works with JWT sessions only (as in Auth.js), so the database apps get
     // an OAuth provider instead; it is never contacted: the session row is made through the adapter.
     const { default: GitHub } = await import("@latchkey/express/providers/github");

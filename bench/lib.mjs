@@ -158,7 +158,10 @@ export const CASES = [
       method: "POST",
       path: "/auth/callback/credentials",
       headers: { cookie: p.csrfCookie, "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ csrfToken: p.csrfToken, username: "ada", password: "lovelace" }).toString(),
+      // The 5,000 users the app stored (bench/server.mjs), one after the other.
+      bodies: Array.from({ length: 5000 }, (_, i) =>
+        new URLSearchParams({ csrfToken: p.csrfToken, username: `user-${i + 1}`, password: "lovelace" }).toString(),
+      ),
     }),
     status: 302,
     check: (r) => {
@@ -261,10 +264,11 @@ export async function send(port, { method = "GET", path, headers = {}, body }) {
 /** Runs a case's request once against a prepared server: null when right, else the problem. */
 export async function verify(kase, server) {
   const request = kase.request(server.prepared);
-  const r = await send(
-    server.port,
-    request.cookies ? { ...request, headers: { cookie: request.cookies[0] } } : request,
-  );
+  const r = await send(server.port, {
+    ...request,
+    ...(request.cookies ? { headers: { cookie: request.cookies[0] } } : {}),
+    ...(request.bodies ? { body: request.bodies[0] } : {}),
+  });
   if (r.status !== kase.status) return `status ${r.status}, expected ${kase.status}: ${r.body.slice(0, 200)}`;
   return kase.check(r);
 }
@@ -465,20 +469,25 @@ export async function load(server, request, { seconds, amount, connections = 10,
   const latencies = [];
   const statuses = {};
   const started = process.hrtime.bigint();
-  // A request with `cookies` sends the next one of the list with each request (round robin).
+  // A request with `cookies` (or `bodies`) sends the next one of the list with each request (round robin).
   let next = 0;
-  const rotating = request.cookies
-    ? [
-        {
-          method: request.method,
-          path: request.path,
-          setupRequest: (req) => {
-            const cookie = request.cookies[next++ % request.cookies.length];
-            return { ...req, headers: { ...req.headers, cookie } };
+  const rotating =
+    request.cookies || request.bodies
+      ? [
+          {
+            method: request.method,
+            path: request.path,
+            setupRequest: (req) => {
+              const n = next++;
+              const rotated = { ...req };
+              if (request.cookies)
+                rotated.headers = { ...req.headers, cookie: request.cookies[n % request.cookies.length] };
+              if (request.bodies) rotated.body = request.bodies[n % request.bodies.length];
+              return rotated;
+            },
           },
-        },
-      ]
-    : undefined;
+        ]
+      : undefined;
   const result = await new Promise((resolve, reject) => {
     const instance = autocannon(
       {

@@ -52,6 +52,8 @@ const authorize = async (credentials) =>
   credentials.username === "ada" && credentials.password === "lovelace"
     ? { id: "u1", name: "Ada Lovelace", email: "ada@example.com" }
     : null;
+/** The users the `latchkey-postgres-credentials` app stores, whom the `credentials-postgres` case signs in in turn. */
+const BENCH_USERS = 5000;
 const credentialsFields = {
   username: { label: "Username" },
   password: { label: "Password", type: "password" },
@@ -107,9 +109,36 @@ if (
   };
   if (app === "latchkey-revocation") config.session = { revocation: { store: await revocationStore() } };
   if (app === "latchkey-postgres-credentials") {
-    // Credentials sign-in onto a database session (the provider's opt-in), the user found by its account.
-    config.providers = [Credentials({ credentials: credentialsFields, authorize, databaseSessions: true })];
-    config.adapter = (await databaseSessions("postgres")).adapter;
+    // Credentials sign-in onto a database session (the provider's opt-in), the user found by its
+    // account. The sign-ins rotate over BENCH_USERS users stored beforehand (as their sign-ups
+    // would have), so each user holds a few sessions, as users do, not thousands.
+    const { adapter } = await databaseSessions("postgres");
+    for (let from = 1; from <= BENCH_USERS; from += 100) {
+      await Promise.all(
+        Array.from({ length: Math.min(100, BENCH_USERS - from + 1) }, async (_, i) => {
+          const id = `user-${from + i}`;
+          await adapter.createUser({ id, name: `User ${from + i}`, email: `${id}@example.com`, emailVerified: null });
+          await adapter.linkAccount({
+            userId: id,
+            type: "credentials",
+            provider: "credentials",
+            providerAccountId: id,
+          });
+        }),
+      );
+    }
+    const authorizeStored = async (credentials) =>
+      /^user-\d+$/.test(credentials.username) && credentials.password === "lovelace"
+        ? {
+            id: credentials.username,
+            name: `User ${credentials.username.slice(5)}`,
+            email: `${credentials.username}@example.com`,
+          }
+        : authorize(credentials);
+    config.providers = [
+      Credentials({ credentials: credentialsFields, authorize: authorizeStored, databaseSessions: true }),
+    ];
+    config.adapter = adapter;
     config.session = { strategy: "database" };
   } else if (app !== "latchkey" && app !== "latchkey-revocation") {
     // Credentials sign-in works with JWT sessions only (as in Auth.js), so the database apps get

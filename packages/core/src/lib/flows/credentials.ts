@@ -94,11 +94,10 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   const attempt = isThenable(reserving) ? await reserving : reserving;
   let user: User | null;
   try {
-    const answered = provider.authorize(
+    user = await provider.authorize(
       credentials,
       lazyRequest(() => req.toRequest()),
     );
-    user = isThenable(answered) ? await answered : answered;
   } catch (e) {
     if (e instanceof AuthError) throw e;
     throw new CallbackRouteError("The credentials provider's authorize() threw", {
@@ -116,13 +115,11 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   const signedIn: User = { ...user, id };
   const account: Account = { providerAccountId: id, type: "credentials", provider: provider.id };
 
-  // The callbacks answer at once unless the application made them asynchronous: no promise is
-  // paid for an answer at hand.
+  // The signIn callback answers at once unless the application made it asynchronous.
   const asked = askSignIn(ctx, { user: signedIn, account, credentials });
   const redirect = isThenable(asked) ? await asked : asked;
   if (redirect) return { redirect, cookies: ctx.cookies };
-  const landingUrl = ctx.callbackUrl();
-  const callbackUrl = isThenable(landingUrl) ? await landingUrl : landingUrl;
+  const callbackUrl = await ctx.callbackUrl();
   if (!database) {
     await startSession(req, ctx, { user: signedIn, account });
     return landing(ctx, callbackUrl, false);

@@ -7,10 +7,11 @@
  *   authjs             + Auth.js   (`app.use("/auth/*", ExpressAuth(config))`, its `getSession` on /me), JWT sessions
  *   latchkey-sqlite    Latchkey with database sessions through @latchkey/sql-adapter on a SQLite file
  *   latchkey-postgres  the same on PostgreSQL at 127.0.0.1:5432 (a throw-away database, dropped on exit)
- *   latchkey-postgres-credentials  `latchkey`'s credentials provider with `databaseSessions: true` on
- *                      that PostgreSQL setup: every sign-in finds the user by account, stores a session
- *                      row and keeps the user's sessions within `session.maxPerUser` (the default, 100)
  *   latchkey-revocation  `latchkey` with `session.revocation` on a Redis store at 127.0.0.1:6379
+ *   latchkey-postgres-credentials  `latchkey`'s credentials provider with `databaseSessions: true` on
+ *                      the PostgreSQL setup of `latchkey-postgres`, over 5,000 stored users: every
+ *                      sign-in finds its user by account, stores a session row and keeps the user's
+ *                      sessions within `session.maxPerUser`
  *   hono-bare, fastify-bare  Hono (on @hono/node-server) or Fastify with the bare route only
  *   hono, fastify      + Latchkey through @latchkey/hono or @latchkey/fastify (the actions under /auth,
  *                      `getSession` on /me, `requireAuth` on /protected), JWT sessions
@@ -82,13 +83,7 @@ const frameworkConfig = async (module) => ({
   },
 });
 
-if (
-  app === "latchkey" ||
-  app === "latchkey-sqlite" ||
-  app === "latchkey-postgres" ||
-  app === "latchkey-revocation" ||
-  app === "latchkey-postgres-credentials"
-) {
+if (app === "latchkey" || app === "latchkey-sqlite" || app === "latchkey-postgres" || app === "latchkey-revocation") {
   const { ExpressAuth, getSession } = await import("@latchkey/express");
   const { default: Credentials } = await import("@latchkey/express/providers/credentials");
   const config = {
@@ -108,39 +103,7 @@ if (
     },
   };
   if (app === "latchkey-revocation") config.session = { revocation: { store: await revocationStore() } };
-  if (app === "latchkey-postgres-credentials") {
-    // Credentials sign-in onto a database session (the provider's opt-in), the user found by its
-    // account. The sign-ins rotate over BENCH_USERS users stored beforehand (as their sign-ups
-    // would have), so each user holds a few sessions, as users do, not thousands.
-    const { adapter } = await databaseSessions("postgres");
-    for (let from = 1; from <= BENCH_USERS; from += 100) {
-      await Promise.all(
-        Array.from({ length: Math.min(100, BENCH_USERS - from + 1) }, async (_, i) => {
-          const id = `user-${from + i}`;
-          await adapter.createUser({ id, name: `User ${from + i}`, email: `${id}@example.com`, emailVerified: null });
-          await adapter.linkAccount({
-            userId: id,
-            type: "credentials",
-            provider: "credentials",
-            providerAccountId: id,
-          });
-        }),
-      );
-    }
-    const authorizeStored = async (credentials) =>
-      /^user-\d+$/.test(credentials.username) && credentials.password === "lovelace"
-        ? {
-            id: credentials.username,
-            name: `User ${credentials.username.slice(5)}`,
-            email: `${credentials.username}@example.com`,
-          }
-        : authorize(credentials);
-    config.providers = [
-      Credentials({ credentials: credentialsFields, authorize: authorizeStored, databaseSessions: true }),
-    ];
-    config.adapter = adapter;
-    config.session = { strategy: "database" };
-  } else if (app !== "latchkey" && app !== "latchkey-revocation") {
+  if (app !== "latchkey" && app !== "latchkey-revocation") {
     // Credentials sign-in works with JWT sessions only (as in Auth.js), so the database apps get
     // an OAuth provider instead; it is never contacted: the session row is made through the adapter.
     const { default: GitHub } = await import("@latchkey/express/providers/github");
@@ -220,6 +183,50 @@ if (
       next(e);
     }
   });
+} else if (app === "latchkey-postgres-credentials") {
+  const { ExpressAuth } = await import("@latchkey/express");
+  const { default: Credentials } = await import("@latchkey/express/providers/credentials");
+  // Credentials sign-in onto a database session (the provider's opt-in), the user found by its
+  // account. The sign-ins rotate over BENCH_USERS users stored beforehand (as their sign-ups
+  // would have), so each user holds a few sessions, as users do, not thousands.
+  const { adapter } = await databaseSessions("postgres");
+  for (let from = 1; from <= BENCH_USERS; from += 100) {
+    await Promise.all(
+      Array.from({ length: Math.min(100, BENCH_USERS - from + 1) }, async (_, i) => {
+        const id = `user-${from + i}`;
+        await adapter.createUser({ id, name: `User ${from + i}`, email: `${id}@example.com`, emailVerified: null });
+        await adapter.linkAccount({
+          userId: id,
+          type: "credentials",
+          provider: "credentials",
+          providerAccountId: id,
+        });
+      }),
+    );
+  }
+  const authorizeStored = async (credentials) =>
+    /^user-\d+$/.test(credentials.username) && credentials.password === "lovelace"
+      ? {
+          id: credentials.username,
+          name: `User ${credentials.username.slice(5)}`,
+          email: `${credentials.username}@example.com`,
+        }
+      : authorize(credentials);
+  // The same limits as `latchkey` (raised, still counted).
+  const config = {
+    secret: SECRET,
+    trustHost: true,
+    logger,
+    providers: [Credentials({ credentials: credentialsFields, authorize: authorizeStored, databaseSessions: true })],
+    adapter,
+    session: { strategy: "database" },
+    rateLimit: {
+      credentialsPerIp: { max: 1e12, windowSeconds: 900 },
+      credentialsPerIdentifierAndIp: { max: 1e12, windowSeconds: 900 },
+      credentialsPerIdentifier: { max: 1e12, windowSeconds: 900 },
+    },
+  };
+  web.use("/auth", ExpressAuth(config));
 } else if (app !== "bare") {
   throw new Error(`unknown BENCH_APP "${app}"`);
 }

@@ -33,8 +33,9 @@ const postgresUp = sqlAdapterBuilt && (await serviceAvailable("PostgreSQL", 5432
 const redisUp = await serviceAvailable("Redis", 6379);
 const runnable = (APPS as string[]).filter(
   (app) =>
+    (app !== "latchkey-postgres-credentials" || postgresUp) &&
     (app !== "latchkey-sqlite" || sqlAdapterBuilt) &&
-    ((app !== "latchkey-postgres" && app !== "latchkey-postgres-credentials") || postgresUp) &&
+    (app !== "latchkey-postgres" || postgresUp) &&
     (app !== "latchkey-revocation" || redisUp),
 );
 

@@ -207,6 +207,8 @@ interface Shared {
   warned?: boolean;
   /** The start of the last window whose cap of anonymous audit rows was reached (warned once). */
   cappedWindow?: number;
+  /** SQL texts compiled once, by statement (see `run`), for the adapter and its transactions alike. */
+  statements: Map<string, string>;
 }
 
 function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: SqlOptions, shared: Shared): Adapter {
@@ -255,13 +257,42 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
     return (await hasMetadata()) ? [...sessionColumns, ...sessionMetadataColumns] : [...sessionColumns];
   }
 
+  /**
+   * Runs a statement whose SQL is compiled once per adapter (its transactions share it): a
+   * sign-in's statements spent more in Kysely's building and compiling than in the database.
+   * `build` makes the query from `parameters`, the values it binds in the order it binds them;
+   * `name` names the statement's shape (every variant of its SQL text has a name of its own).
+   * The first run checks that the compiled query binds exactly `parameters`, in that order.
+   */
+  async function run<R>(
+    name: string,
+    parameters: readonly unknown[],
+    build: () => { compile(): CompiledQuery },
+  ): Promise<R[]> {
+    let text = shared.statements.get(name);
+    if (text === undefined) {
+      const compiled = build().compile();
+      if (
+        compiled.parameters.length !== parameters.length ||
+        compiled.parameters.some((value, i) => value !== parameters[i])
+      ) {
+        throw new Error(`@latchkey/sql-adapter: the statement ${name} binds other values than it was given`);
+      }
+      text = compiled.sql;
+      shared.statements.set(name, text);
+    }
+    return (await db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]))).rows;
+  }
+
   /** Runs `work` in the current transaction, or in a new one. */
   function inTransaction<T>(work: (trx: AnyKysely) => Promise<T>): Promise<T> {
     return db.isTransaction ? work(db) : db.transaction().execute(work);
   }
 
   async function findUser(id: string): Promise<AdapterUser | null> {
-    const row = await db.selectFrom(t.users).select(userColumns).where("id", "=", id).executeTakeFirst();
+    const [row] = await run<Row>("getUser", [id], () =>
+      db.selectFrom(t.users).select(userColumns).where("id", "=", id),
+    );
     return row ? c.user(row) : null;
   }
 
@@ -350,17 +381,20 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
     },
     getUser: findUser,
     async getUserByEmail(email) {
-      const row = await db.selectFrom(t.users).select(userColumns).where("email", "=", email).executeTakeFirst();
+      const [row] = await run<Row>("getUserByEmail", [email], () =>
+        db.selectFrom(t.users).select(userColumns).where("email", "=", email),
+      );
       return row ? c.user(row) : null;
     },
     async getUserByAccount({ provider, providerAccountId }) {
-      const row = await db
-        .selectFrom(`${t.users} as u`)
-        .innerJoin(`${t.accounts} as a`, "a.userId", "u.id")
-        .select(userColumns.map((column) => `u.${column}` as const))
-        .where("a.provider", "=", provider)
-        .where("a.providerAccountId", "=", providerAccountId)
-        .executeTakeFirst();
+      const [row] = await run<Row>("getUserByAccount", [provider, providerAccountId], () =>
+        db
+          .selectFrom(`${t.users} as u`)
+          .innerJoin(`${t.accounts} as a`, "a.userId", "u.id")
+          .select(userColumns.map((column) => `u.${column}` as const))
+          .where("a.provider", "=", provider)
+          .where("a.providerAccountId", "=", providerAccountId),
+      );
       return row ? c.user(row) : null;
     },
     async updateUser(user) {
@@ -624,7 +658,10 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
           values[column] = value instanceof Date ? c.date(value) : Array.isArray(value) ? JSON.stringify(value) : value;
         }
       }
-      await db.insertInto(t.sessions).values(values).execute();
+      // One statement per set of columns (with or without each kind of metadata).
+      await run(`createSession:${Object.keys(values).join(",")}`, Object.values(values), () =>
+        db.insertInto(t.sessions).values(values),
+      );
       // Auth.js's answer: token, user and expiry (its adapter suite compares it exactly); the
       // metadata is read back by getSessionAndUser and listSessions.
       return { sessionToken, userId, expires: new Date(expires.getTime()) };
@@ -673,12 +710,11 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
       return row ? c.session(row) : null;
     },
     async listSessions(userId) {
-      const rows = await db
-        .selectFrom(t.sessions)
-        .select(await selectedSessionColumns())
-        .where("userId", "=", userId)
-        .where("expires", ">", c.date(new Date()))
-        .execute();
+      const columns = await selectedSessionColumns();
+      const now = c.date(new Date());
+      const rows = await run<Row>(`listSessions:${columns.length}`, [userId, now], () =>
+        db.selectFrom(t.sessions).select(columns).where("userId", "=", userId).where("expires", ">", now),
+      );
       return rows.map(c.session);
     },
     async deleteSessions(userId, exceptSessionToken) {
@@ -822,5 +858,5 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
  * ```
  */
 export function SqlAdapter(db: AnyKysely, options: SqlOptions = {}): Adapter {
-  return create(db, dialectOf(db), tableNames(options), options, { root: db });
+  return create(db, dialectOf(db), tableNames(options), options, { root: db, statements: new Map() });
 }

@@ -185,6 +185,76 @@ for (const { dialect, label, up } of dialects) {
       expect(await migrate(database.db)).toEqual([]);
     });
 
+    it("statements compiled once serve every later call with its own values, inside a transaction on its connection", async () => {
+      const adapter = SqlAdapter(database.db);
+      const ids = [randomUUID(), randomUUID()];
+      for (const id of ids) {
+        await adapter.createUser?.({ id, email: `${id}@example.com`, emailVerified: null });
+        await adapter.linkAccount?.({
+          userId: id,
+          type: "credentials",
+          provider: "compiled-once",
+          providerAccountId: id,
+        });
+      }
+      // The same statement, compiled at the first call, finds each user by its own values.
+      for (const id of ids) {
+        expect((await adapter.getUserByAccount?.({ provider: "compiled-once", providerAccountId: id }))?.id).toBe(id);
+        expect((await adapter.getUser?.(id))?.email).toBe(`${id}@example.com`);
+        expect((await adapter.getUserByEmail?.(`${id}@example.com`))?.id).toBe(id);
+      }
+      expect(await adapter.getUserByAccount?.({ provider: "compiled-once", providerAccountId: "nobody" })).toBeNull();
+      // A transaction shares the compiled statements and runs them on its own connection: it reads
+      // its uncommitted writes, and after a rollback nothing of them is left.
+      // (Asked once outside first: the probe of the sessions table's columns runs outside any
+      // transaction, which SQLite's one connection cannot serve while the transaction holds it.)
+      expect(await adapter.listSessions?.(ids[0] as string)).toEqual([]);
+      const inside = randomUUID();
+      const rolledBack = new Error("roll back");
+      await expect(
+        adapter.transaction?.(async (tx) => {
+          await tx.createUser?.({ id: inside, email: `${inside}@example.com`, emailVerified: null });
+          await tx.linkAccount?.({
+            userId: inside,
+            type: "credentials",
+            provider: "compiled-once",
+            providerAccountId: inside,
+          });
+          expect((await tx.getUserByAccount?.({ provider: "compiled-once", providerAccountId: inside }))?.id).toBe(
+            inside,
+          );
+          const token = randomBytes(32).toString("hex");
+          await tx.createSession?.({ sessionToken: token, userId: inside, expires: new Date(Date.now() + 60_000) });
+          expect((await tx.listSessions?.(inside))?.map((s) => s.sessionToken)).toEqual([token]);
+          throw rolledBack;
+        }),
+      ).rejects.toBe(rolledBack);
+      expect(await adapter.getUserByAccount?.({ provider: "compiled-once", providerAccountId: inside })).toBeNull();
+      expect(await adapter.listSessions?.(inside)).toEqual([]);
+      // Sessions with and without metadata are two statements, each with its own columns.
+      const plain = randomBytes(32).toString("hex");
+      const described = randomBytes(32).toString("hex");
+      await adapter.createSession?.({
+        sessionToken: plain,
+        userId: ids[0] as string,
+        expires: new Date(Date.now() + 60_000),
+      });
+      await adapter.createSession?.({
+        sessionToken: described,
+        userId: ids[0] as string,
+        expires: new Date(Date.now() + 60_000),
+        device: "Firefox on Linux",
+        amr: ["pwd"],
+      });
+      const listed = await adapter.listSessions?.(ids[0] as string);
+      expect(listed?.map((s) => [s.sessionToken, s.device ?? null, s.amr ?? null]).sort()).toEqual(
+        [
+          [plain, null, null],
+          [described, "Firefox on Linux", ["pwd"]],
+        ].sort(),
+      );
+    });
+
     it("uses Auth.js's column names", async () => {
       const tables = await database.db.introspection.getTables();
       const columns = (name: string) =>

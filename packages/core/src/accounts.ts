@@ -58,6 +58,7 @@ import { sendWithNodemailer } from "./lib/email/send.js";
 import { errorOf } from "./lib/error-of.js";
 import { releaseToProver } from "./lib/flows/identity.js";
 import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
+import { noteVerifiedPassword } from "./lib/flows/sign-in-guard.js";
 import { openToken, sealToken } from "./lib/jwe.js";
 import { type AccountPageName, accountPageContent } from "./lib/pages/accounts.js";
 import type { SafeHtml } from "./lib/pages/html.js";
@@ -942,7 +943,9 @@ export async function changePassword(
  * address when the password matches its stored hash, else null. An unknown address costs what a
  * wrong password costs (`dummyVerify`); a hash made with weaker parameters is upgraded. A user whose
  * address is not verified yet is refused unless `allowUnverified` (they then sign in to an account
- * that loses the address to whoever proves it).
+ * that loses the address to whoever proves it). Inside a credentials sign-in the hash is read
+ * again once the session exists: a reset or change of the password in between (which ends the
+ * user's sessions) refuses the sign-in with `CredentialsSignin`.
  *
  * @example
  * ```ts
@@ -972,8 +975,19 @@ export async function authorizePassword(
   }
   if (!(await verifyPassword(password, stored))) return null;
   if (!user.emailVerified && !options.allowUnverified) return null;
-  if (needsRehash(stored, options.hash))
-    await options.passwords.setPasswordHash(String(user.id), await hashPassword(password, options.hash));
+  let verified = stored;
+  if (needsRehash(stored, options.hash)) {
+    verified = await hashPassword(password, options.hash);
+    await options.passwords.setPasswordHash(String(user.id), verified);
+  }
+  // Asked again by the credentials flow once the session exists: a reset or change that stored
+  // another hash since refuses the sign-in. Another hash of this same password (a concurrent
+  // sign-in's rehash) is still this password.
+  const userId = String(user.id);
+  noteVerifiedPassword(async () => {
+    const now = await options.passwords.getPasswordHash(userId);
+    return now === verified || (!!now && (await verifyPassword(password, now)));
+  });
   return user;
 }
 

@@ -11,6 +11,7 @@ import { isSecretOrControlField } from "../rate-limits.js";
 import { lazyRequest, type RequestInternal } from "../request.js";
 import { askSignIn, landing, startSession } from "./finish-sign-in.js";
 import { loginWithCredentials } from "./identity.js";
+import { guardedAuthorize, stillCurrent } from "./sign-in-guard.js";
 
 type CredentialsProvider = Extract<NonNullable<Context["provider"]>, { type: "credentials" }>;
 
@@ -91,11 +92,15 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   noteSignInAttempt(ctx, { identifier });
   const attempt = await reserveCredentialsAttempt(req, ctx, provider.id, identifier);
   let user: User | null;
+  // The passwords authorize() verified (authorizePassword): asked again once the session exists.
+  let guard: Awaited<ReturnType<typeof guardedAuthorize>>["guard"];
   try {
-    user = await provider.authorize(
-      credentials,
-      lazyRequest(() => req.toRequest()),
-    );
+    ({ value: user, guard } = await guardedAuthorize(() =>
+      provider.authorize(
+        credentials,
+        lazyRequest(() => req.toRequest()),
+      ),
+    ));
   } catch (e) {
     if (e instanceof AuthError) throw e;
     throw new CallbackRouteError("The credentials provider's authorize() threw", {
@@ -115,13 +120,15 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   const redirect = await askSignIn(ctx, { user: signedIn, account, credentials });
   if (redirect) return { redirect, cookies: ctx.cookies };
   const callbackUrl = await ctx.callbackUrl();
-  if (!database) {
-    await startSession(req, ctx, { user: signedIn, account });
-    return landing(ctx, callbackUrl, false);
+  // A reset or change of the password since authorize() checked it ends this sign-in too.
+  const revokedSince = async () => !(await stillCurrent(guard));
+  const login = database
+    ? // Database sessions (the provider's `databaseSessions` opt-in, checked at resolution).
+      await loginWithCredentials(ctx, { user: signedIn, account })
+    : { user: signedIn, account, isNewUser: false };
+  if (!(await startSession(req, ctx, { ...login, revokedSince }))) {
+    throw new CredentialsSignin("The password was changed while the sign-in was under way");
   }
-  // Database sessions (the provider's `databaseSessions` opt-in, checked at resolution).
-  const login = await loginWithCredentials(ctx, { user: signedIn, account });
-  await startSession(req, ctx, login);
   return landing(ctx, callbackUrl, login.isNewUser);
 }
 

@@ -49,7 +49,7 @@ export async function askSignIn(
  * or `params.amr` from the second-factor check), and a user with an active second factor gets no
  * session here: the sign-in is held in the pending cookie, the code page noted on the context
  * (`ctx.heldForSecondFactor`), and `landing` sends them there. False only when
- * `params.revokedSince` ended the new session before its cookie was written.
+ * `params.revokedSince` ended the new session (or held sign-in) before its cookie was written.
  */
 export async function startSession(
   req: RequestInternal,
@@ -62,8 +62,10 @@ export async function startSession(
     /** Set by the second-factor check only: the methods of a completed two-factor sign-in. */
     amr?: string[];
     /**
-     * Set by the second-factor check only: asked once the session exists (stored, or its token
-     * made) and before its cookie is written; true ends it there (see `secondFactorCallback`).
+     * Asked once the session exists (stored, or its token made) or the sign-in is held for a
+     * second factor, and before its cookie is written; true ends it there. The second-factor
+     * check asks whether the pending sign-in was ended (`secondFactorCallback`), a credentials
+     * sign-in whether its password is still the user's (`sign-in-guard.ts`).
      */
     revokedSince?: () => Promise<boolean>;
   },
@@ -75,7 +77,14 @@ export async function startSession(
   if (totp) {
     amr = params.amr ?? [methodOf(account)];
     if (!params.amr) {
+      const before = ctx.cookies.length;
       const codePage = await holdForSecondFactor(req, ctx, totp, { user, account, profile, isNewUser, amr });
+      // The pending sign-in carries the generation it read: a revocation not yet seen will end
+      // it, one already seen ends it here (its pending cookie is not written).
+      if (codePage && (await params.revokedSince?.())) {
+        ctx.cookies.length = before;
+        return false;
+      }
       if (codePage) {
         ctx.heldForSecondFactor = codePage;
         return true;

@@ -37,7 +37,9 @@ export {
 export { BadBody, clientAddressFrom, type HeaderReader, MAX_BODY_BYTES, readWebBody } from "./lib/request.js";
 export { finalizeResponse, toResponse } from "./lib/response.js";
 export {
+  type AccountsServerCall,
   type Arrival,
+  accountsServerCall,
   beginServerCall,
   type CheckedServerCall,
   formFields,

@@ -376,7 +376,7 @@ describe.each(Object.keys(stores))("password accounts on the %s store", (kind) =
       currentPassword: PASSWORD,
       newPassword: NEW_PASSWORD,
     });
-    expect(changed).toEqual({ ok: true, userId, signedOut: false, setCookie: [] });
+    expect(changed).toEqual({ ok: true, userId, signedOut: false, setCookie: [], cookies: [] });
     expect(await sessionEmail(config, here)).toBe(email);
     expect(await sessionEmail(config, elsewhere)).toBeNull();
     expect(await passwordSignIn(config, new CookieJar(), email, NEW_PASSWORD)).toBe(ORIGIN);

@@ -18,9 +18,9 @@
  * the pipeline's own routes does; without one it is refused with `MissingCSRF`.
  */
 import { MissingCSRF } from "../errors.js";
-import { checkCsrf } from "../sessions.js";
 import type { ResponseInternal } from "../shapes/data.js";
 import type { AuthConfig } from "../types.js";
+import { requireCsrf } from "./csrf-check.js";
 import type { Env } from "./env.js";
 import { type IncomingRequest, type SessionRequest, serve, sessionCookieOf } from "./pipeline.js";
 import { clientAddressFrom, type HeaderReader } from "./request.js";
@@ -245,7 +245,10 @@ export async function accountsServerCall(call: CheckedServerCall, submitted: unk
   const request: SessionRequest = { protocol: call.where.protocol, host: call.where.host, cookieHeader: cookie };
   // Unproven: the submitted token must match the browser's CSRF cookie, whatever the function
   // called (changePassword checks it again; the others take no token of their own).
-  if (!call.proven) checkCsrf(request, call.config, csrfToken, { env: call.env });
+  if (!call.proven) {
+    const { resolved, cookie, cookies } = sessionCookieOf(request, call.config, { env: call.env });
+    requireCsrf(resolved, cookie, cookies, csrfToken, "A password-account server action");
+  }
   return {
     request,
     csrfToken,

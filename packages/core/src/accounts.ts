@@ -958,7 +958,8 @@ export async function changePassword(
  * address is not verified yet is refused unless `allowUnverified` (they then sign in to an account
  * that loses the address to whoever proves it). Inside a credentials sign-in the hash is read
  * again once the session exists: a reset or change of the password in between (which ends the
- * user's sessions) refuses the sign-in with `CredentialsSignin`.
+ * user's sessions) refuses the sign-in with `CredentialsSignin`. For that, pass `authorize()`'s
+ * credentials object as `input` (as below), or return the user this returns.
  *
  * @example
  * ```ts
@@ -997,7 +998,7 @@ export async function authorizePassword(
   // another hash since refuses the sign-in. Another hash of this same password (a concurrent
   // sign-in's rehash) is still this password.
   const userId = String(user.id);
-  noteVerifiedPassword(async () => {
+  noteVerifiedPassword([input, user], async () => {
     const now = await options.passwords.getPasswordHash(userId);
     return now === verified || (!!now && (await verifyPassword(password, now)));
   });

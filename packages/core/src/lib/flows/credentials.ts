@@ -11,7 +11,7 @@ import { isSecretOrControlField } from "../rate-limits.js";
 import { lazyRequest, type RequestInternal } from "../request.js";
 import { askSignIn, landing, startSession } from "./finish-sign-in.js";
 import { loginWithCredentials } from "./identity.js";
-import { guardedAuthorize, stillCurrent } from "./sign-in-guard.js";
+import { guardOf, stillCurrent } from "./sign-in-guard.js";
 
 type CredentialsProvider = Extract<NonNullable<Context["provider"]>, { type: "credentials" }>;
 
@@ -92,15 +92,11 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   noteSignInAttempt(ctx, { identifier });
   const attempt = await reserveCredentialsAttempt(req, ctx, provider.id, identifier);
   let user: User | null;
-  // The passwords authorize() verified (authorizePassword): asked again once the session exists.
-  let guard: Awaited<ReturnType<typeof guardedAuthorize>>["guard"];
   try {
-    ({ value: user, guard } = await guardedAuthorize(() =>
-      provider.authorize(
-        credentials,
-        lazyRequest(() => req.toRequest()),
-      ),
-    ));
+    user = await provider.authorize(
+      credentials,
+      lazyRequest(() => req.toRequest()),
+    );
   } catch (e) {
     if (e instanceof AuthError) throw e;
     throw new CallbackRouteError("The credentials provider's authorize() threw", {
@@ -120,7 +116,9 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   const redirect = await askSignIn(ctx, { user: signedIn, account, credentials });
   if (redirect) return { redirect, cookies: ctx.cookies };
   const callbackUrl = await ctx.callbackUrl();
-  // A reset or change of the password since authorize() checked it ends this sign-in too.
+  // A reset or change of the password since authorize() checked it (authorizePassword) ends this
+  // sign-in too: asked once the session exists.
+  const guard = guardOf(credentials, user);
   const revokedSince = async () => !(await stillCurrent(guard));
   const login = database
     ? // Database sessions (the provider's `databaseSessions` opt-in, checked at resolution).

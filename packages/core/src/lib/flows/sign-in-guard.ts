@@ -4,49 +4,57 @@
  * stores the new hash and ends the sessions after that check but before the new session exists,
  * the session would outlive the reset.
  *
- * `authorizePassword` notes, inside the credentials flow's `authorize()`, how to tell that the
- * password it verified is still the user's ({@link noteVerifiedPassword}). The flow asks once the
- * session exists (stored, or its token made with its `auth_time`) and before its cookie is
- * written ({@link stillCurrent}). A reset stores the new hash before it ends the sessions, so
- * either the guard sees the new hash and refuses, or the session existed before the revocation
- * and the revocation ends it. Noted through the async context, not on the returned user, so an
- * `authorize()` that returns a copy of the user keeps the guard.
+ * `authorizePassword` notes, on the credentials object `authorize()` received and on the user it
+ * returns, how to tell that the password it verified is still the user's
+ * ({@link noteVerifiedPassword}). The flow looks for either once `authorize()` returns
+ * ({@link guardOf}) and asks once the session exists (stored, or its token made with its
+ * `auth_time`) and before its cookie is written ({@link stillCurrent}). A reset stores the new
+ * hash before it ends the sessions, so either the guard sees the new hash and refuses, or the
+ * session existed before the revocation and the revocation ends it.
+ *
+ * Weak maps keyed by those objects, not an async context: an `AsyncLocalStorage` would turn on
+ * Node's promise hooks for the whole process (Node 20 and 22), a cost on every request.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 
 /** True while the credential checked during the sign-in is still the user's. */
 type Recheck = () => Promise<boolean>;
 
-const noted = new AsyncLocalStorage<Recheck[]>();
+const noted = new WeakMap<object, Recheck[]>();
 
 /**
- * Runs a credentials provider's `authorize()` and returns what it returned, with the guard of
- * every credential it verified.
+ * Called by a check of a password: `recheck` answers whether the password verified is still the
+ * user's. Noted on each object given (the credentials `authorize()` received, the user it returns),
+ * so the flow finds it when `authorize()` passes either on; outside a sign-in nothing asks.
  *
  * @example
  * ```ts
- * const { value: user, guard } = await guardedAuthorize(() => provider.authorize(credentials, request))
- * if (user && !(await stillCurrent(guard))) throw new CredentialsSignin()
+ * noteVerifiedPassword([credentials, user], async () => (await store.getPasswordHash(id)) === verifiedHash)
  * ```
  */
-export async function guardedAuthorize<T>(run: () => T | PromiseLike<T>): Promise<{ value: T; guard: Recheck[] }> {
-  const guard: Recheck[] = [];
-  const value = await noted.run(guard, run);
-  return { value, guard };
+export function noteVerifiedPassword(on: unknown[], recheck: Recheck): void {
+  for (const key of on) {
+    if (typeof key !== "object" || key === null) continue;
+    const list = noted.get(key);
+    if (list) list.push(recheck);
+    else noted.set(key, [recheck]);
+  }
 }
 
 /**
- * Called by a check of a password (inside `authorize()`): `recheck` answers whether the password
- * verified is still the user's. Outside a credentials sign-in (an application calling the check
- * itself) nothing is noted.
+ * The rechecks noted on the credentials `authorize()` received or the user it returned.
  *
  * @example
  * ```ts
- * noteVerifiedPassword(async () => (await store.getPasswordHash(id)) === verifiedHash)
+ * const guard = guardOf(credentials, user)
  * ```
  */
-export function noteVerifiedPassword(recheck: Recheck): void {
-  noted.getStore()?.push(recheck);
+export function guardOf(...on: unknown[]): Recheck[] {
+  const found = new Set<Recheck>();
+  for (const key of on) {
+    if (typeof key !== "object" || key === null) continue;
+    for (const recheck of noted.get(key) ?? []) found.add(recheck);
+  }
+  return [...found];
 }
 
 /**

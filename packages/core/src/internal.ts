@@ -4,7 +4,8 @@
  * server-side sign-in, sign-out and session update with their origin and CSRF checks
  * (`beginServerCall`, `serverSignIn`, `serverSignOut`, `postServerCall`, `internalRequest`), the
  * sessions functions bound to a request type (`boundSessions`), the conversion of an answer to
- * bytes or a Web `Response` (`finalizeResponse`, `toResponse`), a Web `Request` as the pipeline
+ * bytes or a Web `Response` (`finalizeResponse`, `toResponse`), the headers that keep a response
+ * carrying a cookie out of every cache (`forbidCaching`), a Web `Request` as the pipeline
  * reads it (`webIncoming`), a Web body read within the bound (`readWebBody`), the `clientAddress`
  * option's answer (`clientAddressFrom`), Latchkey's log lines on a structured logger
  * (`structuredLogger`), the environment's defaults on a copy (`withEnvDefaults`), Node's request
@@ -35,7 +36,7 @@ export {
   sessionOf,
 } from "./lib/pipeline.js";
 export { BadBody, clientAddressFrom, type HeaderReader, MAX_BODY_BYTES, readWebBody } from "./lib/request.js";
-export { finalizeResponse, toResponse } from "./lib/response.js";
+export { finalizeResponse, forbidCaching, type HeaderSetter, toResponse } from "./lib/response.js";
 export {
   type Arrival,
   beginServerCall,

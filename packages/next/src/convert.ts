@@ -75,7 +75,9 @@ export async function readSession(
 /** The `Set-Cookie` header values of cookies. */
 export function setCookieHeaders(cookies: Cookie[]): string[] {
   if (!cookies.length) return [];
-  return finalizeResponse({ cookies }).headers.map(([, value]) => value);
+  return finalizeResponse({ cookies })
+    .headers.filter(([name]) => name === "Set-Cookie")
+    .map(([, value]) => value);
 }
 
 /** A cookie store with Next.js's `cookies()` `set` signature. */

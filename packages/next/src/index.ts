@@ -19,7 +19,7 @@
 import "./runtime-check.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthConfig, Awaitable, Session } from "@latchkey/core";
-import { serve, toResponse } from "@latchkey/core/internal";
+import { forbidCaching, serve, toResponse } from "@latchkey/core/internal";
 import type { NextFetchEvent, NextMiddleware, NextRequest } from "next/server.js";
 import { type SignInAuthorizationParams, signIn, signOut, update } from "./actions.js";
 import { arrival, type CookieWriter, readSession, routeIncoming, setCookieHeaders, writeCookies } from "./convert.js";
@@ -137,34 +137,47 @@ function nodeReader(req: IncomingMessage) {
   };
 }
 
-/** Appends `Set-Cookie` to a Pages Router response (a Node `ServerResponse` or a Web `Response`). */
+/**
+ * Appends `Set-Cookie` to a Pages Router response (a Node `ServerResponse` or a Web `Response`),
+ * and makes the response uncacheable: it carries this user's session (`forbidCaching`), whatever
+ * `Cache-Control` the page set before.
+ */
 function appendNodeCookies(res: unknown, values: string[]): void {
   if (!values.length || !res) return;
   const target = res as ServerResponse & { headers?: Headers };
   if (target.headers instanceof Headers) {
-    for (const value of values) target.headers.append("set-cookie", value);
+    const headers = target.headers;
+    for (const value of values) headers.append("set-cookie", value);
+    forbidCaching((name, value) => headers.set(name, value));
     return;
   }
   if (target.headersSent) return;
   const existing = target.getHeader("set-cookie");
   const before = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
   target.setHeader("set-cookie", [...before, ...values]);
+  forbidCaching((name, value) => target.setHeader(name, value));
 }
 
-/** Adds the cookies a session read renewed to the response middleware or a handler returns. */
+/**
+ * Adds the cookies a session read renewed to the response middleware or a handler returns, and
+ * keeps that response out of every cache (`forbidCaching`): through the proxy, a statically
+ * generated or ISR page is served with `s-maxage`, and a CDN would store one user's session cookie
+ * with it and hand it to the next visitor. Next.js keeps a proxy's `Cache-Control` on the page.
+ */
 function withCookies(response: Response, read: Awaited<ReturnType<typeof readSession>>): Response {
   if (!read.cookies.length) return response;
   const jar = (response as { cookies?: CookieWriter }).cookies;
-  // A NextResponse: its cookie store also hands the renewed cookie to this request's rendering.
-  if (jar && typeof jar.set === "function" && writeCookies(jar, read.cookies)) return response;
-  const values = setCookieHeaders(read.cookies);
   try {
-    for (const value of values) response.headers.append("set-cookie", value);
+    // A NextResponse: its cookie store also hands the renewed cookie to this request's rendering.
+    if (!(jar && typeof jar.set === "function" && writeCookies(jar, read.cookies)))
+      for (const value of setCookieHeaders(read.cookies)) response.headers.append("set-cookie", value);
+    forbidCaching((name, value) => response.headers.set(name, value));
     return response;
   } catch {
     // a Response with immutable headers (Response.redirect): copied with the cookies added
     const copy = new Response(response.body, response);
-    for (const value of values) copy.headers.append("set-cookie", value);
+    for (const value of setCookieHeaders(read.cookies)) copy.headers.append("set-cookie", value);
+    forbidCaching((name, value) => copy.headers.set(name, value));
     return copy;
   }
 }

@@ -202,6 +202,13 @@ describe("auth()", () => {
     const res = await auth(new NextRequest(`${ORIGIN}/dashboard`, { headers: { cookie: jar.header() } }));
     expect(res.headers.get("x-middleware-next")).toBe("1");
     expect(res.headers.getSetCookie().some((c) => c.startsWith("authjs.session-token="))).toBe(true);
+    // A response carrying the renewed cookie is kept out of every cache (a CDN in front of a
+    // static page would store the cookie with it); one without a cookie is left as it was.
+    expect(res.headers.get("cache-control")).toBe("private, no-cache, no-store");
+    const quiet = NextAuth(config());
+    const unchanged = await quiet.auth(new NextRequest(`${ORIGIN}/dashboard`, { headers: { cookie: jar.header() } }));
+    expect(unchanged.headers.getSetCookie()).toEqual([]);
+    expect(unchanged.headers.get("cache-control")).toBeNull();
   });
 
   it("as middleware: the authorized callback sends a signed-out visitor to the sign-in page", async () => {

@@ -19,7 +19,7 @@
 import "./runtime-check.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthConfig, Awaitable, Session } from "@latchkey/core";
-import { forbidCaching, serve, toResponse } from "@latchkey/core/internal";
+import { forbidCaching, serve, toResponse, warnOnceFor } from "@latchkey/core/internal";
 import type { NextFetchEvent, NextMiddleware, NextRequest } from "next/server.js";
 import { type SignInAuthorizationParams, signIn, signOut, update } from "./actions.js";
 import { arrival, type CookieWriter, readSession, routeIncoming, setCookieHeaders, writeCookies } from "./convert.js";
@@ -251,6 +251,32 @@ async function sessionOfNodeRequest(config: AuthConfig, args: unknown[]): Promis
   return read.session;
 }
 
+/** The providers whose attempts the rate limits count per client address (and identifier). */
+const LIMITED = new Set(["credentials", "email", "webauthn"]);
+const advised = new WeakSet<AuthConfig>();
+
+/**
+ * Warns once per configuration (`client-address-missing`, naming the fix) when its rate limits
+ * would have no client address to count by: Next.js hands a Route Handler no peer address, so
+ * without the `clientAddress` option the limits of sign-in attempts key on the identifier alone,
+ * which lets anyone lock an account out. Called when `NextAuth` is given the configuration, and
+ * again at the first request while it could not be resolved yet (no secret in the environment).
+ */
+function adviseClientAddress(config: AuthConfig): void {
+  if (advised.has(config)) return;
+  const limited = (config.providers ?? []).some((p) => typeof p !== "function" && LIMITED.has(p.type));
+  if (config.rateLimit === false || typeof config.clientAddress === "function" || !limited) {
+    advised.add(config);
+    return;
+  }
+  try {
+    warnOnceFor(config, "client-address-missing", nextEnv);
+    advised.add(config);
+  } catch {
+    // not resolvable yet (no secret): the next use tries again, and the pipeline names the error
+  }
+}
+
 /**
  * Configures Latchkey for a Next.js application. `config` is the configuration, or a function
  * of the request that returns it (called for each request; `undefined` where there is none,
@@ -274,6 +300,7 @@ export default function NextAuth(config: ConfigSource): NextAuthResult {
   // carries the secret and the base path for the core's server-side functions it is passed to
   // (`secondFactorStatus(config, ...)`), before any request has been served.
   const fixed = typeof config === "function" ? undefined : nextConfig(config as AuthConfig);
+  if (fixed) adviseClientAddress(fixed);
   const configFor = async (request: NextRequest | undefined): Promise<NextAuthConfig> =>
     typeof config === "function" ? await config(request) : config;
   const resolved = async (request?: NextRequest) =>
@@ -282,6 +309,7 @@ export default function NextAuth(config: ConfigSource): NextAuthResult {
   const httpHandler = async (request: NextRequest | Request): Promise<Response> => {
     assertNodeRuntime();
     const c = await resolved(request as NextRequest);
+    adviseClientAddress(c);
     return toResponse(await serve(routeIncoming(request, c), c, { env: nextEnv }));
   };
 
@@ -307,8 +335,11 @@ export default function NextAuth(config: ConfigSource): NextAuthResult {
   return {
     handlers: { GET: httpHandler, POST: httpHandler },
     auth: auth as NextAuthResult["auth"],
-    signIn: (async (provider, options, authorizationParams) =>
-      signIn(await resolved(), provider, options, authorizationParams)) as NextAuthResult["signIn"],
+    signIn: (async (provider, options, authorizationParams) => {
+      const c = await resolved();
+      adviseClientAddress(c);
+      return signIn(c, provider, options, authorizationParams);
+    }) as NextAuthResult["signIn"],
     signOut: (async (options) => signOut(await resolved(), options)) as NextAuthResult["signOut"],
     unstable_update: async (data) => update(await resolved(), data),
   };

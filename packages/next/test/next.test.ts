@@ -158,6 +158,48 @@ describe("environment", () => {
     expect(app).toMatchObject({ secret: [SECRET] });
   });
 
+  it("attack: rate limits with no client address to count by are named once at startup, with the fix", async () => {
+    const warned = (extra: Partial<NextAuthConfig>) => {
+      const codes: string[] = [];
+      const texts: string[] = [];
+      const logger = {
+        error: () => {},
+        debug: () => {},
+        warn: (code: string, text?: string) => {
+          codes.push(code);
+          texts.push(text ?? "");
+        },
+      };
+      return { app: config({ logger, ...extra }), codes, texts };
+    };
+    // Credentials, limits on, no clientAddress: every attempt keys on the identifier alone, so
+    // anyone can lock the account out. Said once, when NextAuth is called.
+    const bare = warned({});
+    const { handlers } = NextAuth(bare.app);
+    expect(bare.codes).toEqual(["client-address-missing"]);
+    await handlers.GET(new NextRequest(`${ORIGIN}/api/auth/csrf`));
+    await handlers.GET(new NextRequest(`${ORIGIN}/api/auth/providers`));
+    expect(bare.codes).toEqual(["client-address-missing"]);
+    // The default logger prints the text; a custom one is given the code (the text is the core's).
+    // With the option, with the limits off, or with no provider the limits count: nothing to say.
+    for (const extra of [
+      { clientAddress: (request: Request) => request.headers.get("x-real-ip") },
+      { rateLimit: false as const },
+      { providers: [GitHub({ clientId: "id", clientSecret: "secret" })] },
+    ]) {
+      const quiet = warned(extra);
+      const result = NextAuth(quiet.app);
+      await result.handlers.GET(new NextRequest(`${ORIGIN}/api/auth/csrf`));
+      expect(quiet.codes).toEqual([]);
+    }
+    // A configuration function is advised at its first request.
+    const late = warned({});
+    const fromFunction = NextAuth(() => late.app);
+    expect(late.codes).toEqual([]);
+    await fromFunction.handlers.GET(new NextRequest(`${ORIGIN}/api/auth/csrf`));
+    expect(late.codes).toEqual(["client-address-missing"]);
+  });
+
   it("names the fix when run on the Edge runtime", () => {
     const before = process.env.NEXT_RUNTIME;
     process.env.NEXT_RUNTIME = "edge";

@@ -223,7 +223,11 @@ async function handleAuth(
       const url = request.nextUrl.clone();
       url.pathname = signInPage;
       url.search = "";
-      url.searchParams.set("callbackUrl", request.nextUrl.href);
+      // Next.js builds the proxy's URL from its own host name and port, not the one the browser
+      // used (and makes a redirect to that host relative): without AUTH_URL, only the path says
+      // where the visitor was, and the core resolves it against the origin it trusts.
+      const { href, origin } = request.nextUrl;
+      url.searchParams.set("callbackUrl", nextEnv.AUTH_URL ? href : href.slice(origin.length));
       response = NextResponse.redirect(url);
     }
   }

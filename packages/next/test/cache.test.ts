@@ -4,7 +4,7 @@
 // renews the session cookie on every read (`updateAge: 0`). A CDN honouring `s-maxage` would store
 // that `Set-Cookie` and hand one user's session to every later visitor.
 import { spawn } from "node:child_process";
-import { createServer } from "node:http";
+import { createServer, request as httpRequest } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -124,5 +124,49 @@ describe("a renewed session cookie on a cacheable page (next build + next start)
     const signedIn = await get("/api/plain", jar.header());
     expect(signedIn.renewed).toHaveLength(1);
     expect(signedIn.cacheControl).not.toMatch(/s-maxage|public/);
+  });
+});
+
+/** A GET with exactly these headers (a `Host` of its own included), as any client can send it. */
+function rawGet(path: string, headers: Record<string, string>): Promise<{ status: number; location: string }> {
+  const { hostname, port } = new URL(app.url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ hostname, port, path, headers }, (res) => {
+      res.resume();
+      res.once("end", () => resolve({ status: res.statusCode ?? 0, location: String(res.headers.location ?? "") }));
+    });
+    req.once("error", reject);
+    req.end();
+  });
+}
+
+// The sign-in redirects of the proxy: the library's own (`callbacks.authorized` says no, /own)
+// and one the application builds from `request.nextUrl` (/gated, as examples/next-demo's gate).
+// Next.js builds the proxy's URL from its own host name and port, never from `Host` or
+// `X-Forwarded-Host` (which it keeps as a client sent them), and makes a redirect to that host
+// relative; the library's `callbackUrl` carries the path alone (AUTH_URL's origin when set).
+describe("attack: a hostile Host or X-Forwarded-Host cannot point the proxy's redirects at another origin", () => {
+  const hostile: Array<Record<string, string>> = [
+    { host: "evil.example" },
+    { host: "evil.example:443" },
+    { "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" },
+    { forwarded: "host=evil.example;proto=https", "x-forwarded-host": "evil.example, app.example" },
+  ];
+
+  it.each(["/own", "/gated"])("%s: the sign-in redirect stays on this application", async (path) => {
+    const control = await rawGet(path, {});
+    expect(control.status).toBe(307);
+    const target = new URL(control.location, app.url);
+    expect(target.origin).toBe(app.url);
+    expect(target.pathname).toBe("/api/auth/signin");
+    expect(target.searchParams.get("callbackUrl")).toBe(path);
+    for (const headers of hostile) {
+      const out = await rawGet(path, headers);
+      const label = JSON.stringify(headers);
+      expect(out.status, label).toBe(307);
+      expect(out.location, label).not.toMatch(/evil/);
+      expect(new URL(out.location, app.url).origin, label).toBe(app.url);
+      expect(new URL(out.location, app.url).searchParams.get("callbackUrl"), label).toBe(path);
+    }
   });
 });

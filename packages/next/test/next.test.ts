@@ -259,13 +259,32 @@ describe("auth()", () => {
     expect(out.status).toBe(307);
     const location = new URL(out.headers.get("location") as string);
     expect(location.pathname).toBe("/api/auth/signin");
-    expect(location.searchParams.get("callbackUrl")).toBe(`${ORIGIN}/dashboard?tab=1`);
+    // The path only: Next.js's own URL of the request names its host name, not the browser's.
+    expect(location.searchParams.get("callbackUrl")).toBe("/dashboard?tab=1");
     const jar = await signInByForm(handlers);
     const signedIn = await auth(new NextRequest(`${ORIGIN}/dashboard`, { headers: { cookie: jar.header() } }));
     expect(signedIn.headers.get("x-middleware-next")).toBe("1");
     // Signing in itself is never held back, whatever the matcher covers.
     const signInPage = await auth(new NextRequest(`${ORIGIN}/api/auth/signin`));
     expect(signInPage.headers.get("x-middleware-next")).toBe("1");
+  });
+
+  it("attack: the proxy's sign-in redirect goes to AUTH_URL's origin whatever host the request names", async () => {
+    const before = process.env.AUTH_URL;
+    process.env.AUTH_URL = "https://app.example/api/auth";
+    try {
+      const { auth } = NextAuth(config({ callbacks: { authorized: ({ auth }) => !!auth?.user } }));
+      for (const url of ["http://evil.example/dashboard?tab=1", "http://localhost:3000/dashboard?tab=1"]) {
+        const out = await auth(new NextRequest(url, { headers: { "x-forwarded-host": "evil.example" } }));
+        const location = new URL(out.headers.get("location") as string);
+        expect(location.origin, url).toBe("https://app.example");
+        expect(location.pathname).toBe("/api/auth/signin");
+        expect(location.searchParams.get("callbackUrl")).toBe("https://app.example/dashboard?tab=1");
+      }
+    } finally {
+      if (before === undefined) delete process.env.AUTH_URL;
+      else process.env.AUTH_URL = before;
+    }
   });
 
   it("wraps middleware and route handlers with req.auth", async () => {

@@ -1,6 +1,6 @@
 /**
  * Building blocks for framework packages (`@latchkey/express` and others): the one request
- * pipeline (`serve`), the session read (`sessionOf`), the `requireAuth` decision (`guard`), the
+ * pipeline (`serve`), the session read (`sessionOf`; `sessionReadOf` with the cookies it re-issues), the `requireAuth` decision (`guard`), the
  * server-side sign-in, sign-out and session update with their origin and CSRF checks
  * (`beginServerCall`, `serverSignIn`, `serverSignOut`, `postServerCall`, `internalRequest`), the
  * sessions functions bound to a request type (`boundSessions`), the conversion of an answer to
@@ -30,10 +30,12 @@ export { type StructuredLog, structuredLogger } from "./lib/logger.js";
 export { nodeHeader, nodeWebHeaders, readNodeBody, writeNodeResponse } from "./lib/node-http.js";
 export {
   type IncomingRequest,
+  type SessionReadAnswer,
   type SessionRequest,
   serve,
   sessionCookieOf,
   sessionOf,
+  sessionReadOf,
 } from "./lib/pipeline.js";
 export { BadBody, clientAddressFrom, type HeaderReader, MAX_BODY_BYTES, readWebBody } from "./lib/request.js";
 export { finalizeResponse, forbidCaching, type HeaderSetter, toResponse } from "./lib/response.js";

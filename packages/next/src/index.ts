@@ -22,7 +22,15 @@ import type { AuthConfig, Awaitable, Session } from "@latchkey/core";
 import { forbidCaching, serve, toResponse, warnOnceFor } from "@latchkey/core/internal";
 import type { NextFetchEvent, NextMiddleware, NextRequest } from "next/server.js";
 import { type SignInAuthorizationParams, signIn, signOut, update } from "./actions.js";
-import { arrival, type CookieWriter, readSession, routeIncoming, setCookieHeaders, writeCookies } from "./convert.js";
+import {
+  arrival,
+  type CookieWriter,
+  readSession,
+  routeIncoming,
+  type SessionRead,
+  setCookieHeaders,
+  writeCookies,
+} from "./convert.js";
 import { nextConfig, nextEnv } from "./env.js";
 import { loadedNextHeaders, nextHeaders, nextServer } from "./next-modules.js";
 import { assertNodeRuntime } from "./runtime.js";
@@ -164,7 +172,7 @@ function appendNodeCookies(res: unknown, values: string[]): void {
  * generated or ISR page is served with `s-maxage`, and a CDN would store one user's session cookie
  * with it and hand it to the next visitor. Next.js keeps a proxy's `Cache-Control` on the page.
  */
-function withCookies(response: Response, read: Awaited<ReturnType<typeof readSession>>): Response {
+function withCookies(response: Response, read: SessionRead): Response {
   if (!read.cookies.length) return response;
   const jar = (response as { cookies?: CookieWriter }).cookies;
   try {
@@ -203,7 +211,8 @@ async function handleAuth(
   const { NextResponse } = await nextServer();
   const request = await withEnvOrigin(args[0]);
   const where = arrival(request.headers, config, { protocol: request.nextUrl.protocol, host: request.nextUrl.host });
-  const read = await readSession(config, where, request.headers.get("cookie"));
+  const reading = readSession(config, where, request.headers.get("cookie"));
+  const read = reading instanceof Promise ? await reading : reading;
   let authorized: boolean | Response | undefined = true;
   const check = source.callbacks?.authorized;
   // Latchkey's own actions are never held back: a matcher that includes them would otherwise
@@ -238,7 +247,9 @@ async function handleAuth(
 async function sessionOfCurrentRequest(config: AuthConfig): Promise<Session | null> {
   const { headers, cookies } = loadedNextHeaders() ?? (await nextHeaders());
   const h = await headers();
-  const read = await readSession(config, arrival(h, config), h.get("cookie"));
+  // The read itself takes no promise when it has nothing to wait for (a JWT session).
+  const reading = readSession(config, arrival(h, config), h.get("cookie"));
+  const read = reading instanceof Promise ? await reading : reading;
   if (read.cookies.length) writeCookies((await cookies()) as unknown as CookieWriter, read.cookies);
   return read.session;
 }
@@ -250,7 +261,8 @@ async function sessionOfNodeRequest(config: AuthConfig, args: unknown[]): Promis
   const res = first.req ? first.res : args[1];
   const encrypted = (req.socket as { encrypted?: boolean } | undefined)?.encrypted;
   const where = arrival(nodeReader(req), config, { protocol: encrypted ? "https" : "http" });
-  const read = await readSession(config, where, nodeReader(req).get("cookie"));
+  const reading = readSession(config, where, nodeReader(req).get("cookie"));
+  const read = reading instanceof Promise ? await reading : reading;
   appendNodeCookies(res, setCookieHeaders(read.cookies));
   return read.session;
 }

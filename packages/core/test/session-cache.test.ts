@@ -8,6 +8,7 @@ import type { Adapter, AdapterUser } from "../src/adapters.js";
 import { resolveConfig } from "../src/lib/config.js";
 import { sessionKeyOf } from "../src/lib/stores/revocation-channel.js";
 import { createMemoryStore, MemoryAdapter } from "../src/memory-adapter.js";
+import Credentials from "../src/providers/credentials.js";
 import { MemoryRevocationStore } from "../src/revocation.js";
 import { revokeUserSessions } from "../src/sessions.js";
 import type { SessionCacheOptions } from "../src/shapes/revocation.js";
@@ -181,6 +182,32 @@ describe("session.cache", () => {
       expect(await read(b, jar)).toMatchObject({ user: { name: "Grace Hopper" } });
     });
 
+    it("a sign-in past maxPerUser ends the oldest session on the other instance too", async () => {
+      const { adapter, store } = countedAdapter();
+      const channel = new MemoryRevocationStore();
+      const provider = Credentials({
+        databaseSessions: true,
+        credentials: { username: {}, password: {} },
+        authorize: async (c) =>
+          c.password === "pw" ? { id: "limited", name: "Limited", email: "l@example.com" } : null,
+      });
+      const extra = { providers: [provider], rateLimit: false as const, session: { maxPerUser: 1 } };
+      const a = cached(adapter, { channel }, extra);
+      const b = cached(adapter, { channel }, extra);
+      const signIn = async () => {
+        const jar = new CookieJar();
+        const csrf = await csrfToken(a, jar);
+        await call(a, "/auth/callback/credentials", { jar, form: { csrfToken: csrf, username: "l", password: "pw" } });
+        return jar;
+      };
+      const first = await signIn();
+      await warm(b, first);
+      expect(await read(b, first)).toMatchObject({ user: { name: "Limited" } });
+      await signIn();
+      expect(store.sessions.has(first.get(SESSION)!)).toBe(false);
+      expect(await read(b, first)).toBeNull();
+    });
+
     it("a push carries the token's SHA-256, never the token", async () => {
       const { adapter } = countedAdapter();
       const channel = new ControlledChannel();
@@ -218,7 +245,7 @@ describe("session.cache", () => {
     expect(counts.reads - before).toBe(2);
   });
 
-  it("while the channel is down every read goes to the database, and it is trusted again only after `up`", async () => {
+  it("while the channel is down every read goes to the database, and it is trusted again only once `up` arrives", async () => {
     const { adapter, counts } = countedAdapter();
     const channel = new ControlledChannel();
     const { logger, warnings } = recordingLogger();

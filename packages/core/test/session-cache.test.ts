@@ -264,6 +264,24 @@ describe("session.cache", () => {
     expect(warnings).toContain("session-cache-restored");
   });
 
+  it("a channel that does not take a push never holds a sign-out: it completes after `timeout` and the failure is logged", async () => {
+    const { adapter, store } = countedAdapter();
+    const channel = new ControlledChannel();
+    channel.push = () => new Promise<void>(() => {});
+    const { logger, warnings } = recordingLogger();
+    const config = cached(adapter, { channel, timeout: 50 }, { logger });
+    const { jar, sessionToken } = await seed(adapter);
+    await warm(config, jar);
+    const signingOut = copy(jar);
+    const csrf = await csrfToken(config, signingOut);
+    const response = await call(config, "/auth/signout", { jar: signingOut, form: { csrfToken: csrf } });
+    expect(response.status).toBe(302);
+    expect(store.sessions.has(sessionToken)).toBe(false);
+    expect(warnings).toContain("session-cache-push-failed");
+    // This instance dropped it before pushing.
+    expect(await read(config, jar)).toBeNull();
+  });
+
   it("a cached read ends the session at the same millisecond as the database read does", async () => {
     const expiresAt = Date.now() + 60_000;
     const outcomes: Record<string, unknown[]> = {};

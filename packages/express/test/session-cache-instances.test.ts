@@ -28,6 +28,8 @@ interface Backend {
   /** Deletes the session's row (or key) behind Latchkey's back; null when the backend has no way to tell instances. */
   plainDelete?(sessionToken: string): Promise<void>;
   plainRename?(userId: string, name: string): Promise<void>;
+  /** Deletes the session where no trigger sees it (the bound is then `maxAge`). */
+  unannouncedDelete?(sessionToken: string): Promise<void>;
   cleanup(): Promise<void>;
 }
 
@@ -153,6 +155,11 @@ const backends: Backend[] = [
     env(this: Backend, channelPort = 6379) {
       return { STORE: "redis", REDIS_PORT: "6379", SUBSCRIBER_PORT: String(channelPort), REDIS_PREFIX: this.prefix };
     },
+    async unannouncedDelete(this: Backend, sessionToken: string) {
+      const redis = new Redis({ host: "127.0.0.1", port: 6379 });
+      expect(await redis.del(`${this.prefix}session:${sessionToken}`)).toBe(1);
+      redis.disconnect();
+    },
     async cleanup(this: Backend) {
       const redis = new Redis({ host: "127.0.0.1", port: 6379 });
       const keys = await redis.keys(`${this.prefix}*`);
@@ -250,6 +257,27 @@ describe.each(backends)("session.cache across two processes on $name", (backend)
     while ((await read(b.url, token)) !== "Renamed By SQL") {
       if (performance.now() - started > 10_000 * inject("timeScale")) throw new Error("the rename never arrived");
     }
+  });
+
+  it("a session deleted where nothing announces it (a Redis DEL) ends within session.cache.maxAge (bound reported)", async (t) => {
+    if (!up || !backend.unannouncedDelete) return t.skip();
+    const bounded = await instances.start("instance-db-cache.mjs", {
+      AUTH_SECRET: SECRET,
+      ...backend.env(),
+      NAME: "bounded",
+      CACHE_MAX_AGE: "1",
+    });
+    const delays: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const token = await newSession(a.url, `unannounced${i}`);
+      await untilCached(bounded.url, token);
+      await backend.unannouncedDelete(token);
+      delays.push(await untilSignedOut(bounded.url, token));
+    }
+    console.log(
+      `[session-cache] ${backend.name}, deleted unannounced, maxAge 1 s: signed out after ${summary(delays)}`,
+    );
+    await instances.stop(bounded);
   });
 
   it(

@@ -15,7 +15,7 @@ import type { RevocationStore, SessionCacheOptions, SessionChange } from "../../
 import type { AuthConfig } from "../../types.js";
 import { errorOf } from "../error-of.js";
 import { fieldOf } from "../merge.js";
-import { sessionKeyOf } from "../stores/revocation-channel.js";
+import { failAfter, sessionKeyOf } from "../stores/revocation-channel.js";
 import { MemoryRevocationStore, revocationListOf } from "./revocation-list.js";
 
 /** What `getSessionAndUser` answers for a live session. */
@@ -69,10 +69,7 @@ class Channel {
   }
 
   async #subscribe(): Promise<void> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${this.#timeout} ms`)), this.#timeout);
-    });
+    const limit = failAfter(this.#timeout, "subscribing to session changes");
     try {
       await Promise.race([
         this.#store.subscribe({
@@ -88,7 +85,7 @@ class Channel {
             this.state = "up";
           },
         }),
-        timeout,
+        limit.promise,
       ]);
       // A `down` that arrived while subscribing wins: its `up` will follow.
       if (this.state === "subscribing") {
@@ -103,7 +100,7 @@ class Channel {
       }, RETRY_MS);
       this.#retry.unref?.();
     } finally {
-      clearTimeout(timer);
+      limit.cancel();
     }
   }
 
@@ -122,9 +119,15 @@ class Channel {
     for (const cache of this.caches) cache.clear();
   }
 
-  push(change: SessionChange): Promise<void> {
+  /** Pushes `change`; rejects when the store fails or does not take it within `timeout`. */
+  async push(change: SessionChange): Promise<void> {
     // `push` was checked present when the configuration was resolved.
-    return this.#store.push?.(change) ?? Promise.resolve();
+    const limit = failAfter(this.#timeout, "pushing a session change");
+    try {
+      await Promise.race([this.#store.push?.(change), limit.promise]);
+    } finally {
+      limit.cancel();
+    }
   }
 }
 

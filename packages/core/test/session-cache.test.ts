@@ -344,6 +344,39 @@ describe("session.cache", () => {
     expect(seen).toEqual(["Grace", "Grace", "Grace", "Grace"]);
   });
 
+  it("attack: a flood of made-up tokens fills nothing (only live sessions are held) and each still reads the database", async () => {
+    const { adapter, counts } = countedAdapter();
+    const config = cached(adapter, true);
+    const { jar } = await seed(adapter);
+    await warm(config, jar);
+    const cache = resolveConfig(config).sessionCache!;
+    const before = counts.reads;
+    const held = cache.size;
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) => {
+        const forged = new CookieJar();
+        forged.cookies.set(SESSION, `${crypto.randomUUID()}${i}`);
+        return read(config, forged).then((answer) => expect(answer).toBeNull());
+      }),
+    );
+    expect(counts.reads - before).toBe(50);
+    expect(cache.size).toBe(held);
+  });
+
+  it("attack: a signed-out session replayed 50 times at once on the other instance gets no session", async () => {
+    const { adapter } = countedAdapter();
+    const channel = new MemoryRevocationStore();
+    const a = cached(adapter, { channel });
+    const b = cached(adapter, { channel });
+    const { jar } = await seed(adapter);
+    await warm(b, jar);
+    const signingOut = copy(jar);
+    const csrf = await csrfToken(a, signingOut);
+    await call(a, "/auth/signout", { jar: signingOut, form: { csrfToken: csrf } });
+    const answers = await Promise.all(Array.from({ length: 50 }, () => read(b, jar)));
+    expect(answers).toEqual(Array.from({ length: 50 }, () => null));
+  });
+
   describe("configuration mistakes are named with their fix", () => {
     it("under JWT sessions", () => {
       expect(() => resolveConfig(makeConfig({ session: { strategy: "jwt", cache: true } }))).toThrow(

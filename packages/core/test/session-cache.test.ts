@@ -10,7 +10,7 @@ import { sessionKeyOf } from "../src/lib/stores/revocation-channel.js";
 import { createMemoryStore, MemoryAdapter } from "../src/memory-adapter.js";
 import Credentials from "../src/providers/credentials.js";
 import { MemoryRevocationStore } from "../src/revocation.js";
-import { revokeUserSessions } from "../src/sessions.js";
+import { announceSessionChange, revokeUserSessions } from "../src/sessions.js";
 import type { SessionCacheOptions } from "../src/shapes/revocation.js";
 import type { RevocationListener, RevocationStore, SessionChange } from "../src/stores.js";
 import type { AuthConfig } from "../src/types.js";
@@ -218,6 +218,28 @@ describe("session.cache", () => {
       expect(channel.pushed).toEqual([{ kind: "session", id: sessionKeyOf(sessionToken) }]);
       expect(JSON.stringify(channel.pushed)).not.toContain(sessionToken);
     });
+  });
+
+  it("announceSessionChange drops what the application changed itself, on every instance; bad input is a TypeError", async () => {
+    const { adapter, store } = countedAdapter();
+    const channel = new MemoryRevocationStore();
+    const a = cached(adapter, { channel });
+    const b = cached(adapter, { channel });
+    const byUser = await seed(adapter);
+    const byToken = await seed(adapter);
+    await warm(b, byUser.jar);
+    await warm(b, byToken.jar);
+    // The application's own writes, which Latchkey's adapter never saw.
+    store.sessions.delete(byUser.sessionToken);
+    store.sessions.delete(byToken.sessionToken);
+    expect(await read(b, byUser.jar), "held until announced").not.toBeNull();
+    await announceSessionChange(a, { userId: byUser.user.id });
+    await announceSessionChange(a, { sessionToken: byToken.sessionToken });
+    expect(await read(b, byUser.jar)).toBeNull();
+    expect(await read(b, byToken.jar)).toBeNull();
+    await expect(announceSessionChange(a, { userId: "" })).rejects.toThrow(TypeError);
+    // Without session.cache it does nothing.
+    await announceSessionChange(makeConfig({ adapter, providers: [] }), { userId: byUser.user.id });
   });
 
   it("a change that arrives while a read is loading is not kept by that read", async () => {

@@ -28,6 +28,8 @@ interface Backend {
   /** Deletes the session's row (or key) behind Latchkey's back; null when the backend has no way to tell instances. */
   plainDelete?(sessionToken: string): Promise<void>;
   plainRename?(userId: string, name: string): Promise<void>;
+  /** Ends the channel of the instance `name` from the server's side (PostgreSQL: pg_terminate_backend of its LISTEN connection). */
+  killChannel?(name: string): Promise<number>;
   /** Deletes the session where no trigger sees it (the bound is then `maxAge`). */
   unannouncedDelete?(sessionToken: string): Promise<void>;
   cleanup(): Promise<void>;
@@ -136,6 +138,16 @@ const backends: Backend[] = [
       await client.connect();
       await client.query("UPDATE users SET name = $1 WHERE id = $2", [name, userId]);
       await client.end();
+    },
+    async killChannel(name) {
+      const client = admin();
+      await client.connect();
+      const { rowCount } = await client.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = $2",
+        [postgresName, `${name}-listen`],
+      );
+      await client.end();
+      return rowCount ?? 0;
     },
     async cleanup() {
       await instances.stopAll();
@@ -278,6 +290,33 @@ describe.each(backends)("session.cache across two processes on $name", (backend)
       `[session-cache] ${backend.name}, deleted unannounced, maxAge 1 s: signed out after ${summary(delays)}`,
     );
     await instances.stop(bounded);
+  });
+
+  it("its LISTEN connection terminated by the server (pg_terminate_backend): reads go to the database until it listens again, then a change reaches it", async (t) => {
+    if (!up || !backend.killChannel) return t.skip();
+    const held = await newSession(a.url, "terminated");
+    await untilCached(b.url, held);
+    expect(await backend.killChannel("b")).toBe(1);
+    // Noticed when a read of the held session queries again (the connection's `end` event).
+    const started = performance.now();
+    for (;;) {
+      const before = await queries(b.url);
+      expect(await read(b.url, held)).toBe("terminated");
+      if ((await queries(b.url)) > before) break;
+      if (performance.now() - started > 15_000 * inject("timeScale"))
+        throw new Error(`the termination was never noticed: ${b.log.join("")}`);
+    }
+    const noticed = performance.now() - started;
+    const back = performance.now();
+    await untilCached(b.url, held);
+    const recovered = performance.now() - back;
+    const jar = jarOf(held);
+    const { csrfToken } = (await (await jar.fetch(`${a.url}/auth/csrf`)).json()) as { csrfToken: string };
+    expect((await jar.fetch(`${a.url}/auth/signout`, { form: { csrfToken } })).status).toBe(302);
+    const delay = await untilSignedOut(b.url, held);
+    console.log(
+      `[session-cache] ${backend.name} LISTEN connection terminated: noticed after ${noticed.toFixed(0)} ms, cached again ${recovered.toFixed(0)} ms later, a sign-out then reached it in ${delay.toFixed(1)} ms`,
+    );
   });
 
   it(

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Adapter, AdapterUser } from "../src/adapters.js";
 import { resolveConfig } from "../src/lib/config.js";
-import { sessionKeyOf } from "../src/lib/stores/revocation-channel.js";
+import { deliver, encodeSessionChange, sessionKeyOf } from "../src/lib/stores/revocation-channel.js";
 import { createMemoryStore, MemoryAdapter } from "../src/memory-adapter.js";
 import Credentials from "../src/providers/credentials.js";
 import { MemoryRevocationStore } from "../src/revocation.js";
@@ -240,6 +240,45 @@ describe("session.cache", () => {
     await expect(announceSessionChange(a, { userId: "" })).rejects.toThrow(TypeError);
     // Without session.cache it does nothing.
     await announceSessionChange(makeConfig({ adapter, providers: [] }), { userId: byUser.user.id });
+  });
+
+  it("an adapter over integer user ids (Auth.js's pg schema): a change of the user still reaches the other instance", async () => {
+    const { adapter: inner, counts } = countedAdapter();
+    // What @auth/pg-adapter answers: the user's id as a number.
+    const adapter: Adapter = {
+      ...inner,
+      getSessionAndUser: async (token) => {
+        const found = await inner.getSessionAndUser!(token);
+        return found && { ...found, user: { ...found.user, id: Number(found.user.id) as unknown as string } };
+      },
+      // Its update by that number (the memory store underneath keys users by text).
+      updateUser: async (user) => ({ ...(await inner.getUser!(String(user.id)))!, ...user }),
+    };
+    // A channel that carries the wire form, as Redis and PostgreSQL do.
+    const listeners: RevocationListener[] = [];
+    const channel: RevocationStore = {
+      add: async () => {},
+      load: async () => [],
+      subscribe: async (listener) => void listeners.push(listener),
+      push: async (change) => {
+        for (const listener of listeners) deliver(listener, encodeSessionChange(change));
+      },
+    };
+    const a = cached(adapter, { channel });
+    const b = cached(adapter, { channel });
+    await inner.createUser!({ id: "42", name: "Int", email: "int@example.com", emailVerified: null });
+    const sessionToken = crypto.randomUUID();
+    await inner.createSession!({ sessionToken, userId: "42", expires: new Date(Date.now() + 86_400_000) });
+    const jar = new CookieJar();
+    jar.cookies.set(SESSION, sessionToken);
+    await warm(b, jar);
+    const before = counts.reads;
+    await read(b, jar);
+    expect(counts.reads - before, "held").toBe(0);
+    // An update of user 42 on the other instance (the id as the adapter gave it: a number).
+    await resolveConfig(a).adapter!.updateUser!({ id: 42 as unknown as string, name: "Renamed" });
+    await read(b, jar);
+    expect(counts.reads - before, "dropped: read again from the database").toBe(1);
   });
 
   it("a change that arrives while a read is loading is not kept by that read", async () => {

@@ -642,7 +642,7 @@ begin
   if TG_ARGV[0] = 's' then
     perform pg_notify(TG_ARGV[1], '{"c":"s","i":"' || encode(sha256(convert_to(OLD."sessionToken", 'UTF8')), 'hex') || '"}');
   else
-    perform pg_notify(TG_ARGV[1], json_build_object('c', 'u', 'i', OLD.id)::text);
+    perform pg_notify(TG_ARGV[1], json_build_object('c', 'u', 'i', OLD.id::text)::text);
   end if;
   return null;
 end

@@ -261,7 +261,8 @@ export class SessionCache {
       if (!oldest.done) this.#forget(oldest.value);
     }
     const key = sessionKeyOf(sessionToken);
-    const userId = found.user.id;
+    // Auth.js adapters over integer keys (`@auth/pg-adapter`'s schema) answer a number.
+    const userId = String(found.user.id);
     this.#held.set(sessionToken, { found: copyOf(found), key, userId, at });
     this.#byKey.set(key, sessionToken);
     const own = this.#byUser.get(userId) ?? new Set<string>();
@@ -369,7 +370,8 @@ export function announcingAdapter(adapter: Adapter, cache: SessionCache): Adapte
 function wrap(adapter: Adapter, announce: (change: SessionChange) => Promise<void>): Adapter {
   const out: Adapter = { ...adapter };
   const session = (token: string): SessionChange => ({ kind: "session", id: sessionKeyOf(token) });
-  const user = (id: string): SessionChange => ({ kind: "user", id });
+  // A number from an adapter over integer keys travels as its text, as the triggers send it.
+  const user = (id: string | number): SessionChange => ({ kind: "user", id: String(id) });
   const { updateSession, deleteSession, deleteSessions, deleteUser, updateUser, transaction } = adapter;
   if (updateSession) {
     out.updateSession = async (changes) => {

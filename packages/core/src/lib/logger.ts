@@ -14,6 +14,9 @@ export type WarningCode =
   | "session-secret-mismatch"
   | "revocation-unavailable"
   | "revocation-restored"
+  | "session-cache-unavailable"
+  | "session-cache-restored"
+  | "session-cache-push-failed"
   | "audit-bounded"
   | "refresh-token-missing"
   | "jwt-callback-changed-subject"
@@ -52,6 +55,11 @@ const warningText: Record<WarningCode, string> = {
   "revocation-unavailable":
     "The revocation list of JWT sessions cannot be kept current (its store does not answer); `session.revocation.onUnavailable` decides whether JWT sessions are refused or served meanwhile.",
   "revocation-restored": "The revocation store answers again; the revocation list of JWT sessions was reloaded.",
+  "session-cache-unavailable":
+    "The session cache cannot hear of changes (its channel is down): every database session read goes to the database until the channel is back.",
+  "session-cache-restored": "The session cache's channel is back: database session reads are cached again.",
+  "session-cache-push-failed":
+    "A change of database sessions could not be pushed to the other instances; they drop it within `session.cache.maxAge`.",
   "audit-bounded": "More audit records than the bound allows in this window; the rest of the window is not recorded.",
   "refresh-token-missing":
     "getAccessToken found an expired access token and no refresh token: the provider was not asked for offline access.",

@@ -34,7 +34,7 @@ const redisUp = await serviceAvailable("Redis", 6379);
 const runnable = (APPS as string[]).filter(
   (app) =>
     (app !== "latchkey-sqlite" || sqlAdapterBuilt) &&
-    (app !== "latchkey-postgres" || postgresUp) &&
+    (!["latchkey-postgres", "latchkey-postgres-cache", "authjs-postgres"].includes(app) || postgresUp) &&
     (app !== "latchkey-revocation" || redisUp),
 );
 

@@ -43,6 +43,7 @@ import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/pi
 import { openJwtSession } from "./lib/session/jwt-strategy.js";
 import { revocationOf, revokeUserJwtSessions } from "./lib/session/revoke.js";
 import { databaseSessionId as sessionIdOf } from "./lib/session/session-id.js";
+import { sessionKeyOf } from "./lib/stores/revocation-channel.js";
 import type { Awaitable, Cookie, SessionEndReason } from "./shapes/data.js";
 import type { AuthConfig } from "./types.js";
 
@@ -456,6 +457,33 @@ export async function revokeUserSessions(
   const deleted = await confirmed(resolved, () => adapter.deleteSessions(userId), { reason, userId });
   for (const session of deleted) await resolved.events.signOut?.({ session, reason });
   return deleted.length;
+}
+
+/**
+ * Tells every instance's session cache (`session.cache`) that the application changed a session
+ * or a user itself, through its own adapter or database (Latchkey announces its own writes, and
+ * on PostgreSQL the triggers of `latchkey migrate` announce any): `{ userId }` drops every session
+ * of the user, `{ sessionToken }` one session. Resolves once the channel took it; without
+ * `session.cache` it does nothing.
+ *
+ * @example
+ * ```ts
+ * await db.deleteFrom("users").where("id", "=", id).execute() // on SQLite or MariaDB
+ * await announceSessionChange(config, { userId: id })
+ * ```
+ */
+export async function announceSessionChange(
+  config: AuthConfig,
+  change: { userId: string } | { sessionToken: string },
+  options: Pick<SessionsOptions, "env"> = {},
+): Promise<void> {
+  const cache = resolveConfigOf(config, options).sessionCache;
+  if (!cache) return;
+  if ("userId" in change && typeof change.userId === "string" && change.userId !== "")
+    await cache.announce({ kind: "user", id: change.userId });
+  else if ("sessionToken" in change && typeof change.sessionToken === "string" && change.sessionToken !== "")
+    await cache.announce({ kind: "session", id: sessionKeyOf(change.sessionToken) });
+  else throw new TypeError("announceSessionChange: give `{ userId }` or `{ sessionToken }` (a non-empty string)");
 }
 
 /**

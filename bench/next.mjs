@@ -19,13 +19,17 @@
  *
  * Options: --rounds N (default 5), --duration S (default 3), --warmup S (default 2),
  * --connections N (default 10), --build, --no-write (RESULTS.md is rewritten between the
- * next:begin / next:end markers otherwise).
+ * next:begin / next:end markers otherwise), --base DIR: also run Latchkey from DIR, another
+ * checkout of this repository with its packages built (a `git worktree` of the previous main),
+ * side by side in the same rounds: its bench/next-app is built there when missing or stale, its
+ * server is DIR's bench/next-server.mjs, and the report adds this checkout ÷ the base (route and
+ * proxy) and the base's own ratio to next-auth.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { fmt, load, median, rotation, send, spread, startServer } from "./lib.mjs";
@@ -39,6 +43,7 @@ const { values: opts } = parseArgs({
     connections: { type: "string", default: "10" },
     build: { type: "boolean", default: false },
     "no-write": { type: "boolean", default: false },
+    base: { type: "string" },
   },
 });
 const ROUNDS = Number(opts.rounds);
@@ -47,6 +52,19 @@ const WARMUP = Number(opts.warmup);
 const CONNECTIONS = Number(opts.connections);
 const appDir = here("./next-app/");
 const serverFile = here("./next-server.mjs");
+/** The other checkout of --base: its app, its server, its built packages. */
+const base = opts.base
+  ? {
+      dir: resolve(opts.base),
+      appDir: join(resolve(opts.base), "bench", "next-app"),
+      serverFile: join(resolve(opts.base), "bench", "next-server.mjs"),
+      dist: join(resolve(opts.base), "packages", "next", "dist"),
+    }
+  : undefined;
+if (base && !(existsSync(base.serverFile) && existsSync(base.dist)))
+  throw new Error(
+    `--base ${opts.base}: no built checkout there (bench/next-server.mjs and packages/next/dist are needed: run npm run build in it)`,
+  );
 const log = (...a) => console.log(...a);
 
 /** The newest modification time under a folder (sources of the app, the built @latchkey/next). */
@@ -60,18 +78,32 @@ function newest(dir) {
   return latest;
 }
 
-function buildIfNeeded() {
-  const buildId = join(appDir, ".next", "BUILD_ID");
-  const stale =
-    !existsSync(buildId) || statSync(buildId).mtimeMs < Math.max(newest(appDir), newest(here("../packages/next/dist")));
+/** `next build` of an app folder when its build is missing or older than its sources or `dist`. */
+function buildIfNeeded(dir, dist, label) {
+  const buildId = join(dir, ".next", "BUILD_ID");
+  const stale = !existsSync(buildId) || statSync(buildId).mtimeMs < Math.max(newest(dir), newest(dist));
   if (!opts.build && !stale) return;
-  log("bench:next: next build of bench/next-app");
-  const nextBin = createRequire(join(appDir, "package.json")).resolve("next/dist/bin/next");
+  log(`bench:next: next build of ${label}`);
+  const nextBin = createRequire(join(dir, "package.json")).resolve("next/dist/bin/next");
   execFileSync(process.execPath, [nextBin, "build"], {
-    cwd: appDir,
+    cwd: dir,
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
     stdio: "inherit",
   });
+}
+
+/** The commit of a checkout, flagged when its packages/ or bench/ has uncommitted changes. */
+function commitOf(dir) {
+  try {
+    const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: dir, encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", "packages", "bench"], {
+      cwd: dir,
+      encoding: "utf8",
+    });
+    return `${head}${dirty.trim() ? " + uncommitted changes" : ""}`;
+  } catch {
+    return "?";
+  }
 }
 
 const json = (body) => {
@@ -134,6 +166,7 @@ const requests = {
   },
 };
 // The runs of one round: [label, server, request kind].
+const BASE_APP = "next-latchkey@base";
 const MEMBERS = [
   ["bare route", "next-bare", "bare"],
   ["bare page", "next-bare", "open"],
@@ -142,14 +175,24 @@ const MEMBERS = [
   ["next-auth route", "next-nextauth", "route"],
   ["Latchkey proxy", "next-latchkey", "proxy"],
   ["next-auth proxy", "next-nextauth", "proxy"],
+  ...(base
+    ? [
+        ["Latchkey route (base)", BASE_APP, "route"],
+        ["Latchkey proxy (base)", BASE_APP, "proxy"],
+      ]
+    : []),
 ];
 
-buildIfNeeded();
+buildIfNeeded(appDir, here("../packages/next/dist"), "bench/next-app");
+if (base) buildIfNeeded(base.appDir, base.dist, `${base.appDir} (--base)`);
 const servers = {};
 const cookies = {};
 try {
-  for (const app of ["next-bare", "next-latchkey", "next-nextauth"]) {
-    servers[app] = await startServer(app, { file: serverFile });
+  for (const app of ["next-bare", "next-latchkey", "next-nextauth", ...(base ? [BASE_APP] : [])]) {
+    servers[app] =
+      app === BASE_APP
+        ? await startServer("next-latchkey", { file: base.serverFile })
+        : await startServer(app, { file: serverFile });
     if (app !== "next-bare") cookies[app] = await signIn(servers[app]);
   }
   // The floor route carries the same cookies as Latchkey's signed-in requests (Next.js parses them).
@@ -159,7 +202,7 @@ try {
     const r = await send(servers[app].port, requests[kind].request(cookies[app]));
     if (!requests[kind].check(r)) throw new Error(`${label}: wrong answer ${r.status} ${r.body.slice(0, 200)}`);
   }
-  for (const app of ["next-latchkey", "next-nextauth"]) {
+  for (const app of ["next-latchkey", "next-nextauth", ...(base ? [BASE_APP] : [])]) {
     const r = await send(servers[app].port, { path: "/protected" });
     if (r.status !== 307 || !String(r.headers.location).endsWith("/open"))
       throw new Error(`${app}: /protected without a session is not redirected (${r.status})`);
@@ -217,6 +260,15 @@ try {
     nextauthProxyVsBare: spread(
       perRound((i) => (of("next-auth proxy", i).cpuUs - of("bare page", i).cpuUs) / of("bare route", i).cpuUs),
     ),
+    ...(base
+      ? {
+          baseRouteRps: spread(perRound((i) => of("Latchkey route (base)", i).rps / of("next-auth route", i).rps)),
+          routeVsBaseRps: spread(perRound((i) => of("Latchkey route", i).rps / of("Latchkey route (base)", i).rps)),
+          routeVsBaseCpu: spread(perRound((i) => of("Latchkey route (base)", i).cpuUs / of("Latchkey route", i).cpuUs)),
+          proxyVsBaseRps: spread(perRound((i) => of("Latchkey proxy", i).rps / of("Latchkey proxy (base)", i).rps)),
+          proxyVsBaseCpu: spread(perRound((i) => of("Latchkey proxy (base)", i).cpuUs / of("Latchkey proxy", i).cpuUs)),
+        }
+      : {}),
   };
   const versions = {
     node: process.version,
@@ -242,6 +294,15 @@ try {
     `| the same, server CPU per request (next-auth ÷ Latchkey) | ${range(ratios.proxyCpu)} | |`,
     `| Latchkey's proxy cost (CPU of /protected − /open) ÷ a bare route's CPU | ${range(ratios.latchkeyProxyVsBare)} | < 1 |`,
     `| next-auth's proxy cost, the same | ${range(ratios.nextauthProxyVsBare)} | |`,
+    ...(base
+      ? [
+          `| the base's route (${commitOf(base.dir)}): Latchkey ÷ next-auth, req/s | ${range(ratios.baseRouteRps)} | |`,
+          `| route: this checkout (${commitOf(here(".."))}) ÷ the base, req/s | ${range(ratios.routeVsBaseRps)} | |`,
+          `| the same, server CPU per request (base ÷ this) | ${range(ratios.routeVsBaseCpu)} | |`,
+          `| proxy: this checkout ÷ the base, req/s | ${range(ratios.proxyVsBaseRps)} | |`,
+          `| the same, server CPU per request (base ÷ this) | ${range(ratios.proxyVsBaseCpu)} | |`,
+        ]
+      : []),
     "",
     "| run | median req/s | server CPU µs/req | p99 ms | other load (cores) |",
     "| --- | --- | --- | --- | --- |",

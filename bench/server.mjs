@@ -7,6 +7,10 @@
  *   authjs             + Auth.js   (`app.use("/auth/*", ExpressAuth(config))`, its `getSession` on /me), JWT sessions
  *   latchkey-sqlite    Latchkey with database sessions through @latchkey/sql-adapter on a SQLite file
  *   latchkey-postgres  the same on PostgreSQL at 127.0.0.1:5432 (a throw-away database, dropped on exit)
+ *   latchkey-postgres-cache  `latchkey-postgres` with `session.cache`, its channel a SqlRevocationStore
+ *                      on LISTEN/NOTIFY (a pool of its own: its heartbeat is not counted as a query)
+ *   authjs-postgres    Auth.js with database sessions through @auth/pg-adapter on PostgreSQL (the
+ *                      schema of its documentation, plus an index on "sessionToken")
  *   latchkey-revocation  `latchkey` with `session.revocation` on a Redis store at 127.0.0.1:6379
  *   latchkey-postgres-credentials  `latchkey`'s credentials provider with `databaseSessions: true` on
  *                      the PostgreSQL setup of `latchkey-postgres`, over 5,000 stored users: every
@@ -26,7 +30,8 @@
  *
  * It listens on 127.0.0.1, port 0, and sends `{ type: "ready", port, sessionToken? }` to the
  * parent. It answers IPC messages `{ id, op }`:
- *   stats  → { now, cpu: process.cpuUsage(), requests, errors, heapUsed }
+ *   stats  → { now, cpu: process.cpuUsage(), requests, errors, heapUsed, queries } (queries: the
+ *            statements the app's PostgreSQL pool ran, counted on each of its connections)
  *   gc     → runs the collector (the process is started with --expose-gc) → { heapUsed }
  *   exit   → closes the server (and the database), then exits, so --cpu-prof writes its profile.
  */
@@ -61,6 +66,17 @@ const credentialsFields = {
 };
 
 const cleanups = [];
+
+// The PostgreSQL schema of @auth/pg-adapter's documentation, with an index on the session token.
+const AUTHJS_SCHEMA = `
+CREATE TABLE verification_token (identifier TEXT NOT NULL, expires TIMESTAMPTZ NOT NULL, token TEXT NOT NULL, PRIMARY KEY (identifier, token));
+CREATE TABLE accounts (id SERIAL, "userId" INTEGER NOT NULL, type VARCHAR(255) NOT NULL, provider VARCHAR(255) NOT NULL,
+  "providerAccountId" VARCHAR(255) NOT NULL, refresh_token TEXT, access_token TEXT, expires_at BIGINT, id_token TEXT,
+  scope TEXT, session_state TEXT, token_type TEXT, PRIMARY KEY (id));
+CREATE TABLE sessions (id SERIAL, "userId" INTEGER NOT NULL, expires TIMESTAMPTZ NOT NULL, "sessionToken" VARCHAR(255) NOT NULL, PRIMARY KEY (id));
+CREATE INDEX sessions_token_idx ON sessions ("sessionToken");
+CREATE TABLE users (id SERIAL, name VARCHAR(255), email VARCHAR(255), "emailVerified" TIMESTAMPTZ, image TEXT, PRIMARY KEY (id));`;
+
 const ready = { type: "ready" };
 const web = express();
 web.get("/bare", (_req, res) => {
@@ -83,7 +99,16 @@ const frameworkConfig = async (module) => ({
   },
 });
 
-if (app === "latchkey" || app === "latchkey-sqlite" || app === "latchkey-postgres" || app === "latchkey-revocation") {
+/** Statements run on the database pool of the PostgreSQL apps (what "queries per 1,000 reads" counts); undefined elsewhere. */
+let queries;
+const latchkeyApps = [
+  "latchkey",
+  "latchkey-sqlite",
+  "latchkey-postgres",
+  "latchkey-postgres-cache",
+  "latchkey-revocation",
+];
+if (latchkeyApps.includes(app)) {
   const { ExpressAuth, getSession } = await import("@latchkey/express");
   const { default: Credentials } = await import("@latchkey/express/providers/credentials");
   const config = {
@@ -108,9 +133,12 @@ if (app === "latchkey" || app === "latchkey-sqlite" || app === "latchkey-postgre
     // an OAuth provider instead; it is never contacted: the session row is made through the adapter.
     const { default: GitHub } = await import("@latchkey/express/providers/github");
     config.providers = [GitHub({ clientId: "bench", clientSecret: "bench" })];
-    const { adapter, sessionToken } = await databaseSessions(app === "latchkey-sqlite" ? "sqlite" : "postgres");
+    const { adapter, sessionToken, channel } = await databaseSessions(
+      app === "latchkey-sqlite" ? "sqlite" : "postgres",
+      app === "latchkey-postgres-cache",
+    );
     config.adapter = adapter;
-    config.session = { strategy: "database" };
+    config.session = { strategy: "database", ...(channel && { cache: { channel } }) };
     ready.sessionToken = sessionToken;
   }
   web.use("/auth", ExpressAuth(config));
@@ -166,6 +194,27 @@ if (app === "latchkey" || app === "latchkey-sqlite" || app === "latchkey-postgre
   }
   await fastify.ready();
   listener = fastify.routing;
+} else if (app === "authjs-postgres") {
+  const { ExpressAuth } = await import("@auth/express");
+  const { default: GitHub } = await import("@auth/express/providers/github");
+  const { default: PostgresAdapter } = await import("@auth/pg-adapter");
+  const pool = await throwAwayPostgres();
+  await pool.query(AUTHJS_SCHEMA);
+  const adapter = PostgresAdapter(pool);
+  const user = await adapter.createUser({ name: "Ada Lovelace", email: "ada@example.com", emailVerified: null });
+  const sessionToken = randomBytes(32).toString("hex");
+  await adapter.createSession({ sessionToken, userId: user.id, expires: new Date(Date.now() + 30 * 24 * 3600 * 1000) });
+  ready.sessionToken = sessionToken;
+  queries = 0;
+  const config = {
+    secret: SECRET,
+    trustHost: true,
+    logger,
+    adapter,
+    session: { strategy: "database" },
+    providers: [GitHub({ clientId: "bench", clientSecret: "bench" })],
+  };
+  web.use("/auth/*", ExpressAuth(config));
 } else if (app === "authjs") {
   const { ExpressAuth, getSession } = await import("@auth/express");
   const { default: Credentials } = await import("@auth/express/providers/credentials");
@@ -262,11 +311,42 @@ async function revocationStore() {
   return store;
 }
 
-/** A migrated database, an adapter over it, and one user with one session row made through it. */
-async function databaseSessions(dialect) {
+/**
+ * A throw-away PostgreSQL database (dropped on exit) and a pool of 10 on it whose statements are
+ * counted in `queries` (every connection's `query`, whoever calls it: Kysely or @auth/pg-adapter).
+ */
+async function throwAwayPostgres() {
+  const { default: pg } = await import("pg");
+  const name = `latchkey_bench_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const pool = new pg.Pool({ host: "127.0.0.1", port: 5432, user: "postgres", database: name, max: 10 });
+  queries = 0;
+  pool.on("connect", (client) => {
+    const query = client.query.bind(client);
+    client.query = (...args) => {
+      queries++;
+      return query(...args);
+    };
+  });
+  cleanups.push(async () => {
+    await pool.end().catch(() => {});
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  });
+  return Object.assign(pool, { databaseName: name });
+}
+
+/**
+ * A migrated database, an adapter over it, and one user with one session row made through it;
+ * with `cache`, the channel of `session.cache` (LISTEN/NOTIFY on a pool of its own).
+ */
+async function databaseSessions(dialect, cache = false) {
   const { SqlAdapter, migrate } = await import("@latchkey/sql-adapter");
   const { Kysely, PostgresDialect, SqliteDialect } = await import("kysely");
   let db;
+  let channel;
   if (dialect === "sqlite") {
     const { default: Database } = await import("better-sqlite3");
     const dir = mkdtempSync(join(tmpdir(), "latchkey-bench-"));
@@ -278,18 +358,25 @@ async function databaseSessions(dialect) {
       rmSync(dir, { recursive: true, force: true });
     });
   } else {
-    const { default: pg } = await import("pg");
-    const name = `latchkey_bench_${randomBytes(6).toString("hex")}`;
-    const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const pool = new pg.Pool({ host: "127.0.0.1", port: 5432, user: "postgres", database: name, max: 10 });
+    const pool = await throwAwayPostgres();
+    // Not destroyed: the cleanup of throwAwayPostgres ends the pool, then drops the database.
     db = new Kysely({ dialect: new PostgresDialect({ pool }) });
-    cleanups.push(async () => {
-      await db.destroy();
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    });
+    if (cache) {
+      const { default: pg } = await import("pg");
+      const listen = new pg.Pool({
+        host: "127.0.0.1",
+        port: 5432,
+        user: "postgres",
+        database: pool.databaseName,
+        max: 1,
+      });
+      const { SqlRevocationStore } = await import("@latchkey/sql-adapter");
+      channel = SqlRevocationStore(db, { listen });
+      cleanups.unshift(async () => {
+        await channel.close();
+        await listen.end();
+      });
+    }
   }
   await migrate(db);
   const adapter = SqlAdapter(db);
@@ -305,7 +392,9 @@ async function databaseSessions(dialect) {
     userId: user.id,
     expires: new Date(Date.now() + 30 * 24 * 3600 * 1000),
   });
-  return { adapter, sessionToken };
+  // The sign-in's own statements are not the reads the cases count.
+  if (queries !== undefined) queries = 0;
+  return { adapter, sessionToken, channel };
 }
 
 let requests = 0;
@@ -346,7 +435,7 @@ process.on("message", (message) => {
   if (op === "stats") {
     // `now` is on the monotonic clock V8's profiler stamps its samples with (µs).
     const now = Number(process.hrtime.bigint() / 1000n);
-    send({ id, now, cpu: process.cpuUsage(), requests, errors, heapUsed: process.memoryUsage().heapUsed });
+    send({ id, now, cpu: process.cpuUsage(), requests, errors, heapUsed: process.memoryUsage().heapUsed, queries });
   } else if (op === "gc") {
     send({ id, heapUsed: collect(), gc: typeof globalThis.gc === "function" });
   } else if (op === "exit") {

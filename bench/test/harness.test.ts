@@ -35,7 +35,7 @@ const runnable = (APPS as string[]).filter(
   (app) =>
     (app !== "latchkey-postgres-credentials" || postgresUp) &&
     (app !== "latchkey-sqlite" || sqlAdapterBuilt) &&
-    (app !== "latchkey-postgres" || postgresUp) &&
+    (!["latchkey-postgres", "latchkey-postgres-cache", "authjs-postgres"].includes(app) || postgresUp) &&
     (app !== "latchkey-revocation" || redisUp),
 );
 

@@ -441,6 +441,12 @@ describe("the packed packages, installed from their tarballs", () => {
       ]),
     );
     expect(report.names["@latchkey/next/jwt"]).toEqual(["decode", "encode", "getToken"]);
+    // Latchkey's own subpath: password accounts in Server Actions.
+    expect(report.names["@latchkey/next/accounts"]).toEqual([
+      "MemoryPasswordStore",
+      "PasswordAccounts",
+      "authorizePassword",
+    ]);
     // The JWE helpers are internal: the public token entry offers encode/decode/getToken only.
     expect(report.names["@latchkey/core/jwt"]).toEqual(["decode", "encode", "getToken"]);
   });

@@ -4,14 +4,16 @@
  * the server-action `signIn` / `signOut` / `unstable_update`. The part of this folder an
  * application copies.
  */
-import { checkPassword } from "@latchkey/express-demo/users";
 import NextAuth, { type NextAuthConfig } from "@latchkey/next";
+import { authorizePassword } from "@latchkey/next/accounts";
 import Credentials from "@latchkey/next/providers/credentials";
 import OIDC from "@latchkey/next/providers/generic-oidc";
 import Nodemailer from "@latchkey/next/providers/nodemailer";
 import Passkey from "@latchkey/next/providers/passkey";
 import TOTP from "@latchkey/next/providers/totp";
-import { adapter } from "./storage";
+import { SqlRevocationStore } from "@latchkey/sql-adapter";
+import { passwords } from "./passwords";
+import { adapter, db } from "./storage";
 
 const env = process.env;
 const providers: NextAuthConfig["providers"] = [];
@@ -39,11 +41,10 @@ providers.push(
       email: { label: "Email", type: "email", autocomplete: "username", required: true },
       password: { label: "Password", type: "password", autocomplete: "current-password", required: true },
     },
-    // The stored user: a password, a magic link and a passkey sign into one user.
-    async authorize({ email, password }) {
-      const address = await checkPassword(email, password);
-      return address ? ((await adapter.getUserByEmail?.(address)) ?? null) : null;
-    },
+    // The stored user: a password, a magic link and a passkey sign into one user. authorizePassword
+    // checks the hash (an unknown address costs the same) and refuses an address not yet verified
+    // (sign-up at /signup); a reset or change while it runs refuses it too.
+    authorize: (credentials) => authorizePassword(authConfig, { passwords }, credentials),
   }),
 );
 
@@ -80,7 +81,9 @@ providers.push(TOTP({ issuer: "Latchkey Next.js demo" }));
 export const authConfig: NextAuthConfig = {
   trustHost: true,
   adapter,
-  session: { strategy: "jwt" },
+  // JWT sessions, revocable on every server that shares the database (the revocations table,
+  // polled every second on SQLite): a sign-out, a password reset or change ends them everywhere.
+  session: { strategy: "jwt", revocation: { store: SqlRevocationStore(db) } },
   experimental: { enableWebAuthn: true },
   theme: { colorScheme: "auto", brandColor: "#3b5bdb" },
   providers,

@@ -1,5 +1,6 @@
 /**
- * The demo's store of users, accounts, magic-link tokens, passkeys and second factors: the SQLite
+ * The demo's store of users, accounts, magic-link tokens, passkeys, second factors, revoked JWT
+ * sessions and password hashes (lib/passwords.ts): the SQLite
  * file the start script migrated and seeded (data/demo.sqlite), or PostgreSQL when DATABASE_URL is
  * set. The connection opens on first use, so building the app opens nothing.
  */
@@ -22,4 +23,7 @@ function database() {
   });
 }
 
-export const adapter = SqlAdapter(database());
+/** The demo's database: the adapter's tables, the revocation list and the password table. */
+export const db = database();
+
+export const adapter = SqlAdapter(db);

@@ -53,7 +53,8 @@ export type NextDemo = ServerProcess;
 export async function startNextDemo(appDir: string): Promise<NextDemo> {
   const dataDir = mkdtempSync(join(tmpdir(), "latchkey-next-demo-"));
   return startServerProcess([join(demoDir, "scripts", "start.mjs"), appDir], {
-    env: cleanEnv({ PORT: "0", DEMO_DATA_DIR: dataDir }),
+    // No internet here: the breached-password check of the sign-up and reset forms is off.
+    env: cleanEnv({ PORT: "0", DEMO_DATA_DIR: dataDir, DEMO_BREACHED_CHECK: "off" }),
     name: "the Next.js demo",
     ready: (output) =>
       output.includes("storage:") ? /Latchkey Next\.js demo on (http:\/\/\S+)/.exec(output)?.[1] : undefined,

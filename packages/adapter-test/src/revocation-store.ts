@@ -9,6 +9,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import type { RevocationEntry, RevocationListener, RevocationStore } from "@latchkey/core/revocation";
+import type { SessionChange } from "@latchkey/core/stores";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { settled, untilTrue } from "./wait.js";
 
@@ -41,11 +42,16 @@ export interface RevocationStoreFixture {
 /** A listener that remembers what it heard, and lets a test wait on it. */
 class Heard implements RevocationListener {
   readonly entries: RevocationEntry[] = [];
+  readonly changes: SessionChange[] = [];
   downs = 0;
   ups = 0;
   #waiters: Array<() => void> = [];
   entry(entry: RevocationEntry): void {
     this.entries.push(entry);
+    this.#wake();
+  }
+  change(change: SessionChange): void {
+    this.changes.push(change);
     this.#wake();
   }
   down(): void {
@@ -176,6 +182,28 @@ export function runRevocationStoreConformance(
         expect(heard.entries.find((e) => e.id === entry.id)).toEqual(entry);
       }
       expect(onA.downs + onB.downs).toBe(0);
+    });
+
+    it("a pushed session change (session.cache) reaches every subscribed instance as a change, never as an entry, and is never loaded", async (ctx) => {
+      const [a, b] = [await open(), await open()];
+      if (!a.push) return ctx.skip();
+      const [onA, onB] = [new Heard(), new Heard()];
+      await a.subscribe(onA);
+      await b.subscribe(onB);
+      const changes: SessionChange[] = [
+        { kind: "session", id: "a".repeat(64) },
+        { kind: "user", id: id("u") },
+        { kind: "user", id: 'Zoë \t "quoted"' },
+      ];
+      for (const change of changes) await a.push(change);
+      for (const heard of [onA, onB]) {
+        await heard.until(
+          () => changes.every((c) => heard.changes.some((h) => h.kind === c.kind && h.id === c.id)),
+          "the changes",
+        );
+        expect(heard.entries.filter((e) => changes.some((c) => c.id === e.id))).toEqual([]);
+      }
+      expect((await b.load()).filter((e) => changes.some((c) => c.id === e.id))).toEqual([]);
     });
 
     it("an entry is loaded until its expiresAt passes, and not after", async () => {

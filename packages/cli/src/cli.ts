@@ -4,7 +4,8 @@
  *
  * - `npx latchkey secret` prints a new random secret for `AUTH_SECRET` (32 bytes, base64url);
  *   `--raw` prints the secret alone.
- * - `npx latchkey migrate <database-url>` creates the SQL adapter's tables: it runs the command of
+ * - `npx latchkey migrate <database-url> [--channel <name>]` creates the SQL adapter's tables (and
+ *   on PostgreSQL the triggers that announce session changes to `session.cache`): it runs the command of
  *   `@latchkey/sql-adapter` (a dependency of this package; the database's driver, `pg`, `mysql2`
  *   or `better-sqlite3`, is the application's).
  *
@@ -21,7 +22,9 @@ import { main as sqlAdapterMain } from "@latchkey/sql-adapter/cli";
 
 const usage = `Usage:
   latchkey secret [--raw]          print a new secret for AUTH_SECRET
-  latchkey migrate <database-url>  create the SQL adapter's tables (@latchkey/sql-adapter)`;
+  latchkey migrate <database-url> [--channel <name>]
+                                   create the SQL adapter's tables (@latchkey/sql-adapter); on
+                                   PostgreSQL also the triggers that NOTIFY session changes`;
 
 /** Runs the command with its arguments (`["secret", "--raw"]`); resolves with the exit code. */
 export async function main(args: string[]): Promise<number> {

@@ -58,6 +58,7 @@ import { sendWithNodemailer } from "./lib/email/send.js";
 import { errorOf } from "./lib/error-of.js";
 import { releaseToProver } from "./lib/flows/identity.js";
 import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
+import { noteVerifiedPassword } from "./lib/flows/sign-in-guard.js";
 import { openToken, sealToken } from "./lib/jwe.js";
 import { type AccountPageName, accountPageContent } from "./lib/pages/accounts.js";
 import type { SafeHtml } from "./lib/pages/html.js";
@@ -77,7 +78,7 @@ import {
   verifyPassword,
 } from "./password.js";
 import { checkCsrf, revokeUserSessions } from "./sessions.js";
-import type { Awaitable, CookieOption } from "./shapes/data.js";
+import type { Awaitable, Cookie, CookieOption } from "./shapes/data.js";
 import type { JWT } from "./shapes/jwt.js";
 import type { AuthConfig } from "./types.js";
 
@@ -154,18 +155,27 @@ export type NewPasswordError =
 /** A refusal because of too many attempts or e-mails; `retryAfter` in seconds. */
 export type RateLimitedResult = { ok: false; error: "rate-limited"; retryAfter: number };
 
+/**
+ * The cookies a result sets, twice: as `Set-Cookie` header values (`setCookie`), and as name,
+ * value and options (`cookies`) for a framework's cookie store (Next.js's `cookies().set`).
+ */
+export interface ResultCookies {
+  setCookie: string[];
+  cookies: Cookie[];
+}
+
 /** What {@link signUp} answers: the same `ok: true` whether or not the address was free. */
 export type SignUpResult =
-  | { ok: true; setCookie: string[] }
+  | ({ ok: true } & ResultCookies)
   | { ok: false; error: "invalid-email" }
   | NewPasswordError
   | RateLimitedResult;
 
 /** What {@link verifyEmail} answers. `password-required`: a link opened in another browser. */
 export type VerifyEmailResult =
-  | { ok: true; userId: string; setCookie: string[] }
-  | { ok: false; error: "invalid" | "password-required"; setCookie: string[] }
-  | (RateLimitedResult & { setCookie: string[] });
+  | ({ ok: true; userId: string } & ResultCookies)
+  | ({ ok: false; error: "invalid" | "password-required" } & ResultCookies)
+  | (RateLimitedResult & ResultCookies);
 
 /** What {@link requestPasswordReset} answers: the same `ok: true` for every well-formed address. */
 export type ResetRequestResult = { ok: true } | { ok: false; error: "invalid-email" } | RateLimitedResult;
@@ -186,10 +196,12 @@ export type ChangeResult =
       signedOut: boolean;
       /**
        * Under JWT sessions, the new session cookie of this browser (a new session id begun after
-       * the revocation that ended every other session): send each as a `Set-Cookie` header.
-       * Empty under database sessions (this session's record is kept).
+       * the revocation that ended every other session): send each as a `Set-Cookie` header (or
+       * put `cookies` in the framework's cookie store). Empty under database sessions (this
+       * session's record is kept).
        */
       setCookie: string[];
+      cookies: Cookie[];
     }
   | { ok: false; error: "signed-out" | "wrong-password" | "reauthenticate" }
   | NewPasswordError
@@ -380,23 +392,26 @@ function verifyCookieName(r: Resolved): string {
   return `${r.secure ? "__Host-" : ""}${VERIFY_COOKIE}`;
 }
 
-function verifyCookie(r: Resolved, claims: VerifyClaims, maxAge: number): string {
+function verifyCookie(r: Resolved, claims: VerifyClaims, maxAge: number): Cookie {
   const name = verifyCookieName(r);
   // Padded to one length: the taken path's made-up id is a UUID, the adapter's may be "1" or a
   // cuid, and the sealed cookie's length would tell a free address from a taken one.
   const pad = " ".repeat(Math.max(0, USER_ID_PAD - claims.userId.length));
   const value = sealToken({ ...claims, pad }, r.config.secrets, name, maxAge);
-  return serializeCookie(name, value, { httpOnly: true, sameSite: "lax", path: "/", secure: r.secure, maxAge });
+  return { name, value, options: { httpOnly: true, sameSite: "lax", path: "/", secure: r.secure, maxAge } };
 }
 
-function clearVerifyCookie(r: Resolved): string {
-  return serializeCookie(verifyCookieName(r), "", {
-    httpOnly: true,
-    sameSite: "lax",
-    path: "/",
-    secure: r.secure,
-    maxAge: 0,
-  });
+function clearVerifyCookie(r: Resolved): Cookie {
+  return {
+    name: verifyCookieName(r),
+    value: "",
+    options: { httpOnly: true, sameSite: "lax", path: "/", secure: r.secure, maxAge: 0 },
+  };
+}
+
+/** A result's cookies in both forms. */
+function resultCookies(cookies: Cookie[]): ResultCookies {
+  return { setCookie: cookies.map((c) => serializeCookie(c.name, c.value, c.options)), cookies };
 }
 
 function readVerifyCookie(r: Resolved): VerifyClaims | null {
@@ -464,7 +479,7 @@ export async function signUp(
     const links = { signIn: absolute(r, options.urls.signIn), reset: absolute(r, options.urls.reset) };
     await mail(r, accountMails.taken(email, new URL(r.origin).host, r.config.theme, links));
   }
-  return { ok: true, setCookie: [verification.cookie] };
+  return { ok: true, ...resultCookies([verification.cookie]) };
 }
 
 /** Writes the records of one verification e-mail and returns the e-mail and the browser's cookie. */
@@ -525,7 +540,7 @@ export async function verifyEmail(
   const bound = readVerifyCookie(r);
   const refuse = (reason: string): VerifyEmailResult => {
     r.config.logger.debug("accounts: address verification refused", { reason });
-    return { ok: false, error: "invalid", setCookie: [] };
+    return { ok: false, error: "invalid", ...resultCookies([]) };
   };
   const byLink = input.token !== undefined && input.token !== "";
   let found: string | null;
@@ -549,7 +564,7 @@ export async function verifyEmail(
   // his own sign-up with the address) block its owner's verification. Guesses are bounded by the
   // records (a code has `codeAttempts` tries); the password of a live link counts per address below.
   const overLimit = await limited(r, "submit", null, input.clientAddress);
-  if (overLimit) return { ...overLimit, setCookie: [] };
+  if (overLimit) return { ...overLimit, ...resultCookies([]) };
 
   if ("token" in proof) {
     const { token } = proof;
@@ -570,12 +585,12 @@ export async function verifyEmail(
       const overAddress = given ? await limited(r, "submit", email, undefined) : null;
       if (overAddress) {
         await r.adapter.createVerificationToken(link.record);
-        return { ...overAddress, setCookie: [] };
+        return { ...overAddress, ...resultCookies([]) };
       }
       const ok = posted !== undefined && (await matchesStored(posted, await options.passwords.getPasswordHash(userId)));
       if (!ok) {
         await r.adapter.createVerificationToken(link.record);
-        if (!given) return { ok: false, error: "password-required", setCookie: [] };
+        if (!given) return { ok: false, error: "password-required", ...resultCookies([]) };
         return refuse("the password given with a link opened in another browser is wrong");
       }
     }
@@ -628,7 +643,7 @@ export async function verifyEmail(
     const updated = await r.adapter.updateUser({ id: user.id, emailVerified: new Date() });
     await r.config.events.updateUser?.({ user: updated });
   }
-  return { ok: true, userId: String(user.id), setCookie: [clearVerifyCookie(r)] };
+  return { ok: true, userId: String(user.id), ...resultCookies([clearVerifyCookie(r)]) };
 }
 
 // ------------------------------------------------------------------ forgotten password
@@ -847,7 +862,7 @@ async function currentUser(r: Resolved): Promise<Current | null> {
  * revocation (so it survives it on every instance). Nothing when the cookie cannot be written (the
  * user then signs in again).
  */
-async function sessionAfterChange(r: Resolved, me: Current): Promise<string[]> {
+async function sessionAfterChange(r: Resolved, me: Current): Promise<Cookie[]> {
   const cookie = r.sessionCookieOptions;
   if (!cookie || !me.claims) return [];
   const list = r.config.revocation?.list;
@@ -858,8 +873,7 @@ async function sessionAfterChange(r: Resolved, me: Current): Promise<string[]> {
     sub: String(me.user.id),
   });
   try {
-    const cookies = await sessionTokenCookies(r.config, r.cookies, cookie, token);
-    return cookies.map((c) => serializeCookie(c.name, c.value, c.options));
+    return await sessionTokenCookies(r.config, r.cookies, cookie, token);
   } catch (e) {
     if (e instanceof SessionCookieTooLarge) return [];
     throw e;
@@ -907,7 +921,7 @@ export async function changePassword(
   if (!accepted.ok) return accepted;
   await options.passwords.setPasswordHash(String(user.id), await hashPassword(accepted.password, options.hash));
   let signedOut = false;
-  let setCookie: string[] = [];
+  let cookies: Cookie[] = [];
   if (r.config.session.strategy === "database") {
     await endPendingSignIns(r.config, user.id);
     // assertSessionsCanEnd checked the method before anything was spent.
@@ -915,8 +929,8 @@ export async function changePassword(
     for (const session of deleted) await r.config.events.signOut?.({ session, reason: "password-changed" });
   } else {
     await revokeUserSessions(config, user.id, { reason: "password-changed", env: options.env });
-    setCookie = await sessionAfterChange(r, me);
-    signedOut = setCookie.length === 0;
+    cookies = await sessionAfterChange(r, me);
+    signedOut = cookies.length === 0;
   }
   await recordAudit(r.config, {
     type: "password.changed",
@@ -932,7 +946,7 @@ export async function changePassword(
       }),
     );
   }
-  return { ok: true, userId: user.id, signedOut, setCookie };
+  return { ok: true, userId: user.id, signedOut, ...resultCookies(cookies) };
 }
 
 // ------------------------------------------------------------------ sign-in
@@ -942,7 +956,10 @@ export async function changePassword(
  * address when the password matches its stored hash, else null. An unknown address costs what a
  * wrong password costs (`dummyVerify`); a hash made with weaker parameters is upgraded. A user whose
  * address is not verified yet is refused unless `allowUnverified` (they then sign in to an account
- * that loses the address to whoever proves it).
+ * that loses the address to whoever proves it). Inside a credentials sign-in the hash is read
+ * again once the session exists: a reset or change of the password in between (which ends the
+ * user's sessions) refuses the sign-in with `CredentialsSignin`. For that, pass `authorize()`'s
+ * credentials object as `input` (as below), or return the user this returns.
  *
  * @example
  * ```ts
@@ -972,8 +989,19 @@ export async function authorizePassword(
   }
   if (!(await verifyPassword(password, stored))) return null;
   if (!user.emailVerified && !options.allowUnverified) return null;
-  if (needsRehash(stored, options.hash))
-    await options.passwords.setPasswordHash(String(user.id), await hashPassword(password, options.hash));
+  let verified = stored;
+  if (needsRehash(stored, options.hash)) {
+    verified = await hashPassword(password, options.hash);
+    await options.passwords.setPasswordHash(String(user.id), verified);
+  }
+  // Asked again by the credentials flow once the session exists: a reset or change that stored
+  // another hash since refuses the sign-in. Another hash of this same password (a concurrent
+  // sign-in's rehash) is still this password.
+  const userId = String(user.id);
+  noteVerifiedPassword([input, user], async () => {
+    const now = await options.passwords.getPasswordHash(userId);
+    return now === verified || (!!now && (await verifyPassword(password, now)));
+  });
   return user;
 }
 

@@ -1,10 +1,11 @@
 /**
  * Building blocks for framework packages (`@latchkey/express` and others): the one request
- * pipeline (`serve`), the session read (`sessionOf`), the `requireAuth` decision (`guard`), the
+ * pipeline (`serve`), the session read (`sessionOf`; `sessionReadOf` with the cookies it re-issues), the `requireAuth` decision (`guard`), the
  * server-side sign-in, sign-out and session update with their origin and CSRF checks
  * (`beginServerCall`, `serverSignIn`, `serverSignOut`, `postServerCall`, `internalRequest`), the
  * sessions functions bound to a request type (`boundSessions`), the conversion of an answer to
- * bytes or a Web `Response` (`finalizeResponse`, `toResponse`), a Web `Request` as the pipeline
+ * bytes or a Web `Response` (`finalizeResponse`, `toResponse`), the headers that keep a response
+ * carrying a cookie out of every cache (`forbidCaching`), a Web `Request` as the pipeline
  * reads it (`webIncoming`), a Web body read within the bound (`readWebBody`), the `clientAddress`
  * option's answer (`clientAddressFrom`), Latchkey's log lines on a structured logger
  * (`structuredLogger`), the environment's defaults on a copy (`withEnvDefaults`), Node's request
@@ -29,15 +30,19 @@ export { type StructuredLog, structuredLogger } from "./lib/logger.js";
 export { nodeHeader, nodeWebHeaders, readNodeBody, writeNodeResponse } from "./lib/node-http.js";
 export {
   type IncomingRequest,
+  type SessionReadAnswer,
   type SessionRequest,
   serve,
   sessionCookieOf,
   sessionOf,
+  sessionReadOf,
 } from "./lib/pipeline.js";
 export { BadBody, clientAddressFrom, type HeaderReader, MAX_BODY_BYTES, readWebBody } from "./lib/request.js";
-export { finalizeResponse, toResponse } from "./lib/response.js";
+export { finalizeResponse, forbidCaching, type HeaderSetter, toResponse } from "./lib/response.js";
 export {
+  type AccountsServerCall,
   type Arrival,
+  accountsServerCall,
   beginServerCall,
   type CheckedServerCall,
   formFields,

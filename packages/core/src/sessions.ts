@@ -35,15 +35,16 @@ import { recordAudit } from "./lib/audit/record.js";
 import { sessionStrategyOf } from "./lib/config.js";
 import type { Env, ResolvedConfig } from "./lib/config-types.js";
 import { readChunkedCookie, serializeCookie } from "./lib/cookies.js";
-import { createCsrfToken, csrfTokensMatch, readCsrfCookie } from "./lib/csrf.js";
+import { createCsrfToken, readCsrfCookie } from "./lib/csrf.js";
+import { csrfCookieOf, requireCsrf } from "./lib/csrf-check.js";
 import { errorOf, messageOf } from "./lib/error-of.js";
 import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
 import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/pipeline.js";
 import { openJwtSession } from "./lib/session/jwt-strategy.js";
 import { revocationOf, revokeUserJwtSessions } from "./lib/session/revoke.js";
 import { databaseSessionId as sessionIdOf } from "./lib/session/session-id.js";
-import { skipCSRFCheck } from "./lib/symbols.js";
-import type { Awaitable, Cookie, CookieOption, SessionEndReason } from "./shapes/data.js";
+import { sessionKeyOf } from "./lib/stores/revocation-channel.js";
+import type { Awaitable, Cookie, SessionEndReason } from "./shapes/data.js";
 import type { AuthConfig } from "./types.js";
 
 export { MissingCSRF } from "./errors.js";
@@ -156,36 +157,6 @@ const MAX_KEY_LENGTH = 1024;
 
 function sameId(a: string, b: string): boolean {
   return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-}
-
-/** The CSRF cookie of the request's scheme: of the same set (`__Host-` on HTTPS) as its session cookie. */
-function csrfCookieOf(config: ResolvedConfig, sessionCookie: CookieOption): CookieOption {
-  return config.cookies.https.sessionToken === sessionCookie
-    ? config.cookies.https.csrfToken
-    : config.cookies.http.csrfToken;
-}
-
-/**
- * The double-submit check of a request that changes something: `submitted` must equal the token of
- * the request's CSRF cookie, whose HMAC must verify (so a sibling sub-domain, which cannot set a
- * `__Host-` cookie and cannot forge the HMAC, cannot make a pair). Throws `MissingCSRF` naming
- * `what` and the fix. Off only when the configuration turned CSRF off (`skipCSRFCheck`) or the
- * caller says its framework checked (`submitted === skipCSRFCheck`).
- */
-function requireCsrf(
-  config: ResolvedConfig,
-  sessionCookie: CookieOption | null,
-  cookies: Record<string, string>,
-  submitted: unknown,
-  what: string,
-): void {
-  if (!config.csrf || submitted === skipCSRFCheck) return;
-  const option = sessionCookie ? csrfCookieOf(config, sessionCookie) : null;
-  const token = option ? readCsrfCookie(config.csrf, cookies[option.name]) : undefined;
-  if (csrfTokensMatch(token, submitted)) return;
-  throw new MissingCSRF(
-    `\`${what}\` was called without a valid CSRF token, so nothing was changed: a form on another site (or a sibling sub-domain) can post to your route with the user's cookies. Put the token in the form (\`<input type="hidden" name="csrfToken">\`, from getCsrfToken or GET <basePath>/csrf) and pass it: \`{ csrfToken: body.csrfToken }\` (@latchkey/express reads req.body.csrfToken).`,
-  );
 }
 
 /**
@@ -486,6 +457,33 @@ export async function revokeUserSessions(
   const deleted = await confirmed(resolved, () => adapter.deleteSessions(userId), { reason, userId });
   for (const session of deleted) await resolved.events.signOut?.({ session, reason });
   return deleted.length;
+}
+
+/**
+ * Tells every instance's session cache (`session.cache`) that the application changed a session
+ * or a user itself, through its own adapter or database (Latchkey announces its own writes, and
+ * on PostgreSQL the triggers of `latchkey migrate` announce any): `{ userId }` drops every session
+ * of the user, `{ sessionToken }` one session. Resolves once the channel took it; without
+ * `session.cache` it does nothing.
+ *
+ * @example
+ * ```ts
+ * await db.deleteFrom("users").where("id", "=", id).execute() // on SQLite or MariaDB
+ * await announceSessionChange(config, { userId: id })
+ * ```
+ */
+export async function announceSessionChange(
+  config: AuthConfig,
+  change: { userId: string } | { sessionToken: string },
+  options: Pick<SessionsOptions, "env"> = {},
+): Promise<void> {
+  const cache = resolveConfigOf(config, options).sessionCache;
+  if (!cache) return;
+  if ("userId" in change && typeof change.userId === "string" && change.userId !== "")
+    await cache.announce({ kind: "user", id: change.userId });
+  else if ("sessionToken" in change && typeof change.sessionToken === "string" && change.sessionToken !== "")
+    await cache.announce({ kind: "session", id: sessionKeyOf(change.sessionToken) });
+  else throw new TypeError("announceSessionChange: give `{ userId }` or `{ sessionToken }` (a non-empty string)");
 }
 
 /**

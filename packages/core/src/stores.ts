@@ -29,13 +29,17 @@ export {
 export {
   ChannelHealth,
   decodeRevocationEntry,
+  decodeSessionChange,
+  deliver,
   encodeRevocationEntry,
+  encodeSessionChange,
   failAfter,
   revocationHeartbeatMs,
+  sessionKeyOf,
 } from "./lib/stores/revocation-channel.js";
 export type { RateLimitHit, RateLimitStore } from "./rate-limit.js";
 export { MemoryRateLimitStore } from "./rate-limit.js";
 export type { RefreshStore } from "./refresh-store.js";
 export { MemoryRefreshStore } from "./refresh-store.js";
 export type { AuditStore } from "./shapes/audit.js";
-export type { RevocationEntry, RevocationListener, RevocationStore } from "./shapes/revocation.js";
+export type { RevocationEntry, RevocationListener, RevocationStore, SessionChange } from "./shapes/revocation.js";

@@ -24,7 +24,7 @@ import type {
   User,
 } from "./shapes/data.js";
 import type { JWT, JWTOptions } from "./shapes/jwt.js";
-import type { RevocationOptions } from "./shapes/revocation.js";
+import type { RevocationOptions, SessionCacheOptions } from "./shapes/revocation.js";
 
 export type { Provider } from "./providers/index.js";
 export type {
@@ -192,6 +192,15 @@ export interface SessionOptions {
    * @default off
    */
   revocation?: RevocationOptions | boolean;
+  /**
+   * Latchkey extension (database sessions): a per-instance cache of session reads, dropped on
+   * every instance when a session or its user changes (through Latchkey, or on PostgreSQL by any
+   * SQL once `latchkey migrate` installed its triggers), trusted only while its channel is up.
+   * `true` keeps the channel in this process's memory (one process). Off unless set: see the
+   * guarantee in docs/security.md.
+   * @default off
+   */
+  cache?: SessionCacheOptions | boolean;
   /**
    * Latchkey extension: store the client's address with each database session (shown by
    * `listSessions` of `@latchkey/core/sessions`). The address is personal data: off unless the

@@ -17,6 +17,20 @@ import {
 
 const SESSION = "authjs.session-token";
 
+describe("answers that set a cookie", () => {
+  it("attack: the sign-in redirect carrying the new session cookie is never stored by a cache", async () => {
+    const { response } = await signIn(makeConfig());
+    expect(response.status).toBe(302);
+    expect(response.headers.getSetCookie().some((c) => c.startsWith(`${SESSION}=`))).toBe(true);
+    expect(response.headers.get("cache-control")).toBe("private, no-cache, no-store");
+    expect(response.headers.get("pragma")).toBe("no-cache");
+    // An answer without a cookie keeps what its action said (the providers list: nothing).
+    const providers = await call(makeConfig(), "/auth/providers");
+    expect(providers.headers.getSetCookie()).toEqual([]);
+    expect(providers.headers.get("cache-control")).toBeNull();
+  });
+});
+
 describe("GET /csrf", () => {
   it("returns a token and sets its signed cookie once, without caching", async () => {
     const config = makeConfig();

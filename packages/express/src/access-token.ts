@@ -2,7 +2,7 @@
 import type { ServerResponse } from "node:http";
 import type { AuthConfig } from "@latchkey/core";
 import * as core from "@latchkey/core/access-token";
-import { type ExpressRequestLike, sessionRequest } from "./convert.js";
+import { appendCookies, type ExpressRequestLike, sessionRequest } from "./convert.js";
 
 /**
  * A valid access token of a provider for the signed-in user of `req`, refreshed first when it
@@ -41,7 +41,7 @@ export async function getAccessToken(
     if (e instanceof core.RefreshTokenRevoked) cookies = e.setCookie;
     throw e;
   } finally {
-    if (cookies.length && !res.headersSent) res.appendHeader("Set-Cookie", cookies);
+    if (cookies.length && !res.headersSent) appendCookies(res, cookies);
     else if (cookies.length) {
       // The response started while the refresh was in flight: the session cookie carrying the
       // rotated tokens cannot reach the browser. Never silent.

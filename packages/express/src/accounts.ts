@@ -11,7 +11,7 @@ import * as core from "@latchkey/core/accounts";
 import { MissingCSRF } from "@latchkey/core/errors";
 import { readNodeBody } from "@latchkey/core/internal";
 import { checkCsrf, getCsrfToken } from "@latchkey/core/sessions";
-import { clientAddressOf, type ExpressRequestLike, sessionRequest } from "./convert.js";
+import { appendCookies, clientAddressOf, type ExpressRequestLike, sessionRequest } from "./convert.js";
 
 export {
   type AccountMail,
@@ -45,9 +45,7 @@ async function fieldsOf(req: ExpressRequestLike): Promise<Fields> {
 }
 
 const withEnv = (options: core.PasswordAccountsOptions) => ({ ...options, env: options.env ?? process.env });
-const setCookies = (res: ServerResponse, cookies: string[]) => {
-  for (const value of cookies) res.appendHeader("Set-Cookie", value);
-};
+const setCookies = appendCookies;
 
 /**
  * Signs up with `email`, `password` (and `name`) from the body; sets the cookie that lets this

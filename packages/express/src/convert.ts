@@ -1,5 +1,5 @@
-import type { IncomingMessage } from "node:http";
-import { type IncomingRequest, nodeHeader, nodeWebHeaders, readNodeBody } from "@latchkey/core/internal";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { forbidCaching, type IncomingRequest, nodeHeader, nodeWebHeaders, readNodeBody } from "@latchkey/core/internal";
 
 /** The parts of an Express request Latchkey reads (Express 4 and 5 both provide them). */
 export interface ExpressRequestLike extends IncomingMessage {
@@ -79,4 +79,19 @@ export function toIncoming(req: ExpressRequestLike): IncomingRequest {
  */
 export function sessionRequest(req: ExpressSessionSource) {
   return { protocol: protocolOf(req), host: hostOf(req), cookieHeader: req.headers.cookie };
+}
+
+/**
+ * Adds `Set-Cookie` values to an application's response and keeps that response out of every
+ * cache (`forbidCaching`): a page of yours that a CDN may store must not store a user's cookie.
+ *
+ * @example
+ * ```ts
+ * appendCookies(res, answer.setCookie)
+ * ```
+ */
+export function appendCookies(res: ServerResponse, values: string[]): void {
+  if (!values.length) return;
+  res.appendHeader("Set-Cookie", values);
+  forbidCaching((name, value) => res.setHeader(name, value));
 }

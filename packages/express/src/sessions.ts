@@ -17,7 +17,7 @@ import type { ServerResponse } from "node:http";
 import type { AuthConfig } from "@latchkey/core";
 import { MissingCSRF } from "@latchkey/core/errors";
 import { boundSessions } from "@latchkey/core/internal";
-import { type ExpressRequestLike, sessionRequest } from "./convert.js";
+import { appendCookies, type ExpressRequestLike, sessionRequest } from "./convert.js";
 
 /** The `csrfToken` field of the parsed body (`express.urlencoded()` or `express.json()` before the route). */
 function submittedToken(req: ExpressRequestLike): unknown {
@@ -125,7 +125,7 @@ export const unlinkAccount = forbiddenWithoutCsrf(bound.unlinkAccount);
  */
 export async function getCsrfToken(req: ExpressRequestLike, res: ServerResponse, config: AuthConfig): Promise<string> {
   const answer = await bound.getCsrfToken(req, config);
-  for (const value of answer.setCookie) res.appendHeader("Set-Cookie", value);
+  appendCookies(res, answer.setCookie);
   return answer.token;
 }
 

@@ -188,9 +188,13 @@ describe("requireCsrf and getCsrfToken, for the application's own routes", () =>
     const jar = new Jar();
     const first = await jar.fetch(`${app}/account`);
     expect(first.headers.getSetCookie().some((c) => c.startsWith("authjs.csrf-token="))).toBe(true);
+    // attack: the page that sets the cookie is kept out of every cache (a CDN would hand the
+    // cookie, and the token in the page, to the next visitor); the next one, with no cookie, is not touched.
+    expect(first.headers.get("cache-control")).toBe("private, no-cache, no-store");
     const token = /value="([0-9a-f]{64})"/.exec(await first.text())?.[1];
     const second = await jar.fetch(`${app}/account`);
     expect(second.headers.getSetCookie()).toEqual([]);
+    expect(second.headers.get("cache-control")).toBeNull();
     expect(/value="([0-9a-f]{64})"/.exec(await second.text())?.[1]).toBe(token);
     // The same token Latchkey's own pages and GET /auth/csrf give this browser.
     expect(((await (await jar.fetch(`${app}/auth/csrf`)).json()) as { csrfToken: string }).csrfToken).toBe(token);

@@ -42,8 +42,8 @@ function readOnly(store: CookieWriter & { delete?: unknown }): boolean {
   return typeof store.set !== "function" || store.set === store.delete;
 }
 
-/** The checked call of a server action, its cookies going to Next.js's cookie store. */
-async function begin(config: AuthConfig): Promise<CheckedServerCall> {
+/** The checked call of a server action, its cookies going to Next.js's cookie store (also of `@latchkey/next/accounts`). */
+export async function begin(config: AuthConfig): Promise<CheckedServerCall> {
   const { headers, cookies } = await nextHeaders();
   const h = await headers();
   const store = (await cookies()) as unknown as CookieWriter;

@@ -213,15 +213,56 @@ export function getProviders(): Promise<Record<string, ClientSafeProvider> | nul
   return getJson<Record<string, ClientSafeProvider>>("providers");
 }
 
-function go(url: string): undefined {
-  window.location.href = url;
-  // A URL that differs only by its hash does not reload the page.
-  if (url.includes("#")) window.location.reload();
-  return undefined;
-}
-
 function here(): string {
   return typeof window !== "undefined" ? window.location.href : "/";
+}
+
+/** `url` read as the browser would, relative to the current page; null when it is no URL. */
+function parsed(url: unknown): URL | null {
+  if (typeof url !== "string") return null;
+  try {
+    return new URL(url, window.location.href);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `url` when it is a page of this application (http or https, this origin), else the current
+ * page. A `callbackUrl` / `redirectTo` a caller passed on from a query string, or a URL in an
+ * answer a proxy or an extension altered, is never followed to `javascript:` (script in this
+ * origin) or to another site.
+ *
+ * @example
+ * ```ts
+ * ownPage("/dashboard")                    // "https://app.example/dashboard"
+ * ownPage("javascript:alert(1)")           // the current page
+ * ownPage("https://evil.example/phish")    // the current page
+ * ```
+ */
+function ownPage(url: string): string {
+  const target = parsed(url);
+  const web = target?.protocol === "http:" || target?.protocol === "https:";
+  return target && web && target.origin === window.location.origin ? target.href : here();
+}
+
+/**
+ * Goes to a page of this application (`ownPage`), or with `provider`, to the http(s) URL of the
+ * OAuth / OIDC provider that the application's own sign-in answered (never `javascript:`).
+ *
+ * @example
+ * ```ts
+ * go(answer.url ?? redirectTo) // the current page unless it is one of this application's
+ * ```
+ */
+export function go(url: string, options: { provider?: boolean } = {}): undefined {
+  const target = parsed(url);
+  const web = target?.protocol === "http:" || target?.protocol === "https:";
+  const href = options.provider && target && web ? target.href : ownPage(url);
+  window.location.href = href;
+  // A URL that differs only by its hash does not reload the page.
+  if (href.includes("#")) window.location.reload();
+  return undefined;
 }
 
 /** The error and code a sign-in answer's URL carries. */
@@ -284,7 +325,9 @@ export async function signIn(
   });
   const data = (await res.json().catch(() => ({}))) as { url?: string; error?: string };
   const { error, code } = outcome(data.url);
-  if (redirect) return go(data.url ?? String(redirectTo));
+  // Only an OAuth / OIDC sign-in that the server started leaves for another origin (the provider's).
+  const toProvider = (found.type === "oauth" || found.type === "oidc") && !error;
+  if (redirect) return typeof data.url === "string" ? go(data.url, { provider: toProvider }) : go(String(redirectTo));
   if (res.ok && !error) await refreshSession({ broadcast: true });
   return {
     error: error ?? data.error,

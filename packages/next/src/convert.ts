@@ -3,13 +3,14 @@
  * `Request`, the headers of `next/headers`, a Pages Router `IncomingMessage`; and back, the
  * pipeline's answer as a `Response` or as cookies for Next.js's cookie store.
  */
-import type { AuthConfig, Session } from "@latchkey/core";
+import type { AuthConfig } from "@latchkey/core";
 import {
   finalizeResponse,
   type HeaderReader,
   type IncomingRequest,
-  internalRequest,
-  serve,
+  type SessionReadAnswer,
+  type serve,
+  sessionReadOf,
   webIncoming,
 } from "@latchkey/core/internal";
 import { nextEnv } from "./env.js";
@@ -49,33 +50,27 @@ export function routeIncoming(request: Request, config: AuthConfig): IncomingReq
 }
 
 /** The session of a request and the cookies its read re-issued (a JWT's new expiry, `updateAge`). */
-export interface SessionRead {
-  session: Session | null;
-  cookies: Cookie[];
-}
+export type SessionRead = SessionReadAnswer;
 
 /**
- * Reads the session of a request through the pipeline (`GET <basePath>/session`), keeping the
- * cookies it re-issues for the caller to deliver. Any answer but 200 is "no session" (fail closed).
+ * Reads the session of a request as `GET <basePath>/session` answers it (the core's
+ * `sessionReadOf`), keeping the cookies it re-issues for the caller to deliver; without a promise
+ * when the read needs none. Any answer but a session is "no session" (fail closed).
  */
-export async function readSession(
+export function readSession(
   config: AuthConfig,
   where: { protocol: string; host: string | null },
   cookieHeader: string | null | undefined,
-): Promise<SessionRead> {
-  const res = await serve(
-    internalRequest(config, where, "GET", "/session", { cookie: cookieHeader ?? undefined }),
-    config,
-    { env: nextEnv },
-  );
-  const ok = (res.status ?? 200) === 200 && res.body !== null && typeof res.body === "object" && !res.redirect;
-  return { session: ok ? (res.body as unknown as Session) : null, cookies: res.cookies ?? [] };
+): SessionRead | Promise<SessionRead> {
+  return sessionReadOf({ protocol: where.protocol, host: where.host, cookieHeader }, config, { env: nextEnv });
 }
 
 /** The `Set-Cookie` header values of cookies. */
 export function setCookieHeaders(cookies: Cookie[]): string[] {
   if (!cookies.length) return [];
-  return finalizeResponse({ cookies }).headers.map(([, value]) => value);
+  return finalizeResponse({ cookies })
+    .headers.filter(([name]) => name === "Set-Cookie")
+    .map(([, value]) => value);
 }
 
 /** A cookie store with Next.js's `cookies()` `set` signature. */

@@ -62,7 +62,10 @@ export function nextConfig(config: AuthConfig): AuthConfig {
   if (prepared.has(config) && hasSecret(config)) return config;
   const copied = copies.get(config);
   if (copied && hasSecret(copied)) return copied;
-  const basePath = config.basePath || envBasePath() || "/api/auth";
+  // Without its trailing slash ("/api/auth/" is "/api/auth"), as the core resolves it: the paths
+  // built from it here (the internal requests of auth() and the server actions, the sign-in page,
+  // the proxy's own actions) must be the ones the pipeline parses.
+  const basePath = config.basePath?.replace(/(?<=.)\/+$/, "") || envBasePath() || "/api/auth";
   try {
     config.basePath = basePath;
     setEnvDefaults(nextEnv, config, true);

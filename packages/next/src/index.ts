@@ -19,10 +19,18 @@
 import "./runtime-check.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthConfig, Awaitable, Session } from "@latchkey/core";
-import { serve, toResponse } from "@latchkey/core/internal";
+import { forbidCaching, serve, toResponse, warnOnceFor } from "@latchkey/core/internal";
 import type { NextFetchEvent, NextMiddleware, NextRequest } from "next/server.js";
 import { type SignInAuthorizationParams, signIn, signOut, update } from "./actions.js";
-import { arrival, type CookieWriter, readSession, routeIncoming, setCookieHeaders, writeCookies } from "./convert.js";
+import {
+  arrival,
+  type CookieWriter,
+  readSession,
+  routeIncoming,
+  type SessionRead,
+  setCookieHeaders,
+  writeCookies,
+} from "./convert.js";
 import { nextConfig, nextEnv } from "./env.js";
 import { loadedNextHeaders, nextHeaders, nextServer } from "./next-modules.js";
 import { assertNodeRuntime } from "./runtime.js";
@@ -137,34 +145,47 @@ function nodeReader(req: IncomingMessage) {
   };
 }
 
-/** Appends `Set-Cookie` to a Pages Router response (a Node `ServerResponse` or a Web `Response`). */
+/**
+ * Appends `Set-Cookie` to a Pages Router response (a Node `ServerResponse` or a Web `Response`),
+ * and makes the response uncacheable: it carries this user's session (`forbidCaching`), whatever
+ * `Cache-Control` the page set before.
+ */
 function appendNodeCookies(res: unknown, values: string[]): void {
   if (!values.length || !res) return;
   const target = res as ServerResponse & { headers?: Headers };
   if (target.headers instanceof Headers) {
-    for (const value of values) target.headers.append("set-cookie", value);
+    const headers = target.headers;
+    for (const value of values) headers.append("set-cookie", value);
+    forbidCaching((name, value) => headers.set(name, value));
     return;
   }
   if (target.headersSent) return;
   const existing = target.getHeader("set-cookie");
   const before = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
   target.setHeader("set-cookie", [...before, ...values]);
+  forbidCaching((name, value) => target.setHeader(name, value));
 }
 
-/** Adds the cookies a session read renewed to the response middleware or a handler returns. */
-function withCookies(response: Response, read: Awaited<ReturnType<typeof readSession>>): Response {
+/**
+ * Adds the cookies a session read renewed to the response middleware or a handler returns, and
+ * keeps that response out of every cache (`forbidCaching`): through the proxy, a statically
+ * generated or ISR page is served with `s-maxage`, and a CDN would store one user's session cookie
+ * with it and hand it to the next visitor. Next.js keeps a proxy's `Cache-Control` on the page.
+ */
+function withCookies(response: Response, read: SessionRead): Response {
   if (!read.cookies.length) return response;
   const jar = (response as { cookies?: CookieWriter }).cookies;
-  // A NextResponse: its cookie store also hands the renewed cookie to this request's rendering.
-  if (jar && typeof jar.set === "function" && writeCookies(jar, read.cookies)) return response;
-  const values = setCookieHeaders(read.cookies);
   try {
-    for (const value of values) response.headers.append("set-cookie", value);
+    // A NextResponse: its cookie store also hands the renewed cookie to this request's rendering.
+    if (!(jar && typeof jar.set === "function" && writeCookies(jar, read.cookies)))
+      for (const value of setCookieHeaders(read.cookies)) response.headers.append("set-cookie", value);
+    forbidCaching((name, value) => response.headers.set(name, value));
     return response;
   } catch {
     // a Response with immutable headers (Response.redirect): copied with the cookies added
     const copy = new Response(response.body, response);
-    for (const value of values) copy.headers.append("set-cookie", value);
+    for (const value of setCookieHeaders(read.cookies)) copy.headers.append("set-cookie", value);
+    forbidCaching((name, value) => copy.headers.set(name, value));
     return copy;
   }
 }
@@ -190,7 +211,8 @@ async function handleAuth(
   const { NextResponse } = await nextServer();
   const request = await withEnvOrigin(args[0]);
   const where = arrival(request.headers, config, { protocol: request.nextUrl.protocol, host: request.nextUrl.host });
-  const read = await readSession(config, where, request.headers.get("cookie"));
+  const reading = readSession(config, where, request.headers.get("cookie"));
+  const read = reading instanceof Promise ? await reading : reading;
   let authorized: boolean | Response | undefined = true;
   const check = source.callbacks?.authorized;
   // Latchkey's own actions are never held back: a matcher that includes them would otherwise
@@ -210,7 +232,11 @@ async function handleAuth(
       const url = request.nextUrl.clone();
       url.pathname = signInPage;
       url.search = "";
-      url.searchParams.set("callbackUrl", request.nextUrl.href);
+      // Next.js builds the proxy's URL from its own host name and port, not the one the browser
+      // used (and makes a redirect to that host relative): without AUTH_URL, only the path says
+      // where the visitor was, and the core resolves it against the origin it trusts.
+      const { href, origin } = request.nextUrl;
+      url.searchParams.set("callbackUrl", nextEnv.AUTH_URL ? href : href.slice(origin.length));
       response = NextResponse.redirect(url);
     }
   }
@@ -221,7 +247,9 @@ async function handleAuth(
 async function sessionOfCurrentRequest(config: AuthConfig): Promise<Session | null> {
   const { headers, cookies } = loadedNextHeaders() ?? (await nextHeaders());
   const h = await headers();
-  const read = await readSession(config, arrival(h, config), h.get("cookie"));
+  // The read itself takes no promise when it has nothing to wait for (a JWT session).
+  const reading = readSession(config, arrival(h, config), h.get("cookie"));
+  const read = reading instanceof Promise ? await reading : reading;
   if (read.cookies.length) writeCookies((await cookies()) as unknown as CookieWriter, read.cookies);
   return read.session;
 }
@@ -233,9 +261,36 @@ async function sessionOfNodeRequest(config: AuthConfig, args: unknown[]): Promis
   const res = first.req ? first.res : args[1];
   const encrypted = (req.socket as { encrypted?: boolean } | undefined)?.encrypted;
   const where = arrival(nodeReader(req), config, { protocol: encrypted ? "https" : "http" });
-  const read = await readSession(config, where, nodeReader(req).get("cookie"));
+  const reading = readSession(config, where, nodeReader(req).get("cookie"));
+  const read = reading instanceof Promise ? await reading : reading;
   appendNodeCookies(res, setCookieHeaders(read.cookies));
   return read.session;
+}
+
+/** The providers whose attempts the rate limits count per client address (and identifier). */
+const LIMITED = new Set(["credentials", "email", "webauthn"]);
+const advised = new WeakSet<AuthConfig>();
+
+/**
+ * Warns once per configuration (`client-address-missing`, naming the fix) when its rate limits
+ * would have no client address to count by: Next.js hands a Route Handler no peer address, so
+ * without the `clientAddress` option the limits of sign-in attempts key on the identifier alone,
+ * which lets anyone lock an account out. Called when `NextAuth` is given the configuration, and
+ * again at the first request while it could not be resolved yet (no secret in the environment).
+ */
+function adviseClientAddress(config: AuthConfig): void {
+  if (advised.has(config)) return;
+  const limited = (config.providers ?? []).some((p) => typeof p !== "function" && LIMITED.has(p.type));
+  if (config.rateLimit === false || typeof config.clientAddress === "function" || !limited) {
+    advised.add(config);
+    return;
+  }
+  try {
+    warnOnceFor(config, "client-address-missing", nextEnv);
+    advised.add(config);
+  } catch {
+    // not resolvable yet (no secret): the next use tries again, and the pipeline names the error
+  }
 }
 
 /**
@@ -261,6 +316,7 @@ export default function NextAuth(config: ConfigSource): NextAuthResult {
   // carries the secret and the base path for the core's server-side functions it is passed to
   // (`secondFactorStatus(config, ...)`), before any request has been served.
   const fixed = typeof config === "function" ? undefined : nextConfig(config as AuthConfig);
+  if (fixed) adviseClientAddress(fixed);
   const configFor = async (request: NextRequest | undefined): Promise<NextAuthConfig> =>
     typeof config === "function" ? await config(request) : config;
   const resolved = async (request?: NextRequest) =>
@@ -269,6 +325,7 @@ export default function NextAuth(config: ConfigSource): NextAuthResult {
   const httpHandler = async (request: NextRequest | Request): Promise<Response> => {
     assertNodeRuntime();
     const c = await resolved(request as NextRequest);
+    adviseClientAddress(c);
     return toResponse(await serve(routeIncoming(request, c), c, { env: nextEnv }));
   };
 
@@ -294,8 +351,11 @@ export default function NextAuth(config: ConfigSource): NextAuthResult {
   return {
     handlers: { GET: httpHandler, POST: httpHandler },
     auth: auth as NextAuthResult["auth"],
-    signIn: (async (provider, options, authorizationParams) =>
-      signIn(await resolved(), provider, options, authorizationParams)) as NextAuthResult["signIn"],
+    signIn: (async (provider, options, authorizationParams) => {
+      const c = await resolved();
+      adviseClientAddress(c);
+      return signIn(c, provider, options, authorizationParams);
+    }) as NextAuthResult["signIn"],
     signOut: (async (options) => signOut(await resolved(), options)) as NextAuthResult["signOut"],
     unstable_update: async (data) => update(await resolved(), data),
   };

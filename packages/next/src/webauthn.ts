@@ -18,6 +18,7 @@ import {
   actionUrl,
   getCsrfToken,
   getProviders,
+  go,
   refreshSession,
   type SignInAuthorizationParams,
   type SignInOptions,
@@ -156,15 +157,18 @@ export async function signIn(
       callbackUrl: String(redirectTo),
     }),
   });
-  const answer = (await res.json().catch(() => ({}))) as { url?: string };
-  const url = answer.url ?? String(redirectTo);
-  const error = new URL(url, window.location.href).searchParams.get("error") ?? undefined;
-  if (redirect) {
-    window.location.href = url;
-    if (url.includes("#")) window.location.reload();
-    return;
+  const answer = (await res.json().catch(() => ({}))) as { url?: unknown };
+  const url = typeof answer.url === "string" ? answer.url : String(redirectTo);
+  // Only a page of this application is gone to (`go`): never `javascript:` or another site.
+  if (redirect) return go(url);
+  let said = new URLSearchParams();
+  try {
+    said = new URL(url, window.location.href).searchParams;
+  } catch {
+    // not a URL: no error or code to read from it
   }
+  const error = said.get("error") ?? undefined;
   if (res.ok && !error) await refreshSession({ broadcast: true });
-  const code = new URL(url, window.location.href).searchParams.get("code") ?? undefined;
+  const code = said.get("code") ?? undefined;
   return { error, code, status: res.status, ok: res.ok && !error, url: error ? null : url };
 }

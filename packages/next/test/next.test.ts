@@ -158,6 +158,48 @@ describe("environment", () => {
     expect(app).toMatchObject({ secret: [SECRET] });
   });
 
+  it("attack: rate limits with no client address to count by are named once at startup, with the fix", async () => {
+    const warned = (extra: Partial<NextAuthConfig>) => {
+      const codes: string[] = [];
+      const texts: string[] = [];
+      const logger = {
+        error: () => {},
+        debug: () => {},
+        warn: (code: string, text?: string) => {
+          codes.push(code);
+          texts.push(text ?? "");
+        },
+      };
+      return { app: config({ logger, ...extra }), codes, texts };
+    };
+    // Credentials, limits on, no clientAddress: every attempt keys on the identifier alone, so
+    // anyone can lock the account out. Said once, when NextAuth is called.
+    const bare = warned({});
+    const { handlers } = NextAuth(bare.app);
+    expect(bare.codes).toEqual(["client-address-missing"]);
+    await handlers.GET(new NextRequest(`${ORIGIN}/api/auth/csrf`));
+    await handlers.GET(new NextRequest(`${ORIGIN}/api/auth/providers`));
+    expect(bare.codes).toEqual(["client-address-missing"]);
+    // The default logger prints the text; a custom one is given the code (the text is the core's).
+    // With the option, with the limits off, or with no provider the limits count: nothing to say.
+    for (const extra of [
+      { clientAddress: (request: Request) => request.headers.get("x-real-ip") },
+      { rateLimit: false as const },
+      { providers: [GitHub({ clientId: "id", clientSecret: "secret" })] },
+    ]) {
+      const quiet = warned(extra);
+      const result = NextAuth(quiet.app);
+      await result.handlers.GET(new NextRequest(`${ORIGIN}/api/auth/csrf`));
+      expect(quiet.codes).toEqual([]);
+    }
+    // A configuration function is advised at its first request.
+    const late = warned({});
+    const fromFunction = NextAuth(() => late.app);
+    expect(late.codes).toEqual([]);
+    await fromFunction.handlers.GET(new NextRequest(`${ORIGIN}/api/auth/csrf`));
+    expect(late.codes).toEqual(["client-address-missing"]);
+  });
+
   it("names the fix when run on the Edge runtime", () => {
     const before = process.env.NEXT_RUNTIME;
     process.env.NEXT_RUNTIME = "edge";
@@ -202,6 +244,13 @@ describe("auth()", () => {
     const res = await auth(new NextRequest(`${ORIGIN}/dashboard`, { headers: { cookie: jar.header() } }));
     expect(res.headers.get("x-middleware-next")).toBe("1");
     expect(res.headers.getSetCookie().some((c) => c.startsWith("authjs.session-token="))).toBe(true);
+    // A response carrying the renewed cookie is kept out of every cache (a CDN in front of a
+    // static page would store the cookie with it); one without a cookie is left as it was.
+    expect(res.headers.get("cache-control")).toBe("private, no-cache, no-store");
+    const quiet = NextAuth(config());
+    const unchanged = await quiet.auth(new NextRequest(`${ORIGIN}/dashboard`, { headers: { cookie: jar.header() } }));
+    expect(unchanged.headers.getSetCookie()).toEqual([]);
+    expect(unchanged.headers.get("cache-control")).toBeNull();
   });
 
   it("as middleware: the authorized callback sends a signed-out visitor to the sign-in page", async () => {
@@ -210,13 +259,49 @@ describe("auth()", () => {
     expect(out.status).toBe(307);
     const location = new URL(out.headers.get("location") as string);
     expect(location.pathname).toBe("/api/auth/signin");
-    expect(location.searchParams.get("callbackUrl")).toBe(`${ORIGIN}/dashboard?tab=1`);
+    // The path only: Next.js's own URL of the request names its host name, not the browser's.
+    expect(location.searchParams.get("callbackUrl")).toBe("/dashboard?tab=1");
     const jar = await signInByForm(handlers);
     const signedIn = await auth(new NextRequest(`${ORIGIN}/dashboard`, { headers: { cookie: jar.header() } }));
     expect(signedIn.headers.get("x-middleware-next")).toBe("1");
     // Signing in itself is never held back, whatever the matcher covers.
     const signInPage = await auth(new NextRequest(`${ORIGIN}/api/auth/signin`));
     expect(signInPage.headers.get("x-middleware-next")).toBe("1");
+  });
+
+  it("attack: the proxy's sign-in redirect goes to AUTH_URL's origin whatever host the request names", async () => {
+    const before = process.env.AUTH_URL;
+    process.env.AUTH_URL = "https://app.example/api/auth";
+    try {
+      const { auth } = NextAuth(config({ callbacks: { authorized: ({ auth }) => !!auth?.user } }));
+      for (const url of ["http://evil.example/dashboard?tab=1", "http://localhost:3000/dashboard?tab=1"]) {
+        const out = await auth(new NextRequest(url, { headers: { "x-forwarded-host": "evil.example" } }));
+        const location = new URL(out.headers.get("location") as string);
+        expect(location.origin, url).toBe("https://app.example");
+        expect(location.pathname).toBe("/api/auth/signin");
+        expect(location.searchParams.get("callbackUrl")).toBe("https://app.example/dashboard?tab=1");
+      }
+    } finally {
+      if (before === undefined) delete process.env.AUTH_URL;
+      else process.env.AUTH_URL = before;
+    }
+  });
+
+  it('a basePath written with a trailing slash ("/api/auth/") serves auth(), the server actions and the proxy alike', async () => {
+    const { handlers, auth, signIn } = NextAuth(
+      config({ basePath: "/api/auth/", callbacks: { authorized: ({ auth }) => !!auth?.user } }),
+    );
+    const jar = await signInByForm(handlers);
+    const read = await inNextRequest(`${ORIGIN}/dashboard`, { cookie: jar.header() }, () => auth(), "render");
+    expect(read.result?.user?.email).toBe("ada@example.com");
+    const action = await inNextRequest(`${ORIGIN}/login`, { origin: ORIGIN, "sec-fetch-site": "same-origin" }, () =>
+      signIn("credentials", { email: "ada@example.com", password: "right", redirectTo: "/in" }),
+    );
+    expect(action.redirectedTo).toBe(`${ORIGIN}/in`);
+    // The proxy never holds back the actions themselves, and sends a signed-out visitor to them.
+    expect((await auth(new NextRequest(`${ORIGIN}/api/auth/signin`))).headers.get("x-middleware-next")).toBe("1");
+    const out = await auth(new NextRequest(`${ORIGIN}/dashboard`));
+    expect(new URL(out.headers.get("location") as string).pathname).toBe("/api/auth/signin");
   });
 
   it("wraps middleware and route handlers with req.auth", async () => {

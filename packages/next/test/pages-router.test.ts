@@ -58,6 +58,7 @@ describe("Pages Router", () => {
     const res = await fetch(`${url}/api`, { headers: { cookie: jar.header() } });
     expect(await res.json()).toEqual({ email: "ada@example.com" });
     expect(res.headers.getSetCookie().some((c) => c.startsWith("authjs.session-token="))).toBe(true);
+    expect(res.headers.get("cache-control")).toBe("private, no-cache, no-store");
   });
 
   it("auth({ req, res }) of getServerSideProps does the same", async () => {
@@ -70,5 +71,6 @@ describe("Pages Router", () => {
     const res = await fetch(`${url}/api`);
     expect(await res.json()).toEqual({ email: null });
     expect(res.headers.getSetCookie()).toEqual([]);
+    expect(res.headers.get("cache-control")).toBeNull();
   });
 });

@@ -6,7 +6,9 @@
 import {
   ChannelHealth,
   decodeRevocationEntry,
+  deliver,
   encodeRevocationEntry,
+  encodeSessionChange,
   type RevocationEntry,
   type RevocationListener,
   type RevocationStore,
@@ -70,11 +72,17 @@ redis.call('SET', KEYS[1], value, 'PX', ttl)
 redis.call('PUBLISH', ARGV[4], value)
 return 1`;
 
+const PUBLISH = "return redis.call('PUBLISH', ARGV[1], ARGV[2])";
+
 /**
  * A revocation list in Redis (`session.revocation.store`): one key per entry, expiring with it,
  * and a pub/sub channel for the pushes. `client` runs commands; `subscriber` is a second
  * connection for the channel (ioredis: `new Redis(url)` twice, or `client.duplicate()`). Neither
  * is closed by `close()`.
+ *
+ * It also carries the changes of a database session cache (`session: { cache: { channel } }`):
+ * `push` publishes them on the same channel, and a reconnected subscriber reports `up` only once
+ * it has subscribed again. Give a cache and a revocation list each their own store.
  *
  * @example
  * ```ts
@@ -101,13 +109,19 @@ export function RedisRevocationStore(
   );
   const keyOf = (entry: RevocationEntry) => `${prefix}${entry.kind === "session" ? "s" : "u"}:${entry.id}`;
   const onMessage = (from: string, message: string) => {
-    if (from !== channel) return;
-    const entry = decodeRevocationEntry(message);
-    if (entry) listener?.entry(entry);
+    if (from === channel) deliver(listener, message);
   };
   const onClose = () => health.down(new Error("the Redis subscriber connection closed"));
-  // ioredis re-subscribes on "ready"; pushes sent meanwhile are lost, which `up` makes the list reload for.
-  const onReady = () => health.up();
+  // ioredis re-subscribes on "ready"; pushes sent meanwhile are lost, which `up` makes the list
+  // reload for (and a session cache start afresh). `up` only once the channel is subscribed again:
+  // SUBSCRIBE answers after Redis has registered it, so every push from then on arrives.
+  const onReady = () => {
+    if (!subscribed) return;
+    subscriber.subscribe(channel).then(
+      () => health.up(),
+      (e: unknown) => health.down(e instanceof Error ? e : new Error(String(e))),
+    );
+  };
   return {
     async add(entry) {
       const ttl = Math.max(1, Math.ceil(entry.expiresAt - Date.now()));
@@ -121,6 +135,9 @@ export function RedisRevocationStore(
         channel,
         ttl,
       );
+    },
+    async push(change) {
+      await client.eval(PUBLISH, 0, channel, encodeSessionChange(change));
     },
     async load() {
       const entries: RevocationEntry[] = [];

@@ -14,12 +14,14 @@
  */
 import { pathToFileURL } from "node:url";
 import { openDatabase } from "./open.js";
-import { migrate } from "./schema.js";
+import { CHANNEL_NAME, migrate } from "./schema.js";
 
-const usage = `Usage: latchkey migrate <database-url>
+const usage = `Usage: latchkey migrate <database-url> [--channel <name>]
 
-  <database-url>  postgres://user@host:5432/db, mysql://user@host:3306/db,
-                  sqlite:<path> or a path to a SQLite file (created if missing)`;
+  <database-url>     postgres://user@host:5432/db, mysql://user@host:3306/db,
+                     sqlite:<path> or a path to a SQLite file (created if missing)
+  --channel <name>   PostgreSQL: the LISTEN/NOTIFY channel the session-change triggers
+                     notify (the SqlRevocationStore's \`channel\`; default latchkey_revocations)`;
 
 /** Runs the CLI with its arguments (`["migrate", url]`); resolves with the exit code. */
 export async function main(args: string[]): Promise<number> {
@@ -28,13 +30,21 @@ export async function main(args: string[]): Promise<number> {
     console.log(usage);
     return 0;
   }
-  if (command !== "migrate" || !url || rest.length > 0) {
+  const [flag, channel, ...extra] = rest;
+  const channelGiven = flag === "--channel" && channel !== undefined && extra.length === 0;
+  if (command !== "migrate" || !url || (rest.length > 0 && !channelGiven)) {
     console.error(usage);
+    return 2;
+  }
+  if (channel !== undefined && !CHANNEL_NAME.test(channel)) {
+    console.error(
+      `--channel must be a lower-case SQL identifier (letters, digits, _); received ${JSON.stringify(channel)}`,
+    );
     return 2;
   }
   const db = await openDatabase(url);
   try {
-    const done = await migrate(db);
+    const done = await migrate(db, channelGiven ? { channel } : {});
     for (const line of done) console.log(line);
     console.log(done.length === 0 ? "schema is up to date: nothing to do" : `done: ${done.length} change(s)`);
     return 0;

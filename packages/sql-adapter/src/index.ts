@@ -41,7 +41,7 @@ import {
 export { openDatabase } from "./open.js";
 export { SqlRefreshStore } from "./refresh-store.js";
 export { type PgListenClient, type SqlRevocationOptions, SqlRevocationStore } from "./revocation-store.js";
-export type { AnyKysely, DialectName, SqlOptions, TableNames } from "./schema.js";
+export type { AnyKysely, DialectName, MigrateOptions, SqlOptions, TableNames } from "./schema.js";
 export { defaultTableNames, dialectOf, migrate } from "./schema.js";
 
 type Row = Record<string, unknown>;

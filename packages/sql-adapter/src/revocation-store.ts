@@ -5,8 +5,9 @@
  */
 import {
   ChannelHealth,
-  decodeRevocationEntry,
+  deliver,
   encodeRevocationEntry,
+  encodeSessionChange,
   failAfter,
   isRevocationEntry,
   MAX_HEARTBEAT_MS,
@@ -14,9 +15,19 @@ import {
   type RevocationListener,
   type RevocationStore,
   revocationHeartbeatMs,
+  type SessionChange,
 } from "@latchkey/core/stores";
 import { sql } from "kysely";
-import { type AnyKysely, databaseNow, dialectOf, runner, type SqlOptions, tableNames } from "./schema.js";
+import {
+  type AnyKysely,
+  CHANNEL_NAME,
+  DEFAULT_CHANNEL,
+  databaseNow,
+  dialectOf,
+  runner,
+  type SqlOptions,
+  tableNames,
+} from "./schema.js";
 
 /** A `pg` client taken from the pool: the connection the store LISTENs on. */
 export interface PgListenClient {
@@ -51,8 +62,6 @@ export interface SqlRevocationOptions extends SqlOptions {
   pollMs?: number;
 }
 
-const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/;
-
 /**
  * How far back each poll reads again (database clock): a write whose statement began before the
  * last poll but committed after it carries an earlier `changedAt`, and must still be seen. Entries
@@ -66,6 +75,20 @@ interface Row {
   revokedBefore: unknown;
   expiresAt: unknown;
   userId: unknown;
+}
+
+/**
+ * The `kind` of a row that carries a session cache's change to polling instances (never an entry
+ * of the list: `load` and the verdicts ignore it), kept {@link CHANGE_LIFETIME_MS}.
+ */
+const CHANGE_KINDS = { session: "session-change", user: "user-change" } as const;
+const CHANGE_LIFETIME_MS = 2 * POLL_OVERLAP_MS + 60_000;
+
+function changeOf(row: Row): SessionChange | null {
+  if (typeof row.id !== "string" || row.id === "") return null;
+  if (row.kind === CHANGE_KINDS.session) return { kind: "session", id: row.id };
+  if (row.kind === CHANGE_KINDS.user) return { kind: "user", id: row.id };
+  return null;
 }
 
 function entryOf(row: Row): RevocationEntry | null {
@@ -93,6 +116,12 @@ function entryOf(row: Row): RevocationEntry | null {
  *   `pollMs`, the rows written since the last read (by the database's clock); a failed read
  *   reports the list not current until the next one succeeds, and then it is loaded again.
  *
+ * It also carries the changes of a database session cache (`session: { cache: { channel } }`):
+ * `push` sends them by `NOTIFY` (with `listen`), or writes them as rows the polling instances read
+ * (every `pollMs`). On PostgreSQL, the triggers of `latchkey migrate` NOTIFY the same channel of
+ * any change of `sessions` or `users`, plain SQL included. Give a cache and a revocation list each
+ * their own store.
+ *
  * Neither the Kysely instance nor the pool is closed by `close()`.
  *
  * @example
@@ -110,8 +139,8 @@ export function SqlRevocationStore(db: AnyKysely, options: SqlRevocationOptions 
   const dialect = dialectOf(db);
   const name = tableNames(options).revocations;
   const table = sql.table(name);
-  const channel = options.channel ?? "latchkey_revocations";
-  if (!CHANNEL.test(channel)) {
+  const channel = options.channel ?? DEFAULT_CHANNEL;
+  if (!CHANNEL_NAME.test(channel)) {
     throw new TypeError(
       `SqlRevocationStore: \`channel\` must be a lower-case SQL identifier; received ${JSON.stringify(channel)}`,
     );
@@ -132,7 +161,7 @@ export function SqlRevocationStore(db: AnyKysely, options: SqlRevocationOptions 
   const now = databaseNow(dialect);
   const columns = sql`kind, id, ${sql.ref("revokedBefore")}, ${sql.ref("expiresAt")}, ${sql.ref("userId")}`;
 
-  const upsert = (entry: RevocationEntry) => {
+  const upsert = (entry: Omit<RevocationEntry, "kind"> & { kind: string }) => {
     const insert = sql`insert into ${table} (${columns}, ${sql.ref("changedAt")}) values (${entry.kind}, ${entry.id}, ${entry.before}, ${entry.expiresAt}, ${entry.userId ?? null}, ${now})`;
     const later = (column: string) =>
       dialect === "mysql"
@@ -169,9 +198,7 @@ export function SqlRevocationStore(db: AnyKysely, options: SqlRevocationOptions 
     const client = await from.connect();
     try {
       client.on("notification", (message) => {
-        if (message.channel !== channel) return;
-        const entry = decodeRevocationEntry(message.payload);
-        if (entry) listener?.entry(entry);
+        if (message.channel === channel) deliver(listener, message.payload);
       });
       client.on("error", (e) => health.down(e ?? new Error("the PostgreSQL listening connection failed")));
       client.on("end", () => health.down(new Error("the PostgreSQL listening connection ended")));
@@ -218,6 +245,11 @@ export function SqlRevocationStore(db: AnyKysely, options: SqlRevocationOptions 
         where ${sql.ref("changedAt")} >= ${since ?? 0} and ${sql.ref("expiresAt")} > ${now}`,
     );
     for (const row of rows) {
+      const change = changeOf(row);
+      if (change) {
+        listener?.change?.(change);
+        continue;
+      }
       const entry = entryOf(row);
       if (entry) listener?.entry(entry);
     }
@@ -251,6 +283,16 @@ export function SqlRevocationStore(db: AnyKysely, options: SqlRevocationOptions 
         return;
       }
       await run(upsert(entry));
+    },
+    async push(change) {
+      if (dialect === "postgres" && pool) {
+        await run(sql`select pg_notify(${channel}, ${encodeSessionChange(change)})`);
+        return;
+      }
+      // Polling instances read it with the entries (a row per session or user, rewritten by each
+      // change so its `changedAt` moves on), and `load` leaves it out.
+      const kind = CHANGE_KINDS[change.kind];
+      await run(upsert({ kind, id: change.id, before: 0, expiresAt: Date.now() + CHANGE_LIFETIME_MS }));
     },
     async load() {
       // By the database's clock: an instance whose clock runs ahead must not delete entries that

@@ -447,6 +447,16 @@ async function existingNames(db: AnyKysely, dialect: DialectName, kind: "table" 
   return new Set(rows.map((row) => String(row.name)));
 }
 
+/** Options of {@link migrate}. */
+export interface MigrateOptions extends SqlOptions {
+  /**
+   * PostgreSQL: the `LISTEN/NOTIFY` channel its triggers announce session changes on; the same
+   * `channel` as the `SqlRevocationStore` (with `listen`) that carries `session.cache`.
+   * @default "latchkey_revocations"
+   */
+  channel?: string;
+}
+
 /**
  * Creates the tables and indexes that are missing, and leaves the rest alone, so running it again
  * changes nothing. Returns a line per thing it created (empty when the schema was complete).
@@ -460,6 +470,8 @@ async function existingNames(db: AnyKysely, dialect: DialectName, kind: "table" 
  * The sessions table gets the nullable metadata columns `createdAt`, `lastSeenAt`, `device` and
  * `clientAddress` (added to a table made before them, or by Auth.js). The table `refresh_locks`
  * (with an index on `expires`) holds `SqlRefreshStore`'s locks and outcome records.
+ * On PostgreSQL, triggers on `sessions` and `users` NOTIFY `channel` of every update and delete,
+ * for the session caches (see `migrateChangeTriggers`).
  * On MySQL and MariaDB, key columns compare bytes (collation `utf8mb4_nopad_bin` or
  * `utf8mb4_0900_bin`): existing tables whose keys use another collation are changed.
  *
@@ -469,7 +481,7 @@ async function existingNames(db: AnyKysely, dialect: DialectName, kind: "table" 
  * const done = await migrate(db) // ["created table users", "created unique index users_email_key on users (email)", ...]
  * ```
  */
-export async function migrate(db: AnyKysely, options: SqlOptions = {}): Promise<string[]> {
+export async function migrate(db: AnyKysely, options: MigrateOptions = {}): Promise<string[]> {
   const dialect = dialectOf(db);
   const t = tableNames(options);
   const collation = dialect === "mysql" ? await binaryCollation(db) : "";
@@ -593,7 +605,65 @@ export async function migrate(db: AnyKysely, options: SqlOptions = {}): Promise<
   await migrateRefreshLocks(db, t.refreshLocks, type, done);
   await migrateRevocations(db, t.revocations, type, done);
   if (dialect === "mysql") await widenTextColumns(db, t, done);
+  if (dialect === "postgres") await migrateChangeTriggers(db, t, options.channel ?? DEFAULT_CHANNEL, done);
   return done;
+}
+
+/** The `LISTEN/NOTIFY` channel of `SqlRevocationStore` and of the triggers, unless configured. */
+export const DEFAULT_CHANNEL = "latchkey_revocations";
+
+/** A PostgreSQL channel name the store and the triggers accept: a lower-case SQL identifier. */
+export const CHANNEL_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * PostgreSQL only: triggers that announce every change of a session or a user to the instances'
+ * session caches (`session.cache` over a `SqlRevocationStore` with `listen`, or any store on the
+ * same channel), whoever makes it: Latchkey, another program, or plain SQL (`DELETE FROM
+ * sessions ...`). After each `UPDATE` or `DELETE` of a row of `sessions` (or of `users`, which
+ * cascades to sessions), `NOTIFY <channel>` with the session change of `@latchkey/core/stores`:
+ * `{"c":"s","i":<SHA-256 of the token, hex>}` or `{"c":"u","i":<user id>}`. PostgreSQL sends it
+ * when the transaction commits, and never for one rolled back. A trigger whose channel differs is
+ * replaced; the function is created when missing (SHA-256 needs PostgreSQL 11 or later).
+ */
+async function migrateChangeTriggers(db: AnyKysely, t: TableNames, channel: string, done: string[]): Promise<void> {
+  if (!CHANNEL_NAME.test(channel)) {
+    throw new TypeError(
+      `migrate: \`channel\` must be a lower-case SQL identifier; received ${JSON.stringify(channel)}`,
+    );
+  }
+  const fn = "latchkey_session_change";
+  const { rows: functions } = await sql<{
+    name: string;
+  }>`select proname as name from pg_proc where proname = ${fn}`.execute(db);
+  if (functions.length === 0) {
+    // The channel is the trigger's second argument, so one function serves every channel.
+    await sql`create or replace function ${sql.id(fn)}() returns trigger language plpgsql as $body$
+begin
+  if TG_ARGV[0] = 's' then
+    perform pg_notify(TG_ARGV[1], '{"c":"s","i":"' || encode(sha256(convert_to(OLD."sessionToken", 'UTF8')), 'hex') || '"}');
+  else
+    perform pg_notify(TG_ARGV[1], json_build_object('c', 'u', 'i', OLD.id::text)::text);
+  end if;
+  return null;
+end
+$body$`.execute(db);
+    done.push(`created function ${fn}`);
+  }
+  for (const [table, kind] of [
+    [t.sessions, "s"],
+    [t.users, "u"],
+  ] as const) {
+    const name = `${fn}_${kind === "s" ? "sessions" : "users"}`;
+    const { rows } = await sql<{ definition: string }>`select pg_get_triggerdef(tg.oid) as definition
+      from pg_trigger tg join pg_class c on c.oid = tg.tgrelid
+      where tg.tgname = ${name} and c.relname = ${table} and pg_table_is_visible(c.oid)`.execute(db);
+    const current = rows[0]?.definition;
+    if (current?.includes(`'${channel}'`)) continue;
+    if (current) await sql`drop trigger ${sql.id(name)} on ${sql.table(table)}`.execute(db);
+    await sql`create trigger ${sql.id(name)} after update or delete on ${sql.table(table)}
+      for each row execute function ${sql.id(fn)}(${sql.lit(kind)}, ${sql.lit(channel)})`.execute(db);
+    done.push(`${current ? "replaced" : "created"} trigger ${name} on ${table} (notifies ${channel})`);
+  }
 }
 
 /**

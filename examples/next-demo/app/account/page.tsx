@@ -5,9 +5,10 @@ import { redirect } from "next/navigation";
 import { auth, authConfig, type DemoSession } from "../../lib/auth";
 import { TotpOff, TotpSetup } from "./totp";
 
-export default async function Account() {
+export default async function Account({ searchParams }: { searchParams: Promise<{ password?: string }> }) {
   const session = (await auth()) as DemoSession | null;
   if (!session?.user?.id) redirect("/login?callbackUrl=%2Faccount");
+  const { password } = await searchParams;
   const status = await secondFactorStatus(authConfig, session.user.id);
   return (
     <>
@@ -17,6 +18,17 @@ export default async function Account() {
         What <code>auth()</code> returns:
       </p>
       <pre id="session">{JSON.stringify(session, null, 2)}</pre>
+      <h2>Password</h2>
+      {password === "changed" ? (
+        <p role="status" id="password-changed">
+          Your password was changed; your other sessions ended.
+        </p>
+      ) : null}
+      <p>
+        <a id="change-password" href="/account/password">
+          Change your password
+        </a>
+      </p>
       <h2>Two-step verification</h2>
       {status.active ? (
         <>

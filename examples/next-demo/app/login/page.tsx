@@ -2,16 +2,44 @@
 import { emailSignIn, idpSignIn } from "./actions";
 import { PasswordForm } from "./password-form";
 
-export default async function Login({ searchParams }: { searchParams: Promise<{ callbackUrl?: string }> }) {
-  const { callbackUrl: asked } = await searchParams;
+type Query = { callbackUrl?: string; verified?: string; reset?: string; changed?: string };
+
+/** What the password-account pages that land here say. */
+function noticeOf({ verified, reset, changed }: Query): string | null {
+  if (verified) return "Your e-mail address is confirmed: sign in with your password.";
+  if (reset) return "Your password was reset and every session of the account ended: sign in with the new one.";
+  if (changed) return "Your password was changed: sign in with the new one.";
+  return null;
+}
+
+export default async function Login({ searchParams }: { searchParams: Promise<Query> }) {
+  const query = await searchParams;
+  const { callbackUrl: asked } = query;
+  const notice = noticeOf(query);
   const callbackUrl = typeof asked === "string" && asked.startsWith("/") && !asked.startsWith("//") ? asked : "/";
   const builtIn = `/api/auth/signin?callbackUrl=${encodeURIComponent(callbackUrl)}`;
   return (
     <>
       <h1>Sign in</h1>
+      {notice ? (
+        <p role="status" id="login-notice">
+          {notice}
+        </p>
+      ) : null}
       <fieldset>
         <legend>Password</legend>
         <PasswordForm callbackUrl={callbackUrl} />
+        {process.env.DEMO_SMTP_PORT || process.env.EMAIL_SERVER ? (
+          <p>
+            <a id="signup-link" href="/signup">
+              Create an account
+            </a>{" "}
+            ·{" "}
+            <a id="forgot-link" href="/forgot">
+              Forgot your password?
+            </a>
+          </p>
+        ) : null}
       </fieldset>
       {process.env.DEMO_IDP_ISSUER ? (
         <fieldset>

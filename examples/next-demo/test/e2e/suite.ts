@@ -58,6 +58,58 @@ export function nextDemoSuite(major: 15 | 16): void {
 
   const sessionOnPage = async (page: Page) => JSON.parse((await page.textContent("#session")) ?? "null");
 
+  /** The password form of /login with `email` and `password`; resolves once the browser lands on `landing`. */
+  async function passwordSignIn(page: Page, email: string, password: string, landing: string | RegExp) {
+    await page.goto(`${demo.url}/login`);
+    await page.fill('#password-form input[name="email"]', email);
+    await page.fill('#password-form input[name="password"]', password);
+    await Promise.all([page.waitForURL(landing), page.click("#password-form button")]);
+  }
+
+  /** The password form of /login refuses `password`: the action's message, no session. */
+  async function passwordRefused(page: Page, email: string, password: string) {
+    await page.goto(`${demo.url}/login`);
+    await page.fill('#password-form input[name="email"]', email);
+    await page.fill('#password-form input[name="password"]', password);
+    await page.click("#password-form button");
+    expect(await page.locator("#password-error").textContent()).toBe("Wrong e-mail or password.");
+    expect(await whoIsSignedIn(page)).toBe("You are not signed in.");
+  }
+
+  /** The newest message to `to` at /dev/mail with a link under `path`, or a code: its code and links. */
+  async function newestMail(page: Page, to: string, has: { link: string } | "code") {
+    await page.goto(`${demo.url}/dev/mail`);
+    const mail = page
+      .locator("li.mail", { has: page.locator(".to", { hasText: to }) })
+      .filter(has === "code" ? { has: page.locator(".code") } : { has: page.locator(`a[href*="${has.link}"]`) })
+      .first();
+    return {
+      code: (await mail.locator(".code").count()) ? await mail.locator(".code").textContent() : null,
+      links: await mail.locator("a").evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).href)),
+    };
+  }
+
+  /** Submits one of the password-account forms (fields by name) and waits for `landing`. */
+  async function submitAccountForm(page: Page, form: string, fields: Record<string, string>, landing: string | RegExp) {
+    for (const [name, value] of Object.entries(fields)) await page.fill(`${form} input[name="${name}"]`, value);
+    await Promise.all([page.waitForURL(landing), page.click(`${form} button`)]);
+  }
+
+  /** Signs up `email` on /signup and proves it with the mailed code, in `page`'s browser. */
+  async function createAccount(page: Page, email: string, password: string): Promise<void> {
+    await page.goto(`${demo.url}/signup`);
+    await submitAccountForm(page, "#signup-form", { email, password, confirm: password }, `${demo.url}/verify?sent=1`);
+    const { code } = await newestMail(page, email, "code");
+    expect(code).toMatch(/^[0-9]{6}$/);
+    await page.goto(`${demo.url}/verify`);
+    await submitAccountForm(page, "#verify-code-form", { code: code ?? "" }, `${demo.url}/login?verified=1`);
+  }
+
+  /** Waits until the browser of `page` is signed out (the revocation reaches this server), or fails with what it saw. */
+  async function signedOutSoon(page: Page): Promise<void> {
+    await expect.poll(() => whoIsSignedIn(page), { timeout: 10_000, interval: 200 }).toBe("You are not signed in.");
+  }
+
   describe.skipIf(!runs)(`the Next.js ${major} demo in Chromium`, () => {
     beforeAll(async () => {
       const [, launched] = await Promise.all([buildDemo(appDirs[major]), launchChromium()]);
@@ -289,6 +341,151 @@ export function nextDemoSuite(major: 15 | 16): void {
         expect(await sessionOnPage(page)).toMatchObject({ amr: ["pwd"] });
       },
       2 * STEP,
+    );
+
+    it(
+      "password accounts through server actions: sign-up, the mailed code, sign-in; a forgotten password's link resets it once, the old password fails and the other browser is signed out",
+      async () => {
+        const email = `next${major}-reset@example.com`;
+        const page = await freshPage();
+        await createAccount(page, email, "first passphrase 1");
+        await passwordSignIn(page, email, "first passphrase 1", `${demo.url}/`);
+        expect(await whoIsSignedIn(page)).toBe(`Signed in as ${email} (${email}) with password.`);
+        const other = await freshPage();
+        await passwordSignIn(other, email, "first passphrase 1", `${demo.url}/`);
+
+        const asker = await freshPage();
+        await asker.goto(`${demo.url}/forgot`);
+        await asker.fill('#forgot-form input[name="email"]', email);
+        await asker.click("#forgot-form button");
+        await asker.locator("#forgot-form-notice").waitFor();
+        const link = (await newestMail(asker, email, { link: "/reset?" })).links.find((l) => l.includes("/reset?"));
+        expect(link).toBeDefined();
+        await asker.goto(link ?? "");
+        await submitAccountForm(
+          asker,
+          "#reset-form",
+          { password: "second passphrase 2", confirm: "second passphrase 2" },
+          `${demo.url}/login?reset=1`,
+        );
+        // Every session of the account ended; the old password fails, the new one signs in.
+        await signedOutSoon(page);
+        await signedOutSoon(other);
+        await passwordRefused(asker, email, "first passphrase 1");
+        await passwordSignIn(asker, email, "second passphrase 2", `${demo.url}/`);
+        // The link worked once.
+        const again = await freshPage();
+        await again.goto(link ?? "");
+        await again.fill('#reset-form input[name="password"]', "third passphrase 3");
+        await again.fill('#reset-form input[name="confirm"]', "third passphrase 3");
+        await again.click("#reset-form button");
+        expect(await again.locator("#reset-form-error").textContent()).toContain("This reset link does not work");
+      },
+      STEP,
+    );
+
+    it(
+      "change of password through a server action: a wrong current password is refused; then the other browser is signed out and this one stays signed in",
+      async () => {
+        const email = `next${major}-change@example.com`;
+        const here = await freshPage();
+        await createAccount(here, email, "first passphrase 1");
+        await passwordSignIn(here, email, "first passphrase 1", `${demo.url}/`);
+        const there = await freshPage();
+        await passwordSignIn(there, email, "first passphrase 1", `${demo.url}/`);
+
+        await here.goto(`${demo.url}/account/password`);
+        await here.fill('#change-form input[name="currentPassword"]', "not the password");
+        await here.fill('#change-form input[name="password"]', "second passphrase 2");
+        await here.fill('#change-form input[name="confirm"]', "second passphrase 2");
+        await here.click("#change-form button");
+        expect(await here.locator("#change-form-error").textContent()).toBe("The current password is wrong.");
+
+        await here.goto(`${demo.url}/account/password`);
+        await submitAccountForm(
+          here,
+          "#change-form",
+          { currentPassword: "first passphrase 1", password: "second passphrase 2", confirm: "second passphrase 2" },
+          `${demo.url}/account?password=changed`,
+        );
+        await signedOutSoon(there);
+        expect(await whoIsSignedIn(here)).toBe(`Signed in as ${email} (${email}) with password.`);
+        await passwordRefused(there, email, "first passphrase 1");
+      },
+      STEP,
+    );
+
+    it(
+      "attacks through the actions: one reset link submitted by two browsers at once sets one password; a cross-site or sibling-site post of the change action is refused",
+      async () => {
+        const email = `next${major}-attack@example.com`;
+        const page = await freshPage();
+        await createAccount(page, email, "first passphrase 1");
+        await page.goto(`${demo.url}/forgot`);
+        await page.fill('#forgot-form input[name="email"]', email);
+        await page.click("#forgot-form button");
+        await page.locator("#forgot-form-notice").waitFor();
+        const link =
+          (await newestMail(page, email, { link: "/reset?" })).links.find((l) => l.includes("/reset?")) ?? "";
+        const racers = [await freshPage(), await freshPage()];
+        for (const [i, racer] of racers.entries()) {
+          await racer.goto(link);
+          await racer.fill('#reset-form input[name="password"]', `racing passphrase ${i}`);
+          await racer.fill('#reset-form input[name="confirm"]', `racing passphrase ${i}`);
+        }
+        const landed = await Promise.all(
+          racers.map(async (racer) => {
+            await racer.click("#reset-form button");
+            await Promise.race([
+              racer.waitForURL(`${demo.url}/login?reset=1`),
+              racer.locator("#reset-form-error").waitFor(),
+            ]);
+            return racer.url() === `${demo.url}/login?reset=1`;
+          }),
+        );
+        expect(landed.filter(Boolean)).toHaveLength(1);
+        const winner = landed.indexOf(true);
+        await passwordRefused(page, email, `racing passphrase ${1 - winner}`);
+        await passwordSignIn(page, email, `racing passphrase ${winner}`, `${demo.url}/`);
+
+        // The change form, posted as another site (or a sibling sub-domain) would: the browser's
+        // own action request, sent again with hostile headers (route.fetch: a browser would not let
+        // a page set them). Refused: no redirect, no cookie, the password unchanged, still signed in.
+        const hostile = [
+          { origin: "http://evil.example", "sec-fetch-site": "cross-site" },
+          { origin: demo.url, "sec-fetch-site": "same-site" },
+        ];
+        for (const headers of hostile) {
+          await page.goto(`${demo.url}/account/password`);
+          const answered = new Promise<Record<string, string>>((resolve, reject) => {
+            void page.route(`${demo.url}/account/password`, async (route) => {
+              if (route.request().method() !== "POST") return route.continue();
+              try {
+                const response = await route.fetch({
+                  headers: { ...(await route.request().allHeaders()), ...headers },
+                });
+                resolve(response.headers());
+                await route.fulfill({ response });
+              } catch (e) {
+                reject(e);
+              }
+            });
+          });
+          await page.fill('#change-form input[name="currentPassword"]', `racing passphrase ${winner}`);
+          await page.fill('#change-form input[name="password"]', "stolen passphrase 9");
+          await page.fill('#change-form input[name="confirm"]', "stolen passphrase 9");
+          await page.click("#change-form button");
+          const answer = await answered;
+          expect(answer["x-action-redirect"], JSON.stringify(headers)).toBeUndefined();
+          expect(answer["set-cookie"] ?? "", JSON.stringify(headers)).not.toContain("authjs.session-token");
+          await page.unroute(`${demo.url}/account/password`);
+          expect(await whoIsSignedIn(page)).toBe(`Signed in as ${email} (${email}) with password.`);
+        }
+        const check = await freshPage();
+        await passwordRefused(check, email, "stolen passphrase 9");
+        await passwordSignIn(check, email, `racing passphrase ${winner}`, `${demo.url}/`);
+      },
+      STEP,
     );
   });
 }

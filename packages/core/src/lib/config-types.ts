@@ -21,6 +21,7 @@ import type { Env } from "./env.js";
 import type { Secrets } from "./jwe.js";
 import type { ResolvedRateLimit } from "./rate-limits.js";
 import type { ResolvedRevocation } from "./session/revocation-list.js";
+import type { SessionCache } from "./session/session-cache.js";
 
 export type { Env };
 
@@ -131,6 +132,8 @@ export interface ResolvedConfig {
   }>;
   /** Null unless `session.revocation` is set (JWT sessions only). */
   readonly revocation: ResolvedRevocation | null;
+  /** Null unless `session.cache` is set (database sessions only); the adapter then announces its writes to it. */
+  readonly sessionCache: SessionCache | null;
   /** Null when nothing receives audit events (no `events.audit`, no `audit.store`). */
   readonly audit: ResolvedAudit | null;
   /** Mutable per-configuration memory (the one part that is not frozen). */

@@ -42,6 +42,7 @@ import { isSecretOrControlField, resolveRateLimit } from "./rate-limits.js";
 import { defaultRedirect } from "./redirect.js";
 import { LOCK_TTL_MS } from "./refresh/single-flight.js";
 import { resolveRevocation } from "./session/revocation-list.js";
+import { announcingAdapter, carriesSessionCache, resolveSessionCache } from "./session/session-cache.js";
 import { skipCSRFCheck } from "./symbols.js";
 
 const DAY = 24 * 60 * 60;
@@ -485,9 +486,18 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
   const jwtSecrets = config.jwt?.secret !== undefined ? assertSecrets(config.jwt.secret) : secrets;
   const callbacks: CallbacksOptions = { ...defaultCallbackSet, ...functionsOf("callbacks", config.callbacks) };
   const events = guardEvents(functionsOf("events", config.events), logger);
-  const adapter = config.adapter
+  const sessionCache = resolveSessionCache(config.session?.cache, strategy, source, logger);
+  const revocationOption = config.session?.revocation;
+  const revocationStore = typeof revocationOption === "object" ? revocationOption?.store : undefined;
+  if (revocationStore && carriesSessionCache(revocationStore)) {
+    throw new InvalidConfiguration(
+      "`session.revocation.store` carries a `session.cache` channel in this process: a store carries one of them. Give the revocation list its own store (another RedisRevocationStore on its own subscriber connection, or another SqlRevocationStore).",
+    );
+  }
+  const guarded = config.adapter
     ? guardAdapter(config.adapter, positiveSeconds("adapterTimeout", config.adapterTimeout, 5000))
     : undefined;
+  const adapter = guarded && sessionCache ? announcingAdapter(guarded, sessionCache) : guarded;
   const rateLimit = resolveRateLimit(config.rateLimit, source);
   const audit = resolveAudit(config.audit, {
     adapter,
@@ -536,6 +546,7 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
     rateLimit,
     accessTokens: resolveAccessTokens(config.accessTokens),
     revocation: resolveRevocation(config.session?.revocation, strategy, source, logger),
+    sessionCache,
     audit,
     caches: {
       origins: new Map(),
@@ -546,7 +557,7 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
     },
   };
   // `audit` holds the application's store and a counter store: kept as they are, like the adapter.
-  const final = frozenCopy(resolved, new Set(["source", "caches", "adapter", "accessTokens", "audit"]));
+  const final = frozenCopy(resolved, new Set(["source", "caches", "adapter", "accessTokens", "audit", "sessionCache"]));
   return final;
 }
 

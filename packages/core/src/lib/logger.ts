@@ -14,6 +14,9 @@ export type WarningCode =
   | "session-secret-mismatch"
   | "revocation-unavailable"
   | "revocation-restored"
+  | "session-cache-unavailable"
+  | "session-cache-restored"
+  | "session-cache-push-failed"
   | "audit-bounded"
   | "refresh-token-missing"
   | "jwt-callback-changed-subject"
@@ -23,7 +26,8 @@ export type WarningCode =
   | "credentials-identifier-secret"
   | "second-factor-profile-omitted"
   | "forwarded-proto-untrusted"
-  | "require-auth-mount";
+  | "require-auth-mount"
+  | "client-address-missing";
 
 /** True for the code of one of Latchkey's warnings (which `warningText` describes). */
 function isWarningCode(code: string): code is WarningCode {
@@ -42,6 +46,8 @@ const warningText: Record<WarningCode, string> = {
     'A request says `X-Forwarded-Proto: https` but came over http from a proxy Express does not trust, so it is read as http: links are built with http:// and cookies lose `Secure`. Behind a proxy you control, tell Express how many proxies there are: `app.set("trust proxy", 1)`; or set AUTH_URL to the application\'s https URL.',
   "require-auth-mount":
     '`requireAuth(config)` sends browsers to a sign-in page that `ExpressAuth(config)` does not serve (it is mounted elsewhere): set `basePath` in the configuration to the path you mounted it on (`app.use("/api/auth", ExpressAuth(config))` needs `basePath: "/api/auth"`), or give `requireAuth` its `signInPage`.',
+  "client-address-missing":
+    'Next.js gives Latchkey no client address, and the configuration has no `clientAddress`: the credentials, e-mail and passkey rate limits then count per identifier alone, so anyone can make an account wait out the window (a lock-out), and nothing limits one address. Set `clientAddress: (request) => request.headers.get("x-real-ip")` (the header your proxy overwrites with the address it sees), or the last `X-Forwarded-For` entry when exactly one proxy of yours appends it; never the first entry, which any client writes (Next.js keeps the one a client sent). `rateLimit: false` turns the limits off instead.',
   "unverified-email-released":
     "An e-mail address held by a user who never proved it was given to a new user who did (possible account pre-hijacking; see the `unverifiedEmailReleased` event).",
   "session-secret-mismatch":
@@ -49,6 +55,11 @@ const warningText: Record<WarningCode, string> = {
   "revocation-unavailable":
     "The revocation list of JWT sessions cannot be kept current (its store does not answer); `session.revocation.onUnavailable` decides whether JWT sessions are refused or served meanwhile.",
   "revocation-restored": "The revocation store answers again; the revocation list of JWT sessions was reloaded.",
+  "session-cache-unavailable":
+    "The session cache cannot hear of changes (its channel is down): every database session read goes to the database until the channel is back.",
+  "session-cache-restored": "The session cache's channel is back: database session reads are cached again.",
+  "session-cache-push-failed":
+    "A change of database sessions could not be pushed to the other instances; they drop it within `session.cache.maxAge`.",
   "audit-bounded": "More audit records than the bound allows in this window; the rest of the window is not recorded.",
   "refresh-token-missing":
     "getAccessToken found an expired access token and no refresh token: the provider was not asked for offline access.",

@@ -20,8 +20,9 @@
 import { MissingCSRF } from "../errors.js";
 import type { ResponseInternal } from "../shapes/data.js";
 import type { AuthConfig } from "../types.js";
+import { requireCsrf } from "./csrf-check.js";
 import type { Env } from "./env.js";
-import { type IncomingRequest, serve, sessionCookieOf } from "./pipeline.js";
+import { type IncomingRequest, type SessionRequest, serve, sessionCookieOf } from "./pipeline.js";
 import { clientAddressFrom, type HeaderReader } from "./request.js";
 
 type Cookie = NonNullable<ResponseInternal["cookies"]>[number];
@@ -89,12 +90,16 @@ function parsedOrigin(value: string): string | undefined {
 function sameOrigin(h: HeaderReader, where: Arrival, env: Env): boolean {
   const site = h.get("sec-fetch-site");
   if (site && site !== "same-origin" && site !== "none")
-    throw new MissingCSRF(`A server-side sign-in, sign-out or session update came from a ${site} request`);
+    throw new MissingCSRF(
+      `A server-side call (sign-in, sign-out, session update, password account) came from a ${site} request`,
+    );
   const origin = h.get("origin");
   if (origin === null) return site !== null;
   const expected = parsedOrigin(originOf(where, env));
   if (expected === undefined || parsedOrigin(origin) !== expected)
-    throw new MissingCSRF(`A server-side sign-in, sign-out or session update came from the origin ${origin}`);
+    throw new MissingCSRF(
+      `A server-side call (sign-in, sign-out, session update, password account) came from the origin ${origin}`,
+    );
   return true;
 }
 
@@ -164,6 +169,97 @@ function without(header: string | null, name: string): string[] {
 }
 
 /**
+ * The CSRF proof of a server-side call, checked before anything runs: a request that proved its
+ * origin gets a token minted for it (and the `Cookie` header it verifies against); one that did
+ * not must have submitted a token (the pipeline, or `checkCsrf`, then checks it against the
+ * browser's CSRF cookie), else `MissingCSRF`. A call whose cookies cannot be delivered is refused.
+ */
+async function csrfOfCall(
+  call: CheckedServerCall,
+  submitted: unknown,
+): Promise<{ cookie: string | null; csrfToken: unknown }> {
+  const { config, where, env } = call;
+  if (call.undeliverable) throw new Error(call.undeliverable);
+  const cookieHeader = call.headers.get("cookie");
+  if (!call.proven) {
+    if (typeof submitted !== "string" || !submitted) {
+      throw new MissingCSRF(
+        "A server-side call (sign-in, sign-out, session update, password account) came with neither Origin nor Sec-Fetch-Site, and without the CSRF token (csrfToken) that would stand in for them",
+      );
+    }
+    return { cookie: cookieHeader, csrfToken: submitted };
+  }
+  const csrf = await serve(
+    internalRequest(config, where, "GET", "/csrf", { cookie: cookieHeader ?? undefined }),
+    config,
+    { env },
+  );
+  const csrfToken = (csrf.body as { csrfToken?: string } | null)?.csrfToken;
+  const minted = csrf.cookies?.[0];
+  // The minted cookie replaces the browser's own (one that no longer verifies, which is why one
+  // was minted): the pipeline reads a name sent twice as no cookie at all.
+  const cookie = minted
+    ? [`${minted.name}=${minted.value}`, ...without(cookieHeader, minted.name)].join("; ")
+    : cookieHeader;
+  return { cookie, csrfToken };
+}
+
+/** The client's address: the application's `clientAddress` wins (a Request is built for it only when set). */
+function clientAddressOfCall(call: CheckedServerCall, path: string): string | undefined {
+  const { config, where, env } = call;
+  const url = `${originOf(where, env)}${config.basePath}${path}`;
+  const given = config.clientAddress
+    ? clientAddressFrom(config, new Request(url, { headers: call.headers }))
+    : undefined;
+  return given ?? call.clientIp;
+}
+
+/** A password-account call of a server action, checked (see {@link accountsServerCall}). */
+export interface AccountsServerCall {
+  /** What the functions of `@latchkey/core/accounts` take: where it arrived and its cookies. */
+  request: SessionRequest;
+  /** The CSRF token to give `changePassword` (minted for a request that proved its origin). */
+  csrfToken: unknown;
+  /** The client's address, for the accounts' per-client limits. */
+  clientAddress: string | undefined;
+  /** Delivers a result's cookies (`result.cookies`). */
+  deliver(cookies: Cookie[]): void;
+}
+
+/**
+ * Checks a password-account call of a server action (sign-up, verification, reset request, reset,
+ * change) with the rule of every server-side call (see the module's comment): refused with
+ * `MissingCSRF` when another site or origin made it, and, when the request proved nothing
+ * (neither `Origin` nor `Sec-Fetch-Site`), unless it submitted the pipeline's CSRF token with its
+ * cookie. Returns what the functions of `@latchkey/core/accounts` take.
+ *
+ * @example
+ * ```ts
+ * const a = await accountsServerCall(beginServerCall(call), form.get("csrfToken"))
+ * const result = await signUp(a.request, config, accounts, { email, password, clientAddress: a.clientAddress })
+ * if (result.ok) a.deliver(result.cookies)
+ * ```
+ */
+export async function accountsServerCall(call: CheckedServerCall, submitted: unknown): Promise<AccountsServerCall> {
+  const { cookie, csrfToken } = await csrfOfCall(call, submitted);
+  const request: SessionRequest = { protocol: call.where.protocol, host: call.where.host, cookieHeader: cookie };
+  // Unproven: the submitted token must match the browser's CSRF cookie, whatever the function
+  // called (changePassword checks it again; the others take no token of their own).
+  if (!call.proven) {
+    const { resolved, cookie, cookies } = sessionCookieOf(request, call.config, { env: call.env });
+    requireCsrf(resolved, cookie, cookies, csrfToken, "A password-account server action");
+  }
+  return {
+    request,
+    csrfToken,
+    clientAddress: clientAddressOfCall(call, "/accounts"),
+    deliver: (cookies) => {
+      if (cookies.length) call.deliver(cookies);
+    },
+  };
+}
+
+/**
  * Posts `body` to `path` through the pipeline in raw mode, and delivers the cookies of the answer.
  * A request that proved its origin is given a CSRF token minted for this one request; one that did
  * not must have submitted the pipeline's own (`submitted`), checked by the pipeline against the
@@ -183,26 +279,7 @@ export async function postServerCall(
   submitted?: unknown,
 ): Promise<ResponseInternal> {
   const { config, where, env } = call;
-  if (call.undeliverable) throw new Error(call.undeliverable);
-  const cookieHeader = call.headers.get("cookie");
-  let cookie = cookieHeader;
-  let csrfToken = submitted;
-  if (call.proven) {
-    const csrf = await serve(
-      internalRequest(config, where, "GET", "/csrf", { cookie: cookieHeader ?? undefined }),
-      config,
-      { env },
-    );
-    csrfToken = (csrf.body as { csrfToken?: string } | null)?.csrfToken;
-    const minted = csrf.cookies?.[0];
-    // The minted cookie replaces the browser's own (one that no longer verifies, which is why one
-    // was minted): the pipeline reads a name sent twice as no cookie at all.
-    if (minted) cookie = [`${minted.name}=${minted.value}`, ...without(cookieHeader, minted.name)].join("; ");
-  } else if (typeof submitted !== "string" || !submitted) {
-    throw new MissingCSRF(
-      "A server-side sign-in, sign-out or session update came with neither Origin nor Sec-Fetch-Site, and without the CSRF token (csrfToken) that would stand in for them",
-    );
-  }
+  const { cookie, csrfToken } = await csrfOfCall(call, submitted);
   const forwarded: Record<string, string | undefined> = {};
   call.headers.forEach((value, name) => {
     if (!notForwarded.has(name)) forwarded[name] = value;
@@ -215,12 +292,7 @@ export async function postServerCall(
     { ...forwarded, host: where.host ?? undefined, cookie: cookie ?? undefined, "content-type": contentType },
     { ...body, csrfToken },
   );
-  // The application's `clientAddress` wins (a Request is built for it only when it is set).
-  const url = `${originOf(where, env)}${config.basePath}${path}`;
-  const given = config.clientAddress
-    ? clientAddressFrom(config, new Request(url, { headers: call.headers }))
-    : undefined;
-  incoming.clientIp = given ?? call.clientIp;
+  incoming.clientIp = clientAddressOfCall(call, path);
   const res = await serve(incoming, config, { env, raw: true });
   if (res.cookies?.length) call.deliver(res.cookies);
   return res;

@@ -23,10 +23,23 @@ export interface RevocationEntry {
   userId?: string;
 }
 
+/**
+ * A change of database sessions that every instance's session cache must hear of (`session.cache`).
+ * `session`: the session whose token hashes to `id` (SHA-256, lower-case hex: {@link sessionKeyOf}
+ * of `@latchkey/core/stores`) was updated or deleted. `user`: the user `id`, or any of the
+ * user's sessions, was updated or deleted. It carries no token, and is never stored.
+ */
+export interface SessionChange {
+  kind: "session" | "user";
+  id: string;
+}
+
 /** What a store tells the instance that subscribed. */
 export interface RevocationListener {
   /** An entry added by any instance (this one included). */
   entry(entry: RevocationEntry): void;
+  /** A change of database sessions pushed by any instance (this one included) or by a database trigger. */
+  change?(change: SessionChange): void;
   /** The push channel is lost: entries may be missed until `up`. */
   down(error: Error): void;
   /** The push channel works again: the caller reloads the list to catch up. */
@@ -62,6 +75,12 @@ export interface RevocationStore {
   subscribe(listener: RevocationListener): Promise<void>;
   /** Stops listening and releases what the store opened itself (not the clients it was given). */
   close?(): Promise<void>;
+  /**
+   * Sends `change` to every subscribed instance (this one included) without storing it: what a
+   * session cache (`session.cache`) drops. Resolves once the channel has taken it. Stores without
+   * it cannot carry a session cache's changes.
+   */
+  push?(change: SessionChange): Promise<void>;
 }
 
 /**
@@ -101,4 +120,35 @@ export interface RevocationOptions {
    * @default 50
    */
   sessionsPerUser?: number;
+}
+
+/**
+ * The `session.cache` option (database sessions only): a per-instance cache of session reads,
+ * dropped on every instance when a session or its user changes. `true` is `{}`: a channel in this
+ * process's memory, for a single process.
+ *
+ * @example
+ * ```ts
+ * // RedisRevocationStore from @latchkey/redis-adapter: its pub/sub carries the changes
+ * session: { strategy: "database", cache: { channel: RedisRevocationStore(redis, redis.duplicate()) } }
+ * ```
+ */
+export interface SessionCacheOptions {
+  /**
+   * The store whose push channel carries the changes to every instance (it needs `push`):
+   * `RedisRevocationStore`, or `SqlRevocationStore` (PostgreSQL `LISTEN/NOTIFY` with `listen`, or
+   * polling every `pollMs`). A store carries either a cache's changes or a revocation list, not both.
+   * @default a channel in this process's memory (one process only)
+   */
+  channel?: RevocationStore;
+  /** Sessions held at most; past it the oldest is dropped. @default 10000 */
+  maxEntries?: number;
+  /**
+   * Seconds a held read is served before the database is read again: the bound for a change no
+   * push announced (a row changed by SQL on a database without triggers, a push lost on its way).
+   * @default 60
+   */
+  maxAge?: number;
+  /** Milliseconds the subscription may take; until it is confirmed every read goes to the database. @default 3000 */
+  timeout?: number;
 }

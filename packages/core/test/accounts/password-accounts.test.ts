@@ -129,7 +129,32 @@ type Strategy = "jwt" | "database";
 /** The session cookie's name on the tests' http origin. */
 const SESSION_COOKIE = "authjs.session-token";
 
-function app(store: Store, strategy: Strategy = "jwt", extra: Partial<PasswordAccountsOptions> = {}) {
+/** A promise and the function that settles it. */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = () => {};
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/** Test hooks of the application: `afterAuthorize` runs once the password is verified, before the session starts. */
+interface Hooks {
+  afterAuthorize?: () => Promise<void>;
+  /**
+   * How authorize() hands things on: by default it passes its credentials object and returns a
+   * copy of the user (an application that picks fields); "fields" passes a new object of the
+   * fields and returns authorizePassword's user as it is.
+   */
+  pass?: "credentials" | "fields";
+}
+
+function app(
+  store: Store,
+  strategy: Strategy = "jwt",
+  extra: Partial<PasswordAccountsOptions> = {},
+  hooks: Hooks = {},
+) {
   const accounts: PasswordAccountsOptions = {
     passwords: store.passwords,
     urls: { verify: "/account/verify", reset: "/account/reset", signIn: "/auth/signin", signUp: "/account/signup" },
@@ -150,7 +175,16 @@ function app(store: Store, strategy: Strategy = "jwt", extra: Partial<PasswordAc
       Credentials({
         databaseSessions: strategy === "database",
         credentials: { email: { type: "email" }, password: { type: "password" } },
-        authorize: (c) => authorizePassword(config, accounts, c),
+        authorize: async (c) => {
+          if (hooks.pass === "fields") {
+            const user = await authorizePassword(config, accounts, { email: c.email, password: c.password });
+            await hooks.afterAuthorize?.();
+            return user;
+          }
+          const user = await authorizePassword(config, accounts, c);
+          await hooks.afterAuthorize?.();
+          return user && { ...user };
+        },
       }),
       TOTP({ issuer: "Latchkey Test" }),
     ],
@@ -352,7 +386,7 @@ describe.each(Object.keys(stores))("password accounts on the %s store", (kind) =
       currentPassword: PASSWORD,
       newPassword: NEW_PASSWORD,
     });
-    expect(changed).toEqual({ ok: true, userId, signedOut: false, setCookie: [] });
+    expect(changed).toEqual({ ok: true, userId, signedOut: false, setCookie: [], cookies: [] });
     expect(await sessionEmail(config, here)).toBe(email);
     expect(await sessionEmail(config, elsewhere)).toBeNull();
     expect(await passwordSignIn(config, new CookieJar(), email, NEW_PASSWORD)).toBe(ORIGIN);
@@ -383,6 +417,76 @@ describe.each(Object.keys(stores))("password accounts on the %s store", (kind) =
       if (stored && (await verifyPassword(`${PASSWORD} number ${i}`, stored))) winners.push(i);
     }
     expect(winners).toHaveLength(1);
+  });
+
+  it("race: a password sign-in already past its hash check when a reset ends the user's sessions starts no session (both strategies)", async () => {
+    for (const [strategy, pass] of [
+      ["jwt", "credentials"],
+      ["database", "credentials"],
+      ["jwt", "fields"],
+    ] as const) {
+      const hooks: Hooks = { pass };
+      const { config, accounts } = app(store, strategy, {}, hooks);
+      const email = `race-signin-${strategy}-${pass}-${kind}@example.com`;
+      await signedUp(config, accounts, email);
+      const link = await requestReset(config, accounts, email);
+      // The thief's sign-in with the old password stops right after its hash check...
+      const verified = deferred();
+      const resume = deferred();
+      hooks.afterAuthorize = async () => {
+        hooks.afterAuthorize = undefined;
+        verified.resolve();
+        await resume.promise;
+      };
+      const thief = new CookieJar();
+      const signingIn = passwordSignIn(config, thief, email, PASSWORD);
+      await verified.promise;
+      // ...while the owner resets the password, which ends every session of the user.
+      const done = await resetPassword(from(new CookieJar()), config, accounts, { ...link, password: NEW_PASSWORD });
+      expect(done).toMatchObject({ ok: true, sessionsEnded: true });
+      resume.resolve();
+      // The sign-in fails as any wrong password does, and leaves no session behind.
+      expect(await signingIn).toContain("error=CredentialsSignin");
+      expect(await sessionEmail(config, thief)).toBeNull();
+      if (strategy === "database") {
+        const user = await store.adapter.getUserByEmail?.(email);
+        expect(await store.adapter.listSessions?.(String(user?.id))).toEqual([]);
+      }
+      // The owner's new password signs in as before.
+      const owner = new CookieJar();
+      expect(await passwordSignIn(config, owner, email, NEW_PASSWORD)).toBe(ORIGIN);
+      expect(await sessionEmail(config, owner)).toBe(email);
+    }
+  });
+
+  it("race: a password sign-in already past its hash check when a change ends the user's other sessions starts no session", async () => {
+    const hooks: Hooks = {};
+    const { config, accounts } = app(store, "jwt", {}, hooks);
+    const email = `race-change-${kind}@example.com`;
+    await signedUp(config, accounts, email);
+    const owner = new CookieJar();
+    await passwordSignIn(config, owner, email, PASSWORD);
+    const verified = deferred();
+    const resume = deferred();
+    hooks.afterAuthorize = async () => {
+      hooks.afterAuthorize = undefined;
+      verified.resolve();
+      await resume.promise;
+    };
+    const thief = new CookieJar();
+    const signingIn = passwordSignIn(config, thief, email, PASSWORD);
+    await verified.promise;
+    const changed = await changePassword(from(owner), config, accounts, {
+      csrfToken: await csrf(config, owner),
+      currentPassword: PASSWORD,
+      newPassword: NEW_PASSWORD,
+    });
+    expect(changed).toMatchObject({ ok: true, signedOut: false });
+    if (changed.ok) keep(owner, changed.setCookie);
+    resume.resolve();
+    expect(await signingIn).toContain("error=CredentialsSignin");
+    expect(await sessionEmail(config, thief)).toBeNull();
+    expect(await sessionEmail(config, owner)).toBe(email);
   });
 
   it("attack: 40 concurrent redemptions of one reset token: exactly one sets its password", async () => {
@@ -950,6 +1054,43 @@ describe("attacks on password accounts", () => {
     expect(await passwordSignIn(config, thief, "twofactor@example.com", NEW_PASSWORD)).toBe(
       `${ORIGIN}/auth/callback/totp`,
     );
+    expect(await sessionEmail(config, thief)).toBeNull();
+  });
+
+  it("race: a password sign-in of a two-factor user, past its hash check when a reset ends the pending sign-ins, is not held for the code", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Math.floor(Date.now() / 1000 / TOTP_PERIOD) * TOTP_PERIOD * 1000 + 15_000);
+    const store = await memory();
+    const hooks: Hooks = {};
+    const { config, accounts } = app(store, "jwt", {}, hooks);
+    const email = "twofactor-race@example.com";
+    const { userId } = await signedUp(config, accounts, email);
+    const enrolment = await startTotpEnrolment(config, { id: userId, label: email });
+    const codeAt = (step: number) => hotp(base32Decode(enrolment.secret) as Buffer, step);
+    expect((await confirmTotpEnrolment(config, userId, codeAt(timeStep()))).ok).toBe(true);
+    const link = await requestReset(config, accounts, email);
+
+    const verified = deferred();
+    const resume = deferred();
+    hooks.afterAuthorize = async () => {
+      hooks.afterAuthorize = undefined;
+      verified.resolve();
+      await resume.promise;
+    };
+    // Someone with the old password and the code (a phished pair) signs in as the owner resets.
+    const thief = new CookieJar();
+    const signingIn = passwordSignIn(config, thief, email, PASSWORD);
+    await verified.promise;
+    expect((await resetPassword(from(new CookieJar()), config, accounts, { ...link, password: NEW_PASSWORD })).ok).toBe(
+      true,
+    );
+    resume.resolve();
+    expect(await signingIn).toContain("error=CredentialsSignin");
+    await send(config, thief, "/auth/callback/totp", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrfToken: await csrf(config, thief), code: codeAt(timeStep() + 1) }),
+    });
     expect(await sessionEmail(config, thief)).toBeNull();
   });
 

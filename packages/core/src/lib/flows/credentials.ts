@@ -12,6 +12,7 @@ import { isSecretOrControlField } from "../rate-limits.js";
 import { lazyRequest, type RequestInternal } from "../request.js";
 import { askSignIn, landing, startSession } from "./finish-sign-in.js";
 import { loginWithCredentials } from "./identity.js";
+import { guardOf, stillCurrent } from "./sign-in-guard.js";
 
 type CredentialsProvider = Extract<NonNullable<Context["provider"]>, { type: "credentials" }>;
 
@@ -120,13 +121,17 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   const redirect = isThenable(asked) ? await asked : asked;
   if (redirect) return { redirect, cookies: ctx.cookies };
   const callbackUrl = await ctx.callbackUrl();
-  if (!database) {
-    await startSession(req, ctx, { user: signedIn, account });
-    return landing(ctx, callbackUrl, false);
+  // A reset or change of the password since authorize() checked it (authorizePassword) ends this
+  // sign-in too: asked once the session exists.
+  const guard = guardOf(credentials, user);
+  const revokedSince = async () => !(await stillCurrent(guard));
+  const login = database
+    ? // Database sessions (the provider's `databaseSessions` opt-in, checked at resolution).
+      await loginWithCredentials(ctx, { user: signedIn, account })
+    : { user: signedIn, account, isNewUser: false };
+  if (!(await startSession(req, ctx, { ...login, revokedSince }))) {
+    throw new CredentialsSignin("The password was changed while the sign-in was under way");
   }
-  // Database sessions (the provider's `databaseSessions` opt-in, checked at resolution).
-  const login = await loginWithCredentials(ctx, { user: signedIn, account });
-  await startSession(req, ctx, login);
   return landing(ctx, callbackUrl, login.isNewUser);
 }
 

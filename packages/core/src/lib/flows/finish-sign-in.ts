@@ -11,7 +11,7 @@ import { errorOf } from "../error-of.js";
 import { providerTokensOf } from "../refresh/tokens.js";
 import type { RequestInternal } from "../request.js";
 import { describeUserAgent } from "../session/device.js";
-import { keepSessionIdentity, sessionCookiesOf } from "../session/jwt-strategy.js";
+import { keepSessionIdentity, sessionTokenCookiesNow } from "../session/jwt-strategy.js";
 import { databaseSessionId } from "../session/session-id.js";
 import { withQuery } from "../url.js";
 import { holdForSecondFactor, methodOf, totpProviderOf } from "./second-factor/pending.js";
@@ -67,7 +67,7 @@ function afterVerdict(ctx: Context, verdict: boolean | string): Awaitable<string
  * or `params.amr` from the second-factor check), and a user with an active second factor gets no
  * session here: the sign-in is held in the pending cookie, the code page noted on the context
  * (`ctx.heldForSecondFactor`), and `landing` sends them there. False only when
- * `params.revokedSince` ended the new session before its cookie was written.
+ * `params.revokedSince` ended the new session (or held sign-in) before its cookie was written.
  */
 export async function startSession(
   req: RequestInternal,
@@ -80,8 +80,10 @@ export async function startSession(
     /** Set by the second-factor check only: the methods of a completed two-factor sign-in. */
     amr?: string[];
     /**
-     * Set by the second-factor check only: asked once the session exists (stored, or its token
-     * made) and before its cookie is written; true ends it there (see `secondFactorCallback`).
+     * Asked once the session exists (stored, or its token made) or the sign-in is held for a
+     * second factor, and before its cookie is written; true ends it there. The second-factor
+     * check asks whether the pending sign-in was ended (`secondFactorCallback`), a credentials
+     * sign-in whether its password is still the user's (`sign-in-guard.ts`).
      */
     revokedSince?: () => Promise<boolean>;
   },
@@ -93,7 +95,14 @@ export async function startSession(
   if (totp) {
     amr = params.amr ?? [methodOf(account)];
     if (!params.amr) {
+      const before = ctx.cookies.length;
       const codePage = await holdForSecondFactor(req, ctx, totp, { user, account, profile, isNewUser, amr });
+      // The pending sign-in carries the generation it read: a revocation not yet seen will end
+      // it, one already seen ends it here (its pending cookie is not written).
+      if (codePage && (await params.revokedSince?.())) {
+        ctx.cookies.length = before;
+        return false;
+      }
       if (codePage) {
         ctx.heldForSecondFactor = codePage;
         return true;
@@ -145,7 +154,7 @@ export async function startSession(
     } else {
       // The session's id, start and factors are Latchkey's facts: the callback cannot drop or change them.
       const kept = keepSessionIdentity(token, { sid: identity.sid, authTime: identity.auth_time, amr });
-      const sealed = sessionCookiesOf(config, req.cookies, cookie, kept);
+      const sealed = sessionTokenCookiesNow(config, req.cookies, cookie, kept);
       const cookies = isThenable(sealed) ? await sealed : sealed;
       // Its `auth_time` is fixed now: a revocation not yet seen began after it, and refuses it.
       if (params.revokedSince && (await params.revokedSince())) return false;

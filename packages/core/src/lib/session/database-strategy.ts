@@ -16,7 +16,11 @@ export async function readDatabaseSession(config: ResolvedConfig, options: Sessi
   const sessionToken = requestCookies[cookie.name];
   if (!sessionToken) return { session: null, cookies: [] };
 
-  let found = await adapter.getSessionAndUser(sessionToken);
+  const cache = config.sessionCache;
+  // With `session.cache`: from memory while its channel is trusted (lib/session/session-cache.ts).
+  let found = cache
+    ? await cache.read(sessionToken, async () => (await adapter.getSessionAndUser(sessionToken)) ?? null)
+    : await adapter.getSessionAndUser(sessionToken);
   if (found && found.session.expires.valueOf() < Date.now()) {
     await goneEvenIfRefused(adapter, sessionToken, () => adapter.deleteSession(sessionToken));
     found = null;
@@ -29,14 +33,21 @@ export async function readDatabaseSession(config: ResolvedConfig, options: Sessi
   let expires = session.expires;
   const cookies = [];
   if (update || session.expires.valueOf() - maxAge * 1000 + updateAge * 1000 <= Date.now()) {
-    expires = new Date(Date.now() + maxAge * 1000);
-    // The same write records when the session was last seen (for adapters that keep it), so
-    // `lastSeenAt` costs no write of its own and is at most `updateAge` old.
-    const changes = config.adapter?.listSessions
-      ? { sessionToken, expires, lastSeenAt: new Date() }
-      : { sessionToken, expires };
+    const write = async () => {
+      const next = new Date(Date.now() + maxAge * 1000);
+      // The same write records when the session was last seen (for adapters that keep it), so
+      // `lastSeenAt` costs no write of its own and is at most `updateAge` old.
+      const changes = config.adapter?.listSessions
+        ? { sessionToken, expires: next, lastSeenAt: new Date() }
+        : { sessionToken, expires: next };
+      return { next, gone: await goneEvenIfRefused(adapter, sessionToken, () => adapter.updateSession(changes)) };
+    };
+    // Cached reads of one session that fall due together make one write in this process (an
+    // update from the client always writes); the write drops the session from every cache.
+    const { next, gone } = cache && !update ? await cache.once(sessionToken, write) : await write();
     // Ended meanwhile (a sign-out in another tab): signed out, like a session not found.
-    if (await goneEvenIfRefused(adapter, sessionToken, () => adapter.updateSession(changes))) return signedOut;
+    if (gone) return signedOut;
+    expires = next;
     if (options.reissue)
       cookies.push({ name: cookie.name, value: sessionToken, options: { ...cookie.options, expires } });
   }

@@ -1,5 +1,5 @@
 import { JWTSessionError, SessionCookieTooLarge } from "../../errors.js";
-import type { Awaitable, Cookie, Session } from "../../shapes/data.js";
+import type { Cookie, Session } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
 import type { ResolvedConfig } from "../config-types.js";
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../cookies.js";
@@ -104,45 +104,45 @@ export async function sessionTokenCookies(
   cookie: { name: string; options: Cookie["options"] },
   token: JWT,
 ): Promise<Cookie[]> {
-  return sessionCookiesOf(config, requestCookies, cookie, token);
+  return sessionTokenCookiesNow(config, requestCookies, cookie, token);
 }
 
 /**
- * {@link sessionTokenCookies}, at once with the built-in encoder (a configured `jwt.encode` may
- * answer with a promise): a sign-in does not pay a promise for a token it seals synchronously.
+ * {@link sessionTokenCookies} without a promise when the built-in encoder seals the token (a
+ * `jwt.encode` of the application's is awaited): the session read re-issues its cookie, and a
+ * sign-in sets it, on the request's own turn.
  */
-export function sessionCookiesOf(
+export function sessionTokenCookiesNow(
   config: ResolvedConfig,
   requestCookies: Record<string, string>,
   cookie: { name: string; options: Cookie["options"] },
   token: JWT,
-): Awaitable<Cookie[]> {
+): Cookie[] | Promise<Cookie[]> {
   const { name } = cookie;
-  if (!config.jwt.encode) {
-    return sessionCookiesFor(
-      config,
-      requestCookies,
-      cookie,
-      sealToken(token, config.jwt.secrets, name, config.jwt.maxAge),
-    );
-  }
-  const encoded = config.jwt.encode({ token, secret: [...config.jwt.secrets], salt: name, maxAge: config.jwt.maxAge });
-  return Promise.resolve(encoded).then((value) => sessionCookiesFor(config, requestCookies, cookie, value));
+  if (config.jwt.encode)
+    return Promise.resolve(
+      config.jwt.encode({ token, secret: [...config.jwt.secrets], salt: name, maxAge: config.jwt.maxAge }),
+    ).then((value) => chunkedSessionCookie(config, requestCookies, cookie, value));
+  return chunkedSessionCookie(
+    config,
+    requestCookies,
+    cookie,
+    sealToken(token, config.jwt.secrets, name, config.jwt.maxAge),
+  );
 }
 
-/** The cookies of an encoded session token (see {@link sessionTokenCookies}). */
-function sessionCookiesFor(
+/** The sealed token as its (chunked) cookie, bounded (see {@link sessionTokenCookies}). */
+function chunkedSessionCookie(
   config: ResolvedConfig,
   requestCookies: Record<string, string>,
   cookie: { name: string; options: Cookie["options"] },
   value: string,
 ): Cookie[] {
-  const { name } = cookie;
   const expires = new Date(Date.now() + config.session.maxAge * 1000);
   try {
     return writeChunkedCookie(
       requestCookies,
-      name,
+      cookie.name,
       value,
       { ...cookie.options, expires },
       {
@@ -355,11 +355,35 @@ async function runJwtCallback(
  * memory.
  */
 export async function readJwtSession(config: ResolvedConfig, options: SessionReadOptions): Promise<SessionRead> {
+  return readJwtSessionNow(config, options);
+}
+
+/**
+ * {@link readJwtSession}, answered on the caller's own turn when nothing it does has to wait: the
+ * built-in decoder and encoder, the revocation list loaded, no `jwt` or `session` callback and no
+ * `session` event of the application's (each of those is awaited, in the same order). The same
+ * answer either way; a framework's `auth()` pays for no promise it does not need.
+ */
+export function readJwtSessionNow(
+  config: ResolvedConfig,
+  options: SessionReadOptions,
+): SessionRead | Promise<SessionRead> {
   const { cookies: requestCookies, cookie, update } = options;
   const raw = readChunkedCookie(requestCookies, cookie.name);
   if (!raw) return { session: null, cookies: [] };
   const opening = openJwtSession(config, raw, cookie.name, update);
-  const opened = opening instanceof Promise ? await opening : opening;
+  return opening instanceof Promise
+    ? opening.then((opened) => jwtSessionOf(config, options, opened))
+    : jwtSessionOf(config, options, opening);
+}
+
+/** The rest of {@link readJwtSessionNow}, once the token is opened (null: rejected). */
+function jwtSessionOf(
+  config: ResolvedConfig,
+  options: SessionReadOptions,
+  opened: OpenedJwtSession | null,
+): SessionRead | Promise<SessionRead> {
+  const { cookies: requestCookies, cookie, update } = options;
   if (!opened) return { session: null, cookies: clearChunkedCookie(requestCookies, cookie.name, cookie.options) };
   const { identity, changed } = opened;
   let token = opened.returned;
@@ -369,36 +393,66 @@ export async function readJwtSession(config: ResolvedConfig, options: SessionRea
   const due =
     (changed || typeof token.iat !== "number" || nowSeconds() - token.iat >= config.session.updateAge) &&
     mayExtend(config);
-  let cookies: Cookie[] = [];
   let expires: Date;
+  let reissued: Cookie[] | Promise<Cookie[]> = [];
   if (due) {
     token = opened.token;
     expires = new Date(Date.now() + config.session.maxAge * 1000);
-    if (options.reissue) {
-      // A token the `jwt` callback grew past what a cookie can carry is not re-issued (logged):
-      // the previous cookie keeps working.
-      cookies = await sessionTokenCookies(config, requestCookies, cookie, token).catch((e: unknown) => {
-        if (e instanceof SessionCookieTooLarge) return [];
-        throw e;
-      });
-    }
+    // A token the `jwt` callback grew past what a cookie can carry is not re-issued (logged):
+    // the previous cookie keeps working.
+    if (options.reissue) reissued = reissue(config, requestCookies, cookie, token);
   } else {
     expires = new Date(typeof token.exp === "number" ? token.exp * 1000 : Date.now() + config.session.maxAge * 1000);
   }
+  const session = { token, expires, update, amr: identity.amr };
+  return reissued instanceof Promise
+    ? reissued.then((cookies) => finishJwtRead(config, session, cookies))
+    : finishJwtRead(config, session, reissued);
+}
 
+/** The re-issued session cookie; none when it would be too large (logged by the sealing). */
+function reissue(
+  config: ResolvedConfig,
+  requestCookies: Record<string, string>,
+  cookie: { name: string; options: Cookie["options"] },
+  token: JWT,
+): Cookie[] | Promise<Cookie[]> {
+  const tooLarge = (e: unknown): Cookie[] => {
+    if (e instanceof SessionCookieTooLarge) return [];
+    throw e;
+  };
+  try {
+    const cookies = sessionTokenCookiesNow(config, requestCookies, cookie, token);
+    return cookies instanceof Promise ? cookies.catch(tooLarge) : cookies;
+  } catch (e) {
+    return tooLarge(e);
+  }
+}
+
+/** The session the read answers: the `session` callback and event when the application set them. */
+function finishJwtRead(
+  config: ResolvedConfig,
+  read: { token: JWT; expires: Date; update: { data: unknown } | undefined; amr: string[] | undefined },
+  cookies: Cookie[],
+): SessionRead | Promise<SessionRead> {
+  const { token, update } = read;
   const base: Session = {
     user: { name: token.name, email: token.email, image: token.picture },
-    expires: expires.toISOString(),
+    expires: read.expires.toISOString(),
   };
-  const session =
-    config.defaultCallbacks.session && !update
-      ? base
-      : await config.callbacks.session({
-          session: base as never,
-          token,
-          user: undefined as never,
-          ...(update ? { newSession: update.data, trigger: "update" as const } : {}),
-        });
-  if (config.events.session) await config.events.session({ session, token });
-  return { session, cookies, amr: identity.amr };
+  if (config.defaultCallbacks.session && !update && !config.events.session)
+    return { session: base, cookies, amr: read.amr };
+  return (async () => {
+    const session =
+      config.defaultCallbacks.session && !update
+        ? base
+        : await config.callbacks.session({
+            session: base as never,
+            token,
+            user: undefined as never,
+            ...(update ? { newSession: update.data, trigger: "update" as const } : {}),
+          });
+    if (config.events.session) await config.events.session({ session, token });
+    return { session, cookies, amr: read.amr };
+  })();
 }

@@ -12,6 +12,7 @@ import type {
   RevocationListener,
   RevocationOptions,
   RevocationStore,
+  SessionChange,
 } from "../../shapes/revocation.js";
 import type { AuthConfig } from "../../types.js";
 import { errorOf } from "../error-of.js";
@@ -353,6 +354,10 @@ export class MemoryRevocationStore implements RevocationStore {
 
   async subscribe(listener: RevocationListener): Promise<void> {
     this.#listeners.add(listener);
+  }
+
+  async push(change: SessionChange): Promise<void> {
+    for (const listener of this.#listeners) listener.change?.({ ...change });
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,8 @@
  * `down` and `up` to the list). The stores themselves live with their databases
  * (`@latchkey/redis-adapter`, `@latchkey/sql-adapter`); `@latchkey/core/stores` exports these.
  */
-import type { RevocationEntry, RevocationListener } from "../../shapes/revocation.js";
+import { createHash } from "node:crypto";
+import type { RevocationEntry, RevocationListener, SessionChange } from "../../shapes/revocation.js";
 import { errorOf } from "../error-of.js";
 import { fieldOf } from "../merge.js";
 import { isEntry, MAX_HEARTBEAT_MS } from "../session/revocation-list.js";
@@ -32,6 +33,62 @@ export function decodeRevocationEntry(text: string | undefined | null): Revocati
   } catch {
     return null;
   }
+}
+
+/**
+ * The wire form of a session change in a push: `{"c":"s"|"u","i":id}` (the PostgreSQL triggers of
+ * `latchkey migrate` send the same JSON). Never mistaken for an entry: it has no `k`.
+ */
+export function encodeSessionChange(change: SessionChange): string {
+  return JSON.stringify({ c: change.kind === "session" ? "s" : "u", i: change.id });
+}
+
+/** A session change from its wire form; null for anything else (an entry, a foreign message). */
+export function decodeSessionChange(text: string | undefined | null): SessionChange | null {
+  if (!text?.includes('"c"')) return null;
+  try {
+    const raw: unknown = JSON.parse(text);
+    const [c, id] = [fieldOf(raw, "c"), fieldOf(raw, "i")];
+    const kind = c === "s" ? "session" : c === "u" ? "user" : undefined;
+    if (!kind || typeof id !== "string" || id.length === 0 || id.length > 512) return null;
+    return { kind, id };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The key under which a session travels in a {@link SessionChange}: SHA-256 of its token in
+ * lower-case hex (a push never carries the token itself, a bearer credential). PostgreSQL computes
+ * the same with `encode(sha256(convert_to(token, 'UTF8')), 'hex')`.
+ *
+ * @example
+ * ```ts
+ * await store.push?.({ kind: "session", id: sessionKeyOf(sessionToken) })
+ * ```
+ */
+export function sessionKeyOf(sessionToken: string): string {
+  return createHash("sha256").update(sessionToken).digest("hex");
+}
+
+/**
+ * Hands a pushed message to `listener`: a revocation entry to `entry`, a session change to
+ * `change`; anything else is ignored. The built-in stores call it for every message of their channel.
+ *
+ * @example
+ * ```ts
+ * bus.onMessage((text) => deliver(listener, text))
+ * ```
+ */
+export function deliver(listener: RevocationListener | undefined, text: string | undefined | null): void {
+  if (!listener) return;
+  const change = decodeSessionChange(text);
+  if (change) {
+    listener.change?.(change);
+    return;
+  }
+  const entry = decodeRevocationEntry(text);
+  if (entry) listener.entry(entry);
 }
 
 /** A promise that rejects after `ms` (unless cancelled): the bound of a call that may hang. */

@@ -1,0 +1,40 @@
+/**
+ * The double-submit check of the functions that change something outside the pipeline (the
+ * helpers of `@latchkey/core/sessions`, the password-account server actions): the request's CSRF
+ * cookie, of the same set as its session cookie, against the token the form posted.
+ */
+import { MissingCSRF } from "../errors.js";
+import type { CookieOption } from "../shapes/data.js";
+import type { ResolvedConfig } from "./config-types.js";
+import { csrfTokensMatch, readCsrfCookie } from "./csrf.js";
+import { skipCSRFCheck } from "./symbols.js";
+
+/** The CSRF cookie of the request's scheme: of the same set (`__Host-` on HTTPS) as its session cookie. */
+export function csrfCookieOf(config: ResolvedConfig, sessionCookie: CookieOption): CookieOption {
+  return config.cookies.https.sessionToken === sessionCookie
+    ? config.cookies.https.csrfToken
+    : config.cookies.http.csrfToken;
+}
+
+/**
+ * The double-submit check of a request that changes something: `submitted` must equal the token of
+ * the request's CSRF cookie, whose HMAC must verify (so a sibling sub-domain, which cannot set a
+ * `__Host-` cookie and cannot forge the HMAC, cannot make a pair). Throws `MissingCSRF` naming
+ * `what` and the fix. Off only when the configuration turned CSRF off (`skipCSRFCheck`) or the
+ * caller says its framework checked (`submitted === skipCSRFCheck`).
+ */
+export function requireCsrf(
+  config: ResolvedConfig,
+  sessionCookie: CookieOption | null,
+  cookies: Record<string, string>,
+  submitted: unknown,
+  what: string,
+): void {
+  if (!config.csrf || submitted === skipCSRFCheck) return;
+  const option = sessionCookie ? csrfCookieOf(config, sessionCookie) : null;
+  const token = option ? readCsrfCookie(config.csrf, cookies[option.name]) : undefined;
+  if (csrfTokensMatch(token, submitted)) return;
+  throw new MissingCSRF(
+    `\`${what}\` was called without a valid CSRF token, so nothing was changed: a form on another site (or a sibling sub-domain) can post to your route with the user's cookies. Put the token in the form (\`<input type="hidden" name="csrfToken">\`, from getCsrfToken or GET <basePath>/csrf) and pass it: \`{ csrfToken: body.csrfToken }\` (@latchkey/express reads req.body.csrfToken).`,
+  );
+}

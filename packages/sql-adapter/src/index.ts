@@ -228,29 +228,36 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
     const known = shared.metadata;
     if (known && (known.present || Date.now() - known.checkedAt < metadataRecheckMs))
       return Promise.resolve(known.present);
-    shared.probing ??= (async () => {
-      let present = true;
-      try {
-        await sql`select ${sql.join(sessionMetadataColumns.map((column) => sql.ref(column)))}
-          from ${sql.table(t.sessions)} where 1 = 0`.execute(shared.root);
-      } catch (error) {
-        // Only a missing column is an answer; a connection failure says nothing about the schema
-        // (and the caller's own statement will fail the same way): ask again next time.
-        if (!isMissingColumn(error)) return false;
-        present = false;
-        if (!shared.warned) {
-          shared.warned = true;
-          console.warn(
-            `[latchkey][sql-adapter] the ${t.sessions} table has no session metadata columns (${sessionMetadataColumns.join(", ")}): sessions work, but are listed without device or times. Run \`npx latchkey migrate <database-url>\` (@latchkey/cli) to add them.`,
-          );
-        }
-      }
-      shared.metadata = { present, checkedAt: Date.now() };
-      return present;
-    })().finally(() => {
+    // SQLite has one connection, which a transaction holds until it ends: a probe outside it would
+    // wait for the transaction that waits for the probe. There it asks on the transaction's own
+    // connection (a failed statement does not abort a SQLite transaction) and shares no probe.
+    if (dialect === "sqlite" && db.isTransaction) return probeMetadata(db);
+    shared.probing ??= probeMetadata(shared.root).finally(() => {
       shared.probing = undefined;
     });
     return shared.probing;
+  }
+
+  /** Asks `on` whether the sessions table has the metadata columns, and keeps the answer. */
+  async function probeMetadata(on: AnyKysely): Promise<boolean> {
+    let present = true;
+    try {
+      await sql`select ${sql.join(sessionMetadataColumns.map((column) => sql.ref(column)))}
+        from ${sql.table(t.sessions)} where 1 = 0`.execute(on);
+    } catch (error) {
+      // Only a missing column is an answer; a connection failure says nothing about the schema
+      // (and the caller's own statement will fail the same way): ask again next time.
+      if (!isMissingColumn(error)) return false;
+      present = false;
+      if (!shared.warned) {
+        shared.warned = true;
+        console.warn(
+          `[latchkey][sql-adapter] the ${t.sessions} table has no session metadata columns (${sessionMetadataColumns.join(", ")}): sessions work, but are listed without device or times. Run \`npx latchkey migrate <database-url>\` (@latchkey/cli) to add them.`,
+        );
+      }
+    }
+    shared.metadata = { present, checkedAt: Date.now() };
+    return present;
   }
 
   async function selectedSessionColumns(): Promise<string[]> {

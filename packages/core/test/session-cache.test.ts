@@ -3,6 +3,8 @@
  * configurations over one adapter store and one channel stand for two instances. The same rules
  * across OS processes, on PostgreSQL and Redis, are in packages/express/test/session-cache-instances.test.ts.
  */
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Adapter, AdapterUser } from "../src/adapters.js";
 import { resolveConfig } from "../src/lib/config.js";
@@ -422,6 +424,34 @@ describe("session.cache", () => {
     );
     expect(counts.reads - before).toBe(50);
     expect(cache.size).toBe(held);
+  });
+
+  it("attack: a configuration made per request (NextAuth(() => config)) on a shared channel leaves no cache behind", async () => {
+    // The lazy form of the configuration returns a new object per request: each resolves its own
+    // cache. Anyone's request (a made-up cookie, or none) makes one; the channel must not keep them.
+    setFlagsFromString("--expose-gc");
+    const gc: () => void = runInNewContext("gc");
+    const { adapter } = countedAdapter();
+    const channel = new MemoryRevocationStore();
+    const { jar } = await seed(adapter);
+    const first = cached(adapter, { channel });
+    await warm(first, jar);
+    const shared = resolveConfig(first).sessionCache!.channel;
+    for (let i = 0; i < 200; i++) {
+      const forged = new CookieJar();
+      forged.cookies.set(SESSION, `made-up-${i}`);
+      expect(await read(cached(adapter, { channel }), i % 2 ? forged : jar)).toEqual(i % 2 ? null : expect.anything());
+    }
+    // Collected once nothing holds them: a full collection after the current job has ended.
+    await vi.waitFor(async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      gc();
+      expect(shared.cacheCount).toBeLessThan(10);
+    });
+    // The configuration still in use still hears of changes.
+    const signingOut = copy(jar);
+    await call(first, "/auth/signout", { jar: signingOut, form: { csrfToken: await csrfToken(first, signingOut) } });
+    expect(await read(first, jar)).toBeNull();
   });
 
   it("attack: a signed-out session replayed 50 times at once on the other instance gets no session", async () => {

@@ -44,7 +44,13 @@ const RETRY_MS = 1000;
  * `up`) and the next `down`.
  */
 class Channel {
-  readonly caches = new Set<SessionCache>();
+  /**
+   * The caches on this channel, held weakly: a configuration made per request (`NextAuth(() =>
+   * config)` returning a new object each time) makes a cache per request, and a channel shared by
+   * all of them must not keep every one alive (nor walk each dead one on every push).
+   */
+  readonly #caches = new Set<WeakRef<SessionCache>>();
+  readonly #gone = new FinalizationRegistry<WeakRef<SessionCache>>((ref) => this.#caches.delete(ref));
   state: "idle" | "subscribing" | "up" | "down" = "idle";
   readonly #store: RevocationStore;
   readonly #timeout: number;
@@ -61,6 +67,28 @@ class Channel {
     return this.state === "up";
   }
 
+  /** Adds `cache` to those a change or an outage reaches, for as long as something else holds it. */
+  attach(cache: SessionCache): void {
+    const ref = new WeakRef(cache);
+    this.#caches.add(ref);
+    this.#gone.register(cache, ref);
+  }
+
+  /** How many caches are on this channel and still alive (for tests and diagnostics). */
+  get cacheCount(): number {
+    let live = 0;
+    for (const ref of this.#caches) if (ref.deref()) live++;
+    return live;
+  }
+
+  #each(act: (cache: SessionCache) => void): void {
+    for (const ref of this.#caches) {
+      const cache = ref.deref();
+      if (cache) act(cache);
+      else this.#caches.delete(ref);
+    }
+  }
+
   /** Subscribes once (a failure is retried every second); reads are untrusted until it is confirmed. */
   start(): void {
     if (this.state !== "idle") return;
@@ -75,7 +103,7 @@ class Channel {
         this.#store.subscribe({
           entry: () => {},
           change: (change) => {
-            for (const cache of this.caches) cache.drop(change);
+            this.#each((cache) => cache.drop(change));
           },
           down: (error) => this.#down(error),
           up: () => {
@@ -116,7 +144,7 @@ class Channel {
   }
 
   #clearAll(): void {
-    for (const cache of this.caches) cache.clear();
+    this.#each((cache) => cache.clear());
   }
 
   /** Pushes `change`; rejects when the store fails or does not take it within `timeout`. */
@@ -163,7 +191,7 @@ export class SessionCache {
     this.#maxEntries = maxEntries;
     this.#maxAgeMs = maxAgeMs;
     this.#logger = logger;
-    channel.caches.add(this);
+    channel.attach(this);
   }
 
   /** How many sessions are held (for tests and diagnostics). */

@@ -308,6 +308,36 @@ describe("session.cache", () => {
     expect(counts.reads - before).toBe(2);
   });
 
+  it("race: a read that begins after a sign-out never shares a load that began before it", async () => {
+    const { adapter, counts, gate } = countedAdapter();
+    const config = cached(adapter, true);
+    const { jar } = await seed(adapter);
+    const other = await seed(adapter);
+    await warm(config, other.jar);
+    let release: () => void = () => {};
+    gate.hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const before = counts.reads;
+    // The database answered "signed in", and the answer is still on its way (a slow reply, an
+    // adapter that reads the session and then its user).
+    const early = read(config, jar);
+    await vi.waitFor(() => expect(counts.reads).toBe(before + 1));
+    gate.hold = null;
+    const signingOut = copy(jar);
+    const signedOut = await call(config, "/auth/signout", {
+      jar: signingOut,
+      form: { csrfToken: await csrfToken(config, signingOut) },
+    });
+    expect(signedOut.status).toBe(302);
+    // The sign-out is done: a replay of the cookie must not ride on the answer from before it.
+    const replay = read(config, jar);
+    release();
+    expect(await replay).toBeNull();
+    await early;
+    expect(await read(config, jar)).toBeNull();
+  });
+
   it("while the channel is down every read goes to the database, and it is trusted again only once `up` arrives", async () => {
     const { adapter, counts } = countedAdapter();
     const channel = new ControlledChannel();

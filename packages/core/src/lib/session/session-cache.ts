@@ -177,7 +177,8 @@ export class SessionCache {
   readonly #held = new Map<string, Held>();
   readonly #byKey = new Map<string, string>();
   readonly #byUser = new Map<string, Set<string>>();
-  readonly #loading = new Map<string, Promise<SessionAndUser | null>>();
+  /** Loads under way, with the generation each began in: joined only by reads of that generation. */
+  readonly #loading = new Map<string, { promise: Promise<SessionAndUser | null>; generation: number }>();
   readonly #writing = new Map<string, Promise<ExtendOutcome>>();
   /** Moves on every drop, `down` and `up`: a load that began before it is not kept. */
   #generation = 0;
@@ -202,7 +203,8 @@ export class SessionCache {
   /**
    * The session of `sessionToken`: from memory when trusted, fresh (younger than `maxAge`) and
    * strictly before its expiry, otherwise from `load` (so at and past the expiry the uncached
-   * path decides, exactly as without the cache). Answers copies: a callback that changes them changes no other read.
+   * path decides, exactly as without the cache). Concurrent misses share a load only within one
+   * generation (no drop between them). Answers copies: a callback that changes them changes no other read.
    */
   async read(sessionToken: string, load: () => Promise<SessionAndUser | null>): Promise<SessionAndUser | null> {
     const channel = this.channel;
@@ -218,11 +220,20 @@ export class SessionCache {
       if (now - held.at < this.#maxAgeMs && held.found.session.expires.valueOf() > now) return copyOf(held.found);
       this.#forget(sessionToken);
     }
-    let loading = this.#loading.get(sessionToken);
+    const generation = this.#generation;
+    const under = this.#loading.get(sessionToken);
+    // A load that began before a change (a sign-out, a reset) may carry the answer from before it:
+    // a read that begins after the change makes its own.
+    let loading = under?.generation === generation ? under.promise : undefined;
     if (!loading) {
-      const generation = this.#generation;
-      loading = load().finally(() => this.#loading.delete(sessionToken));
-      this.#loading.set(sessionToken, loading);
+      const entry = {
+        promise: load().finally(() => {
+          if (this.#loading.get(sessionToken) === entry) this.#loading.delete(sessionToken);
+        }),
+        generation,
+      };
+      loading = entry.promise;
+      this.#loading.set(sessionToken, entry);
       loading.then(
         (found) => {
           if (found && generation === this.#generation && this.channel.trusted) this.#keep(sessionToken, found, now);

@@ -210,6 +210,40 @@ describe("session.cache", () => {
       expect(await read(b, first)).toBeNull();
     });
 
+    it("a write that fails after it took effect (an answer lost, a timeout after the commit) still ends the session on the other instance", async () => {
+      const { adapter: inner, store } = countedAdapter();
+      const adapter: Adapter = {
+        ...inner,
+        deleteSession: async (token) => {
+          await inner.deleteSession!(token);
+          throw new Error("connection reset before the answer");
+        },
+        deleteSessions: async (userId) => {
+          await inner.deleteSessions!(userId);
+          throw new Error("connection reset before the answer");
+        },
+      };
+      const channel = new MemoryRevocationStore();
+      const a = cached(adapter, { channel });
+      const b = cached(adapter, { channel });
+      const { jar, sessionToken } = await seed(adapter);
+      await warm(b, jar);
+      const signingOut = copy(jar);
+      const response = await call(a, "/auth/signout", {
+        jar: signingOut,
+        form: { csrfToken: await csrfToken(a, signingOut) },
+      });
+      // The sign-out reads the session back, finds it gone and reports it done.
+      expect(response.status).toBe(302);
+      expect(store.sessions.has(sessionToken)).toBe(false);
+      expect(await read(b, jar)).toBeNull();
+
+      const second = await seed(adapter);
+      await warm(b, second.jar);
+      await expect(resolveConfig(a).adapter!.deleteSessions!(second.user.id)).rejects.toThrow(/deleteSessions/);
+      expect(await read(b, second.jar)).toBeNull();
+    });
+
     it("a push carries the token's SHA-256, never the token", async () => {
       const { adapter } = countedAdapter();
       const channel = new ControlledChannel();

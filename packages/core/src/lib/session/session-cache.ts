@@ -396,7 +396,8 @@ export function resolveSessionCache(
 }
 
 /**
- * `adapter` with every write that changes a session read announced to the cache once it is done:
+ * `adapter` with every write that changes a session read announced to the cache once it is done
+ * (answered or failed: a failed write may still have taken effect):
  * `updateSession` and `deleteSession` (the session), `deleteSessions`, `deleteUser` and
  * `updateUser` (the user). An unlink changes nothing a read holds (the session and its user, not
  * the accounts); an unlink that deletes the user is a `deleteUser`. Inside `transaction`, the changes are announced after it
@@ -411,41 +412,36 @@ function wrap(adapter: Adapter, announce: (change: SessionChange) => Promise<voi
   const session = (token: string): SessionChange => ({ kind: "session", id: sessionKeyOf(token) });
   // A number from an adapter over integer keys travels as its text, as the triggers send it.
   const user = (id: string | number): SessionChange => ({ kind: "user", id: String(id) });
+  /**
+   * Runs `write`, then announces `change` whether it answered or threw: a write that failed may
+   * still have taken effect (a timeout after the commit, an answer lost on its way), and the
+   * caller may then find the session gone and report it ended. A drop is never wrong, only a read.
+   */
+  const announced = async <T>(change: SessionChange, write: () => Promise<T>): Promise<T> => {
+    try {
+      return await write();
+    } finally {
+      await announce(change);
+    }
+  };
   const { updateSession, deleteSession, deleteSessions, deleteUser, updateUser, transaction } = adapter;
   if (updateSession) {
-    out.updateSession = async (changes) => {
-      const written = await updateSession.call(adapter, changes);
-      await announce(session(changes.sessionToken));
-      return written;
-    };
+    out.updateSession = (changes) =>
+      announced(session(changes.sessionToken), async () => updateSession.call(adapter, changes));
   }
   if (deleteSession) {
-    out.deleteSession = async (sessionToken) => {
-      const removed = await deleteSession.call(adapter, sessionToken);
-      await announce(session(sessionToken));
-      return removed || null;
-    };
+    out.deleteSession = (sessionToken) =>
+      announced(session(sessionToken), async () => (await deleteSession.call(adapter, sessionToken)) || null);
   }
   if (deleteSessions) {
-    out.deleteSessions = async (userId, exceptSessionToken) => {
-      const removed = await deleteSessions.call(adapter, userId, exceptSessionToken);
-      await announce(user(userId));
-      return removed;
-    };
+    out.deleteSessions = (userId, exceptSessionToken) =>
+      announced(user(userId), async () => deleteSessions.call(adapter, userId, exceptSessionToken));
   }
   if (deleteUser) {
-    out.deleteUser = async (userId) => {
-      const removed = await deleteUser.call(adapter, userId);
-      await announce(user(userId));
-      return removed || null;
-    };
+    out.deleteUser = (userId) => announced(user(userId), async () => (await deleteUser.call(adapter, userId)) || null);
   }
   if (updateUser) {
-    out.updateUser = async (changes) => {
-      const written = await updateUser.call(adapter, changes);
-      await announce(user(changes.id));
-      return written;
-    };
+    out.updateUser = (changes) => announced(user(changes.id), async () => updateUser.call(adapter, changes));
   }
   if (transaction) {
     out.transaction = async <T>(work: (tx: Adapter) => Promise<T>): Promise<T> => {
@@ -453,11 +449,14 @@ function wrap(adapter: Adapter, announce: (change: SessionChange) => Promise<voi
       const collect = async (change: SessionChange) => {
         pending.push(change);
       };
-      const result = await transaction.call<Adapter, [(tx: Adapter) => Promise<T>], Promise<T>>(adapter, (tx) =>
-        work(wrap(tx, collect)),
-      );
-      for (const change of pending) await announce(change);
-      return result;
+      try {
+        return await transaction.call<Adapter, [(tx: Adapter) => Promise<T>], Promise<T>>(adapter, (tx) =>
+          work(wrap(tx, collect)),
+        );
+      } finally {
+        // After it ends, committed or not (a commit whose answer was lost may have taken effect).
+        for (const change of pending) await announce(change);
+      }
     };
   }
   return out;

@@ -244,6 +244,28 @@ describe("session.cache", () => {
       expect(await read(b, second.jar)).toBeNull();
     });
 
+    it("attack: a variant of a stolen token that the database also matches (a case-insensitive collation) is never held, so it ends with the sign-out", async () => {
+      const { adapter: inner, store } = countedAdapter();
+      // MySQL's default collations (and Prisma's schema on them) compare text without case.
+      const adapter: Adapter = {
+        ...inner,
+        getSessionAndUser: (token) => inner.getSessionAndUser!(token.toLowerCase()),
+      };
+      const channel = new MemoryRevocationStore();
+      const a = cached(adapter, { channel });
+      const b = cached(adapter, { channel });
+      const { jar, sessionToken } = await seed(adapter);
+      const variant = new CookieJar();
+      variant.cookies.set(SESSION, sessionToken.toUpperCase());
+      await warm(b, variant);
+      expect(await read(b, variant), "the database matches it").not.toBeNull();
+      const signingOut = copy(jar);
+      await call(a, "/auth/signout", { jar: signingOut, form: { csrfToken: await csrfToken(a, signingOut) } });
+      expect(store.sessions.has(sessionToken)).toBe(false);
+      // The push names the stored token's hash; the variant was never held under it.
+      expect(await read(b, variant)).toBeNull();
+    });
+
     it("a push carries the token's SHA-256, never the token", async () => {
       const { adapter } = countedAdapter();
       const channel = new ControlledChannel();

@@ -236,7 +236,16 @@ export class SessionCache {
       this.#loading.set(sessionToken, entry);
       loading.then(
         (found) => {
-          if (found && generation === this.#generation && this.channel.trusted) this.#keep(sessionToken, found, now);
+          // Held only under the token the record stores: a change names that token's hash, and a
+          // database that also matched another spelling (a case-insensitive collation, trailing
+          // spaces) would leave that spelling held past the session's end.
+          if (
+            found &&
+            found.session.sessionToken === sessionToken &&
+            generation === this.#generation &&
+            this.channel.trusted
+          )
+            this.#keep(sessionToken, found, now);
         },
         () => {},
       );

@@ -26,7 +26,7 @@ import type { AuthConfig } from "@latchkey/core";
 import * as core from "@latchkey/core/accounts";
 import { type AccountsServerCall, accountsServerCall, formFields } from "@latchkey/core/internal";
 import { begin } from "./actions.js";
-import { nextEnv } from "./env.js";
+import { nextConfig, nextEnv } from "./env.js";
 
 export {
   type AccountMail,
@@ -77,13 +77,19 @@ const none = { setCookie: [], cookies: [] };
 export function PasswordAccounts(config: AuthConfig, options: core.PasswordAccountsOptions): PasswordAccountsActions {
   const accounts = { ...options, env: options.env ?? nextEnv };
   /** The checked call and the form's fields. */
-  const start = async (form: AccountsInput): Promise<{ call: AccountsServerCall; f: Record<string, unknown> }> => {
+  // The object NextAuth prepares (its base path, its environment; a copy of a frozen one): the
+  // internal requests go to its routes, and a reset ends the sessions its auth() reads (an
+  // in-memory revocation list or session cache belongs to one configuration object).
+  const start = async (
+    form: AccountsInput,
+  ): Promise<{ call: AccountsServerCall; f: Record<string, unknown>; config: AuthConfig }> => {
     const f = form instanceof FormData ? formFields(form) : form;
-    return { call: await accountsServerCall(await begin(config), f.csrfToken), f };
+    const prepared = nextConfig(config);
+    return { call: await accountsServerCall(await begin(prepared), f.csrfToken), f, config: prepared };
   };
   return {
     async signUp(form) {
-      const { call, f } = await start(form);
+      const { call, f, config } = await start(form);
       const result = await core.signUp(call.request, config, accounts, {
         email: f.email,
         password: f.password,
@@ -95,7 +101,7 @@ export function PasswordAccounts(config: AuthConfig, options: core.PasswordAccou
       return { ...result, ...none };
     },
     async verifyEmail(form) {
-      const { call, f } = await start(form);
+      const { call, f, config } = await start(form);
       const result = await core.verifyEmail(call.request, config, accounts, {
         code: f.code,
         token: f.token,
@@ -108,14 +114,14 @@ export function PasswordAccounts(config: AuthConfig, options: core.PasswordAccou
       return { ...result, ...none };
     },
     async requestPasswordReset(form) {
-      const { call, f } = await start(form);
+      const { call, f, config } = await start(form);
       return core.requestPasswordReset(call.request, config, accounts, {
         email: f.email,
         clientAddress: call.clientAddress,
       });
     },
     async resetPassword(form) {
-      const { call, f } = await start(form);
+      const { call, f, config } = await start(form);
       return core.resetPassword(call.request, config, accounts, {
         token: f.token,
         email: f.email,
@@ -125,7 +131,7 @@ export function PasswordAccounts(config: AuthConfig, options: core.PasswordAccou
       });
     },
     async changePassword(form) {
-      const { call, f } = await start(form);
+      const { call, f, config } = await start(form);
       const result = await core.changePassword(call.request, config, accounts, {
         csrfToken: call.csrfToken,
         currentPassword: f.currentPassword,

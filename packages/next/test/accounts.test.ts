@@ -25,7 +25,7 @@ const PASSWORD = "correct horse battery staple";
 const NEW_PASSWORD = "a brand new passphrase 42";
 
 /** An application: JWT sessions with revocation, the password store, a mailbox. */
-function app() {
+function app(frozen = false) {
   const mails: AccountMail[] = [];
   const options: PasswordAccountsOptions = {
     passwords: new MemoryPasswordStore(),
@@ -45,6 +45,8 @@ function app() {
       }),
     ],
   };
+  // A frozen object: NextAuth prepares a copy of it (its base path, its environment).
+  if (frozen) Object.freeze(config);
   const auth = NextAuth(config);
   return { config, options, mails, auth, accounts: PasswordAccounts(config, options) };
 }
@@ -146,6 +148,23 @@ describe("@latchkey/next/accounts", () => {
       a.auth.signIn("credentials", form({ email: "ada@example.com", password: PASSWORD })),
     );
     expect(old.error).toMatchObject({ type: "CredentialsSignin" });
+  });
+
+  it("a frozen configuration: a reset ends the sessions auth() reads and a change keeps this browser, as with any other object", async () => {
+    const a = app(true);
+    const jar = await signedUpAndIn(a, "ada@example.com");
+    const changed = await action(jar, () =>
+      a.accounts.changePassword(form({ currentPassword: PASSWORD, password: NEW_PASSWORD })),
+    );
+    expect(changed.result).toMatchObject({ ok: true, signedOut: false });
+    expect(await signedInAs(a, jar)).toBe("ada@example.com");
+    await action(new Jar(), () => a.accounts.requestPasswordReset(form({ email: "ada@example.com" })));
+    const query = Object.fromEntries(new URL(a.mails.at(-1)?.url ?? "").searchParams);
+    const reset = await action(new Jar(), () =>
+      a.accounts.resetPassword(form({ ...query, password: `${NEW_PASSWORD} again` })),
+    );
+    expect(reset.result).toMatchObject({ ok: true });
+    expect(await signedInAs(a, jar)).toBeNull();
   });
 
   it("attack: another site, a sibling sub-domain or another origin posting any of the actions is refused before anything runs (CSRF)", async () => {

@@ -291,8 +291,12 @@ export function SqlRevocationStore(db: AnyKysely, options: SqlRevocationOptions 
       }
       // Polling instances read it with the entries (a row per session or user, rewritten by each
       // change so its `changedAt` moves on), and `load` leaves it out.
+      // Its lifetime by the database's clock, as the polls read it: by this instance's, a clock
+      // running behind by more than the lifetime would write rows no poll ever reads.
       const kind = CHANGE_KINDS[change.kind];
-      await run(upsert({ kind, id: change.id, before: 0, expiresAt: Date.now() + CHANGE_LIFETIME_MS }));
+      const at = await databaseTime();
+      const from = Number.isFinite(at) ? at : Date.now();
+      await run(upsert({ kind, id: change.id, before: 0, expiresAt: from + CHANGE_LIFETIME_MS }));
     },
     async load() {
       // By the database's clock: an instance whose clock runs ahead must not delete entries that

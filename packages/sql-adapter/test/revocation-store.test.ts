@@ -330,6 +330,34 @@ describe("SqlRevocationStore (SQLite)", () => {
     }
   });
 
+  it("attack: a session change pushed by an instance whose clock runs two minutes behind still reaches a polling instance (its lifetime by the database's clock)", async () => {
+    const file = "change-skew.db";
+    const behind = open(file);
+    const other = open(file);
+    const listening = SqlRevocationStore(other, { pollMs: 50, heartbeatMs: 1000 });
+    try {
+      await migrate(behind);
+      const heard: string[] = [];
+      await listening.subscribe({
+        entry: () => {},
+        change: (c) => void heard.push(c.id),
+        down: () => {},
+        up: () => {},
+      });
+      // The pushing instance's Date only (SQLite's clock is the database's), 120 s behind.
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(Date.now() - 120_000);
+      await SqlRevocationStore(behind).push!({ kind: "user", id: "u-behind" });
+      vi.useRealTimers();
+      await vi.waitFor(() => expect(heard).toContain("u-behind"), { timeout: 3000 });
+    } finally {
+      vi.useRealTimers();
+      await listening.close?.();
+      await behind.destroy();
+      await other.destroy();
+    }
+  });
+
   it("refuses options that cannot work, naming the fix: `listen` off PostgreSQL, a channel that is no identifier, a poll period past 60 s", async () => {
     const db = open("options.db");
     try {

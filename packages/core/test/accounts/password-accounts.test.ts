@@ -22,7 +22,7 @@ import {
   signUp,
   verifyEmail,
 } from "../../src/accounts.js";
-import type { Adapter } from "../../src/adapters.js";
+import type { Adapter, AdapterUser } from "../../src/adapters.js";
 import { listAuditEvents } from "../../src/audit.js";
 import { decode } from "../../src/jwt.js";
 import { base32Decode, hotp, TOTP_PERIOD, timeStep } from "../../src/lib/flows/second-factor/totp.js";
@@ -457,6 +457,33 @@ describe.each(Object.keys(stores))("password accounts on the %s store", (kind) =
       expect(await passwordSignIn(config, owner, email, NEW_PASSWORD)).toBe(ORIGIN);
       expect(await sessionEmail(config, owner)).toBe(email);
     }
+  });
+
+  it("an adapter that hands back the same user object at every sign-in: a sign-in after a reset is asked only about its own password, not about the earlier sign-ins' (the guard's notes are taken once)", async () => {
+    const same = new Map<string, AdapterUser>();
+    const caching: Store = {
+      ...store,
+      adapter: {
+        ...store.adapter,
+        async getUserByEmail(email) {
+          const known = same.get(email);
+          if (known) return known;
+          const user = (await store.adapter.getUserByEmail?.(email)) ?? null;
+          if (user) same.set(email, user);
+          return user;
+        },
+      },
+    };
+    const { config, accounts } = app(caching, "jwt", {}, { pass: "fields" });
+    const email = `same-object-${kind}@example.com`;
+    await signedUp(config, accounts, email);
+    expect(await passwordSignIn(config, new CookieJar(), email, PASSWORD)).toBe(ORIGIN);
+    const link = await requestReset(config, accounts, email);
+    const done = await resetPassword(from(new CookieJar()), config, accounts, { ...link, password: NEW_PASSWORD });
+    expect(done).toMatchObject({ ok: true });
+    const owner = new CookieJar();
+    expect(await passwordSignIn(config, owner, email, NEW_PASSWORD)).toBe(ORIGIN);
+    expect(await sessionEmail(config, owner)).toBe(email);
   });
 
   it("race: a password sign-in already past its hash check when a change ends the user's other sessions starts no session", async () => {

@@ -41,7 +41,9 @@ export function noteVerifiedPassword(on: unknown[], recheck: Recheck): void {
 }
 
 /**
- * The rechecks noted on the credentials `authorize()` received or the user it returned.
+ * The rechecks noted on the credentials `authorize()` received or the user it returned, taken: a
+ * note is asked by one sign-in only, so an adapter that hands back the same user object every
+ * time does not carry an earlier sign-in's password (verified before a reset) into a later one.
  *
  * @example
  * ```ts
@@ -53,6 +55,7 @@ export function guardOf(...on: unknown[]): Recheck[] {
   for (const key of on) {
     if (typeof key !== "object" || key === null) continue;
     for (const recheck of noted.get(key) ?? []) found.add(recheck);
+    noted.delete(key);
   }
   return [...found];
 }

@@ -27,7 +27,7 @@
  * checkout of this repository with its packages built (a `git worktree` of the previous main),
  * side by side in the same rounds: its bench/next-app is built there when missing or stale, its
  * server is DIR's bench/next-server.mjs, and the report adds this checkout ÷ the base (route and
- * proxy) and the base's own ratio to next-auth.
+ * proxy, and the wrapped route when the base's app has it) and the base's own ratio to next-auth.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -65,6 +65,8 @@ const base = opts.base
       dist: join(resolve(opts.base), "packages", "next", "dist"),
     }
   : undefined;
+/** Whether the base's app has the wrapped route (checkouts before it was added do not). */
+const baseWrapped = base ? existsSync(join(base.appDir, "app", "api", "wrapped", "route.ts")) : false;
 if (base && !(existsSync(base.serverFile) && existsSync(base.dist)))
   throw new Error(
     `--base ${opts.base}: no built checkout there (bench/next-server.mjs and packages/next/dist are needed: run npm run build in it)`,
@@ -196,6 +198,7 @@ const MEMBERS = [
         ["Latchkey proxy (base)", BASE_APP, "proxy"],
       ]
     : []),
+  ...(baseWrapped ? [["Latchkey wrapped route (base)", BASE_APP, "wrapped"]] : []),
 ];
 
 buildIfNeeded(appDir, here("../packages/next/dist"), "bench/next-app");
@@ -288,6 +291,19 @@ try {
           proxyVsBaseCpu: spread(perRound((i) => of("Latchkey proxy (base)", i).cpuUs / of("Latchkey proxy", i).cpuUs)),
         }
       : {}),
+    ...(baseWrapped
+      ? {
+          baseWrappedRps: spread(
+            perRound((i) => of("Latchkey wrapped route (base)", i).rps / of("next-auth wrapped route", i).rps),
+          ),
+          wrappedVsBaseRps: spread(
+            perRound((i) => of("Latchkey wrapped route", i).rps / of("Latchkey wrapped route (base)", i).rps),
+          ),
+          wrappedVsBaseCpu: spread(
+            perRound((i) => of("Latchkey wrapped route (base)", i).cpuUs / of("Latchkey wrapped route", i).cpuUs),
+          ),
+        }
+      : {}),
   };
   const versions = {
     node: process.version,
@@ -324,6 +340,13 @@ try {
           `| the same, server CPU per request (base ÷ this) | ${range(ratios.routeVsBaseCpu)} | |`,
           `| proxy: this checkout ÷ the base, req/s | ${range(ratios.proxyVsBaseRps)} | |`,
           `| the same, server CPU per request (base ÷ this) | ${range(ratios.proxyVsBaseCpu)} | |`,
+        ]
+      : []),
+    ...(baseWrapped
+      ? [
+          `| the base's wrapped route: Latchkey ÷ next-auth, req/s | ${range(ratios.baseWrappedRps)} | |`,
+          `| wrapped route: this checkout ÷ the base, req/s | ${range(ratios.wrappedVsBaseRps)} | |`,
+          `| the same, server CPU per request (base ÷ this) | ${range(ratios.wrappedVsBaseCpu)} | |`,
         ]
       : []),
     "",

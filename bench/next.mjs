@@ -6,14 +6,18 @@
  * Three servers of the same build (bench/next-server.mjs): next-bare (no library), next-latchkey,
  * next-nextauth. Cases, each run on its servers in an order rotated every round:
  *   route     a signed-in Route Handler calling auth(), GET /api/me (Latchkey, next-auth)
+ *   wrapped   the same answer from the wrapped form next-auth v5 documents for Route Handlers,
+ *             `export const GET = auth((req) => Response.json(req.auth))`, GET /api/wrapped
  *   proxy     a static page behind the proxy's auth() wrapper, signed in, GET /protected
  *   bare      the bare Route Handler GET /api/bare, and the same static page without the proxy
  *             GET /open (on next-bare): the references
  *   floor     GET /api/floor on next-bare: a Route Handler that reads headers() and answers a
  *             session-sized JSON with no library, sent Latchkey's cookies: the floor under any
  *             library's auth(), and so the best ratio to next-auth any library could reach
+ *   floor-request  GET /api/floor-request on next-bare: the same from the request the handler is
+ *             given (its headers, no next/headers): the floor under the wrapped form
  * Reported per round, then as medians with ranges: Latchkey ÷ next-auth in req/s and in server CPU
- * per request on the route; and the proxy's own cost (CPU per request of /protected minus /open)
+ * per request on each route form, each form's floor ÷ next-auth; and the proxy's own cost (CPU per request of /protected minus /open)
  * against the bare route's CPU per request. Signed-in requests carry the cookies a browser holds
  * after each library's own credentials sign-in.
  *
@@ -23,7 +27,7 @@
  * checkout of this repository with its packages built (a `git worktree` of the previous main),
  * side by side in the same rounds: its bench/next-app is built there when missing or stale, its
  * server is DIR's bench/next-server.mjs, and the report adds this checkout ÷ the base (route and
- * proxy) and the base's own ratio to next-auth.
+ * proxy, and the wrapped route when the base's app has it) and the base's own ratio to next-auth.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -61,6 +65,8 @@ const base = opts.base
       dist: join(resolve(opts.base), "packages", "next", "dist"),
     }
   : undefined;
+/** Whether the base's app has the wrapped route (checkouts before it was added do not). */
+const baseWrapped = base ? existsSync(join(base.appDir, "app", "api", "wrapped", "route.ts")) : false;
 if (base && !(existsSync(base.serverFile) && existsSync(base.dist)))
   throw new Error(
     `--base ${opts.base}: no built checkout there (bench/next-server.mjs and packages/next/dist are needed: run npm run build in it)`,
@@ -156,8 +162,16 @@ const requests = {
     request: (cookie) => ({ method: "GET", path: "/api/floor", headers: { cookie } }),
     check: (r) => r.status === 200 && isAda(r.body),
   },
+  floorRequest: {
+    request: (cookie) => ({ method: "GET", path: "/api/floor-request", headers: { cookie } }),
+    check: (r) => r.status === 200 && isAda(r.body),
+  },
   route: {
     request: (cookie) => ({ method: "GET", path: "/api/me", headers: { cookie } }),
+    check: (r) => r.status === 200 && isAda(r.body),
+  },
+  wrapped: {
+    request: (cookie) => ({ method: "GET", path: "/api/wrapped", headers: { cookie } }),
     check: (r) => r.status === 200 && isAda(r.body),
   },
   proxy: {
@@ -173,6 +187,9 @@ const MEMBERS = [
   ["headers() route", "next-bare", "floor"],
   ["Latchkey route", "next-latchkey", "route"],
   ["next-auth route", "next-nextauth", "route"],
+  ["request route", "next-bare", "floorRequest"],
+  ["Latchkey wrapped route", "next-latchkey", "wrapped"],
+  ["next-auth wrapped route", "next-nextauth", "wrapped"],
   ["Latchkey proxy", "next-latchkey", "proxy"],
   ["next-auth proxy", "next-nextauth", "proxy"],
   ...(base
@@ -181,6 +198,7 @@ const MEMBERS = [
         ["Latchkey proxy (base)", BASE_APP, "proxy"],
       ]
     : []),
+  ...(baseWrapped ? [["Latchkey wrapped route (base)", BASE_APP, "wrapped"]] : []),
 ];
 
 buildIfNeeded(appDir, here("../packages/next/dist"), "bench/next-app");
@@ -254,6 +272,10 @@ try {
     // What either library could reach at best: next-auth's route against the headers() floor.
     floorRps: spread(perRound((i) => of("headers() route", i).rps / of("next-auth route", i).rps)),
     latchkeyOverFloor: spread(perRound((i) => of("Latchkey route", i).cpuUs - of("headers() route", i).cpuUs)),
+    wrappedRps: spread(perRound((i) => of("Latchkey wrapped route", i).rps / of("next-auth wrapped route", i).rps)),
+    wrappedCpu: spread(perRound((i) => of("next-auth wrapped route", i).cpuUs / of("Latchkey wrapped route", i).cpuUs)),
+    requestFloorRps: spread(perRound((i) => of("request route", i).rps / of("next-auth wrapped route", i).rps)),
+    wrappedOverFloor: spread(perRound((i) => of("Latchkey wrapped route", i).cpuUs - of("request route", i).cpuUs)),
     latchkeyProxyVsBare: spread(
       perRound((i) => (of("Latchkey proxy", i).cpuUs - of("bare page", i).cpuUs) / of("bare route", i).cpuUs),
     ),
@@ -267,6 +289,19 @@ try {
           routeVsBaseCpu: spread(perRound((i) => of("Latchkey route (base)", i).cpuUs / of("Latchkey route", i).cpuUs)),
           proxyVsBaseRps: spread(perRound((i) => of("Latchkey proxy", i).rps / of("Latchkey proxy (base)", i).rps)),
           proxyVsBaseCpu: spread(perRound((i) => of("Latchkey proxy (base)", i).cpuUs / of("Latchkey proxy", i).cpuUs)),
+        }
+      : {}),
+    ...(baseWrapped
+      ? {
+          baseWrappedRps: spread(
+            perRound((i) => of("Latchkey wrapped route (base)", i).rps / of("next-auth wrapped route", i).rps),
+          ),
+          wrappedVsBaseRps: spread(
+            perRound((i) => of("Latchkey wrapped route", i).rps / of("Latchkey wrapped route (base)", i).rps),
+          ),
+          wrappedVsBaseCpu: spread(
+            perRound((i) => of("Latchkey wrapped route (base)", i).cpuUs / of("Latchkey wrapped route", i).cpuUs),
+          ),
         }
       : {}),
   };
@@ -290,6 +325,10 @@ try {
     `| the same, server CPU per request (next-auth ÷ Latchkey) | ${range(ratios.routeCpu)} | |`,
     `| the ceiling: a library-free headers() route ÷ next-auth, req/s | ${range(ratios.floorRps)} | |`,
     `| Latchkey route − headers() route, server CPU µs per request | ${range(ratios.latchkeyOverFloor, 0)} | |`,
+    `| signed-in Route Handler wrapped by auth((req) => …): Latchkey ÷ next-auth, req/s | ${range(ratios.wrappedRps)} | ≥ 3 |`,
+    `| the same, server CPU per request (next-auth ÷ Latchkey) | ${range(ratios.wrappedCpu)} | |`,
+    `| its ceiling: a library-free route reading the request it is given ÷ next-auth's wrapped route, req/s | ${range(ratios.requestFloorRps)} | |`,
+    `| Latchkey wrapped route − that route, server CPU µs per request | ${range(ratios.wrappedOverFloor, 0)} | |`,
     `| proxy-protected page: Latchkey ÷ next-auth, req/s | ${range(ratios.proxyRps)} | |`,
     `| the same, server CPU per request (next-auth ÷ Latchkey) | ${range(ratios.proxyCpu)} | |`,
     `| Latchkey's proxy cost (CPU of /protected − /open) ÷ a bare route's CPU | ${range(ratios.latchkeyProxyVsBare)} | < 1 |`,
@@ -301,6 +340,13 @@ try {
           `| the same, server CPU per request (base ÷ this) | ${range(ratios.routeVsBaseCpu)} | |`,
           `| proxy: this checkout ÷ the base, req/s | ${range(ratios.proxyVsBaseRps)} | |`,
           `| the same, server CPU per request (base ÷ this) | ${range(ratios.proxyVsBaseCpu)} | |`,
+        ]
+      : []),
+    ...(baseWrapped
+      ? [
+          `| the base's wrapped route: Latchkey ÷ next-auth, req/s | ${range(ratios.baseWrappedRps)} | |`,
+          `| wrapped route: this checkout ÷ the base, req/s | ${range(ratios.wrappedVsBaseRps)} | |`,
+          `| the same, server CPU per request (base ÷ this) | ${range(ratios.wrappedVsBaseCpu)} | |`,
         ]
       : []),
     "",

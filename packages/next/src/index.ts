@@ -32,7 +32,7 @@ import {
   writeCookies,
 } from "./convert.js";
 import { nextConfig, nextEnv } from "./env.js";
-import { loadedNextHeaders, nextHeaders, nextServer } from "./next-modules.js";
+import { loadedNextHeaders, loadedNextServer, nextHeaders, nextServer } from "./next-modules.js";
 import { assertNodeRuntime } from "./runtime.js";
 
 export { customFetch, skipCSRFCheck } from "@latchkey/core";
@@ -126,6 +126,8 @@ export interface PagesContext {
   res: ServerResponse;
 }
 
+type NextServerModule = NonNullable<ReturnType<typeof loadedNextServer>>;
+
 type ConfigSource = NextAuthConfig | ((request: NextRequest | undefined) => Awaitable<NextAuthConfig>);
 
 function isRequest(value: unknown): value is Request {
@@ -190,10 +192,15 @@ function withCookies(response: Response, read: SessionRead): Response {
   }
 }
 
-/** The request with `AUTH_URL`'s origin, so that URLs middleware builds from it are public ones. */
-async function withEnvOrigin(request: Request): Promise<NextRequest> {
-  const { NextRequest } = await nextServer();
-  const next = request instanceof NextRequest ? request : new NextRequest(request);
+/**
+ * The request with `AUTH_URL`'s origin, so that URLs middleware builds from it are public ones.
+ * A request Next.js made is used as it is: a Route Handler's comes from Next.js's route runtime,
+ * which carries its own copy of the `NextRequest` class (not `instanceof` this one), and copying
+ * it would cost a new request on every call; only a plain `Request` is made a `NextRequest`.
+ */
+function withEnvOrigin(request: Request, { NextRequest }: NextServerModule): NextRequest {
+  const next =
+    request instanceof NextRequest || "nextUrl" in request ? (request as NextRequest) : new NextRequest(request);
   const envUrl = nextEnv.AUTH_URL;
   if (!envUrl) return next;
   const { origin } = new URL(envUrl);
@@ -201,6 +208,12 @@ async function withEnvOrigin(request: Request): Promise<NextRequest> {
   return new NextRequest(next.nextUrl.href.replace(next.nextUrl.origin, origin), next);
 }
 
+/**
+ * Middleware and the route handlers `auth(handler)` wraps: the session of the request they are
+ * given (never `next/headers`), the `authorized` callback, the handler with `req.auth`, and the
+ * renewed cookies added to the response. Waits on nothing it has already: `next/server` once
+ * loaded, a JWT session's read, a handler that answers without a promise.
+ */
 async function handleAuth(
   args: [Request, unknown?],
   source: NextAuthConfig,
@@ -208,8 +221,9 @@ async function handleAuth(
 ): Promise<Response> {
   assertNodeRuntime();
   const config = nextConfig(source as AuthConfig);
-  const { NextResponse } = await nextServer();
-  const request = await withEnvOrigin(args[0]);
+  const server = loadedNextServer() ?? (await nextServer());
+  const { NextResponse } = server;
+  const request = withEnvOrigin(args[0], server);
   const where = arrival(request.headers, config, { protocol: request.nextUrl.protocol, host: request.nextUrl.host });
   const reading = readSession(config, where, request.headers.get("cookie"));
   const read = reading instanceof Promise ? await reading : reading;
@@ -219,13 +233,14 @@ async function handleAuth(
   // lock signed-out users out of signing in.
   const own = request.nextUrl.pathname.startsWith(`${config.basePath}/`);
   if (check && !own) authorized = await check({ request, auth: read.session });
-  let response: Response = NextResponse.next();
+  let response: Response | undefined;
   if (authorized instanceof Response) {
     response = authorized;
   } else if (handler) {
     const augmented = request as NextAuthRequest;
     augmented.auth = read.session;
-    response = ((await handler(augmented, args[1] as never)) as Response | undefined) ?? NextResponse.next();
+    const answer = handler(augmented, args[1] as never);
+    response = ((isThenable(answer) ? await answer : answer) as Response | undefined) ?? NextResponse.next();
   } else if (!authorized) {
     const signInPage = config.pages?.signIn ?? `${config.basePath}/signin`;
     if (request.nextUrl.pathname !== signInPage) {
@@ -240,7 +255,11 @@ async function handleAuth(
       response = NextResponse.redirect(url);
     }
   }
-  return withCookies(response, read);
+  return withCookies(response ?? NextResponse.next(), read);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
 }
 
 /** `auth()` in Server Components, Route Handlers, Server Actions and `generateMetadata`. */
@@ -338,10 +357,13 @@ export default function NextAuth(config: ConfigSource): NextAuthResult {
     const [first] = args;
     if (typeof first === "function") {
       const handler = first as (req: NextAuthRequest, ctx: never) => unknown;
+      // A configuration object is passed as it is, with no promise of its own per request.
+      if (typeof config !== "function") return (...inner: [Request, unknown?]) => handleAuth(inner, config, handler);
       return async (...inner: [Request, unknown?]) =>
         handleAuth(inner, await configFor(inner[0] as NextRequest), handler);
     }
     if (isRequest(first)) {
+      if (typeof config !== "function") return handleAuth(args as [Request, unknown?], config);
       return (async () => handleAuth(args as [Request, unknown?], await configFor(first as NextRequest)))();
     }
     const req = ((first as { req?: unknown }).req ?? first) as NextRequest;

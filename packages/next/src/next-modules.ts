@@ -37,8 +37,18 @@ export function nextNavigation(): Promise<typeof NavigationModule> {
   return navigationModule;
 }
 
+let serverLoaded: typeof ServerModule | undefined;
+
 /** `next/server` (`NextRequest`, `NextResponse`). */
 export function nextServer(): Promise<typeof ServerModule> {
-  serverModule ??= import("next/server" as string) as Promise<typeof ServerModule>;
+  serverModule ??= (import("next/server" as string) as Promise<typeof ServerModule>).then((module) => {
+    serverLoaded = module;
+    return module;
+  });
   return serverModule;
+}
+
+/** `next/server` once `nextServer()` has loaded it, without waiting for a promise; else undefined. */
+export function loadedNextServer(): typeof ServerModule | undefined {
+  return serverLoaded;
 }

@@ -89,3 +89,20 @@ export async function inNextRequest<T>(
   out.setCookies = setCookies;
   return out;
 }
+
+/**
+ * A second `NextRequest` class, from a second evaluation of Next.js's module: what a Route Handler
+ * is given in a `next build`, whose route runtime carries its own copy of the class, so that its
+ * request is not `instanceof` the `NextRequest` of `next/server`.
+ */
+export function separateNextRequestClass(): typeof import("next/server.js").NextRequest {
+  const path = require.resolve("next/dist/server/web/spec-extension/request.js");
+  const cached = require.cache[path];
+  delete require.cache[path];
+  try {
+    return (require(path) as typeof import("next/server.js")).NextRequest;
+  } finally {
+    if (cached) require.cache[path] = cached;
+    else delete require.cache[path];
+  }
+}

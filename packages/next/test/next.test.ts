@@ -3,13 +3,14 @@ import "./next-internals.js";
 import { createMemoryStore, MemoryAdapter } from "@latchkey/core/memory-adapter";
 import { secondFactorStatus, startTotpEnrolment } from "@latchkey/core/second-factor";
 import { AuthError, CredentialsSignin, MissingCSRF, NextAuth, type NextAuthConfig } from "@latchkey/next";
+import { decode } from "@latchkey/next/jwt";
 import Credentials from "@latchkey/next/providers/credentials";
 import GitHub from "@latchkey/next/providers/github";
 import Nodemailer from "@latchkey/next/providers/nodemailer";
 import TOTP from "@latchkey/next/providers/totp";
 import { NextRequest } from "next/server.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { inNextRequest } from "./next-internals.js";
+import { inNextRequest, separateNextRequestClass } from "./next-internals.js";
 import { cookieHeader, Jar } from "./support.js";
 
 const SECRET = "a-test-secret-of-at-least-thirty-two-characters";
@@ -314,6 +315,128 @@ describe("auth()", () => {
     expect(await (signedIn as Response).json()).toEqual({ email: "ada@example.com" });
     const signedOut = await handler(new NextRequest(`${ORIGIN}/api/me`), { params: Promise.resolve({}) });
     expect(await (signedOut as Response).json()).toEqual({ email: null });
+  });
+});
+
+/** A `Set-Cookie` value without its value and `Expires` (which change with each renewal). */
+function cookieShape(setCookie: string): string[] {
+  const [pair, ...attributes] = setCookie.split(";").map((part) => part.trim());
+  return [
+    (pair as string).split("=")[0] as string,
+    ...attributes.filter((a) => !/^expires=/i.test(a)).map((a) => a.toLowerCase()),
+  ].sort();
+}
+
+/** The claims of a session token, without those that change with each renewal. */
+async function claimsOf(setCookie: string): Promise<Record<string, unknown>> {
+  const token = (setCookie.split(";")[0] as string).slice("authjs.session-token=".length);
+  const claims = await decode({ token, secret: SECRET, salt: "authjs.session-token" });
+  expect(claims).not.toBeNull();
+  const { iat: _iat, exp: _exp, jti: _jti, ...rest } = claims as Record<string, unknown>;
+  return rest;
+}
+
+describe("auth(handler) in a Route Handler", () => {
+  const ctx = { params: Promise.resolve({}) };
+
+  it("reads the request it is given, never next/headers: the session and renewed cookie of auth() and GET /api/auth/session", async () => {
+    const { handlers, auth } = NextAuth(config({ session: { updateAge: 0 } }));
+    const jar = await signInByForm(handlers);
+    const seen: unknown[] = [];
+    const GET = auth((req) => {
+      seen.push(req);
+      return Response.json(req.auth);
+    });
+    // Next.js's route runtime hands the handler a NextRequest of its own copy of the class.
+    const Separate = separateNextRequestClass();
+    const request = new Separate(`${ORIGIN}/api/me`, { headers: { cookie: jar.header() } });
+    expect(request instanceof NextRequest).toBe(false);
+    // Run inside a Route Handler's request store whose own headers carry no cookie: the session
+    // comes from the request, and the renewed cookie goes on the response, not into the store.
+    const out = await inNextRequest(`${ORIGIN}/api/me`, {}, () => GET(request, ctx) as Promise<Response>);
+    expect(out.error).toBeUndefined();
+    expect(out.setCookies).toEqual([]);
+    // Used as Next.js gave it, not copied into a new request on every call.
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toBe(request);
+    const wrapped = out.result as Response;
+
+    const viaAuth = await inNextRequest(`${ORIGIN}/api/me`, { cookie: jar.header() }, () => auth());
+    const viaRoute = await handlers.GET(
+      new NextRequest(`${ORIGIN}/api/auth/session`, { headers: { cookie: jar.header() } }),
+    );
+    const session = (await wrapped.json()) as { user: unknown; expires: string };
+    const routeSession = (await viaRoute.json()) as { user: unknown; expires: string };
+    expect(session.user).toEqual({ name: "Ada", email: "ada@example.com" });
+    expect(session.user).toEqual(viaAuth.result?.user);
+    expect(session.user).toEqual(routeSession.user);
+    expect(Object.keys(session).sort()).toEqual(Object.keys(routeSession).sort());
+    expect(Number.isNaN(Date.parse(session.expires))).toBe(false);
+
+    const renewed = (values: string[]) => values.filter((c) => c.startsWith("authjs.session-token="));
+    const [fromWrapped] = renewed(wrapped.headers.getSetCookie());
+    const [fromAuth] = renewed(viaAuth.setCookies);
+    const [fromRoute] = renewed(viaRoute.headers.getSetCookie());
+    expect(fromWrapped && fromAuth && fromRoute).toBeTruthy();
+    expect(renewed(wrapped.headers.getSetCookie())).toHaveLength(1);
+    expect(cookieShape(fromWrapped as string)).toEqual(cookieShape(fromRoute as string));
+    expect(cookieShape(fromWrapped as string)).toEqual(cookieShape(fromAuth as string));
+    expect(await claimsOf(fromWrapped as string)).toEqual(await claimsOf(fromRoute as string));
+    expect(await claimsOf(fromWrapped as string)).toEqual(await claimsOf(fromAuth as string));
+    expect(wrapped.headers.get("cache-control")).toBe(viaRoute.headers.get("cache-control"));
+  });
+
+  it("answers without a request store at all (no next/headers), and a handler's promise, a thenable or nothing as before", async () => {
+    const { handlers, auth } = NextAuth(config());
+    const jar = await signInByForm(handlers);
+    const Separate = separateNextRequestClass();
+    const request = () => new Separate(`${ORIGIN}/api/me`, { headers: { cookie: jar.header() } });
+    const email = (req: { auth: { user?: { email?: string | null } } | null }) => req.auth?.user?.email ?? null;
+    const sync = await auth((req) => Response.json({ email: email(req) }))(request(), ctx);
+    expect(await (sync as Response).json()).toEqual({ email: "ada@example.com" });
+    const later = await auth(async (req) => Response.json({ email: email(req) }))(request(), ctx);
+    expect(await (later as Response).json()).toEqual({ email: "ada@example.com" });
+    const thenable = {
+      // biome-ignore lint/suspicious/noThenProperty: a thenable that is not a Promise, on purpose
+      then: (resolve: (r: Response) => void) => resolve(Response.json({ thenable: true })),
+    };
+    const viaThenable = await auth(() => thenable as unknown as Promise<Response>)(request(), ctx);
+    expect(await (viaThenable as Response).json()).toEqual({ thenable: true });
+    const nothing = await auth(() => undefined)(request(), ctx);
+    expect((nothing as Response).headers.get("x-middleware-next")).toBe("1");
+    // A plain Request (not made by Next.js) is still made a NextRequest for the handler.
+    const plain = await auth((req) => Response.json({ path: req.nextUrl.pathname, email: email(req) }))(
+      new Request(`${ORIGIN}/api/plain`, { headers: { cookie: jar.header() } }) as NextRequest,
+      ctx,
+    );
+    expect(await (plain as Response).json()).toEqual({ path: "/api/plain", email: "ada@example.com" });
+  });
+
+  it("attack: 40 requests at once, signed in, signed out and with forged or planted cookies, each get their own session", async () => {
+    const { handlers, auth } = NextAuth(config());
+    const jar = await signInByForm(handlers);
+    const token = jar.cookies.get("authjs.session-token") as string;
+    const GET = auth((req) => Response.json({ email: req.auth?.user?.email ?? null }));
+    const Separate = separateNextRequestClass();
+    const kinds = [
+      { cookie: jar.header(), email: "ada@example.com" },
+      { cookie: "", email: null },
+      { cookie: `authjs.session-token=${token.slice(0, -4)}AAAA`, email: null },
+      { cookie: "authjs.session-token=planted.by.a.sibling.sub-domain", email: null },
+      { cookie: `authjs.session-token=${token}\u0001`, email: null },
+    ];
+    const runs = Array.from({ length: 40 }, (_, i) => kinds[i % kinds.length] as (typeof kinds)[number]);
+    const answers = await Promise.all(
+      runs.map(async ({ cookie }) => {
+        const res = (await GET(
+          new Separate(`${ORIGIN}/api/me`, { headers: cookie ? { cookie } : {} }),
+          ctx,
+        )) as Response;
+        return { status: res.status, body: (await res.json()) as { email: string | null } };
+      }),
+    );
+    expect(answers.map((a) => a.status)).toEqual(runs.map(() => 200));
+    expect(answers.map((a) => a.body.email)).toEqual(runs.map((r) => r.email));
   });
 });
 

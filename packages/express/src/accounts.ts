@@ -45,7 +45,6 @@ async function fieldsOf(req: ExpressRequestLike): Promise<Fields> {
 }
 
 const withEnv = (options: core.PasswordAccountsOptions) => ({ ...options, env: options.env ?? process.env });
-const setCookies = appendCookies;
 
 /**
  * Signs up with `email`, `password` (and `name`) from the body; sets the cookie that lets this
@@ -68,7 +67,7 @@ export async function signUp(
     name: f.name,
     clientAddress: clientAddressOf(req),
   });
-  if (result.ok) setCookies(res, result.setCookie);
+  if (result.ok) appendCookies(res, result.setCookie);
   return result;
 }
 
@@ -95,7 +94,7 @@ export async function verifyEmail(
     password: f.password,
     clientAddress: clientAddressOf(req),
   });
-  setCookies(res, result.setCookie);
+  appendCookies(res, result.setCookie);
   return result;
 }
 
@@ -166,7 +165,7 @@ export async function changePassword(
       newPassword: f.password,
       clientAddress: clientAddressOf(req),
     });
-    if (result.ok) setCookies(res, result.setCookie);
+    if (result.ok) appendCookies(res, result.setCookie);
     return result;
   } catch (e) {
     if (e instanceof MissingCSRF) Object.assign(e, { status: 403, statusCode: 403, expose: true });
@@ -212,7 +211,7 @@ export function PasswordAccounts(config: AuthConfig, options: PasswordAccountsRo
       if (!known.includes(route) || (req.method !== "GET" && req.method !== "POST")) return next();
 
       const csrf = await getCsrfToken(sessionRequest(req), config, { env: process.env });
-      setCookies(res, csrf.setCookie);
+      appendCookies(res, csrf.setCookie);
       const show = (name: core.AccountPageName, props: Record<string, unknown>, status = 200) => {
         const page = core.accountPage(
           config,

@@ -350,7 +350,8 @@ describe("the packed packages, installed from their tarballs", () => {
         engines: { node: ">=20.19" },
       });
       // No public repository address is owned yet: no manifest may point at one it does not own.
-      for (const field of ["repository", "homepage", "bugs"]) expect(manifest, `${name} ${field}`).not.toHaveProperty(field);
+      for (const field of ["repository", "homepage", "bugs"])
+        expect(manifest, `${name} ${field}`).not.toHaveProperty(field);
     }
   });
 

@@ -457,9 +457,10 @@ function finishJwtRead(
             session: base as never,
             token,
             user: undefined as never,
-            ...(update ? { newSession: update.data, trigger: "update" as const } : {}),
+            newSession: update?.data,
+            ...(update ? { trigger: "update" as const } : {}),
           });
-    if (config.events.session) await config.events.session({ session, token });
+    if (config.events.session) await config.events.session({ session: session as Session, token });
     return { session, cookies, amr: read.amr };
   })();
 }

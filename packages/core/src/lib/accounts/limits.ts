@@ -8,7 +8,7 @@
  * address, one reset e-mail still goes out per `resetMaxAge` (the life of its link): the address
  * always holds a link that works, whoever spent its budget.
  */
-import { createHash } from "node:crypto";
+import { hash, toBase64url } from "#platform";
 import { InvalidConfiguration, RateLimited } from "../../errors.js";
 import type { RateLimit, RateLimitHit } from "../../rate-limit.js";
 import { clientKey } from "../attempts.js";
@@ -59,7 +59,7 @@ export function accountLimitsOf(given: Partial<AccountLimits> | undefined): Acco
 }
 
 function digest(value: string): string {
-  return createHash("sha256").update(foldIdentifier(value)).digest("base64url").slice(0, 32);
+  return toBase64url(hash("sha256", foldIdentifier(value))).slice(0, 32);
 }
 
 /** A refused event: which limit it met, and when to try again (seconds). */

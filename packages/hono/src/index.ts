@@ -78,7 +78,6 @@ export function HonoAuth(config: AuthConfig): MiddlewareHandler {
         webHeaders: () => request.headers,
       },
       config,
-      { env: process.env },
     );
     return toResponse(response);
   };
@@ -97,7 +96,7 @@ export function HonoAuth(config: AuthConfig): MiddlewareHandler {
  * ```
  */
 export function getSession<C extends AuthConfig>(c: Context, config: C): Promise<SessionOf<C> | null> {
-  return sessionOf(arrival(c), config, { env: process.env }) as Promise<SessionOf<C> | null>;
+  return sessionOf(arrival(c), config) as Promise<SessionOf<C> | null>;
 }
 
 /**
@@ -136,7 +135,7 @@ export function requireAuth<C extends AuthConfig>(
   return async function requireSession(c, next) {
     const url = new URL(c.req.url);
     const request = { ...arrival(c, url), accept: c.req.header("accept"), url: `${url.pathname}${url.search}` };
-    const result = await check(request, { env: process.env });
+    const result = await check(request);
     if (result.response) return toResponse(result.response);
     c.set("session", result.session as SessionOf<C>);
     await next();

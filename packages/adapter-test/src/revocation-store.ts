@@ -3,8 +3,9 @@
  * LISTEN/NOTIFY and by polling, MariaDB, SQLite): an entry that is durable once `add` resolves
  * (another instance, and one that starts later, loads it), entries of one kind and id merged so
  * that a revocation never moves backwards, pushes that reach every subscribed instance, expiry, no
- * lost revocation among 50 at once, and an outage that is reported (`add` and `load` reject, the
- * channel goes `down`, then `up`) rather than answered as done.
+ * lost revocation among 50 at once, an outage that is reported (`add` and `load` reject, the
+ * channel goes `down`, then `up`) rather than answered as done, and a link slower than the
+ * heartbeat that never starves the store of its connections.
  * @module revocation-store
  */
 import { randomBytes, randomUUID } from "node:crypto";
@@ -26,6 +27,24 @@ export interface RevocationOutage {
   close: () => Promise<void>;
 }
 
+/**
+ * A store whose every connection passes through a link the test slows down for real (a TCP proxy
+ * that delays each chunk), as a congested network or a database far away does.
+ */
+export interface SlowLink {
+  /** A store over the connections of the link, its heartbeat 200 ms (shorter than the latency the test adds). */
+  store: RevocationStore;
+  /** Adds `ms` of latency each way to everything on the link, connections already open included. */
+  slow: (ms: number) => Promise<void>;
+  /** Makes the link fast again. */
+  restore: () => Promise<void>;
+  /**
+   * Ends the connections the store ran on, as an application does at shutdown (`pool.end()`, a
+   * client's `quit`), and the link: it must resolve once the store is closed.
+   */
+  end: () => Promise<void>;
+}
+
 /** What a revocation store's setup hands the suite. */
 export interface RevocationStoreFixture {
   /**
@@ -37,6 +56,8 @@ export interface RevocationStoreFixture {
   teardown: () => Promise<void>;
   /** The outage test is skipped without it (a store in one process's memory has none). */
   outage?: () => Promise<RevocationOutage>;
+  /** The slowed-link test is skipped without it (a store with no connection, in memory or a file). */
+  slowLink?: () => Promise<SlowLink>;
 }
 
 /** A listener that remembers what it heard, and lets a test wait on it. */
@@ -308,6 +329,51 @@ export function runRevocationStoreConformance(
         await outage.store.close?.();
         await outage.restore();
         await outage.close();
+      }
+    });
+
+    it("rule: a link slower than the heartbeat never starves the store: add and load still answer while it is slow, the channel is down meanwhile and up once it is fast again, and once closed its connections end", async (ctx) => {
+      if (!fixture.slowLink) return ctx.skip();
+      const link = await fixture.slowLink();
+      const heard = new Heard();
+      let ended = false;
+      try {
+        await link.store.subscribe(heard);
+        // 250 ms each way: every check of the channel (and every reconnection) takes longer than the
+        // 200 ms heartbeat, so the store keeps giving up on them while the link stays slow.
+        await link.slow(250);
+        await heard.until(() => heard.downs > 0, "down once the link is slower than the heartbeat");
+        // Six writes and a read in a row outlast many heartbeats and reconnections: each must still
+        // find a connection (issue 34.5: abandoned reconnections kept every one of a pool of 4).
+        const written: RevocationEntry[] = [];
+        for (let i = 0; i < 6; i++) {
+          const now = Date.now();
+          const entry: RevocationEntry = { kind: "session", id: id(`slow${i}`), before: now, expiresAt: now + HOUR };
+          const added = await settled(link.store.add(entry), 15_000);
+          expect(added.ok, `add ${i} over the slow link: ${added.ok ? "" : added.error.message}`).toBe(true);
+          written.push(entry);
+        }
+        const loaded = await settled(link.store.load(), 15_000);
+        expect(loaded.ok, `load over the slow link: ${loaded.ok ? "" : loaded.error.message}`).toBe(true);
+        const ids = new Set((loaded.ok ? loaded.value : []).map((e) => e.id));
+        for (const entry of written) expect(ids.has(entry.id), entry.id).toBe(true);
+        expect(heard.ups, "no up while every check takes longer than the heartbeat").toBe(0);
+
+        await link.restore();
+        await heard.until(() => heard.ups > 0, "up once the link is fast again", 20_000);
+        const now = Date.now();
+        const after: RevocationEntry = { kind: "session", id: id("fast"), before: now, expiresAt: now + HOUR };
+        await link.store.add(after);
+        await heard.until(() => heard.ids().has(`session:${after.id}`), "the push once the link is fast again");
+
+        await link.store.close?.();
+        const end = await settled(link.end(), 15_000);
+        ended = true;
+        expect(end.ok, `the store's connections end once it is closed: ${end.ok ? "" : end.error.message}`).toBe(true);
+      } finally {
+        await link.store.close?.();
+        await link.restore();
+        if (!ended) await settled(link.end(), 1000);
       }
     });
   });

@@ -28,7 +28,7 @@
  * ```
  * @module accounts
  */
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "#platform";
 import type { AdapterUser } from "./adapters.js";
 import {
   AuthError,
@@ -392,12 +392,12 @@ function verifyCookieName(r: Resolved): string {
   return `${r.secure ? "__Host-" : ""}${VERIFY_COOKIE}`;
 }
 
-function verifyCookie(r: Resolved, claims: VerifyClaims, maxAge: number): Cookie {
+async function verifyCookie(r: Resolved, claims: VerifyClaims, maxAge: number): Promise<Cookie> {
   const name = verifyCookieName(r);
   // Padded to one length: the taken path's made-up id is a UUID, the adapter's may be "1" or a
   // cuid, and the sealed cookie's length would tell a free address from a taken one.
   const pad = " ".repeat(Math.max(0, USER_ID_PAD - claims.userId.length));
-  const value = sealToken({ ...claims, pad }, r.config.secrets, name, maxAge);
+  const value = await sealToken({ ...claims, pad }, r.config.secrets, name, maxAge);
   return { name, value, options: { httpOnly: true, sameSite: "lax", path: "/", secure: r.secure, maxAge } };
 }
 
@@ -414,11 +414,11 @@ function resultCookies(cookies: Cookie[]): ResultCookies {
   return { setCookie: cookies.map((c) => serializeCookie(c.name, c.value, c.options)), cookies };
 }
 
-function readVerifyCookie(r: Resolved): VerifyClaims | null {
+async function readVerifyCookie(r: Resolved): Promise<VerifyClaims | null> {
   const name = verifyCookieName(r);
   const raw = r.cookies[name];
   if (!raw) return null;
-  const claims = openToken(raw, r.config.secrets, name);
+  const claims = await openToken(raw, r.config.secrets, name);
   const [email, userId, sendId] = [claims?.email, claims?.userId, claims?.sendId];
   if (typeof email !== "string" || typeof userId !== "string" || typeof sendId !== "string") return null;
   return { email, userId, sendId };
@@ -501,7 +501,7 @@ async function issueVerification(r: Resolved, options: PasswordAccountsOptions, 
   const url = absolute(r, options.urls.verify, { token, email, user: userId });
   return {
     mail: accountMails.verify(email, new URL(r.origin).host, r.config.theme, { url, code, maxAge }),
-    cookie: verifyCookie(r, { email, userId, sendId }, maxAge),
+    cookie: await verifyCookie(r, { email, userId, sendId }, maxAge),
   };
 }
 
@@ -537,7 +537,7 @@ export async function verifyEmail(
 ): Promise<VerifyEmailResult> {
   const r = resolveAccounts(request, config, options, "verifyEmail");
   const attempts = options.codeAttempts ?? 5;
-  const bound = readVerifyCookie(r);
+  const bound = await readVerifyCookie(r);
   const refuse = (reason: string): VerifyEmailResult => {
     r.config.logger.debug("accounts: address verification refused", { reason });
     return { ok: false, error: "invalid", ...resultCookies([]) };
@@ -614,7 +614,7 @@ export async function verifyEmail(
   } else {
     const code = typeof input.code === "string" ? input.code.replace(/[\s-]/g, "") : "";
     const id = proof.sendId;
-    let key: Buffer | undefined;
+    let key: Uint8Array | undefined;
     for (let i = 0; i < attempts && !key; i++) {
       const spent = await consume(r.adapter, r.config.secrets, email, (k) =>
         verifyRecords.attempt(k, email, userId, id, i),

@@ -95,23 +95,28 @@ export interface NextAuthResult {
    * Signs in from a Server Action: redirects (with Next.js's `redirect()`) to the provider, or
    * for credentials to `redirectTo` (the current page by default). A wrong password throws
    * `CredentialsSignin` (with its `code`); every other failure an `AuthError` subclass.
-   * `redirect: false` returns the URL instead.
+   * `redirect: false` returns the URL (a string) instead; its type is `any`, as `next-auth`
+   * declares it, so that code written against `next-auth` compiles unchanged.
    */
   signIn: <R extends boolean = true>(
     provider?: string,
     options?: FormData | ({ redirectTo?: string; redirect?: R } & Record<string, unknown>),
     authorizationParams?: SignInAuthorizationParams,
-  ) => Promise<R extends false ? string : never>;
+    // biome-ignore lint/suspicious/noExplicitAny: next-auth's type (the URL, a string, at run time)
+  ) => Promise<R extends false ? any : never>;
   /**
    * Signs out from a Server Action and redirects to `redirectTo` (the current page by default).
    * `csrfToken` is needed only where the request shows no origin (neither `Origin` nor
    * `Sec-Fetch-Site`, as from a script): the pipeline's token, checked against the CSRF cookie.
+   * `redirect: false` returns `{ redirect: url }` instead; its type is `any`, as `next-auth`
+   * declares it.
    */
   signOut: <R extends boolean = true>(options?: {
     redirectTo?: string;
     redirect?: R;
     csrfToken?: string;
-  }) => Promise<R extends false ? { redirect: string } : never>;
+    // biome-ignore lint/suspicious/noExplicitAny: next-auth's type (`{ redirect: string }` at run time)
+  }) => Promise<R extends false ? any : never>;
   /** Updates the session from the server (the `jwt` callback's `trigger: "update"`); returns the new session. */
   unstable_update: (data: Partial<Session | { user: Partial<Session["user"]> }>) => Promise<Session | null>;
 }

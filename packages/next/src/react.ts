@@ -34,6 +34,7 @@ import {
 export {
   type ClientSafeProvider,
   configureClient,
+  type GetSessionParams,
   getCsrfToken,
   getProviders,
   getSession,
@@ -73,6 +74,11 @@ export interface SessionProviderProps {
   session?: Session | null;
   /** `NextAuth`'s `basePath`; `/api/auth` by default. */
   basePath?: string;
+  /**
+   * Accepted as `next-auth` accepts it, and, as there, not used: in the browser every request
+   * goes to `basePath` on the page's own origin (on a server, `AUTH_URL`'s).
+   */
+  baseUrl?: string;
   /** Fetch the session again every this many seconds (0, the default: never). */
   refetchInterval?: number;
   /** Fetch the session again when the window regains focus (default true). */

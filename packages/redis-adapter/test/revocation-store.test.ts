@@ -13,7 +13,7 @@ import { RedisRevocationStore } from "@latchkey/redis-adapter";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { closers, describeAcrossInstances, run } from "../../core/test/security/revocation-instances.js";
-import { outageBehindProxy } from "../../core/test/security/tcp-proxy.js";
+import { outageBehindProxy, slowLinkBehindProxy } from "../../core/test/security/tcp-proxy.js";
 
 const redisUp = await serviceAvailable("Redis", 6379);
 
@@ -30,15 +30,20 @@ runRevocationStoreConformance(
     };
     // A heartbeat of 200 ms notices the cut at once; the stores of the other tests get 1 s, so
     // that a PING slowed by a loaded machine is not taken for a lost channel.
-    const storeOn = (port: number, heartbeatMs: number) =>
-      RedisRevocationStore(connect(port), connect(port), {
+    const ownStore = (port: number, heartbeatMs: number) => {
+      const [client, subscriber] = [connect(port), connect(port)];
+      const store = RedisRevocationStore(client, subscriber, {
         prefix: `${namespace}revoked:`,
         channel: `${namespace}revocations`,
         heartbeatMs,
       });
+      return { store, end: async () => void (await Promise.all([client.quit(), subscriber.quit()])) };
+    };
+    const storeOn = (port: number, heartbeatMs: number) => ownStore(port, heartbeatMs).store;
     return {
       open: () => storeOn(6379, 1000),
       outage: () => outageBehindProxy(6379, (port) => storeOn(port, 200)),
+      slowLink: () => slowLinkBehindProxy(6379, (port) => ownStore(port, 200)),
       async teardown() {
         const admin = new Redis({ host: "127.0.0.1", port: 6379 });
         const keys = await admin.keys(`${namespace}*`);

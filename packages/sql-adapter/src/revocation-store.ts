@@ -43,15 +43,16 @@ export interface SqlRevocationOptions extends SqlOptions {
   /**
    * PostgreSQL: the `pg.Pool` the Kysely instance runs on (or any object whose `connect()` gives a
    * `pg` client). The store keeps one connection from it to `LISTEN` for pushes (`NOTIFY`, sent in
-   * the statement that saves the entry), reconnected after a failure. Without it (and on SQLite,
-   * MySQL and MariaDB) the store polls the table every `pollMs`.
+   * the statement that saves the entry), reconnected after a failure: never more than one, one
+   * attempt at a time, each given up after `heartbeatMs` and its connection given back. Without it
+   * (and on SQLite, MySQL and MariaDB) the store polls the table every `pollMs`.
    */
   listen?: { connect(): Promise<PgListenClient> };
   /** The `LISTEN/NOTIFY` channel (a lower-case SQL identifier). @default "latchkey_revocations" */
   channel?: string;
   /**
-   * With `listen`: milliseconds between checks that the listening connection answers. Without it:
-   * how long a poll may take. At most 60,000. @default 5000
+   * With `listen`: milliseconds between checks that the listening connection answers, and how
+   * long connecting it may take. Without it: how long a poll may take. At most 60,000. @default 5000
    */
   heartbeatMs?: number;
   /**
@@ -178,8 +179,17 @@ export function SqlRevocationStore(db: AnyKysely, options: SqlRevocationOptions 
 
   // ---- pushes by LISTEN/NOTIFY (PostgreSQL with `listen`)
   const pool = options.listen;
+  /** The connection that LISTENs, once its `LISTEN` answered. */
   let listening: PgListenClient | undefined;
+  /**
+   * The one attempt at a listening connection, from `connect()` until its connection is listening
+   * or given back: every caller (a `subscribe` the list retries after its own timeout, a
+   * reconnection) waits on it rather than taking another connection of the application's pool.
+   */
+  let attempt: { done: Promise<void>; abandon(): void } | undefined;
   let reconnecting: ReturnType<typeof setTimeout> | undefined;
+  /** Set by the first subscription that listened: from then on a lost connection is replaced. */
+  let subscribed = false;
 
   const drop = (client: PgListenClient) => {
     client.removeAllListeners?.("notification");
@@ -194,39 +204,72 @@ export function SqlRevocationStore(db: AnyKysely, options: SqlRevocationOptions 
     }
   };
 
-  const listen = async (from: { connect(): Promise<PgListenClient> }) => {
-    const client = await from.connect();
-    try {
+  const startListening = (from: { connect(): Promise<PgListenClient> }): Promise<void> => {
+    if (attempt) return attempt.done;
+    let client: PgListenClient | undefined;
+    let abandoned = false;
+    const gone = () =>
+      new Error(closed ? "the store is closed" : "the PostgreSQL listener took longer than heartbeatMs");
+    const connectAndListen = async () => {
+      client = await from.connect();
+      if (abandoned || closed) throw gone();
       client.on("notification", (message) => {
         if (message.channel === channel) deliver(listener, message.payload);
       });
       client.on("error", (e) => health.down(e ?? new Error("the PostgreSQL listening connection failed")));
       client.on("end", () => health.down(new Error("the PostgreSQL listening connection ended")));
       await client.query(`LISTEN ${channel}`);
-    } catch (e) {
-      drop(client);
-      throw e;
-    }
-    if (closed) {
-      drop(client);
-      return;
-    }
-    listening = client;
+      if (abandoned || closed) throw gone();
+      listening = client;
+    };
+    const current = {
+      // A connection the attempt took is given back (destroyed: its LISTEN may be under way) on
+      // any failure, an abandoned attempt's included, however late `connect()` answers.
+      done: connectAndListen()
+        .catch((e: unknown) => {
+          if (client) drop(client);
+          throw e;
+        })
+        .finally(() => {
+          if (attempt === current) attempt = undefined;
+          if (!listening) scheduleReconnect();
+        }),
+      abandon() {
+        abandoned = true;
+        if (client) drop(client);
+      },
+    };
+    current.done.catch(() => {});
+    attempt = current;
+    return current.done;
   };
 
+  /** Waits at most `heartbeatMs` for a listening connection; an attempt slower than that is abandoned. */
+  const listenWithin = async (from: { connect(): Promise<PgListenClient> }) => {
+    const done = startListening(from);
+    const current = attempt;
+    const limit = failAfter(heartbeatMs, "connecting the PostgreSQL listener");
+    try {
+      await Promise.race([done, limit.promise]);
+    } catch (e) {
+      current?.abandon();
+      throw e;
+    } finally {
+      limit.cancel();
+    }
+  };
+
+  // The next attempt once the last one has ended (given its connection back): at most one at a time.
   const scheduleReconnect = () => {
-    if (reconnecting || closed || !pool) return;
+    if (reconnecting || attempt || closed || !pool || !subscribed) return;
     reconnecting = setTimeout(
       async () => {
         reconnecting = undefined;
-        const limit = failAfter(heartbeatMs, "reconnecting the PostgreSQL listener");
         try {
-          await Promise.race([listen(pool), limit.promise]);
+          await listenWithin(pool);
           health.up();
         } catch {
-          scheduleReconnect();
-        } finally {
-          limit.cancel();
+          // The attempt's end schedules the next one.
         }
       },
       Math.min(1000, heartbeatMs),
@@ -313,8 +356,8 @@ export function SqlRevocationStore(db: AnyKysely, options: SqlRevocationOptions 
     async subscribe(next) {
       listener = next;
       if (pool) {
-        if (listening) return;
-        await listen(pool);
+        if (!listening) await listenWithin(pool);
+        subscribed = true;
       } else if (since === undefined) {
         // From now (by the database's clock), less the overlap: what was written before is in the
         // load that follows the subscription.
@@ -327,7 +370,9 @@ export function SqlRevocationStore(db: AnyKysely, options: SqlRevocationOptions 
       health.stop();
       clearTimeout(reconnecting);
       listener = undefined;
-      // Destroying the connection ends its LISTEN; an UNLISTEN first could wait on a dead link.
+      // Destroying the connection ends its LISTEN; an UNLISTEN first could wait on a dead link. A
+      // connection still on its way is given back when it arrives.
+      attempt?.abandon();
       if (listening) drop(listening);
       listening = undefined;
     },

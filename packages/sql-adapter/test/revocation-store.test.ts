@@ -17,9 +17,9 @@ import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from "kysely";
 import mysql from "mysql2";
 import mysqlPromise from "mysql2/promise";
 import pg from "pg";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, inject, it, vi } from "vitest";
 import { type Backend, closers, describeAcrossInstances, run } from "../../core/test/security/revocation-instances.js";
-import { outageBehindProxy } from "../../core/test/security/tcp-proxy.js";
+import { outageBehindProxy, slowLinkBehindProxy, startTcpProxy } from "../../core/test/security/tcp-proxy.js";
 
 const database = `latchkey_stores_revoke_${process.pid}_${run}`;
 const sqliteDir = mkdtempSync(join(tmpdir(), "latchkey-revoke-"));
@@ -163,11 +163,12 @@ function postgresConformance(listen: boolean) {
     const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
     await admin.connect();
     await admin.query(`CREATE DATABASE ${database}`);
-    const dbs: AnyKysely[] = [];
-    const store = (heartbeatMs: number) => {
+    const ends: Array<() => Promise<void>> = [];
+    /** A store on a pool of 4 of its own (as the documented setup shares the adapter's), and the pool's end. */
+    const storeOn = (port: number, heartbeatMs: number) => {
       const pool = new pg.Pool({
         host: "127.0.0.1",
-        port: 5432,
+        port,
         user: "postgres",
         database,
         max: 4,
@@ -178,10 +179,15 @@ function postgresConformance(listen: boolean) {
       pool.on("error", () => {});
       pool.on("connect", (client) => client.on("error", () => {}));
       const db: AnyKysely = new Kysely({ dialect: new PostgresDialect({ pool }) });
-      dbs.push(db);
-      return listen
+      const store = listen
         ? SqlRevocationStore(db, { listen: pool, heartbeatMs })
         : SqlRevocationStore(db, { pollMs: 200, heartbeatMs });
+      return { store, end: () => db.destroy() };
+    };
+    const store = (heartbeatMs: number) => {
+      const { store, end } = storeOn(5432, heartbeatMs);
+      ends.push(end);
+      return store;
     };
     const migrator: AnyKysely = new Kysely({
       dialect: new PostgresDialect({ pool: new pg.Pool({ host: "127.0.0.1", user: "postgres", database }) }),
@@ -201,8 +207,9 @@ function postgresConformance(listen: boolean) {
           close: async () => {},
         };
       },
+      slowLink: () => slowLinkBehindProxy(5432, (port) => storeOn(port, 200)),
       async teardown() {
-        await Promise.all(dbs.map((db) => db.destroy().catch(() => {})));
+        await Promise.all(ends.map((end) => end().catch(() => {})));
         await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
         await admin.end();
       },
@@ -229,11 +236,15 @@ runRevocationStoreConformance(
     const admin = await mysqlPromise.createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
     await admin.query(`CREATE DATABASE ${database}`);
     const dbs: AnyKysely[] = [];
-    const storeOn = (port: number, heartbeatMs: number) => {
+    const ownStore = (port: number, heartbeatMs: number) => {
       const pool = mysql.createPool({ host: "127.0.0.1", port, user: "root", database, connectTimeout: 1000 });
       const db: AnyKysely = new Kysely({ dialect: new MysqlDialect({ pool }) });
+      return { store: SqlRevocationStore(db, { pollMs: 200, heartbeatMs }), end: () => db.destroy(), db };
+    };
+    const storeOn = (port: number, heartbeatMs: number) => {
+      const { store, db } = ownStore(port, heartbeatMs);
       dbs.push(db);
-      return SqlRevocationStore(db, { pollMs: 200, heartbeatMs });
+      return store;
     };
     const migrator: AnyKysely = new Kysely({
       dialect: new MysqlDialect({ pool: mysql.createPool({ host: "127.0.0.1", user: "root", database }) }),
@@ -243,6 +254,7 @@ runRevocationStoreConformance(
     return {
       open: () => storeOn(3306, 1000),
       outage: () => outageBehindProxy(3306, (port) => storeOn(port, 200)),
+      slowLink: () => slowLinkBehindProxy(3306, (port) => ownStore(port, 200)),
       async teardown() {
         await Promise.all(dbs.map((db) => db.destroy().catch(() => {})));
         await admin.query(`DROP DATABASE IF EXISTS ${database}`);
@@ -272,6 +284,145 @@ runRevocationStoreConformance("SqlRevocationStore (SQLite, polling)", async () =
       rmSync(dir, { recursive: true, force: true });
     },
   };
+});
+
+// ---- A link slower than the heartbeat (issue 34.5): what the store takes from the application's
+// pool, counted on the real pool while PostgreSQL answers through a proxy adding 250 ms each way.
+describe.skipIf(!postgresServer)("SqlRevocationStore (PostgreSQL) over a link slower than its heartbeat", () => {
+  const scale = inject("timeScale");
+
+  /** A scratch database, a proxy to PostgreSQL, a pool of 4 through it, and what the pool lends out. */
+  async function slowPool() {
+    const database = scratch("revoke_slow");
+    const admin = new pg.Client({ host: "127.0.0.1", port: 5432, user: "postgres", database: "postgres" });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    const migrator: AnyKysely = new Kysely({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ host: "127.0.0.1", user: "postgres", database }) }),
+    });
+    await migrate(migrator);
+    await migrator.destroy();
+    const proxy = await startTcpProxy(5432);
+    const pool = new pg.Pool({ host: "127.0.0.1", port: proxy.port, user: "postgres", database, max: 4 });
+    pool.on("error", () => {});
+    pool.on("connect", (client) => client.on("error", () => {}));
+    // Connections lent out at once, at most, from the pool's own events.
+    const lent = { now: 0, most: 0, total: 0 };
+    pool.on("acquire", () => {
+      lent.now += 1;
+      lent.total += 1;
+      lent.most = Math.max(lent.most, lent.now);
+    });
+    pool.on("release", () => {
+      lent.now -= 1;
+    });
+    const db: AnyKysely = new Kysely({ dialect: new PostgresDialect({ pool }) });
+    return {
+      pool,
+      db,
+      proxy,
+      lent,
+      async cleanup() {
+        await proxy.close();
+        await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+        await admin.end();
+      },
+    };
+  }
+
+  /** A listener that counts the store's `down` reports. */
+  const counting = (on: { downs: number }) => ({
+    entry: () => {},
+    down: () => {
+      on.downs += 1;
+    },
+    up: () => {},
+  });
+
+  it("attack: 250 ms of latency on a pool of 4 (listen): the listener never holds more than one connection at once however often it reconnects, add and load still answer, and the pool ends once the store is closed", async () => {
+    const { pool, db, proxy, lent, cleanup } = await slowPool();
+    // The listener's connections, counted from the moment it asks the pool until it gives one back.
+    const listener = { now: 0, most: 0, asked: 0 };
+    const listen = {
+      async connect() {
+        listener.asked += 1;
+        listener.now += 1;
+        listener.most = Math.max(listener.most, listener.now);
+        let client: pg.PoolClient;
+        try {
+          client = await pool.connect();
+        } catch (e) {
+          listener.now -= 1;
+          throw e;
+        }
+        const release = client.release.bind(client);
+        let given = false;
+        client.release = (destroy?: boolean | Error) => {
+          if (!given) listener.now -= 1;
+          given = true;
+          return release(destroy);
+        };
+        return client;
+      },
+    };
+    const store = SqlRevocationStore(db, { listen, heartbeatMs: 200 });
+    const on = { downs: 0 };
+    let ended = false;
+    try {
+      await store.subscribe(counting(on));
+      proxy.delayMs = 250;
+      await proxy.setMode("delay");
+      await vi.waitFor(() => expect(on.downs).toBeGreaterThan(0), { timeout: 10_000 * scale, interval: 20 });
+      // Four reconnections while every one takes longer than the heartbeat (each abandoned).
+      const asked = listener.asked;
+      await vi.waitFor(() => expect(listener.asked).toBeGreaterThanOrEqual(asked + 4), {
+        timeout: 30_000 * scale,
+        interval: 20,
+      });
+      const now = Date.now();
+      await expect(store.add({ kind: "user", id: "slow", before: now, expiresAt: now + 60_000 })).resolves.toBe(
+        undefined,
+      );
+      expect((await store.load()).map((e) => e.id)).toContain("slow");
+      expect(listener.most, "connections the listener held at once").toBe(1);
+      await store.close?.();
+      const end = await Promise.race([
+        db.destroy().then(() => "ended"),
+        new Promise((resolve) => setTimeout(resolve, 15_000 * scale, "hung")),
+      ]);
+      ended = end === "ended";
+      expect(end, "pool.end() once the store is closed").toBe("ended");
+      expect(lent.now).toBe(0);
+    } finally {
+      await store.close?.();
+      if (!ended) await Promise.race([db.destroy(), new Promise((resolve) => setTimeout(resolve, 1000))]);
+      await cleanup();
+    }
+  });
+
+  it("attack: 250 ms of latency on a pool of 4 (polling): polls slower than the heartbeat never run two at once, so they hold at most one connection", async () => {
+    const { db, proxy, lent, cleanup } = await slowPool();
+    const store = SqlRevocationStore(db, { pollMs: 200, heartbeatMs: 200 });
+    const on = { downs: 0 };
+    try {
+      await store.subscribe(counting(on));
+      proxy.delayMs = 250;
+      await proxy.setMode("delay");
+      await vi.waitFor(() => expect(on.downs).toBeGreaterThan(0), { timeout: 10_000 * scale, interval: 20 });
+      lent.most = lent.now;
+      // Eight more statements of the polls (four polls), each far slower than the heartbeat.
+      const total = lent.total;
+      await vi.waitFor(() => expect(lent.total).toBeGreaterThanOrEqual(total + 8), {
+        timeout: 30_000 * scale,
+        interval: 20,
+      });
+      expect(lent.most, "connections the polls held at once").toBe(1);
+    } finally {
+      await store.close?.();
+      await db.destroy();
+      await cleanup();
+    }
+  });
 });
 
 describe("SqlRevocationStore (SQLite)", () => {

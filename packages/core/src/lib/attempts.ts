@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import { isIPv4, isIPv6 } from "node:net";
+import { hash, isIP, toBase64url } from "#platform";
 import { AuthError, RateLimited } from "../errors.js";
 import { MemoryRateLimitStore, type RateLimit, type RateLimitHit, type RateLimitStore } from "../rate-limit.js";
 import type { Awaitable } from "../shapes/data.js";
@@ -19,9 +18,9 @@ export function clientKey(address: string | null | undefined): string | undefine
   if (typeof address !== "string") return undefined;
   const value = address.trim().toLowerCase();
   if (!value) return undefined;
-  if (value.startsWith("::ffff:") && isIPv4(value.slice(7))) return value.slice(7);
+  if (value.startsWith("::ffff:") && isIP(value.slice(7)) === 4) return value.slice(7);
   const [bare = ""] = value.split("%");
-  if (!isIPv6(bare)) return value.slice(0, 100);
+  if (isIP(bare) !== 6) return value.slice(0, 100);
   const [head = "", tail] = bare.split("::");
   const first = head ? head.split(":") : [];
   let groups = first;
@@ -41,7 +40,7 @@ export function clientKey(address: string | null | undefined): string | undefine
  * one counter, then hashed: a shared store never holds e-mail addresses or user names in clear.
  */
 function identifierDigest(identifier: string): string {
-  return createHash("sha256").update(foldIdentifier(identifier)).digest("base64url").slice(0, 32);
+  return toBase64url(hash("sha256", foldIdentifier(identifier))).slice(0, 32);
 }
 
 interface Counter {

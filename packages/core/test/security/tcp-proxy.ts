@@ -47,11 +47,32 @@ export async function startTcpProxy(targetPort: number, targetHost = "127.0.0.1"
   let port = 0;
   const sockets = new Set<Socket>();
 
+  // Each direction keeps its bytes in order: a chunk that arrives once the link is fast again
+  // waits behind those still delayed (a protocol's stream never has its bytes reordered).
   const forward = (from: Socket, to: Socket, state: { delayMs: number }) => {
-    from.on("data", (chunk) => {
+    const queue: Array<{ at: number; chunk: Buffer }> = [];
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const drain = () => {
+      timer = undefined;
+      for (let head = queue[0]; head; head = queue[0]) {
+        const wait = head.at - performance.now();
+        if (wait > 0) {
+          timer = setTimeout(drain, wait);
+          return;
+        }
+        queue.shift();
+        if (to.writable) to.write(head.chunk);
+      }
+    };
+    from.on("data", (chunk: Buffer) => {
       if (mode === "blackhole") return;
-      if (mode === "delay") setTimeout(() => to.writable && to.write(chunk), state.delayMs);
-      else if (to.writable) to.write(chunk);
+      if (mode !== "delay" && queue.length === 0) {
+        if (to.writable) to.write(chunk);
+        return;
+      }
+      const due = mode === "delay" ? performance.now() + state.delayMs : 0;
+      queue.push({ at: Math.max(due, queue.at(-1)?.at ?? 0), chunk });
+      if (!timer) drain();
     });
   };
 
@@ -119,5 +140,37 @@ export async function outageBehindProxy<S>(targetPort: number, storeOn: (port: n
     cut: () => proxy.setMode("refuse"),
     restore: () => proxy.setMode("pass"),
     close: () => proxy.close(),
+  };
+}
+
+/**
+ * A link a test slows down for real (the `slowLink` of the adapter-test suites): the store built
+ * by `storeOn` talks to the server at `targetPort` through a new proxy; `slow(ms)` delays every
+ * chunk by `ms` each way (connections already open included), `restore` lets them through at
+ * once again, and `end` runs the store's own `end` (its pool's or client's) and closes the proxy.
+ *
+ * @example
+ * slowLink: () => slowLinkBehindProxy(5432, (port) => { const pool = ...; return { store, end: () => pool.end() } })
+ */
+export async function slowLinkBehindProxy<S>(
+  targetPort: number,
+  storeOn: (port: number) => { store: S; end: () => Promise<void> },
+) {
+  const proxy = await startTcpProxy(targetPort);
+  const { store, end } = storeOn(proxy.port);
+  return {
+    store,
+    async slow(ms: number) {
+      proxy.delayMs = ms;
+      await proxy.setMode("delay");
+    },
+    restore: () => proxy.setMode("pass"),
+    async end() {
+      try {
+        await end();
+      } finally {
+        await proxy.close();
+      }
+    },
   };
 }

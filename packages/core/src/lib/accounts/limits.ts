@@ -3,7 +3,7 @@
  * reset forms, current passwords) per address, per client address and per pair, counted in the
  * configuration's rate-limit store (`rateLimit.store`, shared by every instance when it is Redis).
  */
-import { createHash } from "node:crypto";
+import { hash, toBase64url } from "#platform";
 import { RateLimited } from "../../errors.js";
 import type { RateLimit, RateLimitHit } from "../../rate-limit.js";
 import { clientKey } from "../attempts.js";
@@ -31,7 +31,7 @@ export const defaultAccountLimits: AccountLimits = {
 };
 
 function digest(value: string): string {
-  return createHash("sha256").update(foldIdentifier(value)).digest("base64url").slice(0, 32);
+  return toBase64url(hash("sha256", foldIdentifier(value))).slice(0, 32);
 }
 
 /**

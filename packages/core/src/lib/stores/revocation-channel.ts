@@ -4,7 +4,7 @@
  * `down` and `up` to the list). The stores themselves live with their databases
  * (`@latchkey/redis-adapter`, `@latchkey/sql-adapter`); `@latchkey/core/stores` exports these.
  */
-import { createHash } from "node:crypto";
+import { hash, toHex } from "#platform";
 import type { RevocationEntry, RevocationListener, SessionChange } from "../../shapes/revocation.js";
 import { errorOf } from "../error-of.js";
 import { fieldOf } from "../merge.js";
@@ -68,7 +68,7 @@ export function decodeSessionChange(text: string | undefined | null): SessionCha
  * ```
  */
 export function sessionKeyOf(sessionToken: string): string {
-  return createHash("sha256").update(sessionToken).digest("hex");
+  return toHex(hash("sha256", sessionToken));
 }
 
 /**
@@ -122,6 +122,11 @@ export function revocationHeartbeatMs(store: string, value: number | undefined):
  * `timeoutMs` (default `heartbeatMs`), or the listener hears `down`; the first answer after that
  * gives `up`. Connection events of a client call `down` / `up` directly; both are reported only on
  * a change. `onDown` runs on every `down` (a store replaces its connection there).
+ *
+ * One check at a time: a check given up at its timeout may still be running on what it holds (a
+ * connection of the application's pool, a command queued on the subscriber), so the next one
+ * starts only once it has ended. Before, a link slower than the heartbeat ran a new poll every
+ * period beside the ones still running until they held every connection of the pool.
  */
 export class ChannelHealth {
   #up = true;
@@ -171,19 +176,23 @@ export class ChannelHealth {
     this.#listener()?.up();
   }
 
-  /** One check: `up` when it answers in time, `down` otherwise. */
+  /** One check: `up` when it answers in time, `down` otherwise; none while the last is still running. */
   async beat(): Promise<void> {
     if (this.#checking) return;
     this.#checking = true;
+    const check = Promise.resolve().then(() => this.#check());
+    const ended = () => {
+      this.#checking = false;
+    };
+    check.then(ended, ended);
     const limit = failAfter(this.#timeoutMs, "revocation heartbeat");
     try {
-      await Promise.race([this.#check(), limit.promise]);
+      await Promise.race([check, limit.promise]);
       this.up();
     } catch (e) {
       this.down(errorOf(e));
     } finally {
       limit.cancel();
-      this.#checking = false;
     }
   }
 }

@@ -129,7 +129,7 @@ export async function sendSignInLink(
     await withdraw(records);
     throw new EmailSignInError("The sign-in e-mail could not be sent", { err: errorOf(e), provider: provider.id });
   }
-  if (sendId) setCodeCookie(req, ctx, provider, { identifier, sendId });
+  if (sendId) await setCodeCookie(req, ctx, provider, { identifier, sendId });
   return { redirect: target, cookies: ctx.cookies };
 }
 

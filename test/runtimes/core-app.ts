@@ -1,8 +1,9 @@
 /**
  * The application every runtime serves for the pipeline's checks (`scenario.ts`): `Auth(request,
- * config)` under `/auth`, and `/me` answering `getSession(request, config)` as JSON. Its
- * variables arrive as an object (a Worker's `env`, or `process.env`, `Bun.env`, `Deno.env`), so
- * one module runs everywhere; each runtime's entry (`entries/`) serves it.
+ * config)` under `/auth`, and `/me` answering `getSession(request, config)` as JSON. A Worker
+ * module: workerd calls its `fetch` with the Worker's variables, the Edge runtime host with
+ * Next.js's `process.env`, and the launchers of `serve/` with `process.env`, `Bun.env` or
+ * `Deno.env`. The application is made by the first request, once per isolate.
  */
 import { Auth, type AuthConfig, getSession } from "@latchkey/core";
 import { verifyPassword } from "@latchkey/core/password";
@@ -17,8 +18,8 @@ export interface CoreAppEnv {
 /** Ada, the one user: her password is checked against `PASSWORD_HASH`. */
 export const ADA = { id: "u1", name: "Ada Lovelace", email: "ada@example.com" };
 
-/** The application for `env`: a `fetch` each runtime's entry serves. */
-export function coreApp(env: CoreAppEnv): { fetch(request: Request): Promise<Response> } {
+/** The application for `env`. */
+function coreApp(env: CoreAppEnv): { fetch(request: Request): Promise<Response> } {
   const hash = env.PASSWORD_HASH ?? "";
   const config: AuthConfig = {
     secret: env.AUTH_SECRET,
@@ -41,3 +42,12 @@ export function coreApp(env: CoreAppEnv): { fetch(request: Request): Promise<Res
     },
   };
 }
+
+let app: ReturnType<typeof coreApp> | undefined;
+
+export default {
+  fetch(request: Request, env: CoreAppEnv): Promise<Response> {
+    app ??= coreApp(env);
+    return app.fetch(request);
+  },
+};

@@ -11,17 +11,18 @@ import { join } from "node:path";
 import { type ServerProcess, startServerProcess } from "../support/server-process.js";
 import { bundleForEdge, compileForNode, root } from "./bundle.js";
 
-/** An application and its entry on each runtime (TypeScript or built JavaScript). */
+/**
+ * An application and how each runtime starts it: the arguments of `node`, `bun` and `deno run`
+ * (an entry of its own, or a launcher of `serve/` and the Worker module it serves; TypeScript or
+ * built JavaScript), and its Worker module for workerd and the Edge runtime.
+ */
 export interface RuntimeApp {
   name: string;
   entries: {
-    /** Serves it on Node.js (`node:http`). */
-    node: string;
-    /** `Bun.serve`. */
-    bun: string;
-    /** `Deno.serve`. */
-    deno: string;
-    /** A Worker module (`export default { fetch(request, env) }`): workerd, and the Edge runtime. */
+    node: string[];
+    bun: string[];
+    deno: string[];
+    /** `export default { fetch(request, env) }`. */
     worker: string;
   };
 }
@@ -42,20 +43,17 @@ const timeoutMs = 60_000;
 export const node: Runtime = {
   name: `Node.js ${process.versions.node}`,
   async start(app, env, folder) {
-    const entry = app.entries.node.endsWith(".ts") ? await compileForNode(app.entries.node, folder) : app.entries.node;
-    return startServerProcess([entry], {
-      env: baseEnv(env),
-      name: `${app.name} on Node.js`,
-      ready: listening,
-      timeoutMs,
-    });
+    const args = await Promise.all(
+      app.entries.node.map((file) => (file.endsWith(".ts") ? compileForNode(file, folder) : file)),
+    );
+    return startServerProcess(args, { env: baseEnv(env), name: `${app.name} on Node.js`, ready: listening, timeoutMs });
   },
 };
 
 export const bun: Runtime = {
   name: "Bun",
   start: (app, env) =>
-    startServerProcess([app.entries.bun], {
+    startServerProcess(app.entries.bun, {
       command: bin("bun"),
       env: baseEnv(env),
       name: `${app.name} on Bun`,
@@ -72,11 +70,11 @@ export const deno: Runtime = {
         "run",
         "--no-lock",
         // This folder's TypeScript imports its siblings as `.js`, as tsc wants; the built demo needs nothing.
-        ...(app.entries.deno.endsWith(".ts") ? ["--sloppy-imports"] : []),
+        ...(app.entries.deno.some((file) => file.endsWith(".ts")) ? ["--sloppy-imports"] : []),
         "--allow-net=127.0.0.1",
         "--allow-env",
         "--allow-read",
-        app.entries.deno,
+        ...app.entries.deno,
       ],
       {
         command: bin("deno"),

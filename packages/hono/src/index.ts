@@ -1,9 +1,8 @@
 /**
- * Latchkey for Hono on Node.js (`@hono/node-server`): mount the actions with `HonoAuth`, read the
- * session with `getSession(c, config)` (or `c.get("session")` after `session(config)`), and guard
- * routes with `requireAuth(config)`. The core needs Node's built-ins (`node:crypto`, ...): Bun and
- * Deno may run it through their Node compatibility, which is not tested; Cloudflare Workers and
- * other edge runtimes do not run it.
+ * Latchkey for Hono: mount the actions with `HonoAuth`, read the session with `getSession(c,
+ * config)` (or `c.get("session")` after `session(config)`), and guard routes with
+ * `requireAuth(config)`. Tested on Node.js (`@hono/node-server`), Bun, Deno, Cloudflare Workers
+ * (`workerd` with `nodejs_compat`) and Next.js's Edge runtime (the repository's `test/runtimes`).
  *
  * @example
  * ```ts
@@ -39,7 +38,7 @@ export type * from "@latchkey/core/types";
 /** The context variables Latchkey sets: `c.get("session")`. */
 export type SessionVariables<S> = { Variables: { session: S } };
 
-/** Where a request arrived and its cookies: the URL `@hono/node-server` built from `Host`. */
+/** Where a request arrived and its cookies: its URL (on Node.js, the one `@hono/node-server` built from `Host`). */
 function arrival(c: Context, url = new URL(c.req.url)) {
   return { protocol: url.protocol, host: url.host, cookieHeader: c.req.header("cookie") };
 }

@@ -34,11 +34,16 @@ import {
   AuthError,
   InvalidConfiguration,
   MissingAdapterMethods,
-  RateLimited,
   SessionCookieTooLarge,
   SignOutError,
 } from "./errors.js";
-import { type AccountLimits, countAccountEvent, defaultAccountLimits } from "./lib/accounts/limits.js";
+import {
+  type AccountEvent,
+  type AccountLimits,
+  accountLimitsOf,
+  countAccountEvent,
+  firstResetOfLinkLife,
+} from "./lib/accounts/limits.js";
 import { type AccountMail, accountMails } from "./lib/accounts/mail.js";
 import {
   accountKey,
@@ -111,6 +116,9 @@ export class MemoryPasswordStore implements PasswordStore {
     this.#hashes.set(userId, hash);
   }
 }
+
+/** Seconds a reset link works unless `resetMaxAge` says otherwise. */
+const RESET_MAX_AGE = 1800;
 
 /** Options of every function of this module. */
 export interface PasswordAccountsOptions {
@@ -308,7 +316,7 @@ function resolveAccounts(
     cookies,
     sessionCookie: cookie?.name ?? null,
     sessionCookieOptions: cookie,
-    limits: { ...defaultAccountLimits, ...options.limits },
+    limits: accountLimitsOf(options.limits),
     send: senderOf(resolved, options),
   };
 }
@@ -327,20 +335,15 @@ function normalized(email: unknown): string | null {
   }
 }
 
-/** Counts an event, answering `rate-limited` instead of throwing. */
+/** Counts an event: null when counted, else the `rate-limited` answer. */
 async function limited(
   r: Resolved,
-  kind: "mail" | "submit",
+  event: AccountEvent,
   subject: string | null,
   clientAddress: string | undefined,
 ): Promise<RateLimitedResult | null> {
-  try {
-    await countAccountEvent(r.config, r.limits, kind, subject, clientAddress);
-    return null;
-  } catch (e) {
-    if (e instanceof RateLimited) return { ok: false, error: "rate-limited", retryAfter: e.retryAfter ?? 60 };
-    throw e;
-  }
+  const refused = await countAccountEvent(r.config, r.limits, event, subject, clientAddress);
+  return refused && { ok: false, error: "rate-limited", retryAfter: refused.retryAfter };
 }
 
 /** Policy, then breached check, of a new password: the password when it may be used. */
@@ -453,7 +456,7 @@ export async function signUp(
   const name = typeof input.name === "string" && input.name.trim() !== "" ? input.name.trim().slice(0, 200) : null;
   const accepted = await checkNewPassword(options, input.password, [email, name]);
   if (!accepted.ok) return accepted;
-  const overLimit = await limited(r, "mail", email, input.clientAddress);
+  const overLimit = await limited(r, "sign-up", email, input.clientAddress);
   if (overLimit) return overLimit;
 
   // The same work on both paths: the hash, the records, the cookie and one e-mail.
@@ -651,8 +654,11 @@ export async function verifyEmail(
 /**
  * Mails a reset link to the address when it has an account, and a "no account with this address"
  * note otherwise: the same answer, `{ ok: true }`, and the same work (a token made and hashed, one
- * e-mail) either way. Limited per address and per client (`rate-limited`), so a flood of requests
- * sends a handful of e-mails. The token (256 bits) is stored as a keyed hash bound to the address,
+ * e-mail) either way. A flood sends a handful of e-mails: past `limits.mailPerClient` a client is
+ * answered `rate-limited`; past `limits.resetMailPerAddress` (reset e-mails only: sign-ups count
+ * apart) one e-mail per `resetMaxAge` still goes out and the others are answered `{ ok: true }`
+ * with nothing sent, so the address always holds a link that works and nobody's requests keep its
+ * owner from a reset. The token (256 bits) is stored as a keyed hash bound to the address,
  * the user and the user's current password, works once, within `resetMaxAge`, and not at all once
  * the password has changed (by this link, another one, or `changePassword`).
  *
@@ -670,9 +676,16 @@ export async function requestPasswordReset(
   const r = resolveAccounts(request, config, options, "requestPasswordReset");
   const email = normalized(input.email);
   if (!email) return { ok: false, error: "invalid-email" };
-  const overLimit = await limited(r, "mail", email, input.clientAddress);
-  if (overLimit) return overLimit;
-  const maxAge = options.resetMaxAge ?? 1800;
+  const maxAge = options.resetMaxAge ?? RESET_MAX_AGE;
+  const refused = await countAccountEvent(r.config, r.limits, "reset", email, input.clientAddress);
+  if (refused?.over === "client") return { ok: false, error: "rate-limited", retryAfter: refused.retryAfter };
+  // Past the address's limit, one e-mail per link life still goes out, and the rest are answered
+  // as usual with nothing sent: the address always holds a link that works, whoever spent its
+  // budget, so a stranger's requests never stand between its owner and a reset.
+  if (refused && !(await firstResetOfLinkLife(r.config, email, maxAge))) {
+    r.config.logger.debug("accounts: reset e-mail not sent, the address holds one whose link still works");
+    return { ok: true };
+  }
   const user = await r.adapter.getUserByEmail(email);
   const userId = user ? String(user.id) : randomUUID();
   const token = randomToken();

@@ -741,7 +741,8 @@ function passwordAccountInputs(): FuzzTarget {
     send: async (mail) => void mails.push(mail),
     // The limits have their own tests; here they would turn most inputs into "rate-limited".
     limits: {
-      mailPerAddress: { max: 1e9, windowSeconds: 60 },
+      signUpMailPerAddress: { max: 1e9, windowSeconds: 60 },
+      resetMailPerAddress: { max: 1e9, windowSeconds: 60 },
       mailPerClient: { max: 1e9, windowSeconds: 60 },
       submitPerAddress: { max: 1e9, windowSeconds: 60 },
       submitPerClient: { max: 1e9, windowSeconds: 60 },

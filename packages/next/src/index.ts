@@ -16,7 +16,6 @@
  * ```
  * @module @latchkey/next
  */
-import "./runtime-check.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthConfig, Awaitable, Session } from "@latchkey/core";
 import { forbidCaching, serve, toResponse, warnOnceFor } from "@latchkey/core/internal";
@@ -33,7 +32,6 @@ import {
 } from "./convert.js";
 import { nextConfig, nextEnv } from "./env.js";
 import { loadedNextHeaders, loadedNextServer, nextHeaders, nextServer } from "./next-modules.js";
-import { assertNodeRuntime } from "./runtime.js";
 
 export { customFetch, skipCSRFCheck } from "@latchkey/core";
 export * from "@latchkey/core/errors";
@@ -224,7 +222,6 @@ async function handleAuth(
   source: NextAuthConfig,
   handler?: (req: NextAuthRequest, ctx: never) => unknown,
 ): Promise<Response> {
-  assertNodeRuntime();
   const config = nextConfig(source as AuthConfig);
   const server = loadedNextServer() ?? (await nextServer());
   const { NextResponse } = server;
@@ -335,7 +332,6 @@ function adviseClientAddress(config: AuthConfig): void {
  * ```
  */
 export default function NextAuth(config: ConfigSource): NextAuthResult {
-  assertNodeRuntime();
   // A configuration object is prepared now, as next-auth does: the application's own object then
   // carries the secret and the base path for the core's server-side functions it is passed to
   // (`secondFactorStatus(config, ...)`), before any request has been served.
@@ -347,14 +343,12 @@ export default function NextAuth(config: ConfigSource): NextAuthResult {
     fixed ? nextConfig(fixed) : nextConfig((await configFor(request)) as AuthConfig);
 
   const httpHandler = async (request: NextRequest | Request): Promise<Response> => {
-    assertNodeRuntime();
     const c = await resolved(request as NextRequest);
     adviseClientAddress(c);
     return toResponse(await serve(routeIncoming(request, c), c, { env: nextEnv }));
   };
 
   function auth(...args: unknown[]): unknown {
-    assertNodeRuntime();
     // The configuration object's own path stays synchronous: a Route Handler calling auth() pays
     // for no promise it does not need (each costs more under Next.js's async context tracking).
     if (args.length === 0)

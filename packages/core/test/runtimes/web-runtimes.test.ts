@@ -18,6 +18,7 @@ import { EdgeRuntime } from "edge-runtime";
 import { build, type Plugin } from "esbuild";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CookieJar } from "../helpers.js";
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
 const SECRET = "runtime-test-secret-0123456789-abcdefghij";
@@ -97,39 +98,20 @@ async function workerd(): Promise<Runtime & { inputs: string[] }> {
   };
 }
 
-/** The cookies of a browser: applies Set-Cookie (deletions included), sends Cookie. */
-class Jar {
-  readonly cookies = new Map<string, string>();
-  apply(response: Response): this {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = "", ...attributes] = line.split(";");
-      const name = pair.slice(0, pair.indexOf("=")).trim();
-      const value = pair.slice(pair.indexOf("=") + 1).trim();
-      const expired = attributes.some((a) => /^\s*(max-age=0|expires=Thu, 01 Jan 1970)/i.test(a));
-      if (expired || value === "") this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    return this;
-  }
-  header(): string {
-    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
-  }
-}
-
 const post = (body: unknown): RequestInit => ({
   method: "POST",
   headers: { "content-type": "application/json" },
   body: JSON.stringify(body),
 });
 
-async function csrf(runtime: Runtime, jar: Jar): Promise<string> {
+async function csrf(runtime: Runtime, jar: CookieJar): Promise<string> {
   const response = await runtime.fetch("/auth/csrf", { headers: { cookie: jar.header() } });
   jar.apply(response);
   const { csrfToken } = (await response.json()) as { csrfToken: string };
   return csrfToken;
 }
 
-async function signIn(runtime: Runtime, jar: Jar, password: string): Promise<Response> {
+async function signIn(runtime: Runtime, jar: CookieJar, password: string): Promise<Response> {
   const csrfToken = await csrf(runtime, jar);
   const response = await runtime.fetch("/auth/callback/credentials", {
     method: "POST",
@@ -141,7 +123,7 @@ async function signIn(runtime: Runtime, jar: Jar, password: string): Promise<Res
   return response;
 }
 
-async function session(runtime: Runtime, jar: Jar): Promise<{ user?: { name?: string } } | null> {
+async function session(runtime: Runtime, jar: CookieJar): Promise<{ user?: { name?: string } } | null> {
   const response = await runtime.fetch("/auth/session", { headers: { cookie: jar.header() } });
   jar.apply(response);
   expect(response.status).toBe(200);
@@ -166,13 +148,13 @@ describe.each([
   });
 
   it("signs in with credentials, reads the session, refuses a wrong password, and signs out", async () => {
-    const wrong = new Jar();
+    const wrong = new CookieJar();
     const refused = await signIn(runtime, wrong, "not-the-password");
     expect(refused.status).toBe(302);
     expect(refused.headers.get("location")).toContain("error=CredentialsSignin");
     expect(wrong.cookies.has(SESSION)).toBe(false);
 
-    const jar = new Jar();
+    const jar = new CookieJar();
     const signedIn = await signIn(runtime, jar, "lovelace");
     expect(signedIn.status).toBe(302);
     expect(jar.cookies.has(SESSION)).toBe(true);
@@ -192,7 +174,7 @@ describe.each([
   });
 
   it("reads a tampered session cookie as signed out, and clears it", async () => {
-    const jar = new Jar();
+    const jar = new CookieJar();
     await signIn(runtime, jar, "lovelace");
     const token = jar.cookies.get(SESSION) ?? "";
     const parts = token.split(".");
@@ -209,7 +191,7 @@ describe.each([
       secret: SECRET,
       salt: SESSION,
     });
-    const jar = new Jar();
+    const jar = new CookieJar();
     jar.cookies.set(SESSION, fromAuthjs);
     expect((await session(runtime, jar))?.user?.name).toBe("Grace Hopper");
     const decoded = await (await runtime.fetch("/runtime/jwt/decode", post({ token: fromAuthjs }))).json();

@@ -3,7 +3,8 @@ import type { ResolvedConfig } from "../config-types.js";
 import { expiredCookie } from "../cookies.js";
 import { warnOnce } from "../logger.js";
 import { amrOf } from "./jwt-strategy.js";
-import type { SessionRead, SessionReadOptions } from "./read.js";
+import type { SessionRead, SessionReadOptions, SessionSubject } from "./read.js";
+import { databaseSessionId } from "./session-id.js";
 
 /**
  * Reads (and on update, changes) a database session. An expired session is deleted; the expiry
@@ -63,7 +64,9 @@ export async function readDatabaseSession(config: ResolvedConfig, options: Sessi
   });
   const result = withoutSessionToken(config, returned, sessionToken);
   await config.events.session?.({ session: result });
-  return { session: result, cookies, amr: amrOf(session.amr) };
+  const identity: SessionSubject = { userId: user.id, sessionId: databaseSessionId(config, sessionToken) };
+  if (session.createdAt) identity.authTime = Math.floor(session.createdAt.valueOf() / 1000);
+  return { session: result, cookies, amr: amrOf(session.amr), identity };
 }
 
 /**

@@ -28,17 +28,22 @@
  * ```
  * @module accounts
  */
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "#platform";
 import type { AdapterUser } from "./adapters.js";
 import {
   AuthError,
   InvalidConfiguration,
   MissingAdapterMethods,
-  RateLimited,
   SessionCookieTooLarge,
   SignOutError,
 } from "./errors.js";
-import { type AccountLimits, countAccountEvent, defaultAccountLimits } from "./lib/accounts/limits.js";
+import {
+  type AccountEvent,
+  type AccountLimits,
+  accountLimitsOf,
+  countAccountEvent,
+  firstResetOfLinkLife,
+} from "./lib/accounts/limits.js";
 import { type AccountMail, accountMails } from "./lib/accounts/mail.js";
 import {
   accountKey,
@@ -111,6 +116,9 @@ export class MemoryPasswordStore implements PasswordStore {
     this.#hashes.set(userId, hash);
   }
 }
+
+/** Seconds a reset link works unless `resetMaxAge` says otherwise. */
+const RESET_MAX_AGE = 1800;
 
 /** Options of every function of this module. */
 export interface PasswordAccountsOptions {
@@ -308,7 +316,7 @@ function resolveAccounts(
     cookies,
     sessionCookie: cookie?.name ?? null,
     sessionCookieOptions: cookie,
-    limits: { ...defaultAccountLimits, ...options.limits },
+    limits: accountLimitsOf(options.limits),
     send: senderOf(resolved, options),
   };
 }
@@ -327,20 +335,15 @@ function normalized(email: unknown): string | null {
   }
 }
 
-/** Counts an event, answering `rate-limited` instead of throwing. */
+/** Counts an event: null when counted, else the `rate-limited` answer. */
 async function limited(
   r: Resolved,
-  kind: "mail" | "submit",
+  event: AccountEvent,
   subject: string | null,
   clientAddress: string | undefined,
 ): Promise<RateLimitedResult | null> {
-  try {
-    await countAccountEvent(r.config, r.limits, kind, subject, clientAddress);
-    return null;
-  } catch (e) {
-    if (e instanceof RateLimited) return { ok: false, error: "rate-limited", retryAfter: e.retryAfter ?? 60 };
-    throw e;
-  }
+  const refused = await countAccountEvent(r.config, r.limits, event, subject, clientAddress);
+  return refused && { ok: false, error: "rate-limited", retryAfter: refused.retryAfter };
 }
 
 /** Policy, then breached check, of a new password: the password when it may be used. */
@@ -392,12 +395,12 @@ function verifyCookieName(r: Resolved): string {
   return `${r.secure ? "__Host-" : ""}${VERIFY_COOKIE}`;
 }
 
-function verifyCookie(r: Resolved, claims: VerifyClaims, maxAge: number): Cookie {
+async function verifyCookie(r: Resolved, claims: VerifyClaims, maxAge: number): Promise<Cookie> {
   const name = verifyCookieName(r);
   // Padded to one length: the taken path's made-up id is a UUID, the adapter's may be "1" or a
   // cuid, and the sealed cookie's length would tell a free address from a taken one.
   const pad = " ".repeat(Math.max(0, USER_ID_PAD - claims.userId.length));
-  const value = sealToken({ ...claims, pad }, r.config.secrets, name, maxAge);
+  const value = await sealToken({ ...claims, pad }, r.config.secrets, name, maxAge);
   return { name, value, options: { httpOnly: true, sameSite: "lax", path: "/", secure: r.secure, maxAge } };
 }
 
@@ -414,11 +417,11 @@ function resultCookies(cookies: Cookie[]): ResultCookies {
   return { setCookie: cookies.map((c) => serializeCookie(c.name, c.value, c.options)), cookies };
 }
 
-function readVerifyCookie(r: Resolved): VerifyClaims | null {
+async function readVerifyCookie(r: Resolved): Promise<VerifyClaims | null> {
   const name = verifyCookieName(r);
   const raw = r.cookies[name];
   if (!raw) return null;
-  const claims = openToken(raw, r.config.secrets, name);
+  const claims = await openToken(raw, r.config.secrets, name);
   const [email, userId, sendId] = [claims?.email, claims?.userId, claims?.sendId];
   if (typeof email !== "string" || typeof userId !== "string" || typeof sendId !== "string") return null;
   return { email, userId, sendId };
@@ -453,7 +456,7 @@ export async function signUp(
   const name = typeof input.name === "string" && input.name.trim() !== "" ? input.name.trim().slice(0, 200) : null;
   const accepted = await checkNewPassword(options, input.password, [email, name]);
   if (!accepted.ok) return accepted;
-  const overLimit = await limited(r, "mail", email, input.clientAddress);
+  const overLimit = await limited(r, "sign-up", email, input.clientAddress);
   if (overLimit) return overLimit;
 
   // The same work on both paths: the hash, the records, the cookie and one e-mail.
@@ -501,7 +504,7 @@ async function issueVerification(r: Resolved, options: PasswordAccountsOptions, 
   const url = absolute(r, options.urls.verify, { token, email, user: userId });
   return {
     mail: accountMails.verify(email, new URL(r.origin).host, r.config.theme, { url, code, maxAge }),
-    cookie: verifyCookie(r, { email, userId, sendId }, maxAge),
+    cookie: await verifyCookie(r, { email, userId, sendId }, maxAge),
   };
 }
 
@@ -537,7 +540,7 @@ export async function verifyEmail(
 ): Promise<VerifyEmailResult> {
   const r = resolveAccounts(request, config, options, "verifyEmail");
   const attempts = options.codeAttempts ?? 5;
-  const bound = readVerifyCookie(r);
+  const bound = await readVerifyCookie(r);
   const refuse = (reason: string): VerifyEmailResult => {
     r.config.logger.debug("accounts: address verification refused", { reason });
     return { ok: false, error: "invalid", ...resultCookies([]) };
@@ -614,7 +617,7 @@ export async function verifyEmail(
   } else {
     const code = typeof input.code === "string" ? input.code.replace(/[\s-]/g, "") : "";
     const id = proof.sendId;
-    let key: Buffer | undefined;
+    let key: Uint8Array | undefined;
     for (let i = 0; i < attempts && !key; i++) {
       const spent = await consume(r.adapter, r.config.secrets, email, (k) =>
         verifyRecords.attempt(k, email, userId, id, i),
@@ -651,8 +654,11 @@ export async function verifyEmail(
 /**
  * Mails a reset link to the address when it has an account, and a "no account with this address"
  * note otherwise: the same answer, `{ ok: true }`, and the same work (a token made and hashed, one
- * e-mail) either way. Limited per address and per client (`rate-limited`), so a flood of requests
- * sends a handful of e-mails. The token (256 bits) is stored as a keyed hash bound to the address,
+ * e-mail) either way. A flood sends a handful of e-mails: past `limits.mailPerClient` a client is
+ * answered `rate-limited`; past `limits.resetMailPerAddress` (reset e-mails only: sign-ups count
+ * apart) one e-mail per `resetMaxAge` still goes out and the others are answered `{ ok: true }`
+ * with nothing sent, so the address always holds a link that works and nobody's requests keep its
+ * owner from a reset. The token (256 bits) is stored as a keyed hash bound to the address,
  * the user and the user's current password, works once, within `resetMaxAge`, and not at all once
  * the password has changed (by this link, another one, or `changePassword`).
  *
@@ -670,9 +676,16 @@ export async function requestPasswordReset(
   const r = resolveAccounts(request, config, options, "requestPasswordReset");
   const email = normalized(input.email);
   if (!email) return { ok: false, error: "invalid-email" };
-  const overLimit = await limited(r, "mail", email, input.clientAddress);
-  if (overLimit) return overLimit;
-  const maxAge = options.resetMaxAge ?? 1800;
+  const maxAge = options.resetMaxAge ?? RESET_MAX_AGE;
+  const refused = await countAccountEvent(r.config, r.limits, "reset", email, input.clientAddress);
+  if (refused?.over === "client") return { ok: false, error: "rate-limited", retryAfter: refused.retryAfter };
+  // Past the address's limit, one e-mail per link life still goes out, and the rest are answered
+  // as usual with nothing sent: the address always holds a link that works, whoever spent its
+  // budget, so a stranger's requests never stand between its owner and a reset.
+  if (refused && !(await firstResetOfLinkLife(r.config, email, maxAge))) {
+    r.config.logger.debug("accounts: reset e-mail not sent, the address holds one whose link still works");
+    return { ok: true };
+  }
   const user = await r.adapter.getUserByEmail(email);
   const userId = user ? String(user.id) : randomUUID();
   const token = randomToken();

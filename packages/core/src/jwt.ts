@@ -19,10 +19,11 @@ import { MissingSecret } from "./errors.js";
 import { defaultCookieName, parseCookieHeader, readChunkedCookie } from "./lib/cookies.js";
 import { openToken, type Secrets, sealToken } from "./lib/jwe.js";
 import { fieldOf } from "./lib/merge.js";
-import type { JWT, JWTDecodeParams, JWTEncodeParams, JWTOptions } from "./shapes/jwt.js";
+import type { LoggerInstance } from "./shapes/data.js";
+import type { DefaultJWT, JWT, JWTDecodeParams, JWTEncodeParams, JWTOptions } from "./shapes/jwt.js";
 import type { AuthConfig } from "./types.js";
 
-export type { JWT, JWTDecodeParams, JWTEncodeParams, JWTOptions };
+export type { DefaultJWT, JWT, JWTDecodeParams, JWTEncodeParams, JWTOptions };
 
 const DEFAULT_MAX_AGE = 30 * 24 * 60 * 60;
 
@@ -62,20 +63,27 @@ export async function decode(params: JWTDecodeParams): Promise<JWT | null> {
   return openToken(token, secretList(secret), salt);
 }
 
-/** What `getToken` takes. */
-export interface GetTokenParams {
+/** What `getToken` takes; `R` is the type of `raw`. */
+export interface GetTokenParams<R extends boolean = false> {
   /** Anything with `headers` (a `Request`, or an object with a headers record). */
   req: { headers: Headers | Record<string, string | string[] | undefined> };
-  secret: string | string[];
+  /**
+   * The secret (an array rotates: any element may decrypt). Needed to decode a token unless
+   * `config` is given; `process.env.AUTH_SECRET` may be passed as it is, and a token read
+   * without any secret throws `MissingSecret`.
+   */
+  secret?: string | string[];
   /** Read the `__Secure-` cookie. @default false */
   secureCookie?: boolean;
   /** @default "authjs.session-token", with `__Secure-` when `secureCookie` */
   cookieName?: string;
   /** @default cookieName */
   salt?: string;
-  /** Return the raw token instead of its claims. */
-  raw?: boolean;
+  /** `true`: return the token as it was sent (its string) instead of its claims. */
+  raw?: R;
   decode?: JWTOptions["decode"];
+  /** Accepted as Auth.js accepts it; reading a token logs nothing. */
+  logger?: Partial<LoggerInstance> | Console;
   /**
    * Latchkey extension: the application's configuration. With it, the token is read as the
    * session read reads it: null when its session was revoked (`session.revocation`) or the `jwt`
@@ -98,15 +106,21 @@ function headerValue(headers: GetTokenParams["req"]["headers"], name: string): s
 
 /**
  * Reads the session token of a request (its cookie, chunked or not, or an
- * `Authorization: Bearer` header) and decodes it. Null when absent or invalid.
+ * `Authorization: Bearer` header) and decodes it. Null when absent or invalid. With `raw: true`
+ * the token's string is returned undecoded; its type is `string`, as in Auth.js, though a request
+ * without a token still gives null.
  *
  * @example
  * ```ts
- * const token = await getToken({ req: request, secret: process.env.AUTH_SECRET! })
+ * const token = await getToken({ req: request, secret: process.env.AUTH_SECRET })
  * if (token?.sub) ...
+ * const jwe = await getToken({ req: request, raw: true }) // the cookie's value, for an API of your own
  * ```
  */
-export async function getToken(params: GetTokenParams): Promise<JWT | string | null> {
+export async function getToken<R extends boolean = false>(
+  params: GetTokenParams<R>,
+): Promise<R extends true ? string : JWT | null>;
+export async function getToken(params: GetTokenParams<boolean>): Promise<JWT | string | null> {
   const { req, secret, secureCookie = false, raw = false } = params;
   const cookieName = params.cookieName ?? defaultCookieName("sessionToken", secureCookie);
   const salt = params.salt ?? cookieName;
@@ -132,6 +146,11 @@ export async function getToken(params: GetTokenParams): Promise<JWT | string | n
     return raw ? token : opened.token;
   }
   if (raw) return token;
+  // As in Auth.js, a token with no secret to read it is the application's mistake, not a signed-out user.
+  if (secret === undefined || secret === "" || (Array.isArray(secret) && secret.length === 0))
+    throw new MissingSecret(
+      "getToken() needs `secret` to decode the session token: pass `secret: process.env.AUTH_SECRET` with AUTH_SECRET set (`npx latchkey secret` makes one), or pass `config`.",
+    );
   try {
     return await (params.decode ?? decode)({ token, secret, salt });
   } catch {

@@ -23,7 +23,9 @@
  * ```
  * @module second-factor
  */
+
 import qrcode from "qrcode-generator";
+import { toBase64, utf8 } from "#platform";
 import { AuthError, InvalidConfiguration, RateLimited } from "./errors.js";
 import { reserveSecondFactorAttempt } from "./lib/attempts.js";
 import { resolveConfig } from "./lib/config.js";
@@ -131,7 +133,7 @@ export async function startTotpEnrolment(
   const existing = await store.getSecondFactor(user.id);
   if (existing?.active) throw active();
   const secret = newTotpSecret();
-  const sealed = sealSecret(resolved, user.id, secret);
+  const sealed = await sealSecret(resolved, user.id, secret);
   // A compare-and-set: a confirmation that won between the read above and this write keeps its
   // active factor (the write would have replaced it with this inactive one).
   const written = await store.setSecondFactor(
@@ -151,7 +153,7 @@ export async function startTotpEnrolment(
   });
   const uri = `otpauth://totp/${label}?${query}`;
   const qrSvg = qrSvgOf(uri);
-  return { secret, uri, qrSvg, qrDataUrl: `data:image/svg+xml;base64,${Buffer.from(qrSvg).toString("base64")}` };
+  return { secret, uri, qrSvg, qrDataUrl: `data:image/svg+xml;base64,${toBase64(utf8(qrSvg))}` };
 }
 
 /**
@@ -184,7 +186,7 @@ export async function confirmTotpEnrolment(
     if (e instanceof RateLimited) return { ok: false, reason: "rate-limited" };
     throw e;
   }
-  const key = openSecret(resolved, userId, record.secret);
+  const key = await openSecret(resolved, userId, record.secret);
   const step = key && typeof code === "string" ? matchTotp(key, code.trim(), timeStep()) : null;
   if (step === null) return { ok: false, reason: "invalid" };
   // One winner among concurrent confirmations (and none for an enrolment restarted meanwhile).
@@ -217,7 +219,7 @@ async function spendCode(resolved: ResolvedConfig, userId: string, code: unknown
   const typed = code.trim();
   let ok = false;
   if (/^\d{6}$/.test(typed)) {
-    const key = openSecret(resolved, userId, record.secret);
+    const key = await openSecret(resolved, userId, record.secret);
     const step = key ? matchTotp(key, typed, timeStep()) : null;
     ok = step !== null && step > record.lastStep && (await store.useSecondFactorStep(userId, record.lastStep, step));
     if (ok && step !== null) await resealIfRetired(resolved, record, step);

@@ -19,7 +19,7 @@
  * ```
  * @module sessions
  */
-import { timingSafeEqual } from "node:crypto";
+import { timingSafeEqual, utf8 } from "#platform";
 import type { AdapterAccount, AdapterAccountType, AdapterSession, AdapterUser } from "./adapters.js";
 import {
   AuthError,
@@ -155,7 +155,7 @@ const SESSION_ID = /^[A-Za-z0-9_-]{32}$/;
 const MAX_KEY_LENGTH = 1024;
 
 function sameId(a: string, b: string): boolean {
-  return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+  return a.length === b.length && timingSafeEqual(utf8(a), utf8(b));
 }
 
 /**

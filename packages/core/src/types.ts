@@ -15,6 +15,7 @@ import type {
   Account,
   Awaitable,
   CookiesOptions,
+  DefaultSession,
   LoggerInstance,
   PagesOptions,
   Profile,
@@ -38,6 +39,7 @@ export type {
   CookieSerializeOptions,
   CookiesOptions,
   DefaultSession,
+  DefaultUser,
   LoggerInstance,
   PagesOptions,
   Profile,
@@ -51,7 +53,7 @@ export type {
   TokenSet,
   User,
 } from "./shapes/data.js";
-export type { JWT } from "./shapes/jwt.js";
+export type { DefaultJWT, JWT } from "./shapes/jwt.js";
 
 /** The callbacks that decide what happens in a flow (spec §6). */
 export interface CallbacksOptions {
@@ -68,7 +70,11 @@ export interface CallbacksOptions {
   }) => Awaitable<boolean | string>;
   /** Decides where a redirect may go. The default keeps every redirect on the application's origin. */
   redirect: (params: { url: string; baseUrl: string }) => Awaitable<string>;
-  /** Shapes the session sent to the client. */
+  /**
+   * Shapes the session sent to the client. The parameters are typed as Auth.js types them (one
+   * shape for both strategies): under JWT sessions `user` is undefined and `session.user` holds
+   * the token's `name`, `email` and `image`; under database sessions `token` is undefined.
+   */
   session: (params: {
     /**
      * Database sessions: the stored record (`userId`, metadata) with the user, but never its
@@ -76,12 +82,14 @@ export interface CallbacksOptions {
      * `GET /session`, and so any script on the page. `expires` is the ISO 8601 string the client
      * gets, under either strategy (the stored record's `Date` is converted).
      */
-    session: Session & { user: User | AdapterUser } & Partial<Omit<AdapterSession, "sessionToken" | "expires">>;
+    session: Session & { user: AdapterUser } & Omit<AdapterSession, "sessionToken" | "expires">;
     token: JWT;
     user: AdapterUser;
-    newSession?: unknown;
+    /** With `trigger: "update"`: the data `update(data)` sent from the client, as it sent it. */
+    // biome-ignore lint/suspicious/noExplicitAny: Auth.js's type: the client's data, whatever its shape
+    newSession: any;
     trigger?: "update";
-  }) => Awaitable<Session | Record<string, unknown>>;
+  }) => Awaitable<Session | DefaultSession | Record<string, unknown>>;
   /** Shapes the JWT stored in the session cookie; `null` ends the session. */
   jwt: (params: {
     token: JWT;
@@ -91,7 +99,13 @@ export interface CallbacksOptions {
     trigger?: "signIn" | "signUp" | "update";
     /** @deprecated use `trigger === "signUp"` */
     isNewUser?: boolean;
-    session?: unknown;
+    /**
+     * With `trigger: "update"`: the data `update(data)` (or `unstable_update`) sent, as it sent
+     * it. Typed `any` as in Auth.js, so `token.name = session.user.name` compiles: check it
+     * before you trust it.
+     */
+    // biome-ignore lint/suspicious/noExplicitAny: Auth.js's type: the client's data, whatever its shape
+    session?: any;
   }) => Awaitable<JWT | null>;
 }
 
@@ -130,7 +144,8 @@ export interface EventCallbacks {
     account: Account;
     profile: User | AdapterUser;
   }) => Awaitable<void>;
-  session: (message: { session: Session | Record<string, unknown>; token?: JWT }) => Awaitable<void>;
+  /** The session a read answered (what the `session` callback returned); `token` under JWT sessions. */
+  session: (message: { session: Session; token: JWT }) => Awaitable<void>;
   /**
    * Latchkey extension (Auth.js has no such event). Someone proved control of `email` (a magic
    * link, or a provider that verified it) while `previousUser` held that address without ever

@@ -2,6 +2,7 @@ import { hkdfSync } from "node:crypto";
 import { decode as authjsDecode, encode as authjsEncode } from "@auth/core/jwt";
 import { base64url, EncryptJWT, jwtDecrypt } from "jose";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { MissingSecret } from "../src/errors.js";
 import { decode, encode, getToken } from "../src/jwt.js";
 import { openToken } from "../src/lib/jwe.js";
 
@@ -169,5 +170,18 @@ describe("getToken", () => {
   it("returns null for a malformed bearer or cookie", async () => {
     expect(await getToken({ req: { headers: { authorization: "Bearer %E0%A4%A" } }, secret })).toBeNull();
     expect(await getToken({ req: { headers: { cookie: "authjs.session-token=garbage" } }, secret })).toBeNull();
+  });
+  it("throws MissingSecret, naming the fix, for a token it has no secret to read (secret: process.env.AUTH_SECRET unset)", async () => {
+    const token = await encode({ token: { sub: "m" }, secret, salt });
+    const req = new Request("http://localhost/", { headers: { cookie: `authjs.session-token=${token}` } });
+    const unset: string | undefined = undefined;
+    for (const missing of [unset, "", []]) {
+      const failure = await getToken({ req, secret: missing }).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(MissingSecret);
+      expect((failure as Error).message).toContain("process.env.AUTH_SECRET");
+    }
+    // Neither a request without a token nor a raw read needs the secret, as in Auth.js.
+    expect(await getToken({ req: new Request("http://localhost/"), secret: unset })).toBeNull();
+    expect(await getToken({ req, secret: unset, raw: true })).toBe(token);
   });
 });

@@ -47,6 +47,8 @@ let close: () => Promise<void>;
 
 beforeAll(async () => {
   const application = express();
+  // The proxy of these tests is loopback: a test names its client in X-Forwarded-For.
+  application.set("trust proxy", "loopback");
   application.use("/auth", ExpressAuth(config));
   application.use("/account", PasswordAccounts(config, accounts));
   ({ url, close } = await listen(application));
@@ -146,5 +148,74 @@ describe("PasswordAccounts over HTTP", () => {
     const second = await jar.fetch(`${url}/account/reset`, { form: { csrfToken, ...fields, ...newAccount } });
     expect(second.status).toBe(400);
     expect(await second.text()).toContain("not valid");
+  });
+
+  it("attack: a stranger's sign-ups with the owner's address do not spend her reset: once they spent its sign-up e-mails, her forgot-password form still mails her a link, and it resets", async () => {
+    const owner = "budget-owner@example.com";
+    const signUpAs = async (client: string, password: string) => {
+      const jar = new Jar();
+      const csrfToken = await formToken(jar, "/account/signup");
+      return jar.fetch(`${url}/account/signup`, {
+        headers: { "x-forwarded-for": client },
+        form: { csrfToken, email: owner, password, confirm: password },
+      });
+    };
+    // Her own sign-up is the address's first sign-up e-mail; four strangers' are the rest, the fifth is refused.
+    expect((await signUpAs("198.51.100.7", newAccount.password)).status).toBe(303);
+    const user = await adapter.getUserByEmail?.(owner);
+    await adapter.updateUser?.({ id: user?.id as string, emailVerified: new Date() });
+    const strangers = [];
+    for (let i = 0; i < 5; i++)
+      strangers.push((await signUpAs(`203.0.113.${i}`, `a stranger's passphrase ${i}`)).status);
+    expect(strangers).toEqual([303, 303, 303, 303, 429]);
+    expect(mails.filter((m) => m.to === owner).map((m) => m.kind)).toEqual([
+      "verify",
+      "taken",
+      "taken",
+      "taken",
+      "taken",
+    ]);
+
+    const jar = new Jar();
+    const csrfToken = await formToken(jar, "/account/forgot");
+    const asked = await jar.fetch(`${url}/account/forgot`, {
+      headers: { "x-forwarded-for": "198.51.100.7" },
+      form: { csrfToken, email: owner },
+    });
+    expect(asked.status).toBe(200);
+    expect(await asked.text()).toContain("Check your e-mail");
+    const mail = mails.at(-1);
+    expect(mail).toMatchObject({ to: owner, kind: "reset" });
+    const fields = Object.fromEntries(new URL(mail?.url as string).searchParams);
+    const reset = await jar.fetch(`${url}/account/reset`, { form: { csrfToken, ...fields, ...newAccount } });
+    expect(await reset.text()).toContain("Password changed");
+  });
+
+  it("attack: a stranger who spends the owner's reset e-mails leaves her a link that works: her own request is answered as usual (no 429), sends nothing more, and the latest link resets", async () => {
+    const owner = "reset-budget-owner@example.com";
+    const user = await adapter.createUser?.({ id: "reset-budget-owner", email: owner, emailVerified: new Date() });
+    expect(user?.email).toBe(owner);
+    const ask = async (client: string) => {
+      const jar = new Jar();
+      const csrfToken = await formToken(jar, "/account/forgot");
+      const response = await jar.fetch(`${url}/account/forgot`, {
+        headers: { "x-forwarded-for": client },
+        form: { csrfToken, email: owner },
+      });
+      return { jar, csrfToken, status: response.status, text: await response.text() };
+    };
+    // The address's five, then one more for the link's life (30 minutes); then nothing more.
+    for (let i = 0; i < 8; i++) expect((await ask(`203.0.113.${i}`)).status).toBe(200);
+    const sent = mails.filter((m) => m.to === owner);
+    expect(sent.map((m) => m.kind)).toEqual(Array(6).fill("reset"));
+    const mine = await ask("198.51.100.7");
+    expect(mine.status).toBe(200);
+    expect(mine.text).toContain("Check your e-mail");
+    expect(mails.filter((m) => m.to === owner)).toHaveLength(6);
+    const fields = Object.fromEntries(new URL(sent.at(-1)?.url as string).searchParams);
+    const reset = await mine.jar.fetch(`${url}/account/reset`, {
+      form: { csrfToken: mine.csrfToken, ...fields, ...newAccount },
+    });
+    expect(await reset.text()).toContain("Password changed");
   });
 });

@@ -21,7 +21,6 @@
  * ```
  * @module @latchkey/next/accounts
  */
-import "./runtime-check.js";
 import type { AuthConfig } from "@latchkey/core";
 import * as core from "@latchkey/core/accounts";
 import { type AccountsServerCall, accountsServerCall, formFields } from "@latchkey/core/internal";

@@ -176,6 +176,16 @@ export function refreshSession(options: { broadcast?: boolean } = {}): Promise<S
   return pending;
 }
 
+/** What `getSession` takes. */
+export interface GetSessionParams {
+  /** Tell the application's other tabs to fetch their session too. @default true */
+  broadcast?: boolean;
+  /** `next-auth` v4's name of `broadcast`, read where `broadcast` is not given. */
+  triggerEvent?: boolean;
+  /** What made the call (`"storage"`, `"timer"`, `"hidden"`, ...), as `next-auth` names it; informational. */
+  event?: "storage" | "timer" | "hidden" | (string & {});
+}
+
 /**
  * The session, fetched from `<basePath>/session` (null when signed out). Other tabs are told to
  * fetch theirs too unless `broadcast: false`.
@@ -185,8 +195,8 @@ export function refreshSession(options: { broadcast?: boolean } = {}): Promise<S
  * const session = await getSession()
  * ```
  */
-export function getSession(params: { broadcast?: boolean; event?: string } = {}): Promise<Session | null> {
-  return refreshSession({ broadcast: params.broadcast ?? true });
+export function getSession(params: GetSessionParams = {}): Promise<Session | null> {
+  return refreshSession({ broadcast: params.broadcast ?? params.triggerEvent ?? true });
 }
 
 /**

@@ -16,7 +16,6 @@
  * ```
  * @module @latchkey/next
  */
-import "./runtime-check.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthConfig, Awaitable, Session } from "@latchkey/core";
 import { forbidCaching, serve, toResponse, warnOnceFor } from "@latchkey/core/internal";
@@ -33,7 +32,6 @@ import {
 } from "./convert.js";
 import { nextConfig, nextEnv } from "./env.js";
 import { loadedNextHeaders, loadedNextServer, nextHeaders, nextServer } from "./next-modules.js";
-import { assertNodeRuntime } from "./runtime.js";
 
 export { customFetch, skipCSRFCheck } from "@latchkey/core";
 export * from "@latchkey/core/errors";
@@ -95,23 +93,28 @@ export interface NextAuthResult {
    * Signs in from a Server Action: redirects (with Next.js's `redirect()`) to the provider, or
    * for credentials to `redirectTo` (the current page by default). A wrong password throws
    * `CredentialsSignin` (with its `code`); every other failure an `AuthError` subclass.
-   * `redirect: false` returns the URL instead.
+   * `redirect: false` returns the URL (a string) instead; its type is `any`, as `next-auth`
+   * declares it, so that code written against `next-auth` compiles unchanged.
    */
   signIn: <R extends boolean = true>(
     provider?: string,
     options?: FormData | ({ redirectTo?: string; redirect?: R } & Record<string, unknown>),
     authorizationParams?: SignInAuthorizationParams,
-  ) => Promise<R extends false ? string : never>;
+    // biome-ignore lint/suspicious/noExplicitAny: next-auth's type (the URL, a string, at run time)
+  ) => Promise<R extends false ? any : never>;
   /**
    * Signs out from a Server Action and redirects to `redirectTo` (the current page by default).
    * `csrfToken` is needed only where the request shows no origin (neither `Origin` nor
    * `Sec-Fetch-Site`, as from a script): the pipeline's token, checked against the CSRF cookie.
+   * `redirect: false` returns `{ redirect: url }` instead; its type is `any`, as `next-auth`
+   * declares it.
    */
   signOut: <R extends boolean = true>(options?: {
     redirectTo?: string;
     redirect?: R;
     csrfToken?: string;
-  }) => Promise<R extends false ? { redirect: string } : never>;
+    // biome-ignore lint/suspicious/noExplicitAny: next-auth's type (`{ redirect: string }` at run time)
+  }) => Promise<R extends false ? any : never>;
   /** Updates the session from the server (the `jwt` callback's `trigger: "update"`); returns the new session. */
   unstable_update: (data: Partial<Session | { user: Partial<Session["user"]> }>) => Promise<Session | null>;
 }
@@ -219,7 +222,6 @@ async function handleAuth(
   source: NextAuthConfig,
   handler?: (req: NextAuthRequest, ctx: never) => unknown,
 ): Promise<Response> {
-  assertNodeRuntime();
   const config = nextConfig(source as AuthConfig);
   const server = loadedNextServer() ?? (await nextServer());
   const { NextResponse } = server;
@@ -330,7 +332,6 @@ function adviseClientAddress(config: AuthConfig): void {
  * ```
  */
 export default function NextAuth(config: ConfigSource): NextAuthResult {
-  assertNodeRuntime();
   // A configuration object is prepared now, as next-auth does: the application's own object then
   // carries the secret and the base path for the core's server-side functions it is passed to
   // (`secondFactorStatus(config, ...)`), before any request has been served.
@@ -342,14 +343,12 @@ export default function NextAuth(config: ConfigSource): NextAuthResult {
     fixed ? nextConfig(fixed) : nextConfig((await configFor(request)) as AuthConfig);
 
   const httpHandler = async (request: NextRequest | Request): Promise<Response> => {
-    assertNodeRuntime();
     const c = await resolved(request as NextRequest);
     adviseClientAddress(c);
     return toResponse(await serve(routeIncoming(request, c), c, { env: nextEnv }));
   };
 
   function auth(...args: unknown[]): unknown {
-    assertNodeRuntime();
     // The configuration object's own path stays synchronous: a Route Handler calling auth() pays
     // for no promise it does not need (each costs more under Next.js's async context tracking).
     if (args.length === 0)

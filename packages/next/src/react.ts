@@ -34,6 +34,7 @@ import {
 export {
   type ClientSafeProvider,
   configureClient,
+  type GetSessionParams,
   getCsrfToken,
   getProviders,
   getSession,
@@ -73,6 +74,11 @@ export interface SessionProviderProps {
   session?: Session | null;
   /** `NextAuth`'s `basePath`; `/api/auth` by default. */
   basePath?: string;
+  /**
+   * Accepted as `next-auth` accepts it, and, as there, not used: in the browser every request
+   * goes to `basePath` on the page's own origin (on a server, `AUTH_URL`'s).
+   */
+  baseUrl?: string;
   /** Fetch the session again every this many seconds (0, the default: never). */
   refetchInterval?: number;
   /** Fetch the session again when the window regains focus (default true). */
@@ -138,7 +144,11 @@ export function SessionProvider(props: SessionProviderProps): React.ReactElement
   const value = React.useMemo(
     () =>
       ({
-        data: state.session ?? null,
+        // `undefined` until the session is known, as next-auth answers it (its type says null): a
+        // page that hands `useSession().data` to a nested `<SessionProvider session={...}>` while
+        // it loads then gives it no session, and the nested provider waits for the same fetch
+        // instead of taking "signed out" for an answer.
+        data: state.session,
         status:
           state.session === undefined || state.updating
             ? "loading"
@@ -155,7 +165,8 @@ export function SessionProvider(props: SessionProviderProps): React.ReactElement
 /**
  * The session, its status (`loading`, `authenticated`, `unauthenticated`) and `update`. With
  * `required: true`, a signed-out user is sent to the sign-in page (or `onUnauthenticated` runs)
- * and the status stays `loading`.
+ * and the status stays `loading`. `data` is `undefined` until the session is first known, as in
+ * next-auth, then the session or null.
  *
  * @example
  * ```tsx

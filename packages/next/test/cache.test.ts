@@ -1,61 +1,19 @@
 // A re-issued session cookie never rides on a cacheable response: the fixture app
-// (packages/next/fixtures/cache-app) is built with `next build` and served by `next start`; its
+// (packages/next/fixtures/app, test/fixture-app.ts) is built with `next build` and served by `next start`; its
 // static and ISR pages (which Next.js serves with `s-maxage`) go through the proxy's auth(), which
 // renews the session cookie on every read (`updateAge: 0`). A CDN honouring `s-maxage` would store
 // that `Set-Cookie` and hand one user's session to every later visitor.
-import { spawn } from "node:child_process";
-import { createServer, request as httpRequest } from "node:http";
-import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ServerProcess, startServerProcess } from "../../../test/support/server-process.js";
+import type { ServerProcess } from "../../../test/support/server-process.js";
+import { startFixtureApp } from "./fixture-app.js";
 import { Jar } from "./support.js";
-
-const appDir = fileURLToPath(new URL("../fixtures/cache-app/", import.meta.url));
-const nextBin = createRequire(join(appDir, "package.json")).resolve("next/dist/bin/next");
-const SECRET = "a-test-secret-of-at-least-thirty-two-characters";
-
-function env(): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", AUTH_SECRET: SECRET };
-  for (const name of ["AUTH_URL", "NEXTAUTH_URL", "NEXTAUTH_SECRET", "AUTH_TRUST_HOST", "PORT", "NODE_ENV"])
-    delete e[name];
-  return e;
-}
-
-/** `next build` of the fixture; skipped with NEXT_FIXTURE_PREBUILT=1 (a build made by hand). */
-function build(): Promise<void> {
-  if (process.env.NEXT_FIXTURE_PREBUILT === "1") return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [nextBin, "build"], { cwd: appDir, env: env(), stdio: "pipe" });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    child.once("error", reject);
-    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`next build exited ${code}:\n${output}`))));
-  });
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((done) => probe.listen(0, "127.0.0.1", done));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((done) => probe.close(done));
-  return port;
-}
 
 let app: ServerProcess;
 let jar: Jar;
 
 beforeAll(async () => {
-  await build();
-  const port = await freePort();
-  app = await startServerProcess([nextBin, "start", appDir, "--port", String(port), "--hostname", "127.0.0.1"], {
-    env: env(),
-    name: "the cache fixture app",
-    ready: (output) => (/Ready in/.test(output) ? `http://127.0.0.1:${port}` : undefined),
-  });
+  app = await startFixtureApp();
   jar = new Jar();
   const csrf = await fetch(`${app.url}/api/auth/csrf`);
   jar.apply(csrf.headers.getSetCookie());

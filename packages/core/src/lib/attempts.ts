@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import { isIPv4, isIPv6 } from "node:net";
+import { hash, isIP, toBase64url } from "#platform";
 import { AuthError, RateLimited } from "../errors.js";
 import { MemoryRateLimitStore, type RateLimit, type RateLimitHit, type RateLimitStore } from "../rate-limit.js";
 import type { Awaitable } from "../shapes/data.js";
@@ -19,9 +18,9 @@ export function clientKey(address: string | null | undefined): string | undefine
   if (typeof address !== "string") return undefined;
   const value = address.trim().toLowerCase();
   if (!value) return undefined;
-  if (value.startsWith("::ffff:") && isIPv4(value.slice(7))) return value.slice(7);
+  if (value.startsWith("::ffff:") && isIP(value.slice(7)) === 4) return value.slice(7);
   const [bare = ""] = value.split("%");
-  if (!isIPv6(bare)) return value.slice(0, 100);
+  if (isIP(bare) !== 6) return value.slice(0, 100);
   const [head = "", tail] = bare.split("::");
   const first = head ? head.split(":") : [];
   let groups = first;
@@ -41,7 +40,7 @@ export function clientKey(address: string | null | undefined): string | undefine
  * one counter, then hashed: a shared store never holds e-mail addresses or user names in clear.
  */
 function identifierDigest(identifier: string): string {
-  return createHash("sha256").update(foldIdentifier(identifier)).digest("base64url").slice(0, 32);
+  return toBase64url(hash("sha256", foldIdentifier(identifier))).slice(0, 32);
 }
 
 interface Counter {
@@ -97,9 +96,13 @@ async function auditLimited(
   });
 }
 
-function limited(hit: RateLimitHit, what: string): RateLimited {
-  const error = new RateLimited(`Too many ${what}`);
+/** The counter behind each refusal, for the flows that answer some refusals otherwise. */
+const refusedBy = new WeakMap<RateLimited, Counter>();
+
+function limited(hit: RateLimitHit, counter: Counter): RateLimited {
+  const error = new RateLimited(`Too many ${counter.what}`);
   error.retryAfter = Math.max(1, Math.ceil((hit.resetAt - Date.now()) / 1000));
+  refusedBy.set(error, counter);
   return error;
 }
 
@@ -215,7 +218,7 @@ async function refuse(
   } catch (e) {
     return storeFailed(ctx, e);
   }
-  throw limited(over.hit, over.counter.what);
+  throw limited(over.hit, over.counter);
 }
 
 /** Gives back reserved keys; a store failure is logged, never thrown. Synchronous on the in-memory store. */
@@ -310,16 +313,21 @@ export function reserveCredentialsAttempt(
 /**
  * Reserves the sending of one sign-in e-mail to `address` (already normalised), or throws
  * `RateLimited`. Counters as for credentials (per client, per (address, client), per address);
- * every send counts.
+ * every send counts. Past the address's own limit (across all clients: `emailPerIdentifier`, or
+ * the pair's without a client address), when the e-mail holds a link (`linkLifeSeconds`, null
+ * when it holds only a code bound to the browser that asked), the first request of each link life
+ * is still sent and the others answer `"sent"`: nothing goes out and the browser is told to check
+ * its e-mail, where a link that works is. Whoever spent the budget, its owner can sign in.
  */
 export async function reserveEmailSend(
   req: RequestInternal,
   ctx: Context,
   providerId: string,
   address: string,
-): Promise<void> {
+  linkLifeSeconds: number | null,
+): Promise<"send" | "sent"> {
   const limits = ctx.config.rateLimit;
-  if (!limits) return;
+  if (!limits) return "send";
   const client = clientKey(req.clientIp);
   const digest = identifierDigest(address);
   const pair: Counter = {
@@ -328,32 +336,59 @@ export async function reserveEmailSend(
     limit: limits.emailPerIdentifierAndIp,
     what: client ? "sign-in e-mails for this address from this client" : "sign-in e-mails for this address",
   };
-  await reserve(
-    ctx,
-    limits.store,
-    client
-      ? [
-          [
-            {
-              key: `email:ip:${client}`,
-              name: "emailPerIp",
-              limit: limits.emailPerIp,
-              what: "sign-in e-mails from this client",
-            },
-            pair,
-          ],
-          [
-            {
-              key: `email:id:${providerId}:${digest}`,
-              name: "emailPerIdentifier",
-              limit: limits.emailPerIdentifier,
-              what: "sign-in e-mails for this address",
-            },
-          ],
-        ]
-      : [[pair]],
-    { provider: providerId, identifier: address, clientAddress: req.clientIp },
-  );
+  const perAddress: Counter = client
+    ? {
+        key: `email:id:${providerId}:${digest}`,
+        name: "emailPerIdentifier",
+        limit: limits.emailPerIdentifier,
+        what: "sign-in e-mails for this address",
+      }
+    : pair;
+  try {
+    await reserve(
+      ctx,
+      limits.store,
+      client
+        ? [
+            [
+              {
+                key: `email:ip:${client}`,
+                name: "emailPerIp",
+                limit: limits.emailPerIp,
+                what: "sign-in e-mails from this client",
+              },
+              pair,
+            ],
+            [perAddress],
+          ]
+        : [[pair]],
+      { provider: providerId, identifier: address, clientAddress: req.clientIp },
+    );
+    return "send";
+  } catch (e) {
+    if (linkLifeSeconds === null || !(e instanceof RateLimited) || refusedBy.get(e) !== perAddress) throw e;
+    return (await firstOfLife(ctx, limits.store, `email:fresh:${providerId}:${digest}`, linkLifeSeconds))
+      ? "send"
+      : "sent";
+  }
+}
+
+/**
+ * True for the first call of each `lifeSeconds` on `key`: past an address's limit, the one e-mail
+ * of a link's life that still goes out. A failing store lets it through, as every limit does.
+ */
+async function firstOfLife(
+  ctx: Pick<Context, "config">,
+  store: RateLimitStore,
+  key: string,
+  lifeSeconds: number,
+): Promise<boolean> {
+  try {
+    return (await incrementOn(store, key, lifeSeconds * 1000)).count === 1;
+  } catch (e) {
+    storeFailed(ctx, e);
+    return true;
+  }
 }
 
 /**

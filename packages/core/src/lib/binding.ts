@@ -13,7 +13,7 @@
  * id with no authority of its own: every flow start stays CSRF-checked. Over plain http the cookie
  * has no prefix and a sibling can plant it too: nothing stops cookie tossing without TLS.
  */
-import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, hkdf, hmac, randomBytes, timingSafeEqual, toBase64url, toHex, utf8 } from "#platform";
 import type { CookieSerializeOptions } from "../shapes/data.js";
 import type { Context } from "./context.js";
 import type { RequestInternal } from "./request.js";
@@ -45,7 +45,7 @@ function presentValue(req: RequestInternal, ctx: Context): string | undefined {
 function valueForStart(req: RequestInternal, ctx: Context): string {
   const present = presentValue(req, ctx);
   if (present) return present;
-  const value = randomBytes(32).toString("hex");
+  const value = toHex(randomBytes(32));
   ctx.mintedBinding = value;
   const { name, options } = bindingCookie(ctx);
   ctx.cookies.push({ name, value, options });
@@ -53,7 +53,7 @@ function valueForStart(req: RequestInternal, ctx: Context): string {
 }
 
 function digest(value: string): string {
-  return createHash("sha256").update("latchkey browser binding\u0000").update(value).digest("base64url");
+  return toBase64url(hash("sha256", "latchkey browser binding\u0000", value));
 }
 
 /**
@@ -81,23 +81,15 @@ export function bindFlow(req: RequestInternal, ctx: Context): string {
 export function sameBrowser(req: RequestInternal, ctx: Context, sealed: unknown): boolean {
   const value = presentValue(req, ctx);
   if (!value || typeof sealed !== "string") return false;
-  const own = Buffer.from(digest(value));
-  const other = Buffer.from(sealed);
-  return own.length === other.length && timingSafeEqual(own, other);
+  return timingSafeEqual(utf8(digest(value)), utf8(sealed));
 }
 
-function linkKey(secret: string): Buffer {
-  return Buffer.from(hkdfSync("sha256", secret, "", "Latchkey magic link binding", 32));
+function linkKey(secret: string): Uint8Array {
+  return hkdf(secret, "", "Latchkey magic link binding", 32);
 }
 
 function linkMac(secret: string, value: string, identifier: string, token: string): string {
-  return createHmac("sha256", linkKey(secret))
-    .update(value)
-    .update("\u0000")
-    .update(identifier)
-    .update("\u0000")
-    .update(token)
-    .digest("base64url");
+  return toBase64url(hmac("sha256", linkKey(secret), value, "\u0000", identifier, "\u0000", token));
 }
 
 /**
@@ -139,10 +131,9 @@ export function linkOpenedWhereAsked(
 ): boolean {
   const value = presentValue(req, ctx);
   if (!value || typeof binding !== "string" || binding.length > 64) return false;
-  const received = Buffer.from(binding);
+  const received = utf8(binding);
   for (const secret of secrets) {
-    const expected = Buffer.from(linkMac(secret, value, identifier, token));
-    if (expected.length === received.length && timingSafeEqual(expected, received)) return true;
+    if (timingSafeEqual(utf8(linkMac(secret, value, identifier, token)), received)) return true;
   }
   return false;
 }

@@ -1,4 +1,4 @@
-import { createHmac, createSecretKey, hkdfSync, type KeyObject, timingSafeEqual } from "node:crypto";
+import { fromHex, hkdf, type Mac, macOf, timingSafeEqual, toHex, utf8 } from "#platform";
 import type { Secrets } from "./jwe.js";
 import { randomHexFromPool } from "./random-pool.js";
 
@@ -10,28 +10,22 @@ import { randomHexFromPool } from "./random-pool.js";
  */
 export interface CsrfKeys {
   /** One key per secret; the first signs, all verify (secret rotation). */
-  keys: readonly [KeyObject, ...KeyObject[]];
+  keys: readonly [Mac, ...Mac[]];
 }
 
-// A KeyObject, made once: an HMAC under a raw Buffer key imports the key again at every call
-// (about 2 µs, as much as the MAC itself).
-const csrfKey = (secret: string) =>
-  createSecretKey(Buffer.from(hkdfSync("sha256", secret, "", "Latchkey CSRF token key", 32)));
+// Prepared once (macOf): keying an HMAC again at every call costs as much as the MAC itself.
+const csrfKey = (secret: string) => macOf("sha256", hkdf(secret, "", "Latchkey CSRF token key", 32));
 
 export function deriveCsrfKeys(secrets: Secrets): CsrfKeys {
   const [newest, ...older] = secrets;
   return { keys: [csrfKey(newest), ...older.map(csrfKey)] };
 }
 
-function mac(key: KeyObject, token: string): Buffer {
-  return createHmac("sha256", key).update(token).digest();
-}
-
 /** A new token and the cookie value that proves it. */
 export function createCsrfToken(keys: CsrfKeys): { token: string; cookieValue: string } {
   // 32 bytes of the shared pool (random-pool.ts): one CSPRNG call serves many tokens.
   const token = randomHexFromPool(32);
-  return { token, cookieValue: `${token}|${mac(keys.keys[0], token).toString("hex")}` };
+  return { token, cookieValue: `${token}|${toHex(keys.keys[0](token))}` };
 }
 
 const TOKEN = /^[0-9a-f]{64}$/;
@@ -45,9 +39,9 @@ export function readCsrfCookie(keys: CsrfKeys, cookieValue: string | undefined):
   const token = cookieValue.slice(0, bar);
   const received = cookieValue.slice(bar + 1);
   if (!TOKEN.test(token) || !MAC.test(received)) return undefined;
-  const receivedMac = Buffer.from(received, "hex");
+  const receivedMac = fromHex(received);
   for (const key of keys.keys) {
-    if (timingSafeEqual(mac(key, token), receivedMac)) return token;
+    if (timingSafeEqual(key(token), receivedMac)) return token;
   }
   return undefined;
 }
@@ -55,5 +49,5 @@ export function readCsrfCookie(keys: CsrfKeys, cookieValue: string | undefined):
 /** Constant-time comparison of the submitted token with the cookie's. */
 export function csrfTokensMatch(cookieToken: string | undefined, submitted: unknown): boolean {
   if (!cookieToken || typeof submitted !== "string" || submitted.length !== cookieToken.length) return false;
-  return timingSafeEqual(Buffer.from(cookieToken), Buffer.from(submitted));
+  return timingSafeEqual(utf8(cookieToken), utf8(submitted));
 }

@@ -5,17 +5,21 @@
  * checks, WebAuthn challenges, JWT sessions) call it; applications never do.
  */
 import {
-  createCipheriv,
-  createDecipheriv,
-  createHash,
-  createHmac,
-  createSecretKey,
-  hkdfSync,
-  type KeyObject,
+  type CbcCipher,
+  cbcCipher,
+  fromBase64url,
+  fromUtf8,
+  hash,
+  hkdf,
+  type Mac,
+  macOf,
   randomUUID,
   timingSafeEqual,
-} from "node:crypto";
+  toBase64url,
+  utf8,
+} from "#platform";
 import type { JWT } from "../shapes/jwt.js";
+import { isThenable } from "./awaitable.js";
 import { randomBytesFromPool } from "./random-pool.js";
 
 /** Seconds of clock difference tolerated on `exp`, as Auth.js does. */
@@ -24,14 +28,15 @@ const CLOCK_TOLERANCE = 15;
 const MAX_TOKEN_LENGTH = 64 * 1024;
 
 interface DerivedKey {
-  /** A KeyObject, made once: an HMAC under a raw Buffer key imports it again at every call. */
-  macKey: KeyObject;
-  encKey: Buffer;
+  /** HMAC-SHA-512 under the first half of the key, prepared once. */
+  mac: Mac;
+  /** AES-256-CBC under the second half (on a Web runtime, imported into Web Crypto on first use). */
+  cipher: CbcCipher;
   kid: string;
   /** base64url of the protected header, ready to prefix a token. */
   header: string;
   /** The AAD length block of `header` (what every token this key seals authenticates). */
-  headerLength: Buffer;
+  headerLength: Uint8Array;
 }
 
 // Keys by (secret, salt). Bounded: an application has a handful of salts (cookie names) and
@@ -43,15 +48,13 @@ function deriveKey(secret: string, salt: string): DerivedKey {
   const cacheKey = `${salt}\u0000${secret}`;
   let key = keyCache.get(cacheKey);
   if (key) return key;
-  const raw = Buffer.from(hkdfSync("sha256", secret, salt, `Auth.js Generated Encryption Key (${salt})`, 64));
+  const raw = hkdf(secret, salt, `Auth.js Generated Encryption Key (${salt})`, 64);
   // RFC 7638 thumbprint of the oct JWK {"k","kty"}, with SHA-512 as Auth.js uses for a 64-byte key.
-  const kid = createHash("sha512")
-    .update(`{"k":"${raw.toString("base64url")}","kty":"oct"}`)
-    .digest("base64url");
-  const header = Buffer.from(JSON.stringify({ alg: "dir", enc: "A256CBC-HS512", kid })).toString("base64url");
+  const kid = toBase64url(hash("sha512", `{"k":"${toBase64url(raw)}","kty":"oct"}`));
+  const header = toBase64url(utf8(JSON.stringify({ alg: "dir", enc: "A256CBC-HS512", kid })));
   key = {
-    macKey: createSecretKey(raw.subarray(0, 32)),
-    encKey: raw.subarray(32),
+    mac: macOf("sha512", raw.subarray(0, 32)),
+    cipher: cbcCipher(raw.slice(32)),
     kid,
     header,
     headerLength: aadLength(header),
@@ -65,15 +68,15 @@ function deriveKey(secret: string, salt: string): DerivedKey {
 }
 
 /** AL of RFC 7516 B.3: the AAD's length in bits, as a 64-bit big-endian number. */
-function aadLength(aad: string): Buffer {
-  const al = Buffer.alloc(8);
-  al.writeBigUInt64BE(BigInt(aad.length * 8));
+function aadLength(aad: string): Uint8Array {
+  const al = new Uint8Array(8);
+  new DataView(al.buffer).setBigUint64(0, BigInt(aad.length * 8));
   return al;
 }
 
-function tag(key: DerivedKey, aad: string, iv: Buffer, ciphertext: Buffer): Buffer {
+function tag(key: DerivedKey, aad: string, iv: Uint8Array, ciphertext: Uint8Array): Uint8Array {
   const al = aad === key.header ? key.headerLength : aadLength(aad);
-  return createHmac("sha512", key.macKey).update(aad).update(iv).update(ciphertext).update(al).digest().subarray(0, 32);
+  return key.mac(aad, iv, ciphertext, al).subarray(0, 32);
 }
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -82,16 +85,27 @@ const now = () => Math.floor(Date.now() / 1000);
 export type Secrets = readonly [string, ...string[]];
 
 /**
- * Seals claims into a JWE with the first secret, adding `iat`, `exp` and `jti`. Synchronous.
+ * Seals claims into a JWE with the first secret, adding `iat`, `exp` and `jti`. Synchronous on
+ * Node.js; a promise where AES is Web Crypto's.
  */
-export function sealToken(claims: Record<string, unknown>, secrets: Secrets, salt: string, maxAge: number): string {
+export function sealToken(
+  claims: Record<string, unknown>,
+  secrets: Secrets,
+  salt: string,
+  maxAge: number,
+): string | Promise<string> {
   const key = deriveKey(secrets[0], salt);
   const issuedAt = now();
   const payload = JSON.stringify({ ...claims, iat: issuedAt, exp: issuedAt + maxAge, jti: randomUUID() });
   const iv = randomBytesFromPool(16);
-  const cipher = createCipheriv("aes-256-cbc", key.encKey, iv);
-  const ciphertext = Buffer.concat([cipher.update(payload, "utf8"), cipher.final()]);
-  return `${key.header}..${iv.toString("base64url")}.${ciphertext.toString("base64url")}.${tag(key, key.header, iv, ciphertext).toString("base64url")}`;
+  const ciphertext = key.cipher.encrypt(iv, utf8(payload));
+  return isThenable(ciphertext)
+    ? Promise.resolve(ciphertext).then((bytes) => compact(key, iv, bytes))
+    : compact(key, iv, ciphertext);
+}
+
+function compact(key: DerivedKey, iv: Uint8Array, ciphertext: Uint8Array): string {
+  return `${key.header}..${toBase64url(iv)}.${toBase64url(ciphertext)}.${toBase64url(tag(key, key.header, iv, ciphertext))}`;
 }
 
 const B64URL = /^[A-Za-z0-9_-]*$/;
@@ -111,21 +125,22 @@ export type OpenFailure =
  * `zip`, no `crit`), a bad tag, a bad payload. Never throws on input. Synchronous.
  * @internal
  */
-export function openToken(token: string, secrets: readonly string[], salt: string): JWT | null {
+export function openToken(token: string, secrets: readonly string[], salt: string): JWT | null | Promise<JWT | null> {
   const opened = openTokenWithReason(token, secrets, salt);
-  return "claims" in opened ? opened.claims : null;
+  return opened instanceof Promise ? opened.then(claimsOf) : claimsOf(opened);
 }
+
+const claimsOf = (opened: Opened): JWT | null => ("claims" in opened ? opened.claims : null);
+
+/** What {@link openTokenWithReason} answers. @internal */
+export type Opened = { claims: JWT } | { failure: OpenFailure };
 
 /**
  * {@link openToken}, saying why nothing opened: an operator needs to know when well-formed
  * cookies stop opening (a secret retired too early) apart from garbage and expiry.
  * @internal
  */
-export function openTokenWithReason(
-  token: string,
-  secrets: readonly string[],
-  salt: string,
-): { claims: JWT } | { failure: OpenFailure } {
+export function openTokenWithReason(token: string, secrets: readonly string[], salt: string): Opened | Promise<Opened> {
   const malformed = { failure: "malformed" } as const;
   const invalid = { failure: "invalid-claims" } as const;
   if (token.length > MAX_TOKEN_LENGTH) return malformed;
@@ -136,7 +151,7 @@ export function openTokenWithReason(
   for (const part of parts) if (!B64URL.test(part)) return malformed;
   let header: Record<string, unknown>;
   try {
-    header = JSON.parse(Buffer.from(protectedHeader, "base64url").toString("utf8"));
+    header = JSON.parse(fromUtf8(fromBase64url(protectedHeader)));
   } catch {
     return malformed;
   }
@@ -146,9 +161,9 @@ export function openTokenWithReason(
   }
   if (header.alg !== "dir" || header.enc !== "A256CBC-HS512") return malformed;
   if (header.kid !== undefined && typeof header.kid !== "string") return malformed;
-  const iv = Buffer.from(ivPart, "base64url");
-  const ciphertext = Buffer.from(ciphertextPart, "base64url");
-  const received = Buffer.from(tagPart, "base64url");
+  const iv = fromBase64url(ivPart);
+  const ciphertext = fromBase64url(ciphertextPart);
+  const received = fromBase64url(tagPart);
   if (iv.length !== 16 || received.length !== 32 || ciphertext.length === 0 || ciphertext.length % 16 !== 0)
     return malformed;
 
@@ -156,22 +171,34 @@ export function openTokenWithReason(
     const key = deriveKey(secret, salt);
     if (header.kid !== undefined && header.kid !== key.kid) continue;
     if (!timingSafeEqual(tag(key, protectedHeader, iv, ciphertext), received)) continue;
-    let claims: unknown;
+    // Authentic: the padding is checked by the decryption, and only now (encrypt-then-MAC).
+    let plaintext: Uint8Array | PromiseLike<Uint8Array>;
     try {
-      const decipher = createDecipheriv("aes-256-cbc", key.encKey, iv);
-      claims = JSON.parse(Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString("utf8"));
+      plaintext = key.cipher.decrypt(iv, ciphertext);
     } catch {
       return invalid;
     }
-    if (claims === null || typeof claims !== "object" || Array.isArray(claims)) return invalid;
-    const jwt = claims as JWT;
-    for (const claim of ["exp", "iat", "nbf"] as const) {
-      if (jwt[claim] !== undefined && (typeof jwt[claim] !== "number" || !Number.isFinite(jwt[claim]))) return invalid;
-    }
-    const t = now();
-    if (typeof jwt.exp === "number" && jwt.exp <= t - CLOCK_TOLERANCE) return invalid;
-    if (typeof jwt.nbf === "number" && jwt.nbf > t + CLOCK_TOLERANCE) return invalid;
-    return { claims: jwt };
+    return isThenable(plaintext) ? Promise.resolve(plaintext).then(checkClaims, () => invalid) : checkClaims(plaintext);
   }
   return { failure: "unknown-secret" };
+}
+
+/** The payload of an authentic token, as claims that are usable now. */
+function checkClaims(plaintext: Uint8Array): Opened {
+  const invalid = { failure: "invalid-claims" } as const;
+  let claims: unknown;
+  try {
+    claims = JSON.parse(fromUtf8(plaintext));
+  } catch {
+    return invalid;
+  }
+  if (claims === null || typeof claims !== "object" || Array.isArray(claims)) return invalid;
+  const jwt = claims as JWT;
+  for (const claim of ["exp", "iat", "nbf"] as const) {
+    if (jwt[claim] !== undefined && (typeof jwt[claim] !== "number" || !Number.isFinite(jwt[claim]))) return invalid;
+  }
+  const t = now();
+  if (typeof jwt.exp === "number" && jwt.exp <= t - CLOCK_TOLERANCE) return invalid;
+  if (typeof jwt.nbf === "number" && jwt.nbf > t + CLOCK_TOLERANCE) return invalid;
+  return { claims: jwt };
 }

@@ -1,4 +1,4 @@
-import { inspect } from "node:util";
+import { inspect } from "#platform";
 import type { LoggerInstance } from "../shapes/data.js";
 import { fieldOf } from "./merge.js";
 
@@ -99,7 +99,7 @@ export function escapeForLog(text: string): string {
 
 /** Any value as one escaped line: strings as they are, everything else as `util.inspect` shows it. */
 function oneLine(value: unknown): string {
-  const text = typeof value === "string" ? value : inspect(value, { breakLength: Number.POSITIVE_INFINITY, depth: 4 });
+  const text = typeof value === "string" ? value : inspect(value);
   return escapeForLog(text);
 }
 

@@ -9,17 +9,17 @@
  * leaves this module. (A forked process would share a pool's unread bytes; Node does not fork a
  * running process, and worker threads each load their own copy of this module.)
  */
-import { randomFillSync } from "node:crypto";
+import { randomFill, toHex } from "#platform";
 
 const POOL_BYTES = 4096;
-const pool = Buffer.alloc(POOL_BYTES);
+const pool = new Uint8Array(POOL_BYTES);
 /** Bytes of the pool already handed out (zeroed); the pool is refilled once too few remain. */
 let taken = POOL_BYTES;
 
 /** The offset of `size` fresh bytes in the pool, marked taken; the caller copies them out and zeroes them. */
 function draw(size: number): number {
   if (taken + size > POOL_BYTES) {
-    randomFillSync(pool);
+    randomFill(pool);
     taken = 0;
   }
   const at = taken;
@@ -35,11 +35,10 @@ function draw(size: number): number {
  * const iv = randomBytesFromPool(16)
  * ```
  */
-export function randomBytesFromPool(size: number): Buffer {
-  const out = Buffer.allocUnsafe(size);
-  if (size > POOL_BYTES / 4) return randomFillSync(out);
+export function randomBytesFromPool(size: number): Uint8Array {
+  if (size > POOL_BYTES / 4) return randomFill(new Uint8Array(size));
   const at = draw(size);
-  pool.copy(out, 0, at, at + size);
+  const out = pool.slice(at, at + size);
   pool.fill(0, at, at + size);
   return out;
 }
@@ -53,9 +52,9 @@ export function randomBytesFromPool(size: number): Buffer {
  * ```
  */
 export function randomHexFromPool(size: number): string {
-  if (size > POOL_BYTES / 4) return randomFillSync(Buffer.allocUnsafe(size)).toString("hex");
+  if (size > POOL_BYTES / 4) return toHex(randomFill(new Uint8Array(size)));
   const at = draw(size);
-  const hex = pool.toString("hex", at, at + size);
+  const hex = toHex(pool.subarray(at, at + size));
   pool.fill(0, at, at + size);
   return hex;
 }

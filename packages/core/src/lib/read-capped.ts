@@ -23,5 +23,7 @@ export async function readCapped(body: ReadableStream<Uint8Array> | null, limit:
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  // One decoder across the chunks: a character split between two of them is decoded whole.
+  const decoder = new TextDecoder();
+  return chunks.map((chunk) => decoder.decode(chunk, { stream: true })).join("") + decoder.decode();
 }

@@ -23,15 +23,31 @@ export interface CommonProviderOptions {
   type: ProviderType;
 }
 
-/** Any provider configuration. */
+// biome-ignore lint/suspicious/noExplicitAny: the fields of a credentials provider vary per provider
+type AnyCredentialsConfig = CredentialsConfig<any>;
+
+/** Any provider configuration; `P` is the profile of an OAuth / OIDC one. */
 // `any` profile: a provider typed with its own profile (GitHubProfile, ...) must fit the list.
 // biome-ignore lint/suspicious/noExplicitAny: profile types vary per provider
-export type ProviderConfig = OAuthConfig<any> | CredentialsConfig<any> | EmailConfig | WebAuthnConfig | TOTPConfig;
+export type ProviderConfig<P = any> = OAuthConfig<P> | AnyCredentialsConfig | EmailConfig | WebAuthnConfig | TOTPConfig;
 
 /**
  * A provider in `providers`: a configuration, or a factory called with no options
- * (`providers: [GitHub]` is the same as `providers: [GitHub({})]`).
+ * (`providers: [GitHub]` is the same as `providers: [GitHub({})]`). `P`, the profile an OAuth /
+ * OIDC provider gives, is any profile unless named, as in Auth.js.
+ *
+ * @example
+ * ```ts
+ * const providers: Provider[] = [GitHub, Credentials({ authorize })]
+ * ```
  */
-export type Provider = ProviderConfig | ((options?: never) => ProviderConfig);
+// biome-ignore lint/suspicious/noExplicitAny: profile types vary per provider
+export type Provider<P = any> = ProviderConfig<P> | ((options?: never) => ProviderConfig<P>);
+
+/**
+ * A provider's id, as `signIn(id)` takes it: a built-in id (`"github"`, `"credentials"`, ...) or
+ * the `id` an application gave its own.
+ */
+export type ProviderId = string;
 
 export type { Awaitable, User };

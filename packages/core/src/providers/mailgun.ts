@@ -14,6 +14,7 @@
  * @see https://documentation.mailgun.com/docs/mailgun/user-manual/sending-messages/send-http
  * @module providers/mailgun
  */
+import { toBase64, utf8 } from "#platform";
 import { callEmailApi, defaultMessage, parseMailbox, requireApiKey, requireFrom } from "../lib/email/send.js";
 import type { EmailConfig, EmailUserConfig, SendVerificationRequestParams } from "./email.js";
 
@@ -56,7 +57,7 @@ export async function sendWithMailgun(params: SendVerificationRequestParams): Pr
   form.set("text", text);
   form.set("html", html);
   await callEmailApi(provider, "Mailgun", `https://${host}/v3/${domain}/messages`, {
-    headers: { Authorization: `Basic ${Buffer.from(`api:${apiKey}`).toString("base64")}` },
+    headers: { Authorization: `Basic ${toBase64(utf8(`api:${apiKey}`))}` },
     body: form,
   });
 }

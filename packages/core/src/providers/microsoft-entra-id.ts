@@ -29,6 +29,7 @@
  * @see https://learn.microsoft.com/en-us/entra/identity-platform/v2-protocols-oidc
  * @module providers/microsoft-entra-id
  */
+import { toBase64 } from "#platform";
 import type { OIDCConfig, OIDCUserConfig } from "./oauth.js";
 
 /** The claims of a Microsoft identity platform v2.0 ID token. */
@@ -79,7 +80,7 @@ export default function MicrosoftEntraID(options: MicrosoftEntraIDOptions = {}):
           { headers: { Authorization: `Bearer ${tokens.access_token}` } },
         );
         if (response.ok) {
-          const bytes = Buffer.from(await response.arrayBuffer()).toString("base64");
+          const bytes = toBase64(new Uint8Array(await response.arrayBuffer()));
           image = `data:${response.headers.get("content-type") ?? "image/jpeg"};base64,${bytes}`;
         }
       }

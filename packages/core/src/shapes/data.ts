@@ -22,22 +22,40 @@ export type AuthAction =
   | "verify-request"
   | "webauthn-options";
 
-/** A user as the application sees it (spec §2.2). */
-export interface User {
+/** The fields of a user that Latchkey fills: the base of `User`. */
+export interface DefaultUser {
   id?: string;
   name?: string | null;
   email?: string | null;
   image?: string | null;
 }
 
-/** The session sent to the client (spec §2.1). `expires` is an ISO 8601 date. */
-export interface Session {
+/**
+ * A user as the application sees it (spec §2.2). Empty here and extended by `DefaultUser`, as in
+ * Auth.js, so that module augmentation may redeclare a default field (`id: string`) or add its own.
+ */
+export interface User extends DefaultUser {}
+
+/** The fields of a session that Latchkey fills: the base of `Session`. `expires` is an ISO 8601 date. */
+export interface DefaultSession {
   user?: User;
   expires: string;
 }
 
-/** Alias kept for Auth.js compatibility. */
-export type DefaultSession = Session;
+/**
+ * The session sent to the client (spec §2.1). Empty here and extended by `DefaultSession`, as in
+ * Auth.js, so that the documented augmentation compiles:
+ *
+ * @example
+ * ```ts
+ * declare module "@latchkey/next" {
+ *   interface Session extends DefaultSession {
+ *     user: { id: string } & DefaultSession["user"]
+ *   }
+ * }
+ * ```
+ */
+export interface Session extends DefaultSession {}
 
 /** RFC 9396 authorization details, kept on the account as the provider sent them. */
 export interface AuthorizationDetails {

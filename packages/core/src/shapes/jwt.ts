@@ -4,8 +4,8 @@
  */
 import type { Awaitable } from "./data.js";
 
-/** The claims of a session token. `name`, `email`, `picture` and `sub` are set at sign-in. */
-export interface JWT extends Record<string, unknown> {
+/** The claims Latchkey sets in a session token: the base of `JWT`. `name`, `email`, `picture` and `sub` are set at sign-in. */
+export interface DefaultJWT extends Record<string, unknown> {
   name?: string | null;
   email?: string | null;
   picture?: string | null;
@@ -21,6 +21,19 @@ export interface JWT extends Record<string, unknown> {
   /** When the session began (epoch seconds, fractional), kept by every re-issue; `revokeUserSessions` compares it. */
   auth_time?: number;
 }
+
+/**
+ * The claims of a session token. Empty here and extended by `DefaultJWT`, as in Auth.js, so that
+ * module augmentation may redeclare a default claim (`email: string`) or add its own.
+ *
+ * @example
+ * ```ts
+ * declare module "@latchkey/next/jwt" {
+ *   interface JWT { role?: "admin" | "member" }
+ * }
+ * ```
+ */
+export interface JWT extends Record<string, unknown>, DefaultJWT {}
 
 /** What `encode` takes. */
 export interface JWTEncodeParams<Payload = JWT> {

@@ -260,12 +260,17 @@ async function scryptRuns<T>(work: () => Promise<T>): Promise<{ result: T; runs:
   }
 }
 
+/** The fields of a mailed link's query that `resetPassword` and `verifyEmail` take. */
+function linkOf(query: Record<string, string>): { token: string; email: string; user: string } {
+  return { token: query.token ?? "", email: query.email ?? "", user: query.user ?? "" };
+}
+
 async function requestReset(config: AuthConfig, accounts: PasswordAccountsOptions, email: string) {
   const before = smtp.mails.length;
   const result = await requestPasswordReset(from(new CookieJar()), config, accounts, { email });
   expect(result).toEqual({ ok: true });
   await until(() => smtp.mails.length > before);
-  return lastMail(email).query as { token: string; email: string; user: string };
+  return linkOf(lastMail(email).query);
 }
 
 /** A verified account on a fresh memory store, and the query of a reset link mailed to it. */
@@ -395,7 +400,9 @@ describe.each(Object.keys(stores))("password accounts on the %s store", (kind) =
   });
 
   it("attack: 30 concurrent sign-ups of one new address, each with its own password: one user, every answer alike, and only the winner's password is stored", async () => {
-    const { config, accounts } = app(store, "jwt", { limits: { mailPerAddress: { max: 100, windowSeconds: 60 } } });
+    const { config, accounts } = app(store, "jwt", {
+      limits: { signUpMailPerAddress: { max: 100, windowSeconds: 60 } },
+    });
     const email = `crowd-${kind}@example.com`;
     const before = smtp.mails.length;
     const results = await Promise.all(
@@ -675,26 +682,114 @@ describe("attacks on password accounts", () => {
     expect(none.runs).toBe(1);
   });
 
-  it("flood: 30 reset requests for one address send at most 5 e-mails; the rest are limited, for known and unknown addresses alike", async () => {
+  it("flood: 30 reset requests for one address, from 30 clients, send its 5 e-mails and one more for the link's life; every answer is the usual one, for known and unknown addresses alike; one client's flood is limited", async () => {
     const store = await memory();
     const { config, accounts } = app(store);
-    // The sign-up's verification e-mail is the first of the victim's five.
     await signedUp(config, accounts, "victim@example.com");
-    for (const [email, allowed] of [
-      ["victim@example.com", 4],
-      ["ghost@example.com", 5],
-    ] as const) {
+    smtp.mails.length = 0;
+    for (const email of ["victim@example.com", "ghost@example.com"]) {
       const results = await Promise.all(
         Array.from({ length: 30 }, (_, i) =>
           requestPasswordReset(from(new CookieJar()), config, accounts, { email, clientAddress: `198.51.100.${i}` }),
         ),
       );
-      expect(results.filter((r) => r.ok)).toHaveLength(allowed);
-      expect(results.filter((r) => !r.ok && r.error === "rate-limited")).toHaveLength(30 - allowed);
+      expect(results.every((r) => r.ok)).toBe(true);
     }
-    await until(() => smtp.mails.length === 10);
-    expect(smtp.mails.filter((m) => m.to.includes("victim@example.com"))).toHaveLength(5);
-    expect(smtp.mails.filter((m) => m.to.includes("ghost@example.com"))).toHaveLength(5);
+    await until(() => smtp.mails.length === 12);
+    expect(smtp.mails.filter((m) => m.to.includes("victim@example.com"))).toHaveLength(6);
+    expect(smtp.mails.filter((m) => m.to.includes("ghost@example.com"))).toHaveLength(6);
+    // One client asking for many addresses meets its own limit (20 account e-mails an hour).
+    const fromOne = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        requestPasswordReset(from(new CookieJar()), config, accounts, {
+          email: `spray-${i}@example.com`,
+          clientAddress: "203.0.113.9",
+        }),
+      ),
+    );
+    expect(fromOne.filter((r) => r.ok)).toHaveLength(20);
+    expect(fromOne.filter((r) => !r.ok && r.error === "rate-limited")).toHaveLength(10);
+  });
+
+  it("attack: a stranger's sign-ups with the owner's address do not spend her reset: once they have spent its sign-up e-mails (each mailing her a note), her own forgot-password still mails a link that works", async () => {
+    const store = await memory();
+    const { config, accounts } = app(store);
+    await signedUp(config, accounts, "owner@example.com");
+    // Her own sign-up's e-mail was the first of the address's five sign-up e-mails; strangers spend the rest.
+    const strangers = [];
+    for (let i = 0; i < 5; i++) {
+      strangers.push(
+        await signUp(from(new CookieJar()), config, accounts, {
+          email: "owner@example.com",
+          password: `${PASSWORD} of a stranger ${i}`,
+          clientAddress: `203.0.113.${i}`,
+        }),
+      );
+    }
+    expect(strangers.map((r) => (r.ok ? "ok" : r.error))).toEqual(["ok", "ok", "ok", "ok", "rate-limited"]);
+    const before = smtp.mails.length;
+    const asked = await requestPasswordReset(from(new CookieJar()), config, accounts, {
+      email: "owner@example.com",
+      clientAddress: "198.51.100.7",
+    });
+    expect(asked).toEqual({ ok: true });
+    await until(() => smtp.mails.length > before);
+    const { query, subject } = lastMail("owner@example.com");
+    expect(subject).toContain("Reset your password");
+    expect(
+      (await resetPassword(from(new CookieJar()), config, accounts, { ...linkOf(query), password: NEW_PASSWORD })).ok,
+    ).toBe(true);
+  });
+
+  it("attack: a stranger who spends the owner's reset e-mails (from 30 clients, again every half hour) never leaves her without a link that works: her request answers ok, and mails her a new link only once the last one has expired", async () => {
+    const store = await memory();
+    const { config, accounts } = app(store);
+    await signedUp(config, accounts, "owner@example.com");
+    smtp.mails.length = 0;
+    const start = Date.now();
+    const flood = () =>
+      Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          requestPasswordReset(from(new CookieJar()), config, accounts, {
+            email: "owner@example.com",
+            clientAddress: `203.0.113.${i}`,
+          }),
+        ),
+      );
+    const mine = () =>
+      requestPasswordReset(from(new CookieJar()), config, accounts, {
+        email: "owner@example.com",
+        clientAddress: "198.51.100.7",
+      });
+    expect((await flood()).every((r) => r.ok)).toBe(true);
+    await until(() => smtp.mails.length === 6);
+    // Just before the link of the sixth e-mail expires, her request sends nothing: that link works.
+    vi.useFakeTimers({ toFake: ["Date"], now: start + 1800 * 1000 - 2000 });
+    expect(await mine()).toEqual({ ok: true });
+    expect(smtp.mails).toHaveLength(6);
+    const working = linkOf(lastMail("owner@example.com").query);
+    // Half an hour on, the stranger floods again within the hour's window: one more e-mail, whose
+    // link she then uses.
+    vi.setSystemTime(start + 1800 * 1000 + 1000);
+    expect((await flood()).every((r) => r.ok)).toBe(true);
+    await until(() => smtp.mails.length === 7);
+    expect(await mine()).toEqual({ ok: true });
+    expect(smtp.mails).toHaveLength(7);
+    const latest = linkOf(lastMail("owner@example.com").query);
+    expect(latest.token).not.toBe(working.token);
+    expect(
+      (await resetPassword(from(new CookieJar()), config, accounts, { ...latest, password: NEW_PASSWORD })).ok,
+    ).toBe(true);
+    expect(await passwordSignIn(config, new CookieJar(), "owner@example.com", NEW_PASSWORD)).toBe(ORIGIN);
+  });
+
+  it("a limit option that no longer exists is named with what replaced it: mailPerAddress (now a sign-up and a reset limit)", async () => {
+    const store = await memory();
+    const { config, accounts } = app(store);
+    const limits = { mailPerAddress: { max: 5, windowSeconds: 3600 } } as PasswordAccountsOptions["limits"];
+    await expect(
+      requestPasswordReset(from(new CookieJar()), config, { ...accounts, limits }, { email: "limits@example.com" }),
+    ).rejects.toThrow(/signUpMailPerAddress.*resetMailPerAddress/);
   });
 
   it("bogus reset submissions for an address, from 60 clients, do not block its owner's reset; one client's flood is limited", async () => {

@@ -116,7 +116,7 @@ function expectNo5xx(response: Response, what: string): void {
 
 const hex64 = fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 64, maxLength: 64 });
 const SALT = "authjs.session-token";
-const genuineToken = sealToken({ sub: "u1", name: "Ada" }, [SECRET], SALT, 3600);
+const genuineToken = await sealToken({ sub: "u1", name: "Ada" }, [SECRET], SALT, 3600);
 
 export const targets: FuzzTarget[] = [
   {
@@ -741,7 +741,8 @@ function passwordAccountInputs(): FuzzTarget {
     send: async (mail) => void mails.push(mail),
     // The limits have their own tests; here they would turn most inputs into "rate-limited".
     limits: {
-      mailPerAddress: { max: 1e9, windowSeconds: 60 },
+      signUpMailPerAddress: { max: 1e9, windowSeconds: 60 },
+      resetMailPerAddress: { max: 1e9, windowSeconds: 60 },
       mailPerClient: { max: 1e9, windowSeconds: 60 },
       submitPerAddress: { max: 1e9, windowSeconds: 60 },
       submitPerClient: { max: 1e9, windowSeconds: 60 },
@@ -777,7 +778,7 @@ function passwordAccountInputs(): FuzzTarget {
         const email = `${randomUUID().slice(0, 8)}@example.com`;
         const user = await createUser({ id: randomUUID(), email, emailVerified: new Date(), name: "U" });
         await accounts.passwords.setPasswordHash(user.id, await hashPassword(PASSWORD, accounts.hash));
-        const session = sealToken(
+        const session = await sealToken(
           { sub: user.id, email, sid: randomUUID(), auth_time: Math.floor(Date.now() / 1000) - 3600 },
           [SECRET],
           SALT,

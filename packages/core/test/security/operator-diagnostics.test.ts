@@ -136,8 +136,8 @@ describe("a session cookie no configured secret opens is a warning, once per con
 
   it("garbage, a truncated token and an expired token sealed with the current secret do not warn", async () => {
     const name = "authjs.session-token";
-    const genuine = sealToken({ sub: "u1" }, [NEW], name, 3600);
-    const expired = sealToken({ sub: "u1" }, [NEW], name, -3600);
+    const genuine = await sealToken({ sub: "u1" }, [NEW], name, 3600);
+    const expired = await sealToken({ sub: "u1" }, [NEW], name, -3600);
     const subject = rotated(NEW);
     for (const value of [
       "garbage",

@@ -85,7 +85,7 @@ describe("clock skew at the JWT tolerance edge (15 s)", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     const t0 = new Date("2030-01-01T00:00:00Z").valueOf();
     vi.setSystemTime(t0);
-    const token = sealToken({ email: "ada@example.com", name: "Ada" }, [OLD], NAME, 60);
+    const token = await sealToken({ email: "ada@example.com", name: "Ada" }, [OLD], NAME, 60);
     vi.setSystemTime(t0 + (60 + 14) * 1000);
     expect((await sessionEmail(config, jarWith(token))).email).toBe("ada@example.com");
     vi.setSystemTime(t0 + (60 + 15) * 1000);
@@ -93,7 +93,7 @@ describe("clock skew at the JWT tolerance edge (15 s)", () => {
     expect(late).toEqual({ status: 200, email: undefined });
     // an issuer whose clock runs 14 s ahead: its fresh tokens are read by a server behind it
     vi.setSystemTime(t0 + 14_000);
-    const ahead = sealToken({ email: "ada@example.com" }, [OLD], NAME, 60);
+    const ahead = await sealToken({ email: "ada@example.com" }, [OLD], NAME, 60);
     vi.setSystemTime(t0);
     expect((await sessionEmail(config, jarWith(ahead))).email).toBe("ada@example.com");
   });

@@ -13,45 +13,43 @@
  * The key comes from the configuration's secret through HKDF with its own label, so no record of
  * the e-mail sign-in can ever be taken for one of these.
  */
-import { createHmac, hkdfSync, randomBytes, randomInt } from "node:crypto";
+import { hkdf, hmac, randomBytes, randomInt, toHex } from "#platform";
 import type { VerificationToken } from "../../adapters.js";
 import type { AdapterWith } from "../adapter-for.js";
 
 /** The key of password-account records under one secret. */
-export function accountKey(secret: string): Buffer {
-  return Buffer.from(hkdfSync("sha256", secret, "", "Latchkey password account records", 32));
+export function accountKey(secret: string): Uint8Array {
+  return hkdf(secret, "", "Latchkey password account records", 32);
 }
 
 /** A keyed hash of `parts`, each ended by a NUL so that no two lists give the same input. */
-function recordMac(key: Buffer, parts: string[]): string {
-  const hmac = createHmac("sha256", key);
-  for (const part of parts) hmac.update(part).update("\0");
-  return hmac.digest("hex");
+function recordMac(key: Uint8Array, parts: string[]): string {
+  return toHex(hmac("sha256", key, ...parts.flatMap((part) => [part, "\0"])));
 }
 
 /** A 256-bit token for a link, as 64 hex characters. */
 export function randomToken(): string {
-  return randomBytes(32).toString("hex");
+  return toHex(randomBytes(32));
 }
 
 /** A numeric code of `length` digits, leading zeros kept, drawn without modulo bias. */
 export function randomCode(length: number): string {
-  return String(randomInt(0, 10 ** length)).padStart(length, "0");
+  return String(randomInt(10 ** length)).padStart(length, "0");
 }
 
 /** The id of one verification e-mail, derived from its link token (the link finds the rest from it). */
-export function sendIdOf(key: Buffer, email: string, userId: string, token: string): string {
+export function sendIdOf(key: Uint8Array, email: string, userId: string, token: string): string {
   return recordMac(key, ["verify-send", email, userId, token]).slice(0, 32);
 }
 
 export const verifyRecords = {
-  link: (key: Buffer, email: string, userId: string, token: string) =>
+  link: (key: Uint8Array, email: string, userId: string, token: string) =>
     recordMac(key, ["verify-link", email, userId, token]),
-  code: (key: Buffer, email: string, userId: string, sendId: string, code: string) =>
+  code: (key: Uint8Array, email: string, userId: string, sendId: string, code: string) =>
     recordMac(key, ["verify-code", email, userId, sendId, code]),
-  attempt: (key: Buffer, email: string, userId: string, sendId: string, index: number) =>
+  attempt: (key: Uint8Array, email: string, userId: string, sendId: string, index: number) =>
     recordMac(key, ["verify-attempt", email, userId, sendId, String(index)]),
-  alive: (key: Buffer, email: string, userId: string, sendId: string) =>
+  alive: (key: Uint8Array, email: string, userId: string, sendId: string) =>
     recordMac(key, ["verify-alive", email, userId, sendId]),
 };
 
@@ -60,7 +58,13 @@ export const verifyRecords = {
  * (`""` for none): once the password changes, the same token gives another value and no older
  * link finds its record.
  */
-export function resetRecord(key: Buffer, email: string, userId: string, token: string, passwordHash: string): string {
+export function resetRecord(
+  key: Uint8Array,
+  email: string,
+  userId: string,
+  token: string,
+  passwordHash: string,
+): string {
   return recordMac(key, ["reset", email, userId, token, passwordHash]);
 }
 
@@ -73,8 +77,8 @@ export async function consume(
   adapter: AdapterWith<"useVerificationToken">,
   secrets: readonly string[],
   identifier: string,
-  value: (key: Buffer) => string,
-): Promise<{ record: VerificationToken; key: Buffer; expired: boolean } | null> {
+  value: (key: Uint8Array) => string,
+): Promise<{ record: VerificationToken; key: Uint8Array; expired: boolean } | null> {
   for (const secret of secrets) {
     const key = accountKey(secret);
     const record = await adapter.useVerificationToken({ identifier, token: value(key) });

@@ -1,4 +1,4 @@
-import { createHash, createHmac } from "node:crypto";
+import { hash, hmac, toBase64url } from "#platform";
 import { type Adapter, isAnonymousAuditEvent } from "../../adapters.js";
 import { AuthError, InvalidConfiguration, MissingAdapterMethods } from "../../errors.js";
 import { MemoryRateLimitStore, type RateLimit, type RateLimitStore } from "../../rate-limit.js";
@@ -241,7 +241,7 @@ export async function recordAudit(config: AuditedConfig, event: AuditEvent): Pro
   // in over and over) cannot grow the store without bound; anonymous events are admitted by
   // their callers, per client (admitAnonymous).
   if (!isAnonymousAuditEvent(clean) && clean.userId !== undefined) {
-    const user = createHash("sha256").update(clean.userId).digest("base64url").slice(0, 22);
+    const user = toBase64url(hash("sha256", clean.userId)).slice(0, 22);
     if (!(await admitRecord(config, `user:${user}:${clean.type}`, audit.recordsPerUser))) return;
   }
   await Promise.all([
@@ -300,9 +300,7 @@ export async function admitRecord(config: AuditedConfig, key: string, limit: Rat
  * It names the secret in the audit trail and cannot be turned back into it.
  */
 function fingerprints(secrets: readonly string[]): string[] {
-  return secrets.map((s) =>
-    createHmac("sha256", s).update("latchkey audit secret fingerprint").digest("base64url").slice(0, 12),
-  );
+  return secrets.map((s) => toBase64url(hmac("sha256", s, "latchkey audit secret fingerprint")).slice(0, 12));
 }
 
 // The fingerprints last seen per application object: a rotation is recorded once, however many

@@ -20,7 +20,7 @@ export async function openAccessToken(
   token: string,
 ): Promise<{ claims: TokenClaims; opaque: boolean } | null> {
   if (OPAQUE_SHAPE.test(token)) {
-    const claims = dataOf(await server.store.get("token", await digest(token)), isTokenClaims);
+    const claims = dataOf(await server.store.get("token", digest(token)), isTokenClaims);
     return claims && claims.exp * 1000 > Date.now() ? { claims, opaque: true } : null;
   }
   if (!JWT_SHAPE.test(token) || token.length > 16_384) return null;

@@ -192,7 +192,7 @@ async function issueCode(
   };
   await server.store.set({
     kind: "code",
-    id: await digest(code),
+    id: digest(code),
     data: { ...data },
     userId: signedIn.userId,
     clientId: request.clientId,

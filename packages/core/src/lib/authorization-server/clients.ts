@@ -127,7 +127,7 @@ export const usesSecret = (method: ClientAuthMethod) =>
 /** A new client secret and what is stored of it. */
 export async function newSecret(): Promise<{ secret: string; digest: string }> {
   const secret = randomToken(32);
-  return { secret, digest: await digest(secret) };
+  return { secret, digest: digest(secret) };
 }
 
 /** The stored client `clientId`, or null. */
@@ -167,7 +167,7 @@ function basicCredentials(header: string | null): { id: string; secret: string }
 
 /** Whether `secret` is one of the client's live secrets. */
 async function secretMatches(client: ClientData, secret: string): Promise<boolean> {
-  const presented = await digest(secret);
+  const presented = digest(secret);
   const now = Date.now();
   let found = false;
   for (const stored of client.secrets) {
@@ -205,7 +205,7 @@ async function assertionMatches(server: ServerState, client: ClientData, asserti
     if (exp - now > MAX_ASSERTION_SECONDS) return false;
     return await server.store.add({
       kind: "jti",
-      id: await pairId(client.clientId, jti),
+      id: pairId(client.clientId, jti),
       data: {},
       clientId: client.clientId,
       expiresAt: (exp + CLOCK_TOLERANCE) * 1000,

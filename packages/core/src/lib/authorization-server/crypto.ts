@@ -1,12 +1,10 @@
 /**
- * The few cryptographic steps of the authorization server, on Web Crypto (`crypto.subtle`,
- * `crypto.getRandomValues`) and `jose`'s base64url: random values, SHA-256 digests of the
- * secrets it stores (codes, tokens, client secrets are kept as digests, never as they are
- * handed out), and HMACs under keys derived from the application's secret.
+ * The few cryptographic steps of the authorization server, on the core's platform module
+ * (`#platform`: Node.js's crypto, or Web Crypto and `@noble/hashes` elsewhere): random values,
+ * SHA-256 digests of the secrets it stores (codes, tokens and client secrets are kept as digests,
+ * never as they are handed out), and HMACs under keys derived from the application's secret.
  */
-import { base64url } from "jose";
-
-const encoder = new TextEncoder();
+import { hash, hkdf, type Mac, macOf, randomBytes, timingSafeEqual, toBase64url, utf8 } from "#platform";
 
 /**
  * `bytes` random bytes as base64url: codes, tokens, ids and secrets.
@@ -17,36 +15,31 @@ const encoder = new TextEncoder();
  * ```
  */
 export function randomToken(bytes = 32): string {
-  return base64url.encode(crypto.getRandomValues(new Uint8Array(bytes)));
+  return toBase64url(randomBytes(bytes));
 }
 
 /**
  * SHA-256 of `text` as base64url: what the store keeps of a code or a token, so a copy of the
  * store holds nothing a client could present.
  */
-export async function digest(text: string): Promise<string> {
-  return base64url.encode(new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text))));
+export function digest(text: string): string {
+  return toBase64url(hash("sha256", text));
 }
 
-/** The HMAC-SHA256 keys derived from each secret, per (secret, label): derived once. */
-const keys = new Map<string, Promise<CryptoKey>>();
+/** The left half of the SHA-256 of `text`, base64url (`at_hash`, OIDC Core §3.1.3.6). */
+export function leftHalfDigest(text: string): string {
+  return toBase64url(hash("sha256", text).subarray(0, 16));
+}
+
+/** The HMAC keys derived from each secret, per (secret, label): derived once. */
+const keys = new Map<string, Mac>();
 const KEY_CACHE_LIMIT = 64;
 
-/** The HMAC key of `label` derived from `secret` (HKDF-SHA256), made once per pair. */
-function macKey(secret: string, label: string): Promise<CryptoKey> {
+function macKey(secret: string, label: string): Mac {
   const cacheKey = `${label}\u0000${secret}`;
   const known = keys.get(cacheKey);
   if (known) return known;
-  const made = (async () => {
-    const base = await crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey"]);
-    return crypto.subtle.deriveKey(
-      { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(`Latchkey ${label}`) },
-      base,
-      { name: "HMAC", hash: "SHA-256", length: 256 },
-      false,
-      ["sign"],
-    );
-  })();
+  const made = macOf("sha256", hkdf(secret, "", `Latchkey ${label}`, 32));
   if (keys.size >= KEY_CACHE_LIMIT) {
     const [oldest] = keys.keys();
     if (oldest !== undefined) keys.delete(oldest);
@@ -56,22 +49,18 @@ function macKey(secret: string, label: string): Promise<CryptoKey> {
 }
 
 /**
- * HMAC-SHA256 of `text` under the key of `label` derived from `secret`, as base64url.
+ * HMAC-SHA256 of `text` under the key of `label` derived from `secret` (HKDF-SHA256), as base64url.
  *
  * @example
  * ```ts
- * await mac(secret, "refresh token", `${family}.${generation}`)
+ * mac(secret, "refresh token", `${family}.${generation}`)
  * ```
  */
-export async function mac(secret: string, label: string, text: string): Promise<string> {
-  const key = await macKey(secret, label);
-  return base64url.encode(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(text))));
+export function mac(secret: string, label: string, text: string): string {
+  return toBase64url(macKey(secret, label)(text));
 }
 
 /** Whether two strings are equal, in time that depends only on their length. */
 export function sameText(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let difference = 0;
-  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return difference === 0;
+  return timingSafeEqual(utf8(a), utf8(b));
 }

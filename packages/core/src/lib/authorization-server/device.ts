@@ -3,6 +3,7 @@
  * shows the user code, and polls the token endpoint; the user types the code into `<path>/device`
  * under a signed-in Latchkey session and consents there, as in the redirect flow.
  */
+import { randomInt } from "#platform";
 import { MissingCSRF } from "../../errors.js";
 import type { ResponseInternal } from "../../shapes/data.js";
 import { askDeviceConsent } from "./authorize.js";
@@ -29,12 +30,7 @@ const EXPIRED_KEPT_MS = 10 * 60_000;
 /** A random user code, each character uniform over the alphabet. */
 function newUserCode(): string {
   let code = "";
-  while (code.length < USER_CODE_LENGTH) {
-    for (const byte of crypto.getRandomValues(new Uint8Array(16))) {
-      // 240 = 12 × 20: larger bytes would favour the first letters.
-      if (byte < 240 && code.length < USER_CODE_LENGTH) code += ALPHABET[byte % ALPHABET.length];
-    }
-  }
+  while (code.length < USER_CODE_LENGTH) code += ALPHABET[randomInt(ALPHABET.length)];
   return code;
 }
 
@@ -61,7 +57,7 @@ export async function deviceAuthorization(server: ServerState, req: ServerReques
       throw new OAuthError("invalid_target", `No token may be issued for ${resource}`);
   }
   const deviceCode = randomToken(32);
-  const deviceId = await digest(deviceCode);
+  const deviceId = digest(deviceCode);
   const expiresAt = Date.now() + server.ttl.deviceCode * 1000;
   let userCode = newUserCode();
   // A user code names one pending device at a time: a collision draws another.
@@ -115,10 +111,7 @@ async function pendingDevice(
 async function mayTry(server: ServerState, userId: string): Promise<boolean> {
   const store = server.latchkey().rateLimit?.store;
   if (!store) return true;
-  const hit = await store.increment(
-    `authorization-server:user-code:${await digest(userId)}`,
-    ATTEMPTS.windowSeconds * 1000,
-  );
+  const hit = await store.increment(`authorization-server:user-code:${digest(userId)}`, ATTEMPTS.windowSeconds * 1000);
   return hit.count <= ATTEMPTS.max;
 }
 

@@ -15,7 +15,7 @@ import { ACR_ONE_FACTOR, ACR_TWO_FACTORS, openRefreshToken, revokeAccessTokens }
 
 /** The live refresh family a refresh token names, with the token's generation current. */
 async function liveFamily(server: ServerState, token: string) {
-  const opened = await openRefreshToken(server, token);
+  const opened = openRefreshToken(server, token);
   if (!opened) return null;
   const record = await server.store.get("family", opened.familyId);
   const family = dataOf(record, isFamilyData);
@@ -32,7 +32,7 @@ export async function revoke(server: ServerState, req: ServerRequest): Promise<R
   const client = await authenticateClient(server, req);
   const token = req.body.one("token");
   if (token === undefined) throw new OAuthError("invalid_request", "token is required");
-  const refresh = await openRefreshToken(server, token);
+  const refresh = openRefreshToken(server, token);
   if (refresh) {
     const family = dataOf(await server.store.get("family", refresh.familyId), isFamilyData);
     if (family?.clientId === client.clientId) await endFamily(server, refresh.familyId);
@@ -41,7 +41,7 @@ export async function revoke(server: ServerState, req: ServerRequest): Promise<R
   const opened = await openAccessToken(server, token);
   if (opened && opened.claims.client_id === client.clientId) {
     if (opened.opaque) {
-      await server.store.delete("token", await digest(token));
+      await server.store.delete("token", digest(token));
     } else {
       if (!server.revocation)
         throw new OAuthError(

@@ -129,7 +129,7 @@ export class KeyRing {
       alg,
       kid,
       publicJwk: { ...publicJwk, kid, alg, use: "sig" },
-      sealed: sealToken({ jwk: await exportJWK(privateKey) }, this.#options.secrets(), SEAL_SALT, lifetime),
+      sealed: await sealToken({ jwk: await exportJWK(privateKey) }, this.#options.secrets(), SEAL_SALT, lifetime),
       from,
     };
     const record: AuthorizationRecord = {
@@ -162,7 +162,7 @@ export class KeyRing {
   }
 
   async #open(data: KeyData): Promise<JoseKey> {
-    const opened = openToken(data.sealed, this.#options.secrets(), SEAL_SALT);
+    const opened = await openToken(data.sealed, this.#options.secrets(), SEAL_SALT);
     const jwk = opened?.jwk;
     if (!jwk || typeof jwk !== "object") {
       this.#private.delete(data.kid);

@@ -258,6 +258,6 @@ export function dataOf<T>(
 }
 
 /** The id a pair of values is kept under (a digest: ids stay short whatever the values hold). */
-export function pairId(a: string, b: string): Promise<string> {
+export function pairId(a: string, b: string): string {
   return digest(`${a}\u0000${b}`);
 }

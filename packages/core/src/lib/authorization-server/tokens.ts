@@ -9,10 +9,10 @@
  *   token: a token of an older generation with a valid MAC is a stolen copy being reused;
  * - ID tokens (OIDC Core §2) and logout tokens (OIDC Back-Channel Logout §2.4).
  */
-import { base64url, SignJWT } from "jose";
+import { SignJWT } from "jose";
 import type { RevocationEntry } from "../../shapes/revocation.js";
 import type { ServerState } from "./config.js";
-import { digest, mac, randomToken, sameText } from "./crypto.js";
+import { digest, leftHalfDigest, mac, randomToken, sameText } from "./crypto.js";
 import type { SigningAlgorithm } from "./options.js";
 import type { FamilyData, SignedInAs, TokenClaims } from "./records.js";
 
@@ -69,7 +69,7 @@ export async function issueAccessToken(
     const token = randomToken(32);
     await server.store.set({
       kind: "token",
-      id: await digest(token),
+      id: digest(token),
       data: { ...claims },
       clientId: grant.clientId,
       ...(grant.grantId && { grantId: grant.grantId }),
@@ -91,26 +91,22 @@ export async function issueAccessToken(
 const REFRESH = /^([A-Za-z0-9_-]{22})\.([1-9][0-9]{0,8})\.([A-Za-z0-9_-]{43})$/;
 
 /** The refresh token of generation `generation` of family `familyId`. */
-export async function refreshTokenOf(server: ServerState, familyId: string, generation: number): Promise<string> {
+export function refreshTokenOf(server: ServerState, familyId: string, generation: number): string {
   const [secret] = server.latchkey().secrets;
-  return `${familyId}.${generation}.${await mac(secret, "refresh token", `${familyId}.${generation}`)}`;
+  return `${familyId}.${generation}.${mac(secret, "refresh token", `${familyId}.${generation}`)}`;
 }
 
 /**
  * The family and generation of a refresh token whose MAC verifies under one of the application's
  * secrets; null for anything else (no store is read for a forged token).
  */
-export async function openRefreshToken(
-  server: ServerState,
-  token: string,
-): Promise<{ familyId: string; generation: number } | null> {
+export function openRefreshToken(server: ServerState, token: string): { familyId: string; generation: number } | null {
   const match = REFRESH.exec(token);
   if (!match) return null;
   const [, familyId = "", generationText = "", presented = ""] = match;
   const generation = Number(generationText);
   for (const secret of server.latchkey().secrets) {
-    if (sameText(await mac(secret, "refresh token", `${familyId}.${generation}`), presented))
-      return { familyId, generation };
+    if (sameText(mac(secret, "refresh token", `${familyId}.${generation}`), presented)) return { familyId, generation };
   }
   return null;
 }
@@ -128,13 +124,7 @@ export async function newFamily(server: ServerState, family: FamilyData): Promis
     expiresAt: Date.now() + server.ttl.refreshToken * 1000,
     version: 1,
   });
-  return { familyId, token: await refreshTokenOf(server, familyId, 1) };
-}
-
-/** The left half of the SHA-256 of `token`, base64url (`at_hash`, OIDC Core §3.1.3.6; RS256 and ES256 both hash with SHA-256). */
-async function leftHalfHash(token: string): Promise<string> {
-  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token)));
-  return base64url.encode(hash.slice(0, hash.length / 2));
+  return { familyId, token: refreshTokenOf(server, familyId, 1) };
 }
 
 /** A signed ID token (OIDC Core §2) for `clientId`. */
@@ -156,7 +146,7 @@ export async function issueIdToken(
   const payload: Record<string, unknown> = {
     ...params.claims,
     acr: acrOf(signedIn.amr),
-    at_hash: await leftHalfHash(params.accessToken),
+    at_hash: leftHalfDigest(params.accessToken),
   };
   if (signedIn.authTime) payload.auth_time = signedIn.authTime;
   if (signedIn.amr.length) payload.amr = [...signedIn.amr];

@@ -1,4 +1,4 @@
-import { domainToUnicode } from "node:url";
+import { domainToUnicode } from "#platform";
 
 /**
  * The longest e-mail address: RFC 5321 §4.5.3.1.3 limits a path to 256 octets with its angle

@@ -6,7 +6,7 @@
  * session. A plain sign-in never links, whatever session the browser holds: it signs in as the
  * account's own user (or a new one), replacing the session.
  */
-import { createHash } from "node:crypto";
+import { hash, toBase64url } from "#platform";
 import type { AdapterUser } from "../../adapters.js";
 import { AccessDenied, InvalidCheck } from "../../errors.js";
 import { adapterFor } from "../adapter-for.js";
@@ -22,7 +22,7 @@ export interface SessionOnRequest {
 }
 
 function keyOf(kind: string, value: string): string {
-  return createHash("sha256").update(`latchkey connect ${kind}\u0000`).update(value).digest("base64url");
+  return toBase64url(hash("sha256", `latchkey connect ${kind}\u0000`, value));
 }
 
 /**

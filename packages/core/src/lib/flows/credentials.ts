@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "#platform";
 import { AuthError, CallbackRouteError, CredentialsSignin } from "../../errors.js";
 import type { Account, ResponseInternal, User } from "../../shapes/data.js";
 import { reserveCredentialsAttempt } from "../attempts.js";

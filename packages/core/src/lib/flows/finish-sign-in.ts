@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "#platform";
 import type { AdapterSession, AdapterUser } from "../../adapters.js";
 import { AccessDenied, AuthError } from "../../errors.js";
 import type { Account, Awaitable, Profile, ResponseInternal, User } from "../../shapes/data.js";

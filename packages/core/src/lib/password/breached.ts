@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash, toHex } from "#platform";
 import { readCapped } from "../read-capped.js";
 
 /** Options of {@link checkBreachedPassword}. */
@@ -78,7 +78,7 @@ export async function checkBreachedPassword(
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
     throw new TypeError("checkBreachedPassword: `timeoutMs` must be a positive number");
   }
-  const digest = createHash("sha1").update(password, "utf8").digest("hex").toUpperCase();
+  const digest = toHex(hash("sha1", password)).toUpperCase();
   const prefix = digest.slice(0, 5);
   const suffix = digest.slice(5);
   const url = `${endpoint.replace(/\/+$/, "")}/range/${prefix}`;

@@ -1,4 +1,13 @@
-import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import {
+  fromBase64,
+  randomBytes,
+  SCRYPT_DEFAULTS,
+  SCRYPT_MEMORY_LIMIT,
+  scrypt,
+  timingSafeEqual,
+  toBase64,
+  utf8,
+} from "#platform";
 
 /**
  * Cost parameters of scrypt (RFC 7914): `N = 2^ln` (CPU and memory cost), `r` (block size) and
@@ -18,16 +27,19 @@ export interface HashOptions {
   /**
    * The parameters new hashes get (and that {@link needsRehash} compares with). Raise them as
    * hardware gets faster; hashes made with the old ones still verify.
-   * @default { ln: 17, r: 8, p: 1 } (OWASP's recommendation for scrypt)
+   * @default { ln: 17, r: 8, p: 1 } on Node.js (OWASP's recommendation for scrypt, 128 MiB per
+   * hash); { ln: 14, r: 8, p: 8 } where `node:crypto` is absent (16 MiB, the same N·r·p work)
    */
   parameters?: Partial<ScryptParameters>;
 }
 
 /**
- * The parameters of new hashes unless an application passes its own: OWASP Password Storage
- * Cheat Sheet's scrypt minimum (N = 2^17, r = 8, p = 1).
+ * The parameters of new hashes unless an application passes its own. On Node.js (Bun, Deno):
+ * OWASP Password Storage Cheat Sheet's scrypt minimum (N = 2^17, r = 8, p = 1), 128 MiB per hash.
+ * Where `node:crypto` is absent (Next.js's Edge runtime, Cloudflare Workers: 128 MiB for the
+ * whole isolate), N = 2^14, r = 8, p = 8: 16 MiB, and as much work (N·r·p) as Node's default.
  */
-export const DEFAULT_SCRYPT_PARAMETERS: Readonly<ScryptParameters> = Object.freeze({ ln: 17, r: 8, p: 1 });
+export const DEFAULT_SCRYPT_PARAMETERS: Readonly<ScryptParameters> = Object.freeze({ ...SCRYPT_DEFAULTS });
 
 /**
  * The longest password, in UTF-8 bytes after NFKC normalisation, that is hashed or verified.
@@ -46,8 +58,8 @@ const MAX_MEMORY = 2 ** 30;
 /** A parsed `$scrypt$...` string. */
 interface Decoded {
   parameters: ScryptParameters;
-  salt: Buffer;
-  hash: Buffer;
+  salt: Uint8Array;
+  hash: Uint8Array;
 }
 
 function checkParameters(parameters: ScryptParameters, where: string): ScryptParameters {
@@ -76,21 +88,31 @@ function resolveParameters(options: HashOptions | undefined): ScryptParameters {
  * HMAC-SHA-256 with the password, and HMAC pads short keys with zero bytes, so "pw" and "pw\0"
  * would be the same password.
  */
-function passwordBytes(password: unknown): Buffer | null {
+function passwordBytes(password: unknown): Uint8Array | null {
   if (typeof password !== "string" || password.length > MAX_PASSWORD_BYTES || password.includes("\u0000")) {
     return null;
   }
-  const bytes = Buffer.from(password.normalize("NFKC"), "utf8");
+  const bytes = utf8(password.normalize("NFKC"));
   return bytes.length > MAX_PASSWORD_BYTES ? null : bytes;
 }
 
-function derive(password: Buffer, salt: Buffer, length: number, { ln, r, p }: ScryptParameters): Promise<Buffer> {
-  // The asynchronous scrypt runs on libuv's thread pool: the event loop keeps serving requests.
-  return new Promise((resolve, reject) => {
-    scrypt(password, salt, length, { N: 2 ** ln, r, p, maxmem: 128 * 2 ** ln * r + 2 ** 20 }, (error, key) =>
-      error ? reject(error) : resolve(key),
+function derive(
+  password: Uint8Array,
+  salt: Uint8Array,
+  length: number,
+  { ln, r, p }: ScryptParameters,
+): Promise<Uint8Array> {
+  const memory = 128 * 2 ** ln * r;
+  if (memory > SCRYPT_MEMORY_LIMIT) {
+    // A Worker has 128 MiB for everything: a hash made with Node.js's default would end the isolate.
+    return Promise.reject(
+      new RangeError(
+        `scrypt with ln=${ln}, r=${r} needs ${memory / 2 ** 20} MiB, more than the ${SCRYPT_MEMORY_LIMIT / 2 ** 20} MiB one hash may take on this runtime (no node:crypto: Edge, Workers). Verify such hashes where node:crypto runs, with \`parameters: { ln: 14, r: 8, p: 8 }\` given to needsRehash and hashPassword there, so that the next sign-in moves them to parameters every runtime can verify.`,
+      ),
     );
-  });
+  }
+  // Off the request's turn: libuv's thread pool on Node.js; a Web runtime yields every few ms.
+  return scrypt(password, salt, length, { N: 2 ** ln, r, p, maxmem: 128 * 2 ** ln * r + 2 ** 20 });
 }
 
 const B64 = /^[A-Za-z0-9+/]+$/;
@@ -115,18 +137,19 @@ function decode(encoded: unknown): Decoded | null {
   } catch {
     return null;
   }
-  const decoded = { parameters, salt: Buffer.from(salt, "base64"), hash: Buffer.from(hash, "base64") };
+  const decoded = { parameters, salt: fromBase64(salt), hash: fromBase64(hash) };
   if (decoded.salt.length < 8 || decoded.hash.length < 16 || decoded.hash.length > 64) return null;
   return decoded;
 }
 
 function encode({ parameters: { ln, r, p }, salt, hash }: Decoded): string {
-  const b64 = (bytes: Buffer) => bytes.toString("base64").replace(/=+$/, "");
+  const b64 = (bytes: Uint8Array) => toBase64(bytes).replace(/=+$/, "");
   return `$scrypt$ln=${ln},r=${r},p=${p}$${b64(salt)}$${b64(hash)}`;
 }
 
 /**
- * Hashes a password with scrypt (`node:crypto`, on the thread pool) and a random 16-byte salt.
+ * Hashes a password with scrypt (`node:crypto` on the thread pool; `@noble/hashes` where
+ * `node:crypto` is absent) and a random 16-byte salt.
  * The result describes itself, in the PHC string format:
  * `$scrypt$ln=<log2 N>,r=<r>,p=<p>$<salt>$<hash>` (salt and 32-byte hash in base64 without
  * padding), so parameters can be raised later and old hashes still verify. The password is

@@ -1,3 +1,4 @@
+import { utf8 } from "#platform";
 import { MAX_PASSWORD_BYTES } from "./hash.js";
 
 /** Why a password was refused by {@link checkPasswordPolicy}. */
@@ -101,7 +102,7 @@ export function checkPasswordPolicy(password: unknown, options: PasswordPolicyOp
   const length = [...normalized].length;
   const reasons: PasswordPolicyReason[] = [];
   if (length < minLength) reasons.push("too-short");
-  if (length > maxLength || Buffer.byteLength(normalized, "utf8") > MAX_PASSWORD_BYTES) reasons.push("too-long");
+  if (length > maxLength || utf8(normalized).length > MAX_PASSWORD_BYTES) reasons.push("too-long");
   if (CONTROL.test(normalized)) reasons.push("control-character");
   const lowered = normalized.toLowerCase();
   if (matches(lowered, words(identifiers, true))) reasons.push("identifier");

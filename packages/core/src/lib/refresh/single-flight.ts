@@ -17,7 +17,7 @@
  * and `[NEW]`) meet on one lock and read each other's outcome: a rotation never makes two of them
  * redeem one refresh token (which a provider with reuse detection answers by revoking the grant).
  */
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomUUID } from "node:crypto";
+import { fromBase64url, fromUtf8, gcmCipher, hash, hkdf, randomBytes, randomUUID, toBase64url, utf8 } from "#platform";
 import { AccessTokenError } from "../../errors.js";
 import type { RefreshStore } from "../../refresh-store.js";
 import type { RefreshOutcome } from "../config-types.js";
@@ -42,8 +42,8 @@ export interface FlightConfig {
   readonly caches: { readonly refreshes: Map<string, Promise<RefreshOutcome>> };
 }
 
-function derive(secret: string, purpose: string): Buffer {
-  return Buffer.from(hkdfSync("sha256", secret, "latchkey refresh store", purpose, 32));
+function derive(secret: string, purpose: string): Uint8Array {
+  return hkdf(secret, "latchkey refresh store", purpose, 32);
 }
 
 /**
@@ -52,44 +52,38 @@ function derive(secret: string, purpose: string): Buffer {
  * so its hash can be neither reversed nor guessed.
  */
 function keyOf(providerId: string, refreshToken: string): string {
-  return createHash("sha256")
-    .update(`latchkey refresh store key\u0000${providerId}\u0000${refreshToken}`)
-    .digest("base64url");
+  return toBase64url(hash("sha256", `latchkey refresh store key\u0000${providerId}\u0000${refreshToken}`));
 }
 
 /** The outcome sealed once under each secret, space-separated: any instance of a rotation opens one. */
-function seal(secrets: readonly string[], key: string, outcome: RefreshOutcome): string {
-  const plain = JSON.stringify(outcome);
-  return [...new Set(secrets)]
-    .map((secret) => {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv("aes-256-gcm", derive(secret, "value"), iv);
-      cipher.setAAD(Buffer.from(key)); // a record moved under another key does not open
-      const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
-      return `${iv.toString("base64url")}.${body.toString("base64url")}.${cipher.getAuthTag().toString("base64url")}`;
-    })
-    .join(" ");
+async function seal(secrets: readonly string[], key: string, outcome: RefreshOutcome): Promise<string> {
+  const plain = utf8(JSON.stringify(outcome));
+  const copies = [...new Set(secrets)].map(async (secret) => {
+    const iv = randomBytes(12);
+    // The AAD is the store key: a record moved under another key does not open.
+    const { ciphertext, tag } = await gcmCipher(derive(secret, "value")).seal(iv, plain, utf8(key));
+    return `${toBase64url(iv)}.${toBase64url(ciphertext)}.${toBase64url(tag)}`;
+  });
+  return (await Promise.all(copies)).join(" ");
 }
 
 /** Opens a record with any configured secret (rotation); null for anything that does not open. */
-function open(secrets: readonly string[], key: string, sealed: string): RefreshOutcome | null {
+async function open(secrets: readonly string[], key: string, sealed: string): Promise<RefreshOutcome | null> {
   for (const copy of sealed.split(" ")) {
-    const outcome = openCopy(secrets, key, copy);
+    const outcome = await openCopy(secrets, key, copy);
     if (outcome) return outcome;
   }
   return null;
 }
 
-function openCopy(secrets: readonly string[], key: string, sealed: string): RefreshOutcome | null {
+async function openCopy(secrets: readonly string[], key: string, sealed: string): Promise<RefreshOutcome | null> {
   const [iv, body, tag] = sealed.split(".");
   if (iv === undefined || body === undefined || tag === undefined) return null;
   for (const secret of secrets) {
     try {
-      const decipher = createDecipheriv("aes-256-gcm", derive(secret, "value"), Buffer.from(iv, "base64url"));
-      decipher.setAAD(Buffer.from(key));
-      decipher.setAuthTag(Buffer.from(tag, "base64url"));
-      const json = Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
-      return JSON.parse(json) as RefreshOutcome;
+      const cipher = gcmCipher(derive(secret, "value"));
+      const plain = await cipher.open(fromBase64url(iv), fromBase64url(body), fromBase64url(tag), utf8(key));
+      return JSON.parse(fromUtf8(plain)) as RefreshOutcome;
     } catch {
       // another secret may open it
     }
@@ -153,7 +147,7 @@ async function coordinate(
         const outcome = await refresh(AbortSignal.timeout(refreshBudgetMs(lockTtlMs)));
         const ttl = outcome.ok || outcome.revoked ? recordTtlMs : TRANSIENT_TTL_MS;
         try {
-          await store.put(key, seal(config.secrets, key, outcome), ttl);
+          await store.put(key, await seal(config.secrets, key, outcome), ttl);
         } catch (e) {
           // The provider has already answered (and rotated the refresh token): this caller and the
           // ones it carries get the outcome; throwing would lose the only copy of the new tokens.

@@ -1,4 +1,5 @@
 /** The provider token fields `getAccessToken` keeps and hands out. */
+import { fromBase64url, fromUtf8 } from "#platform";
 import type { Account, TokenSet } from "../../shapes/data.js";
 
 /** The tokens of one provider as a JWT session keeps them (`token.providerTokens[providerId]`). */
@@ -44,7 +45,7 @@ export function tokenFields(tokens: Partial<TokenSet>): Partial<ProviderTokens> 
 export function idTokenSubjectOf(idToken: unknown): { sub: string; iss: string } | undefined {
   if (typeof idToken !== "string") return undefined;
   try {
-    const claims = JSON.parse(Buffer.from(idToken.split(".")[1] ?? "", "base64url").toString("utf8")) as {
+    const claims = JSON.parse(fromUtf8(fromBase64url(idToken.split(".")[1] ?? ""))) as {
       sub?: unknown;
       iss?: unknown;
     };

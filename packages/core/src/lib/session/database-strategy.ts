@@ -1,3 +1,4 @@
+import type { Session } from "../../shapes/data.js";
 import { type AdapterWith, adapterFor } from "../adapter-for.js";
 import type { ResolvedConfig } from "../config-types.js";
 import { expiredCookie } from "../cookies.js";
@@ -60,10 +61,12 @@ export async function readDatabaseSession(config: ResolvedConfig, options: Sessi
     session: { ...record, expires: expires.toISOString(), user },
     user,
     token: undefined as never,
-    ...(update ? { newSession: update.data, trigger: "update" as const } : {}),
+    newSession: update?.data,
+    ...(update ? { trigger: "update" as const } : {}),
   });
   const result = withoutSessionToken(config, returned, sessionToken);
-  await config.events.session?.({ session: result });
+  // Typed as Auth.js types the event (a Session and a token); a database session has no token.
+  await config.events.session?.({ session: result as Session, token: undefined as never });
   const identity: SessionSubject = { userId: user.id, sessionId: databaseSessionId(config, sessionToken) };
   if (session.createdAt) identity.authTime = Math.floor(session.createdAt.valueOf() / 1000);
   return { session: result, cookies, amr: amrOf(session.amr), identity };

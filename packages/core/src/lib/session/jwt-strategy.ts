@@ -4,7 +4,7 @@ import type { JWT } from "../../shapes/jwt.js";
 import type { ResolvedConfig } from "../config-types.js";
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../cookies.js";
 import { errorOf } from "../error-of.js";
-import { openTokenWithReason, sealToken } from "../jwe.js";
+import { type Opened, openTokenWithReason, sealToken } from "../jwe.js";
 import { warnOnce } from "../logger.js";
 import type { SessionRead, SessionReadOptions, SessionSubject } from "./read.js";
 import { sessionIdOf, signedInAt } from "./revocation-list.js";
@@ -30,7 +30,7 @@ function noticeUnknownSecret(config: ResolvedConfig): void {
   warnOnce(config, "session-secret-mismatch");
 }
 
-function openWithCache(config: ResolvedConfig, raw: string, salt: string): JWT | null {
+function openWithCache(config: ResolvedConfig, raw: string, salt: string): JWT | null | Promise<JWT | null> {
   const cache = config.caches.openedTokens;
   const key = `${salt}\u0000${raw}`;
   const hit = cache.get(key);
@@ -43,7 +43,16 @@ function openWithCache(config: ResolvedConfig, raw: string, salt: string): JWT |
     const claims: JWT = JSON.parse(hit.json);
     return claims;
   }
-  const result = openTokenWithReason(raw, config.jwt.secrets, salt);
+  // At hand on Node.js; a promise where AES is Web Crypto's.
+  const opened = openTokenWithReason(raw, config.jwt.secrets, salt);
+  return opened instanceof Promise
+    ? opened.then((result) => keepOpened(config, key, result))
+    : keepOpened(config, key, opened);
+}
+
+/** The claims of an opened token, kept in the configuration's cache of opened tokens. */
+function keepOpened(config: ResolvedConfig, key: string, result: Opened): JWT | null {
+  const cache = config.caches.openedTokens;
   if (!("claims" in result)) {
     if (result.failure === "unknown-secret") noticeUnknownSecret(config);
     return null;
@@ -123,12 +132,10 @@ export function sessionTokenCookiesNow(
     return Promise.resolve(
       config.jwt.encode({ token, secret: [...config.jwt.secrets], salt: name, maxAge: config.jwt.maxAge }),
     ).then((value) => chunkedSessionCookie(config, requestCookies, cookie, value));
-  return chunkedSessionCookie(
-    config,
-    requestCookies,
-    cookie,
-    sealToken(token, config.jwt.secrets, name, config.jwt.maxAge),
-  );
+  const sealed = sealToken(token, config.jwt.secrets, name, config.jwt.maxAge);
+  return sealed instanceof Promise
+    ? sealed.then((value) => chunkedSessionCookie(config, requestCookies, cookie, value))
+    : chunkedSessionCookie(config, requestCookies, cookie, sealed);
 }
 
 /** The sealed token as its (chunked) cookie, bounded (see {@link sessionTokenCookies}). */
@@ -465,9 +472,10 @@ function finishJwtRead(
             session: base as never,
             token,
             user: undefined as never,
-            ...(update ? { newSession: update.data, trigger: "update" as const } : {}),
+            newSession: update?.data,
+            ...(update ? { trigger: "update" as const } : {}),
           });
-    if (config.events.session) await config.events.session({ session, token });
+    if (config.events.session) await config.events.session({ session: session as Session, token });
     return { session, cookies, amr: read.amr, identity: read.identity };
   })();
 }

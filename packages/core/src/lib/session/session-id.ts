@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { hmac, toBase64url } from "#platform";
 import type { Secrets } from "../jwe.js";
 
 /**
@@ -9,9 +9,5 @@ import type { Secrets } from "../jwe.js";
  * and the audit trail records it.
  */
 export function databaseSessionId(config: { readonly secrets: Secrets }, sessionToken: string): string {
-  return createHmac("sha256", config.secrets[0])
-    .update("latchkey session id\u0000")
-    .update(sessionToken)
-    .digest("base64url")
-    .slice(0, 32);
+  return toBase64url(hmac("sha256", config.secrets[0], "latchkey session id\u0000", sessionToken)).slice(0, 32);
 }

@@ -4,7 +4,7 @@
  * `down` and `up` to the list). The stores themselves live with their databases
  * (`@latchkey/redis-adapter`, `@latchkey/sql-adapter`); `@latchkey/core/stores` exports these.
  */
-import { createHash } from "node:crypto";
+import { hash, toHex } from "#platform";
 import type { RevocationEntry, RevocationListener, SessionChange } from "../../shapes/revocation.js";
 import { errorOf } from "../error-of.js";
 import { fieldOf } from "../merge.js";
@@ -68,7 +68,7 @@ export function decodeSessionChange(text: string | undefined | null): SessionCha
  * ```
  */
 export function sessionKeyOf(sessionToken: string): string {
-  return createHash("sha256").update(sessionToken).digest("hex");
+  return toHex(hash("sha256", sessionToken));
 }
 
 /**

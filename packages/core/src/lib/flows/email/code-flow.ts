@@ -44,24 +44,24 @@ function codeCookie(req: RequestInternal, ctx: Context): { name: string; options
  * address comes from here, not from the form: a client cannot point a code at another address,
  * and a guess only ever meets the code of the one e-mail this browser asked for.
  */
-export function setCodeCookie(
+export async function setCodeCookie(
   req: RequestInternal,
   ctx: Context,
   provider: EmailProvider,
   params: { identifier: string; sendId: string },
-): void {
+): Promise<void> {
   const { name, options } = codeCookie(req, ctx);
   const claims: CodeClaims = { provider: provider.id, identifier: params.identifier, sendId: params.sendId };
-  const value = sealToken({ ...claims }, ctx.config.secrets, name, provider.maxAge);
+  const value = await sealToken({ ...claims }, ctx.config.secrets, name, provider.maxAge);
   ctx.cookies.push({ name, value, options: { ...options, maxAge: provider.maxAge } });
 }
 
 /** The code cookie's claims for `provider`, or null when absent, forged, expired or another provider's. */
-function readCodeCookie(req: RequestInternal, ctx: Context, provider: EmailProvider): CodeClaims | null {
+async function readCodeCookie(req: RequestInternal, ctx: Context, provider: EmailProvider): Promise<CodeClaims | null> {
   const { name } = codeCookie(req, ctx);
   const raw = req.cookies[name];
   if (!raw) return null;
-  const claims = openToken(raw, ctx.config.secrets, name);
+  const claims = await openToken(raw, ctx.config.secrets, name);
   if (
     !claims ||
     claims.provider !== provider.id ||
@@ -102,7 +102,7 @@ export async function submitEmailCode(
     return { redirect: verifyRequestUrl(ctx, provider.id, { error: "Verification" }), cookies: ctx.cookies };
   };
   if (!options) return refuse("this provider does not mail codes");
-  const claims = readCodeCookie(req, ctx, provider);
+  const claims = await readCodeCookie(req, ctx, provider);
   if (!claims) return refuse("no valid code cookie (another browser, expired, or forged)");
   const { identifier, sendId } = claims;
   noteSignInAttempt(ctx, { identifier });
@@ -124,7 +124,7 @@ export async function submitEmailCode(
   const now = Date.now();
   const live = (record: { expires: Date | string } | null) => !!record && new Date(record.expires).valueOf() > now;
   // One attempt record per submission, the lowest left; tried under each secret (rotation).
-  let key: Buffer | undefined;
+  let key: Uint8Array | undefined;
   let attempt = -1;
   for (const secret of tokenSecrets(ctx, provider)) {
     const candidate = emailCodeKey(secret);

@@ -16,7 +16,7 @@
  * The link path consumes its own record, then the *last* attempt record (gone once every attempt
  * was spent: the verification is void), then the alive record.
  */
-import { createHmac, hkdfSync, randomInt } from "node:crypto";
+import { hkdf, hmac, randomInt, toHex } from "#platform";
 import { InvalidProvider } from "../../../errors.js";
 import type { EmailConfig } from "../../../shapes/email.js";
 
@@ -80,7 +80,7 @@ export function emailCodeOptions(provider: Pick<EmailConfig, "id" | "code" | "li
  */
 export function randomEmailCode(length: number): string {
   // randomInt draws without modulo bias; 10^10 is far below its 2^48 range limit.
-  return String(randomInt(0, 10 ** length)).padStart(length, "0");
+  return String(randomInt(10 ** length)).padStart(length, "0");
 }
 
 /**
@@ -94,35 +94,33 @@ export function parseSubmittedCode(value: unknown, length: number): string | nul
 }
 
 /** The key of the code records, derived from a secret apart from the link's key (HKDF info). */
-export function emailCodeKey(secret: string): Buffer {
-  return Buffer.from(hkdfSync("sha256", secret, "", "Latchkey e-mail one-time code", 32));
+export function emailCodeKey(secret: string): Uint8Array {
+  return hkdf(secret, "", "Latchkey e-mail one-time code", 32);
 }
 
-function mac(key: Buffer, parts: string[]): string {
-  const hmac = createHmac("sha256", key);
-  for (const part of parts) hmac.update(part).update("\0");
-  return hmac.digest("hex");
+function mac(key: Uint8Array, parts: string[]): string {
+  return toHex(hmac("sha256", key, ...parts.flatMap((part) => [part, "\0"])));
 }
 
 /**
  * The id of one sign-in e-mail, derived from its link token, so that the link path finds the
  * e-mail's records from the link alone and the code path from the sealed cookie.
  */
-export function emailSendId(key: Buffer, identifier: string, linkToken: string): string {
+export function emailSendId(key: Uint8Array, identifier: string, linkToken: string): string {
   return mac(key, ["send", identifier, linkToken]).slice(0, 32);
 }
 
 /** The stored value of the code record. */
-export function codeRecord(key: Buffer, identifier: string, sendId: string, code: string): string {
+export function codeRecord(key: Uint8Array, identifier: string, sendId: string, code: string): string {
   return mac(key, ["code", identifier, sendId, code]);
 }
 
 /** The stored value of attempt record `index` (0-based). */
-export function attemptRecord(key: Buffer, identifier: string, sendId: string, index: number): string {
+export function attemptRecord(key: Uint8Array, identifier: string, sendId: string, index: number): string {
   return mac(key, ["attempt", identifier, sendId, String(index)]);
 }
 
 /** The stored value of the record that the first completion (link or code) consumes. */
-export function aliveRecord(key: Buffer, identifier: string, sendId: string): string {
+export function aliveRecord(key: Uint8Array, identifier: string, sendId: string): string {
   return mac(key, ["alive", identifier, sendId]);
 }

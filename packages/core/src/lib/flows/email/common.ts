@@ -3,7 +3,7 @@
  * normalise addresses, key tokens with the same secrets and end the same way. Kept apart so the
  * two flows do not import each other.
  */
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "#platform";
 import type { AdapterUser } from "../../../adapters.js";
 import type { Account, ResponseInternal } from "../../../shapes/data.js";
 import { type AdapterWith, adapterFor } from "../../adapter-for.js";

@@ -26,7 +26,8 @@ import { hashVerificationToken, randomVerificationToken, verificationTokenKey } 
 /**
  * `POST /signin/<email provider>` (CSRF already verified): normalises the address, counts the
  * send against the rate limits (on the normalised address, so spellings of one mailbox share a
- * counter), asks the
+ * counter; past the address's own budget, one e-mail per link life still goes out and the others
+ * are answered as usual, sending nothing: `reserveEmailSend`), asks the
  * `signIn` callback (`email.verificationRequest: true`), stores the keyed hash of a fresh token
  * with its expiry, mails the link (bound to this browser: lib/binding.ts) and redirects to the
  * verify-request page.
@@ -49,7 +50,8 @@ export async function sendSignInLink(
   } catch (e) {
     throw new EmailSignInError("The e-mail address was refused", { err: errorOf(e), provider: provider.id });
   }
-  await reserveEmailSend(req, ctx, provider.id, identifier);
+  const linkLife = provider.link !== false ? provider.maxAge : null;
+  const reserved = await reserveEmailSend(req, ctx, provider.id, identifier, linkLife);
 
   const existing = await adapter.getUserByEmail(identifier);
   // As in the callback: a holder of the address who never proved it is not who will sign in.
@@ -59,6 +61,12 @@ export async function sendSignInLink(
   const account: Account = { provider: provider.id, providerAccountId: identifier, type: "email", userId: user.id };
   const redirect = await askSignIn(ctx, { user, account, email: { verificationRequest: true } });
   if (redirect) return { redirect, cookies: ctx.cookies };
+  if (reserved === "sent") {
+    ctx.config.logger.debug("email: sign-in e-mail not sent, the address holds one whose link still works", {
+      provider: provider.id,
+    });
+    return { redirect: verifyRequestUrl(ctx, provider.id), cookies: ctx.cookies };
+  }
 
   const callbackUrl = await ctx.callbackUrl();
   let token: string;
@@ -129,7 +137,7 @@ export async function sendSignInLink(
     await withdraw(records);
     throw new EmailSignInError("The sign-in e-mail could not be sent", { err: errorOf(e), provider: provider.id });
   }
-  if (sendId) setCodeCookie(req, ctx, provider, { identifier, sendId });
+  if (sendId) await setCodeCookie(req, ctx, provider, { identifier, sendId });
   return { redirect: target, cookies: ctx.cookies };
 }
 

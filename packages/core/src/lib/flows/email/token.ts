@@ -1,4 +1,4 @@
-import { createHmac, hkdfSync, randomBytes } from "node:crypto";
+import { hkdf, hmac, randomBytes, toHex } from "#platform";
 
 /**
  * A sign-in token: 32 random bytes (256 bits) as 64 hex characters.
@@ -9,15 +9,15 @@ import { createHmac, hkdfSync, randomBytes } from "node:crypto";
  * ```
  */
 export function randomVerificationToken(): string {
-  return randomBytes(32).toString("hex");
+  return toHex(randomBytes(32));
 }
 
 /**
  * The key that hashes verification tokens, derived from a secret with HKDF-SHA256, so that the
  * secret itself never keys anything but the derivation.
  */
-export function verificationTokenKey(secret: string): Buffer {
-  return Buffer.from(hkdfSync("sha256", secret, "", "Latchkey e-mail verification token", 32));
+export function verificationTokenKey(secret: string): Uint8Array {
+  return hkdf(secret, "", "Latchkey e-mail verification token", 32);
 }
 
 /**
@@ -30,6 +30,6 @@ export function verificationTokenKey(secret: string): Buffer {
  * const stored = hashVerificationToken(verificationTokenKey(secret), "ada@example.com", token)
  * ```
  */
-export function hashVerificationToken(key: Buffer, identifier: string, token: string): string {
-  return createHmac("sha256", key).update(identifier).update("\0").update(token).digest("hex");
+export function hashVerificationToken(key: Uint8Array, identifier: string, token: string): string {
+  return toHex(hmac("sha256", key, identifier, "\0", token));
 }

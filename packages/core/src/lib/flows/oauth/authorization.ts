@@ -104,20 +104,20 @@ export async function authorizationRequest(
   const cookies: Cookie[] = [];
   const checks = provider.checks;
   if (checks.includes("state")) {
-    const state = createState(ctx, forwardTo);
+    const state = await createState(ctx, forwardTo);
     params.set("state", state);
-    cookies.push(checkCookie(ctx, "state", provider.id, state, flow, crossSite));
+    cookies.push(await checkCookie(ctx, "state", provider.id, state, flow, crossSite));
   }
   if (checks.includes("pkce")) {
     const { verifier, challenge } = await createPkce();
     params.set("code_challenge", challenge);
     params.set("code_challenge_method", "S256");
-    cookies.push(checkCookie(ctx, "pkceCodeVerifier", provider.id, verifier, flow, crossSite));
+    cookies.push(await checkCookie(ctx, "pkceCodeVerifier", provider.id, verifier, flow, crossSite));
   }
   if (checks.includes("nonce")) {
     const nonce = createNonce();
     params.set("nonce", nonce);
-    cookies.push(checkCookie(ctx, "nonce", provider.id, nonce, flow, crossSite));
+    cookies.push(await checkCookie(ctx, "nonce", provider.id, nonce, flow, crossSite));
   }
   url.search = params.toString();
   return { url, cookies };

@@ -41,18 +41,18 @@ export interface FlowClaims {
  * `crossSite` (response_mode form_post, where the provider POSTs back from its own site) the
  * cookie is `SameSite=None; Secure`, or the browser would not send it with the callback.
  */
-export function checkCookie(
+export async function checkCookie(
   ctx: Context,
   role: CheckRole,
   providerId: string,
   value: string,
   flow: FlowClaims,
   crossSite = false,
-): Cookie {
+): Promise<Cookie> {
   const { name, options } = ctx.cookieOptions[role];
   const claims: Record<string, unknown> = { value, provider: providerId, bind: flow.bind };
   if (flow.connect !== undefined) claims.connect = flow.connect;
-  const sealed = sealToken(claims, ctx.config.secrets, name, CHECK_MAX_AGE);
+  const sealed = await sealToken(claims, ctx.config.secrets, name, CHECK_MAX_AGE);
   const cookieOptions: CookieSerializeOptions = { ...options, maxAge: options.maxAge ?? CHECK_MAX_AGE };
   if (crossSite) {
     cookieOptions.sameSite = "none";
@@ -66,12 +66,12 @@ export function checkCookie(
  * Throws `InvalidCheck` when the cookie is missing (or sent twice), cannot be opened (tampered,
  * expired, another secret), was made for another provider, or was made in another browser.
  */
-export function readCheck(
+export async function readCheck(
   req: RequestInternal,
   ctx: Context,
   role: CheckRole,
   providerId: string,
-): { value: string; connect?: string } {
+): Promise<{ value: string; connect?: string }> {
   const { name } = ctx.cookieOptions[role];
   const raw = req.cookies[name];
   if (!raw)
@@ -79,7 +79,7 @@ export function readCheck(
       `The ${LABEL[role]} cookie is missing (the sign-in did not start here, took longer than 15 minutes, or was already completed)`,
       { provider: providerId, check: role },
     );
-  const payload = openToken(raw, ctx.config.secrets, name);
+  const payload = await openToken(raw, ctx.config.secrets, name);
   if (!payload || typeof payload.value !== "string" || !payload.value) {
     throw new InvalidCheck(
       `The ${LABEL[role]} cookie could not be read (tampered, expired or sealed with another secret)`,
@@ -127,15 +127,15 @@ export function createNonce(): string {
  * A fresh `state` value: random, sealed, and carrying `origin` (the callback URL of the deployment
  * that started the sign-in) when a redirect proxy must send the user back there.
  */
-export function createState(ctx: Context, origin?: string): string {
+export function createState(ctx: Context, origin?: string): string | Promise<string> {
   const claims: Record<string, unknown> = { random: o.generateRandomState() };
   if (origin) claims.origin = origin;
   return sealToken(claims, ctx.config.secrets, STATE_SALT, CHECK_MAX_AGE);
 }
 
 /** Opens a `state` value made by {@link createState}; null when it is not one (or expired). */
-export function decodeState(ctx: Context, state: string): { origin?: string } | null {
-  const payload = openToken(state, ctx.config.secrets, STATE_SALT);
+export async function decodeState(ctx: Context, state: string): Promise<{ origin?: string } | null> {
+  const payload = await openToken(state, ctx.config.secrets, STATE_SALT);
   if (!payload) return null;
   return typeof payload.origin === "string" ? { origin: payload.origin } : {};
 }

@@ -4,8 +4,18 @@
  * (id_token claims or userinfo) and mapped to a user and an account. Everything that talks to the
  * provider goes through oauth4webapi and the provider's `customFetch`.
  */
-import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+
 import * as o from "oauth4webapi";
+import {
+  fromBase64url,
+  fromUtf8,
+  type HashName,
+  hmac as hmacOf,
+  randomUUID,
+  timingSafeEqual,
+  toBase64,
+  utf8,
+} from "#platform";
 import { AuthError, InvalidConfiguration, OAuthCallbackError, OAuthProfileParseError } from "../../../errors.js";
 import type { Account, Profile, TokenSet, User } from "../../../shapes/data.js";
 import type { IdTokenRefusalReason } from "../../config-types.js";
@@ -79,7 +89,7 @@ function formEncode(value: string): string {
  * and "_", common in client ids, which servers that skip the decoding step then fail to match.
  */
 function clientSecretBasic(clientId: string, clientSecret: string): o.ClientAuth {
-  const credentials = Buffer.from(`${formEncode(clientId)}:${formEncode(clientSecret)}`).toString("base64");
+  const credentials = toBase64(utf8(`${formEncode(clientId)}:${formEncode(clientSecret)}`));
   return (_as, _client, _body, headers) => {
     headers.set("authorization", `Basic ${credentials}`);
   };
@@ -456,6 +466,13 @@ export async function verifyIdToken(
   return claims;
 }
 
+/** The id_token algorithms keyed by the client secret, and their hashes. */
+const HMAC_ALGORITHMS = new Map<string, HashName>([
+  ["HS256", "sha256"],
+  ["HS384", "sha384"],
+  ["HS512", "sha512"],
+]);
+
 /**
  * Verifies the signature of an id_token whose claims oauth4webapi has already validated.
  *
@@ -484,7 +501,7 @@ async function verifyIdTokenSignature(
   const refuse = (why: string) =>
     new IdTokenRefusal("signature", `The id_token of provider "${provider.id}" was refused: ${why}`);
   if (alg === "" || alg.toLowerCase() === "none") throw refuse("it is not signed (alg none)");
-  const hmac = /^HS(256|384|512)$/.exec(alg);
+  const hmac = HMAC_ALGORITHMS.get(alg);
   if (hmac || alg.startsWith("HS")) {
     if (!hmac || configured !== alg) {
       throw refuse(
@@ -497,11 +514,9 @@ async function verifyIdTokenSignature(
       );
     }
     const [header = "", payload = "", signature = ""] = idToken.split(".");
-    const expected = createHmac(`sha${hmac[1]}`, Buffer.from(provider.clientSecret, "utf8"))
-      .update(`${header}.${payload}`)
-      .digest();
-    const received = Buffer.from(signature, "base64url");
-    if (received.length !== expected.length || !timingSafeEqual(received, expected)) {
+    const expected = hmacOf(hmac, provider.clientSecret, `${header}.${payload}`);
+    const received = fromBase64url(signature);
+    if (!timingSafeEqual(received, expected)) {
       throw refuse(`its ${alg} signature does not verify with the client secret`);
     }
     return;
@@ -532,7 +547,7 @@ async function verifyIdTokenSignature(
 /** The `alg` of a compact JWS header, or "" when it cannot be read. */
 function idTokenAlg(idToken: string | undefined): string {
   try {
-    const header = JSON.parse(Buffer.from(idToken?.split(".")[0] ?? "", "base64url").toString("utf8")) as {
+    const header = JSON.parse(fromUtf8(fromBase64url(idToken?.split(".")[0] ?? ""))) as {
       alg?: unknown;
     };
     return typeof header.alg === "string" ? header.alg : "";
@@ -573,7 +588,7 @@ export async function issuerForIdToken(as: o.AuthorizationServer, response: Resp
     const body = (await response.clone().json()) as { id_token?: string };
     // A refresh answer may carry no id_token: then there is no issuer to check.
     if (body.id_token === undefined) return as;
-    tid = JSON.parse(Buffer.from(body.id_token?.split(".")[1] ?? "", "base64url").toString("utf8")).tid;
+    tid = JSON.parse(fromUtf8(fromBase64url(body.id_token?.split(".")[1] ?? ""))).tid;
   } catch {
     tid = undefined;
   }

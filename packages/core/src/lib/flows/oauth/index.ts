@@ -85,21 +85,21 @@ function responseParams(req: RequestInternal): URLSearchParams {
  * Reads and verifies the check cookies the provider's `checks` ask for; returns them with the
  * flow's connect claim (the same in every cookie of one flow: they are made together).
  */
-function verifyChecks(
+async function verifyChecks(
   req: RequestInternal,
   ctx: Context,
   provider: OAuthProvider,
   params: URLSearchParams,
-): { checks: VerifiedChecks; connect: Set<string | undefined> } {
+): Promise<{ checks: VerifiedChecks; connect: Set<string | undefined> }> {
   const checks: VerifiedChecks = {};
   const connect = new Set<string | undefined>();
-  const read = (role: "state" | "pkceCodeVerifier" | "nonce") => {
-    const check = readCheck(req, ctx, role, provider.id);
+  const read = async (role: "state" | "pkceCodeVerifier" | "nonce") => {
+    const check = await readCheck(req, ctx, role, provider.id);
     connect.add(check.connect);
     return check.value;
   };
   if (provider.checks.includes("state")) {
-    const expected = read("state");
+    const expected = await read("state");
     const received = params.get("state");
     if (!received)
       throw new InvalidCheck(`The callback of provider "${provider.id}" has no state parameter`, {
@@ -115,8 +115,8 @@ function verifyChecks(
   }
   // The provider's own error answer says more than a missing PKCE or nonce cookie would.
   if (params.has("error")) return { checks, connect };
-  if (provider.checks.includes("pkce")) checks.code_verifier = read("pkceCodeVerifier");
-  if (provider.checks.includes("nonce")) checks.nonce = read("nonce");
+  if (provider.checks.includes("pkce")) checks.code_verifier = await read("pkceCodeVerifier");
+  if (provider.checks.includes("nonce")) checks.nonce = await read("nonce");
   return { checks, connect };
 }
 
@@ -127,16 +127,16 @@ function verifyChecks(
  * refused with that cause: "the state cookie is missing" would send the operator looking in the
  * wrong place when the deployments do not share the secret.
  */
-function proxyForward(
+async function proxyForward(
   req: RequestInternal,
   ctx: Context,
   provider: OAuthProvider,
   params: URLSearchParams,
-): string | undefined {
+): Promise<string | undefined> {
   const origin = proxyOrigin(provider);
   const state = params.get("state");
   if (!origin || origin !== ctx.origin || !state) return undefined;
-  const decoded = decodeState(ctx, state);
+  const decoded = await decodeState(ctx, state);
   if (!decoded) {
     if (req.cookies[ctx.cookieOptions.state.name]) return undefined; // started here: the checks say more
     throw new InvalidCheck(
@@ -174,7 +174,7 @@ export async function oauthCallback(
 ): Promise<ResponseInternal> {
   const params = responseParams(req);
 
-  const forward = proxyForward(req, ctx, provider, params);
+  const forward = await proxyForward(req, ctx, provider, params);
   if (forward) {
     ctx.config.logger.debug("oauth: redirect proxy forwards the callback", {
       provider: provider.id,
@@ -184,7 +184,7 @@ export async function oauthCallback(
   }
 
   clearChecks(req, ctx);
-  const { checks, connect } = verifyChecks(req, ctx, provider, params);
+  const { checks, connect } = await verifyChecks(req, ctx, provider, params);
   if (connect.size > 1) {
     throw new InvalidCheck(`The check cookies of provider "${provider.id}" belong to different sign-ins`, {
       provider: provider.id,

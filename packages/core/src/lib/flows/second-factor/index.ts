@@ -43,8 +43,12 @@ function askAgain(ctx: Context, provider: TotpProvider, error: string): Response
  * `GET /callback/<totp>`: the page asking for the code (or a redirect to `pages.secondFactor`
  * with `callbackUrl`), for a request that holds a pending sign-in; the sign-in page otherwise.
  */
-export function secondFactorForm(req: RequestInternal, ctx: Context, provider: TotpProvider): ResponseInternal {
-  const pending = readPending(req, ctx, provider);
+export async function secondFactorForm(
+  req: RequestInternal,
+  ctx: Context,
+  provider: TotpProvider,
+): Promise<ResponseInternal> {
+  const pending = await readPending(req, ctx, provider);
   if (!pending) return signInAgain(req, ctx, provider);
   const error = req.query.error;
   const custom = ctx.config.pages.secondFactor;
@@ -74,7 +78,7 @@ export async function secondFactorCallback(
   provider: TotpProvider,
 ): Promise<ResponseInternal> {
   if (req.method !== "POST") return secondFactorForm(req, ctx, provider);
-  const pending = readPending(req, ctx, provider);
+  const pending = await readPending(req, ctx, provider);
   if (!pending) return signInAgain(req, ctx, provider);
   if (!ctx.csrf().verified) return askAgain(ctx, provider, "MissingCSRF");
 
@@ -139,7 +143,7 @@ async function checkCode(ctx: Context, pending: PendingSignIn, code: string): Pr
   if (!record?.active) return "no active second factor";
   const current = timeStep();
   if (/^\d{6}$/.test(code)) {
-    const key = openSecret(ctx.config, pending.userId, record.secret);
+    const key = await openSecret(ctx.config, pending.userId, record.secret);
     if (!key) {
       ctx.config.logger.error(
         new AuthError(`The TOTP secret of user ${pending.userId} opens with no configured secret`),

@@ -3,7 +3,7 @@
  * short-lived cookie until the code is given. `finish-sign-in.ts` holds a sign-in here
  * (`holdForSecondFactor`); `index.ts` reads it back when the code comes.
  */
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "#platform";
 import type { AdapterUser } from "../../../adapters.js";
 import { CookieTooLarge } from "../../../errors.js";
 import type { Account, Profile, User } from "../../../shapes/data.js";
@@ -135,11 +135,11 @@ export async function holdForSecondFactor(
   if (!database) pending.user = params.user;
   // The profile for `events.signIn` at the code step, as a sign-in without a second factor has it.
   if (params.profile) pending.profile = params.profile;
-  const write = () =>
+  const write = async () =>
     writeChunkedCookie(
       req.cookies,
       cookie.name,
-      sealToken({ pending }, ctx.config.secrets, cookie.name, provider.pendingMaxAge),
+      await sealToken({ pending }, ctx.config.secrets, cookie.name, provider.pendingMaxAge),
       cookie.options,
       {
         maxBytes: MAX_PENDING_COOKIE_BYTES,
@@ -150,15 +150,15 @@ export async function holdForSecondFactor(
       },
     );
   try {
-    let cookies: ReturnType<typeof write>;
+    let cookies: Awaited<ReturnType<typeof write>>;
     try {
-      cookies = write();
+      cookies = await write();
     } catch (e) {
       // Under database sessions the ids always fit: a profile too large for the bound is left out.
       if (!(e instanceof CookieTooLarge && database && pending.profile)) throw e;
       delete pending.profile;
       ctx.config.logger.warn("second-factor-profile-omitted");
-      cookies = write();
+      cookies = await write();
     }
     ctx.cookies.push(...cookies);
   } catch (e) {
@@ -186,11 +186,15 @@ export async function endPendingSignIns(config: ResolvedConfig, userId: string):
   if (record?.active) await store.useSecondFactorStep(userId, record.lastStep, record.lastStep + 1);
 }
 
-export function readPending(req: RequestInternal, ctx: Context, provider: TotpProvider): PendingSignIn | null {
+export async function readPending(
+  req: RequestInternal,
+  ctx: Context,
+  provider: TotpProvider,
+): Promise<PendingSignIn | null> {
   const cookie = pendingCookie(req, ctx, provider);
   const raw = readChunkedCookie(req.cookies, cookie.name);
   if (!raw) return null;
-  const claims = openToken(raw, ctx.config.secrets, cookie.name);
+  const claims = await openToken(raw, ctx.config.secrets, cookie.name);
   const pending = claims?.pending;
   return isPending(pending) ? pending : null;
 }

@@ -3,7 +3,7 @@
  * configuration's secret, bound to the user id) and backup codes hashed. Internal; shared by the
  * enrolment functions (`@latchkey/core/second-factor`) and the code check (flows/second-factor/index.ts).
  */
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes, toBase64url } from "#platform";
 import { InvalidConfiguration, MissingAdapterMethods } from "../../../errors.js";
 import { type AdapterWith, hasMethods } from "../../adapter-for.js";
 import type { ResolvedConfig } from "../../config-types.js";
@@ -21,13 +21,13 @@ export function newTotpSecret(): string {
 }
 
 /** Seals a base32 TOTP secret for storage, bound to the user (a sealed secret moved to another user opens as nothing). */
-export function sealSecret(config: ResolvedConfig, userId: string, secret: string): string {
+export function sealSecret(config: ResolvedConfig, userId: string, secret: string): string | Promise<string> {
   return sealToken({ uid: userId, totp: secret }, config.secrets, SECRET_SALT, SECRET_MAX_AGE);
 }
 
 /** The TOTP key of a stored record, or null when no configured secret opens it or it is someone else's. */
-export function openSecret(config: ResolvedConfig, userId: string, sealed: string): Buffer | null {
-  const claims = openToken(sealed, config.secrets, SECRET_SALT);
+export async function openSecret(config: ResolvedConfig, userId: string, sealed: string): Promise<Uint8Array | null> {
+  const claims = await openToken(sealed, config.secrets, SECRET_SALT);
   if (!claims || claims.uid !== userId || typeof claims.totp !== "string") return null;
   return base32Decode(claims.totp);
 }
@@ -46,10 +46,10 @@ export async function resealIfRetired(
   lastStep: number,
 ): Promise<void> {
   const [first] = config.secrets;
-  if (config.secrets.length < 2 || !first || openToken(record.secret, [first], SECRET_SALT)) return;
-  const claims = openToken(record.secret, config.secrets, SECRET_SALT);
+  if (config.secrets.length < 2 || !first || (await openToken(record.secret, [first], SECRET_SALT))) return;
+  const claims = await openToken(record.secret, config.secrets, SECRET_SALT);
   if (claims?.uid !== record.userId || typeof claims.totp !== "string") return;
-  const secret = sealSecret(config, record.userId, claims.totp);
+  const secret = await sealSecret(config, record.userId, claims.totp);
   await secondFactorStore(config).setSecondFactor({ userId: record.userId, secret, active: true, lastStep }, undefined);
 }
 
@@ -93,7 +93,7 @@ export function canonicalBackupCode(input: string): string | null {
  * for 60 random bits, and it must be deterministic so that one atomic `DELETE` finds the code.
  */
 export function hashBackupCode(userId: string, canonical: string): string {
-  return createHash("sha256").update(`${userId}\u0000${canonical}`).digest("base64url");
+  return toBase64url(hash("sha256", `${userId}\u0000${canonical}`));
 }
 
 /**
@@ -104,7 +104,7 @@ export function hashBackupCode(userId: string, canonical: string): string {
  * twelve letters of the backup alphabet), and backup codes count only once the factor is active.
  */
 export function enrolmentTicket(userId: string, sealedSecret: string): string {
-  return createHash("sha256").update(`${userId}\u0000enrolment\u0000${sealedSecret}`).digest("base64url");
+  return toBase64url(hash("sha256", `${userId}\u0000enrolment\u0000${sealedSecret}`));
 }
 
 const SECOND_FACTOR_METHODS = [

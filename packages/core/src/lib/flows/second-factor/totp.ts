@@ -3,7 +3,7 @@
  * steps — what every authenticator app reads from an `otpauth://` URI by default — plus the
  * base32 (RFC 4648, no padding) encoding those URIs carry the key in. Internal.
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { hmac, timingSafeEqual, utf8 } from "#platform";
 
 /** Seconds per time step (RFC 6238 §4.1, X = 30). */
 export const TOTP_PERIOD = 30;
@@ -30,7 +30,7 @@ export function base32Encode(bytes: Uint8Array): string {
 }
 
 /** Decodes base32 (case, spaces and padding ignored); null for any other character. */
-export function base32Decode(text: string): Buffer | null {
+export function base32Decode(text: string): Uint8Array | null {
   const clean = text.replace(/[\s=]/g, "").toUpperCase();
   const out: number[] = [];
   let buffer = 0;
@@ -45,16 +45,16 @@ export function base32Decode(text: string): Buffer | null {
       bits -= 8;
     }
   }
-  return Buffer.from(out);
+  return Uint8Array.from(out);
 }
 
 /** The HOTP value of `counter` (RFC 4226 §5.3: dynamic truncation), as `digits` decimal digits. */
 export function hotp(key: Uint8Array, counter: number, digits = TOTP_DIGITS): string {
-  const message = Buffer.alloc(8);
-  message.writeBigUInt64BE(BigInt(counter));
-  const mac = createHmac("sha1", key).update(message).digest();
+  const message = new Uint8Array(8);
+  new DataView(message.buffer).setBigUint64(0, BigInt(counter));
+  const mac = hmac("sha1", key, message);
   const offset = (mac[mac.length - 1] as number) & 0x0f;
-  const binary = mac.readUInt32BE(offset) & 0x7fffffff;
+  const binary = new DataView(mac.buffer, mac.byteOffset, mac.byteLength).getUint32(offset) & 0x7fffffff;
   return String(binary % 10 ** digits).padStart(digits, "0");
 }
 
@@ -70,10 +70,10 @@ export function timeStep(nowMs = Date.now()): number {
  */
 export function matchTotp(key: Uint8Array, code: string, current = timeStep()): number | null {
   if (!/^\d{6}$/.test(code)) return null;
-  const given = Buffer.from(code);
+  const given = utf8(code);
   let matched: number | null = null;
   for (const step of [current - 1, current, current + 1]) {
-    if (timingSafeEqual(Buffer.from(hotp(key, step)), given) && matched === null) matched = step;
+    if (timingSafeEqual(utf8(hotp(key, step)), given) && matched === null) matched = step;
   }
   return matched;
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { fromBase64 as decodeBase64, toBase64 as encodeBase64, hash, randomBytes, toBase64url, toHex } from "#platform";
 import type { AdapterAuthenticator, AdapterUser } from "../../../adapters.js";
 import {
   AccountNotLinked,
@@ -84,10 +84,10 @@ export function relyingParty(
 // Encodings: authenticators store the credential id and public key as standard base64 (as
 // Auth.js does); the browser and @simplewebauthn/server speak base64url.
 
-const toBase64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
-/** Reads base64 or base64url (Node accepts both alphabets, with or without padding). */
-const fromBase64 = (text: string) => new Uint8Array(Buffer.from(text, "base64"));
-const toBase64Url = (base64: string) => Buffer.from(base64, "base64").toString("base64url");
+const toBase64 = encodeBase64;
+/** Reads base64 or base64url (both alphabets, with or without padding). */
+const fromBase64 = decodeBase64;
+const toBase64Url = (base64: string) => toBase64url(decodeBase64(base64));
 const TRANSPORTS = new Set(["ble", "cable", "hybrid", "internal", "nfc", "smart-card", "usb"]);
 const parseTransports = (value: string | null | undefined) =>
   value ? value.split(",").filter((t) => TRANSPORTS.has(t)) : undefined;
@@ -111,7 +111,7 @@ interface Challenge {
 // callback: the cookie alone would let a captured request be replayed within its lifetime, which
 // the signature counter does not stop for passkeys that always report 0.
 function challengeRecord(provider: string, challenge: string) {
-  return { identifier: `webauthn-challenge:${provider}`, token: createHash("sha256").update(challenge).digest("hex") };
+  return { identifier: `webauthn-challenge:${provider}`, token: toHex(hash("sha256", challenge)) };
 }
 
 async function challengeCookie(ctx: Context, claims: Challenge) {
@@ -122,7 +122,11 @@ async function challengeCookie(ctx: Context, claims: Challenge) {
     ...challengeRecord(claims.provider, claims.challenge),
     expires: new Date(Date.now() + maxAge * 1000),
   });
-  return { name, value: sealToken({ ...claims }, ctx.config.secrets, name, maxAge), options: { ...options, maxAge } };
+  return {
+    name,
+    value: await sealToken({ ...claims }, ctx.config.secrets, name, maxAge),
+    options: { ...options, maxAge },
+  };
 }
 
 /**
@@ -140,7 +144,7 @@ async function consumeChallenge(
   if (raw === undefined)
     throw new InvalidCheck("The WebAuthn challenge cookie is missing (or was sent twice); request new options");
   ctx.cookies.push(expiredCookie(name, options));
-  const claims = openToken(raw, ctx.config.secrets, name);
+  const claims = await openToken(raw, ctx.config.secrets, name);
   if (!claims || typeof claims.challenge !== "string")
     throw new InvalidCheck("The WebAuthn challenge cookie is invalid or expired");
   if (claims.provider !== provider.id)
@@ -316,7 +320,7 @@ export async function webauthnOptionsFlow(
       userName: user.email,
       userDisplayName: user.name ?? undefined,
       // A random user handle: the credential is linked to the user through its stored record.
-      userID: new Uint8Array(randomBytes(32)),
+      userID: randomBytes(32),
       excludeCredentials: authenticators.map((a) => ({
         id: toBase64Url(a.credentialID),
         transports: parseTransports(a.transports),

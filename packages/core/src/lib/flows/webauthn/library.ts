@@ -6,12 +6,9 @@
  * sees the difference; any other major version is refused when first used, naming the fix.
  */
 
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { fromBase64url, packageVersion, toBase64url } from "#platform";
 import { InvalidConfiguration } from "../../../errors.js";
 import { errorOf } from "../../error-of.js";
-import { fieldOf } from "../../merge.js";
 import type { WebAuthnProviderInternal } from "./config.js";
 
 /** A JSON object, as the library's options and answers are. */
@@ -47,8 +44,8 @@ export interface Lib {
 /** The major versions Latchkey works with: 13 (its own API) and 9 (`next-auth` v5's). */
 const SUPPORTED = [9, 13];
 
-const bytesOf = (base64url: string) => new Uint8Array(Buffer.from(base64url, "base64url"));
-const base64urlOf = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
+const bytesOf = fromBase64url;
+const base64urlOf = toBase64url;
 
 /** Version 9's four functions: bytes where 13 has base64url, `authenticator` for `credential`. */
 interface LibV9 {
@@ -123,25 +120,6 @@ function isVersion9(lib: object): lib is LibV9 {
   return "MetadataService" in lib && !("supportedCOSEAlgorithmIdentifiers" in lib);
 }
 
-/** The installed package's version, read from its package.json (which it does not export). */
-function installedVersion(): string | undefined {
-  try {
-    let dir = dirname(createRequire(import.meta.url).resolve("@simplewebauthn/server"));
-    for (let depth = 0; depth < 4; depth++, dir = dirname(dir)) {
-      try {
-        const manifest: unknown = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-        const version = fieldOf(manifest, "version");
-        if (fieldOf(manifest, "name") === "@simplewebauthn/server" && typeof version === "string") return version;
-      } catch {
-        // no package.json at this level: one up
-      }
-    }
-  } catch {
-    // not resolvable by require: the import below says so
-  }
-  return undefined;
-}
-
 /**
  * The functions of `@simplewebauthn/server` for `provider`: its `simpleWebAuthn` option, else the
  * installed package (version 13 as is, version 9 translated). A missing package or another major
@@ -167,7 +145,9 @@ export async function loadSimpleWebAuthn(provider: WebAuthnProviderInternal): Pr
       { err: errorOf(e) },
     );
   }
-  const version = installedVersion();
+  // Read from its package.json where there is a file system (Node.js); in a bundle (Edge,
+  // Workers) there is none, and the module's exports alone tell 9 from 13.
+  const version = packageVersion("@simplewebauthn/server");
   const major = version ? Number.parseInt(version, 10) : undefined;
   if (major !== undefined && !SUPPORTED.includes(major)) {
     throw new InvalidConfiguration(

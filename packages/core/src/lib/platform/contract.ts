@@ -1,0 +1,102 @@
+/**
+ * What the core asks of the runtime it runs on: random values, hashes, HMAC, HKDF, AES, scrypt,
+ * encodings, and the few helpers Node.js has built in (inspect, IP addresses, IDN). Declarations
+ * only: `#platform` (package.json `"imports"`) resolves to `node.ts` under the `node` export
+ * condition (Node.js, Bun, Deno, Vite SSR, Next.js's Node.js server) and to `web.ts` everywhere
+ * else (`edge-light`, `workerd`, `worker`, `browser`: Next.js's Edge runtime, Cloudflare Workers),
+ * and TypeScript sees this file for both (`types` comes first), so no caller can lean on one
+ * implementation's answer being at hand where the other's is a promise.
+ *
+ * Every function here answers synchronously except AES, whose Web implementation is
+ * `crypto.subtle` (an `Awaitable`: Node.js answers at once, a Web runtime with a promise) and
+ * scrypt (always a promise). Strings given as data are hashed as UTF-8.
+ */
+import type { Awaitable } from "../../shapes/data.js";
+
+/** Bytes, or text hashed as its UTF-8 bytes. */
+export type Data = string | Uint8Array;
+
+/** The hash functions the core uses: SHA-1 only for TOTP (RFC 6238) and the breached-password range API, SHA-384 for HS384 id_tokens. */
+export type HashName = "sha1" | "sha256" | "sha384" | "sha512";
+
+/** An HMAC under a key prepared once (the key's schedule is not redone per call). */
+export type Mac = (...parts: Data[]) => Uint8Array;
+
+/** AES-256-CBC with PKCS #7 padding under one 32-byte key (the JWE content encryption). */
+export interface CbcCipher {
+  encrypt(iv: Uint8Array, plaintext: Uint8Array): Awaitable<Uint8Array>;
+  /** Throws (or rejects) on a wrong padding. */
+  decrypt(iv: Uint8Array, ciphertext: Uint8Array): Awaitable<Uint8Array>;
+}
+
+/** AES-256-GCM under one 32-byte key, a 16-byte tag apart from the ciphertext. */
+export interface GcmCipher {
+  seal(iv: Uint8Array, plaintext: Uint8Array, aad: Uint8Array): Awaitable<{ ciphertext: Uint8Array; tag: Uint8Array }>;
+  /** Throws (or rejects) when the tag does not verify. */
+  open(iv: Uint8Array, ciphertext: Uint8Array, tag: Uint8Array, aad: Uint8Array): Awaitable<Uint8Array>;
+}
+
+/** scrypt's cost (RFC 7914), with the most memory one derivation may take. */
+export interface ScryptCost {
+  N: number;
+  r: number;
+  p: number;
+  maxmem: number;
+}
+
+/** Fills `bytes` from the CSPRNG and returns it. */
+export declare function randomFill<T extends Uint8Array>(bytes: T): T;
+/** `size` fresh random bytes. */
+export declare function randomBytes(size: number): Uint8Array;
+/** A uniformly random integer in [0, max), max at most 2^48 (as `node:crypto`'s `randomInt`). */
+export declare function randomInt(max: number): number;
+/** A random version 4 UUID. */
+export declare function randomUUID(): string;
+
+/** The digest of the parts, in order. */
+export declare function hash(name: HashName, ...parts: Data[]): Uint8Array;
+/** An HMAC of the parts, in order, under `key`. */
+export declare function hmac(name: HashName, key: Data, ...parts: Data[]): Uint8Array;
+/** A prepared HMAC key (see {@link Mac}). */
+export declare function macOf(name: HashName, key: Data): Mac;
+/** HKDF-SHA256 (RFC 5869) of a secret, with a text salt and info. */
+export declare function hkdf(secret: Data, salt: Data, info: Data, length: number): Uint8Array;
+/** Constant-time equality of two byte strings; false, at once, when their lengths differ. */
+export declare function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean;
+
+export declare function cbcCipher(key: Uint8Array): CbcCipher;
+export declare function gcmCipher(key: Uint8Array): GcmCipher;
+/** scrypt (RFC 7914), off the request's turn where the runtime can (Node.js's thread pool). */
+export declare function scrypt(
+  password: Uint8Array,
+  salt: Uint8Array,
+  length: number,
+  cost: ScryptCost,
+): Promise<Uint8Array>;
+
+export declare function utf8(text: string): Uint8Array;
+export declare function fromUtf8(bytes: Uint8Array): string;
+export declare function toBase64url(bytes: Uint8Array): string;
+/**
+ * Lenient as Node.js's decoders are: either alphabet (`+/` or `-_`), padding or none, and other
+ * characters skipped (callers that must refuse them check the alphabet first). So is {@link fromBase64}.
+ */
+export declare function fromBase64url(text: string): Uint8Array;
+export declare function toBase64(bytes: Uint8Array): string;
+export declare function fromBase64(text: string): Uint8Array;
+export declare function toHex(bytes: Uint8Array): string;
+export declare function fromHex(text: string): Uint8Array;
+
+/** Any value as one line of text, for a log (Node.js's `util.inspect` where there is one). */
+export declare function inspect(value: unknown): string;
+/** 4 or 6 for an IP address in its textual form, 0 for anything else (as `node:net`'s `isIP`). */
+export declare function isIP(text: string): 0 | 4 | 6;
+/** The Unicode form of an ASCII (Punycode) domain, "" when a label does not decode (as `node:url`'s). */
+export declare function domainToUnicode(domain: string): string;
+/** The version of an installed package, from its package.json; undefined where there is no file system to read it from (a bundle). */
+export declare function packageVersion(name: string): string | undefined;
+
+/** The scrypt parameters of new password hashes on this runtime (see `DEFAULT_SCRYPT_PARAMETERS`). */
+export declare const SCRYPT_DEFAULTS: { readonly ln: number; readonly r: number; readonly p: number };
+/** The most memory one scrypt derivation may take on this runtime, in bytes. */
+export declare const SCRYPT_MEMORY_LIMIT: number;

@@ -1,0 +1,182 @@
+/**
+ * The platform on Node.js (and on Bun, Deno and Vite SSR, which resolve the `node` condition):
+ * `node:crypto`, synchronous wherever it can be, `Buffer` for the encodings, and `node:util`,
+ * `node:net`, `node:url` for what Node.js has built in. See `contract.ts`.
+ */
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  createSecretKey,
+  hkdfSync,
+  randomInt as nodeRandomInt,
+  randomUUID as nodeRandomUUID,
+  scrypt as nodeScrypt,
+  timingSafeEqual as nodeTimingSafeEqual,
+  randomFillSync,
+} from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { isIP as nodeIsIP } from "node:net";
+import { dirname, join } from "node:path";
+import { domainToUnicode as nodeDomainToUnicode } from "node:url";
+import { inspect as nodeInspect } from "node:util";
+import type { CbcCipher, Data, GcmCipher, HashName, Mac, ScryptCost } from "./contract.js";
+
+export const platformName = "node";
+
+export function randomFill<T extends Uint8Array>(bytes: T): T {
+  return randomFillSync(bytes);
+}
+
+export function randomBytes(size: number): Uint8Array {
+  return randomFillSync(Buffer.allocUnsafe(size));
+}
+
+export function randomInt(max: number): number {
+  return nodeRandomInt(0, max);
+}
+
+export function randomUUID(): string {
+  return nodeRandomUUID();
+}
+
+export function hash(name: HashName, ...parts: Data[]): Uint8Array {
+  const h = createHash(name);
+  for (const part of parts) h.update(part);
+  return h.digest();
+}
+
+export function hmac(name: HashName, key: Data, ...parts: Data[]): Uint8Array {
+  const h = createHmac(name, key);
+  for (const part of parts) h.update(part);
+  return h.digest();
+}
+
+export function macOf(name: HashName, key: Data): Mac {
+  // A KeyObject, made once: an HMAC under a raw key imports it again at every call (about 2 µs,
+  // as much as the MAC of a short value itself).
+  const secret = createSecretKey(typeof key === "string" ? Buffer.from(key, "utf8") : key);
+  return (...parts) => {
+    const h = createHmac(name, secret);
+    for (const part of parts) h.update(part);
+    return h.digest();
+  };
+}
+
+export function hkdf(secret: Data, salt: Data, info: Data, length: number): Uint8Array {
+  return new Uint8Array(hkdfSync("sha256", secret, salt, info, length));
+}
+
+export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && nodeTimingSafeEqual(a, b);
+}
+
+export function cbcCipher(key: Uint8Array): CbcCipher {
+  return {
+    encrypt(iv, plaintext) {
+      const cipher = createCipheriv("aes-256-cbc", key, iv);
+      return Buffer.concat([cipher.update(plaintext), cipher.final()]);
+    },
+    decrypt(iv, ciphertext) {
+      const decipher = createDecipheriv("aes-256-cbc", key, iv);
+      return Buffer.concat([decipher.update(ciphertext), decipher.final()]);
+    },
+  };
+}
+
+export function gcmCipher(key: Uint8Array): GcmCipher {
+  return {
+    seal(iv, plaintext, aad) {
+      const cipher = createCipheriv("aes-256-gcm", key, iv);
+      cipher.setAAD(aad);
+      const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+      return { ciphertext, tag: cipher.getAuthTag() };
+    },
+    open(iv, ciphertext, tag, aad) {
+      const decipher = createDecipheriv("aes-256-gcm", key, iv);
+      decipher.setAAD(aad);
+      decipher.setAuthTag(tag);
+      return Buffer.concat([decipher.update(ciphertext), decipher.final()]);
+    },
+  };
+}
+
+export function scrypt(password: Uint8Array, salt: Uint8Array, length: number, cost: ScryptCost): Promise<Uint8Array> {
+  // The asynchronous scrypt runs on libuv's thread pool: the event loop keeps serving requests.
+  return new Promise((resolve, reject) => {
+    nodeScrypt(password, salt, length, cost, (error, key) => (error ? reject(error) : resolve(key)));
+  });
+}
+
+const bufferOf = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+export function utf8(text: string): Uint8Array {
+  return Buffer.from(text, "utf8");
+}
+
+export function fromUtf8(bytes: Uint8Array): string {
+  return bufferOf(bytes).toString("utf8");
+}
+
+export function toBase64url(bytes: Uint8Array): string {
+  return bufferOf(bytes).toString("base64url");
+}
+
+export function fromBase64url(text: string): Uint8Array {
+  return Buffer.from(text, "base64url");
+}
+
+export function toBase64(bytes: Uint8Array): string {
+  return bufferOf(bytes).toString("base64");
+}
+
+export function fromBase64(text: string): Uint8Array {
+  return Buffer.from(text, "base64");
+}
+
+export function toHex(bytes: Uint8Array): string {
+  return bufferOf(bytes).toString("hex");
+}
+
+export function fromHex(text: string): Uint8Array {
+  return Buffer.from(text, "hex");
+}
+
+export function inspect(value: unknown): string {
+  return nodeInspect(value, { breakLength: Number.POSITIVE_INFINITY, depth: 4 });
+}
+
+export function isIP(text: string): 0 | 4 | 6 {
+  const version = nodeIsIP(text);
+  return version === 4 || version === 6 ? version : 0;
+}
+
+export function domainToUnicode(domain: string): string {
+  return nodeDomainToUnicode(domain);
+}
+
+export function packageVersion(name: string): string | undefined {
+  try {
+    // The package's package.json, which it need not export: up from its entry point.
+    let dir = dirname(createRequire(import.meta.url).resolve(name));
+    for (let depth = 0; depth < 4; depth++, dir = dirname(dir)) {
+      try {
+        const manifest: { name?: unknown; version?: unknown } = JSON.parse(
+          readFileSync(join(dir, "package.json"), "utf8"),
+        );
+        if (manifest.name === name && typeof manifest.version === "string") return manifest.version;
+      } catch {
+        // no package.json at this level: one up
+      }
+    }
+  } catch {
+    // not resolvable by require: the import that follows says so
+  }
+  return undefined;
+}
+
+/** OWASP's scrypt minimum: 128 MiB per hash, on the thread pool. */
+export const SCRYPT_DEFAULTS = { ln: 17, r: 8, p: 1 } as const;
+export const SCRYPT_MEMORY_LIMIT = 2 ** 30;

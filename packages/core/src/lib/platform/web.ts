@@ -1,0 +1,264 @@
+/**
+ * The platform where `node:crypto` is absent (Next.js's Edge runtime, Cloudflare Workers without
+ * `nodejs_compat`, browsers): Web Crypto for random values and AES (`crypto.subtle`, whose answers
+ * are promises), `@noble/hashes` (audited, no dependencies) for the hashes, HMAC, HKDF and
+ * scrypt, whose answers the core needs synchronously (a CSRF cookie checked, a token's MAC
+ * compared, a key derived on the request's own turn). Nothing here imports `node:` or touches
+ * `Buffer`. See `contract.ts`.
+ */
+import { hkdf as nobleHkdf } from "@noble/hashes/hkdf.js";
+import { hmac as nobleHmac } from "@noble/hashes/hmac.js";
+import { sha1 } from "@noble/hashes/legacy.js";
+import { scryptAsync } from "@noble/hashes/scrypt.js";
+import { sha256, sha384, sha512 } from "@noble/hashes/sha2.js";
+import { toUnicode } from "punycode";
+import type { CbcCipher, Data, GcmCipher, HashName, Mac, ScryptCost } from "./contract.js";
+
+export const platformName = "web";
+
+const HASHES = { sha1, sha256, sha384, sha512 } as const;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const bytesOf = (data: Data): Uint8Array => (typeof data === "string" ? encoder.encode(data) : data);
+
+/** getRandomValues fills at most 64 KiB a call. */
+const RANDOM_CHUNK = 65536;
+
+export function randomFill<T extends Uint8Array>(bytes: T): T {
+  for (let at = 0; at < bytes.length; at += RANDOM_CHUNK) {
+    crypto.getRandomValues(bytes.subarray(at, Math.min(bytes.length, at + RANDOM_CHUNK)));
+  }
+  return bytes;
+}
+
+export function randomBytes(size: number): Uint8Array {
+  return randomFill(new Uint8Array(size));
+}
+
+const RANDOM_INT_RANGE = 2 ** 48;
+
+export function randomInt(max: number): number {
+  if (!Number.isSafeInteger(max) || max < 1 || max > RANDOM_INT_RANGE)
+    throw new RangeError("randomInt: max must be an integer from 1 to 2^48");
+  // 48 random bits; values at or past the largest multiple of max are drawn again (no modulo bias).
+  const limit = RANDOM_INT_RANGE - (RANDOM_INT_RANGE % max);
+  const words = new Uint32Array(2);
+  for (;;) {
+    crypto.getRandomValues(words);
+    const value = ((words[0] ?? 0) & 0xffff) * 2 ** 32 + (words[1] ?? 0);
+    if (value < limit) return value % max;
+  }
+}
+
+export function randomUUID(): string {
+  return crypto.randomUUID();
+}
+
+export function hash(name: HashName, ...parts: Data[]): Uint8Array {
+  const h = HASHES[name].create();
+  for (const part of parts) h.update(bytesOf(part));
+  return h.digest();
+}
+
+export function hmac(name: HashName, key: Data, ...parts: Data[]): Uint8Array {
+  return macOf(name, key)(...parts);
+}
+
+export function macOf(name: HashName, key: Data): Mac {
+  // The keyed inner and outer states, made once; each MAC goes on from a copy of them.
+  const prepared = nobleHmac.create(HASHES[name], bytesOf(key));
+  return (...parts) => {
+    const h = prepared.clone();
+    for (const part of parts) h.update(bytesOf(part));
+    return h.digest();
+  };
+}
+
+export function hkdf(secret: Data, salt: Data, info: Data, length: number): Uint8Array {
+  return nobleHkdf(sha256, bytesOf(secret), bytesOf(salt), bytesOf(info), length);
+}
+
+export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= (a[i] ?? 0) ^ (b[i] ?? 0);
+  return difference === 0;
+}
+
+/** Web Crypto wants an ArrayBuffer-backed view. */
+const view = (bytes: Uint8Array): Uint8Array<ArrayBuffer> =>
+  bytes.buffer instanceof ArrayBuffer
+    ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    : new Uint8Array(bytes);
+
+/** A Web Crypto key imported once, on first use: configuration resolution stays free of asynchronous work. */
+function lazyKey(key: Uint8Array, algorithm: "AES-CBC" | "AES-GCM"): () => Promise<CryptoKey> {
+  let imported: Promise<CryptoKey> | undefined;
+  return () => {
+    imported ??= crypto.subtle.importKey("raw", view(key), algorithm, false, ["encrypt", "decrypt"]);
+    return imported;
+  };
+}
+
+export function cbcCipher(key: Uint8Array): CbcCipher {
+  const keyOf = lazyKey(key, "AES-CBC");
+  return {
+    async encrypt(iv, plaintext) {
+      return new Uint8Array(
+        await crypto.subtle.encrypt({ name: "AES-CBC", iv: view(iv) }, await keyOf(), view(plaintext)),
+      );
+    },
+    async decrypt(iv, ciphertext) {
+      return new Uint8Array(
+        await crypto.subtle.decrypt({ name: "AES-CBC", iv: view(iv) }, await keyOf(), view(ciphertext)),
+      );
+    },
+  };
+}
+
+const GCM_TAG_BYTES = 16;
+
+export function gcmCipher(key: Uint8Array): GcmCipher {
+  const keyOf = lazyKey(key, "AES-GCM");
+  return {
+    async seal(iv, plaintext, aad) {
+      const sealed = new Uint8Array(
+        await crypto.subtle.encrypt(
+          { name: "AES-GCM", iv: view(iv), additionalData: view(aad) },
+          await keyOf(),
+          view(plaintext),
+        ),
+      );
+      const split = sealed.length - GCM_TAG_BYTES;
+      return { ciphertext: sealed.subarray(0, split), tag: sealed.subarray(split) };
+    },
+    async open(iv, ciphertext, tag, aad) {
+      const sealed = new Uint8Array(ciphertext.length + tag.length);
+      sealed.set(ciphertext);
+      sealed.set(tag, ciphertext.length);
+      return new Uint8Array(
+        await crypto.subtle.decrypt(
+          { name: "AES-GCM", iv: view(iv), additionalData: view(aad) },
+          await keyOf(),
+          sealed,
+        ),
+      );
+    },
+  };
+}
+
+export function scrypt(password: Uint8Array, salt: Uint8Array, length: number, cost: ScryptCost): Promise<Uint8Array> {
+  // Yields to the event loop every 10 ms: other requests of the isolate go on meanwhile.
+  return scryptAsync(password, salt, { N: cost.N, r: cost.r, p: cost.p, dkLen: length, maxmem: cost.maxmem });
+}
+
+export function utf8(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+export function fromUtf8(bytes: Uint8Array): string {
+  return decoder.decode(bytes);
+}
+
+function binaryOf(bytes: Uint8Array): string {
+  let binary = "";
+  // Chunks keep each String.fromCharCode call's argument list short.
+  for (let at = 0; at < bytes.length; at += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
+  }
+  return binary;
+}
+
+function bytesOfBinary(binary: string): Uint8Array {
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+export function toBase64(bytes: Uint8Array): string {
+  return btoa(binaryOf(bytes));
+}
+
+export function fromBase64(text: string): Uint8Array {
+  // Either alphabet, as Node.js's decoders read both; anything else is skipped.
+  const clean = text
+    .replace(/-/g, "+")
+    .replace(/_/g, "/")
+    .replace(/[^A-Za-z0-9+/]/g, "");
+  // A lone sixth bit-group carries no byte: dropped, as Node.js's decoder drops it.
+  const usable = clean.length % 4 === 1 ? clean.slice(0, -1) : clean;
+  return bytesOfBinary(atob(usable + "=".repeat((4 - (usable.length % 4)) % 4)));
+}
+
+export function toBase64url(bytes: Uint8Array): string {
+  return toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export function fromBase64url(text: string): Uint8Array {
+  return fromBase64(text);
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
+export function toHex(bytes: Uint8Array): string {
+  let hex = "";
+  for (const byte of bytes) hex += HEX[byte];
+  return hex;
+}
+
+export function fromHex(text: string): Uint8Array {
+  // As Node.js's decoder: the leading pairs up to the first that is not hex.
+  const bytes: number[] = [];
+  for (let at = 0; at + 1 < text.length; at += 2) {
+    const pair = text.slice(at, at + 2);
+    if (!/^[0-9a-fA-F]{2}$/.test(pair)) break;
+    bytes.push(Number.parseInt(pair, 16));
+  }
+  return new Uint8Array(bytes);
+}
+
+export function inspect(value: unknown): string {
+  if (value instanceof Error) {
+    const cause = value.cause === undefined ? "" : ` { cause: ${inspect(value.cause)} }`;
+    return `${value.stack ?? `${value.name}: ${value.message}`}${cause}`;
+  }
+  if (typeof value === "bigint" || typeof value === "symbol" || typeof value === "function") return String(value);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    // A circular value: its tag is all that can be said in one line.
+    return Object.prototype.toString.call(value);
+  }
+}
+
+const IPV4 =
+  /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$/;
+const IPV6_CHARACTERS = /^[0-9A-Fa-f:.]+$/;
+
+export function isIP(text: string): 0 | 4 | 6 {
+  if (IPV4.test(text)) return 4;
+  if (!text.includes(":") || !IPV6_CHARACTERS.test(text)) return 0;
+  // The URL parser is the Web's IPv6 parser (RFC 4291 text forms, an IPv4 tail included).
+  return URL.canParse(`http://[${text}]/`) ? 6 : 0;
+}
+
+export function domainToUnicode(domain: string): string {
+  try {
+    return toUnicode(domain);
+  } catch {
+    return "";
+  }
+}
+
+export function packageVersion(_name: string): undefined {
+  // A bundle has no file system to read a package.json from.
+  return undefined;
+}
+
+/**
+ * 16 MiB per hash, with the N·r·p work of Node.js's default (OWASP lists N = 2^14, r = 8, p = 5 as
+ * an equivalent minimum; p = 8 keeps the work of N = 2^17, p = 1): a Worker has 128 MiB in all.
+ */
+export const SCRYPT_DEFAULTS = { ln: 14, r: 8, p: 8 } as const;
+/** A quarter of a Worker's 128 MiB: a few sign-ins at once still fit beside the application. */
+export const SCRYPT_MEMORY_LIMIT = 32 * 2 ** 20;

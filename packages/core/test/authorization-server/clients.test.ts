@@ -17,6 +17,7 @@ import { MemoryRevocationStore } from "../../src/revocation.js";
 import {
   type App,
   codeFor,
+  exchange,
   makeApp,
   ORIGIN,
   publicClient,
@@ -215,17 +216,7 @@ describe("introspection and revocation", () => {
   it("revokes a refresh token's whole family, and the family's access tokens with it", async () => {
     const { app, client, jar } = await signedInClient({ signing: { algorithms: ["ES256"] } });
     const { code, verifier } = await codeFor(app, client.clientId, jar);
-    const tokens = (await (
-      await send(app, "/oauth/token", {
-        form: {
-          grant_type: "authorization_code",
-          code,
-          code_verifier: verifier,
-          client_id: client.clientId,
-          redirect_uri: "https://reports.example/callback",
-        },
-      })
-    ).json()) as Record<string, string>;
+    const tokens = (await (await exchange(app, client.clientId, code, verifier)).json()) as Record<string, string>;
     const revoked = await send(app, "/oauth/revoke", {
       form: { token: tokens.refresh_token ?? "", client_id: client.clientId },
     });
@@ -266,17 +257,7 @@ describe("introspection and revocation", () => {
     const client = await publicClient(app);
     const jar = await signedInBrowser(app);
     const { code, verifier } = await codeFor(app, client.clientId, jar);
-    const tokens = (await (
-      await send(app, "/oauth/token", {
-        form: {
-          grant_type: "authorization_code",
-          code,
-          code_verifier: verifier,
-          client_id: client.clientId,
-          redirect_uri: "https://reports.example/callback",
-        },
-      })
-    ).json()) as Record<string, string>;
+    const tokens = (await (await exchange(app, client.clientId, code, verifier)).json()) as Record<string, string>;
     const bearer = { authorization: `Bearer ${tokens.access_token}` };
     expect((await send(app, "/oauth/userinfo", { headers: bearer })).status).toBe(200);
     const revoked = await send(app, "/oauth/revoke", {

@@ -8,6 +8,7 @@
 
 import { AuthorizationServer, MemoryAuthorizationStore, registerClient } from "@latchkey/core/authorization-server";
 import { MemoryAdapter } from "@latchkey/core/memory-adapter";
+import { verifyAccessToken } from "@latchkey/core/resource-server";
 import { type AuthConfig, ExpressAuth, ExpressAuthorizationServer } from "@latchkey/express";
 import Credentials from "@latchkey/express/providers/credentials";
 import express from "express";
@@ -266,7 +267,7 @@ describe("openid-client against Latchkey on Express", () => {
 });
 
 describe("oauth4webapi against Latchkey on Express", () => {
-  it("runs the code flow with its own checks of iss, the ID token and an at+jwt access token", async () => {
+  it("runs the code flow with its own checks of iss, the ID token and an at+jwt access token, which verifyAccessToken accepts too", async () => {
     const { client: registered, clientSecret } = await registerClient(server, {
       name: "Partner",
       redirectUris: [REDIRECT],
@@ -306,5 +307,8 @@ describe("oauth4webapi against Latchkey on Express", () => {
       [oauth.allowInsecureRequests]: true,
     });
     expect(claims).toMatchObject({ sub: "u1", client_id: registered.clientId });
+    // And Latchkey's own resource-server helper, finding the keys over the socket from the issuer's metadata.
+    const check = await verifyAccessToken(request, { issuer, audience: "https://api.example" }, ["email"]);
+    expect(check.ok && check.token.sub).toBe("u1");
   });
 });

@@ -11,12 +11,14 @@ import { requireCsrf } from "../csrf-check.js";
 import { type IncomingRequest, type SessionRequest, sessionCookieOf, sessionRequestOf } from "../pipeline.js";
 import { toResponse } from "../response.js";
 import { webIncoming } from "../web-incoming.js";
+import { liveAccessToken } from "./access-token.js";
 import * as admin from "./admin.js";
 import { loadInteraction } from "./authorize.js";
 import { loadClient } from "./clients.js";
 import { resolveServer, type ServerState } from "./config.js";
 import { incomingHandler, type ServableServer } from "./incoming.js";
 import type { AuthorizationServerOptions, Client, ClientRegistration, ConsentDetails } from "./options.js";
+import { type LocalServer, localIssuer } from "./resource-server.js";
 import { serveAuthorization as serve } from "./serve.js";
 import { csrfToken, signedInUser } from "./signed-in.js";
 
@@ -29,7 +31,7 @@ export { MemoryAuthorizationStore } from "./store.js";
  * An authorization server. Serve it with your framework's adapter (`ExpressAuthorizationServer`
  * from `@latchkey/express`), or with `fetch` where handlers take a Web `Request`.
  */
-export interface AuthorizationServer extends ServableServer {
+export interface AuthorizationServer extends ServableServer, LocalServer {
   /** The issuer identifier, exactly as configured. */
   readonly issuer: string;
   /**
@@ -70,6 +72,16 @@ export function createAuthorizationServer(
       return answer && toResponse(answer);
     },
     [incomingHandler]: (incoming: IncomingRequest) => serve(state, incoming),
+    [localIssuer]: {
+      issuer: state.issuer,
+      keys: () => state.keys.verifier(),
+      revocation: state.revocation,
+      opaque: async (token: string) => {
+        const claims = await liveAccessToken(state, token);
+        return claims && { ...claims };
+      },
+      algorithms: state.algorithms,
+    },
   });
   states.set(server, state);
   return server;

@@ -78,6 +78,7 @@ export class KeyRing {
   #loaded: { at: number; period: number; keys: KeyData[] } | undefined;
   #loading: Promise<KeyData[]> | undefined;
   readonly #private = new Map<string, Promise<JoseKey>>();
+  #verifier: { keys: KeyData[]; get: JWTVerifyGetKey } | undefined;
 
   constructor(options: KeyRingOptions) {
     this.#options = options;
@@ -180,8 +181,11 @@ export class KeyRing {
     return { keys: (await this.#keys()).map((k) => ({ ...k.publicJwk })) };
   }
 
-  /** A key resolver over the published keys, for verifying the server's own tokens. */
+  /** A key resolver over the published keys, for verifying the server's own tokens: made again only when they change. */
   async verifier(): Promise<JWTVerifyGetKey> {
-    return createLocalJWKSet(await this.jwks());
+    const keys = await this.#keys();
+    if (this.#verifier?.keys !== keys)
+      this.#verifier = { keys, get: createLocalJWKSet({ keys: keys.map((k) => ({ ...k.publicJwk })) }) };
+    return this.#verifier.get;
   }
 }

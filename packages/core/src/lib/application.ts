@@ -20,6 +20,7 @@
  */
 import { hmac, toBase64url } from "#platform";
 import type { LoggerInstance } from "../shapes/data.js";
+import { derivedOnce } from "./key-cache.js";
 import { fieldOf } from "./merge.js";
 
 /** The shape of the registry and of each application's slots; raised when either changes. */
@@ -127,11 +128,13 @@ function registry(): Registry {
 
 /**
  * The fingerprint of a secret: an HMAC under the secret of a fixed label, base64url. It cannot be
- * turned back into the secret; the audit trail records its first 12 characters.
+ * turned back into the secret (the registry on `globalThis` holds these, never a secret); the
+ * audit trail records its first 12 characters. Computed once per secret and process: a
+ * configuration made per request resolves without cryptography.
  */
-export function secretFingerprint(secret: string): string {
-  return toBase64url(hmac("sha256", secret, "latchkey audit secret fingerprint"));
-}
+export const secretFingerprint = derivedOnce((secret: string) =>
+  toBase64url(hmac("sha256", secret, "latchkey audit secret fingerprint")),
+);
 
 /**
  * The application whose sessions `secrets` seal (every secret of the configuration, the one that

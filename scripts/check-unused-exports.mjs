@@ -18,7 +18,12 @@ import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
 /** `file:name` → why the export stays although nothing imports it. */
-export const ALLOWED = new Map([]);
+export const ALLOWED = new Map([
+  [
+    "examples/hono-demo/src/worker.ts:default",
+    "the demo as a Cloudflare Worker: wrangler (a wrangler.json whose main is this file) and test/runtimes call its fetch",
+  ],
+]);
 
 const SOURCE = /\.(ts|mts|js|mjs)$/;
 

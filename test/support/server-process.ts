@@ -1,5 +1,6 @@
 /**
- * A demo server the tests run as a child process (the Express demo, the Next.js demo): everything
+ * A server the tests run as a child process (the Express demo, the Next.js demo, an application on
+ * another runtime: Bun, Deno, wrangler, ...): everything
  * it prints is kept, its URL is read from its output once it says it is ready, and `stop()` ends
  * it with SIGTERM and waits for its exit.
  */
@@ -13,8 +14,10 @@ export interface ServerProcess {
 }
 
 /**
- * Runs `node <args>` with `env`; resolves when `ready` finds the URL in its output, rejects with
- * the output when it exits first or (with `timeoutMs`) takes longer.
+ * Runs `node <args>` (or `command <args>`, in `cwd`) with `env`; resolves when `ready` finds the URL
+ * in its output, rejects with the output when it exits first, prints what `failure` matches (a
+ * server that waits on after a fatal error, as `wrangler dev` does for a failed build) or (with
+ * `timeoutMs`) takes longer.
  *
  * @example
  * ```ts
@@ -23,9 +26,21 @@ export interface ServerProcess {
  */
 export async function startServerProcess(
   args: string[],
-  options: { env: NodeJS.ProcessEnv; name: string; ready: (output: string) => string | undefined; timeoutMs?: number },
+  options: {
+    env: NodeJS.ProcessEnv;
+    name: string;
+    ready: (output: string) => string | undefined;
+    timeoutMs?: number;
+    failure?: RegExp;
+    command?: string;
+    cwd?: string;
+  },
 ): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(process.execPath, args, { env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn(options.command ?? process.execPath, args, {
+    env: options.env,
+    cwd: options.cwd,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout?.on("data", (chunk) => (output += chunk));
   child.stderr?.on("data", (chunk) => (output += chunk));
@@ -44,12 +59,25 @@ export async function startServerProcess(
             void stop();
             reject(new Error(`${options.name} did not start in ${bound / 1000} s:\n${output}`));
           }, bound);
-    child.stdout?.on("data", () => {
+    // Until it is ready: once it is, what it prints (an error it logs included) is its own business.
+    const look = () => {
+      if (options.failure?.test(output)) {
+        done();
+        void stop();
+        return reject(new Error(`${options.name} failed to start:\n${output}`));
+      }
       const url = options.ready(output);
       if (url === undefined) return;
-      clearTimeout(timer);
+      done();
       resolve(url);
-    });
+    };
+    const done = () => {
+      clearTimeout(timer);
+      child.stdout?.off("data", look);
+      child.stderr?.off("data", look);
+    };
+    child.stdout?.on("data", look);
+    child.stderr?.on("data", look);
     child.once("exit", (code) => {
       clearTimeout(timer);
       reject(new Error(`${options.name} exited with ${code}:\n${output}`));

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Adapter, AdapterUser } from "@latchkey/core/adapters";
 import { dummyVerify, hashPassword, needsRehash, verifyPassword } from "@latchkey/core/password";
 
@@ -7,13 +6,15 @@ export const DEMO_USER = { name: "Demo User", email: "demo@example.com", passwor
 
 // Password hashes by e-mail (scrypt, `$scrypt$ln=17,r=8,p=1$...`). A real application keeps them
 // in its own users table; Latchkey's adapters store users, accounts and passkeys, never
-// passwords. The seeded hash is computed once, off the event loop, when the module loads.
-const passwords = new Map<string, Promise<string>>([[DEMO_USER.email, hashPassword(DEMO_USER.password)]]);
+// passwords. The seeded hash is computed once, off the event loop, by the first check: nothing
+// runs when the module loads (a Worker may not make random values at global scope).
+let passwords: Map<string, Promise<string>> | undefined;
 
 /** Checks an e-mail and password; resolves to the normalized e-mail when they match, else null. */
 export async function checkPassword(email: unknown, password: unknown): Promise<string | null> {
   if (typeof email !== "string" || typeof password !== "string") return null;
   const address = email.trim().toLowerCase();
+  passwords ??= new Map([[DEMO_USER.email, hashPassword(DEMO_USER.password)]]);
   const stored = await passwords.get(address);
   if (!stored) {
     // An unknown address costs what a wrong password costs: timing does not tell which it was.
@@ -36,6 +37,6 @@ export async function seedDemoUser(adapter: Adapter): Promise<AdapterUser> {
   // The operator seeds this address and owns its mailbox: it counts as proven, so a sign-in that
   // proves it (a magic link, the Demo IdP) reaches this user. An unproven holder would not be
   // merged into (docs/security.md, "Identity").
-  const user = { id: randomUUID(), name: DEMO_USER.name, email: DEMO_USER.email, emailVerified: new Date() };
+  const user = { id: crypto.randomUUID(), name: DEMO_USER.name, email: DEMO_USER.email, emailVerified: new Date() };
   return (await adapter.createUser?.(user)) ?? user;
 }

@@ -1,16 +1,17 @@
 /**
  * The demo on Hono: Latchkey's actions under /auth, the home page reading the session, a route
- * guarded by `requireAuth`, and the development mailbox. The configuration, storage, mail
- * catcher and identity provider are the Express demo's (`startDemo` runs them).
+ * guarded by `requireAuth`, and the development mailbox. A plain Hono application (Web `Request`
+ * in, `Response` out): `server.ts` serves it on Node.js with the Express demo's configuration,
+ * storage, mail catcher and identity provider (`startDemo`); `portable.ts` serves it on any
+ * runtime (`bun.ts`, `deno.ts`, `worker.ts`, `node.ts`).
  */
-import { getRequestListener } from "@hono/node-server";
 import type { AppOptions } from "@latchkey/express-demo/demo";
 import { type DemoSession, homeBody, layout, mailBody, protectedBody } from "@latchkey/express-demo/pages";
 import { getSession, HonoAuth, requireAuth } from "@latchkey/hono";
 import { Hono } from "hono";
 
-/** Builds the Hono application and the Node request listener serving it. */
-export function createHonoApp({ config, mailbox }: AppOptions) {
+/** Builds the Hono application of the demo's configuration (and its mailbox, in development). */
+export function createHonoApp({ config, mailbox }: Pick<AppOptions, "config" | "mailbox">): Hono {
   const app = new Hono();
   const page = (title: string, body: string) => layout(title, body, !!mailbox);
 
@@ -33,5 +34,5 @@ export function createHonoApp({ config, mailbox }: AppOptions) {
   // 4. Development only: the messages the demo's SMTP server caught, with their links.
   if (mailbox) app.get("/dev/mail", (c) => c.html(page("Mail", mailBody(mailbox))));
 
-  return getRequestListener(app.fetch);
+  return app;
 }

@@ -35,8 +35,7 @@ import { recordAudit } from "./lib/audit/record.js";
 import { sessionStrategyOf } from "./lib/config.js";
 import type { Env, ResolvedConfig } from "./lib/config-types.js";
 import { readChunkedCookie, serializeCookie } from "./lib/cookies.js";
-import { createCsrfToken, readCsrfCookie } from "./lib/csrf.js";
-import { csrfCookieOf, requireCsrf } from "./lib/csrf-check.js";
+import { csrfTokenFor, requireCsrf } from "./lib/csrf-check.js";
 import { errorOf, messageOf } from "./lib/error-of.js";
 import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
 import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/pipeline.js";
@@ -182,12 +181,9 @@ export async function getCsrfToken(
   const { resolved, cookie, cookies } = sessionCookieOf(sessionRequestOf(request), config, options);
   if (!resolved.csrf) return { token: "", cookies: [], setCookie: [] };
   if (!cookie) throw new MissingCSRF("The request names no valid host, so no CSRF cookie can be set for it");
-  const option = csrfCookieOf(resolved, cookie);
-  const existing = readCsrfCookie(resolved.csrf, cookies[option.name]);
-  if (existing) return { token: existing, cookies: [], setCookie: [] };
-  const fresh = createCsrfToken(resolved.csrf);
-  const set: Cookie = { name: option.name, value: fresh.cookieValue, options: option.options };
-  return { token: fresh.token, cookies: [set], setCookie: [serializeCookie(set.name, set.value, set.options)] };
+  const { token, cookie: set } = csrfTokenFor(resolved, cookie, cookies);
+  if (!set) return { token, cookies: [], setCookie: [] };
+  return { token, cookies: [set], setCookie: [serializeCookie(set.name, set.value, set.options)] };
 }
 
 /**

@@ -1,9 +1,8 @@
 /**
- * Latchkey for Hono on Node.js (`@hono/node-server`): mount the actions with `HonoAuth`, read the
- * session with `getSession(c, config)` (or `c.get("session")` after `session(config)`), and guard
- * routes with `requireAuth(config)`. The core needs Node's built-ins (`node:crypto`, ...): Bun and
- * Deno may run it through their Node compatibility, which is not tested; Cloudflare Workers and
- * other edge runtimes do not run it.
+ * Latchkey for Hono: mount the actions with `HonoAuth`, read the session with `getSession(c,
+ * config)` (or `c.get("session")` after `session(config)`), and guard routes with
+ * `requireAuth(config)`. Tested on Node.js (`@hono/node-server`), Bun, Deno, Cloudflare Workers
+ * (`workerd` with `nodejs_compat`) and Next.js's Edge runtime (the repository's `test/runtimes`).
  *
  * @example
  * ```ts
@@ -39,7 +38,7 @@ export type * from "@latchkey/core/types";
 /** The context variables Latchkey sets: `c.get("session")`. */
 export type SessionVariables<S> = { Variables: { session: S } };
 
-/** Where a request arrived and its cookies: the URL `@hono/node-server` built from `Host`. */
+/** Where a request arrived and its cookies: its URL (on Node.js, the one `@hono/node-server` built from `Host`). */
 function arrival(c: Context, url = new URL(c.req.url)) {
   return { protocol: url.protocol, host: url.host, cookieHeader: c.req.header("cookie") };
 }
@@ -78,7 +77,6 @@ export function HonoAuth(config: AuthConfig): MiddlewareHandler {
         webHeaders: () => request.headers,
       },
       config,
-      { env: process.env },
     );
     return toResponse(response);
   };
@@ -97,7 +95,7 @@ export function HonoAuth(config: AuthConfig): MiddlewareHandler {
  * ```
  */
 export function getSession<C extends AuthConfig>(c: Context, config: C): Promise<SessionOf<C> | null> {
-  return sessionOf(arrival(c), config, { env: process.env }) as Promise<SessionOf<C> | null>;
+  return sessionOf(arrival(c), config) as Promise<SessionOf<C> | null>;
 }
 
 /**
@@ -136,7 +134,7 @@ export function requireAuth<C extends AuthConfig>(
   return async function requireSession(c, next) {
     const url = new URL(c.req.url);
     const request = { ...arrival(c, url), accept: c.req.header("accept"), url: `${url.pathname}${url.search}` };
-    const result = await check(request, { env: process.env });
+    const result = await check(request);
     if (result.response) return toResponse(result.response);
     c.set("session", result.session as SessionOf<C>);
     await next();

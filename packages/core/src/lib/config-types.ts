@@ -8,7 +8,7 @@ import type { Adapter } from "../adapters.js";
 import type { CredentialsConfig } from "../providers/credentials.js";
 import type { OAuthConfigInternal } from "../providers/oauth.js";
 import type { TOTPConfig } from "../providers/totp.js";
-import type { WebAuthnConfig } from "../providers/webauthn.js";
+import type { RelyingPartyOptions, WebAuthnConfig } from "../providers/webauthn.js";
 import type { RefreshStore } from "../refresh-store.js";
 import type { CookieOption, LoggerInstance, PagesOptions, Profile, Theme, TokenSet } from "../shapes/data.js";
 import type { EmailConfig } from "../shapes/email.js";
@@ -42,6 +42,8 @@ export type TOTPProviderInternal = TOTPConfig & ProviderPaths;
 /** A WebAuthn provider after resolution: options merged, relying party normalised, paths computed. */
 export type WebAuthnProviderInternal = Omit<WebAuthnConfig, "relayingParty" | "options"> & {
   relyingParty: { id: string[]; name: string[]; origin: string[] };
+  /** The relying party as configured (both spellings merged): what an application's `getRelayingParty` reads. */
+  configuredRelyingParty: RelyingPartyOptions;
 } & ProviderPaths;
 
 /** A provider after resolution: defaults merged, endpoints normalised, paths computed. */

@@ -375,7 +375,8 @@ const defaultStore = slot("revocation-store", () => new MemoryRevocationStore())
 export function resolveRevocation(
   option: RevocationOptions | boolean | undefined,
   strategy: "jwt" | "database",
-  application: Application,
+  /** Whose default store `revocation: true` uses; null where a store is always given (a resource server). */
+  application: Application | null,
   logger: LoggerInstance,
 ): ResolvedRevocation | null {
   if (option === undefined || option === false) return null;
@@ -415,8 +416,10 @@ export function resolveRevocation(
         );
       }
     }
-  } else {
+  } else if (application) {
     store = held(application, defaultStore);
+  } else {
+    throw new InvalidConfiguration("A revocation store is required here: pass `store`.");
   }
   return {
     list: listFor(store, timeout, logger),

@@ -10,7 +10,9 @@
  * option's answer (`clientAddressFrom`), Latchkey's log lines on a structured logger
  * (`structuredLogger`), the environment's defaults on a copy (`withEnvDefaults`), Node's request
  * headers, body and response (`nodeHeader`, `nodeWebHeaders`, `readNodeBody`, `writeNodeResponse`),
- * and a warning logged once per configuration (`warnOnceFor`).
+ * a warning logged once per configuration (`warnOnceFor`), the one encoding of a cookie value
+ * (`encodeCookieValue`) for a framework's cookie API that takes an encoder, and the authorization
+ * server's answer to a request a framework describes (`serveAuthorization`).
  * Not for applications; this surface follows the framework packages and may change between
  * minor versions.
  *
@@ -24,6 +26,8 @@ import type { SessionRequest } from "./lib/pipeline.js";
 import * as core from "./sessions.js";
 import type { AuthConfig } from "./types.js";
 
+export { type ServableServer, serveAuthorization } from "./lib/authorization-server/incoming.js";
+export { encodeCookieValue } from "./lib/cookies.js";
 export { withEnvDefaults } from "./lib/env.js";
 export { type GuardOptions, type GuardRequest, guard } from "./lib/guard.js";
 export { type StructuredLog, structuredLogger } from "./lib/logger.js";

@@ -31,12 +31,12 @@ import {
   UnsupportedStrategy,
 } from "./errors.js";
 import { type AdapterMethod, type AdapterWith, hasMethods, withMethods } from "./lib/adapter-for.js";
+import { held, slot } from "./lib/application.js";
 import { recordAudit } from "./lib/audit/record.js";
 import { sessionStrategyOf } from "./lib/config.js";
 import type { Env, ResolvedConfig } from "./lib/config-types.js";
 import { readChunkedCookie, serializeCookie } from "./lib/cookies.js";
-import { createCsrfToken, readCsrfCookie } from "./lib/csrf.js";
-import { csrfCookieOf, requireCsrf } from "./lib/csrf-check.js";
+import { csrfTokenFor, requireCsrf } from "./lib/csrf-check.js";
 import { errorOf, messageOf } from "./lib/error-of.js";
 import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
 import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/pipeline.js";
@@ -182,12 +182,9 @@ export async function getCsrfToken(
   const { resolved, cookie, cookies } = sessionCookieOf(sessionRequestOf(request), config, options);
   if (!resolved.csrf) return { token: "", cookies: [], setCookie: [] };
   if (!cookie) throw new MissingCSRF("The request names no valid host, so no CSRF cookie can be set for it");
-  const option = csrfCookieOf(resolved, cookie);
-  const existing = readCsrfCookie(resolved.csrf, cookies[option.name]);
-  if (existing) return { token: existing, cookies: [], setCookie: [] };
-  const fresh = createCsrfToken(resolved.csrf);
-  const set: Cookie = { name: option.name, value: fresh.cookieValue, options: option.options };
-  return { token: fresh.token, cookies: [set], setCookie: [serializeCookie(set.name, set.value, set.options)] };
+  const { token, cookie: set } = csrfTokenFor(resolved, cookie, cookies);
+  if (!set) return { token, cookies: [], setCookie: [] };
+  return { token, cookies: [set], setCookie: [serializeCookie(set.name, set.value, set.options)] };
 }
 
 /**
@@ -633,13 +630,16 @@ export async function unlinkAccount(
   return oneAtATime(me.config, me.user.id, () => unlinkChecked(me, provider, providerAccountId, options));
 }
 
+/** Per application: the queue of each user's unlinks in progress (an entry lives while one runs). */
+const unlinking = slot("unlinks", () => new Map<string, Promise<void>>());
+
 /**
- * Runs the unlinks of one user one after the other within this configuration (this process), so
- * that each counts the methods the one before it left. Instances that share a database can still
- * race; `unlinkChecked` counts again after its write for them.
+ * Runs the unlinks of one user one after the other within this application (this process, every
+ * configuration object of it), so that each counts the methods the one before it left. Instances
+ * that share a database can still race; `unlinkChecked` counts again after its write for them.
  */
 async function oneAtATime<T>(config: ResolvedConfig, userId: string, work: () => Promise<T>): Promise<T> {
-  const queue = config.caches.unlinks;
+  const queue = held(config.application, unlinking);
   const before = queue.get(userId) ?? Promise.resolve();
   const run = before.then(work);
   const tail = run.then(

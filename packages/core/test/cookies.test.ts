@@ -1,9 +1,12 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { COOKIE_OCTETS } from "../../../test/support/cookie-octets.js";
 import { CookieTooLarge } from "../src/errors.js";
 import {
   clearChunkedCookie,
   cookieHeaderBytes,
   defaultCookies,
+  encodeCookieValue,
   parseCookieHeader,
   readChunkedCookie,
   serializeCookie,
@@ -86,6 +89,30 @@ describe("serializeCookie", () => {
   it("percent-encodes values that need it and refuses bad names", () => {
     expect(serializeCookie("n", "a b;c")).toBe("n=a%20b%3Bc");
     expect(() => serializeCookie("bad name", "v")).toThrow(TypeError);
+  });
+});
+
+describe("encodeCookieValue (the one encoding of a cookie value, whatever writes it)", () => {
+  it("rule: any string becomes cookie-octets that read back as itself, so no value a request put in can write a cookie's attributes", () => {
+    const hostile = fc.oneof(
+      fc.string({ unit: "grapheme-composite" }),
+      fc.string({ unit: fc.constantFrom(";", ",", " ", '"', "\\", "%", "=", "\r", "\n", "\t", "\u0000", "a", "/") }),
+      fc.webUrl().map((url) => `${url};Domain=evil.example;Max-Age=99`),
+    );
+    fc.assert(
+      fc.property(hostile, (value) => {
+        const wire = encodeCookieValue(value);
+        expect(wire).toMatch(COOKIE_OCTETS);
+        expect(parseCookieHeader(`a=${wire}`).a).toBe(value);
+        expect(serializeCookie("a", value)).toBe(`a=${wire}`);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("leaves Auth.js's own values as they are: a sealed token, a base64url id", () => {
+    for (const value of ["eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2Q0JDLUhTNTEyIn0..a_b-c.d_e", "85919e4df7bccfb1c40e"])
+      expect(encodeCookieValue(value)).toBe(value);
   });
 });
 

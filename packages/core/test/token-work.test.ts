@@ -50,3 +50,25 @@ describe("tokens that cannot be ours are refused without cryptographic work", ()
     expect(counted.calls).toContain("hkdfSync");
   });
 });
+
+describe("keys are derived at first use, once per secret: configuration resolution does no cryptography", () => {
+  it("resolving a configuration derives no key; the first CSRF token derives its key; a configuration made again (per request) derives nothing more", async () => {
+    const { resolveConfig } = await import("../src/lib/config.js");
+    const { createCsrfToken, readCsrfCookie } = await import("../src/lib/csrf.js");
+    const secret = `fresh-secret-${"d".repeat(32)}-four`;
+    const configOf = () => ({ secret, trustHost: true, providers: [] });
+    const first = resolveConfig(configOf(), {});
+    expect(counted.calls).not.toContain("hkdfSync");
+    const csrf = first.csrf;
+    if (!csrf) throw new Error("the CSRF check is on by default");
+    const { token, cookieValue } = createCsrfToken(csrf);
+    expect(counted.calls.filter((call) => call === "hkdfSync")).toEqual(["hkdfSync"]);
+
+    counted.calls.length = 0;
+    // A new object with the same secret, as NextAuth(() => config) makes per request.
+    const again = resolveConfig(configOf(), {});
+    expect(again).not.toBe(first);
+    expect(again.csrf && readCsrfCookie(again.csrf, cookieValue)).toBe(token);
+    expect(counted.calls).not.toContain("hkdfSync");
+  });
+});

@@ -28,6 +28,7 @@ export type * from "@latchkey/core/types";
 export { getAccessToken } from "./access-token.js";
 export * from "./accounts.js";
 export * from "./audit.js";
+export { ExpressAuthorizationServer } from "./authorization-server.js";
 export { type ExpressRequestLike, toIncoming } from "./convert.js";
 export * from "./sessions.js";
 

@@ -18,6 +18,7 @@ import type { AuthConfig, Session } from "@latchkey/core";
 import {
   beginServerCall,
   type CheckedServerCall,
+  encodeCookieValue,
   formFields,
   serve,
   serverSignIn,
@@ -109,8 +110,11 @@ export function SvelteKitAuth(
       where: arrival(event),
       clientIp: peer(event),
       deliver(cookies) {
+        // Latchkey's one encoding, as every other shell writes them. Written as they were (an
+        // identity encoder), a ";" in a value (a same-origin Referer as the callback URL) wrote
+        // the cookie's attributes.
         for (const { name, value, options } of cookies)
-          event.cookies.set(name, value, { ...options, path: options?.path ?? "/", encode: (v: string) => v });
+          event.cookies.set(name, value, { ...options, path: options?.path ?? "/", encode: encodeCookieValue });
       },
     });
   }

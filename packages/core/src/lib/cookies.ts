@@ -176,12 +176,27 @@ function encodePath(path: string): string {
   return out;
 }
 
+/**
+ * A cookie value as it goes on the wire: unchanged when every character is a cookie-octet that
+ * reads back as itself, else percent-encoded, so `;`, `,`, white space, quotes and controls never
+ * reach a `Set-Cookie` header (a `;` would start attributes: `/x;Domain=parent.example`). The one
+ * encoding of Latchkey's cookies, `serializeCookie`'s, and the `encode` a framework package gives
+ * a cookie API that lets it choose (SvelteKit's `event.cookies.set`).
+ *
+ * @example
+ * ```ts
+ * encodeCookieValue("https://app.example/x;Domain=evil.example") // "https%3A%2F%2Fapp.example%2Fx%3BDomain%3Devil.example"
+ * ```
+ */
+export function encodeCookieValue(value: string): string {
+  // A lone surrogate (from a JSON body's "\ud800") is stored as U+FFFD rather than thrown on.
+  return SAFE_VALUE.test(value) ? value : encodeURIComponent(value.replace(LONE_SURROGATE, "\uFFFD"));
+}
+
 /** Serialises one `Set-Cookie` header value. */
 export function serializeCookie(name: string, value: string, options: CookieSerializeOptions = {}): string {
   if (!COOKIE_NAME.test(name)) throw new TypeError(`Invalid cookie name: ${JSON.stringify(name)}`);
-  // A lone surrogate (from a JSON body's "\ud800") is stored as U+FFFD rather than thrown on.
-  const encoded = SAFE_VALUE.test(value) ? value : encodeURIComponent(value.replace(LONE_SURROGATE, "\uFFFD"));
-  let out = `${name}=${encoded}`;
+  let out = `${name}=${encodeCookieValue(value)}`;
   if (options.maxAge !== undefined) out += `; Max-Age=${Math.floor(options.maxAge)}`;
   if (options.domain) {
     if (!DOMAIN.test(options.domain)) throw new TypeError(`Invalid cookie domain: ${JSON.stringify(options.domain)}`);

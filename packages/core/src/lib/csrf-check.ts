@@ -4,16 +4,38 @@
  * cookie, of the same set as its session cookie, against the token the form posted.
  */
 import { MissingCSRF } from "../errors.js";
-import type { CookieOption } from "../shapes/data.js";
+import type { Cookie, CookieOption } from "../shapes/data.js";
 import type { ResolvedConfig } from "./config-types.js";
-import { csrfTokensMatch, readCsrfCookie } from "./csrf.js";
+import { createCsrfToken, csrfTokensMatch, readCsrfCookie } from "./csrf.js";
 import { skipCSRFCheck } from "./symbols.js";
 
 /** The CSRF cookie of the request's scheme: of the same set (`__Host-` on HTTPS) as its session cookie. */
-export function csrfCookieOf(config: ResolvedConfig, sessionCookie: CookieOption): CookieOption {
+function csrfCookieOf(config: ResolvedConfig, sessionCookie: CookieOption): CookieOption {
   return config.cookies.https.sessionToken === sessionCookie
     ? config.cookies.https.csrfToken
     : config.cookies.http.csrfToken;
+}
+
+/**
+ * The CSRF token a form of the request's origin carries: the token of its signed CSRF cookie, or
+ * a new one with that cookie to set (`cookie`) when it has none. An empty token when CSRF is off.
+ *
+ * @example
+ * ```ts
+ * const { token, cookie } = csrfTokenFor(resolved, sessionCookie, cookies)
+ * ```
+ */
+export function csrfTokenFor(
+  config: ResolvedConfig,
+  sessionCookie: CookieOption,
+  cookies: Record<string, string>,
+): { token: string; cookie?: Cookie } {
+  if (!config.csrf) return { token: "" };
+  const option = csrfCookieOf(config, sessionCookie);
+  const existing = readCsrfCookie(config.csrf, cookies[option.name]);
+  if (existing) return { token: existing };
+  const fresh = createCsrfToken(config.csrf);
+  return { token: fresh.token, cookie: { name: option.name, value: fresh.cookieValue, options: option.options } };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { fromHex, hkdf, type Mac, macOf, timingSafeEqual, toHex, utf8 } from "#platform";
 import type { Secrets } from "./jwe.js";
+import { derivedOnce } from "./key-cache.js";
 import { randomHexFromPool } from "./random-pool.js";
 
 /**
@@ -9,16 +10,36 @@ import { randomHexFromPool } from "./random-pool.js";
  * `csrfToken` equals the token of a cookie whose mac checks out.
  */
 export interface CsrfKeys {
-  /** One key per secret; the first signs, all verify (secret rotation). */
-  keys: readonly [Mac, ...Mac[]];
+  /** One key per secret; the first signs, all verify (secret rotation). Derived on first use. */
+  readonly keys: readonly [Mac, ...Mac[]];
 }
 
-// Prepared once (macOf): keying an HMAC again at every call costs as much as the MAC itself.
-const csrfKey = (secret: string) => macOf("sha256", hkdf(secret, "", "Latchkey CSRF token key", 32));
+// Derived once per secret and process, on first use, and prepared (macOf): keying an HMAC again
+// at every call costs as much as the MAC itself.
+const csrfKey = derivedOnce((secret) => macOf("sha256", hkdf(secret, "", "Latchkey CSRF token key", 32)));
 
+/**
+ * The CSRF keys of a configuration's secrets. Nothing is derived here: configuration resolution
+ * stays free of cryptographic work, and the keys are made at the first token minted or checked.
+ */
 export function deriveCsrfKeys(secrets: Secrets): CsrfKeys {
-  const [newest, ...older] = secrets;
-  return { keys: [csrfKey(newest), ...older.map(csrfKey)] };
+  return new KeysAtFirstUse(secrets);
+}
+
+/** A class instance, which the configuration's deep freeze keeps as it is instead of reading it. */
+class KeysAtFirstUse implements CsrfKeys {
+  readonly #secrets: Secrets;
+  #keys: readonly [Mac, ...Mac[]] | undefined;
+  constructor(secrets: Secrets) {
+    this.#secrets = secrets;
+  }
+  get keys(): readonly [Mac, ...Mac[]] {
+    if (!this.#keys) {
+      const [newest, ...older] = this.#secrets;
+      this.#keys = [csrfKey(newest), ...older.map(csrfKey)];
+    }
+    return this.#keys;
+  }
 }
 
 /** A new token and the cookie value that proves it. */

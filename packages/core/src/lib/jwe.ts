@@ -20,6 +20,7 @@ import {
 } from "#platform";
 import type { JWT } from "../shapes/jwt.js";
 import { isThenable } from "./awaitable.js";
+import { derivedOnce } from "./key-cache.js";
 import { randomBytesFromPool } from "./random-pool.js";
 
 /** Seconds of clock difference tolerated on `exp`, as Auth.js does. */
@@ -39,33 +40,20 @@ interface DerivedKey {
   headerLength: Uint8Array;
 }
 
-// Keys by (secret, salt). Bounded: an application has a handful of salts (cookie names) and
-// secrets; a cap keeps a misbehaving caller (random salts) from growing memory without end.
-const keyCache = new Map<string, DerivedKey>();
-const KEY_CACHE_LIMIT = 256;
-
-function deriveKey(secret: string, salt: string): DerivedKey {
-  const cacheKey = `${salt}\u0000${secret}`;
-  let key = keyCache.get(cacheKey);
-  if (key) return key;
+// Keys by (secret, salt), derived on first use (key-cache.ts).
+const deriveKey = derivedOnce((secret: string, salt: string): DerivedKey => {
   const raw = hkdf(secret, salt, `Auth.js Generated Encryption Key (${salt})`, 64);
   // RFC 7638 thumbprint of the oct JWK {"k","kty"}, with SHA-512 as Auth.js uses for a 64-byte key.
   const kid = toBase64url(hash("sha512", `{"k":"${toBase64url(raw)}","kty":"oct"}`));
   const header = toBase64url(utf8(JSON.stringify({ alg: "dir", enc: "A256CBC-HS512", kid })));
-  key = {
+  return {
     mac: macOf("sha512", raw.subarray(0, 32)),
     cipher: cbcCipher(raw.slice(32)),
     kid,
     header,
     headerLength: aadLength(header),
   };
-  if (keyCache.size >= KEY_CACHE_LIMIT) {
-    const [oldest] = keyCache.keys();
-    if (oldest !== undefined) keyCache.delete(oldest);
-  }
-  keyCache.set(cacheKey, key);
-  return key;
-}
+});
 
 /** AL of RFC 7516 B.3: the AAD's length in bits, as a 64-bit big-endian number. */
 function aadLength(aad: string): Uint8Array {

@@ -31,7 +31,7 @@ import {
   rebuildRequest,
 } from "./request.js";
 import { readSession, readSessionNow } from "./session/index.js";
-import type { SessionRead } from "./session/read.js";
+import type { SessionRead, SessionSubject } from "./session/read.js";
 
 /**
  * What a framework knows about an incoming request, described structurally so that no Web
@@ -300,7 +300,9 @@ export async function sessionOf(
 
 /**
  * {@link sessionOf} with how the session's user signed in (`amr`, recorded when a second factor
- * is configured), for guards that demand two factors (`requireAuth(config, { factors: 2 })`).
+ * is configured), for guards that demand two factors (`requireAuth(config, { factors: 2 })`), and
+ * whose session it is (`identity`: the user's id, the sign-in time and the session's id), for the
+ * authorization server.
  *
  * @example
  * ```ts
@@ -311,13 +313,14 @@ export async function authenticationOf(
   request: SessionRequest,
   config: AuthConfig,
   options: Pick<ServeOptions, "env"> = {},
-): Promise<{ session: Session | null; amr: string[] }> {
+): Promise<{ session: Session | null; amr: string[]; identity?: SessionSubject }> {
   const none = { session: null, amr: [] };
   const { resolved, cookie, cookies } = sessionCookieOf(request, config, options);
   if (!cookie) return none;
   try {
-    const { session, amr } = await readSession(resolved, { cookies, cookie, reissue: false });
-    return { session: session as Session | null, amr: session ? (amr ?? []) : [] };
+    const { session, amr, identity } = await readSession(resolved, { cookies, cookie, reissue: false });
+    if (!session) return none;
+    return { session: session as Session, amr: amr ?? [], ...(identity && { identity }) };
   } catch (e) {
     resolved.logger.error(e instanceof Error ? e : new AuthError(String(e)));
     return none;

@@ -26,7 +26,7 @@ export type { WebAuthnConfig, WebAuthnProvider, WebAuthnUserConfig } from "./web
  */
 export default function Passkey(options: WebAuthnUserConfig = {}): WebAuthnProvider {
   return {
-    ...WebAuthn(),
+    ...WebAuthn(options),
     id: "passkey",
     name: "Passkey",
     authenticationOptions: { timeout: DEFAULT_WEBAUTHN_TIMEOUT, userVerification: "required" },

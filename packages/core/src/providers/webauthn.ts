@@ -118,18 +118,30 @@ export interface SimpleWebAuthnServer {
   verifyRegistrationResponse(options: never): Promise<unknown>;
 }
 
-/** The request `getRelayingParty` receives. */
+/** The request `getRelayingParty` receives (the fields of Auth.js's internal request). */
 export interface RelyingPartyRequest {
   method: string;
   url: URL;
   query: Record<string, string>;
   body?: Record<string, unknown>;
+  /** Read with `get(name)`, as a `Headers`. */
   headers: { get(name: string): string | null };
+  /** `"webauthn-options"` or `"callback"`. */
+  action?: string;
+  providerId?: string;
+  cookies?: Record<string, string>;
 }
 
-/** Picks the relying party of a request (see {@link WebAuthnConfig.getRelayingParty}). */
+/**
+ * Picks the relying party of a request (see {@link WebAuthnConfig.getRelayingParty}). `provider`
+ * is the provider as configured (its `relyingParty` / `relayingParty` as given, options merged),
+ * `url` the URL of the auth actions.
+ */
 export type GetRelayingParty = (
-  options: { provider: Pick<WebAuthnConfig, "relyingParty" | "relayingParty">; url: URL },
+  options: {
+    provider: Pick<WebAuthnConfig, "relyingParty" | "relayingParty"> & Partial<Omit<WebAuthnConfig, "options">>;
+    url: URL;
+  },
   request: RelyingPartyRequest,
 ) => RelyingParty;
 
@@ -190,7 +202,10 @@ export interface WebAuthnConfig {
 /** What a caller may set on a WebAuthn provider. */
 export type WebAuthnUserConfig = Partial<Omit<WebAuthnConfig, "type" | "options">>;
 
-/** A provider made by `WebAuthn()` or `Passkey()`: it always carries a `getRelayingParty`. */
+/**
+ * A provider made by `WebAuthn()` or `Passkey()`: it always carries a `getRelayingParty`, the one
+ * given in its options or `defaultGetRelayingParty`.
+ */
 export type WebAuthnProvider = WebAuthnConfig & { getRelayingParty: GetRelayingParty };
 
 /** The first of a configured value or list of values; undefined for none (or an empty list). */
@@ -271,7 +286,9 @@ export default function WebAuthn(options: WebAuthnUserConfig = {}): WebAuthnProv
     id: "webauthn",
     name: "WebAuthn",
     type: "webauthn",
-    getRelayingParty: defaultGetRelayingParty,
+    // The application's own, as Auth.js's factory carries it: callers (and Auth.js's tests) call
+    // `provider.getRelayingParty(...)` on what the factory made.
+    getRelayingParty: options.getRelayingParty ?? defaultGetRelayingParty,
     enableConditionalUI: true,
     formFields: { email: { label: "Email", type: "email", required: true, autocomplete: "username webauthn" } },
     getUserInfo: defaultGetUserInfo,

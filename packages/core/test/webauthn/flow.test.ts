@@ -118,6 +118,32 @@ describe("webauthn-options", () => {
     expect(elsewhere.store.authenticators.size).toBe(0);
   });
 
+  it("an application's getRelayingParty written for Auth.js reads the provider's relayingParty as configured, for options and verification", async () => {
+    const asked: Array<{ configured: unknown; action: unknown; method: string }> = [];
+    const perRequest = Passkey({
+      relayingParty: { id: "localhost", name: "Configured" },
+      getRelayingParty: (options, request) => {
+        asked.push({ configured: options.provider.relayingParty, action: request.action, method: request.method });
+        const { id, name } = options.provider.relayingParty ?? {};
+        return { id: id as string, name: `${name} at ${request.url.host}`, origin: request.url.origin };
+      },
+    });
+    const ctx = setup({ providers: [perRequest] });
+    const { body } = await getOptions(ctx.config, new CookieJar(), { email: "new@example.com" });
+    expect((body.options as unknown as { rp: unknown }).rp).toEqual({
+      id: "localhost",
+      name: "Configured at localhost:3000",
+    });
+    const { response } = await register(ctx, new SoftAuthenticator(ORIGIN));
+    expect(response.headers.get("location")).toBe(`${ORIGIN}/welcome`);
+    expect(asked[0]).toEqual({
+      configured: { id: "localhost", name: "Configured" },
+      action: "webauthn-options",
+      method: "GET",
+    });
+    expect(asked.at(-1)).toMatchObject({ action: "callback", method: "POST" });
+  });
+
   it("answers authenticate with no credential list for a known e-mail (discoverable credentials), and refuses to register it once its holder proved it", async () => {
     const ctx = setup();
     const device = new SoftAuthenticator(ORIGIN);

@@ -7,7 +7,11 @@
  */
 import { describe, expect, it } from "vitest";
 import Passkey from "../../src/providers/passkey.js";
-import WebAuthn, { defaultGetRelayingParty, type RelyingPartyRequest } from "../../src/providers/webauthn.js";
+import WebAuthn, {
+  defaultGetRelayingParty,
+  type GetRelayingParty,
+  type RelyingPartyRequest,
+} from "../../src/providers/webauthn.js";
 
 const url = new URL("https://app.example:8443/api/auth");
 const request: RelyingPartyRequest = {
@@ -47,7 +51,28 @@ describe("getRelayingParty of WebAuthn() and Passkey()", () => {
     });
   });
 
-  it("reads the resolved provider's lists too (what Latchkey passes when it calls an override)", () => {
+  it("accepts custom getRelayingParty function: WebAuthn() and Passkey() carry the given one as their own", () => {
+    // Auth.js's test of the same name (webauthn-utils.test.ts), for both factories.
+    const custom: GetRelayingParty = (options, req) => {
+      const id = options.provider.relayingParty?.id as string;
+      return { id, name: req.url.host, origin: req.url.origin };
+    };
+    const relayingParty = { id: "my-id", origin: "https://custom.com" };
+    for (const factory of [WebAuthn, Passkey]) {
+      const provider = factory({ relayingParty, getRelayingParty: custom });
+      expect(provider.getRelayingParty, factory.name).toBe(custom);
+      const answer = provider.getRelayingParty(
+        { provider: { relayingParty }, url },
+        { ...request, url: new URL("https://myapp.com") },
+      );
+      expect(answer, factory.name).toEqual({ id: "my-id", name: "myapp.com", origin: "https://myapp.com" });
+    }
+    // Without one, each carries the default.
+    expect(WebAuthn({ relayingParty }).getRelayingParty).toBe(defaultGetRelayingParty);
+    expect(Passkey({ relayingParty }).getRelayingParty).toBe(defaultGetRelayingParty);
+  });
+
+  it("answers the first of each list, and the URL's where a list is empty", () => {
     const resolved = { relyingParty: { id: [], name: ["Example"], origin: ["https://app.example"] } };
     expect(defaultGetRelayingParty({ provider: resolved as never, url }, request)).toEqual({
       id: "app.example",

@@ -4,7 +4,8 @@ import type { ResolvedConfig } from "../config-types.js";
 import { expiredCookie } from "../cookies.js";
 import { warnOnce } from "../logger.js";
 import { amrOf } from "./jwt-strategy.js";
-import type { SessionRead, SessionReadOptions } from "./read.js";
+import type { SessionRead, SessionReadOptions, SessionSubject } from "./read.js";
+import { databaseSessionId } from "./session-id.js";
 
 /**
  * Reads (and on update, changes) a database session. An expired session is deleted; the expiry
@@ -66,7 +67,9 @@ export async function readDatabaseSession(config: ResolvedConfig, options: Sessi
   const result = withoutSessionToken(config, returned, sessionToken);
   // Typed as Auth.js types the event (a Session and a token); a database session has no token.
   await config.events.session?.({ session: result as Session, token: undefined as never });
-  return { session: result, cookies, amr: amrOf(session.amr) };
+  const identity: SessionSubject = { userId: user.id, sessionId: databaseSessionId(config, sessionToken) };
+  if (session.createdAt) identity.authTime = Math.floor(session.createdAt.valueOf() / 1000);
+  return { session: result, cookies, amr: amrOf(session.amr), identity };
 }
 
 /**

@@ -6,7 +6,7 @@ import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../co
 import { errorOf } from "../error-of.js";
 import { type Opened, openTokenWithReason, sealToken } from "../jwe.js";
 import { warnOnce } from "../logger.js";
-import type { SessionRead, SessionReadOptions } from "./read.js";
+import type { SessionRead, SessionReadOptions, SessionSubject } from "./read.js";
 import { sessionIdOf, signedInAt } from "./revocation-list.js";
 
 /** Epoch seconds now, whole: the unit of a JWT's `iat` and `exp`. */
@@ -411,7 +411,7 @@ function jwtSessionOf(
   } else {
     expires = new Date(typeof token.exp === "number" ? token.exp * 1000 : Date.now() + config.session.maxAge * 1000);
   }
-  const session = { token, expires, update, amr: identity.amr };
+  const session = { token, expires, update, amr: identity.amr, identity: subjectOf(identity) };
   return reissued instanceof Promise
     ? reissued.then((cookies) => finishJwtRead(config, session, cookies))
     : finishJwtRead(config, session, reissued);
@@ -436,10 +436,25 @@ function reissue(
   }
 }
 
+/** The subject of a JWT session, read from the token as sealed (before the `jwt` callback ran). */
+function subjectOf(identity: SessionIdentity): SessionSubject | undefined {
+  if (!identity.sub) return undefined;
+  const subject: SessionSubject = { userId: identity.sub };
+  if (identity.authTime !== undefined) subject.authTime = identity.authTime;
+  if (identity.sid !== undefined) subject.sessionId = identity.sid;
+  return subject;
+}
+
 /** The session the read answers: the `session` callback and event when the application set them. */
 function finishJwtRead(
   config: ResolvedConfig,
-  read: { token: JWT; expires: Date; update: { data: unknown } | undefined; amr: string[] | undefined },
+  read: {
+    token: JWT;
+    expires: Date;
+    update: { data: unknown } | undefined;
+    amr: string[] | undefined;
+    identity: SessionSubject | undefined;
+  },
   cookies: Cookie[],
 ): SessionRead | Promise<SessionRead> {
   const { token, update } = read;
@@ -448,7 +463,7 @@ function finishJwtRead(
     expires: read.expires.toISOString(),
   };
   if (config.defaultCallbacks.session && !update && !config.events.session)
-    return { session: base, cookies, amr: read.amr };
+    return { session: base, cookies, amr: read.amr, identity: read.identity };
   return (async () => {
     const session =
       config.defaultCallbacks.session && !update
@@ -461,6 +476,6 @@ function finishJwtRead(
             ...(update ? { trigger: "update" as const } : {}),
           });
     if (config.events.session) await config.events.session({ session: session as Session, token });
-    return { session, cookies, amr: read.amr };
+    return { session, cookies, amr: read.amr, identity: read.identity };
   })();
 }

@@ -21,4 +21,17 @@ export interface SessionRead {
   cookies: Cookie[];
   /** How the user signed in (`["pwd", "otp"]`), when the session recorded it (second factor configured). */
   amr?: string[];
+  /** Whose session it is and since when, for a session that has a subject (the authorization server's "who is signed in"). */
+  identity?: SessionSubject;
+}
+
+/**
+ * The subject of a live session: the user's id (a JWT's `sub`, a database session's `userId`),
+ * when the user signed in (epoch seconds, when known), and the session's id (a JWT's `sid`, a
+ * database session's keyed-hash id).
+ */
+export interface SessionSubject {
+  userId: string;
+  authTime?: number;
+  sessionId?: string;
 }

@@ -96,6 +96,7 @@ export function resolveWebAuthnProvider(
     enableConditionalUI,
     formFields,
     relyingParty: { id: list("id", id, rp.id), name: list("name", id, rp.name), origin: list("origin", id, rp.origin) },
+    configuredRelyingParty: rp,
     ...paths,
   };
 }

@@ -55,10 +55,22 @@ export function relyingParty(
   // The default one (every WebAuthn() and Passkey() has it) answers one id and origin; the
   // configured lists below also verify every other configured value.
   if (typeof provider.getRelayingParty === "function" && provider.getRelayingParty !== defaultGetRelayingParty) {
-    // The application's function: its answer is checked, whatever its type says.
+    // The application's function, given the provider as it was configured (Auth.js's spelling
+    // `relayingParty` too, as Auth.js's own getRelayingParty reads it); its answer is checked,
+    // whatever its type says.
+    const { configuredRelyingParty: configured, relyingParty: _lists, ...fields } = provider;
     const chosen: unknown = provider.getRelayingParty(
-      { provider, url: new URL(ctx.authUrl) },
-      { method: req.method, url: req.url, query: req.query, body: req.body, headers: req.headers },
+      { provider: { ...fields, relyingParty: configured, relayingParty: configured }, url: new URL(ctx.authUrl) },
+      {
+        method: req.method,
+        url: req.url,
+        query: req.query,
+        body: req.body,
+        headers: req.headers,
+        action: req.action,
+        providerId: req.providerId,
+        cookies: req.cookies,
+      },
     );
     const [id, name, origin] = [fieldOf(chosen, "id"), fieldOf(chosen, "name"), fieldOf(chosen, "origin")];
     if (typeof id !== "string" || !id || typeof name !== "string" || typeof origin !== "string" || !origin) {

@@ -1,0 +1,35 @@
+/**
+ * How a framework reaches a server's dispatch without loading the server's modules (and `jose`):
+ * the server object carries its handler under a symbol, and `serveAuthorization` calls it. An
+ * application that never makes a server loads nothing of it.
+ */
+import type { ResponseInternal } from "../../shapes/data.js";
+import type { IncomingRequest } from "../pipeline.js";
+
+/** The key of a server's handler of described requests. */
+export const incomingHandler: unique symbol = Symbol("latchkey.authorizationServer.serve");
+
+/** What a framework needs of a server: its handler of described requests. */
+export interface ServableServer {
+  readonly [incomingHandler]: (incoming: IncomingRequest) => Promise<ResponseInternal | undefined>;
+}
+
+/**
+ * The answer of `server` to a request a framework describes, or `undefined` when its path is not
+ * the server's (the framework passes the request on). A `TypeError` for anything that is not a
+ * server made by `AuthorizationServer(options)`.
+ *
+ * @example
+ * ```ts
+ * const answer = await serveAuthorization(server, toIncoming(req))
+ * if (answer) writeNodeResponse(res, answer); else next()
+ * ```
+ */
+export function serveAuthorization(
+  server: ServableServer,
+  incoming: IncomingRequest,
+): Promise<ResponseInternal | undefined> {
+  const handler = typeof server === "object" && server !== null ? server[incomingHandler] : undefined;
+  if (typeof handler !== "function") throw new TypeError("Expected a server made by AuthorizationServer(options)");
+  return handler(incoming);
+}

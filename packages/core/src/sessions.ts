@@ -31,6 +31,7 @@ import {
   UnsupportedStrategy,
 } from "./errors.js";
 import { type AdapterMethod, type AdapterWith, hasMethods, withMethods } from "./lib/adapter-for.js";
+import { held, slot } from "./lib/application.js";
 import { recordAudit } from "./lib/audit/record.js";
 import { sessionStrategyOf } from "./lib/config.js";
 import type { Env, ResolvedConfig } from "./lib/config-types.js";
@@ -629,13 +630,16 @@ export async function unlinkAccount(
   return oneAtATime(me.config, me.user.id, () => unlinkChecked(me, provider, providerAccountId, options));
 }
 
+/** Per application: the queue of each user's unlinks in progress (an entry lives while one runs). */
+const unlinking = slot("unlinks", () => new Map<string, Promise<void>>());
+
 /**
- * Runs the unlinks of one user one after the other within this configuration (this process), so
- * that each counts the methods the one before it left. Instances that share a database can still
- * race; `unlinkChecked` counts again after its write for them.
+ * Runs the unlinks of one user one after the other within this application (this process, every
+ * configuration object of it), so that each counts the methods the one before it left. Instances
+ * that share a database can still race; `unlinkChecked` counts again after its write for them.
  */
 async function oneAtATime<T>(config: ResolvedConfig, userId: string, work: () => Promise<T>): Promise<T> {
-  const queue = config.caches.unlinks;
+  const queue = held(config.application, unlinking);
   const before = queue.get(userId) ?? Promise.resolve();
   const run = before.then(work);
   const tail = run.then(

@@ -1,7 +1,24 @@
+import { randomBytes } from "node:crypto";
+import { beforeEach } from "vitest";
 import { Auth, type AuthConfig } from "../src/index.js";
 import Credentials from "../src/providers/credentials.js";
 
-export const SECRET = "test-secret-0123456789-abcdefghijklmnop";
+/** A fresh secret (at least 32 characters) named after `prefix`. */
+export function testSecret(prefix: string): string {
+  return `${prefix}-secret-${randomBytes(16).toString("hex")}`;
+}
+
+/**
+ * A secret of its own for each test. Latchkey keeps rate limits, revocations and caches per
+ * application, and an application is known by its secret (src/lib/application.ts): tests sharing
+ * one constant would share counters. `SECRET` is reassigned before each test (importers read the
+ * live binding); a configuration made before the tests run (at collection, in `beforeAll`) keeps
+ * the first value, as all the tests using it are then one application anyway.
+ */
+export let SECRET = testSecret("test");
+beforeEach(() => {
+  SECRET = testSecret("test");
+});
 export const ORIGIN = "http://localhost:3000";
 
 /** A credentials provider that accepts user "ada" with password "lovelace". */

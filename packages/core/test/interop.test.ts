@@ -6,7 +6,10 @@ import { CookieJar, call, makeConfig, ORIGIN, SECRET, signIn } from "./helpers.j
 // The same application configured with Auth.js and with Latchkey: users signed in under one stay
 // signed in under the other (ARCHITECTURE principle 5).
 const authjsConfig = {
-  secret: SECRET,
+  // Read when each test runs: the same secret as the test's Latchkey configuration (helpers.ts).
+  get secret() {
+    return SECRET;
+  },
   trustHost: true,
   basePath: "/auth",
   logger: { error() {}, warn() {}, debug() {} },

@@ -18,8 +18,6 @@ import { serviceAvailable } from "../../adapter-test/src/services.js";
 import { Jar, listen } from "./helpers.js";
 import { type Backend, backends } from "./stores.js";
 
-const SECRET = "audit-attacks-test-secret-0123456789abcdef";
-
 /** Every client of a test is its own address, so one test's per-client budgets never touch another's. */
 function address(): string {
   return `10.${[...randomBytes(3)].join(".")}`;
@@ -33,7 +31,8 @@ async function start(adapter: Adapter, extra: Partial<AuthConfig> = {}) {
   // Two accounts: `owner`, and `mallory` (an attacker with an account of their own).
   const passwords: Record<string, string> = { owner: "right horse battery", mallory: "mallory's own" };
   const config: AuthConfig = {
-    secret: SECRET,
+    // An application of its own (Latchkey keeps limits and audit counters per application).
+    secret: `audit-attacks-${randomBytes(16).toString("hex")}`,
     trustHost: true,
     adapter,
     audit: { store: true },

@@ -7,13 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ExpressAuth } from "../src/index.js";
 import { Jar, listen } from "./helpers.js";
 
-const SECRET = "express-rate-limit-secret-0123456789abcdef";
-
-/** A configuration whose authorize() counts its calls. */
+/**
+ * A configuration whose authorize() counts its calls; an application of its own (its own secret:
+ * Latchkey keeps limits per application, and each test starts from zero).
+ */
 function setup() {
   const calls = { n: 0 };
   const config: AuthConfig = {
-    secret: SECRET,
+    secret: `express-rate-limit-${randomBytes(16).toString("hex")}`,
     trustHost: true,
     logger: { error() {}, warn() {}, debug() {} },
     providers: [

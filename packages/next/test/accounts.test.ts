@@ -4,6 +4,7 @@
 // and every one holds the origin rule of the other server actions.
 import "./next-internals.js";
 
+import { randomBytes } from "node:crypto";
 import { createMemoryStore, MemoryAdapter } from "@latchkey/core/memory-adapter";
 import { MissingCSRF, NextAuth, type NextAuthConfig } from "@latchkey/next";
 import {
@@ -19,7 +20,6 @@ import { describe, expect, it } from "vitest";
 import { inNextRequest } from "./next-internals.js";
 import { Jar } from "./support.js";
 
-const SECRET = "a-test-secret-of-at-least-thirty-two-characters";
 const ORIGIN = "http://localhost:3000";
 const PASSWORD = "correct horse battery staple";
 const NEW_PASSWORD = "a brand new passphrase 42";
@@ -35,7 +35,8 @@ function app(frozen = false) {
     send: async (mail) => void mails.push(mail),
   };
   const config: NextAuthConfig = {
-    secret: SECRET,
+    // An application of its own: Latchkey keeps limits and revocations per application (secret).
+    secret: `next-accounts-${randomBytes(16).toString("hex")}`,
     adapter: MemoryAdapter(createMemoryStore()),
     session: { strategy: "jwt", revocation: true },
     providers: [

@@ -87,6 +87,13 @@ describe("@latchkey/next on the Edge runtime (edge-runtime, bundled as Next.js d
     expect(await (await fetchEdge("/runtime/globals")).json()).toEqual({ Buffer: "undefined", EdgeRuntime: "string" });
   });
 
+  it("says once at startup that its in-memory rate limits hold for this runtime's global only, naming the shared store", async () => {
+    await fetchEdge("/api/auth/csrf");
+    await fetchEdge("/api/auth/session");
+    const warnings = (await (await fetchEdge("/runtime/warnings")).json()) as string[];
+    expect(warnings.filter((code) => code === "memory-state-isolated")).toHaveLength(1);
+  });
+
   it("middleware (`export { auth as middleware }` with `authorized`): a signed-out request is sent to sign in, a signed-in one goes through", async () => {
     const anonymous = await fetchEdge("/protected/page");
     expect(anonymous.status).toBe(307);

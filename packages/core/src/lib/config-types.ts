@@ -14,6 +14,7 @@ import type { CookieOption, LoggerInstance, PagesOptions, Profile, Theme, TokenS
 import type { EmailConfig } from "../shapes/email.js";
 import type { JWTOptions } from "../shapes/jwt.js";
 import type { AuthConfig, CallbacksOptions, EventCallbacks, SessionOptions } from "../types.js";
+import type { Application } from "./application.js";
 import type { ResolvedAudit } from "./audit/record.js";
 import type { CookieRole } from "./cookies.js";
 import type { CsrfKeys } from "./csrf.js";
@@ -69,20 +70,16 @@ export type RefreshOutcome =
   | { ok: false; revoked: false; message: string; idToken?: IdTokenRefusalReason };
 
 /**
- * Per-configuration memory that requests fill: bounded, never shared between configurations, and
- * dropped with the configuration (a secret rotation resolves a new one and so starts empty).
+ * Per-configuration memory that requests fill, to save work: bounded, never shared between
+ * configurations, and dropped with the configuration (a secret rotation resolves a new one and so
+ * starts empty). Nothing here is safety state: that belongs to the application
+ * (`ResolvedConfig.application`), whatever objects it makes.
  */
 export interface ConfigCaches {
   /** `scheme://host` → its validated origin and whether the host is trusted (256 at most). */
   readonly origins: Map<string, { origin: string; trusted: boolean }>;
   /** Session tokens opened recently → their claims as JSON (see session/jwt-strategy.ts). */
   readonly openedTokens: Map<string, { json: string; exp: number | undefined }>;
-  /** Warnings already logged for this configuration (each once, not per request). */
-  readonly warned: Set<string>;
-  /** Provider refreshes under way in this process, by store key (see refresh/single-flight.ts). */
-  readonly refreshes: Map<string, Promise<RefreshOutcome>>;
-  /** Per-user queues of account unlinks in progress (see sessions.ts); an entry lives while one runs. */
-  readonly unlinks: Map<string, Promise<void>>;
 }
 
 /** The configuration after validation: defaults filled in, keys derived, deeply frozen. */
@@ -138,6 +135,11 @@ export interface ResolvedConfig {
   readonly sessionCache: SessionCache | null;
   /** Null when nothing receives audit events (no `events.audit`, no `audit.store`). */
   readonly audit: ResolvedAudit | null;
-  /** Mutable per-configuration memory (the one part that is not frozen). */
+  /**
+   * The application this configuration belongs to (found by its secrets, `lib/application.ts`):
+   * its in-memory safety state, shared by every configuration object and copy of it.
+   */
+  readonly application: Application;
+  /** Mutable per-configuration memory (with `application`, the parts that are not frozen). */
   readonly caches: ConfigCaches;
 }

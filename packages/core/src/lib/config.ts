@@ -18,6 +18,7 @@ import type { CookieOption, LoggerInstance } from "../shapes/data.js";
 import type { JWT } from "../shapes/jwt.js";
 import type { AuthConfig, CallbacksOptions, EventCallbacks, SessionOptions } from "../types.js";
 import { missingExtensions } from "./adapter-extensions.js";
+import { type Application, applicationOf, held, separateProcessesLikely, slot } from "./application.js";
 import { noteSecretRotation, resolveAudit, withAuditedEvents } from "./audit/record.js";
 import {
   assertClientId,
@@ -34,11 +35,11 @@ import { errorOf } from "./error-of.js";
 import { emailCodeOptions } from "./flows/email/code.js";
 import { assertConditionalUI, resolveWebAuthnProvider, webauthnAdapterMethods } from "./flows/webauthn/config.js";
 import type { Secrets } from "./jwe.js";
-import { createLogger } from "./logger.js";
+import { createLogger, warnOnce } from "./logger.js";
 import { fieldOf, isPlainObject, merge } from "./merge.js";
 import { applyProviderOptions } from "./provider-options.js";
 import { randomHexFromPool } from "./random-pool.js";
-import { isSecretOrControlField, resolveRateLimit } from "./rate-limits.js";
+import { defaultRateLimitStore, isSecretOrControlField, resolveRateLimit } from "./rate-limits.js";
 import { defaultRedirect } from "./redirect.js";
 import { LOCK_TTL_MS } from "./refresh/single-flight.js";
 import { resolveRevocation } from "./session/revocation-list.js";
@@ -401,11 +402,17 @@ function positiveSeconds(name: string, value: unknown, fallback: number, allowZe
   return value;
 }
 
-function resolveAccessTokens(options: AuthConfig["accessTokens"]): ResolvedConfig["accessTokens"] {
+/** The application's refresh coordination when `accessTokens.store` names none: in memory, one process. */
+const defaultRefreshStore = slot("refresh-store", () => new MemoryRefreshStore());
+
+function resolveAccessTokens(
+  options: AuthConfig["accessTokens"],
+  application: Application,
+): ResolvedConfig["accessTokens"] {
   const given = options; // as typed: the check below narrows `options` to a bare record
   if (options !== undefined && !isPlainObject(options))
     throw new InvalidConfiguration("`accessTokens` must be an object such as `{ jwt: true }`.");
-  const store: RefreshStore = given?.store ?? new MemoryRefreshStore();
+  const store: RefreshStore = given?.store ?? held(application, defaultRefreshStore);
   for (const method of ["acquire", "release", "put", "get"] as const) {
     if (typeof fieldOf(store, method) !== "function")
       throw new InvalidConfiguration(
@@ -484,9 +491,11 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
     }
   }
   const jwtSecrets = config.jwt?.secret !== undefined ? assertSecrets(config.jwt.secret) : secrets;
+  // Every configuration object sealing sessions with these secrets is this application.
+  const application = applicationOf([...jwtSecrets, ...secrets], logger);
   const callbacks: CallbacksOptions = { ...defaultCallbackSet, ...functionsOf("callbacks", config.callbacks) };
   const events = guardEvents(functionsOf("events", config.events), logger);
-  const sessionCache = resolveSessionCache(config.session?.cache, strategy, source, logger);
+  const sessionCache = resolveSessionCache(config.session?.cache, strategy, application, logger);
   const revocationOption = config.session?.revocation;
   const revocationStore = typeof revocationOption === "object" ? revocationOption?.store : undefined;
   if (revocationStore && carriesSessionCache(revocationStore)) {
@@ -498,18 +507,36 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
     ? guardAdapter(config.adapter, positiveSeconds("adapterTimeout", config.adapterTimeout, 5000))
     : undefined;
   const adapter = guarded && sessionCache ? announcingAdapter(guarded, sessionCache) : guarded;
-  const rateLimit = resolveRateLimit(config.rateLimit, source);
+  const rateLimit = resolveRateLimit(config.rateLimit, application);
   const audit = resolveAudit(config.audit, {
     adapter,
     handler: typeof events.audit === "function",
     rateLimitStore: rateLimit?.store,
-    owner: source,
+    defaultRateLimitStore: held(application, defaultRateLimitStore),
+    application,
   });
-  if (debug) logger.warn("debug-enabled");
-  if (config.experimental?.enableWebAuthn) logger.warn("experimental-webauthn");
-  if (config.skipCSRFCheck === skipCSRFCheck) logger.warn("csrf-disabled");
+  const revocation = resolveRevocation(config.session?.revocation, strategy, application, logger);
+  const accessTokens = resolveAccessTokens(config.accessTokens, application);
+  // Once per application and log, however many objects it makes (one per request, say).
+  const startup = { application, logger, source };
+  if (debug) warnOnce(startup, "debug-enabled");
+  if (config.experimental?.enableWebAuthn) warnOnce(startup, "experimental-webauthn");
+  if (config.skipCSRFCheck === skipCSRFCheck) warnOnce(startup, "csrf-disabled");
   const extensionsMissing = config.adapter && missingExtensions(config.adapter);
-  if (extensionsMissing) logger.warn("adapter-extensions-missing", extensionsMissing);
+  if (extensionsMissing) warnOnce(startup, "adapter-extensions-missing", extensionsMissing);
+  const inMemory = [
+    rateLimit && rateLimit.store === held(application, defaultRateLimitStore) && "rate limits",
+    revocationOption && !revocationStore && "session revocations",
+    sessionCache && !fieldOf(config.session?.cache, "channel") && "the session cache",
+  ].filter((part): part is string => typeof part === "string");
+  const platform = inMemory.length ? separateProcessesLikely() : undefined;
+  if (platform) {
+    warnOnce(
+      startup,
+      "memory-state-isolated",
+      `${platform} may run this application in several processes or globals, each with its own memory, and ${inMemory.join(", ")} are kept in memory: they then hold per process only (a limit multiplied, a sign-out or revocation unseen elsewhere). Give each a shared store: \`rateLimit: { store: new RedisRateLimitStore(redis) }\`, \`session.revocation: { store: new RedisRevocationStore(...) }\` (or a \`SqlRevocationStore\`), \`session.cache: { channel: ... }\` (the same stores).`,
+    );
+  }
 
   const resolved: ResolvedConfig = {
     source,
@@ -544,20 +571,18 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
     experimental: { enableWebAuthn: !!config.experimental?.enableWebAuthn },
     debug,
     rateLimit,
-    accessTokens: resolveAccessTokens(config.accessTokens),
-    revocation: resolveRevocation(config.session?.revocation, strategy, source, logger),
+    accessTokens,
+    revocation,
     sessionCache,
     audit,
-    caches: {
-      origins: new Map(),
-      openedTokens: new Map(),
-      warned: new Set(),
-      refreshes: new Map(),
-      unlinks: new Map(),
-    },
+    application,
+    caches: { origins: new Map(), openedTokens: new Map() },
   };
   // `audit` holds the application's store and a counter store: kept as they are, like the adapter.
-  const final = frozenCopy(resolved, new Set(["source", "caches", "adapter", "accessTokens", "audit", "sessionCache"]));
+  const final = frozenCopy(
+    resolved,
+    new Set(["source", "caches", "application", "adapter", "accessTokens", "audit", "sessionCache"]),
+  );
   return final;
 }
 
@@ -645,7 +670,7 @@ export function resolveConfig(config: AuthConfig, env: Env | undefined = process
   if (hit && sameSecret(config.secret, hit.secret) && sameSecret(config.jwt?.secret, hit.jwtSecret))
     return hit.resolved;
   const resolved = buildConfig(config, env);
-  noteSecretRotation(config, resolved);
+  noteSecretRotation(resolved);
   if (!entries) {
     entries = {};
     cache.set(config, entries);

@@ -1,5 +1,6 @@
 import { inspect } from "#platform";
 import type { LoggerInstance } from "../shapes/data.js";
+import { type Application, held, slot } from "./application.js";
 import { fieldOf } from "./merge.js";
 
 /** Warnings Latchkey logs through `logger.warn`. */
@@ -27,7 +28,10 @@ export type WarningCode =
   | "second-factor-profile-omitted"
   | "forwarded-proto-untrusted"
   | "require-auth-mount"
-  | "client-address-missing";
+  | "client-address-missing"
+  | "memory-state-isolated"
+  | "applications-many"
+  | "application-registry-foreign";
 
 /** True for the code of one of Latchkey's warnings (which `warningText` describes). */
 function isWarningCode(code: string): code is WarningCode {
@@ -73,6 +77,12 @@ const warningText: Record<WarningCode, string> = {
     "The `session` callback returned the session token (the HttpOnly session cookie's value); it was removed from the answer, which `GET /session` hands to any script on the page. Return only what the browser needs (`{ ...session, user: { ...session.user, id: user.id } }` carries no token).",
   "second-factor-profile-omitted":
     "Under database sessions the provider's profile did not fit into the second factor's pending sign-in (a cookie bounded to 4 KiB): the sign-in goes on, and `events.signIn` at the code step receives no `profile` for it.",
+  "memory-state-isolated":
+    "This runtime may run the application in more than one process or global (an Edge runtime, a serverless platform), and Latchkey keeps some of its safety state in this process's memory: rate limits, `session.revocation: true` and `session.cache: true` then hold per process only. Give them shared stores: `rateLimit: { store: new RedisRateLimitStore(redis) }`, `session.revocation: { store: new RedisRevocationStore(...) }` or a `SqlRevocationStore`, `session.cache: { channel: ... }`.",
+  "applications-many":
+    "More than 1,000 applications (distinct secrets) have been configured in this process; each keeps its own rate limits, revocations and caches, held for the life of the process. A configuration that makes a new `secret` per request is the usual cause: give the application one secret (a list while rotating).",
+  "application-registry-foreign":
+    "Another copy of @latchkey/core of an incompatible version runs in this process: the two keep their rate limits, revocations and session caches apart. Install one version of @latchkey/core (npm ls @latchkey/core).",
   "adapter-extensions-missing":
     "The adapter lacks some of Latchkey's optional methods (an Auth.js adapter has none of them): sign-in and sessions work as under Auth.js; the functions that need them throw MissingAdapterMethods, and the options that need them are refused at start.",
 };
@@ -165,17 +175,36 @@ export function createLogger(custom: Partial<LoggerInstance> | undefined, debug:
   return logger;
 }
 
+/** What {@link warnOnce} reads of a resolved configuration. */
+export interface WarningTarget {
+  readonly application: Application;
+  readonly logger: LoggerInstance;
+  /** The application's own configuration object; its `logger` names the log a warning went to. */
+  readonly source: { readonly logger?: unknown };
+}
+
+/** The log a warning goes to when the configuration names none: the console. */
+const CONSOLE = {};
+
+/** The warnings each log of an application has heard, by the logger object the configuration gave. */
+const warned = slot("warned", () => new WeakMap<object, Set<string>>());
+
 /**
- * Logs a warning once per resolved configuration, however many requests cause it (the set lives
- * on the configuration: `config.caches.warned`).
+ * Logs a warning once per application and log, however many requests and configuration objects
+ * (one per request, per copy, per server layer) cause it: each logger the configurations name
+ * (and the console, when they name none) hears it once.
  */
-export function warnOnce(
-  config: { caches: { warned: Set<string> }; logger: LoggerInstance },
-  code: WarningCode,
-  detail?: string,
-): void {
-  if (config.caches.warned.has(code)) return;
-  config.caches.warned.add(code);
+export function warnOnce(config: WarningTarget, code: WarningCode, detail?: string): void {
+  const sink = config.source.logger;
+  const key = typeof sink === "object" && sink !== null ? sink : CONSOLE;
+  const heard = held(config.application, warned);
+  let codes = heard.get(key);
+  if (!codes) {
+    codes = new Set();
+    heard.set(key, codes);
+  }
+  if (codes.has(code)) return;
+  codes.add(code);
   config.logger.warn(code, detail);
 }
 

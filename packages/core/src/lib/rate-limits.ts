@@ -1,11 +1,11 @@
 /**
  * The `rateLimit` option resolved: its limits checked, the defaults filled in, and the default
- * in-memory store kept per application configuration. `lib/config.ts` resolves it once;
+ * in-memory store kept per application (`lib/application.ts`). `lib/config.ts` resolves it once;
  * `lib/attempts.ts` spends the limits request by request.
  */
 import { InvalidConfiguration } from "../errors.js";
 import { MemoryRateLimitStore, type RateLimit, type RateLimitOptions, type RateLimitStore } from "../rate-limit.js";
-import type { AuthConfig } from "../types.js";
+import { type Application, held, slot } from "./application.js";
 import { fieldOf } from "./merge.js";
 
 const WINDOW = 15 * 60;
@@ -42,10 +42,11 @@ const defaults: Omit<ResolvedRateLimit, "store"> = {
   secondFactorPerUser: { max: 10, windowSeconds: WINDOW },
 };
 
-// The default store belongs to the application's configuration object, not to a resolution of
-// it: a secret rotation resolves the same object again, and framework packages resolve copies of
-// it (one per mount path); none of these may start the counters from zero.
-const defaultStores = new WeakMap<AuthConfig, MemoryRateLimitStore>();
+// The default store belongs to the application, not to a configuration object or a resolution of
+// one: a secret rotation resolves the object again, a framework makes copies of it (per mount, per
+// request, per server layer), and none of these may start the counters from zero.
+export const defaultRateLimitStore = slot("rate-limit-store", () => new MemoryRateLimitStore());
+
 function checkLimit(name: string, value: unknown): RateLimit {
   const max = fieldOf(value, "max");
   const windowSeconds = fieldOf(value, "windowSeconds");
@@ -69,7 +70,7 @@ function checkLimit(name: string, value: unknown): RateLimit {
 /** Validates the `rateLimit` option of `config` and fills in the defaults (and the default store). */
 export function resolveRateLimit(
   options: RateLimitOptions | false | undefined,
-  owner: AuthConfig,
+  application: Application,
 ): ResolvedRateLimit | null {
   if (options === false) return null;
   if (options !== undefined && (typeof options !== "object" || options === null)) {
@@ -85,12 +86,7 @@ export function resolveRateLimit(
       }
     }
   } else {
-    store = defaultStores.get(owner);
-    if (!store) {
-      const fresh = new MemoryRateLimitStore();
-      defaultStores.set(owner, fresh);
-      store = fresh;
-    }
+    store = held(application, defaultRateLimitStore);
   }
   const resolved = { store } as ResolvedRateLimit;
   for (const name of Object.keys(defaults) as Array<keyof typeof defaults>) {

@@ -1,12 +1,24 @@
 // Shared by the e-mail tests: a real SMTP server (smtp-server, AUTH required, read back with
 // mailparser), a cookie jar, and a browser-like walk through the flow with `Auth(Request)`.
+
 import { createServer as createNetServer } from "node:net";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
-import { inject } from "vitest";
+import { beforeEach, inject } from "vitest";
 import { Auth, type AuthConfig } from "../../src/index.js";
+import { testSecret } from "../helpers.js";
 
-export const SECRET = "a-test-secret-that-is-at-least-32-characters-long";
+/**
+ * A secret of its own for each test. Latchkey keeps rate limits, revocations and caches per
+ * application, and an application is known by its secret (src/lib/application.ts): tests sharing
+ * one constant would share counters. `SECRET` is reassigned before each test (importers read the
+ * live binding); a configuration made before the tests run (at collection, in `beforeAll`) keeps
+ * the first value, as all the tests using it are then one application anyway.
+ */
+export let SECRET = testSecret("email-test");
+beforeEach(() => {
+  SECRET = testSecret("email-test");
+});
 export const ORIGIN = "http://app.test:3000";
 export const SMTP_USER = "mailer";
 export const SMTP_PASS = "s3cret-smtp-pass";

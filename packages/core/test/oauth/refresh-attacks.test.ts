@@ -484,7 +484,9 @@ describe("a provider's own fix of its token answer applies to the refresh too", 
   it("rule: Twitch's scope array is conformed on refresh as on sign-in (without the fix the answer is refused); expires_at is now + expires_in", async () => {
     mode = "scope-array";
     const cookie = await resealed(await signedIn(appConfig({ accessTokens: { jwt: true } })), expired);
-    const control = appConfig({ accessTokens: { jwt: true } }, true);
+    // Its own refresh store: the control's failure, recorded for the application's other
+    // requests (single flight), must not answer for the fixed configuration below.
+    const control = appConfig({ accessTokens: { jwt: true, store: new MemoryRefreshStore() } }, true);
     await expect(getAccessToken(request(cookie), control, { provider: "op" })).rejects.toBeInstanceOf(AccessTokenError);
     const conform = (Twitch({ clientId: "x", clientSecret: "y" }).token as { conform?: unknown } | undefined)?.conform;
     expect(conform).toBeTypeOf("function");

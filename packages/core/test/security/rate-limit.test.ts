@@ -10,7 +10,7 @@ import Credentials from "../../src/providers/credentials.js";
 import Email from "../../src/providers/email.js";
 import Passkey from "../../src/providers/passkey.js";
 import { MemoryRateLimitStore, type RateLimitStore } from "../../src/rate-limit.js";
-import { CookieJar, call, csrfToken, makeConfig, ORIGIN, recordingLogger, SECRET } from "../helpers.js";
+import { CookieJar, call, csrfToken, makeConfig, ORIGIN, recordingLogger, SECRET, testSecret } from "../helpers.js";
 
 const CLIENT_HEADER = "x-test-client-address";
 
@@ -391,7 +391,12 @@ describe("rule: every credentials provider is rate limited, whatever its fields 
     expect(await enumeratePins(single, () => "203.0.113.9")).toEqual({ before429: 5, limited: true });
 
     const many = pinProvider();
-    const spread = makeConfig({ providers: [many.provider], logger: recordingLogger().logger });
+    // Another application (its own secret): the counters of the one above are not its own.
+    const spread = makeConfig({
+      secret: testSecret("spread"),
+      providers: [many.provider],
+      logger: recordingLogger().logger,
+    });
     // Each address guesses at most 4 times (under its tight limit): only the provider's loose counter stops them.
     const result = await enumeratePins(spread, (i) => `198.51.100.${Math.floor(i / 4)}`);
     expect(result).toEqual({ before429: 50, limited: true });
@@ -671,25 +676,30 @@ describe("rule: sign-in e-mails a stranger can make us send are limited per (add
   });
 });
 
-describe("rule: limiter state belongs to the application's configuration object", () => {
-  it("a secret rotation (reassigned or changed in place) keeps the counters", async () => {
+describe("rule: limiter state belongs to the application (its secret), not to a configuration object", () => {
+  it("a secret rotation (reassigned or changed in place, then the old secret retired) keeps the counters", async () => {
     const config = makeConfig({ logger: recordingLogger().logger });
     const store = resolveConfig(config).rateLimit?.store;
     for (let i = 0; i < 3; i++) await guess(config, "wrong");
-    config.secret = ["a-brand-new-secret-0123456789-abcdefgh", SECRET];
+    const renewed = testSecret("rotated");
+    config.secret = [renewed, SECRET];
     expect(resolveConfig(config).rateLimit?.store).toBe(store);
     await guess(config, "wrong");
-    (config.secret as string[]).unshift("another-new-secret-0123456789-abcdefgh");
+    (config.secret as string[]).unshift(testSecret("rotated-again"));
+    expect(resolveConfig(config).rateLimit?.store).toBe(store);
+    config.secret = renewed;
     expect(resolveConfig(config).rateLimit?.store).toBe(store);
     await guess(config, "wrong");
     expect((await guess(config, "lovelace")).status).toBe(429);
   });
-  it("two configuration objects count apart", async () => {
+  it("two configuration objects with one secret count together; another secret's application counts apart", async () => {
     const one = makeConfig({ logger: recordingLogger().logger });
     const two = makeConfig({ logger: recordingLogger().logger });
+    const other = makeConfig({ secret: testSecret("other-application"), logger: recordingLogger().logger });
     for (let i = 0; i < 5; i++) await guess(one, "wrong");
     expect((await guess(one, "lovelace")).status).toBe(429);
-    expect((await guess(two, "lovelace")).headers.get("location")).toBe(ORIGIN);
+    expect((await guess(two, "lovelace")).status).toBe(429);
+    expect((await guess(other, "lovelace")).headers.get("location")).toBe(ORIGIN);
   });
 });
 

@@ -14,7 +14,7 @@ import {
 } from "../../src/second-factor.js";
 import { revokeOtherSessions, revokeUserSessions } from "../../src/sessions.js";
 import type { AuthConfig } from "../../src/types.js";
-import { CookieJar, call, csrfToken, recordingLogger, SECRET } from "../helpers.js";
+import { CookieJar, call, csrfToken, recordingLogger, SECRET, testSecret } from "../helpers.js";
 
 const users: Record<string, { id: string; password: string; email: string }> = {
   ada: { id: "u-ada", password: "lovelace", email: "ada@example.com" },
@@ -319,6 +319,23 @@ describe("sign-in with a second factor", () => {
     expect(third.jar.get(SESSION)).toBeUndefined();
   });
 
+  it("attack: the code guessing limit holds when the application makes a configuration per request (next-auth's lazy form)", async () => {
+    const { config } = setup();
+    const { secret } = await enrol(config, "ada");
+    // Every request through an object of its own, as `NextAuth((req) => ({ ... }))` makes them.
+    const fresh = () => ({ ...config });
+    const wrong = String((Number(codeAt(secret, timeStep())) + 500_000) % 1_000_000).padStart(6, "0");
+    const { jar } = await password(fresh(), "ada");
+    const locations: string[] = [];
+    for (let i = 0; i < 6; i++) locations.push(String((await submitCode(fresh(), jar, wrong)).headers.get("location")));
+    expect(locations.slice(0, 5).every((l) => l.endsWith("error=CredentialsSignin"))).toBe(true);
+    expect(locations[5]).toMatch(/error=RateLimited$/);
+    expect((await submitCode(fresh(), jar, codeAt(secret, timeStep()))).headers.get("location")).toMatch(
+      /error=RateLimited$/,
+    );
+    expect(jar.get(SESSION)).toBeUndefined();
+  });
+
   it("rule: a backup code works once", async () => {
     const { config } = setup();
     const { backupCodes } = await enrol(config, "ada");
@@ -604,10 +621,9 @@ describe("rule: an enrolment is confirmed once: of concurrent confirmations with
 // session.maxAge); at the second step every key still sealed under OLD stopped opening, and its
 // user could no longer sign in with the authenticator app nor turn it off with a code.
 describe("rule: following the documented secret rotation never locks a second factor out", () => {
-  const OLD = SECRET;
-  const NEW = "a-new-secret-after-rotation-0123456789abcdef";
-
   it("a code accepted under [NEW, OLD] seals the key again under NEW, so NEW alone still opens it", async () => {
+    const OLD = SECRET;
+    const NEW = testSecret("after-rotation");
     const { config } = setup();
     const { secret } = await enrol(config, "ada");
     config.secret = [NEW, OLD];
@@ -627,6 +643,8 @@ describe("rule: following the documented secret rotation never locks a second fa
   });
 
   it("a code spent on the account page under [NEW, OLD] seals the key again too", async () => {
+    const OLD = SECRET;
+    const NEW = testSecret("after-rotation");
     const { config } = setup();
     const { secret } = await enrol(config, "ada");
     config.secret = [NEW, OLD];

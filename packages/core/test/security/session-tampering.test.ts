@@ -5,13 +5,15 @@
  */
 import { deflateRawSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
-import { CookieJar, call, csrfToken, demoCredentials, makeConfig, SECRET, signIn } from "../helpers.js";
+import { CookieJar, call, csrfToken, demoCredentials, makeConfig, signIn, testSecret } from "../helpers.js";
 import { adaClaims, sealRaw, sessionKey } from "./support.js";
 
 const SESSION = "authjs.session-token";
 
 const NAME = "authjs.session-token";
-const config = makeConfig({ rateLimit: false, logger: { error() {}, warn() {}, debug() {} } });
+// One application for the whole file: the tokens below are sealed under its secret.
+const SECRET = testSecret("tampering");
+const config = makeConfig({ secret: SECRET, rateLimit: false, logger: { error() {}, warn() {}, debug() {} } });
 const DIR_HEADER = { alg: "dir", enc: "A256CBC-HS512" };
 
 let genuine: string;

@@ -1,10 +1,11 @@
-import { hash, hmac, toBase64url } from "#platform";
+import { hash, toBase64url } from "#platform";
 import { type Adapter, isAnonymousAuditEvent } from "../../adapters.js";
 import { AuthError, InvalidConfiguration, MissingAdapterMethods } from "../../errors.js";
 import { MemoryRateLimitStore, type RateLimit, type RateLimitStore } from "../../rate-limit.js";
 import type { AuditEvent, AuditEventFilter, AuditOptions, AuditStore } from "../../shapes/audit.js";
 import type { LoggerInstance } from "../../shapes/data.js";
-import type { AuthConfig, EventCallbacks } from "../../types.js";
+import type { EventCallbacks } from "../../types.js";
+import { type Application, held, secretFingerprint, slot } from "../application.js";
 import { errorOf } from "../error-of.js";
 import { foldIdentifier } from "../fold-identifier.js";
 import type { Secrets } from "../jwe.js";
@@ -18,6 +19,7 @@ const DAY = 24 * 60 * 60;
  * (which resolves the `audit` option with this module) is not imported back.
  */
 export interface AuditedConfig {
+  readonly application: Application;
   readonly audit: ResolvedAudit | null;
   readonly events: Readonly<Pick<Partial<EventCallbacks>, "audit">>;
   readonly logger: LoggerInstance;
@@ -41,7 +43,8 @@ export interface ResolvedAudit {
 /** How long a write may hold a request before it goes on in the background. */
 const AUDIT_WRITE_BOUND_MS = 1000;
 
-const fallbackGates = new WeakMap<AuthConfig, MemoryRateLimitStore>();
+/** The application's counters of the bounds when no shared rate-limit store holds them. */
+const fallbackGate = slot("audit-gate", () => new MemoryRateLimitStore());
 
 /**
  * Validates the `audit` option. `store: true` stores in the configuration's adapter (which must
@@ -49,7 +52,14 @@ const fallbackGates = new WeakMap<AuthConfig, MemoryRateLimitStore>();
  */
 export function resolveAudit(
   options: AuditOptions | undefined,
-  context: { adapter?: Adapter; handler: boolean; rateLimitStore?: RateLimitStore; owner: AuthConfig },
+  context: {
+    adapter?: Adapter;
+    handler: boolean;
+    rateLimitStore?: RateLimitStore;
+    /** The application's default (in-memory) rate-limit store, which never holds these counters. */
+    defaultRateLimitStore: RateLimitStore;
+    application: Application;
+  },
 ): ResolvedAudit | null {
   if (options !== undefined && (typeof options !== "object" || options === null)) {
     throw new InvalidConfiguration("`audit` must be an object such as `{ store: true, retention: 7776000 }`.");
@@ -90,15 +100,9 @@ export function resolveAudit(
   if (!store && !context.handler) return null;
   // A shared store (Redis) holds the admission counters too; the limiter's in-memory store does
   // not: each bounds its own counters, so a flood that fills one never presses on the other.
-  let gate = context.rateLimitStore instanceof MemoryRateLimitStore ? undefined : context.rateLimitStore;
-  if (!gate) {
-    gate = fallbackGates.get(context.owner);
-    if (!gate) {
-      const fresh = new MemoryRateLimitStore();
-      fallbackGates.set(context.owner, fresh);
-      gate = fresh;
-    }
-  }
+  const limiter = context.rateLimitStore;
+  const inMemory = !limiter || limiter === context.defaultRateLimitStore || limiter instanceof MemoryRateLimitStore;
+  const gate = inMemory ? held(context.application, fallbackGate) : limiter;
   return {
     store,
     retentionMs: retention * 1000,
@@ -300,33 +304,34 @@ export async function admitRecord(config: AuditedConfig, key: string, limit: Rat
  * It names the secret in the audit trail and cannot be turned back into it.
  */
 function fingerprints(secrets: readonly string[]): string[] {
-  return secrets.map((s) => toBase64url(hmac("sha256", s, "latchkey audit secret fingerprint")).slice(0, 12));
+  return secrets.map((s) => secretFingerprint(s).slice(0, 12));
 }
 
-// The fingerprints last seen per application object: a rotation is recorded once, however many
-// entries of the configuration cache (with and without the environment) resolve it again.
-const seenSecrets = new WeakMap<AuthConfig, string[]>();
-
-// A rotation found by a resolution, waiting for the first request (of any entry of the cache,
-// with or without the environment) to record it: resolving a configuration does no I/O.
-const pendingRotations = new WeakMap<AuthConfig, AuditEvent>();
+/**
+ * Per application: the fingerprints last seen (a rotation is recorded once, however many
+ * configuration objects and resolutions see it), and a rotation found by a resolution, waiting for
+ * the first request (through any object of the application) to record it: resolving a
+ * configuration does no I/O.
+ */
+const rotation = slot("secret-rotation", (): { seen?: string[]; pending?: AuditEvent } => ({}));
 
 /**
- * Called with every fresh resolution of `owner`: when its secrets (or `jwt.secret`) differ from
- * those of the previous resolution (never the first time), notes the `secret.rotated` event for
- * the first request to record ({@link recordPendingAudit}). Records nothing itself.
+ * Called with every fresh resolution: when its secrets (or `jwt.secret`) differ from those the
+ * application's previous resolution had (never the first time), notes the `secret.rotated` event
+ * for the first request to record ({@link recordPendingAudit}). Records nothing itself.
  */
-export function noteSecretRotation(owner: AuthConfig, config: AuditedConfig): void {
+export function noteSecretRotation(config: AuditedConfig): void {
   const current = fingerprints([...new Set([...config.secrets, ...config.jwt.secrets])]);
-  const previous = seenSecrets.get(owner);
-  seenSecrets.set(owner, current);
+  const notes = held(config.application, rotation);
+  const previous = notes.seen;
+  notes.seen = current;
   if (!previous || previous.join() === current.join() || !config.audit) return;
-  pendingRotations.set(owner, {
+  notes.pending = {
     type: "secret.rotated",
     at: new Date(),
     fingerprints: current,
     previousFingerprints: previous,
-  });
+  };
 }
 
 /**
@@ -338,10 +343,11 @@ export function noteSecretRotation(owner: AuthConfig, config: AuditedConfig): vo
  * recordPendingAudit(resolveConfig(config, env))
  * ```
  */
-export function recordPendingAudit(config: AuditedConfig & { readonly source: AuthConfig }): void {
-  const event = pendingRotations.get(config.source);
+export function recordPendingAudit(config: AuditedConfig): void {
+  const notes = held(config.application, rotation);
+  const event = notes.pending;
   if (!event) return;
-  pendingRotations.delete(config.source);
+  notes.pending = undefined;
   void recordAudit(config, event);
 }
 

@@ -1,8 +1,8 @@
 /**
  * One refresh per refresh token, however many requests and instances need it at once.
  *
- * - Within a process, concurrent callers for one refresh token share one promise (a map on the
- *   resolved configuration, `config.caches.refreshes`).
+ * - Within a process, concurrent callers for one refresh token share one promise (a map of the
+ *   application, `lib/application.ts`, whatever configuration object each caller used).
  * - Across instances, the shared `RefreshStore` holds a short lock per refresh token: its holder
  *   calls the provider; the others wait for the outcome record it writes before releasing.
  * - The outcome stays recorded for a short while under the OLD refresh token, so a request that
@@ -20,6 +20,7 @@
 import { fromBase64url, fromUtf8, gcmCipher, hash, hkdf, randomBytes, randomUUID, toBase64url, utf8 } from "#platform";
 import { AccessTokenError } from "../../errors.js";
 import type { RefreshStore } from "../../refresh-store.js";
+import { type Application, held, slot } from "../application.js";
 import type { RefreshOutcome } from "../config-types.js";
 import { errorOf } from "../error-of.js";
 
@@ -39,8 +40,11 @@ const TRANSIENT_TTL_MS = 2_000;
 export interface FlightConfig {
   readonly secrets: readonly string[];
   readonly logger: { error(error: Error): void };
-  readonly caches: { readonly refreshes: Map<string, Promise<RefreshOutcome>> };
+  readonly application: Application;
 }
+
+/** The refreshes under way in this process, by store key. */
+const inFlight = slot("refreshes", () => new Map<string, Promise<RefreshOutcome>>());
 
 function derive(secret: string, purpose: string): Uint8Array {
   return hkdf(secret, "latchkey refresh store", purpose, 32);
@@ -112,7 +116,7 @@ export function singleFlight(
   lockTtlMs = LOCK_TTL_MS,
 ): Promise<RefreshOutcome> {
   const key = keyOf(providerId, refreshToken);
-  const inflight = config.caches.refreshes;
+  const inflight = held(config.application, inFlight);
   const running = inflight.get(key);
   if (running) return running;
   const flight = coordinate(config, store, key, refresh, recordTtlMs, lockTtlMs).finally(() => inflight.delete(key));

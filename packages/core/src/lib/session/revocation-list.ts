@@ -14,7 +14,7 @@ import type {
   RevocationStore,
   SessionChange,
 } from "../../shapes/revocation.js";
-import type { AuthConfig } from "../../types.js";
+import { type Application, held, processWide, slot } from "../application.js";
 import { errorOf } from "../error-of.js";
 import { fieldOf } from "../merge.js";
 
@@ -30,11 +30,11 @@ export interface ResolvedRevocation {
 export type RevocationVerdict = "valid" | "revoked" | "unavailable";
 
 /**
- * The list that mirrors each store, keyed by the application's store object: every configuration
- * sharing a store, and every re-resolution of one configuration, shares one list and one
- * subscription, and nothing is written onto the store.
+ * The list that mirrors each store, keyed by the store object, for the whole process (every copy
+ * of this module included): every configuration sharing a store, and every re-resolution of one
+ * configuration, shares one list and one subscription, and nothing is written onto the store.
  */
-const lists = new WeakMap<RevocationStore, RevocationList>();
+const mirrors = slot("revocation-lists", () => new WeakMap<RevocationStore, RevocationList>());
 const RETRY_MS = 1000;
 
 /**
@@ -295,10 +295,11 @@ class RevocationList {
 }
 
 /**
- * The list that mirrors `store`, made the first time the store is used (kept in `lists`, keyed by
+ * The list that mirrors `store`, made the first time the store is used (kept in `mirrors`, keyed by
  * the store).
  */
 function listFor(store: RevocationStore, timeout: number, logger: LoggerInstance): RevocationList {
+  const lists = processWide(mirrors);
   const existing = lists.get(store);
   if (existing) return existing;
   const list = new RevocationList(store, timeout, logger);
@@ -315,7 +316,7 @@ function listFor(store: RevocationStore, timeout: number, logger: LoggerInstance
  * ```
  */
 export function revocationListOf(store: RevocationStore): RevocationList | undefined {
-  return lists.get(store);
+  return processWide(mirrors).get(store);
 }
 
 /**
@@ -365,16 +366,16 @@ export class MemoryRevocationStore implements RevocationStore {
   }
 }
 
-// The default store belongs to the application's configuration object, as the rate limiter's does
-// (lib/attempts.ts): a secret rotation or a framework shell resolves the same object again,
-// and none of these may forget a revocation.
-const defaultStores = new WeakMap<AuthConfig, MemoryRevocationStore>();
+// The default store belongs to the application, as the rate limiter's does (lib/rate-limits.ts):
+// every configuration object of the application (copies, one per request, one per server layer)
+// and every re-resolution of one reads and writes the same revocations.
+const defaultStore = slot("revocation-store", () => new MemoryRevocationStore());
 
 /** Validates `session.revocation` and returns its resolved form, or null when it is off. */
 export function resolveRevocation(
   option: RevocationOptions | boolean | undefined,
   strategy: "jwt" | "database",
-  owner: AuthConfig,
+  application: Application,
   logger: LoggerInstance,
 ): ResolvedRevocation | null {
   if (option === undefined || option === false) return null;
@@ -415,12 +416,7 @@ export function resolveRevocation(
       }
     }
   } else {
-    let fallback = defaultStores.get(owner);
-    if (!fallback) {
-      fallback = new MemoryRevocationStore();
-      defaultStores.set(owner, fallback);
-    }
-    store = fallback;
+    store = held(application, defaultStore);
   }
   return {
     list: listFor(store, timeout, logger),

@@ -12,7 +12,7 @@ import type { Adapter, AdapterSession, AdapterUser } from "../../adapters.js";
 import { InvalidConfiguration } from "../../errors.js";
 import type { LoggerInstance } from "../../shapes/data.js";
 import type { RevocationStore, SessionCacheOptions, SessionChange } from "../../shapes/revocation.js";
-import type { AuthConfig } from "../../types.js";
+import { type Application, held, processWide, slot } from "../application.js";
 import { errorOf } from "../error-of.js";
 import { fieldOf } from "../merge.js";
 import { failAfter, sessionKeyOf } from "../stores/revocation-channel.js";
@@ -39,18 +39,13 @@ interface Held {
 const RETRY_MS = 1000;
 
 /**
- * One subscription per store, shared by every cache that uses it (every configuration, every
- * re-resolution): a store has one listener. `trusted` only between a confirmed subscription (or an
- * `up`) and the next `down`.
+ * One subscription per store, shared by every cache that uses it (every application on it, in
+ * the whole process): a store has one listener. `trusted` only between a confirmed subscription
+ * (or an `up`) and the next `down`.
  */
 class Channel {
-  /**
-   * The caches on this channel, held weakly: a configuration made per request (`NextAuth(() =>
-   * config)` returning a new object each time) makes a cache per request, and a channel shared by
-   * all of them must not keep every one alive (nor walk each dead one on every push).
-   */
-  readonly #caches = new Set<WeakRef<SessionCache>>();
-  readonly #gone = new FinalizationRegistry<WeakRef<SessionCache>>((ref) => this.#caches.delete(ref));
+  /** The caches on this channel: one per application (and cache settings) that uses the store. */
+  readonly #caches = new Set<SessionCache>();
   state: "idle" | "subscribing" | "up" | "down" = "idle";
   readonly #store: RevocationStore;
   readonly #timeout: number;
@@ -67,26 +62,18 @@ class Channel {
     return this.state === "up";
   }
 
-  /** Adds `cache` to those a change or an outage reaches, for as long as something else holds it. */
+  /** Adds `cache` to those a change or an outage reaches. */
   attach(cache: SessionCache): void {
-    const ref = new WeakRef(cache);
-    this.#caches.add(ref);
-    this.#gone.register(cache, ref);
+    this.#caches.add(cache);
   }
 
-  /** How many caches are on this channel and still alive (for tests and diagnostics). */
+  /** How many caches are on this channel (for tests and diagnostics). */
   get cacheCount(): number {
-    let live = 0;
-    for (const ref of this.#caches) if (ref.deref()) live++;
-    return live;
+    return this.#caches.size;
   }
 
   #each(act: (cache: SessionCache) => void): void {
-    for (const ref of this.#caches) {
-      const cache = ref.deref();
-      if (cache) act(cache);
-      else this.#caches.delete(ref);
-    }
+    for (const cache of this.#caches) act(cache);
   }
 
   /** Subscribes once (a failure is retried every second); reads are untrusted until it is confirmed. */
@@ -159,13 +146,16 @@ class Channel {
   }
 }
 
-const channels = new WeakMap<RevocationStore, Channel>();
-const caches = new WeakMap<AuthConfig, SessionCache>();
-const defaultChannels = new WeakMap<AuthConfig, RevocationStore>();
+/** The channel of each store, for the whole process (every copy of this module included). */
+const channels = slot("session-cache-channels", () => new WeakMap<RevocationStore, Channel>());
+/** An application's cache on each channel it uses. */
+const caches = slot("session-caches", () => new Map<Channel, Map<string, SessionCache>>());
+/** An application's channel when `session.cache` names none: in memory, one process. */
+const defaultChannel = slot("session-cache-channel", () => new MemoryRevocationStore());
 
 /** True when `store` carries a session cache's changes (it cannot also carry a revocation list). */
 export function carriesSessionCache(store: RevocationStore): boolean {
-  return channels.has(store);
+  return processWide(channels).has(store);
 }
 
 /**
@@ -340,7 +330,7 @@ function copyOf(found: SessionAndUser): SessionAndUser {
 export function resolveSessionCache(
   option: SessionCacheOptions | boolean | undefined,
   strategy: "jwt" | "database",
-  owner: AuthConfig,
+  application: Application,
   logger: LoggerInstance,
 ): SessionCache | null {
   if (option === undefined || option === false) return null;
@@ -386,21 +376,24 @@ export function resolveSessionCache(
       );
     }
   } else {
-    store = defaultChannels.get(owner);
-    if (!store) {
-      store = new MemoryRevocationStore();
-      defaultChannels.set(owner, store);
-    }
+    store = held(application, defaultChannel);
   }
-  let channel = channels.get(store);
+  const perStore = processWide(channels);
+  let channel = perStore.get(store);
   if (!channel) {
     channel = new Channel(store, timeout, logger);
-    channels.set(store, channel);
+    perStore.set(store, channel);
   }
-  const existing = caches.get(owner);
-  if (existing && existing.channel === channel) return existing;
+  // One cache per application, channel and settings, whatever objects the application makes: a
+  // change announced through any cache on the channel drops what every other one holds.
+  const own = held(application, caches);
+  const settings = `${maxEntries}/${maxAge}`;
+  const onChannel = own.get(channel) ?? new Map<string, SessionCache>();
+  own.set(channel, onChannel);
+  const existing = onChannel.get(settings);
+  if (existing) return existing;
   const cache = new SessionCache(channel, maxEntries, maxAge * 1000, logger);
-  caches.set(owner, cache);
+  onChannel.set(settings, cache);
   return cache;
 }
 

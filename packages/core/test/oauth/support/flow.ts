@@ -1,7 +1,20 @@
 /** Steps of an OAuth sign-in as a browser takes them, for in-process and over-the-network tests. */
+
+import { beforeEach } from "vitest";
+import { testSecret } from "../../helpers.js";
 import type { Browser } from "./browser.js";
 
-export const SECRET = "oauth-flow-test-secret-0123456789abcdef";
+/**
+ * A secret of its own for each test. Latchkey keeps rate limits, revocations and caches per
+ * application, and an application is known by its secret (src/lib/application.ts): tests sharing
+ * one constant would share counters. `SECRET` is reassigned before each test (importers read the
+ * live binding); a configuration made before the tests run (at collection, in `beforeAll`) keeps
+ * the first value, as all the tests using it are then one application anyway.
+ */
+export let SECRET = testSecret("oauth-flow");
+beforeEach(() => {
+  SECRET = testSecret("oauth-flow");
+});
 
 export interface StartOptions {
   basePath?: string;

@@ -107,8 +107,6 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const OPAQUE_SHAPE = /^[A-Za-z0-9_-]{16,512}$/;
 /** The algorithms a Latchkey server signs with; others (and `none`, and HS*) are refused. */
 const ALGORITHMS = ["RS256", "ES256"];
-/** An owner for the revocation list's default store, which is never used here (a store is always given). */
-const NO_APPLICATION = Object.freeze({ providers: [] });
 
 /** The metadata document's URL of an issuer (RFC 8414 §3: the well-known part before the issuer's path). */
 function metadataUrl(issuer: string): URL {
@@ -183,7 +181,7 @@ function verifierOf(options: AccessTokenOptions): Verifier {
     throw new InvalidConfiguration("`scopes` must be a list of scope names");
   const logger = createLogger(undefined, false);
   const revocation = options.revocation
-    ? resolveRevocation({ store: options.revocation, onUnavailable: "refuse" }, "jwt", NO_APPLICATION, logger)
+    ? resolveRevocation({ store: options.revocation, onUnavailable: "refuse" }, "jwt", undefined, logger)
     : null;
   let verifier: Verifier;
   if (typeof options.issuer === "string") {

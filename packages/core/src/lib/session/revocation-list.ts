@@ -375,7 +375,8 @@ const defaultStore = slot("revocation-store", () => new MemoryRevocationStore())
 export function resolveRevocation(
   option: RevocationOptions | boolean | undefined,
   strategy: "jwt" | "database",
-  application: Application,
+  /** Whose default in-memory store to use when `store` is not given; omitted by callers that always give one. */
+  application: Application | undefined,
   logger: LoggerInstance,
 ): ResolvedRevocation | null {
   if (option === undefined || option === false) return null;
@@ -415,8 +416,10 @@ export function resolveRevocation(
         );
       }
     }
-  } else {
+  } else if (application) {
     store = held(application, defaultStore);
+  } else {
+    throw new InvalidConfiguration("A revocation list read outside a configuration needs its `store`");
   }
   return {
     list: listFor(store, timeout, logger),

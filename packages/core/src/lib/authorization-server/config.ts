@@ -176,7 +176,7 @@ export function resolveServer(
     throw new InvalidConfiguration("`claims` must be a function ({ user, scopes, clientId }) => claims");
   const logger = createLogger(auth.logger, !!auth.debug);
   const revocation = options.revocation
-    ? resolveRevocation({ store: options.revocation, onUnavailable: "refuse" }, "jwt", undefined, logger)
+    ? resolveRevocation({ store: options.revocation, onUnavailable: "refuse" }, "jwt", null, logger)
     : null;
 
   const base = basePathOf(url, options.path);

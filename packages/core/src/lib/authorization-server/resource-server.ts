@@ -181,7 +181,7 @@ function verifierOf(options: AccessTokenOptions): Verifier {
     throw new InvalidConfiguration("`scopes` must be a list of scope names");
   const logger = createLogger(undefined, false);
   const revocation = options.revocation
-    ? resolveRevocation({ store: options.revocation, onUnavailable: "refuse" }, "jwt", undefined, logger)
+    ? resolveRevocation({ store: options.revocation, onUnavailable: "refuse" }, "jwt", null, logger)
     : null;
   let verifier: Verifier;
   if (typeof options.issuer === "string") {

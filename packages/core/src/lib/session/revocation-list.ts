@@ -375,8 +375,8 @@ const defaultStore = slot("revocation-store", () => new MemoryRevocationStore())
 export function resolveRevocation(
   option: RevocationOptions | boolean | undefined,
   strategy: "jwt" | "database",
-  /** Whose default in-memory store to use when `store` is not given; omitted by callers that always give one. */
-  application: Application | undefined,
+  /** Whose default store `revocation: true` uses; null where a store is always given (a resource server). */
+  application: Application | null,
   logger: LoggerInstance,
 ): ResolvedRevocation | null {
   if (option === undefined || option === false) return null;
@@ -419,7 +419,7 @@ export function resolveRevocation(
   } else if (application) {
     store = held(application, defaultStore);
   } else {
-    throw new InvalidConfiguration("A revocation list read outside a configuration needs its `store`");
+    throw new InvalidConfiguration("A revocation store is required here: pass `store`.");
   }
   return {
     list: listFor(store, timeout, logger),

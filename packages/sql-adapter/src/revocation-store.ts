@@ -120,7 +120,8 @@ function entryOf(row: Row): RevocationEntry | null {
  * It also carries the changes of a database session cache (`session: { cache: { channel } }`):
  * `push` sends them by `NOTIFY` (with `listen`), or writes them as rows the polling instances read
  * (every `pollMs`). On PostgreSQL, the triggers of `latchkey migrate` NOTIFY the same channel of
- * any change of `sessions` or `users`, plain SQL included. Give a cache and a revocation list each
+ * any change of `sessions` or `users`, plain SQL included: heard with `listen` only (a polling
+ * store reads rows, which the triggers do not write). Give a cache and a revocation list each
  * their own store.
  *
  * Neither the Kysely instance nor the pool is closed by `close()`.

@@ -8,7 +8,7 @@
  * configurations over one database, each with its own cache and channel.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { Auth, type AuthConfig } from "@latchkey/core";
+import type { AuthConfig } from "@latchkey/core";
 import { announceSessionChange } from "@latchkey/core/sessions";
 import type { RevocationStore } from "@latchkey/core/stores";
 import { RedisRevocationStore } from "@latchkey/redis-adapter";
@@ -17,6 +17,7 @@ import { Redis } from "ioredis";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { sessionEmailOf } from "../../../test/support/session-email.js";
 import { serviceAvailable } from "../../adapter-test/src/services.js";
 
 const [postgresUp, redisUp] = await Promise.all([
@@ -25,7 +26,6 @@ const [postgresUp, redisUp] = await Promise.all([
 ]);
 const database = `latchkey_cache_sql_${process.pid}_${randomBytes(4).toString("hex")}`;
 const SECRET = `plain-sql-${randomBytes(16).toString("hex")}`;
-const ORIGIN = "http://app.test";
 const closers: Array<() => Promise<unknown> | unknown> = [];
 
 /** A pool and a Kysely instance on the test database, closed after the file. */
@@ -131,14 +131,6 @@ async function deletedByOperator(channel: Channel) {
     return { config, reads, adapter };
   };
   const [a, b] = [instance(), instance()];
-  const read = async (config: AuthConfig, token: string) => {
-    const response = await Auth(
-      new Request(`${ORIGIN}/auth/session`, { headers: { cookie: `authjs.session-token=${token}` } }),
-      config,
-    );
-    expect(response.status).toBe(200);
-    return ((await response.json()) as { user?: { email?: string } } | null)?.user?.email ?? null;
-  };
   const deadline = performance.now() + 15_000 * inject("timeScale");
   /** A session of a new user, held by B once its channel is confirmed (a read that makes no query). */
   const heldByB = async () => {
@@ -154,7 +146,7 @@ async function deletedByOperator(channel: Channel) {
     });
     for (;;) {
       const before = b.reads.count;
-      expect(await read(b.config, token)).toBe(email);
+      expect(await sessionEmailOf(b.config, token)).toBe(email);
       if (b.reads.count === before) return { token, email };
       if (performance.now() > deadline) throw new Error("B never held the session");
       await turn();
@@ -169,15 +161,15 @@ async function deletedByOperator(channel: Channel) {
   await operator.end();
   const deletedAt = performance.now();
 
-  return { a, b, read, token, email, witness, deadline, deletedAt };
+  return { a, b, token, email, witness, deadline, deletedAt };
 }
 
 describe.each(channels)("session.cache on PostgreSQL over $name: an operator's DELETE FROM sessions", (channel) => {
   it.skipIf(channel.skip || !channel.hearsPlainSql)(
     "is heard: the other instance stops serving the session at once",
     async () => {
-      const { b, read, token, deadline, deletedAt } = await deletedByOperator(channel);
-      while ((await read(b.config, token)) !== null) {
+      const { b, token, deadline, deletedAt } = await deletedByOperator(channel);
+      while ((await sessionEmailOf(b.config, token)) !== null) {
         if (performance.now() > deadline + 15_000 * inject("timeScale")) throw new Error("B never heard it");
         await turn();
       }
@@ -190,26 +182,26 @@ describe.each(channels)("session.cache on PostgreSQL over $name: an operator's D
   it.skipIf(channel.skip || channel.hearsPlainSql)(
     "is not heard: the other instance serves the deleted session from its cache until maxAge, then reads the database",
     async () => {
-      const { a, b, read, token, email, witness, deadline } = await deletedByOperator(channel);
+      const { a, b, token, email, witness, deadline } = await deletedByOperator(channel);
       // Not heard. The proof it never will be over this channel: a change announced after the
       // DELETE (the witness session's) reaches B, and B still serves the deleted session from
       // memory (no query).
       await announceSessionChange(a.config, { sessionToken: witness.token });
       for (;;) {
         const before = b.reads.count;
-        await read(b.config, witness.token);
+        await sessionEmailOf(b.config, witness.token);
         if (b.reads.count > before) break;
         if (performance.now() > deadline + 15_000 * inject("timeScale")) throw new Error("B never heard the witness");
         await turn();
       }
       const before = b.reads.count;
-      expect(await read(b.config, token)).toBe(email);
+      expect(await sessionEmailOf(b.config, token)).toBe(email);
       expect(b.reads.count, "served from memory").toBe(before);
-      expect(await read(a.config, token)).toBeNull();
+      expect(await sessionEmailOf(a.config, token)).toBeNull();
       // Past maxAge (60 s, its clock moved on), B reads the database and the session is gone.
       vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 61_000 });
       try {
-        expect(await read(b.config, token)).toBeNull();
+        expect(await sessionEmailOf(b.config, token)).toBeNull();
       } finally {
         vi.useRealTimers();
       }

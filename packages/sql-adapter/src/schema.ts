@@ -41,6 +41,8 @@ export interface TableNames {
   refreshLocks: string;
   /** The revocation list of JWT sessions (`SqlRevocationStore`), one row per entry. @default "revocations" */
   revocations: string;
+  /** The authorization server's records (`SqlAuthorizationStore`). @default "authorization_records" */
+  authorizationRecords: string;
 }
 
 /** The default table names. */
@@ -55,6 +57,7 @@ export const defaultTableNames: Readonly<TableNames> = Object.freeze({
   auditEvents: "audit_events",
   refreshLocks: "refresh_locks",
   revocations: "revocations",
+  authorizationRecords: "authorization_records",
 });
 
 /** Options shared by `SqlAdapter` and `migrate`. */
@@ -223,6 +226,7 @@ function keyColumns(t: TableNames): [string, string[]][] {
     [t.auditEvents, ["id", "type", "userId", "identifier"]],
     [t.refreshLocks, ["id"]],
     [t.revocations, ["kind", "id", "userId"]],
+    [t.authorizationRecords, ["kind", "id", "userId", "clientId", "grantId"]],
   ];
 }
 
@@ -236,6 +240,7 @@ function textColumns(t: TableNames): [string, string[]][] {
     [t.secondFactors, ["secret"]],
     [t.auditEvents, ["data"]],
     [t.refreshLocks, ["value"]],
+    [t.authorizationRecords, ["data"]],
   ];
 }
 
@@ -604,6 +609,7 @@ export async function migrate(db: AnyKysely, options: MigrateOptions = {}): Prom
   }
   await migrateRefreshLocks(db, t.refreshLocks, type, done);
   await migrateRevocations(db, t.revocations, type, done);
+  await migrateAuthorizationRecords(db, t.authorizationRecords, type, done);
   if (dialect === "mysql") await widenTextColumns(db, t, done);
   if (dialect === "postgres") await migrateChangeTriggers(db, t, options.channel ?? DEFAULT_CHANNEL, done);
   return done;
@@ -713,6 +719,47 @@ async function migrateRevocations(db: AnyKysely, table: string, type: ColumnType
   const indexes = await existingNames(db, dialect, "index");
   for (const [column, suffix] of [
     ["changedAt", "changed_idx"],
+    ["expiresAt", "expires_idx"],
+  ] as const) {
+    const index = `${table}_${suffix}`;
+    if (indexes.has(index)) continue;
+    await db.schema.createIndex(index).on(table).column(column).execute();
+    done.push(`created index ${index} on ${table} (${column})`);
+  }
+}
+
+/**
+ * The table of `SqlAuthorizationStore`, created when missing: one row per record, keyed by
+ * (`kind`, `id`); `data` (JSON text), the index columns `userId`, `clientId` and `grantId`,
+ * `expiresAt` (epoch milliseconds, null for a record kept until deleted) and `version`.
+ */
+async function migrateAuthorizationRecords(
+  db: AnyKysely,
+  table: string,
+  type: ColumnTypes,
+  done: string[],
+): Promise<void> {
+  const dialect = dialectOf(db);
+  if (!(await existingNames(db, dialect, "table")).has(table)) {
+    await db.schema
+      .createTable(table)
+      .addColumn("kind", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("id", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("data", sql.raw(type.text), (col) => col.notNull())
+      .addColumn("userId", sql.raw(type.key))
+      .addColumn("clientId", sql.raw(type.key))
+      .addColumn("grantId", sql.raw(type.key))
+      .addColumn("expiresAt", sql.raw(type.bigint))
+      .addColumn("version", sql.raw(type.bigint), (col) => col.notNull())
+      .addPrimaryKeyConstraint(`${table}_pkey`, ["kind", "id"])
+      .execute();
+    done.push(`created table ${table}`);
+  }
+  const indexes = await existingNames(db, dialect, "index");
+  for (const [column, suffix] of [
+    ["userId", "user_idx"],
+    ["clientId", "client_idx"],
+    ["grantId", "grant_idx"],
     ["expiresAt", "expires_idx"],
   ] as const) {
     const index = `${table}_${suffix}`;

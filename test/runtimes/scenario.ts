@@ -6,6 +6,7 @@
  * oversized body, fifty reads at once), and a session cookie sealed by Auth.js. Each check talks
  * HTTP to a `Site`: an application served on one runtime (`runtimes.ts`), from this process.
  */
+import { request as httpRequest } from "node:http";
 import { encode } from "@auth/core/jwt";
 import { expect } from "vitest";
 import { Jar, oversizedForm } from "../frameworks/http.js";
@@ -22,6 +23,11 @@ export interface Site {
   signedIn(jar: Jar): Promise<string | null>;
   /** A page only a signed-in user may see, when the application has one (`requireAuth`). */
   guarded?: string;
+  /**
+   * For the checks of `clientChecks`: whether the application sees each client's own address on
+   * this runtime (its sign-in limits then count per client), or sees none.
+   */
+  peerAddress?: boolean;
 }
 
 export interface Check {
@@ -227,6 +233,83 @@ export const guardChecks: Check[] = [
       );
       const jar = await signedInJar(site);
       expect((await jar.fetch(`${site.url}${path}`)).status).toBe(200);
+    },
+  },
+];
+
+/**
+ * `fetch` (GET, or POST of a form) from another client: the connection leaves from
+ * `localAddress` (127.0.0.2: Linux routes all of 127/8 to loopback), so the server's peer is that
+ * address. The browser's cookies are `jar`'s.
+ */
+function fetchFrom(localAddress: string, jar: Jar, url: string, form?: Record<string, string>, headers = {}) {
+  const body = form && new URLSearchParams(form).toString();
+  return new Promise<Response>((resolve, reject) => {
+    const request = httpRequest(
+      url,
+      {
+        method: body === undefined ? "GET" : "POST",
+        localAddress,
+        headers: {
+          ...headers,
+          cookie: jar.header(),
+          ...(body === undefined ? {} : { "content-type": "application/x-www-form-urlencoded" }),
+        },
+      },
+      (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
+        incoming.on("end", () => {
+          const answer = new Headers();
+          for (const [name, value] of Object.entries(incoming.headers)) {
+            for (const one of Array.isArray(value) ? value : [value ?? ""]) answer.append(name, one);
+          }
+          resolve(jar.apply(new Response(Buffer.concat(chunks), { status: incoming.statusCode, headers: answer })));
+        });
+      },
+    );
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
+/** The checks of an application that says whether it sees its clients' addresses (`Site.peerAddress`). */
+export const clientChecks: Check[] = [
+  {
+    name: "a guesser at one address is held off an account, and its owner at another is not where the runtime gives the client's address (forwarding headers count for nothing)",
+    async run(site) {
+      const guesser = new Jar();
+      const from = "127.0.0.2";
+      let status = 0;
+      // 5 failed attempts per account and address by default, then 429; each guess claims another address.
+      for (let attempt = 1; attempt <= 8 && status !== 429; attempt++) {
+        const csrf = await fetchFrom(from, guesser, `${site.url}/auth/csrf`);
+        const { csrfToken: token } = (await csrf.json()) as { csrfToken: string };
+        const spoofed = `198.51.100.${attempt}`;
+        const response = await fetchFrom(
+          from,
+          guesser,
+          `${site.url}/auth/callback/credentials`,
+          { ...site.account.wrongPassword, csrfToken: token },
+          { "x-forwarded-for": spoofed, "x-real-ip": spoofed, "cf-connecting-ip": spoofed },
+        );
+        status = response.status;
+        if (status !== 429)
+          expect(new URL(response.headers.get("location") ?? "").searchParams.get("error")).toBe("CredentialsSignin");
+      }
+      expect(status).toBe(429);
+
+      const owner = new Jar();
+      const response = await signIn(site, owner, site.account.form, await csrfToken(site, owner));
+      if (site.peerAddress) {
+        expect(response.status).toBe(302);
+        expect(new URL(response.headers.get("location") ?? "").origin).toBe(site.url);
+        expect(await site.signedIn(owner)).toBe(site.account.email);
+      } else {
+        // No address on this runtime: the attempts of every client count as one client's.
+        expect(response.status).toBe(429);
+        expect(owner.cookies.has(SESSION)).toBe(false);
+      }
     },
   },
 ];

@@ -3,7 +3,12 @@ import { portableDemo } from "./portable.js";
 
 declare const Bun: {
   env: Record<string, string | undefined>;
-  serve(options: { hostname: string; port: number; fetch(request: Request): Promise<Response> }): { url: URL };
+  serve(options: {
+    hostname: string;
+    port: number;
+    /** Called with the server as its second argument: the demo hands it to Hono, which asks it for the client's address. */
+    fetch(request: Request, server: unknown): Promise<Response>;
+  }): { url: URL };
 };
 
 const demo = portableDemo(Bun.env);

@@ -6,7 +6,8 @@ declare const Deno: {
   env: { toObject(): Record<string, string> };
   serve(
     options: { hostname: string; port: number; onListen(address: { hostname: string; port: number }): void },
-    fetch: (request: Request) => Promise<Response>,
+    /** Called with the handler's info (the client's address) as its second argument, which the demo hands to Hono. */
+    fetch: (request: Request, info: unknown) => Promise<Response>,
   ): unknown;
 };
 

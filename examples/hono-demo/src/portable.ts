@@ -22,8 +22,13 @@ export interface PortableDemoEnv {
   AUTH_SECRET?: string | undefined;
 }
 
-/** The demo's `fetch`: Latchkey's actions under /auth, and the pages of the Node.js demo. */
-export function portableDemo(env: PortableDemoEnv): { fetch(request: Request): Promise<Response> } {
+/**
+ * The demo's `fetch`: Latchkey's actions under /auth, and the pages of the Node.js demo. `server`
+ * is what the runtime's server passes beside the request (Bun's server, Deno's handler info,
+ * `@hono/node-server`'s Node.js request), handed on to Hono as `c.env`: `HonoAuth` reads the
+ * client's address there, so the sign-in limits count per client.
+ */
+export function portableDemo(env: PortableDemoEnv): { fetch(request: Request, server?: unknown): Promise<Response> } {
   const adapter = MemoryAdapter();
   const passwords = new MemoryPasswordStore();
   const config: AuthConfig = {
@@ -57,10 +62,10 @@ export function portableDemo(env: PortableDemoEnv): { fetch(request: Request): P
     await passwords.setPasswordHash(user.id, await hashPassword(DEMO_USER.password));
   };
   return {
-    async fetch(request) {
+    async fetch(request, server) {
       seeded ??= seed();
       await seeded;
-      return app.fetch(request);
+      return app.fetch(request, server);
     },
   };
 }

@@ -43,9 +43,41 @@ function arrival(c: Context, url = new URL(c.req.url)) {
   return { protocol: url.protocol, host: url.host, cookieHeader: c.req.header("cookie") };
 }
 
-/** The peer's address on `@hono/node-server` (its Node request is `c.env.incoming`). */
-function socketAddress(c: Context): string | undefined {
-  return (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress;
+/** What the servers Hono runs on pass as `c.env` (the second argument of `app.fetch`), as far as the peer goes. */
+interface ServerArgument {
+  /** `@hono/node-server`: the Node.js request. */
+  incoming?: { socket?: { remoteAddress?: unknown } };
+  /** Bun: `Bun.serve({ fetch: app.fetch })` passes the server (or `{ server }` beside bindings). */
+  requestIP?: (request: Request) => { address?: unknown } | null;
+  server?: { requestIP?: (request: Request) => { address?: unknown } | null };
+  /** Deno: `Deno.serve(app.fetch)` passes the handler's info. */
+  remoteAddr?: { transport?: unknown; hostname?: unknown };
+}
+
+/**
+ * The peer's address, where the server under Hono gives it (what each of Hono's adapters reads in
+ * its `getConnInfo`): the socket of `@hono/node-server`'s Node.js request, Bun's
+ * `server.requestIP(request)`, Deno's `info.remoteAddr`. None on Cloudflare Workers and Next.js's
+ * Edge runtime: a request there carries only headers, and `CF-Connecting-IP` is the client's
+ * address only behind Cloudflare's network (a `workerd` serving directly passes on whatever the
+ * client wrote), so the application's `clientAddress` decides there.
+ */
+function peerAddress(c: Context): string | undefined {
+  const server = c.env as ServerArgument | undefined;
+  if (typeof server !== "object" || server === null) return undefined;
+  const address = (value: unknown) => (typeof value === "string" && value ? value : undefined);
+  const node = address(server.incoming?.socket?.remoteAddress);
+  if (node) return node;
+  const bun = typeof server.requestIP === "function" ? server : server.server;
+  if (typeof bun?.requestIP === "function") {
+    try {
+      return address(bun.requestIP(c.req.raw)?.address);
+    } catch {
+      return undefined; // a request Bun's server did not receive (made by the application)
+    }
+  }
+  const deno = server.remoteAddr;
+  return deno?.transport === "tcp" ? address(deno.hostname) : undefined;
 }
 
 /**
@@ -72,7 +104,7 @@ export function HonoAuth(config: AuthConfig): MiddlewareHandler {
         host,
         headers: request.headers,
         body: () => (request.bodyUsed ? c.req.text() : readWebBody(request)),
-        clientIp: clientAddressFrom(config, request) ?? socketAddress(c),
+        clientIp: clientAddressFrom(config, request) ?? peerAddress(c),
         mountPath: /^(\/[^*:?{}]*?)\/\*$/.exec(c.req.routePath)?.[1],
         webHeaders: () => request.headers,
       },

@@ -27,7 +27,7 @@
  *   --runtimes a,b    only these runtimes: node, bun, deno, workerd-nodejs-compat, workerd, edge
  *   --no-write        do not rewrite the part of bench/RESULTS.md between its runtimes markers
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -218,6 +218,7 @@ for (const id of chosen) {
     await Promise.all(Object.values(servers).map((s) => s.stop()));
   }
 }
+rmSync(folder, { recursive: true, force: true });
 
 const ratio = (xs) => {
   const { median: m, min, max } = spread(xs);

@@ -23,6 +23,7 @@
  * @see https://confluence.bankidnorge.no/confluence/pdoidcl/technical-documentation/api/userinfo
  * @module providers/bankid-no
  */
+import { defaultProfile } from "../lib/profile.js";
 import type { OIDCConfig, OIDCUserConfig } from "./oauth.js";
 
 /** The claims of BankID's ID token and signed UserInfo answer. */
@@ -86,9 +87,7 @@ export default function BankIDNorway(
     authorization: { params: { ui_locales: "no", login_hint: "BIS" } },
     checks: ["pkce", "state", "nonce"],
     isEmailVerified: false,
-    profile(profile) {
-      return { id: profile.sub, name: profile.name ?? null, email: profile.email ?? null, image: null };
-    },
+    profile: defaultProfile,
     style: { brandColor: "#39134c", bg: "#39134c", text: "#ffffff" },
     options,
   };

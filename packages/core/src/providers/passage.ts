@@ -20,6 +20,7 @@
  * @see https://docs.passage.id/complete/oidc-integration
  * @module providers/passage
  */
+import { defaultProfile } from "../lib/profile.js";
 import type { OIDCConfig, OIDCUserConfig } from "./oauth.js";
 
 /** The claims of a Passage ID token. */
@@ -48,9 +49,7 @@ export default function Passage(options: OIDCUserConfig<PassageProfile> = {}): O
     type: "oidc",
     issuer: options.issuer,
     client: { token_endpoint_auth_method: "client_secret_basic" },
-    profile(profile) {
-      return { id: profile.sub, name: null, email: profile.email ?? null, image: null };
-    },
+    profile: defaultProfile,
     style: { brandColor: "#3d53f6", bg: "#3d53f6", text: "#ffffff" },
     options,
   };

@@ -20,6 +20,7 @@
  * @see https://developer.vippsmobilepay.com/docs/APIs/login-api/
  * @module providers/vipps
  */
+import { defaultProfile } from "../lib/profile.js";
 import type { OIDCConfig, OIDCUserConfig } from "./oauth.js";
 
 /** A postal address of a Vipps user. */
@@ -72,9 +73,7 @@ export default function Vipps(options: OIDCUserConfig<VippsProfile> = {}): OIDCC
     authorization: { params: { scope: "openid name email" } },
     idToken: false,
     checks: ["pkce", "state", "nonce"],
-    profile(profile) {
-      return { id: profile.sub, name: profile.name ?? null, email: profile.email ?? null, image: null };
-    },
+    profile: defaultProfile,
     style: { brandColor: "#ff5b24", bg: "#ff5b24", text: "#ffffff" },
     options,
   };

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AuthConfig, customFetch, setEnvDefaults } from "../../src/index.js";
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from "../../src/memory-adapter.js";
 import type { EmailConfig } from "../../src/providers/email.js";
+import ForwardEmail from "../../src/providers/forwardemail.js";
+import Loops from "../../src/providers/loops.js";
 import Mailgun from "../../src/providers/mailgun.js";
 import Postmark from "../../src/providers/postmark.js";
 import Resend from "../../src/providers/resend.js";
@@ -162,6 +164,68 @@ describe("HTTP e-mail providers", () => {
       expect(form.getAll("to")).toEqual(["ada@example.com"]);
       return { text: String(form.get("text")), html: String(form.get("html")) };
     });
+  });
+
+  it("Forward Email: POST /v1/emails, Basic <token>: with no password, JSON with from, to, subject, html, text", async () => {
+    reply = { status: 200, body: '{"id":"66d6f1c2","status":"queued"}' };
+    const provider = ForwardEmail({
+      apiKey: "fe-token",
+      from: "Acme <no-reply@acme.test>",
+      [customFetch]: towards("https://api.forwardemail.net/v1/emails"),
+    });
+    await roundTrip(provider, async (request) => {
+      expect(request.path).toBe("/v1/emails");
+      expect(request.headers.authorization).toBe(`Basic ${Buffer.from("fe-token:").toString("base64")}`);
+      const body = JSON.parse(request.body.toString());
+      expect(body).toMatchObject({
+        from: "Acme <no-reply@acme.test>",
+        to: "ada@example.com",
+        subject: "Sign in to app.test:3000",
+      });
+      return { text: body.text, html: body.html };
+    });
+  });
+
+  it("Loops: POST /api/v1/transactional, Bearer key, the template id and the link as the data variable url", async () => {
+    reply = { status: 200, body: '{"success":true}' };
+    captured.length = 0;
+    const { config, store } = setup(
+      Loops({
+        apiKey: "loops-key",
+        transactionalId: "clfq6dinn000yl70fgwwyp82l",
+        [customFetch]: towards("https://app.loops.so/api/v1/transactional"),
+      }),
+    );
+    const response = await requestLink(config, new CookieJar(), "loops", "Ada@Example.com");
+    expect(response.headers.get("location")).toBe(`${ORIGIN}/auth/verify-request?provider=loops&type=email`);
+    const request = captured[0] as Captured;
+    expect(request.headers.authorization).toBe("Bearer loops-key");
+    const body = JSON.parse(request.body.toString()) as {
+      transactionalId: string;
+      email: string;
+      dataVariables: { url: string };
+    };
+    expect(body.transactionalId).toBe("clfq6dinn000yl70fgwwyp82l");
+    expect(body.email).toBe("ada@example.com");
+    // The template shows the link: following it signs in.
+    const click = await openLink(config, new CookieJar(), body.dataVariables.url);
+    expect(click.headers.get("location")).toBe(`${ORIGIN}/dashboard`);
+    expect(store.sessions.size).toBe(1);
+  });
+
+  it("Loops without a transactionalId refuses to send, naming the option", async () => {
+    captured.length = 0;
+    const errors: Error[] = [];
+    const { config } = setup(
+      Loops({ apiKey: "loops-key", [customFetch]: towards("https://app.loops.so/api/v1/transactional") }),
+    );
+    config.logger = { error: (e) => errors.push(e), warn: () => {}, debug: () => {} };
+    const response = await requestLink(config, new CookieJar(), "loops", "ada@example.com");
+    expect(response.headers.get("location")).toMatch(/error=EmailSignin/);
+    expect(captured).toHaveLength(0);
+    expect(
+      String(errors[0]?.cause && (errors[0].cause as { err?: Error }).err?.message) + String(errors[0]?.message),
+    ).toMatch(/transactionalId/);
   });
 
   it("takes the API key from AUTH_<ID>_KEY", async () => {

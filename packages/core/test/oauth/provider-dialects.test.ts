@@ -8,11 +8,27 @@ import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuthError } from "../../src/errors.js";
 import { Auth, type AuthConfig, customFetch } from "../../src/index.js";
+import { applyProviderOptions } from "../../src/lib/provider-options.js";
+import Asgardeo from "../../src/providers/asgardeo.js";
 import AzureADB2C from "../../src/providers/azure-ad-b2c.js";
+import AzureDevOps from "../../src/providers/azure-devops.js";
 import BankIDNorway from "../../src/providers/bankid-no.js";
+import Bungie from "../../src/providers/bungie.js";
+import Descope from "../../src/providers/descope.js";
+import Eventbrite, { type EventbriteProfile } from "../../src/providers/eventbrite.js";
+import Foursquare from "../../src/providers/foursquare.js";
 import HubSpot from "../../src/providers/hubspot.js";
+import Mailchimp from "../../src/providers/mailchimp.js";
+import Mailru from "../../src/providers/mailru.js";
+import Mastodon from "../../src/providers/mastodon.js";
+import Nextcloud from "../../src/providers/nextcloud.js";
 import type { OAuthConfig } from "../../src/providers/oauth.js";
+import OneLogin from "../../src/providers/onelogin.js";
+import Osso from "../../src/providers/osso.js";
+import Trakt from "../../src/providers/trakt.js";
 import Vipps from "../../src/providers/vipps.js";
+import WeChat from "../../src/providers/wechat.js";
+import Zoho from "../../src/providers/zoho.js";
 import type { Account, Profile } from "../../src/types.js";
 import { CookieJar, call, csrfToken, makeConfig, ORIGIN, recordingLogger } from "../helpers.js";
 import { Browser } from "./support/browser.js";
@@ -338,5 +354,347 @@ describe("Azure AD B2C: metadata at the user flow's URL, another issuer named in
     const { callback: back, session } = await signInWith({ iss: `${AUTHORITY}/` });
     expect(back).toBe(`${ORIGIN}/auth/signin?error=OAuthCallbackError`);
     expect(session).toBeNull();
+  });
+});
+
+/** A request a provider's host received through customFetch. */
+interface Served {
+  method: string;
+  url: URL;
+  headers: Headers;
+  body: URLSearchParams;
+}
+
+/**
+ * A service whose URLs carry its own host names, served in process through customFetch: `answer`
+ * receives every request the provider makes (token, user), which `served` records.
+ */
+function hosted(answer: (request: Served) => Response | Promise<Response>) {
+  const served: Served[] = [];
+  const fetchFn: typeof fetch = async (input, init) => {
+    const request: Served = {
+      method: init?.method ?? "GET",
+      url: new URL(input instanceof Request ? input.url : input),
+      headers: new Headers(init?.headers),
+      body: new URLSearchParams(
+        typeof init?.body === "string" || init?.body instanceof URLSearchParams ? init.body : "",
+      ),
+    };
+    served.push(request);
+    return answer(request);
+  };
+  return { fetch: fetchFn, served };
+}
+
+/** The sign-in, the provider's redirect back with `code`, and the session it made. */
+async function signInAt(provider: OAuthConfig, code = "the-code") {
+  const { logger, errors } = recordingLogger();
+  const config = makeConfig({ logger, providers: [provider] });
+  const jar = new CookieJar();
+  const start = await call(config, `/auth/signin/${provider.id}`, {
+    jar,
+    form: { csrfToken: await csrfToken(config, jar) },
+  });
+  const authorize = new URL(start.headers.get("location") as string);
+  const query = new URLSearchParams({ code });
+  const state = authorize.searchParams.get("state");
+  if (state) query.set("state", state);
+  const back = await call(config, `/auth/callback/${provider.id}?${query}`, { jar });
+  const session = (await (await call(config, "/auth/session", { jar })).json()) as {
+    user?: Record<string, unknown>;
+  } | null;
+  return { authorize, callback: back.headers.get("location"), session, errors };
+}
+
+const tokenAnswer = (extra: Record<string, unknown> = {}) =>
+  Response.json({ access_token: "at-1", token_type: "Bearer", expires_in: 3600, ...extra });
+
+describe("services whose user request is their own", () => {
+  it("Nextcloud: the user named by the token answer's user_id, from the OCS API with OCS-APIRequest", async () => {
+    const cloud = hosted((r) => {
+      if (r.url.pathname === "/apps/oauth2/api/v1/token") return tokenAnswer({ user_id: "frank" });
+      if (r.url.pathname === "/ocs/v1.php/cloud/users/frank" && r.headers.get("ocs-apirequest") === "true")
+        return Response.json({
+          ocs: {
+            meta: { status: "ok" },
+            data: { id: "frank", displayname: "Frank Meyer", email: "frank@example.com" },
+          },
+        });
+      return Response.json({ ocs: { meta: { message: "not found" } } }, { status: 404 });
+    });
+    const provider = Nextcloud({
+      issuer: "https://cloud.example.com/",
+      clientId: "nc",
+      clientSecret: "s",
+      [customFetch]: cloud.fetch,
+    });
+    const { authorize, session, errors } = await signInAt(provider as OAuthConfig);
+    expect(errors).toEqual([]);
+    expect(authorize.origin + authorize.pathname).toBe("https://cloud.example.com/apps/oauth2/authorize");
+    const user = cloud.served.find((r) => r.url.pathname.startsWith("/ocs/"));
+    expect(user?.headers.get("authorization")).toBe("Bearer at-1");
+    expect(session?.user).toEqual({
+      name: "Frank Meyer",
+      email: "frank@example.com",
+      image: "https://cloud.example.com/avatar/frank/512",
+    });
+  });
+
+  it("Nextcloud: a token answer without user_id ends the sign-in, naming what is missing", async () => {
+    const cloud = hosted(() => tokenAnswer());
+    const provider = Nextcloud({
+      issuer: "https://cloud.example.com",
+      clientId: "nc",
+      clientSecret: "s",
+      [customFetch]: cloud.fetch,
+    });
+    const { callback, session, errors } = await signInAt(provider as OAuthConfig);
+    expect(callback).toBe(`${ORIGIN}/auth/signin?error=OAuthCallbackError`);
+    expect(errors[0]?.message).toMatch(/names no user_id/);
+    expect(session).toBeNull();
+  });
+
+  it("Trakt: trakt-api-version 2 and the client id as trakt-api-key", async () => {
+    const trakt = hosted((r) =>
+      r.url.pathname === "/oauth/token"
+        ? tokenAnswer()
+        : r.headers.get("trakt-api-version") === "2" && r.headers.get("trakt-api-key") === "trakt-client"
+          ? Response.json({
+              username: "sean",
+              name: "Sean Rudford",
+              ids: { slug: "sean" },
+              images: { avatar: { full: "https://t.example/a.jpg" } },
+            })
+          : new Response("missing headers", { status: 412 }),
+    );
+    const { session, errors } = await signInAt(
+      Trakt({ clientId: "trakt-client", clientSecret: "s", [customFetch]: trakt.fetch }) as OAuthConfig,
+    );
+    expect(errors).toEqual([]);
+    expect(session?.user).toEqual({ name: "Sean Rudford", email: null, image: "https://t.example/a.jpg" });
+  });
+
+  it.each([
+    ["Mailchimp", () => Mailchimp, "/oauth2/token", (r: Served) => r.headers.get("authorization") === "OAuth at-1"],
+    ["Zoho", () => Zoho, "/oauth/v2/token", (r: Served) => r.headers.get("authorization") === "Zoho-oauthtoken at-1"],
+    [
+      "Foursquare",
+      () => Foursquare,
+      "/oauth2/access_token",
+      (r: Served) => r.url.searchParams.get("oauth_token") === "at-1" && r.url.searchParams.get("v") === "20230131",
+    ],
+    ["Mail.ru", () => Mailru, "/token", (r: Served) => r.url.searchParams.get("access_token") === "at-1"],
+  ] as const)("%s: the token where the service takes it", async (_name, factory, tokenPath, accepts) => {
+    const profiles: Record<string, unknown> = {
+      "login.mailchimp.com": {
+        accountname: "Acme",
+        login: { login_id: 7, login_name: "fred", login_email: "fred@example.com" },
+      },
+      "accounts.zoho.com": { ZUID: 9, First_Name: "Ravi", Last_Name: "Kumar", Email: "ravi@example.com" },
+      "api.foursquare.com": {
+        response: { user: { id: "54321", firstName: "Lena", contact: { email: "lena@example.com" } } },
+      },
+      "oauth.mail.ru": { id: "123", name: "Ivan", email: "ivan@mail.ru" },
+    };
+    const host = hosted((r) => {
+      if (r.url.pathname === tokenPath) return tokenAnswer();
+      return accepts(r) ? Response.json(profiles[r.url.host]) : new Response("unauthorized", { status: 401 });
+    });
+    const { session, errors } = await signInAt(
+      factory()({ clientId: "c", clientSecret: "s", [customFetch]: host.fetch }) as OAuthConfig,
+    );
+    expect(errors).toEqual([]);
+    expect(session?.user?.email).toMatch(/@/);
+    // A Bearer header is not what these services read: none is sent to the user request.
+    const userRequest = host.served.at(-1) as Served;
+    if (!/^(OAuth|Zoho)/.test(userRequest.headers.get("authorization") ?? ""))
+      expect(userRequest.headers.has("authorization")).toBe(false);
+  });
+
+  it("Bungie: the API key on the user request, the user from Response.bungieNetUser", async () => {
+    const bungie = hosted((r) =>
+      r.url.pathname === "/platform/app/oauth/token/"
+        ? tokenAnswer({ membership_id: "21045677" })
+        : r.headers.get("x-api-key") === "bungie-key"
+          ? Response.json({
+              Response: {
+                bungieNetUser: { membershipId: "21045677", displayName: "Guardian", profilePicturePath: "/img/a.gif" },
+              },
+              ErrorCode: 1,
+              Message: "Ok",
+            })
+          : Response.json({ ErrorCode: 2101, Message: "ApiKeyMissingFromRequest" }, { status: 401 }),
+    );
+    for (const options of [{ apiKey: "bungie-key" }, { headers: { "X-API-Key": "bungie-key" } }]) {
+      const { authorize, session, errors } = await signInAt(
+        Bungie({ clientId: "b", clientSecret: "s", ...options, [customFetch]: bungie.fetch }) as OAuthConfig,
+      );
+      expect(errors).toEqual([]);
+      expect(authorize.searchParams.get("code_challenge")).toBeNull();
+      expect(session?.user).toEqual({ name: "Guardian", email: null, image: "https://www.bungie.net/img/a.gif" });
+    }
+    const { callback } = await signInAt(
+      Bungie({ clientId: "b", clientSecret: "s", [customFetch]: bungie.fetch }) as OAuthConfig,
+    );
+    expect(callback).toBe(`${ORIGIN}/auth/signin?error=OAuthCallbackError`);
+  });
+
+  it("WeChat: appid in an authorization URL ending #wechat_redirect, the code redeemed by GET, openid to the user request", async () => {
+    const wechat = hosted((r) => {
+      if (r.url.pathname === "/sns/oauth2/access_token") {
+        const q = r.url.searchParams;
+        if (
+          r.method !== "GET" ||
+          q.get("appid") !== "wx-app" ||
+          q.get("secret") !== "wx-secret" ||
+          q.get("grant_type") !== "authorization_code"
+        )
+          return Response.json({ errcode: 40013, errmsg: "invalid appid" });
+        if (q.get("code") === "used-code") return Response.json({ errcode: 40163, errmsg: "code been used" });
+        return Response.json({
+          access_token: "wx-at",
+          expires_in: 7200,
+          refresh_token: "wx-rt",
+          openid: "o6_open",
+          scope: "snsapi_userinfo",
+        });
+      }
+      const q = r.url.searchParams;
+      if (q.get("access_token") !== "wx-at" || q.get("openid") !== "o6_open")
+        return Response.json({ errcode: 40003, errmsg: "invalid openid" });
+      return Response.json({
+        openid: "o6_open",
+        nickname: "小明",
+        headimgurl: "https://wx.example/h.jpg",
+        privilege: [],
+        unionid: "o6_union",
+      });
+    });
+    const provider = WeChat({
+      clientId: "wx-app",
+      clientSecret: "wx-secret",
+      [customFetch]: wechat.fetch,
+    }) as OAuthConfig;
+    const { authorize, session, errors } = await signInAt(provider);
+    expect(errors).toEqual([]);
+    expect(authorize.hash).toBe("#wechat_redirect");
+    expect(authorize.searchParams.get("appid")).toBe("wx-app");
+    expect(authorize.searchParams.get("scope")).toBe("snsapi_userinfo");
+    expect(authorize.searchParams.get("state")).toBeTruthy();
+    expect(session?.user).toEqual({ name: "小明", email: null, image: "https://wx.example/h.jpg" });
+
+    const refused = await signInAt(provider, "used-code");
+    expect(refused.callback).toBe(`${ORIGIN}/auth/signin?error=OAuthCallbackError`);
+    expect(refused.errors[0]?.message).toMatch(/40163 code been used/);
+    expect(refused.session).toBeNull();
+
+    const website = await signInAt(
+      WeChat({
+        clientId: "wx-app",
+        clientSecret: "wx-secret",
+        platformType: "WebsiteApp",
+        [customFetch]: wechat.fetch,
+      }) as OAuthConfig,
+    );
+    expect(website.authorize.pathname).toBe("/connect/qrconnect");
+    expect(website.authorize.searchParams.get("scope")).toBe("snsapi_login");
+  });
+
+  it("Azure DevOps: response_type Assertion, the code redeemed as a JWT bearer assertion with the secret as client_assertion", async () => {
+    const devops = hosted((r) => {
+      if (r.url.pathname === "/oauth2/token") {
+        const b = r.body;
+        const ok =
+          b.get("grant_type") === "urn:ietf:params:oauth:grant-type:jwt-bearer" &&
+          b.get("assertion") === "the-code" &&
+          b.get("client_assertion") === "app-secret-jwt" &&
+          b.get("client_assertion_type") === "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" &&
+          b.get("redirect_uri") === `${ORIGIN}/auth/callback/azure-devops`;
+        return ok
+          ? tokenAnswer({ token_type: "jwt-bearer" })
+          : Response.json({ Error: "invalid_grant" }, { status: 400 });
+      }
+      return Response.json({
+        id: "bb5e5e25",
+        displayName: "Jamal Wright",
+        emailAddress: "jamal@example.com",
+        coreAttributes: { Avatar: { value: { value: "iVBORw0KGgo=" } } },
+      });
+    });
+    const { authorize, session, errors } = await signInAt(
+      AzureDevOps({ clientId: "app-id", clientSecret: "app-secret-jwt", [customFetch]: devops.fetch }) as OAuthConfig,
+    );
+    expect(errors).toEqual([]);
+    expect(authorize.searchParams.get("response_type")).toBe("Assertion");
+    expect(authorize.searchParams.get("scope")).toBe("vso.profile");
+    expect(session?.user).toEqual({
+      name: "Jamal Wright",
+      email: "jamal@example.com",
+      image: "data:image/jpeg;base64,iVBORw0KGgo=",
+    });
+  });
+});
+
+describe("issuers written as the service's console shows them", () => {
+  it("Asgardeo and OneLogin complete the organisation's URL to the issuer their metadata names", () => {
+    for (const issuer of ["https://api.asgardeo.io/t/acme", "https://api.asgardeo.io/t/acme/oauth2/token/"])
+      expect((applyProviderOptions(Asgardeo({ issuer })) as OAuthConfig).issuer).toBe(
+        "https://api.asgardeo.io/t/acme/oauth2/token",
+      );
+    for (const issuer of ["https://acme.onelogin.com", "https://acme.onelogin.com/oidc/2"])
+      expect((applyProviderOptions(OneLogin({ issuer })) as OAuthConfig).issuer).toBe(
+        "https://acme.onelogin.com/oidc/2",
+      );
+  });
+
+  it("Descope's issuer is the project's, from the project id; Osso's endpoints from a bare host name", () => {
+    expect((applyProviderOptions(Descope({ clientId: "P2abc" })) as OAuthConfig).issuer).toBe(
+      "https://api.descope.com/P2abc",
+    );
+    expect(
+      (applyProviderOptions(Descope({ clientId: "P2abc", issuer: "https://auth.acme.example/P2abc" })) as OAuthConfig)
+        .issuer,
+    ).toBe("https://auth.acme.example/P2abc");
+    const osso = applyProviderOptions(Osso({ issuer: "demo.ossoapp.com" })) as OAuthConfig & { token?: string };
+    expect(osso.token).toBe("https://demo.ossoapp.com/oauth/token");
+  });
+
+  it("a server-based provider without its issuer names what is missing when the configuration is resolved", async () => {
+    for (const provider of [
+      Mastodon({ clientId: "c", clientSecret: "s" }),
+      Nextcloud({ clientId: "c", clientSecret: "s" }),
+    ]) {
+      const { logger, errors } = recordingLogger();
+      const response = await call(makeConfig({ logger, providers: [provider as OAuthConfig] }), "/auth/providers");
+      expect(response.status).toBe(500);
+      expect(errors[0]?.message).toMatch(
+        /needs an `issuer` \(for discovery\) or both `authorization` and `token` endpoints/,
+      );
+    }
+  });
+});
+
+describe("Eventbrite proves the address it marked verified, and only that one", () => {
+  it("takes the primary address and its verified flag", async () => {
+    const provider = applyProviderOptions(Eventbrite({})) as OAuthConfig<EventbriteProfile> & {
+      isEmailVerified: (p: EventbriteProfile) => boolean;
+    };
+    const profile = (emails: EventbriteProfile["emails"]) => ({
+      id: "1",
+      name: "T",
+      first_name: "T",
+      last_name: "R",
+      image_id: null,
+      emails,
+    });
+    expect(provider.isEmailVerified(profile([{ email: "a@example.com", verified: true, primary: true }]))).toBe(true);
+    expect(
+      provider.isEmailVerified(
+        profile([
+          { email: "old@example.com", verified: true, primary: false },
+          { email: "new@example.com", verified: false, primary: true },
+        ]),
+      ),
+    ).toBe(false);
   });
 });

@@ -16,52 +16,6 @@ import { samples } from "./samples.js";
 /** Auth.js modules under providers/ that are not provider factories. */
 const NOT_PROVIDERS = new Set(["index", "oauth", "provider-types"]);
 
-/** Auth.js provider modules Latchkey does not have yet (docs/migrating-from-authjs.md, "Next.js"). */
-const NOT_YET = new Set([
-  "asgardeo",
-  "azure-ad",
-  "azure-devops",
-  "beyondidentity",
-  "bungie",
-  "click-up",
-  "concept2",
-  "descope",
-  "dribbble",
-  "duende-identity-server6",
-  "eventbrite",
-  "eveonline",
-  "faceit",
-  "forwardemail",
-  "foursquare",
-  "freshbooks",
-  "frontegg",
-  "identity-server4",
-  "instagram",
-  "logto",
-  "loops",
-  "mailchimp",
-  "mailru",
-  "mastodon",
-  "mattermost",
-  "medium",
-  "netsuite",
-  "nextcloud",
-  "onelogin",
-  "ory-hydra",
-  "osso",
-  "ping-id",
-  "pipedrive",
-  "roblox",
-  "simplelogin",
-  "threads",
-  "todoist",
-  "trakt",
-  "united-effects",
-  "wechat",
-  "wordpress",
-  "zoho",
-]);
-
 const require = createRequire(import.meta.url);
 // `@auth/core` exports no package.json: its providers folder is found from a provider module.
 const authjsProviders = dirname(require.resolve("@auth/core/providers/github"));
@@ -97,9 +51,8 @@ describe("every Auth.js provider module has a Latchkey module of the same name",
     expect(authjsModules).toContain("github");
   });
 
-  it("has each module, but for those listed as not there yet; and lists none it has", () => {
-    const missing = authjsModules.filter((id) => !latchkeyModules.has(id));
-    expect(missing).toEqual([...NOT_YET].sort());
+  it("has each module", () => {
+    expect(authjsModules.filter((id) => !latchkeyModules.has(id))).toEqual([]);
   });
 
   // Auth.js's WebAuthn modules import @simplewebauthn/server, which is not installed beside

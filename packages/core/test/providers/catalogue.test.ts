@@ -64,7 +64,7 @@ describe("provider catalogue", () => {
 
 describe.each(ids)("%s", (id) => {
   const sample = samples[id]!;
-  const expectedId = (sample.options?.id as string | undefined) ?? id;
+  const expectedId = (sample.options?.id as string | undefined) ?? sample.id ?? id;
 
   it("returns a valid configuration", () => {
     const config = build(id, credentials);

@@ -301,8 +301,8 @@ export async function sessionOf(
 /**
  * {@link sessionOf} with how the session's user signed in (`amr`, recorded when a second factor
  * is configured), for guards that demand two factors (`requireAuth(config, { factors: 2 })`), and
- * whose session it is (`identity`: the user's id, the sign-in time and the session's id), for the
- * authorization server.
+ * whose session it is (`subject()`: the user's id, the sign-in time and the session's id, computed
+ * when asked), for the authorization server.
  *
  * @example
  * ```ts
@@ -313,14 +313,14 @@ export async function authenticationOf(
   request: SessionRequest,
   config: AuthConfig,
   options: Pick<ServeOptions, "env"> = {},
-): Promise<{ session: Session | null; amr: string[]; identity?: SessionSubject }> {
+): Promise<{ session: Session | null; amr: string[]; subject?: () => SessionSubject | undefined }> {
   const none = { session: null, amr: [] };
   const { resolved, cookie, cookies } = sessionCookieOf(request, config, options);
   if (!cookie) return none;
   try {
-    const { session, amr, identity } = await readSession(resolved, { cookies, cookie, reissue: false });
+    const { session, amr, subject } = await readSession(resolved, { cookies, cookie, reissue: false });
     if (!session) return none;
-    return { session: session as Session, amr: amr ?? [], ...(identity && { identity }) };
+    return { session: session as Session, amr: amr ?? [], ...(subject && { subject }) };
   } catch (e) {
     resolved.logger.error(e instanceof Error ? e : new AuthError(String(e)));
     return none;

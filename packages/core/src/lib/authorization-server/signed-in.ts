@@ -50,7 +50,8 @@ export async function signedInUser(
   } catch (e) {
     return untrusted(server, e);
   }
-  const { identity, amr } = read;
+  const identity = read.subject?.();
+  const { amr } = read;
   if (!identity) return null;
   return {
     userId: identity.userId,

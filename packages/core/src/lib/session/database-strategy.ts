@@ -67,9 +67,12 @@ export async function readDatabaseSession(config: ResolvedConfig, options: Sessi
   const result = withoutSessionToken(config, returned, sessionToken);
   // Typed as Auth.js types the event (a Session and a token); a database session has no token.
   await config.events.session?.({ session: result as Session, token: undefined as never });
-  const identity: SessionSubject = { userId: user.id, sessionId: databaseSessionId(config, sessionToken) };
-  if (session.createdAt) identity.authTime = Math.floor(session.createdAt.valueOf() / 1000);
-  return { session: result, cookies, amr: amrOf(session.amr), identity };
+  const subject = (): SessionSubject => {
+    const known: SessionSubject = { userId: user.id, sessionId: databaseSessionId(config, sessionToken) };
+    if (session.createdAt) known.authTime = Math.floor(session.createdAt.valueOf() / 1000);
+    return known;
+  };
+  return { session: result, cookies, amr: amrOf(session.amr), subject };
 }
 
 /**

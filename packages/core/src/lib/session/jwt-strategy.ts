@@ -411,7 +411,7 @@ function jwtSessionOf(
   } else {
     expires = new Date(typeof token.exp === "number" ? token.exp * 1000 : Date.now() + config.session.maxAge * 1000);
   }
-  const session = { token, expires, update, amr: identity.amr, identity: subjectOf(identity) };
+  const session = { token, expires, update, amr: identity.amr, subject: () => subjectOf(identity) };
   return reissued instanceof Promise
     ? reissued.then((cookies) => finishJwtRead(config, session, cookies))
     : finishJwtRead(config, session, reissued);
@@ -453,7 +453,7 @@ function finishJwtRead(
     expires: Date;
     update: { data: unknown } | undefined;
     amr: string[] | undefined;
-    identity: SessionSubject | undefined;
+    subject: () => SessionSubject | undefined;
   },
   cookies: Cookie[],
 ): SessionRead | Promise<SessionRead> {
@@ -463,7 +463,7 @@ function finishJwtRead(
     expires: read.expires.toISOString(),
   };
   if (config.defaultCallbacks.session && !update && !config.events.session)
-    return { session: base, cookies, amr: read.amr, identity: read.identity };
+    return { session: base, cookies, amr: read.amr, subject: read.subject };
   return (async () => {
     const session =
       config.defaultCallbacks.session && !update
@@ -476,6 +476,6 @@ function finishJwtRead(
             ...(update ? { trigger: "update" as const } : {}),
           });
     if (config.events.session) await config.events.session({ session: session as Session, token });
-    return { session, cookies, amr: read.amr, identity: read.identity };
+    return { session, cookies, amr: read.amr, subject: read.subject };
   })();
 }

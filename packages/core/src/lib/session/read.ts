@@ -21,8 +21,11 @@ export interface SessionRead {
   cookies: Cookie[];
   /** How the user signed in (`["pwd", "otp"]`), when the session recorded it (second factor configured). */
   amr?: string[];
-  /** Whose session it is and since when, for a session that has a subject (the authorization server's "who is signed in"). */
-  identity?: SessionSubject;
+  /**
+   * Whose session it is and since when (the authorization server's "who is signed in"): asked of
+   * a read only by the readers that need it, so a session read computes nothing for it.
+   */
+  subject?: () => SessionSubject | undefined;
 }
 
 /**

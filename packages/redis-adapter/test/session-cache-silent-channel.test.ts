@@ -6,18 +6,18 @@
  * and from that `down` on it reads the database (issue 34.6).
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { Auth, type AuthConfig } from "@latchkey/core";
+import type { AuthConfig } from "@latchkey/core";
 import type { Adapter } from "@latchkey/core/adapters";
 import { createMemoryStore, MemoryAdapter } from "@latchkey/core/memory-adapter";
 import { revokeUserSessions } from "@latchkey/core/sessions";
 import { RedisRevocationStore } from "@latchkey/redis-adapter";
 import { Redis } from "ioredis";
 import { describe, expect, inject, it } from "vitest";
+import { sessionEmailOf } from "../../../test/support/session-email.js";
 import { serviceAvailable } from "../../adapter-test/src/services.js";
 import { startTcpProxy } from "../../core/test/security/tcp-proxy.js";
 
 const redisUp = await serviceAvailable("Redis", 6379);
-const ORIGIN = "http://app.test";
 const SECRET = `silent-channel-${randomBytes(16).toString("hex")}`;
 
 /** Lets sockets and timers run between two reads that the cache answers without any. */
@@ -72,14 +72,6 @@ describe.skipIf(!redisUp)("session.cache over a Redis subscriber that falls sile
     const silent = counted();
     const bStore = RedisRevocationStore(redis(6379), redis(proxy.port), { channel, heartbeatMs: 200 });
     const b = instance(silent.adapter, bStore, true);
-    const read = async (config: AuthConfig, token: string) => {
-      const response = await Auth(
-        new Request(`${ORIGIN}/auth/session`, { headers: { cookie: `authjs.session-token=${token}` } }),
-        config,
-      );
-      expect(response.status).toBe(200);
-      return ((await response.json()) as { user?: { email?: string } } | null)?.user?.email ?? null;
-    };
     try {
       const user = await shared.createUser?.({ id: randomUUID(), email: "held@example.com", emailVerified: null });
       const token = randomUUID();
@@ -92,20 +84,20 @@ describe.skipIf(!redisUp)("session.cache over a Redis subscriber that falls sile
       const deadline = performance.now() + 15_000 * inject("timeScale");
       for (;;) {
         const before = silent.reads.count;
-        expect(await read(b, token)).toBe("held@example.com");
+        expect(await sessionEmailOf(b, token)).toBe("held@example.com");
         if (silent.reads.count === before) break;
         if (performance.now() > deadline) throw new Error("B never held the session");
         await turn();
       }
-      expect(await read(a, token)).toBe("held@example.com");
+      expect(await sessionEmailOf(a, token)).toBe("held@example.com");
 
       await proxy.setMode("blackhole");
       const silentFrom = performance.now();
       await revokeUserSessions(a, user?.id as string);
-      expect(await read(a, token)).toBeNull();
+      expect(await sessionEmailOf(a, token)).toBeNull();
       // B, deaf to the push, serves what it holds until the heartbeat notices; then it reads the database.
       let servedAfterSignOut = 0;
-      while ((await read(b, token)) !== null) {
+      while ((await sessionEmailOf(b, token)) !== null) {
         servedAfterSignOut++;
         if (performance.now() > deadline + 15_000 * inject("timeScale")) throw new Error("B never refused it");
         await turn();

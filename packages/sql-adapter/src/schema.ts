@@ -623,8 +623,8 @@ export const CHANNEL_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
  * PostgreSQL only: triggers that announce every change of a session or a user to the instances'
- * session caches (`session.cache` over a `SqlRevocationStore` with `listen`, or any store on the
- * same channel), whoever makes it: Latchkey, another program, or plain SQL (`DELETE FROM
+ * session caches (`session.cache` over a `SqlRevocationStore` with `listen`: a `NOTIFY` is heard
+ * by `LISTEN` only, not by a polling store nor a Redis channel), whoever makes it: Latchkey, another program, or plain SQL (`DELETE FROM
  * sessions ...`). After each `UPDATE` or `DELETE` of a row of `sessions` (or of `users`, which
  * cascades to sessions), `NOTIFY <channel>` with the session change of `@latchkey/core/stores`:
  * `{"c":"s","i":<SHA-256 of the token, hex>}` or `{"c":"u","i":<user id>}`. PostgreSQL sends it

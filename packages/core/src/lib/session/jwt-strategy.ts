@@ -459,4 +459,3 @@ function finishJwtRead(
     return { session, cookies, amr: read.amr, jwtIdentity: read.jwtIdentity };
   })();
 }
-

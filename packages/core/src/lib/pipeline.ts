@@ -31,7 +31,7 @@ import {
   rebuildRequest,
 } from "./request.js";
 import { readSession, readSessionNow } from "./session/index.js";
-import type { SessionRead, SessionSubject } from "./session/read.js";
+import { type SessionRead, type SessionSubject, subjectOf } from "./session/read.js";
 
 /**
  * What a framework knows about an incoming request, described structurally so that no Web
@@ -301,8 +301,8 @@ export async function sessionOf(
 /**
  * {@link sessionOf} with how the session's user signed in (`amr`, recorded when a second factor
  * is configured), for guards that demand two factors (`requireAuth(config, { factors: 2 })`), and
- * whose session it is (`identity`: the user's id, the sign-in time and the session's id), for the
- * authorization server.
+ * with `subject: true`, whose session it is (the user's id, the sign-in time and the session's id),
+ * for the authorization server: computed only then.
  *
  * @example
  * ```ts
@@ -312,15 +312,16 @@ export async function sessionOf(
 export async function authenticationOf(
   request: SessionRequest,
   config: AuthConfig,
-  options: Pick<ServeOptions, "env"> = {},
-): Promise<{ session: Session | null; amr: string[]; identity?: SessionSubject }> {
+  options: Pick<ServeOptions, "env"> & { subject?: boolean } = {},
+): Promise<{ session: Session | null; amr: string[]; subject?: SessionSubject }> {
   const none = { session: null, amr: [] };
   const { resolved, cookie, cookies } = sessionCookieOf(request, config, options);
   if (!cookie) return none;
   try {
-    const { session, amr, identity } = await readSession(resolved, { cookies, cookie, reissue: false });
-    if (!session) return none;
-    return { session: session as Session, amr: amr ?? [], ...(identity && { identity }) };
+    const read = await readSession(resolved, { cookies, cookie, reissue: false });
+    if (!read.session) return none;
+    const subject = options.subject ? subjectOf(resolved, read) : undefined;
+    return { session: read.session as Session, amr: read.amr ?? [], ...(subject && { subject }) };
   } catch (e) {
     resolved.logger.error(e instanceof Error ? e : new AuthError(String(e)));
     return none;

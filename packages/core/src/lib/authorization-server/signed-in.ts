@@ -46,11 +46,11 @@ export async function signedInUser(
 ): Promise<SignedInAs | null> {
   let read: Awaited<ReturnType<typeof authenticationOf>>;
   try {
-    read = await authenticationOf(sessionRequest(server, req.cookieHeader), server.auth);
+    read = await authenticationOf(sessionRequest(server, req.cookieHeader), server.auth, { subject: true });
   } catch (e) {
     return untrusted(server, e);
   }
-  const { identity, amr } = read;
+  const { subject: identity, amr } = read;
   if (!identity) return null;
   return {
     userId: identity.userId,

@@ -4,8 +4,7 @@ import type { ResolvedConfig } from "../config-types.js";
 import { expiredCookie } from "../cookies.js";
 import { warnOnce } from "../logger.js";
 import { amrOf } from "./jwt-strategy.js";
-import type { SessionRead, SessionReadOptions, SessionSubject } from "./read.js";
-import { databaseSessionId } from "./session-id.js";
+import type { SessionRead, SessionReadOptions } from "./read.js";
 
 /**
  * Reads (and on update, changes) a database session. An expired session is deleted; the expiry
@@ -67,9 +66,7 @@ export async function readDatabaseSession(config: ResolvedConfig, options: Sessi
   const result = withoutSessionToken(config, returned, sessionToken);
   // Typed as Auth.js types the event (a Session and a token); a database session has no token.
   await config.events.session?.({ session: result as Session, token: undefined as never });
-  const identity: SessionSubject = { userId: user.id, sessionId: databaseSessionId(config, sessionToken) };
-  if (session.createdAt) identity.authTime = Math.floor(session.createdAt.valueOf() / 1000);
-  return { session: result, cookies, amr: amrOf(session.amr), identity };
+  return { session: result, cookies, amr: amrOf(session.amr), stored: session };
 }
 
 /**

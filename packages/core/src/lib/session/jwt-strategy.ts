@@ -6,7 +6,7 @@ import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../co
 import { errorOf } from "../error-of.js";
 import { type Opened, openTokenWithReason, sealToken } from "../jwe.js";
 import { warnOnce } from "../logger.js";
-import type { SessionRead, SessionReadOptions, SessionSubject } from "./read.js";
+import type { SessionIdentity, SessionRead, SessionReadOptions } from "./read.js";
 import { sessionIdOf, signedInAt } from "./revocation-list.js";
 
 /** Epoch seconds now, whole: the unit of a JWT's `iat` and `exp`. */
@@ -164,17 +164,6 @@ function chunkedSessionCookie(
     if (e instanceof SessionCookieTooLarge) config.logger.error(e);
     throw e;
   }
-}
-
-/**
- * What a session is, whatever the application's `jwt` callback returns: its id, start and
- * factors, and whose it is (`sub`, once signed in).
- */
-export interface SessionIdentity {
-  sid: string | undefined;
-  authTime: number | undefined;
-  amr: string[] | undefined;
-  sub?: string;
 }
 
 function identityOf(claims: JWT): SessionIdentity {
@@ -411,7 +400,7 @@ function jwtSessionOf(
   } else {
     expires = new Date(typeof token.exp === "number" ? token.exp * 1000 : Date.now() + config.session.maxAge * 1000);
   }
-  const session = { token, expires, update, amr: identity.amr, identity: subjectOf(identity) };
+  const session = { token, expires, update, amr: identity.amr, jwtIdentity: identity };
   return reissued instanceof Promise
     ? reissued.then((cookies) => finishJwtRead(config, session, cookies))
     : finishJwtRead(config, session, reissued);
@@ -436,15 +425,6 @@ function reissue(
   }
 }
 
-/** The subject of a JWT session, read from the token as sealed (before the `jwt` callback ran). */
-function subjectOf(identity: SessionIdentity): SessionSubject | undefined {
-  if (!identity.sub) return undefined;
-  const subject: SessionSubject = { userId: identity.sub };
-  if (identity.authTime !== undefined) subject.authTime = identity.authTime;
-  if (identity.sid !== undefined) subject.sessionId = identity.sid;
-  return subject;
-}
-
 /** The session the read answers: the `session` callback and event when the application set them. */
 function finishJwtRead(
   config: ResolvedConfig,
@@ -453,7 +433,7 @@ function finishJwtRead(
     expires: Date;
     update: { data: unknown } | undefined;
     amr: string[] | undefined;
-    identity: SessionSubject | undefined;
+    jwtIdentity: SessionIdentity;
   },
   cookies: Cookie[],
 ): SessionRead | Promise<SessionRead> {
@@ -463,7 +443,7 @@ function finishJwtRead(
     expires: read.expires.toISOString(),
   };
   if (config.defaultCallbacks.session && !update && !config.events.session)
-    return { session: base, cookies, amr: read.amr, identity: read.identity };
+    return { session: base, cookies, amr: read.amr, jwtIdentity: read.jwtIdentity };
   return (async () => {
     const session =
       config.defaultCallbacks.session && !update
@@ -476,6 +456,6 @@ function finishJwtRead(
             ...(update ? { trigger: "update" as const } : {}),
           });
     if (config.events.session) await config.events.session({ session: session as Session, token });
-    return { session, cookies, amr: read.amr, identity: read.identity };
+    return { session, cookies, amr: read.amr, jwtIdentity: read.jwtIdentity };
   })();
 }

@@ -5,7 +5,7 @@
  * (e.g. the signed-in session GET returns the user, not null).
  */
 import { fork } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
@@ -574,4 +574,29 @@ export function fmt(x, digits = 0) {
 export function rotation(members, round) {
   const shift = round % members.length;
   return [...members.slice(shift), ...members.slice(0, shift)];
+}
+
+/** The options of every bench run's rounds, for `parseArgs` (`--rounds`, `--duration`, `--warmup`, `--connections`). */
+export const ROUND_OPTIONS = {
+  rounds: { type: "string", default: "5" },
+  duration: { type: "string", default: "3" },
+  warmup: { type: "string", default: "2" },
+  connections: { type: "string", default: "10" },
+};
+
+/**
+ * Rewrites the part of bench/RESULTS.md between `<!-- name:begin -->` and `<!-- name:end -->`
+ * with `markdown` (the rest of the file is written by hand).
+ */
+export function writeResultsSection(name, markdown) {
+  const file = fileURLToPath(new URL("./RESULTS.md", import.meta.url));
+  const text = readFileSync(file, "utf8");
+  const begin = `<!-- ${name}:begin -->`;
+  const end = `<!-- ${name}:end -->`;
+  if (!text.includes(begin) || !text.includes(end))
+    throw new Error(`bench/RESULTS.md has no ${begin} ... ${end} markers`);
+  writeFileSync(
+    file,
+    `${text.slice(0, text.indexOf(begin) + begin.length)}\n${markdown}\n${text.slice(text.indexOf(end))}`,
+  );
 }

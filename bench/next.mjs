@@ -30,21 +30,18 @@
  * proxy, and the wrapped route when the base's app has it) and the base's own ratio to next-auth.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { fmt, load, median, rotation, send, spread, startServer } from "./lib.mjs";
+import { fmt, load, median, ROUND_OPTIONS, rotation, send, spread, startServer, writeResultsSection } from "./lib.mjs";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const { values: opts } = parseArgs({
   options: {
-    rounds: { type: "string", default: "5" },
-    duration: { type: "string", default: "3" },
-    warmup: { type: "string", default: "2" },
-    connections: { type: "string", default: "10" },
+    ...ROUND_OPTIONS,
     build: { type: "boolean", default: false },
     "no-write": { type: "boolean", default: false },
     base: { type: "string" },
@@ -356,15 +353,7 @@ try {
   ].join("\n");
   log(`\n${markdown}\n`);
   if (!opts["no-write"]) {
-    const file = here("./RESULTS.md");
-    const text = readFileSync(file, "utf8");
-    const begin = "<!-- next:begin -->";
-    const end = "<!-- next:end -->";
-    if (!text.includes(begin)) throw new Error(`bench/RESULTS.md has no ${begin} marker`);
-    writeFileSync(
-      file,
-      `${text.slice(0, text.indexOf(begin) + begin.length)}\n${markdown}\n${text.slice(text.indexOf(end))}`,
-    );
+    writeResultsSection("next", markdown);
     log("bench:next: bench/RESULTS.md updated");
   }
 } finally {

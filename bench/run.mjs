@@ -55,6 +55,7 @@ import {
   load as loadWith,
   median,
   prepare,
+  ROUND_OPTIONS,
   rotation,
   spread,
   startServer,
@@ -65,10 +66,7 @@ import { compareMarkdown, summarise, toMarkdown } from "./profile.mjs";
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const { values: opts } = parseArgs({
   options: {
-    rounds: { type: "string", default: "5" },
-    duration: { type: "string", default: "3" },
-    warmup: { type: "string", default: "2" },
-    connections: { type: "string", default: "10" },
+    ...ROUND_OPTIONS,
     cases: { type: "string" },
     "memory-requests": { type: "string", default: "100000" },
     "profile-seconds": { type: "string", default: "6" },

@@ -14,13 +14,19 @@
  * The files go to `node_modules/.cache/latchkey-runtimes/`, under the repository's `node_modules`,
  * so that Node.js resolves the packages they import.
  */
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
 
-export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+/** The repository: the first folder above this file with a `package-lock.json` (this file may run compiled, from `node_modules/.cache`). */
+export const root = (() => {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "package-lock.json"))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no package-lock.json above ${fileURLToPath(import.meta.url)}`);
+  }
+})();
 
 /** A fresh folder of this run's builds. */
 export function buildFolder(): string {

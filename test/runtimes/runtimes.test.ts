@@ -5,6 +5,7 @@
  * (`examples/hono-demo`, its `node.js`, `bun.js`, `deno.js` and `worker.js`).
  */
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { hashPassword } from "@latchkey/core/password";
 import { afterAll, beforeAll, describe, inject, it } from "vitest";
@@ -97,6 +98,7 @@ const matrix: { runtime: Runtime; apps: AppUnderTest[] }[] = [
 ];
 
 const folder = buildFolder();
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 describe.each(matrix)("$runtime.name", ({ runtime, apps }) => {
   describe.each(apps)("$name", (app) => {

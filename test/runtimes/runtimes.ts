@@ -1,13 +1,17 @@
 /**
  * The runtimes an application is served on for the checks of `scenario.ts`, each from the npm
  * registry (pinned in the root `package.json`, installed by `npm ci`): Node.js (this one), Bun,
- * Deno, Cloudflare's `workerd` through `wrangler dev` (which bundles as a deployment does, with
- * and without `nodejs_compat`), and the Edge runtime as Next.js runs it (`edge-host.ts`). Each
+ * Deno, Cloudflare's `workerd` on the bundle `wrangler deploy` makes (with and without
+ * `nodejs_compat`), and the Edge runtime as Next.js runs it (`edge-host.ts`). Each
  * driver starts one application from its entry for that runtime and gives back the process,
  * once the server says where it listens.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { type ServerProcess, startServerProcess } from "../support/server-process.js";
 import { bundleForEdge, compileForNode, root } from "./bundle.js";
 
@@ -34,11 +38,12 @@ export interface Runtime {
 }
 
 const bin = (name: string) => join(root, "node_modules", ".bin", name);
-/** The URL a server prints once it listens: "listening on <url>" (ours) or "Ready on <url>" (wrangler). */
-const listening = (output: string) => /(?:listening|Ready|demo) on (http:\/\/[\w.:[\]-]+)/.exec(output)?.[1];
+/** The URL a server prints once it listens: "listening on <url>" (ours), "Latchkey demo on <url>" (the demo's). */
+const listening = (output: string) => /(?:listening|demo) on (http:\/\/[\w.:[\]-]+)/.exec(output)?.[1];
 /** What every child gets: this environment without what would change the application's behaviour. */
 const baseEnv = (env: Record<string, string>) => ({ PATH: process.env.PATH, HOME: process.env.HOME, ...env });
 const timeoutMs = 60_000;
+const run = promisify(execFile);
 
 export const node: Runtime = {
   name: `Node.js ${process.versions.node}`,
@@ -86,17 +91,30 @@ export const deno: Runtime = {
     ),
 };
 
+/** A socket listening on 127.0.0.1 at a free port, to hand to a child (`socket` of `startServerProcess`). */
+async function listeningSocket(): Promise<{ fd: number; url: string; close(): void }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  // Node.js exposes no public accessor of a listening socket's descriptor; its handle has one.
+  const fd = (server as unknown as { _handle: { fd: number } })._handle.fd;
+  return { fd, url: `http://127.0.0.1:${port}`, close: () => server.close() };
+}
+
 /**
- * `wrangler dev` (workerd, local) on a Worker of compatibility date 2024-09-23, with or without
- * `nodejs_compat`: wrangler bundles the entry as `wrangler deploy` does (its esbuild conditions,
- * and with `nodejs_compat` its polyfills of the Node.js modules workerd lacks), and the variables
- * come from `.dev.vars`. Nothing is fetched from Cloudflare (`Request.cf` is the placeholder).
+ * Cloudflare's workerd running a Worker of compatibility date 2024-09-23, with or without
+ * `nodejs_compat`, as Cloudflare runs a deployment: `wrangler deploy --dry-run` bundles the entry
+ * (wrangler's esbuild conditions, and with `nodejs_compat` its polyfills of the Node.js modules
+ * workerd lacks), and `workerd serve` runs that bundle with the variables as text bindings, on a
+ * socket this process opened (no `wrangler dev` and its proxy in front). Nothing is fetched from
+ * Cloudflare.
  */
 export function workerd(nodejsCompat: boolean): Runtime {
   const flags = nodejsCompat ? ["nodejs_compat"] : [];
+  const name = `${nodejsCompat ? "with" : "without"} nodejs_compat`;
   return {
-    name: nodejsCompat ? "workerd (nodejs_compat)" : "workerd",
-    start(app, env, folder) {
+    name: `workerd ${name}`,
+    async start(app, env, folder) {
       const dir = mkdtempSync(join(folder, "worker-"));
       const config = {
         name: "latchkey-runtime",
@@ -105,38 +123,51 @@ export function workerd(nodejsCompat: boolean): Runtime {
         compatibility_flags: flags,
       };
       writeFileSync(join(dir, "wrangler.json"), JSON.stringify(config));
+      const wrangler = join(root, "node_modules", "wrangler", "bin", "wrangler.js");
+      const wranglerEnv = {
+        CI: "true",
+        WRANGLER_HIDE_BANNER: "true",
+        WRANGLER_SEND_METRICS: "false",
+        WRANGLER_LOG_PATH: join(dir, "logs"),
+      };
+      await run(process.execPath, [wrangler, "deploy", "--dry-run", "--outdir", "out"], {
+        cwd: dir,
+        env: baseEnv(wranglerEnv),
+      }).catch((error: { stdout?: string; stderr?: string }) => {
+        throw new Error(`wrangler could not bundle ${app.name} (${name}):\n${error.stdout}${error.stderr}`);
+      });
+      const main = readdirSync(join(dir, "out")).find((file) => file.endsWith(".js"));
+      const bindings = Object.entries(env).map(
+        ([key, value]) => `(name = ${JSON.stringify(key)}, text = ${JSON.stringify(value)})`,
+      );
       writeFileSync(
-        join(dir, ".dev.vars"),
-        Object.entries(env)
-          .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
-          .join("\n"),
+        join(dir, "config.capnp"),
+        `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [(name = "main", worker = .worker)],
+  sockets = [(name = "http", http = (), service = "main")],
+);
+const worker :Workerd.Worker = (
+  modules = [(name = ${JSON.stringify(main)}, esModule = embed ${JSON.stringify(`out/${main}`)})],
+  compatibilityDate = "2024-09-23",
+  compatibilityFlags = ${JSON.stringify(flags)},
+  bindings = [${bindings.join(", ")}],
+);
+`,
       );
-      return startServerProcess(
-        [
-          join(root, "node_modules", "wrangler", "bin", "wrangler.js"),
-          "dev",
-          "--ip",
-          "127.0.0.1",
-          "--port",
-          "0",
-          "--inspector-port",
-          "0",
-        ],
-        {
+      const socket = await listeningSocket();
+      try {
+        return await startServerProcess(["serve", "config.capnp", "--socket-fd", "http=3"], {
+          command: join(root, "node_modules", "workerd", "bin", "workerd"),
           cwd: dir,
-          env: baseEnv({
-            CI: "true",
-            WRANGLER_SEND_METRICS: "false",
-            CLOUDFLARE_CF_FETCH_ENABLED: "false",
-            WRANGLER_LOG_PATH: join(dir, "logs"),
-          }),
-          name: `${app.name} on workerd${nodejsCompat ? " with nodejs_compat" : ""}`,
+          env: baseEnv({}),
+          name: `${app.name} on workerd ${name}`,
           ready: listening,
-          // A failed build or start leaves `wrangler dev` waiting for the files to change.
-          failure: /✘.*ERROR/,
-          timeoutMs,
-        },
-      );
+          socket,
+        });
+      } finally {
+        socket.close(); // the child holds the socket now
+      }
     },
   };
 }

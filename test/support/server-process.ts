@@ -8,6 +8,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 
 export interface ServerProcess {
   url: string;
+  /** The child's process id (its own children, if any, are under it). */
+  pid: number | undefined;
   /** Everything it printed so far. */
   output(): string;
   stop(): Promise<void>;
@@ -15,9 +17,7 @@ export interface ServerProcess {
 
 /**
  * Runs `node <args>` (or `command <args>`, in `cwd`) with `env`; resolves when `ready` finds the URL
- * in its output, rejects with the output when it exits first, prints what `failure` matches (a
- * server that waits on after a fatal error, as `wrangler dev` does for a failed build) or (with
- * `timeoutMs`) takes longer.
+ * in its output, rejects with the output when it exits first or (with `timeoutMs`) takes longer.
  *
  * @example
  * ```ts
@@ -31,15 +31,20 @@ export async function startServerProcess(
     name: string;
     ready: (output: string) => string | undefined;
     timeoutMs?: number;
-    failure?: RegExp;
     command?: string;
     cwd?: string;
+    /**
+     * A socket already listening at `url`, handed to the child as its file descriptor 3 (`workerd
+     * serve --socket-fd`): the server is ready once it runs, connections wait in the socket's
+     * backlog until it accepts them, and `ready` is not asked.
+     */
+    socket?: { fd: number; url: string };
   },
 ): Promise<ServerProcess> {
   const child: ChildProcess = spawn(options.command ?? process.execPath, args, {
     env: options.env,
     cwd: options.cwd,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", "pipe", "pipe", ...(options.socket ? [options.socket.fd] : [])],
   });
   let output = "";
   child.stdout?.on("data", (chunk) => (output += chunk));
@@ -50,6 +55,8 @@ export async function startServerProcess(
       child.once("exit", () => resolve());
       child.kill("SIGTERM");
     });
+  const socket = options.socket;
+  if (socket) return { url: socket.url, pid: child.pid, output: () => output, stop };
   const url = await new Promise<string>((resolve, reject) => {
     const bound = options.timeoutMs;
     const timer =
@@ -61,11 +68,6 @@ export async function startServerProcess(
           }, bound);
     // Until it is ready: once it is, what it prints (an error it logs included) is its own business.
     const look = () => {
-      if (options.failure?.test(output)) {
-        done();
-        void stop();
-        return reject(new Error(`${options.name} failed to start:\n${output}`));
-      }
       const url = options.ready(output);
       if (url === undefined) return;
       done();
@@ -83,5 +85,5 @@ export async function startServerProcess(
       reject(new Error(`${options.name} exited with ${code}:\n${output}`));
     });
   });
-  return { url, output: () => output, stop };
+  return { url, pid: child.pid, output: () => output, stop };
 }

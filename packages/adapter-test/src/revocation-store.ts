@@ -36,7 +36,9 @@ export interface SlowLink {
   store: RevocationStore;
   /** Adds `ms` of latency each way to everything on the link, connections already open included. */
   slow: (ms: number) => Promise<void>;
-  /** Makes the link fast again. */
+  /** Swallows everything on the link (a black hole: connections stay open, nothing comes back). */
+  blackhole: () => Promise<void>;
+  /** Makes the link fast again (after a black hole, its connections are reset). */
   restore: () => Promise<void>;
   /**
    * Ends the connections the store ran on, as an application does at shutdown (`pool.end()`, a
@@ -332,13 +334,38 @@ export function runRevocationStoreConformance(
       }
     });
 
-    it("rule: a link slower than the heartbeat never starves the store: add and load still answer while it is slow, the channel is down meanwhile and up once it is fast again, and once closed its connections end", async (ctx) => {
+    /**
+     * Runs `body` on a store behind a link the test slows down (subscribed to `heard`), then closes
+     * the store (in whatever state `body` left the link) and expects its connections to end.
+     */
+    const onSlowLink = async (
+      ctx: { skip(): void },
+      body: (link: SlowLink, heard: Heard) => Promise<void>,
+    ): Promise<void> => {
       if (!fixture.slowLink) return ctx.skip();
       const link = await fixture.slowLink();
       const heard = new Heard();
       let ended = false;
       try {
         await link.store.subscribe(heard);
+        await body(link, heard);
+        const closed = await settled(link.store.close?.() ?? Promise.resolve(), 15_000);
+        expect(closed.ok, `close(): ${closed.ok ? "" : closed.error.message}`).toBe(true);
+        await link.restore();
+        const end = await settled(link.end(), 15_000);
+        ended = true;
+        expect(end.ok, `the store's connections end once it is closed: ${end.ok ? "" : end.error.message}`).toBe(true);
+      } finally {
+        await link.restore();
+        if (!ended) await settled(link.end(), 1000);
+      }
+    };
+
+    it("rule: close() resolves while the link is a black hole (nothing answers, nothing closes), and the store's connections then end", (ctx) =>
+      onSlowLink(ctx, (link) => link.blackhole()));
+
+    it("rule: a link slower than the heartbeat never starves the store: add and load still answer while it is slow, the channel is down meanwhile and up once it is fast again, and once closed its connections end", (ctx) =>
+      onSlowLink(ctx, async (link, heard) => {
         // 250 ms each way: every check of the channel (and every reconnection) takes longer than the
         // 200 ms heartbeat, so the store keeps giving up on them while the link stays slow.
         await link.slow(250);
@@ -365,16 +392,6 @@ export function runRevocationStoreConformance(
         const after: RevocationEntry = { kind: "session", id: id("fast"), before: now, expiresAt: now + HOUR };
         await link.store.add(after);
         await heard.until(() => heard.ids().has(`session:${after.id}`), "the push once the link is fast again");
-
-        await link.store.close?.();
-        const end = await settled(link.end(), 15_000);
-        ended = true;
-        expect(end.ok, `the store's connections end once it is closed: ${end.ok ? "" : end.error.message}`).toBe(true);
-      } finally {
-        await link.store.close?.();
-        await link.restore();
-        if (!ended) await settled(link.end(), 1000);
-      }
-    });
+      }));
   });
 }

@@ -459,7 +459,8 @@ export async function revokeUserSessions(
 /**
  * Tells every instance's session cache (`session.cache`) that the application changed a session
  * or a user itself, through its own adapter or database (Latchkey announces its own writes, and
- * on PostgreSQL the triggers of `latchkey migrate` announce any): `{ userId }` drops every session
+ * on PostgreSQL the triggers of `latchkey migrate` announce any to a `SqlRevocationStore` that
+ * listens; a polling store or a Redis channel needs this call there too): `{ userId }` drops every session
  * of the user, `{ sessionToken }` one session. Resolves once the channel took it; without
  * `session.cache` it does nothing.
  *

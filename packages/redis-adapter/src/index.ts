@@ -27,6 +27,7 @@ import type {
 import { auditEventMatches, isAnonymousAuditEvent, parseAuditEvent } from "@latchkey/core/adapters";
 import type { RedisLike, RedisTransaction } from "./client.js";
 
+export { RedisAuthorizationStore } from "./authorization-store.js";
 export type { RedisLike, RedisTransaction } from "./client.js";
 export { RedisRateLimitStore } from "./rate-limit-store.js";
 export { RedisRefreshStore } from "./refresh-store.js";

@@ -9,6 +9,7 @@ import {
   deliver,
   encodeRevocationEntry,
   encodeSessionChange,
+  failAfter,
   type RevocationEntry,
   type RevocationListener,
   type RevocationStore,
@@ -102,10 +103,11 @@ export function RedisRevocationStore(
   let listener: RevocationListener | undefined;
   let subscribed = false;
   let attached = false;
+  const heartbeatMs = revocationHeartbeatMs("RedisRevocationStore", options.heartbeatMs);
   const health = new ChannelHealth(
     () => listener,
     () => subscriber.ping(),
-    revocationHeartbeatMs("RedisRevocationStore", options.heartbeatMs),
+    heartbeatMs,
   );
   const keyOf = (entry: RevocationEntry) => `${prefix}${entry.kind === "session" ? "s" : "u"}:${entry.id}`;
   const onMessage = (from: string, message: string) => {
@@ -180,7 +182,13 @@ export function RedisRevocationStore(
       subscriber.removeListener?.("close", onClose);
       subscriber.removeListener?.("ready", onReady);
       attached = false;
-      if (subscribed) await subscriber.unsubscribe?.(channel).catch(() => {});
+      // At most a heartbeat: an UNSUBSCRIBE on a subscriber that stopped answering (a black hole)
+      // would otherwise hold close() forever.
+      if (subscribed) {
+        const limit = failAfter(heartbeatMs, "unsubscribing");
+        await Promise.race([subscriber.unsubscribe?.(channel), limit.promise]).catch(() => {});
+        limit.cancel();
+      }
       subscribed = false;
     },
   };

@@ -38,6 +38,7 @@ import {
   tableNames,
 } from "./schema.js";
 
+export { SqlAuthorizationStore } from "./authorization-store.js";
 export { openDatabase } from "./open.js";
 export { SqlRefreshStore } from "./refresh-store.js";
 export { type PgListenClient, type SqlRevocationOptions, SqlRevocationStore } from "./revocation-store.js";

@@ -120,7 +120,8 @@ function entryOf(row: Row): RevocationEntry | null {
  * It also carries the changes of a database session cache (`session: { cache: { channel } }`):
  * `push` sends them by `NOTIFY` (with `listen`), or writes them as rows the polling instances read
  * (every `pollMs`). On PostgreSQL, the triggers of `latchkey migrate` NOTIFY the same channel of
- * any change of `sessions` or `users`, plain SQL included. Give a cache and a revocation list each
+ * any change of `sessions` or `users`, plain SQL included: heard with `listen` only (a polling
+ * store reads rows, which the triggers do not write). Give a cache and a revocation list each
  * their own store.
  *
  * Neither the Kysely instance nor the pool is closed by `close()`.
@@ -186,7 +187,7 @@ export function SqlRevocationStore(db: AnyKysely, options: SqlRevocationOptions 
    * or given back: every caller (a `subscribe` the list retries after its own timeout, a
    * reconnection) waits on it rather than taking another connection of the application's pool.
    */
-  let attempt: { done: Promise<void>; abandon(): void } | undefined;
+  let attempt: { done: Promise<void>; startedAt: number; abandon(): void } | undefined;
   let reconnecting: ReturnType<typeof setTimeout> | undefined;
   /** Set by the first subscription that listened: from then on a lost connection is replaced. */
   let subscribed = false;
@@ -223,6 +224,7 @@ export function SqlRevocationStore(db: AnyKysely, options: SqlRevocationOptions 
       listening = client;
     };
     const current = {
+      startedAt: performance.now(),
       // A connection the attempt took is given back (destroyed: its LISTEN may be under way) on
       // any failure, an abandoned attempt's included, however late `connect()` answers.
       done: connectAndListen()
@@ -356,7 +358,11 @@ export function SqlRevocationStore(db: AnyKysely, options: SqlRevocationOptions 
     async subscribe(next) {
       listener = next;
       if (pool) {
-        if (!listening) await listenWithin(pool);
+        // Bounded by the caller (the list's or the cache's `timeout`), which retries: a retry
+        // joins the attempt under way, unless it has run past heartbeatMs (a black hole), which is
+        // then abandoned, and the next retry starts afresh once it has ended.
+        if (attempt && performance.now() - attempt.startedAt > heartbeatMs) attempt.abandon();
+        if (!listening) await startListening(pool);
         subscribed = true;
       } else if (since === undefined) {
         // From now (by the database's clock), less the overlap: what was written before is in the

@@ -41,6 +41,8 @@ export interface TableNames {
   refreshLocks: string;
   /** The revocation list of JWT sessions (`SqlRevocationStore`), one row per entry. @default "revocations" */
   revocations: string;
+  /** The authorization server's records (`SqlAuthorizationStore`). @default "authorization_records" */
+  authorizationRecords: string;
 }
 
 /** The default table names. */
@@ -55,6 +57,7 @@ export const defaultTableNames: Readonly<TableNames> = Object.freeze({
   auditEvents: "audit_events",
   refreshLocks: "refresh_locks",
   revocations: "revocations",
+  authorizationRecords: "authorization_records",
 });
 
 /** Options shared by `SqlAdapter` and `migrate`. */
@@ -223,6 +226,7 @@ function keyColumns(t: TableNames): [string, string[]][] {
     [t.auditEvents, ["id", "type", "userId", "identifier"]],
     [t.refreshLocks, ["id"]],
     [t.revocations, ["kind", "id", "userId"]],
+    [t.authorizationRecords, ["kind", "id", "userId", "clientId", "grantId"]],
   ];
 }
 
@@ -236,6 +240,7 @@ function textColumns(t: TableNames): [string, string[]][] {
     [t.secondFactors, ["secret"]],
     [t.auditEvents, ["data"]],
     [t.refreshLocks, ["value"]],
+    [t.authorizationRecords, ["data"]],
   ];
 }
 
@@ -604,6 +609,7 @@ export async function migrate(db: AnyKysely, options: MigrateOptions = {}): Prom
   }
   await migrateRefreshLocks(db, t.refreshLocks, type, done);
   await migrateRevocations(db, t.revocations, type, done);
+  await migrateAuthorizationRecords(db, t.authorizationRecords, type, done);
   if (dialect === "mysql") await widenTextColumns(db, t, done);
   if (dialect === "postgres") await migrateChangeTriggers(db, t, options.channel ?? DEFAULT_CHANNEL, done);
   return done;
@@ -617,8 +623,8 @@ export const CHANNEL_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
  * PostgreSQL only: triggers that announce every change of a session or a user to the instances'
- * session caches (`session.cache` over a `SqlRevocationStore` with `listen`, or any store on the
- * same channel), whoever makes it: Latchkey, another program, or plain SQL (`DELETE FROM
+ * session caches (`session.cache` over a `SqlRevocationStore` with `listen`: a `NOTIFY` is heard
+ * by `LISTEN` only, not by a polling store nor a Redis channel), whoever makes it: Latchkey, another program, or plain SQL (`DELETE FROM
  * sessions ...`). After each `UPDATE` or `DELETE` of a row of `sessions` (or of `users`, which
  * cascades to sessions), `NOTIFY <channel>` with the session change of `@latchkey/core/stores`:
  * `{"c":"s","i":<SHA-256 of the token, hex>}` or `{"c":"u","i":<user id>}`. PostgreSQL sends it
@@ -713,6 +719,47 @@ async function migrateRevocations(db: AnyKysely, table: string, type: ColumnType
   const indexes = await existingNames(db, dialect, "index");
   for (const [column, suffix] of [
     ["changedAt", "changed_idx"],
+    ["expiresAt", "expires_idx"],
+  ] as const) {
+    const index = `${table}_${suffix}`;
+    if (indexes.has(index)) continue;
+    await db.schema.createIndex(index).on(table).column(column).execute();
+    done.push(`created index ${index} on ${table} (${column})`);
+  }
+}
+
+/**
+ * The table of `SqlAuthorizationStore`, created when missing: one row per record, keyed by
+ * (`kind`, `id`); `data` (JSON text), the index columns `userId`, `clientId` and `grantId`,
+ * `expiresAt` (epoch milliseconds, null for a record kept until deleted) and `version`.
+ */
+async function migrateAuthorizationRecords(
+  db: AnyKysely,
+  table: string,
+  type: ColumnTypes,
+  done: string[],
+): Promise<void> {
+  const dialect = dialectOf(db);
+  if (!(await existingNames(db, dialect, "table")).has(table)) {
+    await db.schema
+      .createTable(table)
+      .addColumn("kind", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("id", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("data", sql.raw(type.text), (col) => col.notNull())
+      .addColumn("userId", sql.raw(type.key))
+      .addColumn("clientId", sql.raw(type.key))
+      .addColumn("grantId", sql.raw(type.key))
+      .addColumn("expiresAt", sql.raw(type.bigint))
+      .addColumn("version", sql.raw(type.bigint), (col) => col.notNull())
+      .addPrimaryKeyConstraint(`${table}_pkey`, ["kind", "id"])
+      .execute();
+    done.push(`created table ${table}`);
+  }
+  const indexes = await existingNames(db, dialect, "index");
+  for (const [column, suffix] of [
+    ["userId", "user_idx"],
+    ["clientId", "client_idx"],
+    ["grantId", "grant_idx"],
     ["expiresAt", "expires_idx"],
   ] as const) {
     const index = `${table}_${suffix}`;

@@ -153,7 +153,7 @@ for (const { dialect, label, up } of dialects) {
       await database?.drop();
     });
 
-    it("migrate creates the ten tables and fourteen indexes, then nothing on a second run", async () => {
+    it("migrate creates the eleven tables and eighteen indexes, then nothing on a second run", async () => {
       expect(database.migrated.filter((line) => line.startsWith("created table"))).toEqual([
         "created table users",
         "created table accounts",
@@ -165,6 +165,7 @@ for (const { dialect, label, up } of dialects) {
         "created table audit_events",
         "created table refresh_locks",
         "created table revocations",
+        "created table authorization_records",
       ]);
       expect(database.migrated.filter((line) => line.includes("index"))).toEqual([
         "created unique index users_email_key on users (email)",
@@ -181,6 +182,10 @@ for (const { dialect, label, up } of dialects) {
         "created index refresh_locks_expires_idx on refresh_locks (expires)",
         "created index revocations_changed_idx on revocations (changedAt)",
         "created index revocations_expires_idx on revocations (expiresAt)",
+        "created index authorization_records_user_idx on authorization_records (userId)",
+        "created index authorization_records_client_idx on authorization_records (clientId)",
+        "created index authorization_records_grant_idx on authorization_records (grantId)",
+        "created index authorization_records_expires_idx on authorization_records (expiresAt)",
       ]);
       expect(await migrate(database.db)).toEqual([]);
     });

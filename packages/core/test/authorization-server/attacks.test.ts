@@ -377,6 +377,34 @@ describe("client impersonation", () => {
   });
 });
 
+describe("SSRF", () => {
+  it("fetches nothing a request names: request_uri and request objects are refused back to the client", async () => {
+    const fetched: string[] = [];
+    const recording: typeof fetch = async (input) => {
+      fetched.push(String(input));
+      return new Response(null, { status: 500 });
+    };
+    const { app, client, jar } = await signedInClient({ ...ES256, fetch: recording });
+    const { challenge } = await pkce();
+    for (const [param, error] of [
+      ["request_uri", "request_uri_not_supported"],
+      ["request", "request_not_supported"],
+    ]) {
+      const extra = {
+        [param as string]:
+          param === "request_uri" ? "http://169.254.169.254/latest/meta-data/" : "eyJhbGciOiJub25lIn0.e30.",
+      };
+      const response = await send(app, `/oauth/authorize?${authorizationQuery(client.clientId, challenge, extra)}`, {
+        jar,
+      });
+      const back = new URL(response.headers.get("location") ?? "");
+      expect(back.searchParams.get("error")).toBe(error);
+      expect(back.searchParams.get("code")).toBeNull();
+    }
+    expect(fetched).toEqual([]);
+  });
+});
+
 describe("malformed requests", () => {
   it("refuses repeated parameters: a shown page at the authorization endpoint, invalid_request at the token endpoint", async () => {
     const app = await makeApp(ES256);

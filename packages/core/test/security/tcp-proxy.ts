@@ -10,6 +10,8 @@ export type ProxyMode = "pass" | "delay" | "blackhole" | "refuse";
 
 export interface TcpProxy {
   readonly port: number;
+  /** The mode it is in. */
+  readonly mode: ProxyMode;
   /** Latency added to each chunk in "delay" mode. */
   delayMs: number;
   /** Switches mode; "refuse" closes the listener (connection refused), any other mode reopens it. */
@@ -79,6 +81,9 @@ export async function startTcpProxy(targetPort: number, targetHost = "127.0.0.1"
   const proxy: TcpProxy = {
     get port() {
       return port;
+    },
+    get mode() {
+      return mode;
     },
     delayMs: 200,
     async setMode(next) {
@@ -164,7 +169,13 @@ export async function slowLinkBehindProxy<S>(
       proxy.delayMs = ms;
       await proxy.setMode("delay");
     },
-    restore: () => proxy.setMode("pass"),
+    blackhole: () => proxy.setMode("blackhole"),
+    async restore() {
+      // What a black hole swallowed is gone: its connections are reset, as TCP would end them.
+      const wasSwallowing = proxy.mode === "blackhole";
+      await proxy.setMode("pass");
+      if (wasSwallowing) proxy.resetAll();
+    },
     async end() {
       try {
         await end();

@@ -1,8 +1,9 @@
 /**
  * The per-instance cache of database session reads (`session.cache`, issue 26). A read that the
  * cache answers costs a Map lookup instead of `getSessionAndUser`; every change of a session or of
- * its user made through Latchkey (and, on PostgreSQL, any change of the rows: the triggers of
- * `latchkey migrate`) is pushed over the channel of a revocation store, and every instance drops
+ * its user made through Latchkey (and, on PostgreSQL with a listening `SqlRevocationStore`, any
+ * change of the rows: the triggers of `latchkey migrate`) is pushed over the channel of a
+ * revocation store, and every instance drops
  * what it held. The cache is trusted only while that channel is known to be up: before the first
  * subscription is confirmed, and from a `down` until the store's `up` (sent once it has subscribed
  * again), every read goes to the database and nothing is kept.

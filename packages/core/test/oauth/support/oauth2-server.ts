@@ -6,6 +6,8 @@
  *   body), `/v2/user/info/` (only the `fields` asked for, `{ data: { user }, error }`);
  * - VK-shaped: every URL needs `v`; `/access_token` answers without token_type and with the
  *   e-mail; `/method/users.get` answers `{ response: [user] }`.
+ * - HubSpot-shaped: `/oauth/v1/access-tokens/<token>` describes the plain dialect's access token
+ *   in the path, without an `Authorization` header, and names the user by e-mail address.
  * The user is the authorization request's `login_hint` (default "ada"); `deny` refuses.
  */
 import { createHash, randomBytes } from "node:crypto";
@@ -188,6 +190,24 @@ export async function startAuthServer(
     const vkVersionMissing = url.pathname.startsWith("/vk/") && !query.v;
     if (vkVersionMissing)
       return send(res, 400, { error: { error_code: 8, error_msg: "Invalid request: v is required" } });
+
+    const tokenInfo = /^\/oauth\/v1\/access-tokens\/([^/]+)$/.exec(url.pathname);
+    if (req.method === "GET" && tokenInfo) {
+      const grant = tokens.get(decodeURIComponent(tokenInfo[1] as string));
+      if (!grant) return send(res, 404, { status: "error", message: "The OAuth token used for this call is invalid." });
+      const user = USERS[grant.user] as (typeof USERS)[string];
+      return send(res, 200, {
+        token: tokenInfo[1],
+        user: user.email,
+        hub_domain: "example-7123.com",
+        scopes: ["oauth"],
+        hub_id: 7123456,
+        app_id: 456789,
+        expires_in: 1800,
+        user_id: user.id,
+        token_type: "access",
+      });
+    }
 
     switch (`${req.method} ${url.pathname}`) {
       case "GET /authorize":

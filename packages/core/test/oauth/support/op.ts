@@ -118,6 +118,13 @@ export async function startOP(
      * refused with `invalid_grant`, and oidc-provider then revokes the whole grant.
      */
     refreshTokens?: boolean;
+    /** Scopes and the claims each grants, instead of the default `openid`, `email` and `profile`. */
+    claims?: Record<string, string[]>;
+    /**
+     * Answer UserInfo as a signed JWT (`application/jwt`, OIDC Core §5.3.2) to clients registered
+     * with `userinfo_signed_response_alg`, as BankID does.
+     */
+    jwtUserinfo?: boolean;
   } = {},
 ): Promise<TestOP> {
   const server = createServer();
@@ -129,10 +136,18 @@ export async function startOP(
     clients,
     jwks: { keys: [{ ...key, kid: "test-key", use: "sig", alg: "RS256" }] },
     cookies: { keys: ["oidc-provider-test-cookie-key-0123456789"] },
-    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "picture", "preferred_username"] },
+    claims: options.claims ?? {
+      openid: ["sub"],
+      email: ["email", "email_verified"],
+      profile: ["name", "picture", "preferred_username"],
+    },
     conformIdTokenClaims: options.conformIdTokenClaims ?? false,
     ...(options.idTokenSigningAlgs ? { enabledJWA: { idTokenSigningAlgValues: options.idTokenSigningAlgs } } : {}),
-    features: { devInteractions: { enabled: false }, revocation: { enabled: !!options.refreshTokens } },
+    features: {
+      devInteractions: { enabled: false },
+      revocation: { enabled: !!options.refreshTokens },
+      jwtUserinfo: { enabled: !!options.jwtUserinfo },
+    },
     ...(options.refreshTokens ? { issueRefreshToken: () => true, rotateRefreshToken: true } : {}),
     interactions: { url: (_ctx: unknown, i: { uid: string }) => `/interaction/${i.uid}` },
     async findAccount(_ctx: unknown, id: string) {

@@ -295,17 +295,28 @@ export async function completeAuthorization(
         httpOptions<"GET", undefined>(provider, as.userinfo_endpoint),
       );
       if (isOidc && idClaims) {
+        // A signed answer (`application/jwt`, OIDC Core §5.3.2) has its claims checked by
+        // oauth4webapi and its signature here, as an id_token's.
+        const signed = isJwt(userinfo) ? await userinfo.clone().text() : undefined;
         profile = (await o.processUserInfoResponse(as, client, idClaims.sub, userinfo)) as Profile;
+        if (signed !== undefined) await verifyJwsSignature(provider, as, userinfo, signed, "signed userinfo");
       } else {
         profile = await plainUserinfo(userinfo);
       }
     }
   } catch (e) {
+    if (e instanceof IdTokenRefusal)
+      throw new OAuthCallbackError(e.message, { provider: provider.id, step: "userinfo", reason: e.reason });
     forgetStaleMetadata(e, provider);
     throw callbackError(e, provider, "userinfo request");
   }
 
   return mapProfile(provider, profile, tokens);
+}
+
+/** Whether an answer is a JWT (`application/jwt`), as a signed UserInfo answer is. */
+function isJwt(response: Response): boolean {
+  return response.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase() === "application/jwt";
 }
 
 /** Reads a plain OAuth 2 userinfo answer: a JSON object with status 200. */
@@ -438,18 +449,7 @@ export async function verifyIdToken(
   if (!claims) return undefined;
   const refuse = (reason: IdTokenRefusalReason, why: string) =>
     new IdTokenRefusal(reason, `The id_token of provider "${provider.id}" was refused: ${why}`);
-  try {
-    await verifyIdTokenSignature(provider, as, response, processed.id_token as string);
-  } catch (e) {
-    // A signature that does not verify, a key the provider does not publish, an algorithm we do
-    // not check: the token is refused. The keys not being reachable says nothing about the token.
-    const bad =
-      e instanceof o.UnsupportedOperationError ||
-      (e instanceof o.OperationProcessingError &&
-        (e.code === o.KEY_SELECTION || /signature verification failed/.test(e.message)));
-    if (!bad) throw e;
-    throw refuse("signature", `its signature does not verify with the provider's keys (${e.message})`);
-  }
+  await verifyJwsSignature(provider, as, response, processed.id_token as string, "id_token");
   const now = Math.floor(Date.now() / 1000);
   if (claims.iat > now + MAX_IAT_AHEAD_SECONDS) {
     throw refuse(
@@ -474,11 +474,13 @@ const HMAC_ALGORITHMS = new Map<string, HashName>([
 ]);
 
 /**
- * Verifies the signature of an id_token whose claims oauth4webapi has already validated.
+ * Verifies the signature of a JWS the provider answered, whose claims oauth4webapi has already
+ * validated: an id_token, or a signed UserInfo answer (OIDC Core §5.3.2, `application/jwt`, as
+ * BankID sends it). Throws `IdTokenRefusal` (reason `signature`) when it must be refused.
  *
- * TLS already authenticates the token endpoint (OIDC Core §3.1.3.7 item 6), but the signature is
- * checked too (RFC 8725 §3.1, ASVS V3.5.3): a token endpoint behind a compromised proxy, or a
- * provider whose TLS is terminated elsewhere, cannot hand us forged claims.
+ * TLS already authenticates the provider's endpoints (OIDC Core §3.1.3.7 item 6), but the
+ * signature is checked too (RFC 8725 §3.1, ASVS V3.5.3): an endpoint behind a compromised proxy,
+ * or a provider whose TLS is terminated elsewhere, cannot hand us forged claims.
  *
  * - `none` (or no readable `alg`) is refused, whatever the provider advertises.
  * - `HS256` / `HS384` / `HS512` is accepted only when the provider is configured for it
@@ -490,30 +492,51 @@ const HMAC_ALGORITHMS = new Map<string, HashName>([
  *   `customFetch` and cached by oauth4webapi); a provider that publishes none cannot be verified,
  *   so its id_token is refused.
  */
-async function verifyIdTokenSignature(
+async function verifyJwsSignature(...args: Parameters<typeof checkJwsSignature>): Promise<void> {
+  const [provider, , , , what] = args;
+  try {
+    await checkJwsSignature(...args);
+  } catch (e) {
+    // A signature that does not verify, a key the provider does not publish, an algorithm we do
+    // not check: the token is refused. The keys not being reachable says nothing about the token.
+    const bad =
+      e instanceof o.UnsupportedOperationError ||
+      (e instanceof o.OperationProcessingError &&
+        (e.code === o.KEY_SELECTION || /signature verification failed/.test(e.message)));
+    if (!bad) throw e;
+    throw new IdTokenRefusal(
+      "signature",
+      `The ${what} of provider "${provider.id}" was refused: its signature does not verify with the provider's keys (${e.message})`,
+    );
+  }
+}
+
+async function checkJwsSignature(
   provider: OAuthProvider,
   as: o.AuthorizationServer,
-  tokenResponse: Response,
-  idToken: string,
+  response: Response,
+  jws: string,
+  what: "id_token" | "signed userinfo",
 ): Promise<void> {
-  const alg = idTokenAlg(idToken);
-  const configured = provider.client?.id_token_signed_response_alg;
+  const alg = idTokenAlg(jws);
+  const setting = what === "id_token" ? "id_token_signed_response_alg" : "userinfo_signed_response_alg";
+  const configured = provider.client?.[setting];
   const refuse = (why: string) =>
-    new IdTokenRefusal("signature", `The id_token of provider "${provider.id}" was refused: ${why}`);
+    new IdTokenRefusal("signature", `The ${what} of provider "${provider.id}" was refused: ${why}`);
   if (alg === "" || alg.toLowerCase() === "none") throw refuse("it is not signed (alg none)");
   const hmac = HMAC_ALGORITHMS.get(alg);
   if (hmac || alg.startsWith("HS")) {
     if (!hmac || configured !== alg) {
       throw refuse(
-        `it is signed with ${alg} (an HMAC keyed by the client secret), which this client is not configured for. If the provider really signs id_tokens with the client secret, set \`client: { id_token_signed_response_alg: "${alg}" }\` on the provider.`,
+        `it is signed with ${alg} (an HMAC keyed by the client secret), which this client is not configured for. If the provider really signs them with the client secret, set \`client: { ${setting}: "${alg}" }\` on the provider.`,
       );
     }
     if (!provider.clientSecret) {
       throw new InvalidConfiguration(
-        `Provider "${provider.id}" expects ${alg} id_tokens, keyed by the client secret, but has no \`clientSecret\`.`,
+        `Provider "${provider.id}" expects ${alg} in its ${what}, keyed by the client secret, but has no \`clientSecret\`.`,
       );
     }
-    const [header = "", payload = "", signature = ""] = idToken.split(".");
+    const [header = "", payload = "", signature = ""] = jws.split(".");
     const expected = hmacOf(hmac, provider.clientSecret, `${header}.${payload}`);
     const received = fromBase64url(signature);
     if (!timingSafeEqual(received, expected)) {
@@ -539,7 +562,7 @@ async function verifyIdTokenSignature(
   }
   await o.validateApplicationLevelSignature(
     { ...as, jwks_uri: jwksUri },
-    tokenResponse,
+    response,
     httpOptions<"GET", undefined>(provider, jwksUri),
   );
 }

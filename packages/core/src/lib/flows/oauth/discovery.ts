@@ -126,6 +126,35 @@ function expectedIssuer(issuer: URL): URL {
     : issuer;
 }
 
+// Azure AD B2C serves a user flow's metadata under the flow's authority,
+// https://<host>/<tenant>/<B2C_1_flow>/v2.0, and names in it the issuer of the flow's tokens,
+// https://<host>/<tenant-id>/v2.0/ (or https://<host>/tfp/<tenant-id>/<B2C_1_flow>/v2.0/): the
+// user flow is in the one and not in the other, so the issuer cannot be compared with the URL.
+// User flows are named B2C_1_..., custom policies B2C_1A_...
+const B2C_AUTHORITY = /^\/[^/]+\/(b2c_1a?_[^/]+)\/v2\.0\/?$/i;
+
+/**
+ * The issuer a B2C user flow's metadata may name for `authority`: on the same origin, the tenant's
+ * issuer, or the `tfp` form for the same user flow. Undefined when `authority` is not a B2C user
+ * flow's.
+ */
+function b2cIssuerCheck(authority: URL): ((named: string) => boolean) | undefined {
+  const flow = B2C_AUTHORITY.exec(authority.pathname)?.[1]?.toLowerCase();
+  if (!flow) return undefined;
+  return (named) => {
+    let url: URL;
+    try {
+      url = new URL(named);
+    } catch {
+      return false;
+    }
+    if (url.origin !== authority.origin || url.search || url.hash) return false;
+    const tenant = /^\/[^/]+\/v2\.0\/?$/.test(url.pathname);
+    const tfp = /^\/tfp\/[^/]+\/([^/]+)\/v2\.0\/?$/i.exec(url.pathname)?.[1]?.toLowerCase() === flow;
+    return tenant || tfp;
+  };
+}
+
 async function discover(provider: OAuthProvider): Promise<o.AuthorizationServer> {
   const issuer = provider.issuer ? new URL(provider.issuer) : undefined;
   if (provider.wellKnown) {
@@ -147,6 +176,18 @@ async function discover(provider: OAuthProvider): Promise<o.AuthorizationServer>
     ...httpOptions<"GET", undefined>(provider, issuer),
     algorithm: "oidc",
   });
+  const b2c = b2cIssuerCheck(issuer);
+  if (b2c && response.status === 200) {
+    const named = (
+      (await response
+        .clone()
+        .json()
+        .catch(() => null)) as { issuer?: unknown } | null
+    )?.issuer;
+    // The document is the one asked for, at the user flow's URL; its issuer is then what the
+    // flow's id_tokens must name, on the same host.
+    if (typeof named === "string" && b2c(named)) return o.processDiscoveryResponse(new URL(named), response);
+  }
   return o.processDiscoveryResponse(expectedIssuer(issuer), response);
 }
 

@@ -83,7 +83,12 @@ export const authConfig: NextAuthConfig = {
   adapter,
   // JWT sessions, revocable on every server that shares the database (the revocations table,
   // polled every second on SQLite): a sign-out, a password reset or change ends them everywhere.
-  session: { strategy: "jwt", revocation: { store: SqlRevocationStore(db) } },
+  // DEMO_REVOCATION=memory keeps them in this process's memory instead (`revocation: true`): one
+  // `next start`, every one of its server layers included.
+  session: {
+    strategy: "jwt",
+    revocation: env.DEMO_REVOCATION === "memory" ? true : { store: SqlRevocationStore(db) },
+  },
   experimental: { enableWebAuthn: true },
   theme: { colorScheme: "auto", brandColor: "#3b5bdb" },
   providers,

@@ -49,12 +49,12 @@ export async function buildDemo(appDir: string): Promise<void> {
 
 export type NextDemo = ServerProcess;
 
-/** Starts the built app through its start script; resolves once Next.js is ready. */
-export async function startNextDemo(appDir: string): Promise<NextDemo> {
+/** Starts the built app through its start script (with `env` besides); resolves once Next.js is ready. */
+export async function startNextDemo(appDir: string, env: Record<string, string> = {}): Promise<NextDemo> {
   const dataDir = mkdtempSync(join(tmpdir(), "latchkey-next-demo-"));
   return startServerProcess([join(demoDir, "scripts", "start.mjs"), appDir], {
     // No internet here: the breached-password check of the sign-up and reset forms is off.
-    env: cleanEnv({ PORT: "0", DEMO_DATA_DIR: dataDir, DEMO_BREACHED_CHECK: "off" }),
+    env: cleanEnv({ PORT: "0", DEMO_DATA_DIR: dataDir, DEMO_BREACHED_CHECK: "off", ...env }),
     name: "the Next.js demo",
     ready: (output) =>
       output.includes("storage:") ? /Latchkey Next\.js demo on (http:\/\/\S+)/.exec(output)?.[1] : undefined,

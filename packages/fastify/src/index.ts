@@ -106,6 +106,8 @@ export function getSession(request: FastifyRequest): Promise<Session | null> {
 async function latchkey(fastify: FastifyInstance, options: AuthConfig & { prefix?: string }): Promise<void> {
   const { prefix = "/auth", ...auth } = options;
   const basePath = `${fastify.prefix}${prefix}`.replace(/\/+$/, "");
+  // Fastify hands the options as a new object anyway; the core keeps limits, revocations and caches
+  // per application (by its secrets), so this copy and the application's configuration share them.
   const config: AuthConfig = { ...auth, basePath, logger: auth.logger ?? structuredLogger(fastify.log) };
   fastify.decorate(kConfig as unknown as string, config);
   fastify.decorateRequest("session", null as unknown as Session);

@@ -61,7 +61,11 @@ export interface SvelteKitAuthResult {
 let privateEnv: Promise<Record<string, string | undefined>> | undefined;
 const environment = () => (privateEnv ??= import("$env/dynamic/private").then((m) => m.env));
 
-/** Each application configuration with its base path defaulted, made once per object. */
+/**
+ * Each application configuration with its base path defaulted, made once per object. A copy, with
+ * the application's secret: the core keeps limits, revocations and caches per application (by its
+ * secrets), so the copy and the application's own object (given to `revokeUserSessions`, say) share them.
+ */
 const prepared = new WeakMap<AuthConfig, AuthConfig>();
 
 /** Where a request arrived (the URL SvelteKit built: `ORIGIN`, or `Host` with adapter-node). */

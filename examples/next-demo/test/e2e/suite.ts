@@ -110,9 +110,16 @@ export function nextDemoSuite(major: 15 | 16): void {
     await expect.poll(() => whoIsSignedIn(page), { timeout: 10_000, interval: 200 }).toBe("You are not signed in.");
   }
 
+  /** The one `next build` of this file, whichever describe asks first. */
+  let building: Promise<void> | undefined;
+  const built = () => {
+    building ??= buildDemo(appDirs[major]);
+    return building;
+  };
+
   describe.skipIf(!runs)(`the Next.js ${major} demo in Chromium`, () => {
     beforeAll(async () => {
-      const [, launched] = await Promise.all([buildDemo(appDirs[major]), launchChromium()]);
+      const [, launched] = await Promise.all([built(), launchChromium()]);
       browser = launched;
       demo = await startNextDemo(appDirs[major]);
     }, 600_000);
@@ -484,6 +491,168 @@ export function nextDemoSuite(major: 15 | 16): void {
         const check = await freshPage();
         await passwordRefused(check, email, "stolen passphrase 9");
         await passwordSignIn(check, email, `racing passphrase ${winner}`, `${demo.url}/`);
+      },
+      STEP,
+    );
+  });
+
+  // Security round 4, issue 34 item 1: `next build` loads lib/auth.ts once per server layer (Route
+  // Handlers, Server Components, Server Actions, the proxy or middleware), each layer calling
+  // NextAuth with an object of its own. With revocations and limits in memory (DEMO_REVOCATION=
+  // memory: `revocation: true`; the default limiter), a sign-out or a reset through one layer was
+  // unseen by the others, and each layer counted its own wrong passwords. The same build, served
+  // by a second `next start` with its own data.
+  describe.skipIf(!runs)(`the Next.js ${major} demo: one application across its server layers (in memory)`, () => {
+    let layered: NextDemo;
+    let chromium: Browser;
+    const own: BrowserContext[] = [];
+    const email = `next${major}-layers@example.com`;
+
+    beforeAll(async () => {
+      const [, launched] = await Promise.all([built(), launchChromium()]);
+      chromium = launched;
+      layered = await startNextDemo(appDirs[major], { DEMO_REVOCATION: "memory" });
+    }, 600_000);
+    afterAll(async () => {
+      await Promise.all(own.map((c) => c.close()));
+      await chromium?.close();
+      await layered?.stop();
+    });
+
+    async function context(): Promise<BrowserContext> {
+      const made = await chromium.newContext();
+      own.push(made);
+      made.setDefaultTimeout(15_000);
+      return made;
+    }
+
+    /** What each layer says of the browser of `page`: a Server Component, a Route Handler, the proxy, a Server Action. */
+    async function layers(page: Page): Promise<Record<string, string>> {
+      await page.goto(`${layered.url}/`);
+      const component = (await page.textContent("#who"))?.replace(/\s+/g, " ").trim() ?? "";
+      const route = (await page.request.get(`${layered.url}/api/me`)).status();
+      await page.goto(`${layered.url}/protected`);
+      const proxy = page.url().startsWith(`${layered.url}/protected`) ? "let through" : "sent to sign in";
+      return { component, route: String(route), proxy };
+    }
+
+    const signedIn = {
+      component: `Signed in as ${email} (${email}) with password.`,
+      route: "200",
+      proxy: "let through",
+    };
+    const signedOut = { component: "You are not signed in.", route: "401", proxy: "sent to sign in" };
+
+    /** The change-password Server Action from an /account/password page loaded while signed in: what it answers now. */
+    async function actionAnswer(page: Page): Promise<string> {
+      await page.fill('#change-form input[name="currentPassword"]', "layers passphrase 1");
+      await page.fill('#change-form input[name="password"]', "never stored passphrase 7");
+      await page.fill('#change-form input[name="confirm"]', "never stored passphrase 7");
+      await page.click("#change-form button");
+      return (await page.locator("#change-form-error").textContent()) ?? "";
+    }
+
+    /** The owner signed in (a Server Action) and a thief holding a copy of her cookies, its action page loaded. */
+    async function ownerAndThief(password: string) {
+      const owner = await (await context()).newPage();
+      await owner.goto(`${layered.url}/login`);
+      await owner.fill('#password-form input[name="email"]', email);
+      await owner.fill('#password-form input[name="password"]', password);
+      await Promise.all([owner.waitForURL(`${layered.url}/`), owner.click("#password-form button")]);
+      const thiefContext = await context();
+      await thiefContext.addCookies(await owner.context().cookies());
+      const thief = await thiefContext.newPage();
+      expect(await layers(thief)).toEqual(signedIn);
+      const actionPage = await thiefContext.newPage();
+      await actionPage.goto(`${layered.url}/account/password`);
+      await actionPage.locator("#change-form").waitFor();
+      return { owner, thief, actionPage };
+    }
+
+    it(
+      "attack: after the owner signs out (a Server Action), a copy of her cookie is refused by a Server Component, a Route Handler, a Server Action and the proxy",
+      async () => {
+        const page = await (await context()).newPage();
+        // The account, made through the sign-up and verification Server Actions (the mail catcher's code).
+        await page.goto(`${layered.url}/signup`);
+        for (const [name, value] of Object.entries({
+          email,
+          password: "layers passphrase 1",
+          confirm: "layers passphrase 1",
+        }))
+          await page.fill(`#signup-form input[name="${name}"]`, value);
+        await Promise.all([page.waitForURL(`${layered.url}/verify?sent=1`), page.click("#signup-form button")]);
+        await page.goto(`${layered.url}/dev/mail`);
+        const code = await page
+          .locator("li.mail", { has: page.locator(".to", { hasText: email }) })
+          .locator(".code")
+          .first()
+          .textContent();
+        await page.goto(`${layered.url}/verify`);
+        await page.fill('#verify-code-form input[name="code"]', code ?? "");
+        await Promise.all([page.waitForURL(`${layered.url}/login?verified=1`), page.click("#verify-code-form button")]);
+
+        const { owner, thief, actionPage } = await ownerAndThief("layers passphrase 1");
+        await owner.goto(`${layered.url}/account`);
+        await Promise.all([owner.waitForURL(`${layered.url}/`), owner.click("#nav-signout button")]);
+        expect(await layers(thief)).toEqual(signedOut);
+        expect(await actionAnswer(actionPage)).toBe("You are signed out: sign in again.");
+      },
+      STEP,
+    );
+
+    it(
+      "attack: after a password reset through @latchkey/next/accounts, a copy of the cookie is refused by every layer",
+      async () => {
+        const { thief, actionPage } = await ownerAndThief("layers passphrase 1");
+        const asker = await (await context()).newPage();
+        await asker.goto(`${layered.url}/forgot`);
+        await asker.fill('#forgot-form input[name="email"]', email);
+        await asker.click("#forgot-form button");
+        await asker.locator("#forgot-form-notice").waitFor();
+        await asker.goto(`${layered.url}/dev/mail`);
+        const link = await asker
+          .locator("li.mail", { has: asker.locator(".to", { hasText: email }) })
+          .locator('a[href*="/reset?"]')
+          .first()
+          .getAttribute("href");
+        await asker.goto(new URL(link ?? "", layered.url).href);
+        await asker.fill('#reset-form input[name="password"]', "layers passphrase 2");
+        await asker.fill('#reset-form input[name="confirm"]', "layers passphrase 2");
+        await Promise.all([asker.waitForURL(`${layered.url}/login?reset=1`), asker.click("#reset-form button")]);
+        expect(await layers(thief)).toEqual(signedOut);
+        expect(await actionAnswer(actionPage)).toBe("You are signed out: sign in again.");
+      },
+      STEP,
+    );
+
+    // Last: it spends the demo user's budget for the rest of the window.
+    it(
+      "attack: the limiter is not halved: 5 wrong passwords through the Route Handler, then the right one through the Server Action is refused",
+      async () => {
+        for (let i = 0; i < 5; i++) {
+          const csrf = await fetch(`${layered.url}/api/auth/csrf`);
+          const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+          const cookie = csrf.headers
+            .getSetCookie()
+            .map((c) => c.split(";")[0])
+            .join("; ");
+          const answer = await fetch(`${layered.url}/api/auth/callback/credentials`, {
+            method: "POST",
+            redirect: "manual",
+            headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+            body: new URLSearchParams({ csrfToken, email: "demo@example.com", password: "wrong" }),
+          });
+          expect(answer.headers.get("location") ?? "").toMatch(/error=CredentialsSignin/);
+        }
+        const page = await (await context()).newPage();
+        await page.goto(`${layered.url}/login`);
+        await page.fill('#password-form input[name="email"]', "demo@example.com");
+        await page.fill('#password-form input[name="password"]', "demo-password");
+        await page.click("#password-form button");
+        expect(await page.locator("#password-error").textContent()).toBe("Sign-in failed (RateLimited).");
+        await page.goto(`${layered.url}/`);
+        expect(await page.textContent("#who")).toBe("You are not signed in.");
       },
       STEP,
     );

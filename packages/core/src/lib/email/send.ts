@@ -1,6 +1,6 @@
 import type { EmailConfig, SendVerificationRequestParams } from "../../shapes/email.js";
-import { fieldOf, textOf } from "../merge.js";
-import { customFetch } from "../symbols.js";
+import { fieldOf, textOf } from "../base/merge.js";
+import { customFetch } from "../base/symbols.js";
 import { type EmailMessage, emailMessage } from "./message.js";
 
 /** A mailbox split into its display name and address: `"Ada <ada@example.com>"`. */

@@ -54,22 +54,22 @@ import {
   sendIdOf,
   verifyRecords,
 } from "./lib/accounts/records.js";
-import { type AdapterWith, hasMethods, withMethods } from "./lib/adapter-for.js";
 import { recordAudit } from "./lib/audit/record.js";
-import type { EmailProviderInternal, Env, ResolvedConfig } from "./lib/config-types.js";
-import { readChunkedCookie, serializeCookie } from "./lib/cookies.js";
+import { type AdapterWith, hasMethods, withMethods } from "./lib/base/adapter-for.js";
+import { errorOf } from "./lib/base/error-of.js";
+import { smtpSender } from "./lib/base/symbols.js";
+import type { EmailProviderInternal, Env, ResolvedConfig } from "./lib/config/types.js";
+import { openToken, sealToken } from "./lib/crypto/jwe.js";
 import { normalizeEmailIdentifier } from "./lib/email/identifier.js";
-import { errorOf } from "./lib/error-of.js";
 import { releaseToProver } from "./lib/flows/identity.js";
 import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
 import { noteVerifiedPassword } from "./lib/flows/sign-in-guard.js";
-import { openToken, sealToken } from "./lib/jwe.js";
+import { readChunkedCookie, serializeCookie } from "./lib/http/cookies.js";
 import { type AccountPageName, accountPageContent } from "./lib/pages/accounts.js";
 import type { SafeHtml } from "./lib/pages/html.js";
 import { page } from "./lib/pages/layout.js";
-import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/pipeline.js";
+import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/serve/pipeline.js";
 import { amrOf, keepSessionIdentity, openJwtSession, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
-import { smtpSender } from "./lib/symbols.js";
 import {
   type BreachedPasswordOptions,
   checkBreachedPassword,

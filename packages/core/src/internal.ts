@@ -19,19 +19,22 @@
  * @module internal
  */
 
-import { resolveConfig } from "./lib/config.js";
-import type { Env } from "./lib/config-types.js";
-import { type WarningCode, warnOnce } from "./lib/logger.js";
-import type { SessionRequest } from "./lib/pipeline.js";
+import { type WarningCode, warnOnce } from "./lib/base/logger.js";
+import { resolveConfig } from "./lib/config/resolve.js";
+import type { Env } from "./lib/config/types.js";
+import type { SessionRequest } from "./lib/serve/pipeline.js";
 import * as core from "./sessions.js";
 import type { AuthConfig } from "./types.js";
 
 export { type ServableServer, serveAuthorization } from "./lib/authorization-server/incoming.js";
-export { encodeCookieValue } from "./lib/cookies.js";
-export { withEnvDefaults } from "./lib/env.js";
-export { type GuardOptions, type GuardRequest, guard } from "./lib/guard.js";
-export { type StructuredLog, structuredLogger } from "./lib/logger.js";
-export { nodeHeader, nodeWebHeaders, readNodeBody, writeNodeResponse } from "./lib/node-http.js";
+export { type StructuredLog, structuredLogger } from "./lib/base/logger.js";
+export { withEnvDefaults } from "./lib/config/env.js";
+export { encodeCookieValue } from "./lib/http/cookies.js";
+export { nodeHeader, nodeWebHeaders, readNodeBody, writeNodeResponse } from "./lib/http/node-http.js";
+export { BadBody, clientAddressFrom, type HeaderReader, MAX_BODY_BYTES, readWebBody } from "./lib/http/request.js";
+export { finalizeResponse, forbidCaching, type HeaderSetter, toResponse } from "./lib/http/response.js";
+export { webIncoming } from "./lib/http/web-incoming.js";
+export { type GuardOptions, type GuardRequest, guard } from "./lib/serve/guard.js";
 export {
   type IncomingRequest,
   type SessionReadAnswer,
@@ -40,9 +43,7 @@ export {
   sessionCookieOf,
   sessionOf,
   sessionReadOf,
-} from "./lib/pipeline.js";
-export { BadBody, clientAddressFrom, type HeaderReader, MAX_BODY_BYTES, readWebBody } from "./lib/request.js";
-export { finalizeResponse, forbidCaching, type HeaderSetter, toResponse } from "./lib/response.js";
+} from "./lib/serve/pipeline.js";
 export {
   type AccountsServerCall,
   type Arrival,
@@ -57,8 +58,7 @@ export {
   type SignInAuthorizationParams,
   serverSignIn,
   serverSignOut,
-} from "./lib/server-action.js";
-export { webIncoming } from "./lib/web-incoming.js";
+} from "./lib/serve/server-action.js";
 
 /**
  * The functions of `@latchkey/core/sessions` bound to a framework's request type: each takes the

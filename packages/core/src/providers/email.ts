@@ -20,8 +20,9 @@
  * ```
  * @module providers/email
  */
+
+import { smtpSender } from "../lib/base/symbols.js";
 import { sendWithNodemailer } from "../lib/email/smtp.js";
-import { smtpSender } from "../lib/symbols.js";
 import type { EmailConfig, EmailUserConfig } from "../shapes/email.js";
 
 export { InvalidEmailAddress, normalizeEmailIdentifier } from "../lib/email/identifier.js";

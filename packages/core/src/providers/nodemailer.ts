@@ -16,8 +16,9 @@
  * ```
  * @module providers/nodemailer
  */
+
+import { smtpSender } from "../lib/base/symbols.js";
 import { sendWithNodemailer } from "../lib/email/smtp.js";
-import { smtpSender } from "../lib/symbols.js";
 import type { EmailConfig, EmailUserConfig, SmtpServerOptions } from "./email.js";
 
 export type { EmailConfig, SendVerificationRequestParams } from "./email.js";

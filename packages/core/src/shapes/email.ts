@@ -3,7 +3,7 @@
  * factories (`providers/email.ts`, `nodemailer`, `resend`, ...) and the flow and senders in
  * `lib/flows/email/`. `@latchkey/core/providers/email` re-exports them.
  */
-import type { customFetch, smtpSender } from "../lib/symbols.js";
+import type { customFetch, smtpSender } from "../lib/base/symbols.js";
 import type { Awaitable, Theme } from "./data.js";
 
 /** What `sendVerificationRequest` receives. */

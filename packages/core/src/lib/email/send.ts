@@ -1,5 +1,5 @@
 import type { EmailConfig, SendVerificationRequestParams } from "../../shapes/email.js";
-import { customFetch } from "../symbols.js";
+import { customFetch } from "../base/symbols.js";
 import { type EmailMessage, emailMessage } from "./message.js";
 
 /** A mailbox split into its display name and address: `"Ada <ada@example.com>"`. */

@@ -5,7 +5,7 @@
  * Worker. Password-account e-mails use the provider's sender (`smtpSender`), not this module.
  */
 import type { SendVerificationRequestParams } from "../../shapes/email.js";
-import { fieldOf, textOf } from "../merge.js";
+import { fieldOf, textOf } from "../base/merge.js";
 import type { EmailMessage } from "./message.js";
 import { defaultMessage, parseMailbox, requireFrom } from "./send.js";
 

@@ -17,13 +17,13 @@
  * token itself (`csrfToken` in the form or the options, with the CSRF cookie), as a form posted to
  * the pipeline's own routes does; without one it is refused with `MissingCSRF`.
  */
-import { MissingCSRF } from "../errors.js";
-import type { ResponseInternal } from "../shapes/data.js";
-import type { AuthConfig } from "../types.js";
+import { MissingCSRF } from "../../errors.js";
+import type { ResponseInternal } from "../../shapes/data.js";
+import type { AuthConfig } from "../../types.js";
+import type { Env } from "../config/env.js";
+import { clientAddressFrom, type HeaderReader } from "../http/request.js";
 import { requireCsrf } from "./csrf-check.js";
-import type { Env } from "./env.js";
 import { type IncomingRequest, type SessionRequest, serve, sessionCookieOf } from "./pipeline.js";
-import { clientAddressFrom, type HeaderReader } from "./request.js";
 
 type Cookie = NonNullable<ResponseInternal["cookies"]>[number];
 

@@ -1,4 +1,4 @@
-import type { ResponseInternal } from "../shapes/data.js";
+import type { ResponseInternal } from "../../shapes/data.js";
 import { serializeCookie } from "./cookies.js";
 import { headerSafeUrl } from "./redirect.js";
 

@@ -1,5 +1,5 @@
-import type { Provider, ProviderConfig } from "../providers/index.js";
-import { merge } from "./merge.js";
+import type { Provider, ProviderConfig } from "../../providers/index.js";
+import { merge } from "../base/merge.js";
 
 /**
  * Turns an entry of `config.providers` into its final configuration: a factory is called with no

@@ -3,11 +3,11 @@
  * helpers of `@latchkey/core/sessions`, the password-account server actions): the request's CSRF
  * cookie, of the same set as its session cookie, against the token the form posted.
  */
-import { MissingCSRF } from "../errors.js";
-import type { Cookie, CookieOption } from "../shapes/data.js";
-import type { ResolvedConfig } from "./config-types.js";
-import { createCsrfToken, csrfTokensMatch, readCsrfCookie } from "./csrf.js";
-import { skipCSRFCheck } from "./symbols.js";
+import { MissingCSRF } from "../../errors.js";
+import type { Cookie, CookieOption } from "../../shapes/data.js";
+import { skipCSRFCheck } from "../base/symbols.js";
+import type { ResolvedConfig } from "../config/types.js";
+import { createCsrfToken, csrfTokensMatch, readCsrfCookie } from "../crypto/csrf.js";
 
 /** The CSRF cookie of the request's scheme: of the same set (`__Host-` on HTTPS) as its session cookie. */
 function csrfCookieOf(config: ResolvedConfig, sessionCookie: CookieOption): CookieOption {

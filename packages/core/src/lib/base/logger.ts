@@ -1,5 +1,5 @@
 import { inspect } from "#platform";
-import type { LoggerInstance } from "../shapes/data.js";
+import type { LoggerInstance } from "../../shapes/data.js";
 import { type Application, held, slot } from "./application.js";
 import { fieldOf } from "./merge.js";
 

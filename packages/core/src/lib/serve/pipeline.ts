@@ -4,23 +4,16 @@
  * fixed: resolve the configuration, parse the action, decide the origin and whether its host is
  * trusted, read the body, dispatch, and turn every failure into its answer.
  */
-import { AuthError, SessionTokenError, UnknownAction, UntrustedHost } from "../errors.js";
-import type { Cookie, CookieOption, ResponseInternal, Session } from "../shapes/data.js";
-import type { AuthConfig } from "../types.js";
-import { recordPendingAudit } from "./audit/record.js";
-import { cookiesFor, resolveConfig } from "./config.js";
-import type { Env, ResolvedConfig } from "./config-types.js";
-import { parseCookieHeader } from "./cookies.js";
-import { errorOf } from "./error-of.js";
-import {
-  badRequest,
-  configurationErrorResponse,
-  handle,
-  unparsableRequestResponse,
-  unresolvedConfigResponse,
-} from "./handler.js";
-import { createLogger, warnOnce } from "./logger.js";
-import { headerSafeUrl } from "./redirect.js";
+import { AuthError, SessionTokenError, UnknownAction, UntrustedHost } from "../../errors.js";
+import type { Cookie, CookieOption, ResponseInternal, Session } from "../../shapes/data.js";
+import type { AuthConfig } from "../../types.js";
+import { recordPendingAudit } from "../audit/record.js";
+import { errorOf } from "../base/error-of.js";
+import { createLogger, warnOnce } from "../base/logger.js";
+import { cookiesFor, resolveConfig } from "../config/resolve.js";
+import type { Env, ResolvedConfig } from "../config/types.js";
+import { parseCookieHeader } from "../http/cookies.js";
+import { headerSafeUrl } from "../http/redirect.js";
 import {
   BadBody,
   type HeaderReader,
@@ -29,9 +22,16 @@ import {
   queryRecord,
   type RequestInternal,
   rebuildRequest,
-} from "./request.js";
-import { readSession, readSessionNow } from "./session/index.js";
-import { type SessionRead, type SessionSubject, subjectOf } from "./session/read.js";
+} from "../http/request.js";
+import { readSession, readSessionNow } from "../session/index.js";
+import { type SessionRead, type SessionSubject, subjectOf } from "../session/read.js";
+import {
+  badRequest,
+  configurationErrorResponse,
+  handle,
+  unparsableRequestResponse,
+  unresolvedConfigResponse,
+} from "./handler.js";
 
 /**
  * What a framework knows about an incoming request, described structurally so that no Web

@@ -1,11 +1,11 @@
-import { MissingCSRF } from "../errors.js";
-import type { Awaitable, Cookie, CookieOption } from "../shapes/data.js";
-import { isThenable } from "./awaitable.js";
-import { cookiesFor } from "./config.js";
-import type { InternalProvider, ResolvedConfig } from "./config-types.js";
-import type { CookieRole } from "./cookies.js";
-import { createCsrfToken, csrfTokensMatch, readCsrfCookie } from "./csrf.js";
-import type { RequestInternal } from "./request.js";
+import { MissingCSRF } from "../../errors.js";
+import type { Awaitable, Cookie, CookieOption } from "../../shapes/data.js";
+import { isThenable } from "../base/awaitable.js";
+import { cookiesFor } from "../config/resolve.js";
+import type { InternalProvider, ResolvedConfig } from "../config/types.js";
+import { createCsrfToken, csrfTokensMatch, readCsrfCookie } from "../crypto/csrf.js";
+import type { CookieRole } from "../http/cookies.js";
+import type { RequestInternal } from "../http/request.js";
 
 /**
  * What an action works with: the resolved configuration and what was derived from this request.

@@ -1,5 +1,5 @@
-import type { Adapter } from "../adapters.js";
-import { adapterMethods, secondFactorMethods } from "../adapters.js";
+import type { Adapter } from "../../adapters.js";
+import { adapterMethods, secondFactorMethods } from "../../adapters.js";
 import {
   AdapterError,
   EventError,
@@ -11,40 +11,40 @@ import {
   MissingAuthorize,
   MissingSecret,
   UnsupportedStrategy,
-} from "../errors.js";
-import type { OAuthCheck, OAuthConfig } from "../providers/oauth.js";
-import { MemoryRefreshStore, type RefreshStore } from "../refresh-store.js";
-import type { CookieOption, LoggerInstance } from "../shapes/data.js";
-import type { JWT } from "../shapes/jwt.js";
-import type { AuthConfig, CallbacksOptions, EventCallbacks, SessionOptions } from "../types.js";
+} from "../../errors.js";
+import type { OAuthCheck, OAuthConfig } from "../../providers/oauth.js";
+import { MemoryRefreshStore, type RefreshStore } from "../../refresh-store.js";
+import type { CookieOption, LoggerInstance } from "../../shapes/data.js";
+import type { JWT } from "../../shapes/jwt.js";
+import type { AuthConfig, CallbacksOptions, EventCallbacks, SessionOptions } from "../../types.js";
+import { noteSecretRotation, resolveAudit, withAuditedEvents } from "../audit/record.js";
+import { type Application, applicationOf, held, separateProcessesLikely, slot } from "../base/application.js";
+import { errorOf } from "../base/error-of.js";
+import { createLogger, warnOnce } from "../base/logger.js";
+import { fieldOf, isPlainObject, merge } from "../base/merge.js";
+import { skipCSRFCheck } from "../base/symbols.js";
+import { deriveCsrfKeys } from "../crypto/csrf.js";
+import type { Secrets } from "../crypto/jwe.js";
+import { randomHexFromPool } from "../crypto/random-pool.js";
+import { emailCodeOptions } from "../flows/email/code.js";
+import { assertConditionalUI, resolveWebAuthnProvider, webauthnAdapterMethods } from "../flows/webauthn/config.js";
+import { type CookieRole, defaultCookies } from "../http/cookies.js";
+import { defaultRedirect } from "../http/redirect.js";
+import { defaultRateLimitStore, isSecretOrControlField, resolveRateLimit } from "../limits/rate-limits.js";
+import { LOCK_TTL_MS } from "../refresh/single-flight.js";
+import { resolveRevocation } from "../session/revocation-list.js";
+import { announcingAdapter, carriesSessionCache, resolveSessionCache } from "../session/session-cache.js";
 import { missingExtensions } from "./adapter-extensions.js";
-import { type Application, applicationOf, held, separateProcessesLikely, slot } from "./application.js";
-import { noteSecretRotation, resolveAudit, withAuditedEvents } from "./audit/record.js";
 import {
   assertClientId,
   missingSchemaAdvice,
   secretName,
   warnUnknownOptions,
   warnUnknownProviderOptions,
-} from "./config-advice.js";
-import type { Env, InternalProvider, OAuthProviderInternal, ResolvedConfig } from "./config-types.js";
-import { type CookieRole, defaultCookies } from "./cookies.js";
-import { deriveCsrfKeys } from "./csrf.js";
+} from "./advice.js";
 import { secretSources, withEnvDefaults } from "./env.js";
-import { errorOf } from "./error-of.js";
-import { emailCodeOptions } from "./flows/email/code.js";
-import { assertConditionalUI, resolveWebAuthnProvider, webauthnAdapterMethods } from "./flows/webauthn/config.js";
-import type { Secrets } from "./jwe.js";
-import { createLogger, warnOnce } from "./logger.js";
-import { fieldOf, isPlainObject, merge } from "./merge.js";
 import { applyProviderOptions } from "./provider-options.js";
-import { randomHexFromPool } from "./random-pool.js";
-import { defaultRateLimitStore, isSecretOrControlField, resolveRateLimit } from "./rate-limits.js";
-import { defaultRedirect } from "./redirect.js";
-import { LOCK_TTL_MS } from "./refresh/single-flight.js";
-import { resolveRevocation } from "./session/revocation-list.js";
-import { announcingAdapter, carriesSessionCache, resolveSessionCache } from "./session/session-cache.js";
-import { skipCSRFCheck } from "./symbols.js";
+import type { Env, InternalProvider, OAuthProviderInternal, ResolvedConfig } from "./types.js";
 
 const DAY = 24 * 60 * 60;
 

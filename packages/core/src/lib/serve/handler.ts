@@ -6,18 +6,18 @@ import {
   RateLimited,
   SignOutError,
   UnknownAction,
-} from "../errors.js";
-import type { LoggerInstance, ResponseInternal, Theme } from "../shapes/data.js";
-import type { AuthConfig } from "../types.js";
-import { failureReasonOf, recordSignInFailure } from "./audit/sign-in.js";
-import type { ResolvedConfig } from "./config-types.js";
+} from "../../errors.js";
+import type { LoggerInstance, ResponseInternal, Theme } from "../../shapes/data.js";
+import type { AuthConfig } from "../../types.js";
+import { failureReasonOf, recordSignInFailure } from "../audit/sign-in.js";
+import { createLogger } from "../base/logger.js";
+import type { ResolvedConfig } from "../config/types.js";
+import { BadBody, type RequestInternal } from "../http/request.js";
+import { withQuery } from "../http/url.js";
+import { page } from "../pages/layout.js";
+import { errorPage } from "../pages/other-pages.js";
 import { type Context, createContext } from "./context.js";
-import { createLogger } from "./logger.js";
-import { page } from "./pages/layout.js";
-import { errorPage } from "./pages/other-pages.js";
-import { BadBody, type RequestInternal } from "./request.js";
 import { route } from "./router.js";
-import { withQuery } from "./url.js";
 
 const configurationMessage =
   "There was a problem with the server configuration. Check the server logs for more information.";

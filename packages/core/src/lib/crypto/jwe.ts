@@ -18,9 +18,9 @@ import {
   toBase64url,
   utf8,
 } from "#platform";
-import type { JWT } from "../shapes/jwt.js";
-import { isThenable } from "./awaitable.js";
-import { derivedOnce } from "./key-cache.js";
+import type { JWT } from "../../shapes/jwt.js";
+import { isThenable } from "../base/awaitable.js";
+import { derivedOnce } from "../base/key-cache.js";
 import { randomBytesFromPool } from "./random-pool.js";
 
 /** Seconds of clock difference tolerated on `exp`, as Auth.js does. */

@@ -1,4 +1,4 @@
-import type { Awaitable } from "../shapes/data.js";
+import type { Awaitable } from "../../shapes/data.js";
 
 /**
  * True when `value` is a promise or another thenable, to be awaited; false for a value at hand.

@@ -1,15 +1,15 @@
-import { UnknownAction } from "../errors.js";
-import type { Awaitable, ResponseInternal } from "../shapes/data.js";
-import { callback } from "./actions/callback.js";
-import { csrf } from "./actions/csrf.js";
-import { error, verifyRequest } from "./actions/pages.js";
-import { providers } from "./actions/providers.js";
-import { session } from "./actions/session.js";
-import { signinGet, signinPost } from "./actions/signin.js";
-import { signoutGet, signoutPost } from "./actions/signout.js";
-import { webauthnOptions } from "./actions/webauthn-options.js";
+import { UnknownAction } from "../../errors.js";
+import type { Awaitable, ResponseInternal } from "../../shapes/data.js";
+import { callback } from "../actions/callback.js";
+import { csrf } from "../actions/csrf.js";
+import { error, verifyRequest } from "../actions/pages.js";
+import { providers } from "../actions/providers.js";
+import { session } from "../actions/session.js";
+import { signinGet, signinPost } from "../actions/signin.js";
+import { signoutGet, signoutPost } from "../actions/signout.js";
+import { webauthnOptions } from "../actions/webauthn-options.js";
+import type { RequestInternal } from "../http/request.js";
 import type { Context } from "./context.js";
-import type { RequestInternal } from "./request.js";
 
 /**
  * The one dispatch from (method, action) to the action that serves it: the action's own answer

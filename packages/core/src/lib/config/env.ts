@@ -1,7 +1,7 @@
-import type { ProviderConfig } from "../providers/index.js";
-import type { AuthAction } from "../shapes/data.js";
-import type { AuthConfig } from "../types.js";
-import { createLogger } from "./logger.js";
+import type { ProviderConfig } from "../../providers/index.js";
+import type { AuthAction } from "../../shapes/data.js";
+import type { AuthConfig } from "../../types.js";
+import { createLogger } from "../base/logger.js";
 
 /** An environment: `process.env` or any record of the same shape. */
 export type Env = Record<string, string | undefined>;

@@ -1,5 +1,5 @@
-import type { Adapter } from "../adapters.js";
-import { MissingAdapter, MissingAdapterMethods } from "../errors.js";
+import type { Adapter } from "../../adapters.js";
+import { MissingAdapter, MissingAdapterMethods } from "../../errors.js";
 
 /** The name of an adapter method. */
 export type AdapterMethod = Exclude<keyof Adapter, "transaction">;
@@ -25,7 +25,7 @@ export function hasMethods<M extends AdapterMethod>(
 /**
  * The configuration's adapter with exactly the methods an action needs, checked: no adapter is
  * `MissingAdapter`, a missing method `MissingAdapterMethods` naming it (never a `TypeError` from
- * calling `undefined`). Resolution checks what each feature needs (lib/config.ts), so this fails
+ * calling `undefined`). Resolution checks what each feature needs (lib/config/resolve.ts), so this fails
  * only for an action that needs more than its feature does.
  *
  * @example

@@ -1,12 +1,12 @@
 /**
  * The `rateLimit` option resolved: its limits checked, the defaults filled in, and the default
- * in-memory store kept per application (`lib/application.ts`). `lib/config.ts` resolves it once;
- * `lib/attempts.ts` spends the limits request by request.
+ * in-memory store kept per application (`lib/base/application.ts`). `lib/config/resolve.ts` resolves it once;
+ * `lib/limits/attempts.ts` spends the limits request by request.
  */
-import { InvalidConfiguration } from "../errors.js";
-import { MemoryRateLimitStore, type RateLimit, type RateLimitOptions, type RateLimitStore } from "../rate-limit.js";
-import { type Application, held, slot } from "./application.js";
-import { fieldOf } from "./merge.js";
+import { InvalidConfiguration } from "../../errors.js";
+import { MemoryRateLimitStore, type RateLimit, type RateLimitOptions, type RateLimitStore } from "../../rate-limit.js";
+import { type Application, held, slot } from "../base/application.js";
+import { fieldOf } from "../base/merge.js";
 
 const WINDOW = 15 * 60;
 

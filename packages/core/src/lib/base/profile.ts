@@ -1,4 +1,4 @@
-import type { Profile, User } from "../shapes/data.js";
+import type { Profile, User } from "../../shapes/data.js";
 
 /**
  * Maps the claims most OAuth 2 and OIDC servers share to a user: the one mapping for providers

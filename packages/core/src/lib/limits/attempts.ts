@@ -1,14 +1,14 @@
 import { hash, isIP, toBase64url } from "#platform";
-import { AuthError, RateLimited } from "../errors.js";
-import { MemoryRateLimitStore, type RateLimit, type RateLimitHit, type RateLimitStore } from "../rate-limit.js";
-import type { Awaitable } from "../shapes/data.js";
-import { admitAnonymous, admitRecord, recordAudit } from "./audit/record.js";
-import { atHand, isThenable } from "./awaitable.js";
-import type { Context } from "./context.js";
-import { errorOf } from "./error-of.js";
-import { foldIdentifier } from "./fold-identifier.js";
+import { AuthError, RateLimited } from "../../errors.js";
+import { MemoryRateLimitStore, type RateLimit, type RateLimitHit, type RateLimitStore } from "../../rate-limit.js";
+import type { Awaitable } from "../../shapes/data.js";
+import { admitAnonymous, admitRecord, recordAudit } from "../audit/record.js";
+import { atHand, isThenable } from "../base/awaitable.js";
+import { errorOf } from "../base/error-of.js";
+import { foldIdentifier } from "../base/fold-identifier.js";
+import type { RequestInternal } from "../http/request.js";
+import type { Context } from "../serve/context.js";
 import type { ResolvedRateLimit } from "./rate-limits.js";
-import type { RequestInternal } from "./request.js";
 
 /**
  * The counter key of a client address: IPv4-mapped IPv6 as IPv4, IPv6 by its /64 (one subscriber

@@ -19,7 +19,7 @@
  * and a copy that finds another version keeps a registry of its own and says so once.
  */
 import { hmac, toBase64url } from "#platform";
-import type { LoggerInstance } from "../shapes/data.js";
+import type { LoggerInstance } from "../../shapes/data.js";
 import { derivedOnce } from "./key-cache.js";
 import { fieldOf } from "./merge.js";
 

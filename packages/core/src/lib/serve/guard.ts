@@ -1,9 +1,9 @@
-import type { ResponseInternal, Session } from "../shapes/data.js";
-import type { AuthConfig } from "../types.js";
-import { resolveConfig } from "./config.js";
-import type { Env } from "./config-types.js";
+import type { ResponseInternal, Session } from "../../shapes/data.js";
+import type { AuthConfig } from "../../types.js";
+import { resolveConfig } from "../config/resolve.js";
+import type { Env } from "../config/types.js";
+import { withQuery } from "../http/url.js";
 import { authenticationOf, type SessionRequest } from "./pipeline.js";
-import { withQuery } from "./url.js";
 
 /** What a route guard demands: where to sign in, and how many (or which) methods the user signed in with. */
 export interface GuardOptions {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ResponseInternal } from "../shapes/data.js";
+import type { ResponseInternal } from "../../shapes/data.js";
 import { BadBody, MAX_BODY_BYTES } from "./request.js";
 import { finalizeResponse } from "./response.js";
 

@@ -1,28 +1,28 @@
 /**
- * The shapes of a resolved configuration: what `lib/config.ts` builds and every request reads.
+ * The shapes of a resolved configuration: what `lib/config/resolve.ts` builds and every request reads.
  * A leaf of `lib/` (it imports only types, from the layers below and from modules that import
  * nothing back), so the flows and `config.ts` need not import each other: `config.ts` calls the
  * flows' checks, the flows read these shapes.
  */
-import type { Adapter } from "../adapters.js";
-import type { CredentialsConfig } from "../providers/credentials.js";
-import type { OAuthConfigInternal } from "../providers/oauth.js";
-import type { TOTPConfig } from "../providers/totp.js";
-import type { RelyingPartyOptions, WebAuthnConfig } from "../providers/webauthn.js";
-import type { RefreshStore } from "../refresh-store.js";
-import type { CookieOption, LoggerInstance, PagesOptions, Profile, Theme, TokenSet } from "../shapes/data.js";
-import type { EmailConfig } from "../shapes/email.js";
-import type { JWTOptions } from "../shapes/jwt.js";
-import type { AuthConfig, CallbacksOptions, EventCallbacks, SessionOptions } from "../types.js";
-import type { Application } from "./application.js";
-import type { ResolvedAudit } from "./audit/record.js";
-import type { CookieRole } from "./cookies.js";
-import type { CsrfKeys } from "./csrf.js";
+import type { Adapter } from "../../adapters.js";
+import type { CredentialsConfig } from "../../providers/credentials.js";
+import type { OAuthConfigInternal } from "../../providers/oauth.js";
+import type { TOTPConfig } from "../../providers/totp.js";
+import type { RelyingPartyOptions, WebAuthnConfig } from "../../providers/webauthn.js";
+import type { RefreshStore } from "../../refresh-store.js";
+import type { CookieOption, LoggerInstance, PagesOptions, Profile, Theme, TokenSet } from "../../shapes/data.js";
+import type { EmailConfig } from "../../shapes/email.js";
+import type { JWTOptions } from "../../shapes/jwt.js";
+import type { AuthConfig, CallbacksOptions, EventCallbacks, SessionOptions } from "../../types.js";
+import type { ResolvedAudit } from "../audit/record.js";
+import type { Application } from "../base/application.js";
+import type { CsrfKeys } from "../crypto/csrf.js";
+import type { Secrets } from "../crypto/jwe.js";
+import type { CookieRole } from "../http/cookies.js";
+import type { ResolvedRateLimit } from "../limits/rate-limits.js";
+import type { ResolvedRevocation } from "../session/revocation-list.js";
+import type { SessionCache } from "../session/session-cache.js";
 import type { Env } from "./env.js";
-import type { Secrets } from "./jwe.js";
-import type { ResolvedRateLimit } from "./rate-limits.js";
-import type { ResolvedRevocation } from "./session/revocation-list.js";
-import type { SessionCache } from "./session/session-cache.js";
 
 export type { Env };
 
@@ -136,7 +136,7 @@ export interface ResolvedConfig {
   /** Null when nothing receives audit events (no `events.audit`, no `audit.store`). */
   readonly audit: ResolvedAudit | null;
   /**
-   * The application this configuration belongs to (found by its secrets, `lib/application.ts`):
+   * The application this configuration belongs to (found by its secrets, `lib/base/application.ts`):
    * its in-memory safety state, shared by every configuration object and copy of it.
    */
   readonly application: Application;

@@ -5,8 +5,8 @@
  * The configuration says which ones once, as the `adapter-extensions-missing` warning, so that
  * nobody learns it from an exception in production.
  */
-import type { Adapter } from "../adapters.js";
-import { secondFactorMethods } from "../adapters.js";
+import type { Adapter } from "../../adapters.js";
+import { secondFactorMethods } from "../../adapters.js";
 
 /** Each extension, the methods it needs, and what is unavailable without them. */
 const extensions: ReadonlyArray<{ methods: readonly (keyof Adapter)[]; unavailable: string }> = [

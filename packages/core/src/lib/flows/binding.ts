@@ -14,9 +14,9 @@
  * has no prefix and a sibling can plant it too: nothing stops cookie tossing without TLS.
  */
 import { hash, hkdf, hmac, randomBytes, timingSafeEqual, toBase64url, toHex, utf8 } from "#platform";
-import type { CookieSerializeOptions } from "../shapes/data.js";
-import type { Context } from "./context.js";
-import type { RequestInternal } from "./request.js";
+import type { CookieSerializeOptions } from "../../shapes/data.js";
+import type { RequestInternal } from "../http/request.js";
+import type { Context } from "../serve/context.js";
 
 /** A year: a magic link opened days after it was asked for is still recognised. */
 const BINDING_MAX_AGE = 365 * 24 * 60 * 60;

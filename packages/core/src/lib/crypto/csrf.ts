@@ -1,6 +1,6 @@
 import { fromHex, hkdf, type Mac, macOf, timingSafeEqual, toHex, utf8 } from "#platform";
+import { derivedOnce } from "../base/key-cache.js";
 import type { Secrets } from "./jwe.js";
-import { derivedOnce } from "./key-cache.js";
 import { randomHexFromPool } from "./random-pool.js";
 
 /**

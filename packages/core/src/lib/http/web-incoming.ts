@@ -1,5 +1,5 @@
-import type { AuthConfig } from "../types.js";
-import type { IncomingRequest } from "./pipeline.js";
+import type { AuthConfig } from "../../types.js";
+import type { IncomingRequest } from "../serve/pipeline.js";
 import { clientAddressFrom, readWebBody } from "./request.js";
 
 /**

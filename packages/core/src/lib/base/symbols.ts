@@ -19,3 +19,10 @@ export const raw: unique symbol = Symbol.for("latchkey.raw");
  * ```
  */
 export const customFetch: unique symbol = Symbol.for("latchkey.customFetch");
+
+/**
+ * Key of the SMTP sender an SMTP provider (`Nodemailer`, `Email`) carries: what password-account
+ * e-mails are sent with when no `send` is given. Only those providers' modules import nodemailer,
+ * so a bundle without them (an Edge runtime, a Worker) holds none of it.
+ */
+export const smtpSender: unique symbol = Symbol.for("latchkey.smtpSender");

@@ -25,20 +25,19 @@
  * @module internal
  */
 
-import { resolveConfig } from "./lib/config.js";
-import type { Env } from "./lib/config-types.js";
-import { type WarningCode, warnOnce } from "./lib/logger.js";
-import type { SessionRequest } from "./lib/pipeline.js";
+import { type WarningCode, warnOnce } from "./lib/base/logger.js";
+import { resolveConfig } from "./lib/config/resolve.js";
+import type { Env } from "./lib/config/types.js";
+import type { SessionRequest } from "./lib/serve/pipeline.js";
 import * as core from "./sessions.js";
 import type { AuthConfig } from "./types.js";
 
-export { shellConfig } from "./lib/application.js";
 export { type ServableServer, serveAuthorization } from "./lib/authorization-server/incoming.js";
-export { isThenable } from "./lib/awaitable.js";
-export { encodeCookieValue } from "./lib/cookies.js";
-export { withEnvDefaults } from "./lib/env.js";
-export { type GuardOptions, type GuardRequest, guard, mountNoted, noteMount } from "./lib/guard.js";
-export { type StructuredLog, structuredLogger } from "./lib/logger.js";
+export { shellConfig } from "./lib/base/application.js";
+export { isThenable } from "./lib/base/awaitable.js";
+export { type StructuredLog, structuredLogger } from "./lib/base/logger.js";
+export { withEnvDefaults } from "./lib/config/env.js";
+export { encodeCookieValue } from "./lib/http/cookies.js";
 export {
   appendSetCookies,
   type NodeArrival,
@@ -48,16 +47,7 @@ export {
   nodeWebHeaders,
   readNodeBody,
   writeNodeResponse,
-} from "./lib/node-http.js";
-export {
-  type IncomingRequest,
-  type SessionReadAnswer,
-  type SessionRequest,
-  serve,
-  sessionCookieOf,
-  sessionOf,
-  sessionReadOf,
-} from "./lib/pipeline.js";
+} from "./lib/http/node-http.js";
 export {
   BadBody,
   clientAddressFrom,
@@ -67,8 +57,19 @@ export {
   MAX_BODY_BYTES,
   parsedForm,
   readWebBody,
-} from "./lib/request.js";
-export { finalizeResponse, forbidCaching, type HeaderSetter, toResponse } from "./lib/response.js";
+} from "./lib/http/request.js";
+export { finalizeResponse, forbidCaching, type HeaderSetter, toResponse } from "./lib/http/response.js";
+export { type WebArrival, webIncoming } from "./lib/http/web-incoming.js";
+export { type GuardOptions, type GuardRequest, guard, mountNoted, noteMount } from "./lib/serve/guard.js";
+export {
+  type IncomingRequest,
+  type SessionReadAnswer,
+  type SessionRequest,
+  serve,
+  sessionCookieOf,
+  sessionOf,
+  sessionReadOf,
+} from "./lib/serve/pipeline.js";
 export {
   type AccountsServerCall,
   type Arrival,
@@ -83,8 +84,7 @@ export {
   type SignInAuthorizationParams,
   serverSignIn,
   serverSignOut,
-} from "./lib/server-action.js";
-export { type WebArrival, webIncoming } from "./lib/web-incoming.js";
+} from "./lib/serve/server-action.js";
 
 /**
  * The functions of `@latchkey/core/sessions` bound to a framework's request type: each takes the

@@ -6,7 +6,7 @@
  * @module types
  */
 import type { Adapter, AdapterAccount, AdapterSession, AdapterUser } from "./adapters.js";
-import type { raw, skipCSRFCheck } from "./lib/symbols.js";
+import type { raw, skipCSRFCheck } from "./lib/base/symbols.js";
 import type { Provider } from "./providers/index.js";
 import type { RateLimitOptions } from "./rate-limit.js";
 import type { RefreshStore } from "./refresh-store.js";

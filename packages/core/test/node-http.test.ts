@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { formFields, formRecord, nodeIncoming, parsedForm } from "../src/internal.js";
-import { writeNodeResponse } from "../src/lib/node-http.js";
+import { writeNodeResponse } from "../src/lib/http/node-http.js";
 import type { ResponseInternal } from "../src/types.js";
 
 let close: (() => void) | undefined;

@@ -4,10 +4,10 @@
  */
 import { InvalidConfiguration } from "../../errors.js";
 import type { AuthConfig } from "../../types.js";
-import { resolveConfig } from "../config.js";
-import type { ResolvedConfig } from "../config-types.js";
-import { createLogger } from "../logger.js";
-import { fieldOf } from "../merge.js";
+import { createLogger } from "../base/logger.js";
+import { fieldOf } from "../base/merge.js";
+import { resolveConfig } from "../config/resolve.js";
+import type { ResolvedConfig } from "../config/types.js";
 import { type ResolvedRevocation, resolveRevocation } from "../session/revocation-list.js";
 import { type DynamicPolicy, type ResolvedDocuments, resolveDocuments, resolvePolicy } from "./client-metadata.js";
 import { KeyRing } from "./keys.js";

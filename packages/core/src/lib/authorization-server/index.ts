@@ -6,11 +6,11 @@
  * application holds can change it.
  */
 import type { AuthConfig } from "../../types.js";
-import { serializeCookie } from "../cookies.js";
-import { requireCsrf } from "../csrf-check.js";
-import { type IncomingRequest, type SessionRequest, sessionCookieOf, sessionRequestOf } from "../pipeline.js";
-import { toResponse } from "../response.js";
-import { webIncoming } from "../web-incoming.js";
+import { serializeCookie } from "../http/cookies.js";
+import { toResponse } from "../http/response.js";
+import { webIncoming } from "../http/web-incoming.js";
+import { requireCsrf } from "../serve/csrf-check.js";
+import { type IncomingRequest, type SessionRequest, sessionCookieOf, sessionRequestOf } from "../serve/pipeline.js";
 import { liveAccessToken } from "./access-token.js";
 import * as admin from "./admin.js";
 import { loadInteraction } from "./authorize.js";

@@ -6,8 +6,8 @@
  */
 import { AuthError } from "../../errors.js";
 import type { ResponseInternal } from "../../shapes/data.js";
-import type { IncomingRequest } from "../pipeline.js";
-import { BadBody } from "../request.js";
+import { BadBody } from "../http/request.js";
+import type { IncomingRequest } from "../serve/pipeline.js";
 import { authorize, consent } from "./authorize.js";
 import type { Endpoints, ServerState } from "./config.js";
 import { answerDevice, deviceAuthorization, devicePage } from "./device.js";

@@ -1,11 +1,11 @@
 import { JWTSessionError, SessionCookieTooLarge } from "../../errors.js";
 import type { Cookie, Session } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
-import type { ResolvedConfig } from "../config-types.js";
-import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../cookies.js";
-import { errorOf } from "../error-of.js";
-import { type Opened, openTokenWithReason, sealToken } from "../jwe.js";
-import { warnOnce } from "../logger.js";
+import { errorOf } from "../base/error-of.js";
+import { warnOnce } from "../base/logger.js";
+import type { ResolvedConfig } from "../config/types.js";
+import { type Opened, openTokenWithReason, sealToken } from "../crypto/jwe.js";
+import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../http/cookies.js";
 import type { SessionIdentity, SessionRead, SessionReadOptions } from "./read.js";
 import { sessionIdOf, signedInAt } from "./revocation-list.js";
 

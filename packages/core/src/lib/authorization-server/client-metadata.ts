@@ -14,7 +14,7 @@
 import { fetchDocument, fromUtf8 } from "#platform";
 import { InvalidConfiguration } from "../../errors.js";
 import type { LoggerInstance } from "../../shapes/data.js";
-import { isPlainObject } from "../merge.js";
+import { isPlainObject } from "../base/merge.js";
 import type { ClientAuthMethod, ClientJwk, ClientMetadataDocumentOptions, GrantType } from "./options.js";
 import { type ClientData, isStrings } from "./records.js";
 import { redirectUriProblem, resourceProblem } from "./uris.js";

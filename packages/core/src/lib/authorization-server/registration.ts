@@ -8,9 +8,9 @@
  */
 import { utf8 } from "#platform";
 import type { ResponseInternal } from "../../shapes/data.js";
-import { clientKey } from "../attempts.js";
-import { isPlainObject } from "../merge.js";
-import type { IncomingRequest } from "../pipeline.js";
+import { isPlainObject } from "../base/merge.js";
+import { clientKey } from "../limits/attempts.js";
+import type { IncomingRequest } from "../serve/pipeline.js";
 import { clientOfMetadata, MetadataProblem } from "./client-metadata.js";
 import { newSecret, usesSecret } from "./clients.js";
 import type { ServerState } from "./config.js";

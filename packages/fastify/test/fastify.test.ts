@@ -170,6 +170,25 @@ describe("what an attacker sends", () => {
     }
   });
 
+  it("the configuration's clientAddress is honoured (as in every shell); without it, Fastify's request.ip", async () => {
+    const seen: Array<string | undefined> = [];
+    const audit = { audit: (event: { clientAddress?: string }) => void seen.push(event.clientAddress) };
+    const withOption = await start(async (app) => {
+      await app.register(latchkey, {
+        ...config,
+        events: audit,
+        clientAddress: (request: Request) => request.headers.get("x-contract-client"),
+      });
+    });
+    const without = await start(async (app) => {
+      await app.register(latchkey, { ...config, events: audit });
+    });
+    await signIn(new Jar(), `${withOption}/auth`, "ada", "wrong", { "x-contract-client": "203.0.113.77" });
+    expect(seen.at(-1)).toBe("203.0.113.77");
+    await signIn(new Jar(), `${without}/auth`, "ada", "wrong", { "x-contract-client": "203.0.113.77" });
+    expect(seen.at(-1)).toMatch(/127\.0\.0\.1$/);
+  });
+
   it("a planted session cookie is no session", async () => {
     const response = await fetch(`${url}/account`, {
       headers: { accept: "application/json", cookie: "authjs.session-token=planted.value.of.attacker" },

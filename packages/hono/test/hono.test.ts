@@ -38,7 +38,9 @@ beforeAll(async () => {
   app.get("/me", async (c) => c.json(await getSession(c, config)));
   app.get("/who", session(config), (c) => c.text(c.get("session")?.user.name ?? "nobody"));
   const api = new Hono();
-  api.use("/auth/*", HonoAuth({ ...config }));
+  const apiConfig = { ...config };
+  api.use("/auth/*", HonoAuth(apiConfig));
+  api.get("/account", requireAuth(apiConfig), (c) => c.json({ id: c.get("session").user.id }));
   app.route("/api", api);
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise((resolve) => server.once("listening", resolve));
@@ -94,6 +96,16 @@ describe("requireAuth", () => {
     const jar = new Jar();
     await signIn(jar, `${url}/auth`);
     expect(await (await jar.fetch(`${url}/account`)).json()).toEqual({ id: "u1" });
+  });
+
+  it("finds a mount other than the default: under app.route('/api', ...), a browser is sent to /api/auth/signin", async () => {
+    expect((await fetch(`${url}/api/auth/csrf`)).status).toBe(200); // the handler has served once
+    const browser = await fetch(`${url}/api/account`, { headers: { accept: "text/html" }, redirect: "manual" });
+    expect(browser.status).toBe(302);
+    expect(browser.headers.get("location")).toBe("/api/auth/signin?callbackUrl=%2Fapi%2Faccount");
+    const jar = new Jar();
+    await signIn(jar, `${url}/api/auth`);
+    expect(await (await jar.fetch(`${url}/api/account`)).json()).toEqual({ id: "u1" });
   });
 
   it("refuses a planted session cookie that is not one Latchkey sealed", async () => {

@@ -14,6 +14,7 @@ import { type IncomingRequest, type SessionRequest, sessionCookieOf, sessionRequ
 import { liveAccessToken } from "./access-token.js";
 import * as admin from "./admin.js";
 import { loadInteraction } from "./authorize.js";
+import { vouchingHost } from "./client-metadata.js";
 import { loadClient } from "./clients.js";
 import { resolveServer, type ServerState } from "./config.js";
 import { incomingHandler, type ServableServer } from "./incoming.js";
@@ -248,6 +249,7 @@ export async function consentDetails(
   return {
     clientName: client.name,
     clientId: client.clientId,
+    ...(waiting.redirectUri && { clientHost: vouchingHost(client, waiting.redirectUri) }),
     redirectHost: waiting.redirectUri ? new URL(waiting.redirectUri).host || waiting.redirectUri : "",
     scopes: waiting.scopes,
     resources: waiting.resources,

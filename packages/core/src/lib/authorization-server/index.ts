@@ -2,7 +2,7 @@
  * The face of lib/authorization-server/: every name the rest of the library uses from this wing. Entry modules
  * import lib/authorization-server/ only through this file; other wings may import a name offered here from the
  * file that defines it (which keeps the import graph free of cycles), and nothing else of
- * lib/authorization-server/: a name not offered here is the wing's own (test/structure/layers.ts checks both).
+ * lib/authorization-server/: a name not offered here is the wing's own (test/structure/faces.ts checks both).
  */
 export { type ServableServer, serveAuthorization } from "./incoming.js";
 export {

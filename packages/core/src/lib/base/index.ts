@@ -2,7 +2,7 @@
  * The face of lib/base/: every name the rest of the library uses from this wing. Entry modules
  * import lib/base/ only through this file; other wings may import a name offered here from the
  * file that defines it (which keeps the import graph free of cycles), and nothing else of
- * lib/base/: a name not offered here is the wing's own (test/structure/layers.ts checks both).
+ * lib/base/: a name not offered here is the wing's own (test/structure/faces.ts checks both).
  */
 export { type AdapterMethod, type AdapterWith, adapterFor, hasMethods, withMethods } from "./adapter-for.js";
 export {

@@ -2,7 +2,7 @@
  * The face of lib/http/: every name the rest of the library uses from this wing. Entry modules
  * import lib/http/ only through this file; other wings may import a name offered here from the
  * file that defines it (which keeps the import graph free of cycles), and nothing else of
- * lib/http/: a name not offered here is the wing's own (test/structure/layers.ts checks both).
+ * lib/http/: a name not offered here is the wing's own (test/structure/faces.ts checks both).
  */
 export {
   type CookieRole,
@@ -25,6 +25,7 @@ export {
   nodeIncoming,
   nodeWebHeaders,
   readNodeBody,
+  readNodeForm,
   writeNodeResponse,
 } from "./node-http.js";
 export { readCapped } from "./read-capped.js";

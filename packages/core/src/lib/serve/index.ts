@@ -2,7 +2,7 @@
  * The face of lib/serve/: every name the rest of the library uses from this wing. Entry modules
  * import lib/serve/ only through this file; other wings may import a name offered here from the
  * file that defines it (which keeps the import graph free of cycles), and nothing else of
- * lib/serve/: a name not offered here is the wing's own (test/structure/layers.ts checks both).
+ * lib/serve/: a name not offered here is the wing's own (test/structure/faces.ts checks both).
  */
 export type { Context } from "./context.js";
 export { csrfTokenFor, requireCsrf } from "./csrf-check.js";

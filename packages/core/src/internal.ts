@@ -164,44 +164,25 @@ export function boundAccounts<R>(
   env: () => Env,
 ) {
   type Options = accounts.PasswordAccountsOptions;
+  type Fields = FormFields | undefined;
   const withEnv = (options: Options): Options => ({ ...options, env: options.env ?? env() });
-  const fieldsOf = async (req: R, given: FormFields | undefined) => given ?? (await form(req));
+  /** The core's function `fn`, given the request's description, the options and its input from the form. */
+  function bind<I, T>(
+    fn: (request: SessionRequest, config: AuthConfig, options: Options, input: I) => Promise<T>,
+    input: (fields: FormFields, clientAddress: string | undefined) => I,
+  ) {
+    return async (req: R, config: AuthConfig, options: Options, fields?: Fields): Promise<T> =>
+      fn(describe(req), config, withEnv(options), input(fields ?? (await form(req)), clientAddress(req, config)));
+  }
+  const api = {
+    signUp: bind(accounts.signUp, accountInputs.signUp),
+    verifyEmail: bind(accounts.verifyEmail, accountInputs.verifyEmail),
+    requestPasswordReset: bind(accounts.requestPasswordReset, accountInputs.requestPasswordReset),
+    resetPassword: bind(accounts.resetPassword, accountInputs.resetPassword),
+    changePassword: bind(accounts.changePassword, (f, address) => accountInputs.changePassword(f, address)),
+  };
   return {
-    signUp: async (req: R, config: AuthConfig, options: Options, fields?: FormFields) =>
-      accounts.signUp(
-        describe(req),
-        config,
-        withEnv(options),
-        accountInputs.signUp(await fieldsOf(req, fields), clientAddress(req, config)),
-      ),
-    verifyEmail: async (req: R, config: AuthConfig, options: Options, fields?: FormFields) =>
-      accounts.verifyEmail(
-        describe(req),
-        config,
-        withEnv(options),
-        accountInputs.verifyEmail(await fieldsOf(req, fields), clientAddress(req, config)),
-      ),
-    requestPasswordReset: async (req: R, config: AuthConfig, options: Options, fields?: FormFields) =>
-      accounts.requestPasswordReset(
-        describe(req),
-        config,
-        withEnv(options),
-        accountInputs.requestPasswordReset(await fieldsOf(req, fields), clientAddress(req, config)),
-      ),
-    resetPassword: async (req: R, config: AuthConfig, options: Options, fields?: FormFields) =>
-      accounts.resetPassword(
-        describe(req),
-        config,
-        withEnv(options),
-        accountInputs.resetPassword(await fieldsOf(req, fields), clientAddress(req, config)),
-      ),
-    changePassword: async (req: R, config: AuthConfig, options: Options, fields?: FormFields) =>
-      accounts.changePassword(
-        describe(req),
-        config,
-        withEnv(options),
-        accountInputs.changePassword(await fieldsOf(req, fields), clientAddress(req, config)),
-      ),
+    ...api,
     /**
      * The password-account pages for `req` under `base` (see `accountsPages`), with the built-in
      * pages' own URLs as the defaults of `options.urls`.
@@ -222,18 +203,17 @@ export function boundAccounts<R>(
       };
       const bound = withEnv({ ...options, urls });
       const on = { env: bound.env };
-      const self = boundAccounts(describe, form, clientAddress, env);
       return accountsPages({ ...request, fields: () => form(req) }, urls, {
         csrf: async () => {
           const { token, setCookie } = await core.getCsrfToken(describe(req), config, on);
           return { token, setCookie };
         },
         checkCsrf: (token) => core.checkCsrf(describe(req), config, token, on),
-        signUp: (f) => self.signUp(req, config, bound, f),
-        verifyEmail: (f) => self.verifyEmail(req, config, bound, f),
-        requestPasswordReset: (f) => self.requestPasswordReset(req, config, bound, f),
-        resetPassword: (f) => self.resetPassword(req, config, bound, f),
-        changePassword: (f) => self.changePassword(req, config, bound, f),
+        signUp: (f) => api.signUp(req, config, bound, f),
+        verifyEmail: (f) => api.verifyEmail(req, config, bound, f),
+        requestPasswordReset: (f) => api.requestPasswordReset(req, config, bound, f),
+        resetPassword: (f) => api.resetPassword(req, config, bound, f),
+        changePassword: (f) => api.changePassword(req, config, bound, f),
         page: (name, props, status) =>
           accounts.accountPage(config, name as accounts.AccountPageName, props as never, { status, env: bound.env }),
       });

@@ -979,7 +979,9 @@ export async function changePassword(
  * that loses the address to whoever proves it). Inside a credentials sign-in the hash is read
  * again once the session exists: a reset or change of the password in between (which ends the
  * user's sessions) refuses the sign-in with `CredentialsSignin`. For that, pass `authorize()`'s
- * credentials object as `input` (as below), or return the user this returns.
+ * credentials object as `input` (as below), or return the user this returns (a copy made for this
+ * call, so a user object the adapter shares between sign-ins never carries one sign-in's check
+ * into another).
  *
  * @example
  * ```ts
@@ -1018,11 +1020,11 @@ export async function authorizePassword(
   // another hash since refuses the sign-in. Another hash of this same password (a concurrent
   // sign-in's rehash) is still this password.
   const userId = String(user.id);
-  noteVerifiedPassword([input, user], async () => {
+  // The copy returned (a new object per call) leads to this sign-in, whatever the adapter shares.
+  return noteVerifiedPassword(input, user, async () => {
     const now = await options.passwords.getPasswordHash(userId);
     return now === verified || (!!now && (await verifyPassword(password, now)));
   });
-  return user;
 }
 
 // ------------------------------------------------------------------ pages

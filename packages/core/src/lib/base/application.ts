@@ -20,6 +20,7 @@
  */
 import { hmac, toBase64url } from "#platform";
 import type { LoggerInstance } from "../../shapes/data.js";
+import type { AuthConfig } from "../../types.js";
 import { derivedOnce } from "./key-cache.js";
 import { fieldOf } from "./merge.js";
 
@@ -191,4 +192,33 @@ export function separateProcessesLikely(): string | undefined {
   if (set("DENO_DEPLOYMENT_ID")) return "Deno Deploy";
   if (set("K_SERVICE") || set("FUNCTION_TARGET")) return "Google Cloud Run / Cloud Functions";
   return undefined;
+}
+
+const shellCopies = new WeakMap<AuthConfig, AuthConfig>();
+
+/**
+ * The configuration a framework package hands to the core, the same way in every shell: the
+ * application's own object when it sets everything the framework fills in (`basePath`, `logger`),
+ * else one copy of it per object with those filled (made once, so a configuration's copy is
+ * always the same object). The copy is the same application as the object it was made from (the
+ * registry above finds it by its secrets): a `revokeUserSessions(config, ...)` or a password reset
+ * given the application's own object ends what the framework serves. The application's object is
+ * never written to.
+ *
+ * @example
+ * ```ts
+ * const config = shellConfig(given, { basePath: "/auth" }) // SvelteKit's default base path
+ * ```
+ */
+export function shellConfig(config: AuthConfig, fill: Partial<Pick<AuthConfig, "basePath" | "logger">>): AuthConfig {
+  const missing = (Object.keys(fill) as Array<keyof typeof fill>).filter(
+    (key) => fill[key] !== undefined && config[key] === undefined,
+  );
+  if (!missing.length) return config;
+  const known = shellCopies.get(config);
+  if (known) return known;
+  const copy: AuthConfig = { ...config };
+  for (const key of missing) Object.assign(copy, { [key]: fill[key] });
+  shellCopies.set(config, copy);
+  return copy;
 }

@@ -115,12 +115,44 @@ export function parseBody(contentType: string | null, text: string): Record<stri
       throw new BadBody("The JSON body must be an object");
     return parsed as Record<string, unknown>;
   }
-  if (type === "application/x-www-form-urlencoded") {
-    const out: Record<string, unknown> = {};
-    for (const [key, value] of new URLSearchParams(text)) if (!Object.hasOwn(out, key)) out[key] = value;
-    return out;
-  }
+  if (type === "application/x-www-form-urlencoded") return formRecord(new URLSearchParams(text));
   return undefined;
+}
+
+/**
+ * The one rule for a field a form repeats, everywhere a form is read (the pipeline, server and
+ * form actions, the account functions of every framework): the first value wins, and the later
+ * ones are never seen. A form is text fields only: a file is not a field, nor Next.js's `$ACTION`
+ * ones.
+ *
+ * @example
+ * ```ts
+ * formRecord(new URLSearchParams("csrfToken=a&csrfToken=b")) // { csrfToken: "a" }
+ * formRecord(await request.formData())
+ * ```
+ */
+export function formRecord(entries: Iterable<[string, unknown]>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of entries)
+    if (typeof value === "string" && !key.startsWith("$ACTION") && !Object.hasOwn(out, key)) out[key] = value;
+  return out;
+}
+
+/**
+ * A form a framework's body parser already read, under the rule of {@link formRecord}: a field
+ * the parser made a list of (`express.urlencoded()` does for a repeated name) is its first value.
+ * A JSON body is its own and is kept as it is.
+ *
+ * @example
+ * ```ts
+ * parsedForm("application/x-www-form-urlencoded", { csrfToken: ["a", "b"] }) // { csrfToken: "a" }
+ * ```
+ */
+export function parsedForm(contentType: string | null, parsed: Record<string, unknown>): Record<string, unknown> {
+  if (contentType?.split(";")[0]?.trim().toLowerCase() !== "application/x-www-form-urlencoded") return parsed;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(parsed)) out[key] = Array.isArray(value) ? value[0] : value;
+  return out;
 }
 
 /** The query as a record; the first of repeated names wins. */
@@ -188,12 +220,34 @@ export function rebuildRequest(
  * clientAddressFrom({ ...config, clientAddress: (r) => r.headers.get("fly-client-ip") }, request) // "203.0.113.7"
  * ```
  */
-export function clientAddressFrom(config: Pick<AuthConfig, "clientAddress">, request: Request): string | undefined {
+export function clientAddressFrom(
+  config: Pick<AuthConfig, "clientAddress">,
+  request: Request | (() => Request),
+): string | undefined {
   if (typeof config.clientAddress !== "function") return undefined;
   try {
-    const address = config.clientAddress(request);
+    const address = config.clientAddress(typeof request === "function" ? request() : request);
     return typeof address === "string" && address ? address : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The client address of a request in every framework, by one rule: the application's
+ * `clientAddress` option when it is set and answers (it knows its proxies), else the peer the
+ * framework names (Express's and Fastify's `request.ip` after their `trust proxy`, SvelteKit's
+ * `getClientAddress()`, the socket under Hono), else unknown. `request` is built only for the option.
+ *
+ * @example
+ * ```ts
+ * clientAddressOrPeer(config, () => new Request(url, { headers }), req.ip)
+ * ```
+ */
+export function clientAddressOrPeer(
+  config: Pick<AuthConfig, "clientAddress">,
+  request: Request | (() => Request),
+  peer: string | null | undefined,
+): string | undefined {
+  return clientAddressFrom(config, request) ?? (peer || undefined);
 }

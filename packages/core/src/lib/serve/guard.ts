@@ -29,6 +29,28 @@ export interface GuardRequest extends SessionRequest {
   mountPath?: string;
 }
 
+const mounts = new WeakMap<AuthConfig, string>();
+
+/**
+ * Remembers where a framework's handler of `config` served a request (the mount it arrived
+ * under), for the `requireAuth` of the same configuration: its sign-in page is there when the
+ * configuration names no `basePath`. Every framework that decides the mount (Express, Hono) notes it.
+ *
+ * @example
+ * ```ts
+ * noteMount(config, incoming.mountPath) // in the handler
+ * guard(config)({ ...request, mountPath: mountNoted(config) })
+ * ```
+ */
+export function noteMount(config: AuthConfig, mountPath: string | undefined): void {
+  if (mountPath !== undefined && mounts.get(config) !== mountPath) mounts.set(config, mountPath);
+}
+
+/** The mount the handler of `config` last served a request under (see {@link noteMount}). */
+export function mountNoted(config: AuthConfig): string | undefined {
+  return mounts.get(config);
+}
+
 /**
  * The decision of `requireAuth` for any framework: the session when the request is signed in
  * with what `options` demand; otherwise the answer to send. A browser (one that accepts HTML) is

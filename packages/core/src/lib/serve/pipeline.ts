@@ -19,6 +19,7 @@ import {
   type HeaderReader,
   parseActionPath,
   parseBody,
+  parsedForm,
   queryRecord,
   type RequestInternal,
   rebuildRequest,
@@ -230,9 +231,14 @@ async function buildRequest(
   let body: Record<string, unknown> | undefined;
   if (method === "POST") {
     const read = await incoming.body();
-    body = typeof read === "string" ? parseBody(incoming.headers.get("content-type"), read) : read;
-    if (body !== undefined && (typeof body !== "object" || body === null || Array.isArray(body)))
+    const type = incoming.headers.get("content-type");
+    if (
+      read !== undefined &&
+      typeof read !== "string" &&
+      (typeof read !== "object" || read === null || Array.isArray(read))
+    )
       throw new BadBody("The body must be a form or a JSON object");
+    body = typeof read === "string" ? parseBody(type, read) : read && parsedForm(type, read);
   }
   return {
     url,

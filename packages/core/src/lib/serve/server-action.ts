@@ -21,7 +21,7 @@ import { MissingCSRF } from "../../errors.js";
 import type { ResponseInternal } from "../../shapes/data.js";
 import type { AuthConfig } from "../../types.js";
 import type { Env } from "../config/env.js";
-import { clientAddressFrom, type HeaderReader } from "../http/request.js";
+import { clientAddressFrom, formRecord, type HeaderReader } from "../http/request.js";
 import { requireCsrf } from "./csrf-check.js";
 import { type IncomingRequest, type SessionRequest, serve, sessionCookieOf } from "./pipeline.js";
 
@@ -299,8 +299,9 @@ export async function postServerCall(
 }
 
 /**
- * The fields of a form, as `Object.fromEntries` gives them (files are not sign-in fields, nor
- * Next.js's `$ACTION` fields).
+ * The fields of a form a server or form action receives, by the one rule of every form read
+ * (`formRecord`): the first of a repeated field wins; files are not sign-in fields, nor Next.js's
+ * `$ACTION` fields.
  *
  * @example
  * ```ts
@@ -308,11 +309,7 @@ export async function postServerCall(
  * ```
  */
 export function formFields(form: FormData): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  form.forEach((value, key) => {
-    if (typeof value === "string" && !key.startsWith("$ACTION")) out[key] = value;
-  });
-  return out;
+  return formRecord(form as unknown as Iterable<[string, unknown]>);
 }
 
 /** The id and type of a configured provider, as the resolved configuration has it. */

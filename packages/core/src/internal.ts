@@ -25,6 +25,9 @@
  * @module internal
  */
 
+import * as accounts from "./accounts.js";
+import { accountInputs, type FormFields } from "./lib/accounts/forms.js";
+import { type AccountsPagesRequest, accountsPages } from "./lib/accounts/pages-router.js";
 import { type WarningCode, warnOnce } from "./lib/base/logger.js";
 import { resolveConfig } from "./lib/config/resolve.js";
 import type { Env } from "./lib/config/types.js";
@@ -32,6 +35,13 @@ import type { SessionRequest } from "./lib/serve/pipeline.js";
 import * as core from "./sessions.js";
 import type { AuthConfig } from "./types.js";
 
+export { accountInputs, type FormFields } from "./lib/accounts/forms.js";
+export {
+  type AccountsPagesAnswer,
+  type AccountsPagesCalls,
+  type AccountsPagesRequest,
+  accountsPages,
+} from "./lib/accounts/pages-router.js";
 export { type ServableServer, serveAuthorization } from "./lib/authorization-server/incoming.js";
 export { shellConfig } from "./lib/base/application.js";
 export { isThenable } from "./lib/base/awaitable.js";
@@ -46,6 +56,7 @@ export {
   nodeIncoming,
   nodeWebHeaders,
   readNodeBody,
+  readNodeForm,
   writeNodeResponse,
 } from "./lib/http/node-http.js";
 export {
@@ -127,6 +138,104 @@ export function boundSessions<R>(
       target: { provider: unknown; providerAccountId: unknown },
       options: Omit<core.UnlinkOptions, "env"> = {},
     ) => core.unlinkAccount(describe(req), config, target, { csrfToken: submitted(req), ...options, ...o() }),
+  };
+}
+
+/**
+ * The functions of `@latchkey/core/accounts` bound to a framework's request type, each given the
+ * request's form: where it arrived and its cookies (`describe`), its posted fields (`form`, the
+ * first of a repeated field winning), the client's address by the one rule (`clientAddress`) and
+ * the environment's defaults (`env`, unless the options give one). Each also takes the fields
+ * already read, for a caller that read them first (the built-in pages). Framework packages
+ * convert the results (their cookies) and nothing else.
+ *
+ * @example
+ * ```ts
+ * const bound = boundAccounts((req: IncomingMessage) => ({ protocol, host, cookieHeader }), (req) => readNodeForm(req), (req, config) => req.socket.remoteAddress, () => process.env)
+ * const result = await bound.signUp(req, config, options)
+ * ```
+ */
+export function boundAccounts<R>(
+  describe: (req: R) => SessionRequest,
+  form: (req: R) => Promise<FormFields>,
+  clientAddress: (req: R, config: AuthConfig) => string | undefined,
+  env: () => Env,
+) {
+  type Options = accounts.PasswordAccountsOptions;
+  const withEnv = (options: Options): Options => ({ ...options, env: options.env ?? env() });
+  const fieldsOf = async (req: R, given: FormFields | undefined) => given ?? (await form(req));
+  return {
+    signUp: async (req: R, config: AuthConfig, options: Options, fields?: FormFields) =>
+      accounts.signUp(
+        describe(req),
+        config,
+        withEnv(options),
+        accountInputs.signUp(await fieldsOf(req, fields), clientAddress(req, config)),
+      ),
+    verifyEmail: async (req: R, config: AuthConfig, options: Options, fields?: FormFields) =>
+      accounts.verifyEmail(
+        describe(req),
+        config,
+        withEnv(options),
+        accountInputs.verifyEmail(await fieldsOf(req, fields), clientAddress(req, config)),
+      ),
+    requestPasswordReset: async (req: R, config: AuthConfig, options: Options, fields?: FormFields) =>
+      accounts.requestPasswordReset(
+        describe(req),
+        config,
+        withEnv(options),
+        accountInputs.requestPasswordReset(await fieldsOf(req, fields), clientAddress(req, config)),
+      ),
+    resetPassword: async (req: R, config: AuthConfig, options: Options, fields?: FormFields) =>
+      accounts.resetPassword(
+        describe(req),
+        config,
+        withEnv(options),
+        accountInputs.resetPassword(await fieldsOf(req, fields), clientAddress(req, config)),
+      ),
+    changePassword: async (req: R, config: AuthConfig, options: Options, fields?: FormFields) =>
+      accounts.changePassword(
+        describe(req),
+        config,
+        withEnv(options),
+        accountInputs.changePassword(await fieldsOf(req, fields), clientAddress(req, config)),
+      ),
+    /**
+     * The password-account pages for `req` under `base` (see `accountsPages`), with the built-in
+     * pages' own URLs as the defaults of `options.urls`.
+     */
+    pages: (
+      req: R,
+      request: Omit<AccountsPagesRequest, "fields">,
+      config: AuthConfig,
+      options: Omit<Options, "urls"> & { urls?: Partial<Options["urls"]> },
+    ) => {
+      const { base } = request;
+      const urls = {
+        verify: `${base}/verify`,
+        reset: `${base}/reset`,
+        signUp: `${base}/signup`,
+        signIn: "/auth/signin",
+        ...options.urls,
+      };
+      const bound = withEnv({ ...options, urls });
+      const on = { env: bound.env };
+      const self = boundAccounts(describe, form, clientAddress, env);
+      return accountsPages({ ...request, fields: () => form(req) }, urls, {
+        csrf: async () => {
+          const { token, setCookie } = await core.getCsrfToken(describe(req), config, on);
+          return { token, setCookie };
+        },
+        checkCsrf: (token) => core.checkCsrf(describe(req), config, token, on),
+        signUp: (f) => self.signUp(req, config, bound, f),
+        verifyEmail: (f) => self.verifyEmail(req, config, bound, f),
+        requestPasswordReset: (f) => self.requestPasswordReset(req, config, bound, f),
+        resetPassword: (f) => self.resetPassword(req, config, bound, f),
+        changePassword: (f) => self.changePassword(req, config, bound, f),
+        page: (name, props, status) =>
+          accounts.accountPage(config, name as accounts.AccountPageName, props as never, { status, env: bound.env }),
+      });
+    },
   };
 }
 

@@ -7,7 +7,7 @@
  * abuse, and many requests at once.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { AuthorizationServerOptions } from "../../src/authorization-server.js";
+import { type AuthorizationServerOptions, consentDetails } from "../../src/authorization-server.js";
 import { isPublicAddress } from "../../src/lib/platform/addresses.js";
 import { type DocumentHost, startDocumentHost } from "./document-host.js";
 import {
@@ -18,6 +18,7 @@ import {
   exchange,
   makeApp,
   pkce,
+  publicClient,
   send,
   signedInBrowser,
 } from "./support.js";
@@ -99,6 +100,32 @@ describe("client ID metadata documents", () => {
     const claims = JSON.parse(Buffer.from(tokens.access_token?.split(".")[1] ?? "", "base64url").toString());
     expect(claims).toMatchObject({ client_id: clientId, aud: MCP, sub: "u1" });
     expect(hitsOf(clientId)).toBe(1);
+  });
+
+  it("tell a consent page of the application's own which host vouches for such a client, and none for a registered one", async () => {
+    const app = await makeApp({ ...documents(), pages: { consent: "/my-consent" } });
+    const clientId = publish({ client_name: "Registered-looking name" });
+    const { response, jar } = await authorizeAs(app, clientId);
+    const page = new URL(response.headers.get("location") ?? "");
+    expect(page.pathname).toBe("/my-consent");
+    const request = new Request(page, { headers: { cookie: jar.header() } });
+    const details = await consentDetails(app.server, request, page.searchParams.get("interaction"));
+    expect(details).toMatchObject({
+      clientId,
+      clientName: "Registered-looking name",
+      clientHost: new URL(host.origin).host,
+      redirectHost: "reports.example",
+    });
+    const registered = await publicClient(app);
+    const { response: own } = await authorizeAs(app, registered.clientId);
+    const ownPage = new URL(own.headers.get("location") ?? "");
+    const ownDetails = await consentDetails(
+      app.server,
+      new Request(ownPage, { headers: { cookie: jar.header() } }),
+      ownPage.searchParams.get("interaction"),
+    );
+    expect(ownDetails?.clientName).toBe("Reports app");
+    expect(ownDetails).not.toHaveProperty("clientHost");
   });
 
   it("never skip consent, and refuse scopes beyond the server's policy for such clients", async () => {

@@ -246,10 +246,11 @@ export async function consentDetails(
   const client = await loadClient(state, waiting.clientId);
   if (!client) return null;
   const { token, cookies } = csrfToken(state, { cookieHeader });
+  const vouching = waiting.redirectUri ? vouchingHost(client, waiting.redirectUri) : undefined;
   return {
     clientName: client.name,
     clientId: client.clientId,
-    ...(waiting.redirectUri && { clientHost: vouchingHost(client, waiting.redirectUri) }),
+    ...(vouching !== undefined && { clientHost: vouching }),
     redirectHost: waiting.redirectUri ? new URL(waiting.redirectUri).host || waiting.redirectUri : "",
     scopes: waiting.scopes,
     resources: waiting.resources,

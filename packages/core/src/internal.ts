@@ -26,61 +26,51 @@
  */
 
 import * as accounts from "./accounts.js";
-import { accountInputs, type FormFields } from "./lib/accounts/forms.js";
-import { type AccountsPagesRequest, accountsPages } from "./lib/accounts/pages-router.js";
-import { type WarningCode, warnOnce } from "./lib/base/logger.js";
-import { resolveConfig } from "./lib/config/resolve.js";
-import type { Env } from "./lib/config/types.js";
-import type { SessionRequest } from "./lib/serve/pipeline.js";
+import { type AccountsPagesRequest, accountInputs, accountsPages, type FormFields } from "./lib/accounts/index.js";
+import { type WarningCode, warnOnce } from "./lib/base/index.js";
+import type { Env } from "./lib/config/index.js";
+import { resolveConfig } from "./lib/config/index.js";
+import type { SessionRequest } from "./lib/serve/index.js";
 import * as core from "./sessions.js";
 import type { AuthConfig } from "./types.js";
 
-export { accountInputs, type FormFields } from "./lib/accounts/forms.js";
 export {
   type AccountsPagesAnswer,
   type AccountsPagesCalls,
   type AccountsPagesRequest,
+  accountInputs,
   accountsPages,
-} from "./lib/accounts/pages-router.js";
-export { type ServableServer, serveAuthorization } from "./lib/authorization-server/incoming.js";
-export { shellConfig } from "./lib/base/application.js";
-export { isThenable } from "./lib/base/awaitable.js";
-export { type StructuredLog, structuredLogger } from "./lib/base/logger.js";
-export { withEnvDefaults } from "./lib/config/env.js";
-export { encodeCookieValue } from "./lib/http/cookies.js";
+  type FormFields,
+} from "./lib/accounts/index.js";
+export { type ServableServer, serveAuthorization } from "./lib/authorization-server/index.js";
+export { isThenable, type StructuredLog, shellConfig, structuredLogger } from "./lib/base/index.js";
+export { withEnvDefaults } from "./lib/config/index.js";
 export {
   appendSetCookies,
+  BadBody,
+  clientAddressFrom,
+  clientAddressOrPeer,
+  encodeCookieValue,
+  finalizeResponse,
+  forbidCaching,
+  formRecord,
+  type HeaderReader,
+  type HeaderSetter,
+  MAX_BODY_BYTES,
   type NodeArrival,
   nodeClientAddress,
   nodeHeader,
   nodeIncoming,
   nodeWebHeaders,
+  parsedForm,
   readNodeBody,
   readNodeForm,
-  writeNodeResponse,
-} from "./lib/http/node-http.js";
-export {
-  BadBody,
-  clientAddressFrom,
-  clientAddressOrPeer,
-  formRecord,
-  type HeaderReader,
-  MAX_BODY_BYTES,
-  parsedForm,
   readWebBody,
-} from "./lib/http/request.js";
-export { finalizeResponse, forbidCaching, type HeaderSetter, toResponse } from "./lib/http/response.js";
-export { type WebArrival, webIncoming } from "./lib/http/web-incoming.js";
-export { type GuardOptions, type GuardRequest, guard, mountNoted, noteMount } from "./lib/serve/guard.js";
-export {
-  type IncomingRequest,
-  type SessionReadAnswer,
-  type SessionRequest,
-  serve,
-  sessionCookieOf,
-  sessionOf,
-  sessionReadOf,
-} from "./lib/serve/pipeline.js";
+  toResponse,
+  type WebArrival,
+  webIncoming,
+  writeNodeResponse,
+} from "./lib/http/index.js";
 export {
   type AccountsServerCall,
   type Arrival,
@@ -88,14 +78,26 @@ export {
   beginServerCall,
   type CheckedServerCall,
   formFields,
+  type GuardOptions,
+  type GuardRequest,
+  guard,
+  type IncomingRequest,
   internalRequest,
+  mountNoted,
+  noteMount,
   originOf,
   postServerCall,
   type ServerCall,
+  type SessionReadAnswer,
+  type SessionRequest,
   type SignInAuthorizationParams,
+  serve,
   serverSignIn,
   serverSignOut,
-} from "./lib/serve/server-action.js";
+  sessionCookieOf,
+  sessionOf,
+  sessionReadOf,
+} from "./lib/serve/index.js";
 
 /**
  * The functions of `@latchkey/core/sessions` bound to a framework's request type: each takes the

@@ -26,61 +26,51 @@
  */
 
 import * as accounts from "./accounts.js";
-import { accountInputs, type FormFields } from "./lib/accounts/forms.js";
-import { type AccountsPagesRequest, accountsPages } from "./lib/accounts/pages-router.js";
-import { type WarningCode, warnOnce } from "./lib/base/logger.js";
-import { resolveConfig } from "./lib/config/resolve.js";
-import type { Env } from "./lib/config/types.js";
-import type { SessionRequest } from "./lib/serve/pipeline.js";
+import { type AccountsPagesRequest, accountInputs, accountsPages, type FormFields } from "./lib/accounts/index.js";
+import { type WarningCode, warnOnce } from "./lib/base/index.js";
+import type { Env } from "./lib/config/index.js";
+import { resolveConfig } from "./lib/config/index.js";
+import type { SessionRequest } from "./lib/serve/index.js";
 import * as core from "./sessions.js";
 import type { AuthConfig } from "./types.js";
 
-export { accountInputs, type FormFields } from "./lib/accounts/forms.js";
 export {
   type AccountsPagesAnswer,
   type AccountsPagesCalls,
   type AccountsPagesRequest,
+  accountInputs,
   accountsPages,
-} from "./lib/accounts/pages-router.js";
-export { type ServableServer, serveAuthorization } from "./lib/authorization-server/incoming.js";
-export { shellConfig } from "./lib/base/application.js";
-export { isThenable } from "./lib/base/awaitable.js";
-export { type StructuredLog, structuredLogger } from "./lib/base/logger.js";
-export { withEnvDefaults } from "./lib/config/env.js";
-export { encodeCookieValue } from "./lib/http/cookies.js";
+  type FormFields,
+} from "./lib/accounts/index.js";
+export { type ServableServer, serveAuthorization } from "./lib/authorization-server/index.js";
+export { isThenable, type StructuredLog, shellConfig, structuredLogger } from "./lib/base/index.js";
+export { withEnvDefaults } from "./lib/config/index.js";
 export {
   appendSetCookies,
+  BadBody,
+  clientAddressFrom,
+  clientAddressOrPeer,
+  encodeCookieValue,
+  finalizeResponse,
+  forbidCaching,
+  formRecord,
+  type HeaderReader,
+  type HeaderSetter,
+  MAX_BODY_BYTES,
   type NodeArrival,
   nodeClientAddress,
   nodeHeader,
   nodeIncoming,
   nodeWebHeaders,
+  parsedForm,
   readNodeBody,
   readNodeForm,
-  writeNodeResponse,
-} from "./lib/http/node-http.js";
-export {
-  BadBody,
-  clientAddressFrom,
-  clientAddressOrPeer,
-  formRecord,
-  type HeaderReader,
-  MAX_BODY_BYTES,
-  parsedForm,
   readWebBody,
-} from "./lib/http/request.js";
-export { finalizeResponse, forbidCaching, type HeaderSetter, toResponse } from "./lib/http/response.js";
-export { type WebArrival, webIncoming } from "./lib/http/web-incoming.js";
-export { type GuardOptions, type GuardRequest, guard, mountNoted, noteMount } from "./lib/serve/guard.js";
-export {
-  type IncomingRequest,
-  type SessionReadAnswer,
-  type SessionRequest,
-  serve,
-  sessionCookieOf,
-  sessionOf,
-  sessionReadOf,
-} from "./lib/serve/pipeline.js";
+  toResponse,
+  type WebArrival,
+  webIncoming,
+  writeNodeResponse,
+} from "./lib/http/index.js";
 export {
   type AccountsServerCall,
   type Arrival,
@@ -88,14 +78,26 @@ export {
   beginServerCall,
   type CheckedServerCall,
   formFields,
+  type GuardOptions,
+  type GuardRequest,
+  guard,
+  type IncomingRequest,
   internalRequest,
+  mountNoted,
+  noteMount,
   originOf,
   postServerCall,
   type ServerCall,
+  type SessionReadAnswer,
+  type SessionRequest,
   type SignInAuthorizationParams,
+  serve,
   serverSignIn,
   serverSignOut,
-} from "./lib/serve/server-action.js";
+  sessionCookieOf,
+  sessionOf,
+  sessionReadOf,
+} from "./lib/serve/index.js";
 
 /**
  * The functions of `@latchkey/core/sessions` bound to a framework's request type: each takes the
@@ -162,44 +164,25 @@ export function boundAccounts<R>(
   env: () => Env,
 ) {
   type Options = accounts.PasswordAccountsOptions;
+  type Fields = FormFields | undefined;
   const withEnv = (options: Options): Options => ({ ...options, env: options.env ?? env() });
-  const fieldsOf = async (req: R, given: FormFields | undefined) => given ?? (await form(req));
+  /** The core's function `fn`, given the request's description, the options and its input from the form. */
+  function bind<I, T>(
+    fn: (request: SessionRequest, config: AuthConfig, options: Options, input: I) => Promise<T>,
+    input: (fields: FormFields, clientAddress: string | undefined) => I,
+  ) {
+    return async (req: R, config: AuthConfig, options: Options, fields?: Fields): Promise<T> =>
+      fn(describe(req), config, withEnv(options), input(fields ?? (await form(req)), clientAddress(req, config)));
+  }
+  const api = {
+    signUp: bind(accounts.signUp, accountInputs.signUp),
+    verifyEmail: bind(accounts.verifyEmail, accountInputs.verifyEmail),
+    requestPasswordReset: bind(accounts.requestPasswordReset, accountInputs.requestPasswordReset),
+    resetPassword: bind(accounts.resetPassword, accountInputs.resetPassword),
+    changePassword: bind(accounts.changePassword, (f, address) => accountInputs.changePassword(f, address)),
+  };
   return {
-    signUp: async (req: R, config: AuthConfig, options: Options, fields?: FormFields) =>
-      accounts.signUp(
-        describe(req),
-        config,
-        withEnv(options),
-        accountInputs.signUp(await fieldsOf(req, fields), clientAddress(req, config)),
-      ),
-    verifyEmail: async (req: R, config: AuthConfig, options: Options, fields?: FormFields) =>
-      accounts.verifyEmail(
-        describe(req),
-        config,
-        withEnv(options),
-        accountInputs.verifyEmail(await fieldsOf(req, fields), clientAddress(req, config)),
-      ),
-    requestPasswordReset: async (req: R, config: AuthConfig, options: Options, fields?: FormFields) =>
-      accounts.requestPasswordReset(
-        describe(req),
-        config,
-        withEnv(options),
-        accountInputs.requestPasswordReset(await fieldsOf(req, fields), clientAddress(req, config)),
-      ),
-    resetPassword: async (req: R, config: AuthConfig, options: Options, fields?: FormFields) =>
-      accounts.resetPassword(
-        describe(req),
-        config,
-        withEnv(options),
-        accountInputs.resetPassword(await fieldsOf(req, fields), clientAddress(req, config)),
-      ),
-    changePassword: async (req: R, config: AuthConfig, options: Options, fields?: FormFields) =>
-      accounts.changePassword(
-        describe(req),
-        config,
-        withEnv(options),
-        accountInputs.changePassword(await fieldsOf(req, fields), clientAddress(req, config)),
-      ),
+    ...api,
     /**
      * The password-account pages for `req` under `base` (see `accountsPages`), with the built-in
      * pages' own URLs as the defaults of `options.urls`.
@@ -220,18 +203,17 @@ export function boundAccounts<R>(
       };
       const bound = withEnv({ ...options, urls });
       const on = { env: bound.env };
-      const self = boundAccounts(describe, form, clientAddress, env);
       return accountsPages({ ...request, fields: () => form(req) }, urls, {
         csrf: async () => {
           const { token, setCookie } = await core.getCsrfToken(describe(req), config, on);
           return { token, setCookie };
         },
         checkCsrf: (token) => core.checkCsrf(describe(req), config, token, on),
-        signUp: (f) => self.signUp(req, config, bound, f),
-        verifyEmail: (f) => self.verifyEmail(req, config, bound, f),
-        requestPasswordReset: (f) => self.requestPasswordReset(req, config, bound, f),
-        resetPassword: (f) => self.resetPassword(req, config, bound, f),
-        changePassword: (f) => self.changePassword(req, config, bound, f),
+        signUp: (f) => api.signUp(req, config, bound, f),
+        verifyEmail: (f) => api.verifyEmail(req, config, bound, f),
+        requestPasswordReset: (f) => api.requestPasswordReset(req, config, bound, f),
+        resetPassword: (f) => api.resetPassword(req, config, bound, f),
+        changePassword: (f) => api.changePassword(req, config, bound, f),
         page: (name, props, status) =>
           accounts.accountPage(config, name as accounts.AccountPageName, props as never, { status, env: bound.env }),
       });

@@ -15,11 +15,9 @@ import {
   listClients,
   MemoryAuthorizationStore,
 } from "@latchkey/core/authorization-server";
-import { MemoryAdapter } from "@latchkey/core/memory-adapter";
 import { protectedResourceMetadata, verifyAccessToken } from "@latchkey/core/resource-server";
 import { MemoryRevocationStore } from "@latchkey/core/revocation";
-import { type AuthConfig, ExpressAuth, ExpressAuthorizationServer } from "@latchkey/express";
-import Credentials from "@latchkey/express/providers/credentials";
+import { ExpressAuth, ExpressAuthorizationServer } from "@latchkey/express";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -29,7 +27,7 @@ import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DocumentHost, startDocumentHost } from "../../core/test/authorization-server/document-host.js";
-import { browserWalk } from "./authorization-walk.js";
+import { adaConfig, browserWalk } from "./authorization-walk.js";
 import { Jar, listen } from "./helpers.js";
 import { MemoryOAuthProvider } from "./mcp-client.js";
 
@@ -47,23 +45,7 @@ let registrations = 0;
 
 beforeAll(async () => {
   host = await startDocumentHost();
-  const adapter = MemoryAdapter();
-  await adapter.createUser?.({ id: "u1", name: "Ada Lovelace", email: "ada@example.com", emailVerified: new Date(0) });
-  const config: AuthConfig = {
-    secret: "mcp-sdk-express-secret-0123456789abcdef",
-    trustHost: true,
-    adapter,
-    session: { strategy: "jwt", revocation: true },
-    providers: [
-      Credentials({
-        credentials: { username: {}, password: { type: "password" } },
-        authorize: async ({ username, password }) =>
-          username === "ada" && password === "lovelace"
-            ? { id: "u1", name: "Ada Lovelace", email: "ada@example.com" }
-            : null,
-      }),
-    ],
-  };
+  const config = await adaConfig("mcp-sdk-express-secret-0123456789abcdef");
   const app = express();
   let mounted: express.RequestHandler = (_req, _res, next) => next();
   app.use((req, _res, next) => {

@@ -1,6 +1,6 @@
 /**
  * Building blocks for framework packages (`@latchkey/express` and others): the one request
- * pipeline (`serve`), the session read (`sessionOf`; `sessionReadOf` with the cookies it re-issues), the `requireAuth` decision (`guard`), the
+ * pipeline (`serve`), the one session read (`sessionReadOf`, with the cookies it re-issues or clears), the `requireAuth` decision (`guard`), the
  * server-side sign-in, sign-out and session update with their origin and CSRF checks
  * (`beginServerCall`, `serverSignIn`, `serverSignOut`, `postServerCall`, `internalRequest`), the
  * sessions functions bound to a request type (`boundSessions`), the conversion of an answer to
@@ -32,15 +32,7 @@ export { withEnvDefaults } from "./lib/env.js";
 export { type GuardOptions, type GuardRequest, guard } from "./lib/guard.js";
 export { type StructuredLog, structuredLogger } from "./lib/logger.js";
 export { nodeHeader, nodeWebHeaders, readNodeBody, writeNodeResponse } from "./lib/node-http.js";
-export {
-  type IncomingRequest,
-  type SessionReadAnswer,
-  type SessionRequest,
-  serve,
-  sessionCookieOf,
-  sessionOf,
-  sessionReadOf,
-} from "./lib/pipeline.js";
+export { type IncomingRequest, type SessionRequest, serve, sessionCookieOf } from "./lib/pipeline.js";
 export { BadBody, clientAddressFrom, type HeaderReader, MAX_BODY_BYTES, readWebBody } from "./lib/request.js";
 export { finalizeResponse, forbidCaching, type HeaderSetter, toResponse } from "./lib/response.js";
 export {
@@ -58,6 +50,7 @@ export {
   serverSignIn,
   serverSignOut,
 } from "./lib/server-action.js";
+export { type SessionReadAnswer, sessionReadOf } from "./lib/session/request-read.js";
 export { webIncoming } from "./lib/web-incoming.js";
 
 /**

@@ -1,6 +1,7 @@
 /**
  * What the framework packages' own tests share: the one credentials provider they sign in with,
- * the sign-in a browser makes, and requests an attacker makes of any framework's mount.
+ * the sign-in a browser makes, and an oversized form (the rest of what an attacker sends is the
+ * framework contract's, `runFrameworkContract` of `@latchkey/adapter-test`).
  */
 import Credentials from "@latchkey/core/providers/credentials";
 import { Jar } from "../../packages/express/test/helpers.js";
@@ -27,16 +28,6 @@ export function oversizedForm(base: string): Promise<Response> {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: `password=${"x".repeat(70 * 1024)}`,
-  });
-}
-
-/** A sign-in whose form repeats `csrfToken`: a forged value first, the browser's real one second. */
-export async function repeatedCsrfSignIn(jar: Jar, base: string): Promise<Response> {
-  const { csrfToken } = (await (await jar.fetch(`${base}/csrf`)).json()) as { csrfToken: string };
-  return jar.fetch(`${base}/callback/credentials`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: `csrfToken=forged&csrfToken=${csrfToken}&username=ada&password=lovelace`,
   });
 }
 

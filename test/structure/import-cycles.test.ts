@@ -95,22 +95,22 @@ describe("the packages' sources", () => {
       ["lib/flows/x.ts", edge("jwt.ts")],
       ["providers/y.ts", edge("types.ts")],
       ["shapes/data.ts", edge("adapters.ts")],
-      ["errors.ts", edge("lib/cookies.ts")],
-      ["lib/config.ts", edge("types.ts")],
-      ["providers/z.ts", edge("lib/symbols.ts")],
+      ["errors.ts", edge("lib/http/cookies.ts")],
+      ["lib/config/resolve.ts", edge("types.ts")],
+      ["providers/z.ts", edge("lib/base/symbols.ts")],
       ["providers/w.ts", edge("lib/flows/email/send.ts")],
-      ["lib/flows/email/v.ts", edge("lib/config.ts")],
-      ["lib/config-types.ts", edge("lib/flows/oauth/refresh.ts")],
-      ["lib/flows/email/u.ts", edge("lib/config-types.ts")],
+      ["lib/flows/email/v.ts", edge("lib/config/resolve.ts")],
+      ["lib/config/types.ts", edge("lib/flows/oauth/refresh.ts")],
+      ["lib/flows/email/u.ts", edge("lib/config/types.ts")],
     ]);
     expect(layerViolations(graph, (file) => file)).toEqual([
       "lib/flows/x.ts:4 → jwt.ts (lib/ imports no entry module of src/)",
       "providers/y.ts:4 → types.ts (providers/ import neither types.ts nor an entry module)",
-      "shapes/data.ts:4 → adapters.ts (shapes/ import only shapes/ and lib/symbols.ts)",
-      "errors.ts:4 → lib/cookies.ts (adapters.ts, errors.ts, rate-limit.ts and refresh-store.ts import only shapes/ and each other)",
-      "providers/w.ts:4 → lib/flows/email/send.ts (providers/ import no flow: the helpers they run sit below them (lib/email/, lib/profile.ts))",
-      "lib/flows/email/v.ts:4 → lib/config.ts (lib/flows/ read the resolved configuration's shapes from lib/config-types.ts, never lib/config.ts (which calls them))",
-      "lib/config-types.ts:4 → lib/flows/oauth/refresh.ts (lib/config-types.ts imports no flow: the flows read it, lib/config.ts calls them)",
+      "shapes/data.ts:4 → adapters.ts (shapes/ import only shapes/ and lib/base/symbols.ts)",
+      "errors.ts:4 → lib/http/cookies.ts (adapters.ts, errors.ts, rate-limit.ts and refresh-store.ts import only shapes/ and each other)",
+      "providers/w.ts:4 → lib/flows/email/send.ts (providers/ import no flow: the helpers they run sit below them (lib/email/, lib/base/profile.ts))",
+      "lib/flows/email/v.ts:4 → lib/config/resolve.ts (lib/flows/ read the resolved configuration's shapes from lib/config/types.ts, never lib/config/resolve.ts (which calls them))",
+      "lib/config/types.ts:4 → lib/flows/oauth/refresh.ts (lib/config/types.ts imports no flow: the flows read it, lib/config/resolve.ts calls them)",
     ]);
   });
 });

@@ -33,8 +33,8 @@
  */
 import { MissingAdapterMethods } from "./errors.js";
 import { asRecorded, recordAudit } from "./lib/audit/record.js";
-import { resolveConfig } from "./lib/config.js";
-import type { Env } from "./lib/config-types.js";
+import { resolveConfig } from "./lib/config/resolve.js";
+import type { Env } from "./lib/config/types.js";
 import type { AuditEventFilter, StoredAuditEvent } from "./shapes/audit.js";
 import type { AuthConfig } from "./types.js";
 

@@ -17,20 +17,20 @@
  * @module @latchkey/core
  */
 
-import { serve } from "./lib/pipeline.js";
-import { isAuthAction } from "./lib/request.js";
-import { toResponse } from "./lib/response.js";
+import { raw } from "./lib/base/symbols.js";
+import { isAuthAction } from "./lib/http/request.js";
+import { toResponse } from "./lib/http/response.js";
+import { webIncoming } from "./lib/http/web-incoming.js";
+import { serve } from "./lib/serve/pipeline.js";
 import { sessionReadOf } from "./lib/session/request-read.js";
-import { raw } from "./lib/symbols.js";
-import { webIncoming } from "./lib/web-incoming.js";
 import type { ResponseInternal, Session } from "./shapes/data.js";
 import type { AuthConfig } from "./types.js";
 
 export type { Adapter, AdapterAccount, AdapterSession, AdapterUser, VerificationToken } from "./adapters.js";
 export type { ErrorType } from "./errors.js";
 export { AuthError, CredentialsSignin } from "./errors.js";
-export { createActionURL, setEnvDefaults } from "./lib/env.js";
-export { customFetch, raw, skipCSRFCheck } from "./lib/symbols.js";
+export { customFetch, raw, skipCSRFCheck } from "./lib/base/symbols.js";
+export { createActionURL, setEnvDefaults } from "./lib/config/env.js";
 export type * from "./types.js";
 export { isAuthAction };
 

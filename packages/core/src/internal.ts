@@ -6,10 +6,16 @@
  * sessions functions bound to a request type (`boundSessions`), the conversion of an answer to
  * bytes or a Web `Response` (`finalizeResponse`, `toResponse`), the headers that keep a response
  * carrying a cookie out of every cache (`forbidCaching`), a Web `Request` as the pipeline
- * reads it (`webIncoming`), a Web body read within the bound (`readWebBody`), the `clientAddress`
- * option's answer (`clientAddressFrom`), Latchkey's log lines on a structured logger
- * (`structuredLogger`), the environment's defaults on a copy (`withEnvDefaults`), Node's request
- * headers, body and response (`nodeHeader`, `nodeWebHeaders`, `readNodeBody`, `writeNodeResponse`),
+ * reads it (`webIncoming`) and a Node request (`nodeIncoming`): the one description of an
+ * incoming request every shell hands over; a Web body read within the bound (`readWebBody`), the
+ * client's address by one rule (`clientAddressOrPeer`: the `clientAddress` option, else the
+ * framework's peer), the one rule of a repeated form field (`formRecord`: the first wins),
+ * Latchkey's log lines on a structured logger (`structuredLogger`), the environment's defaults on
+ * a copy (`withEnvDefaults`), the configuration a shell hands over (`shellConfig`), where the
+ * handler was mounted for `requireAuth` (`noteMount`, `mountNoted`), Node's request headers, body
+ * and response (`nodeHeader`, `nodeWebHeaders`, `readNodeBody`, `writeNodeResponse`,
+ * `appendSetCookies` for an application's own response), whether an answer must be awaited
+ * (`isThenable`),
  * a warning logged once per configuration (`warnOnceFor`), the one encoding of a cookie value
  * (`encodeCookieValue`) for a framework's cookie API that takes an encoder, and the authorization
  * server's answer to a request a framework describes (`serveAuthorization`).
@@ -19,22 +25,43 @@
  * @module internal
  */
 
-import { resolveConfig } from "./lib/config.js";
-import type { Env } from "./lib/config-types.js";
-import { type WarningCode, warnOnce } from "./lib/logger.js";
-import type { SessionRequest } from "./lib/pipeline.js";
+import { type WarningCode, warnOnce } from "./lib/base/logger.js";
+import { resolveConfig } from "./lib/config/resolve.js";
+import type { Env } from "./lib/config/types.js";
+import type { SessionRequest } from "./lib/serve/pipeline.js";
 import * as core from "./sessions.js";
 import type { AuthConfig } from "./types.js";
 
 export { type ServableServer, serveAuthorization } from "./lib/authorization-server/incoming.js";
-export { encodeCookieValue } from "./lib/cookies.js";
-export { withEnvDefaults } from "./lib/env.js";
-export { type GuardOptions, type GuardRequest, guard } from "./lib/guard.js";
-export { type StructuredLog, structuredLogger } from "./lib/logger.js";
-export { nodeHeader, nodeWebHeaders, readNodeBody, writeNodeResponse } from "./lib/node-http.js";
-export { type IncomingRequest, type SessionRequest, serve, sessionCookieOf } from "./lib/pipeline.js";
-export { BadBody, clientAddressFrom, type HeaderReader, MAX_BODY_BYTES, readWebBody } from "./lib/request.js";
-export { finalizeResponse, forbidCaching, type HeaderSetter, toResponse } from "./lib/response.js";
+export { shellConfig } from "./lib/base/application.js";
+export { isThenable } from "./lib/base/awaitable.js";
+export { type StructuredLog, structuredLogger } from "./lib/base/logger.js";
+export { withEnvDefaults } from "./lib/config/env.js";
+export { encodeCookieValue } from "./lib/http/cookies.js";
+export {
+  appendSetCookies,
+  type NodeArrival,
+  nodeClientAddress,
+  nodeHeader,
+  nodeIncoming,
+  nodeWebHeaders,
+  readNodeBody,
+  writeNodeResponse,
+} from "./lib/http/node-http.js";
+export {
+  BadBody,
+  clientAddressFrom,
+  clientAddressOrPeer,
+  formRecord,
+  type HeaderReader,
+  MAX_BODY_BYTES,
+  parsedForm,
+  readWebBody,
+} from "./lib/http/request.js";
+export { finalizeResponse, forbidCaching, type HeaderSetter, toResponse } from "./lib/http/response.js";
+export { type WebArrival, webIncoming } from "./lib/http/web-incoming.js";
+export { type GuardOptions, type GuardRequest, guard, mountNoted, noteMount } from "./lib/serve/guard.js";
+export { type IncomingRequest, type SessionRequest, serve, sessionCookieOf } from "./lib/serve/pipeline.js";
 export {
   type AccountsServerCall,
   type Arrival,
@@ -49,9 +76,8 @@ export {
   type SignInAuthorizationParams,
   serverSignIn,
   serverSignOut,
-} from "./lib/server-action.js";
+} from "./lib/serve/server-action.js";
 export { type SessionReadAnswer, sessionReadOf } from "./lib/session/request-read.js";
-export { webIncoming } from "./lib/web-incoming.js";
 
 /**
  * The functions of `@latchkey/core/sessions` bound to a framework's request type: each takes the

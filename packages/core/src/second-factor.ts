@@ -27,9 +27,8 @@
 import qrcode from "qrcode-generator";
 import { toBase64, utf8 } from "#platform";
 import { AuthError, InvalidConfiguration, RateLimited } from "./errors.js";
-import { reserveSecondFactorAttempt } from "./lib/attempts.js";
-import { resolveConfig } from "./lib/config.js";
-import type { Env, ResolvedConfig } from "./lib/config-types.js";
+import { resolveConfig } from "./lib/config/resolve.js";
+import type { Env, ResolvedConfig } from "./lib/config/types.js";
 import {
   canonicalBackupCode,
   enrolmentTicket,
@@ -43,6 +42,7 @@ import {
   secondFactorStore,
 } from "./lib/flows/second-factor/secret.js";
 import { matchTotp, TOTP_DIGITS, TOTP_PERIOD, timeStep } from "./lib/flows/second-factor/totp.js";
+import { reserveSecondFactorAttempt } from "./lib/limits/attempts.js";
 import type { AuthConfig } from "./types.js";
 
 /** Options every function here takes. */

@@ -7,7 +7,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Adapter, AdapterUser } from "../src/adapters.js";
-import { resolveConfig } from "../src/lib/config.js";
+import { resolveConfig } from "../src/lib/config/resolve.js";
 import { deliver, encodeSessionChange, sessionKeyOf } from "../src/lib/stores/revocation-channel.js";
 import { createMemoryStore, MemoryAdapter } from "../src/memory-adapter.js";
 import Credentials from "../src/providers/credentials.js";

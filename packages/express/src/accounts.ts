@@ -9,7 +9,7 @@ import type { ServerResponse } from "node:http";
 import type { AuthConfig } from "@latchkey/core";
 import * as core from "@latchkey/core/accounts";
 import { MissingCSRF } from "@latchkey/core/errors";
-import { readNodeBody } from "@latchkey/core/internal";
+import { formRecord, parsedForm, readNodeBody } from "@latchkey/core/internal";
 import { checkCsrf, getCsrfToken } from "@latchkey/core/sessions";
 import { appendCookies, clientAddressOf, type ExpressRequestLike, sessionRequest } from "./convert.js";
 
@@ -27,12 +27,16 @@ export {
 type Next = (error?: unknown) => void;
 type Fields = Record<string, unknown>;
 
-/** The parsed body (`express.urlencoded()` or `express.json()`), or the form read from the stream. */
+/**
+ * The parsed body (`express.urlencoded()` or `express.json()`), or the form read from the stream;
+ * the first of a repeated form field wins, as everywhere (`formRecord`).
+ */
 async function fieldsOf(req: ExpressRequestLike): Promise<Fields> {
-  if (req.body && typeof req.body === "object" && !Buffer.isBuffer(req.body)) return req.body as Fields;
+  const type = String(req.headers["content-type"] ?? "");
+  if (req.body && typeof req.body === "object" && !Buffer.isBuffer(req.body))
+    return parsedForm(type, req.body as Fields);
   if (req.method !== "POST") return {};
   const text = await readNodeBody(req);
-  const type = String(req.headers["content-type"] ?? "");
   if (type.startsWith("application/json")) {
     try {
       const parsed: unknown = JSON.parse(text);
@@ -41,7 +45,7 @@ async function fieldsOf(req: ExpressRequestLike): Promise<Fields> {
       return {};
     }
   }
-  return Object.fromEntries(new URLSearchParams(text));
+  return formRecord(new URLSearchParams(text));
 }
 
 const withEnv = (options: core.PasswordAccountsOptions) => ({ ...options, env: options.env ?? process.env });
@@ -65,7 +69,7 @@ export async function signUp(
     email: f.email,
     password: f.password,
     name: f.name,
-    clientAddress: clientAddressOf(req),
+    clientAddress: clientAddressOf(req, config),
   });
   if (result.ok) appendCookies(res, result.setCookie);
   return result;
@@ -92,7 +96,7 @@ export async function verifyEmail(
     email: f.email,
     user: f.user,
     password: f.password,
-    clientAddress: clientAddressOf(req),
+    clientAddress: clientAddressOf(req, config),
   });
   appendCookies(res, result.setCookie);
   return result;
@@ -114,7 +118,7 @@ export async function requestPasswordReset(
   const f = await fieldsOf(req);
   return core.requestPasswordReset(sessionRequest(req), config, withEnv(options), {
     email: f.email,
-    clientAddress: clientAddressOf(req),
+    clientAddress: clientAddressOf(req, config),
   });
 }
 
@@ -137,7 +141,7 @@ export async function resetPassword(
     email: f.email,
     user: f.user,
     password: f.password,
-    clientAddress: clientAddressOf(req),
+    clientAddress: clientAddressOf(req, config),
   });
 }
 
@@ -163,7 +167,7 @@ export async function changePassword(
       csrfToken: f.csrfToken,
       currentPassword: f.currentPassword,
       newPassword: f.password,
-      clientAddress: clientAddressOf(req),
+      clientAddress: clientAddressOf(req, config),
     });
     if (result.ok) appendCookies(res, result.setCookie);
     return result;

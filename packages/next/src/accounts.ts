@@ -2,7 +2,7 @@
  * Password accounts in Next.js Server Actions: sign-up, address verification, forgotten password
  * and change of password, the functions of `@latchkey/core/accounts` given the request of the
  * action (`next/headers`), their cookies put in Next.js's cookie store. Each holds the rule of
- * every server-side call of `@latchkey/next` (core's `lib/server-action.ts`): a request another
+ * every server-side call of `@latchkey/next` (core's `lib/serve/server-action.ts`): a request another
  * site or origin made is refused with `MissingCSRF`, and one with neither `Origin` nor
  * `Sec-Fetch-Site` must post the pipeline's CSRF token (`csrfToken`) with its cookie.
  *

@@ -41,12 +41,10 @@ export function arrival(
 /** A route handler's request as the pipeline reads it, arrived where `arrival` says. */
 export function routeIncoming(request: Request, config: AuthConfig): IncomingRequest {
   const url = new URL(request.url);
-  return webIncoming(
-    request,
-    config,
-    arrival(request.headers, config, { protocol: url.protocol, host: url.host }),
+  return webIncoming(request, config, {
+    where: arrival(request.headers, config, { protocol: url.protocol, host: url.host }),
     url,
-  );
+  });
 }
 
 /** The session of a request and the cookies its read re-issued (a JWT's new expiry, `updateAge`). */

@@ -5,8 +5,8 @@
 // limiter, the `revocation: true` list and the `cache: true` session cache were kept per object.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AdapterUser } from "../../src/adapters.js";
-import { type Application, MANY_APPLICATIONS } from "../../src/lib/application.js";
-import { resolveConfig } from "../../src/lib/config.js";
+import { type Application, MANY_APPLICATIONS } from "../../src/lib/base/application.js";
+import { resolveConfig } from "../../src/lib/config/resolve.js";
 import { createMemoryStore, MemoryAdapter } from "../../src/memory-adapter.js";
 import Credentials from "../../src/providers/credentials.js";
 import { MemoryRateLimitStore } from "../../src/rate-limit.js";

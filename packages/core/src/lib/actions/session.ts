@@ -1,7 +1,7 @@
 import type { ResponseInternal } from "../../shapes/data.js";
-import type { Context } from "../context.js";
-import type { RequestInternal } from "../request.js";
-import { noStore } from "../response.js";
+import type { RequestInternal } from "../http/request.js";
+import { noStore } from "../http/response.js";
+import type { Context } from "../serve/context.js";
 import { readSession } from "../session/read.js";
 
 /**

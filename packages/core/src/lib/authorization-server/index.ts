@@ -6,14 +6,15 @@
  * application holds can change it.
  */
 import type { AuthConfig } from "../../types.js";
-import { serializeCookie } from "../cookies.js";
-import { requireCsrf } from "../csrf-check.js";
-import { type IncomingRequest, type SessionRequest, sessionCookieOf, sessionRequestOf } from "../pipeline.js";
-import { toResponse } from "../response.js";
-import { webIncoming } from "../web-incoming.js";
+import { serializeCookie } from "../http/cookies.js";
+import { toResponse } from "../http/response.js";
+import { webIncoming } from "../http/web-incoming.js";
+import { requireCsrf } from "../serve/csrf-check.js";
+import { type IncomingRequest, type SessionRequest, sessionCookieOf, sessionRequestOf } from "../serve/pipeline.js";
 import { liveAccessToken } from "./access-token.js";
 import * as admin from "./admin.js";
 import { loadInteraction } from "./authorize.js";
+import { vouchingHost } from "./client-metadata.js";
 import { loadClient } from "./clients.js";
 import { resolveServer, type ServerState } from "./config.js";
 import { incomingHandler, type ServableServer } from "./incoming.js";
@@ -245,9 +246,11 @@ export async function consentDetails(
   const client = await loadClient(state, waiting.clientId);
   if (!client) return null;
   const { token, cookies } = csrfToken(state, { cookieHeader });
+  const vouching = waiting.redirectUri ? vouchingHost(client, waiting.redirectUri) : undefined;
   return {
     clientName: client.name,
     clientId: client.clientId,
+    ...(vouching !== undefined && { clientHost: vouching }),
     redirectHost: waiting.redirectUri ? new URL(waiting.redirectUri).host || waiting.redirectUri : "",
     scopes: waiting.scopes,
     resources: waiting.resources,

@@ -6,8 +6,8 @@
  */
 import { InvalidConfiguration, MissingCSRF, UntrustedHost } from "../../errors.js";
 import type { Cookie } from "../../shapes/data.js";
-import { csrfTokenFor, requireCsrf } from "../csrf-check.js";
-import { sessionCookieOf } from "../pipeline.js";
+import { csrfTokenFor, requireCsrf } from "../serve/csrf-check.js";
+import { sessionCookieOf } from "../serve/pipeline.js";
 import { sessionReadOf } from "../session/request-read.js";
 import type { ServerState } from "./config.js";
 import type { ServerRequest } from "./http.js";

@@ -9,8 +9,8 @@
 import { hash, toBase64url } from "#platform";
 import type { AdapterUser } from "../../adapters.js";
 import { AccessDenied, InvalidCheck } from "../../errors.js";
-import type { Context } from "../context.js";
-import type { RequestInternal } from "../request.js";
+import type { RequestInternal } from "../http/request.js";
+import type { Context } from "../serve/context.js";
 import { signedInOf } from "../session/read.js";
 
 /** The session a request carries: its user and a key naming that session (never its token). */

@@ -1,5 +1,5 @@
 import type { ResponseInternal } from "../../shapes/data.js";
-import type { Context } from "../context.js";
+import type { Context } from "../serve/context.js";
 import { page } from "./layout.js";
 import { type CodeForm, confirmLinkPage, errorPage, signoutPage, verifyRequestPage } from "./other-pages.js";
 

@@ -1,11 +1,11 @@
 import type { Cookie, Session } from "../../shapes/data.js";
-import { type AdapterWith, adapterFor } from "../adapter-for.js";
-import type { ResolvedConfig } from "../config-types.js";
-import { expiredCookie } from "../cookies.js";
-import { warnOnce } from "../logger.js";
+import { type AdapterWith, adapterFor } from "../base/adapter-for.js";
+import { warnOnce } from "../base/logger.js";
+import type { ResolvedConfig } from "../config/types.js";
+import { expiredCookie } from "../http/cookies.js";
 import { isExpired } from "./expiry.js";
 import { amrOf } from "./jwt-strategy.js";
-import type { LiveSession, SessionRead, SessionReadOptions } from "./read.js";
+import type { LiveSession, SessionRead, SessionReadOptions } from "./read-shapes.js";
 import type { SessionAndUser } from "./session-cache.js";
 
 /**

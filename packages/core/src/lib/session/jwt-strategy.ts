@@ -1,13 +1,13 @@
 import { JWTSessionError, SessionCookieTooLarge } from "../../errors.js";
 import type { Cookie, Session } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
-import type { ResolvedConfig } from "../config-types.js";
-import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../cookies.js";
-import { errorOf } from "../error-of.js";
-import { type Opened, openTokenWithReason, sealToken } from "../jwe.js";
-import { warnOnce } from "../logger.js";
+import { errorOf } from "../base/error-of.js";
+import { warnOnce } from "../base/logger.js";
+import type { ResolvedConfig } from "../config/types.js";
+import { type Opened, openTokenWithReason, sealToken } from "../crypto/jwe.js";
+import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../http/cookies.js";
 import { jwtExpired } from "./expiry.js";
-import type { LiveSession, SessionIdentity, SessionRead, SessionReadOptions } from "./read.js";
+import type { LiveSession, OpenedJwtSession, SessionIdentity, SessionRead, SessionReadOptions } from "./read-shapes.js";
 import { sessionIdOf, signedInAt } from "./revocation-list.js";
 
 /** Epoch seconds now, whole: the unit of a JWT's `iat` and `exp`. */
@@ -240,20 +240,6 @@ function verdictOf(revocation: NonNullable<ResolvedConfig["revocation"]>, claims
   if (verdict === "unavailable")
     throw new Error('The revocation list is unavailable and `session.revocation.onUnavailable` is "refuse"');
   return verdict === "revoked" ? "revoked" : "live";
-}
-
-/** A JWT session as {@link openJwtSession} opened it. */
-export interface OpenedJwtSession {
-  /** The token as sealed. */
-  claims: JWT;
-  /** What the `jwt` callback made of it, with the session's identity kept (`keepSessionIdentity`, on first read). */
-  readonly token: JWT;
-  /** What the `jwt` callback returned, as it returned it (`claims` when it did not run). */
-  returned: JWT;
-  /** The session's identity, read from `claims` before the callback ran. */
-  identity: SessionIdentity;
-  /** True when the callback ran for an update, or returned a token that differs from `claims`. */
-  changed: boolean;
 }
 
 /**

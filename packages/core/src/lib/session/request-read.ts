@@ -9,11 +9,12 @@
 import { AuthError } from "../../errors.js";
 import type { Cookie, Session } from "../../shapes/data.js";
 import type { AuthConfig } from "../../types.js";
-import { resolveConfig } from "../config.js";
-import type { Env, ResolvedConfig } from "../config-types.js";
-import { createLogger } from "../logger.js";
-import { type SessionRequest, sessionCookieOf } from "../pipeline.js";
-import { type Reading, readSession, type SessionRead, type SessionSubject, subjectOf } from "./read.js";
+import { createLogger } from "../base/logger.js";
+import { resolveConfig } from "../config/resolve.js";
+import type { Env, ResolvedConfig } from "../config/types.js";
+import { type SessionRequest, sessionCookieOf } from "../serve/pipeline.js";
+import { readSession, subjectOf } from "./read.js";
+import type { Reading, SessionRead, SessionSubject } from "./read-shapes.js";
 
 /**
  * The front of every read of a request: where it is read, or null when it has no session to

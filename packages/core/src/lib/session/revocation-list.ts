@@ -14,9 +14,9 @@ import type {
   RevocationStore,
   SessionChange,
 } from "../../shapes/revocation.js";
-import { type Application, held, processWide, slot } from "../application.js";
-import { errorOf } from "../error-of.js";
-import { fieldOf } from "../merge.js";
+import { type Application, held, processWide, slot } from "../base/application.js";
+import { errorOf } from "../base/error-of.js";
+import { fieldOf } from "../base/merge.js";
 
 /** The revocation settings of a resolved configuration. */
 export interface ResolvedRevocation {
@@ -366,7 +366,7 @@ export class MemoryRevocationStore implements RevocationStore {
   }
 }
 
-// The default store belongs to the application, as the rate limiter's does (lib/rate-limits.ts):
+// The default store belongs to the application, as the rate limiter's does (lib/limits/rate-limits.ts):
 // every configuration object of the application (copies, one per request, one per server layer)
 // and every re-resolution of one reads and writes the same revocations.
 const defaultStore = slot("revocation-store", () => new MemoryRevocationStore());

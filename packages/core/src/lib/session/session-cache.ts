@@ -13,9 +13,9 @@ import type { Adapter, AdapterSession, AdapterUser } from "../../adapters.js";
 import { InvalidConfiguration } from "../../errors.js";
 import type { LoggerInstance } from "../../shapes/data.js";
 import type { RevocationStore, SessionCacheOptions, SessionChange } from "../../shapes/revocation.js";
-import { type Application, held, processWide, slot } from "../application.js";
-import { errorOf } from "../error-of.js";
-import { fieldOf } from "../merge.js";
+import { type Application, held, processWide, slot } from "../base/application.js";
+import { errorOf } from "../base/error-of.js";
+import { fieldOf } from "../base/merge.js";
 import { failAfter, sessionKeyOf } from "../stores/revocation-channel.js";
 import { MemoryRevocationStore, revocationListOf } from "./revocation-list.js";
 

@@ -14,14 +14,14 @@ import {
   type WebAuthnUserInfo,
 } from "../../../providers/webauthn.js";
 import type { Account, ResponseInternal, User } from "../../../shapes/data.js";
-import { adapterFor, hasMethods } from "../../adapter-for.js";
-import { bindFlow, sameBrowser } from "../../binding.js";
-import type { Context } from "../../context.js";
-import { expiredCookie } from "../../cookies.js";
-import { openToken, sealToken } from "../../jwe.js";
-import { fieldOf, textOf } from "../../merge.js";
-import type { RequestInternal } from "../../request.js";
-import { noStore } from "../../response.js";
+import { adapterFor, hasMethods } from "../../base/adapter-for.js";
+import { fieldOf, textOf } from "../../base/merge.js";
+import { openToken, sealToken } from "../../crypto/jwe.js";
+import { expiredCookie } from "../../http/cookies.js";
+import type { RequestInternal } from "../../http/request.js";
+import { noStore } from "../../http/response.js";
+import type { Context } from "../../serve/context.js";
+import { bindFlow, sameBrowser } from "../binding.js";
 import { connectTarget, sessionOnRequest } from "../connect.js";
 import { askSignIn, landing, startSession } from "../finish-sign-in.js";
 import { loginWithAccount } from "../identity.js";
@@ -113,7 +113,7 @@ interface Challenge {
   challenge: string;
   /** The user a registration is for (decided when the options were made). */
   user?: RegisteringUser;
-  /** Digest of the binding of the browser that asked for the options (lib/binding.ts). */
+  /** Digest of the binding of the browser that asked for the options (lib/flows/binding.ts). */
   bind: string;
   /** A passkey added to a signed-in user: the key of the session the options were made under. */
   connect?: string;

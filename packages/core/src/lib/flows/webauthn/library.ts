@@ -8,7 +8,7 @@
 
 import { fromBase64url, packageVersion, toBase64url } from "#platform";
 import { InvalidConfiguration } from "../../../errors.js";
-import { errorOf } from "../../error-of.js";
+import { errorOf } from "../../base/error-of.js";
 import type { WebAuthnProviderInternal } from "./config.js";
 
 /** A JSON object, as the library's options and answers are. */

@@ -1,0 +1,35 @@
+// @latchkey/express held to the framework contract of @latchkey/adapter-test: ExpressAuth at the
+// mount, getSession and requireAuth, and requestPasswordReset with the request's form.
+import type { AddressInfo } from "node:net";
+import { type FrameworkDriver, runFrameworkContract } from "@latchkey/adapter-test/framework";
+import express from "express";
+import { ExpressAuth, getSession, requestPasswordReset, requireAuth } from "../src/index.js";
+
+const express5: FrameworkDriver = {
+  name: "Express",
+  defaultMount: "/auth",
+  namesPeer: true,
+  guard: "status",
+  helpers: { requestPasswordReset: true },
+  async start(config, { mount, accounts }) {
+    const app = express();
+    app.use(mount, ExpressAuth(config));
+    app.get("/contract/session", async (req, res) => {
+      res.json({ id: (await getSession(req, config))?.user?.id ?? null });
+    });
+    app.get("/contract/guarded", requireAuth(config), (_req, res) => {
+      res.json({ id: res.locals.session.user?.id });
+    });
+    app.post("/contract/forgot", express.urlencoded({ extended: false }), async (req, res) => {
+      res.json(await requestPasswordReset(req, config, accounts));
+    });
+    const server = app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    return {
+      origin: `http://localhost:${(server.address() as AddressInfo).port}`,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  },
+};
+
+runFrameworkContract(express5);

@@ -3,6 +3,7 @@
  * the sign-in a browser makes, and an oversized form (the rest of what an attacker sends is the
  * framework contract's, `runFrameworkContract` of `@latchkey/adapter-test`).
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import Credentials from "@latchkey/core/providers/credentials";
 import { Jar } from "../../packages/express/test/helpers.js";
 
@@ -32,3 +33,30 @@ export function oversizedForm(base: string): Promise<Response> {
 }
 
 export { Jar };
+
+/**
+ * The Web `Request` a framework serving Web requests makes of a Node request (adapter-node, Next.js's
+ * server): its URL under `origin`, its headers, its body read whole.
+ */
+export async function webRequestOf(req: IncomingMessage, origin: string): Promise<Request> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
+  const body = req.method === "POST" ? Buffer.concat(chunks) : undefined;
+  return new Request(`${origin}${req.url}`, { method: req.method, headers, body });
+}
+
+/** Writes a Web `Response` to a Node response, with `setCookies` after the response's own cookies. */
+export async function writeWebResponse(
+  res: ServerResponse,
+  response: Response,
+  setCookies: string[] = [],
+): Promise<void> {
+  res.statusCode = response.status;
+  response.headers.forEach((value, name) => {
+    if (name !== "set-cookie") res.setHeader(name, value);
+  });
+  res.setHeader("set-cookie", [...response.headers.getSetCookie(), ...setCookies]);
+  res.end(Buffer.from(await response.arrayBuffer()));
+}

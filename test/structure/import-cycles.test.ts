@@ -2,14 +2,15 @@
 // imports, re-exports and `import()` count), and @latchkey/core keeps the layers of
 // docs/architecture.md. The fixture folder holds known cycles, so the finder is shown to find
 // what it is meant to find.
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { describeCycle, findCycles, type ImportGraph, importGraph } from "./import-graph.js";
+import { faceViolations } from "./faces.js";
+import { describeCycle, findCycles, type ImportGraph, importGraph, sourceFiles } from "./import-graph.js";
 import { layerViolations } from "./layers.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -87,6 +88,44 @@ describe("the packages' sources", () => {
   it("@latchkey/core keeps its layers (docs/architecture.md, Layers)", () => {
     const src = join(root, "packages/core/src");
     expect(layerViolations(importGraph(src), relativeTo(src))).toEqual([]);
+  });
+
+  it("@latchkey/core's wings: lib/ holds only folders, each face only re-exports, and no wing takes a name another's face does not offer", () => {
+    const src = join(root, "packages/core/src");
+    const files = new Map(sourceFiles(src).map((file) => [relativeTo(src)(file), readFileSync(file, "utf8")]));
+    expect([...files.keys()].filter((file) => /^lib\/[^/]+$/.test(file))).toEqual([]);
+    expect(faceViolations(files)).toEqual([]);
+  });
+
+  it("the wings check reports a face with code, a private name taken from outside, a private module imported whole, a wing without a face, a name offered to no one", () => {
+    const files = new Map([
+      ["lib/http/index.ts", 'export { cookie, stale } from "./cookies.js";\nexport const extra = 1;\n'],
+      ["lib/http/cookies.ts", "export const cookie = 1;\nexport const secretHelper = 2;\nexport const stale = 3;\n"],
+      ["lib/http/own.ts", 'import { secretHelper } from "./cookies.js";\n'],
+      ["lib/serve/a.ts", 'import { cookie, secretHelper } from "../http/cookies.js";\n'],
+      ["lib/serve/b.ts", 'const m = import("../http/cookies.js");\n'],
+      ["lib/serve/c.ts", 'import { cookie } from "../http/index.js";\n'],
+      ["lib/audit/d.ts", 'import { x } from "../limits/x.js";\n'],
+      ["lib/limits/x.ts", "export const x = 1;\n"],
+    ]);
+    expect(faceViolations(files)).toEqual([
+      "lib/http/index.ts:2 (a face only re-exports, by name)",
+      "lib/serve/a.ts:1 → lib/http/cookies.ts (secretHelper: not offered by lib/http/index.ts, private to lib/http/)",
+      "lib/serve/b.ts:1 → lib/http/cookies.ts (*: not offered by lib/http/index.ts, private to lib/http/)",
+      "lib/audit/d.ts:1 → lib/limits/x.ts (lib/limits/ has no face, lib/limits/index.ts)",
+      "lib/http/index.ts (stale: offered, and used by no file outside the wing)",
+    ]);
+  });
+
+  it("the layer check reports an entry module that imports a wing's file, not its face", () => {
+    const edge = (to: string) => [{ to, line: 2, typeOnly: false }];
+    const graph: ImportGraph = new Map([
+      ["jwt.ts", edge("lib/crypto/jwe.ts")],
+      ["index.ts", edge("lib/serve/index.ts")],
+    ]);
+    expect(layerViolations(graph, (file) => file)).toEqual([
+      "jwt.ts:2 → lib/crypto/jwe.ts (an entry module imports lib/ only through a wing's face (lib/<wing>/index.ts))",
+    ]);
   });
 
   it("the layer check reports an import that climbs a layer", () => {

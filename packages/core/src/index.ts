@@ -17,11 +17,9 @@
  * @module @latchkey/core
  */
 
-import { raw } from "./lib/base/symbols.js";
-import { isAuthAction } from "./lib/http/request.js";
-import { toResponse } from "./lib/http/response.js";
-import { webIncoming } from "./lib/http/web-incoming.js";
-import { serve } from "./lib/serve/pipeline.js";
+import { raw } from "./lib/base/index.js";
+import { isAuthAction, toResponse, webIncoming } from "./lib/http/index.js";
+import { serve } from "./lib/serve/index.js";
 import { sessionReadOf } from "./lib/session/request-read.js";
 import type { ResponseInternal, Session } from "./shapes/data.js";
 import type { AuthConfig } from "./types.js";
@@ -29,8 +27,8 @@ import type { AuthConfig } from "./types.js";
 export type { Adapter, AdapterAccount, AdapterSession, AdapterUser, VerificationToken } from "./adapters.js";
 export type { ErrorType } from "./errors.js";
 export { AuthError, CredentialsSignin } from "./errors.js";
-export { customFetch, raw, skipCSRFCheck } from "./lib/base/symbols.js";
-export { createActionURL, setEnvDefaults } from "./lib/config/env.js";
+export { customFetch, raw, skipCSRFCheck } from "./lib/base/index.js";
+export { createActionURL, setEnvDefaults } from "./lib/config/index.js";
 export type * from "./types.js";
 export { isAuthAction };
 

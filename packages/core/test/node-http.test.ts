@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { formFields, formRecord, nodeIncoming, parsedForm } from "../src/internal.js";
+import { formFields, formRecord, nodeIncoming, parsedForm, readNodeForm } from "../src/internal.js";
 import { writeNodeResponse } from "../src/lib/http/node-http.js";
 import type { ResponseInternal } from "../src/types.js";
 
@@ -160,5 +160,47 @@ describe("rule: the first of a repeated form field wins, wherever a form is read
     const form = "application/x-www-form-urlencoded; charset=utf-8";
     expect(parsedForm(form, { csrfToken: ["first", "second"], a: "1" })).toEqual({ csrfToken: "first", a: "1" });
     expect(parsedForm("application/json", { list: ["a", "b"] })).toEqual({ list: ["a", "b"] });
+  });
+});
+
+describe("readNodeForm: the form of a Node request for the account functions", () => {
+  async function formOf(init: RequestInit, parsed?: unknown): Promise<unknown> {
+    let seen: unknown;
+    const url = await serve(async (req, res) => {
+      try {
+        seen = await readNodeForm(req, parsed);
+      } catch (e) {
+        seen = { status: (e as { status?: number }).status };
+      }
+      res.end();
+    });
+    await fetch(url, init);
+    return seen;
+  }
+  const form = { "content-type": "application/x-www-form-urlencoded" };
+
+  it("the stream's form or JSON object, the first of a repeated field winning; {} for a GET", async () => {
+    expect(await formOf({ method: "POST", headers: form, body: "email=a%40x&email=b%40x" })).toEqual({ email: "a@x" });
+    expect(
+      await formOf({ method: "POST", headers: { "content-type": "application/json" }, body: '{"email":"a@x"}' }),
+    ).toEqual({
+      email: "a@x",
+    });
+    expect(await formOf({ method: "GET" })).toEqual({});
+  });
+
+  it("a body parser's record is used, its lists read as their first value", async () => {
+    expect(await formOf({ method: "POST", headers: form, body: "x=1" }, { email: ["a@x", "b@x"] })).toEqual({
+      email: "a@x",
+    });
+  });
+
+  it("attack: a JSON body that does not parse, or an oversized one, is a 4xx (BadBody), never a 5xx", async () => {
+    expect(await formOf({ method: "POST", headers: { "content-type": "application/json" }, body: "{" })).toEqual({
+      status: 400,
+    });
+    expect(await formOf({ method: "POST", headers: form, body: `a=${"x".repeat(70 * 1024)}` })).toEqual({
+      status: 413,
+    });
   });
 });

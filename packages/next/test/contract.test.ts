@@ -1,27 +1,18 @@
 // @latchkey/next held to the framework contract of @latchkey/adapter-test: the Route Handlers at
 // the base path, auth() in a Route Handler, the proxy's `authorized` guard, the signIn and signOut
-// server actions and PasswordAccounts' requestPasswordReset. Run in process as Next.js runs each
+// server actions, auth(handler), and PasswordAccounts' requestPasswordReset and changePassword. Run in process as Next.js runs each
 // layer's code (next-internals.ts); examples/next-demo runs the package on next build + next start.
 import "./next-internals.js";
 
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type FrameworkDriver, runFrameworkContract } from "@latchkey/adapter-test/framework";
 import { MissingCSRF } from "@latchkey/core/errors";
 import { NextAuth, type NextAuthConfig } from "@latchkey/next";
 import { PasswordAccounts } from "@latchkey/next/accounts";
 import { NextRequest } from "next/server.js";
+import { webRequestOf, writeWebResponse } from "../../../test/frameworks/http.js";
 import { type InRequest, inNextRequest } from "./next-internals.js";
-
-/** The Web request Next.js makes of a Node request (its body read). */
-async function webRequest(req: IncomingMessage, origin: string): Promise<Request> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
-  const body = req.method === "POST" ? Buffer.concat(chunks) : undefined;
-  return new Request(`${origin}${req.url}`, { method: req.method, headers, body });
-}
 
 /** A server action's outcome as the browser sees it: its redirect, 403 for MissingCSRF, its result. */
 function answerOf(out: InRequest<unknown>): Response {
@@ -38,7 +29,8 @@ const next: FrameworkDriver = {
   defaultMount: "/api/auth",
   namesPeer: false,
   guard: "redirect",
-  helpers: { signIn: true, signOut: true, requestPasswordReset: true },
+  helpers: { signIn: true, signOut: true, requestPasswordReset: true, changePassword: true },
+  readers: ["/contract/proxied"],
   async start(config, { mount, accounts }) {
     const own: NextAuthConfig = {
       ...config,
@@ -49,7 +41,7 @@ const next: FrameworkDriver = {
     const passwordAccounts = PasswordAccounts(own, accounts);
     let origin = "";
     const server = createServer(async (req, res) => {
-      const request = await webRequest(req, origin);
+      const request = await webRequestOf(req, origin);
       const { pathname } = new URL(request.url);
       const headers = Object.fromEntries(request.headers);
       const form = async () => new URLSearchParams(await request.text());
@@ -78,6 +70,14 @@ const next: FrameworkDriver = {
       } else if (pathname === "/contract/sign-out") {
         const redirectTo = (await form()).get("redirectTo") ?? undefined;
         response = answerOf(await inNextRequest(request.url, headers, () => signOut({ redirectTo })));
+      } else if (pathname === "/contract/proxied") {
+        // A Route Handler wrapped by auth((req) => ...), its session on req.auth.
+        const handler = auth((r) => Response.json({ id: r.auth?.user?.id ?? null }));
+        response = (await handler(new NextRequest(request), { params: Promise.resolve({}) })) as Response;
+      } else if (pathname === "/contract/change") {
+        const data = new FormData();
+        for (const [name, value] of await form()) data.append(name, value);
+        response = answerOf(await inNextRequest(request.url, headers, () => passwordAccounts.changePassword(data)));
       } else if (pathname === "/contract/forgot") {
         const data = new FormData();
         for (const [name, value] of await form()) data.append(name, value);
@@ -87,12 +87,7 @@ const next: FrameworkDriver = {
       } else {
         response = new Response(null, { status: 404 });
       }
-      res.statusCode = response.status;
-      response.headers.forEach((value, name) => {
-        if (name !== "set-cookie") res.setHeader(name, value);
-      });
-      res.setHeader("set-cookie", response.headers.getSetCookie());
-      res.end(Buffer.from(await response.arrayBuffer()));
+      await writeWebResponse(res, response);
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     origin = `http://localhost:${(server.address() as AddressInfo).port}`;

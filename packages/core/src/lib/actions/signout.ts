@@ -13,7 +13,7 @@ import {
 } from "../http/cookies.js";
 import type { RequestInternal } from "../http/request.js";
 import { clientKey } from "../limits/attempts.js";
-import { otherPages } from "../pages/index.js";
+import { otherPages } from "../pages/responses.js";
 import type { Context } from "../serve/context.js";
 import { goneEvenIfRefused } from "../session/database-strategy.js";
 import { decodeSessionToken } from "../session/jwt-strategy.js";

@@ -26,3 +26,17 @@ export const customFetch: unique symbol = Symbol.for("latchkey.customFetch");
  * so a bundle without them (an Edge runtime, a Worker) holds none of it.
  */
 export const smtpSender: unique symbol = Symbol.for("latchkey.smtpSender");
+
+/**
+ * Key of the loader of `@simplewebauthn/server` a WebAuthn provider (`WebAuthn`, `Passkey`)
+ * carries: only those providers' modules import the package, so a bundle without them (an Edge
+ * runtime, a Worker) holds none of it, even where it is installed.
+ */
+export const simpleWebAuthnLoader: unique symbol = Symbol.for("latchkey.simpleWebAuthnLoader");
+
+/**
+ * Marks the `getRelayingParty` every `WebAuthn()` and `Passkey()` carries unless given one: the
+ * flow tells it from an application's own by this mark, without importing the providers' module
+ * (which imports `@simplewebauthn/server`).
+ */
+export const defaultRelyingPartyMark: unique symbol = Symbol.for("latchkey.defaultGetRelayingParty");

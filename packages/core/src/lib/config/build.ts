@@ -184,14 +184,18 @@ export function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedC
   const inMemory = [
     rateLimit && rateLimit.store === held(application, defaultRateLimitStore) && "rate limits",
     revocationOption && !revocationStore && "session revocations",
-    sessionCache && !fieldOf(config.session?.cache, "channel") && "the session cache",
+    // Off on such a platform (lib/session/session-cache.ts), and named: it is not what it was asked to be.
+    strategy === "database" &&
+      config.session?.cache &&
+      !fieldOf(config.session.cache, "channel") &&
+      "the session cache",
   ].filter((part): part is string => typeof part === "string");
   const platform = inMemory.length ? separateProcessesLikely() : undefined;
   if (platform) {
     warnOnce(
       startup,
       "memory-state-isolated",
-      `${platform} may run this application in several processes or globals, each with its own memory, and ${inMemory.join(", ")} are kept in memory: they then hold per process only (a limit multiplied, a sign-out or revocation unseen elsewhere). Give each a shared store: \`rateLimit: { store: new RedisRateLimitStore(redis) }\`, \`session.revocation: { store: new RedisRevocationStore(...) }\` (or a \`SqlRevocationStore\`), \`session.cache: { channel: ... }\` (the same stores).`,
+      `${platform} may run this application in several processes or globals, each with its own memory, and ${inMemory.join(", ")} are kept in memory: they then hold per process only (a limit multiplied, a sign-out or revocation unseen elsewhere; with revocations in memory, sessions are served here but never re-issued, and a session cache in memory is off). Give each a shared store: \`rateLimit: { store: new RedisRateLimitStore(redis) }\`, \`session.revocation: { store: new RedisRevocationStore(...) }\` (or a \`SqlRevocationStore\`), \`session.cache: { channel: ... }\` (the same stores).`,
     );
   }
 

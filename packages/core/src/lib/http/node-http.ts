@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ResponseInternal } from "../../shapes/data.js";
 import type { AuthConfig } from "../../types.js";
 import type { IncomingRequest } from "../serve/pipeline.js";
-import { BadBody, clientAddressOrPeer, MAX_BODY_BYTES } from "./request.js";
+import { BadBody, clientAddressOrPeer, MAX_BODY_BYTES, parseBody, parsedForm } from "./request.js";
 import { finalizeResponse, forbidCaching } from "./response.js";
 
 /*
@@ -63,6 +63,26 @@ export function nodeIncoming(
     mountPath: arrived.mountPath,
     webHeaders: () => nodeWebHeaders(req),
   };
+}
+
+/**
+ * The form of a Node request for the functions that take one (password accounts): the record a
+ * framework's body parser made (`parsed`, a repeated field's list read as its first value), else
+ * the stream read within `MAX_BODY_BYTES` and parsed by its type (a form, or a JSON object); the
+ * first of a repeated field wins either way. `{}` for a GET or a body of another type; an
+ * unreadable one rejects with `BadBody` (4xx).
+ *
+ * @example
+ * ```ts
+ * const fields = await readNodeForm(req, req.body)
+ * ```
+ */
+export async function readNodeForm(req: IncomingMessage, parsed?: unknown): Promise<Record<string, unknown>> {
+  const type = nodeHeader(req, "content-type");
+  if (parsed && typeof parsed === "object" && !Array.isArray(parsed) && !Buffer.isBuffer(parsed))
+    return parsedForm(type, parsed as Record<string, unknown>);
+  if (req.method !== "POST") return {};
+  return parseBody(type, await readNodeBody(req)) ?? {};
 }
 
 /**

@@ -11,7 +11,9 @@ import { hmac as nobleHmac } from "@noble/hashes/hmac.js";
 import { sha1 } from "@noble/hashes/legacy.js";
 import { scryptAsync } from "@noble/hashes/scrypt.js";
 import { sha256, sha384, sha512 } from "@noble/hashes/sha2.js";
-import { toUnicode } from "punycode";
+// The npm package's own module, by its file: the bare "punycode" is also the name of a Node.js
+// built-in, which Next.js's Edge compilation treats as unsupported there.
+import { toUnicode } from "punycode/punycode.es6.js";
 import { isPublicAddress } from "./addresses.js";
 import type {
   CbcCipher,

@@ -6,7 +6,7 @@ import { errorOf } from "../../base/error-of.js";
 import type { InternalProvider } from "../../config/types.js";
 import type { RequestInternal } from "../../http/request.js";
 import { reserveEmailSend } from "../../limits/attempts.js";
-import { otherPages } from "../../pages/index.js";
+import { otherPages } from "../../pages/responses.js";
 import type { Context } from "../../serve/context.js";
 import { bindLink, linkOpenedWhereAsked } from "../binding.js";
 import { askSignIn } from "../finish-sign-in.js";

@@ -7,15 +7,11 @@ import {
   InvalidConfiguration,
   WebAuthnVerificationError,
 } from "../../../errors.js";
-import {
-  defaultGetRelayingParty,
-  type RelyingParty,
-  type WebAuthnAction,
-  type WebAuthnUserInfo,
-} from "../../../providers/webauthn.js";
+import type { RelyingParty, WebAuthnAction, WebAuthnUserInfo } from "../../../providers/webauthn.js";
 import type { Account, ResponseInternal, User } from "../../../shapes/data.js";
 import { adapterFor, hasMethods } from "../../base/adapter-for.js";
 import { fieldOf, textOf } from "../../base/merge.js";
+import { defaultRelyingPartyMark } from "../../base/symbols.js";
 import { openToken, sealToken } from "../../crypto/jwe.js";
 import { expiredCookie } from "../../http/cookies.js";
 import type { RequestInternal } from "../../http/request.js";
@@ -54,12 +50,15 @@ export function relyingParty(
 ): RelyingParty & { ids: string[]; origins: string[] } {
   // The default one (every WebAuthn() and Passkey() has it) answers one id and origin; the
   // configured lists below also verify every other configured value.
-  if (typeof provider.getRelayingParty === "function" && provider.getRelayingParty !== defaultGetRelayingParty) {
+  // (Told by its mark, not by identity: this module does not import the providers' module, whose
+  // factories import @simplewebauthn/server, so a bundle without a WebAuthn provider has none.)
+  const application = provider.getRelayingParty;
+  if (typeof application === "function" && fieldOf(application, defaultRelyingPartyMark) !== true) {
     // The application's function, given the provider as it was configured (Auth.js's spelling
     // `relayingParty` too, as Auth.js's own getRelayingParty reads it); its answer is checked,
     // whatever its type says.
     const { configuredRelyingParty: configured, relyingParty: _lists, ...fields } = provider;
-    const chosen: unknown = provider.getRelayingParty(
+    const chosen: unknown = application(
       { provider: { ...fields, relyingParty: configured, relayingParty: configured }, url: new URL(ctx.authUrl) },
       {
         method: req.method,

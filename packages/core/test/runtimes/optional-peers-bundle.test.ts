@@ -1,10 +1,12 @@
 /**
- * nodemailer stays out of an Edge or Worker bundle unless the application uses an SMTP provider:
- * the core and `@latchkey/core/accounts` (which sends password-account e-mails through the
- * configured SMTP provider's own sender) are bundled here with wrangler's export conditions, with
- * nodemailer installed (as in this repository, and in an application that also sends e-mail from
- * Node.js), and the bundle holds none of it. With the Nodemailer provider imported, it does: the
- * check sees nodemailer when it is there.
+ * The optional peers stay out of an Edge or Worker bundle unless the application uses a provider
+ * that needs them: nodemailer (SMTP: the Nodemailer and Email providers) and
+ * `@simplewebauthn/server` (the WebAuthn and Passkey providers, whose package Next.js's Edge
+ * compilation refuses: it evaluates code dynamically). The core and `@latchkey/core/accounts`
+ * (which sends password-account e-mails through the configured SMTP provider's own sender) are
+ * bundled here with wrangler's export conditions, with both peers installed (as in this
+ * repository, and in an application that also uses them on Node.js), and the bundle holds
+ * neither. With the providers imported, it holds each: the check sees a peer when it is there.
  */
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
@@ -27,9 +29,10 @@ async function bundledFiles(source: string, platform: "neutral" | "node"): Promi
 }
 
 const fromNodemailer = (file: string) => file.includes("node_modules/nodemailer/");
+const fromSimpleWebAuthn = (file: string) => file.includes("node_modules/@simplewebauthn/server/");
 
-describe("nodemailer in a Worker's bundle", () => {
-  it("is absent with the core, password accounts and an HTTP e-mail provider, and the bundle resolves nothing of Node.js", async () => {
+describe("optional peers in a Worker's bundle", () => {
+  it("are absent with the core, password accounts and an HTTP e-mail provider, and the bundle resolves nothing of Node.js", async () => {
     const files = await bundledFiles(
       `import { Auth } from "@latchkey/core";
        import { authorizePassword, requestPasswordReset, signUp } from "@latchkey/core/accounts";
@@ -40,16 +43,21 @@ describe("nodemailer in a Worker's bundle", () => {
     expect(files.some((file) => file.endsWith("core/dist/accounts.js"))).toBe(true);
     expect(files.some((file) => file.endsWith("core/dist/lib/email/send.js"))).toBe(true);
     expect(files.filter(fromNodemailer)).toEqual([]);
+    expect(files.filter(fromSimpleWebAuthn)).toEqual([]);
     expect(files.some((file) => file.endsWith("core/dist/lib/email/smtp.js"))).toBe(false);
+    // The WebAuthn flow itself is there (reached from the callback action), without the package.
+    expect(files.some((file) => file.endsWith("core/dist/lib/flows/webauthn/library.js"))).toBe(true);
   });
 
-  it("is there once the Nodemailer provider is imported", async () => {
+  it("each is there once a provider that needs it is imported", async () => {
     const files = await bundledFiles(
       `import Nodemailer from "@latchkey/core/providers/nodemailer";
-       export { Nodemailer };`,
+       import Passkey from "@latchkey/core/providers/passkey";
+       export { Nodemailer, Passkey };`,
       "node",
     );
     expect(files.some((file) => file.endsWith("core/dist/lib/email/smtp.js"))).toBe(true);
     expect(files.filter(fromNodemailer).length).toBeGreaterThan(0);
+    expect(files.filter(fromSimpleWebAuthn).length).toBeGreaterThan(0);
   });
 });

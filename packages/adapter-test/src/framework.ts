@@ -57,6 +57,18 @@ export interface FrameworkHelpers {
    * `email`), answering `200 {"ok": ...}` with its result, or 403 for `MissingCSRF`.
    */
   requestPasswordReset?: boolean;
+  /**
+   * `POST /contract/change`: the package's `changePassword` given the request (its posted
+   * `csrfToken`, `currentPassword`, `password`), answering `200` with its result, or 403 for
+   * `MissingCSRF`.
+   */
+  changePassword?: boolean;
+  /**
+   * `GET /contract/csrf` answering `200 {"csrfToken": ...}` from the package's CSRF helper (its
+   * cookie set), and `POST /contract/csrf-checked` behind the package's CSRF check for the
+   * application's own forms, answering `200 {"ok": true}` (or the check's 403).
+   */
+  csrf?: boolean;
 }
 
 /** How the contract drives one framework package. */
@@ -80,6 +92,11 @@ export interface FrameworkDriver {
   guard?: "status" | "redirect";
   helpers?: FrameworkHelpers;
   /**
+   * The package's other session readers, each a `GET` path answering `200 {"id": ...}` as
+   * `/contract/session` does (Hono's `session()` middleware, Next.js's `auth(handler)`).
+   */
+  readers?: string[];
+  /**
    * Starts an application with `config`, the actions served at `setup.mount`, and these routes:
    * `GET /contract/session` answering `200 {"id": <user id or null>}` from the package's session
    * read (`getSession`, `auth()`, `event.locals.auth()`), the guard's `GET /contract/guarded`
@@ -93,6 +110,9 @@ const USERS: Record<string, { id: string; name: string; password: string }> = {
   eve: { id: "u2", name: "Eve", password: "mallory" },
 };
 const EMAIL = "ada@example.com";
+const USER_ID = "u1";
+/** Ada's password in the password accounts' store (the credentials provider of the contract has its own). */
+const ACCOUNT_PASSWORD = "lovelace analytical engine";
 const ODD_MOUNT = "/odd.mount/v-2/auth";
 const SESSION_COOKIE = "authjs.session-token";
 
@@ -102,6 +122,9 @@ interface Started {
   mount: string;
   base: string;
   mails: AccountMail[];
+  accounts: PasswordAccountsOptions;
+  /** Ada's stored password hash when the application started. */
+  hash: string | null | undefined;
   /** The client address of each audited sign-in attempt, in order. */
   addresses: Array<string | undefined>;
   errors: unknown[];
@@ -175,13 +198,27 @@ async function signIn(jar: ContractJar, base: string, user = "ada", password?: s
   });
 }
 
-/** Who `GET /contract/session` says the browser holding `jar` is (null: nobody). */
-async function who(jar: ContractJar, origin: string): Promise<string | null> {
-  const response = await jar.fetch(`${origin}/contract/session`, { headers: { accept: "application/json" } });
-  expect(response.status).toBe(200);
+/** Who `GET <path>` (`/contract/session` or another reader) says the browser holding `jar` is (null: nobody). */
+async function who(jar: ContractJar, origin: string, path = "/contract/session"): Promise<string | null> {
+  const response = await jar.fetch(`${origin}${path}`, { headers: { accept: "application/json" } });
+  expect(response.status, path).toBe(200);
   const body = (await response.json()) as { id?: unknown } | null;
   return typeof body?.id === "string" ? body.id : null;
 }
+
+/** Who each of the package's readers says the browser holding `jar` is (read on copies: a read changes no jar). */
+async function seen(driver: FrameworkDriver, jar: ContractJar, origin: string): Promise<Record<string, string | null>> {
+  const out: Record<string, string | null> = {};
+  for (const path of readersOf(driver)) out[path] = await who(jar.copy(), origin, path);
+  return out;
+}
+
+/** Every session reader of the package. */
+const readersOf = (driver: FrameworkDriver) => ["/contract/session", ...(driver.readers ?? [])];
+
+/** `id` at every reader of the package. */
+const everywhere = (driver: FrameworkDriver, id: string | null) =>
+  Object.fromEntries(readersOf(driver).map((path) => [path, id]));
 
 /**
  * The contract's configuration: a password sign-in for ada and eve (users of a memory adapter, so
@@ -202,7 +239,7 @@ async function contractConfig(
   return {
     secret: `framework-contract-${randomBytes(16).toString("hex")}`,
     adapter,
-    session: { strategy: "jwt" },
+    session: { strategy: "jwt", revocation: true },
     providers: [
       Credentials({
         credentials: { username: {}, password: {} },
@@ -225,7 +262,7 @@ async function contractConfig(
 async function accountsOptions(mails: AccountMail[]): Promise<PasswordAccountsOptions> {
   const passwords: PasswordStore = new MemoryPasswordStore();
   const hash = { parameters: { ln: 10 } };
-  await passwords.setPasswordHash(USERS.ada?.id ?? "u1", await hashPassword("lovelace analytical engine", hash));
+  await passwords.setPasswordHash(USER_ID, await hashPassword(ACCOUNT_PASSWORD, hash));
   return {
     passwords,
     urls: { verify: "/verify", reset: "/reset", signIn: "/signin", signUp: "/signup" },
@@ -260,6 +297,8 @@ export function runFrameworkContract(driver: FrameworkDriver, tables: FrameworkT
     async function start(mount: string, extra: Partial<AuthConfig> = {}): Promise<Started> {
       const started = { mails: [], addresses: [], errors: [] } as unknown as Started;
       const accounts = await accountsOptions(started.mails);
+      started.accounts = accounts;
+      started.hash = await accounts.passwords.getPasswordHash(USER_ID);
       const config = await contractConfig(started, extra);
       started.server = await driver.start(config, { mount, accounts });
       started.mount = mount;
@@ -287,8 +326,8 @@ export function runFrameworkContract(driver: FrameworkDriver, tables: FrameworkT
           const jar = new ContractJar();
           const answer = await signIn(jar, served.base);
           expect(answer.status).toBe(302);
-          expect(await who(jar, served.server.origin)).toBe("u1");
-          expect(await who(new ContractJar(), served.server.origin)).toBeNull();
+          expect(await seen(driver, jar, served.server.origin)).toEqual(everywhere(driver, "u1"));
+          expect(await seen(driver, new ContractJar(), served.server.origin)).toEqual(everywhere(driver, null));
           if (!driver.guard) return;
           expect(await (await jar.fetch(`${served.server.origin}/contract/guarded`)).json()).toEqual({ id: "u1" });
           const browser = await fetch(`${served.server.origin}/contract/guarded?tab=1`, {
@@ -461,8 +500,10 @@ export function runFrameworkContract(driver: FrameworkDriver, tables: FrameworkT
         const own = `${SESSION_COOKIE}=${owner.cookies.get(SESSION_COOKIE)}`;
         for (const cookie of [`${planted}; ${own}`, `${own}; ${planted}`]) {
           const jar = new ContractJar();
-          const read = await jar.fetch(`${app.server.origin}/contract/session`, { headers: { cookie } });
-          expect(await read.json()).toEqual({ id: null });
+          for (const path of readersOf(driver)) {
+            const read = await jar.fetch(`${app.server.origin}${path}`, { headers: { cookie } });
+            expect(await read.json(), path).toEqual({ id: null });
+          }
           const session = await jar.fetch(`${app.base}/session`, { headers: { cookie } });
           expect(await session.json()).toBeNull();
           if (driver.guard === "status") {
@@ -563,6 +604,58 @@ export function runFrameworkContract(driver: FrameworkDriver, tables: FrameworkT
           expect(answer.status).toBe(200);
           expect(await answer.json()).toEqual({ ok: true });
           expect(served.mails.map((m) => m.to)).toEqual([EMAIL]);
+        });
+      });
+
+    if (helpers.changePassword)
+      describe("rule: a change of password keeps the origin rule: the signed-in user's own form only", () => {
+        it("attack: a change another site posts, or one without the CSRF token, changes nothing: 403", async () => {
+          const served = await start(driver.defaultMount);
+          const jar = new ContractJar();
+          await signIn(jar, served.base);
+          const fields = { currentPassword: ACCOUNT_PASSWORD, password: "a new passphrase for ada 2" };
+          const attempts: Array<[Record<string, string>, Record<string, string>]> = [
+            [fields, { origin: "http://evil.example", "sec-fetch-site": "cross-site" }],
+            [{ ...fields, csrfToken: "forged" }, {}],
+          ];
+          for (const [form, headers] of attempts) {
+            const answer = await jar.fetch(`${served.server.origin}/contract/change`, { form, headers });
+            expect(answer.status).toBe(403);
+          }
+          expect(await served.accounts.passwords.getPasswordHash(USER_ID)).toBe(served.hash);
+        });
+
+        it("honest: the signed-in user's own form, with its CSRF token, changes the password and keeps her signed in", async () => {
+          const served = await start(driver.defaultMount);
+          const jar = new ContractJar();
+          await signIn(jar, served.base);
+          const csrfToken = await csrfOf(jar, served.base);
+          const answer = await jar.fetch(`${served.server.origin}/contract/change`, {
+            form: { csrfToken, currentPassword: ACCOUNT_PASSWORD, password: "a new passphrase for ada 2" },
+            headers: { origin: served.server.origin, "sec-fetch-site": "same-origin" },
+          });
+          expect(answer.status).toBe(200);
+          expect(await answer.json()).toMatchObject({ ok: true });
+          expect(await served.accounts.passwords.getPasswordHash(USER_ID)).not.toBe(served.hash);
+          expect(await who(jar, served.server.origin)).toBe("u1");
+        });
+      });
+
+    if (helpers.csrf)
+      describe("rule: the package's CSRF check for the application's own forms is the actions' double-submit check", () => {
+        const tokenOf = async (jar: ContractJar) =>
+          ((await (await jar.fetch(`${app.server.origin}/contract/csrf`)).json()) as { csrfToken: string }).csrfToken;
+
+        it("the token the helper gives passes; a forged one, another browser's, a forged one first, or none with no cookie do not", async () => {
+          const jar = new ContractJar();
+          const csrfToken = await tokenOf(jar);
+          const url = `${app.server.origin}/contract/csrf-checked`;
+          expect((await jar.fetch(url, { form: { csrfToken } })).status).toBe(200);
+          const others = await tokenOf(new ContractJar());
+          expect((await jar.fetch(url, { form: { csrfToken: "forged" } })).status).toBe(403);
+          expect((await jar.fetch(url, { form: { csrfToken: others } })).status).toBe(403);
+          expect((await jar.fetch(url, { form: `csrfToken=forged&csrfToken=${csrfToken}` })).status).toBe(403);
+          expect((await new ContractJar().fetch(url, { form: { csrfToken } })).status).toBe(403);
         });
       });
 

@@ -1,16 +1,25 @@
 // @latchkey/express held to the framework contract of @latchkey/adapter-test: ExpressAuth at the
-// mount, getSession and requireAuth, and requestPasswordReset with the request's form.
+// mount, getSession and requireAuth, requestPasswordReset and changePassword with the request's
+// form, getCsrfToken and requireCsrf.
 import type { AddressInfo } from "node:net";
 import { type FrameworkDriver, runFrameworkContract } from "@latchkey/adapter-test/framework";
 import express from "express";
-import { ExpressAuth, getSession, requestPasswordReset, requireAuth } from "../src/index.js";
+import {
+  changePassword,
+  ExpressAuth,
+  getCsrfToken,
+  getSession,
+  requestPasswordReset,
+  requireAuth,
+  requireCsrf,
+} from "../src/index.js";
 
 const express5: FrameworkDriver = {
   name: "Express",
   defaultMount: "/auth",
   namesPeer: true,
   guard: "status",
-  helpers: { requestPasswordReset: true },
+  helpers: { requestPasswordReset: true, changePassword: true, csrf: true },
   async start(config, { mount, accounts }) {
     const app = express();
     app.use(mount, ExpressAuth(config));
@@ -22,6 +31,15 @@ const express5: FrameworkDriver = {
     });
     app.post("/contract/forgot", express.urlencoded({ extended: false }), async (req, res) => {
       res.json(await requestPasswordReset(req, config, accounts));
+    });
+    app.post("/contract/change", express.urlencoded({ extended: false }), async (req, res) => {
+      res.json(await changePassword(req, res, config, accounts));
+    });
+    app.get("/contract/csrf", async (req, res) => {
+      res.json({ csrfToken: await getCsrfToken(req, res, config) });
+    });
+    app.post("/contract/csrf-checked", express.urlencoded({ extended: false }), requireCsrf(config), (_req, res) => {
+      res.json({ ok: true });
     });
     const server = app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));

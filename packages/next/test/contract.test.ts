@@ -1,6 +1,6 @@
 // @latchkey/next held to the framework contract of @latchkey/adapter-test: the Route Handlers at
 // the base path, auth() in a Route Handler, the proxy's `authorized` guard, the signIn and signOut
-// server actions and PasswordAccounts' requestPasswordReset. Run in process as Next.js runs each
+// server actions, auth(handler), and PasswordAccounts' requestPasswordReset and changePassword. Run in process as Next.js runs each
 // layer's code (next-internals.ts); examples/next-demo runs the package on next build + next start.
 import "./next-internals.js";
 
@@ -29,7 +29,8 @@ const next: FrameworkDriver = {
   defaultMount: "/api/auth",
   namesPeer: false,
   guard: "redirect",
-  helpers: { signIn: true, signOut: true, requestPasswordReset: true },
+  helpers: { signIn: true, signOut: true, requestPasswordReset: true, changePassword: true },
+  readers: ["/contract/proxied"],
   async start(config, { mount, accounts }) {
     const own: NextAuthConfig = {
       ...config,
@@ -69,6 +70,14 @@ const next: FrameworkDriver = {
       } else if (pathname === "/contract/sign-out") {
         const redirectTo = (await form()).get("redirectTo") ?? undefined;
         response = answerOf(await inNextRequest(request.url, headers, () => signOut({ redirectTo })));
+      } else if (pathname === "/contract/proxied") {
+        // A Route Handler wrapped by auth((req) => ...), its session on req.auth.
+        const handler = auth((r) => Response.json({ id: r.auth?.user?.id ?? null }));
+        response = (await handler(new NextRequest(request), { params: Promise.resolve({}) })) as Response;
+      } else if (pathname === "/contract/change") {
+        const data = new FormData();
+        for (const [name, value] of await form()) data.append(name, value);
+        response = answerOf(await inNextRequest(request.url, headers, () => passwordAccounts.changePassword(data)));
       } else if (pathname === "/contract/forgot") {
         const data = new FormData();
         for (const [name, value] of await form()) data.append(name, value);

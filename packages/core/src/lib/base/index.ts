@@ -29,4 +29,11 @@ export {
 } from "./logger.js";
 export { fieldOf, isPlainObject, merge, textOf } from "./merge.js";
 export { defaultProfile } from "./profile.js";
-export { customFetch, raw, skipCSRFCheck, smtpSender } from "./symbols.js";
+export {
+  customFetch,
+  defaultRelyingPartyMark,
+  raw,
+  simpleWebAuthnLoader,
+  skipCSRFCheck,
+  smtpSender,
+} from "./symbols.js";

@@ -1,11 +1,8 @@
-import { EventError, InvalidConfiguration, MissingAdapter, MissingAdapterMethods } from "../../errors.js";
+import { InvalidConfiguration, MissingAdapter, MissingAdapterMethods } from "../../errors.js";
 import { MemoryRefreshStore, type RefreshStore } from "../../refresh-store.js";
-import type { LoggerInstance } from "../../shapes/data.js";
-import type { JWT } from "../../shapes/jwt.js";
-import type { AuthConfig, CallbacksOptions, EventCallbacks, SessionOptions } from "../../types.js";
+import type { AuthConfig, CallbacksOptions, SessionOptions } from "../../types.js";
 import { resolveAudit, withAuditedEvents } from "../audit/record.js";
 import { type Application, applicationOf, held, separateProcessesLikely, slot } from "../base/application.js";
-import { errorOf } from "../base/error-of.js";
 import { createLogger, warnOnce } from "../base/logger.js";
 import { fieldOf, isPlainObject, merge } from "../base/merge.js";
 import { skipCSRFCheck } from "../base/symbols.js";
@@ -13,51 +10,19 @@ import { deriveCsrfKeys } from "../crypto/csrf.js";
 import { randomHexFromPool } from "../crypto/random-pool.js";
 import { assertConditionalUI } from "../flows/webauthn/config.js";
 import { defaultCookies } from "../http/cookies.js";
-import { defaultRedirect } from "../http/redirect.js";
 import { defaultRateLimitStore, resolveRateLimit } from "../limits/rate-limits.js";
 import { LOCK_TTL_MS } from "../refresh/single-flight.js";
 import { resolveRevocation } from "../session/revocation-list.js";
 import { announcingAdapter, carriesSessionCache, resolveSessionCache } from "../session/session-cache.js";
-import { guardAdapter, requiredAdapterMethods } from "./adapter.js";
 import { missingExtensions } from "./adapter-extensions.js";
 import { warnUnknownOptions, warnUnknownProviderOptions } from "./advice.js";
 import { assertBasePath, assertSecrets, frozenCopy, functionsOf, positiveSeconds } from "./checks.js";
 import { secretSources, withEnvDefaults } from "./env.js";
 import { resolveProviders } from "./providers.js";
+import { defaultCallbackSet, guardAdapter, guardEvents, requiredAdapterMethods } from "./runtime.js";
 import type { Env, ResolvedConfig } from "./types.js";
 
 const DAY = 24 * 60 * 60;
-
-/** A date as the client gets it: an ISO string (a database session's `expires` is a Date). */
-function isoDate(value: string | Date): string {
-  return value instanceof Date ? value.toISOString() : value;
-}
-
-const defaultCallbackSet: CallbacksOptions = {
-  signIn: () => true,
-  redirect: defaultRedirect,
-  session: ({ session }) => ({
-    user: { name: session.user?.name, email: session.user?.email, image: session.user?.image },
-    // database sessions carry a Date; the client always gets an ISO string
-    expires: isoDate(session.expires),
-  }),
-  jwt: ({ token }: { token: JWT }) => token,
-};
-
-function guardEvents(events: Partial<EventCallbacks> | undefined, logger: LoggerInstance): Partial<EventCallbacks> {
-  const out: Record<string, (message: unknown) => Promise<void>> = {};
-  for (const [name, handler] of Object.entries(events ?? {})) {
-    if (typeof handler !== "function") continue;
-    out[name] = async (message: unknown) => {
-      try {
-        await (handler as (m: unknown) => unknown)(message);
-      } catch (e) {
-        logger.error(new EventError(`The \`${name}\` event handler threw`, { err: errorOf(e) }));
-      }
-    };
-  }
-  return out as Partial<EventCallbacks>;
-}
 
 /** The application's refresh coordination when `accessTokens.store` names none: in memory, one process. */
 const defaultRefreshStore = slot("refresh-store", () => new MemoryRefreshStore());

@@ -1,12 +1,34 @@
-// The adapter of a configuration: the methods it must have, and its guarded copy.
+// What the resolved configuration runs on requests, beside the application's own code: the default
+// callbacks, and what the application hands in, guarded: its adapter (the methods a configuration
+// needs; each call bounded in time, its failure named) and its event handlers (a throw is logged,
+// never the request's). Made when the configuration is built (build.ts), called by every flow.
 import type { Adapter } from "../../adapters.js";
-import { adapterMethods, secondFactorMethods } from "../../adapters.js";
-import { AdapterError } from "../../errors.js";
-import type { SessionOptions } from "../../types.js";
+import { adapterMethods } from "../../adapters.js";
+import { AdapterError, EventError } from "../../errors.js";
+import type { LoggerInstance } from "../../shapes/data.js";
+import type { JWT } from "../../shapes/jwt.js";
+import type { CallbacksOptions, EventCallbacks, SessionOptions } from "../../types.js";
 import { errorOf } from "../base/error-of.js";
 import { webauthnAdapterMethods } from "../flows/webauthn/config.js";
+import { defaultRedirect } from "../http/redirect.js";
 import { missingSchemaAdvice } from "./advice.js";
 import type { InternalProvider } from "./types.js";
+
+/** A date as the client gets it: an ISO string (a database session's `expires` is a Date). */
+function isoDate(value: string | Date): string {
+  return value instanceof Date ? value.toISOString() : value;
+}
+
+export const defaultCallbackSet: CallbacksOptions = {
+  signIn: () => true,
+  redirect: defaultRedirect,
+  session: ({ session }) => ({
+    user: { name: session.user?.name, email: session.user?.email, image: session.user?.image },
+    // database sessions carry a Date; the client always gets an ISO string
+    expires: isoDate(session.expires),
+  }),
+  jwt: ({ token }: { token: JWT }) => token,
+};
 
 // What each feature asks of an adapter, as Auth.js asks it (an adapter that works with Auth.js
 // resolves here too): database sessions need the user, account and session methods; e-mail
@@ -25,6 +47,14 @@ const databaseSessionMethods = [
   "updateSession",
   "deleteSession",
 ];
+/** The adapter methods a second factor (the TOTP provider) needs. */
+export const secondFactorMethods = [
+  "getSecondFactor",
+  "setSecondFactor",
+  "deleteSecondFactor",
+  "useSecondFactorStep",
+  "useBackupCode",
+] as const;
 const emailMethods = ["createVerificationToken", "useVerificationToken", "getUserByEmail"];
 const accountMethods = ["createUser", "getUser", "getUserByAccount", "getUserByEmail", "linkAccount"];
 
@@ -108,4 +138,23 @@ export function guardAdapter(adapter: Adapter, timeoutMs: number): Adapter {
       transaction((tx) => work(guardAdapter(tx, timeoutMs)));
   }
   return guarded as Adapter;
+}
+
+/** The event handlers, each awaited with its throw logged (an event never fails the request). */
+export function guardEvents(
+  events: Partial<EventCallbacks> | undefined,
+  logger: LoggerInstance,
+): Partial<EventCallbacks> {
+  const out: Record<string, (message: unknown) => Promise<void>> = {};
+  for (const [name, handler] of Object.entries(events ?? {})) {
+    if (typeof handler !== "function") continue;
+    out[name] = async (message: unknown) => {
+      try {
+        await (handler as (m: unknown) => unknown)(message);
+      } catch (e) {
+        logger.error(new EventError(`The \`${name}\` event handler threw`, { err: errorOf(e) }));
+      }
+    };
+  }
+  return out as Partial<EventCallbacks>;
 }

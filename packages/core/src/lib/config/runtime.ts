@@ -3,7 +3,7 @@
 // needs; each call bounded in time, its failure named) and its event handlers (a throw is logged,
 // never the request's). Made when the configuration is built (build.ts), called by every flow.
 import type { Adapter } from "../../adapters.js";
-import { adapterMethods, secondFactorMethods } from "../../adapters.js";
+import { adapterMethods } from "../../adapters.js";
 import { AdapterError, EventError } from "../../errors.js";
 import type { LoggerInstance } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
@@ -47,6 +47,14 @@ const databaseSessionMethods = [
   "updateSession",
   "deleteSession",
 ];
+/** The adapter methods a second factor (the TOTP provider) needs. */
+export const secondFactorMethods = [
+  "getSecondFactor",
+  "setSecondFactor",
+  "deleteSecondFactor",
+  "useSecondFactorStep",
+  "useBackupCode",
+] as const;
 const emailMethods = ["createVerificationToken", "useVerificationToken", "getUserByEmail"];
 const accountMethods = ["createUser", "getUser", "getUserByAccount", "getUserByEmail", "linkAccount"];
 

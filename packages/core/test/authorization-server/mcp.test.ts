@@ -436,7 +436,9 @@ describe("dynamic client registration (RFC 7591)", () => {
   });
 
   it("registers 30 clients at once, each its own id", async () => {
-    const app = await makeApp(policy);
+    const app = await makeApp({
+      dynamicRegistration: { ...policy.dynamicRegistration, perIp: { max: 30, windowSeconds: 3600 } },
+    });
     const answers = await Promise.all(
       Array.from({ length: 30 }, () =>
         registerAt(app, { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }),
@@ -447,6 +449,55 @@ describe("dynamic client registration (RFC 7591)", () => {
     );
     expect(new Set(ids).size).toBe(30);
     expect(await app.store.find("client")).toHaveLength(30);
+  });
+});
+
+describe("rule: registrations are counted even where no client address is known (server.fetch, no clientAddress)", () => {
+  const limited = (more: Partial<AuthorizationServerOptions> = {}) => ({
+    dynamicRegistration: {
+      scopes: ["openid", "reports:read"],
+      resources: [MCP],
+      perIp: { max: 5, windowSeconds: 3600 },
+    },
+    ...more,
+  });
+  const registerOnce = (app: App, headers: Record<string, string> = {}) =>
+    app.server.fetch(
+      new Request("http://localhost:3000/oauth/register", {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }),
+      }),
+    );
+
+  it("attack: 40 registrations at once from strangers without an address share one budget: perIp.max stored, the rest 429", async () => {
+    const app = await makeApp(limited());
+    const answers = await Promise.all(Array.from({ length: 40 }, () => registerOnce(app)));
+    const statuses = answers.map((a) => a?.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(35);
+    expect(answers.find((a) => a?.status === 429)?.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(await app.store.find("client")).toHaveLength(5);
+  });
+
+  it("attack: a spoofed X-Forwarded-For without clientAddress moves no registration to a fresh budget", async () => {
+    const app = await makeApp(limited());
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => registerOnce(app, { "x-forwarded-for": `203.0.113.${i + 1}` })),
+    );
+    expect(answers.filter((a) => a?.status === 201)).toHaveLength(5);
+    expect(await app.store.find("client")).toHaveLength(5);
+  });
+
+  it("honest: with clientAddress set, each address has its own budget", async () => {
+    const app = await makeApp(limited(), {
+      clientAddress: (request) => request.headers.get("x-test-client"),
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => registerOnce(app, { "x-test-client": `198.51.100.${i % 2}` })),
+    );
+    expect(answers.filter((a) => a?.status === 201)).toHaveLength(10);
+    expect(await app.store.find("client")).toHaveLength(10);
   });
 });
 

@@ -162,7 +162,8 @@ export interface DynamicRegistrationOptions {
   initialAccessToken?: string;
   /**
    * Registrations from one client address (an IPv6 /64), counted in the application's rate-limit
-   * store. @default { max: 20, windowSeconds: 3600 }
+   * store. Where the address is unknown (`server.fetch` without the application's `clientAddress`
+   * option), all such registrations share this one budget. @default { max: 20, windowSeconds: 3600 }
    */
   perIp?: { max: number; windowSeconds: number };
 }

@@ -52,12 +52,16 @@ function checkInitialAccessToken(server: ServerState, incoming: IncomingRequest)
     });
 }
 
-/** Counts this registration against the client address's limit; a 429 past it. */
+/**
+ * Counts this registration against the client address's limit; a 429 past it. Registrations
+ * whose address is unknown (a `fetch` handler without the `clientAddress` option) share one
+ * budget: without it, anyone there could grow the client store without bound.
+ */
 async function countRegistration(server: ServerState, incoming: IncomingRequest): Promise<void> {
   const limits = server.registration?.perIp;
   const store = server.latchkey().rateLimit?.store;
-  const key = clientKey(incoming.clientIp);
-  if (!limits || !store || key === undefined) return;
+  const key = clientKey(incoming.clientIp) ?? "-";
+  if (!limits || !store) return;
   const hit = await store.increment(`oauth-register:${key}`, limits.windowSeconds * 1000);
   if (hit.count > limits.max)
     throw new OAuthError("too_many_requests", "Too many registrations from this address: try again later", 429, {

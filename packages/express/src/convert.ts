@@ -56,6 +56,8 @@ export function toIncoming(req: ExpressRequestLike): IncomingRequest {
     path: req.originalUrl ?? req.url ?? "/",
     protocol: protocolOf(req),
     host: hostOf(req),
+    // Express's `trust proxy` decided both: Latchkey's `trustProxy` is not applied again.
+    arrivalDecided: true,
     headers: { get: (name) => nodeHeader(req, name) },
     body: async () => {
       if (!req._body && !(req.body !== undefined && req.readableEnded)) return readNodeBody(req);
@@ -78,7 +80,7 @@ export function toIncoming(req: ExpressRequestLike): IncomingRequest {
  * read the way converter 1 reads them but without building the rest (`getSession` on every route).
  */
 export function sessionRequest(req: ExpressSessionSource) {
-  return { protocol: protocolOf(req), host: hostOf(req), cookieHeader: req.headers.cookie };
+  return { protocol: protocolOf(req), host: hostOf(req), arrivalDecided: true, cookieHeader: req.headers.cookie };
 }
 
 /**

@@ -435,6 +435,37 @@ export function sessionStrategyOf(config: AuthConfig): SessionOptions["strategy"
   return config.session?.strategy ?? (config.adapter ? "database" : "jwt");
 }
 
+/** `trustedOrigins` as origins, each checked to be one (`https://app.example`, no path). */
+function trustedOriginsOf(value: AuthConfig["trustedOrigins"]): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value))
+    throw new InvalidConfiguration(
+      '`trustedOrigins` must be an array of origins, such as ["https://app.example"] (AUTH_TRUSTED_ORIGINS: comma-separated).',
+    );
+  return value.map((entry) => {
+    let url: URL | undefined;
+    try {
+      url = typeof entry === "string" ? new URL(entry) : undefined;
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || entry.replace(/\/$/, "") !== url.origin)
+      throw new InvalidConfiguration(
+        `Each of \`trustedOrigins\` must be an origin: a scheme and a host (and port), such as "https://app.example"; received ${JSON.stringify(entry)}.`,
+      );
+    return url.origin;
+  });
+}
+
+/** `trustProxy` checked: true (X-Forwarded-*), "forwarded" (RFC 7239) or off. */
+function trustProxyOf(value: AuthConfig["trustProxy"]): ResolvedConfig["trustProxy"] {
+  if (value === undefined || value === false) return false;
+  if (value === true || value === "forwarded") return value;
+  throw new InvalidConfiguration(
+    `\`trustProxy\` must be true (X-Forwarded-Host and X-Forwarded-Proto), "forwarded" (the Forwarded header) or false; received ${JSON.stringify(value)}.`,
+  );
+}
+
 function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
   if (!source || typeof source !== "object" || !Array.isArray(source.providers)) {
     throw new InvalidConfiguration("`providers` must be an array of providers (it may be empty).");
@@ -567,6 +598,8 @@ function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedConfig {
     useSecureCookies: config.useSecureCookies,
     csrf: config.skipCSRFCheck === skipCSRFCheck ? null : deriveCsrfKeys(secrets),
     trustHost: !!config.trustHost,
+    trustedOrigins: trustedOriginsOf(config.trustedOrigins),
+    trustProxy: trustProxyOf(config.trustProxy),
     redirectProxyUrl: config.redirectProxyUrl,
     experimental: { enableWebAuthn: !!config.experimental?.enableWebAuthn },
     debug,

@@ -7,6 +7,7 @@ import { bindLink, linkOpenedWhereAsked } from "../../binding.js";
 import type { InternalProvider } from "../../config-types.js";
 import type { Context } from "../../context.js";
 import { errorOf } from "../../error-of.js";
+import { unmailableOrigin } from "../../origin.js";
 import { otherPages } from "../../pages/index.js";
 import type { RequestInternal } from "../../request.js";
 import { askSignIn } from "../finish-sign-in.js";
@@ -69,6 +70,12 @@ export async function sendSignInLink(
   }
 
   const callbackUrl = await ctx.callbackUrl();
+  // A link (or a code typed on the page a link names) built from a host the request named would
+  // hand the token to that host: nothing is stored or sent, and the answer is a success's.
+  if (!ctx.linksMailable) {
+    ctx.config.logger.error(unmailableOrigin(ctx.origin, "A sign-in e-mail"));
+    return { redirect: verifyRequestUrl(ctx, provider.id), cookies: ctx.cookies };
+  }
   let token: string;
   try {
     token = provider.generateVerificationToken ? await provider.generateVerificationToken() : randomVerificationToken();

@@ -1,7 +1,9 @@
 /**
  * What the framework packages' own tests share: the one credentials provider they sign in with,
- * the sign-in a browser makes, and requests an attacker makes of any framework's mount.
+ * the sign-in a browser makes, and an oversized form (the rest of what an attacker sends is the
+ * framework contract's, `runFrameworkContract` of `@latchkey/adapter-test`).
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import Credentials from "@latchkey/core/providers/credentials";
 import { Jar } from "../../packages/express/test/helpers.js";
 
@@ -30,14 +32,31 @@ export function oversizedForm(base: string): Promise<Response> {
   });
 }
 
-/** A sign-in whose form repeats `csrfToken`: a forged value first, the browser's real one second. */
-export async function repeatedCsrfSignIn(jar: Jar, base: string): Promise<Response> {
-  const { csrfToken } = (await (await jar.fetch(`${base}/csrf`)).json()) as { csrfToken: string };
-  return jar.fetch(`${base}/callback/credentials`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: `csrfToken=forged&csrfToken=${csrfToken}&username=ada&password=lovelace`,
-  });
+export { Jar };
+
+/**
+ * The Web `Request` a framework serving Web requests makes of a Node request (adapter-node, Next.js's
+ * server): its URL under `origin`, its headers, its body read whole.
+ */
+export async function webRequestOf(req: IncomingMessage, origin: string): Promise<Request> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
+  const body = req.method === "POST" ? Buffer.concat(chunks) : undefined;
+  return new Request(`${origin}${req.url}`, { method: req.method, headers, body });
 }
 
-export { Jar };
+/** Writes a Web `Response` to a Node response, with `setCookies` after the response's own cookies. */
+export async function writeWebResponse(
+  res: ServerResponse,
+  response: Response,
+  setCookies: string[] = [],
+): Promise<void> {
+  res.statusCode = response.status;
+  response.headers.forEach((value, name) => {
+    if (name !== "set-cookie") res.setHeader(name, value);
+  });
+  res.setHeader("set-cookie", [...response.headers.getSetCookie(), ...setCookies]);
+  res.end(Buffer.from(await response.arrayBuffer()));
+}

@@ -2,14 +2,15 @@
 // imports, re-exports and `import()` count), and @latchkey/core keeps the layers of
 // docs/architecture.md. The fixture folder holds known cycles, so the finder is shown to find
 // what it is meant to find.
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { describeCycle, findCycles, type ImportGraph, importGraph } from "./import-graph.js";
+import { faceViolations } from "./faces.js";
+import { describeCycle, findCycles, type ImportGraph, importGraph, sourceFiles } from "./import-graph.js";
 import { layerViolations } from "./layers.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -89,28 +90,66 @@ describe("the packages' sources", () => {
     expect(layerViolations(importGraph(src), relativeTo(src))).toEqual([]);
   });
 
+  it("@latchkey/core's wings: lib/ holds only folders, each face only re-exports, and no wing takes a name another's face does not offer", () => {
+    const src = join(root, "packages/core/src");
+    const files = new Map(sourceFiles(src).map((file) => [relativeTo(src)(file), readFileSync(file, "utf8")]));
+    expect([...files.keys()].filter((file) => /^lib\/[^/]+$/.test(file))).toEqual([]);
+    expect(faceViolations(files)).toEqual([]);
+  });
+
+  it("the wings check reports a face with code, a private name taken from outside, a private module imported whole, a wing without a face, a name offered to no one", () => {
+    const files = new Map([
+      ["lib/http/index.ts", 'export { cookie, stale } from "./cookies.js";\nexport const extra = 1;\n'],
+      ["lib/http/cookies.ts", "export const cookie = 1;\nexport const secretHelper = 2;\nexport const stale = 3;\n"],
+      ["lib/http/own.ts", 'import { secretHelper } from "./cookies.js";\n'],
+      ["lib/serve/a.ts", 'import { cookie, secretHelper } from "../http/cookies.js";\n'],
+      ["lib/serve/b.ts", 'const m = import("../http/cookies.js");\n'],
+      ["lib/serve/c.ts", 'import { cookie } from "../http/index.js";\n'],
+      ["lib/audit/d.ts", 'import { x } from "../limits/x.js";\n'],
+      ["lib/limits/x.ts", "export const x = 1;\n"],
+    ]);
+    expect(faceViolations(files)).toEqual([
+      "lib/http/index.ts:2 (a face only re-exports, by name)",
+      "lib/serve/a.ts:1 → lib/http/cookies.ts (secretHelper: not offered by lib/http/index.ts, private to lib/http/)",
+      "lib/serve/b.ts:1 → lib/http/cookies.ts (*: not offered by lib/http/index.ts, private to lib/http/)",
+      "lib/audit/d.ts:1 → lib/limits/x.ts (lib/limits/ has no face, lib/limits/index.ts)",
+      "lib/http/index.ts (stale: offered, and used by no file outside the wing)",
+    ]);
+  });
+
+  it("the layer check reports an entry module that imports a wing's file, not its face", () => {
+    const edge = (to: string) => [{ to, line: 2, typeOnly: false }];
+    const graph: ImportGraph = new Map([
+      ["jwt.ts", edge("lib/crypto/jwe.ts")],
+      ["index.ts", edge("lib/serve/index.ts")],
+    ]);
+    expect(layerViolations(graph, (file) => file)).toEqual([
+      "jwt.ts:2 → lib/crypto/jwe.ts (an entry module imports lib/ only through a wing's face (lib/<wing>/index.ts))",
+    ]);
+  });
+
   it("the layer check reports an import that climbs a layer", () => {
     const edge = (to: string) => [{ to, line: 4, typeOnly: true }];
     const graph: ImportGraph = new Map([
       ["lib/flows/x.ts", edge("jwt.ts")],
       ["providers/y.ts", edge("types.ts")],
       ["shapes/data.ts", edge("adapters.ts")],
-      ["errors.ts", edge("lib/cookies.ts")],
-      ["lib/config.ts", edge("types.ts")],
-      ["providers/z.ts", edge("lib/symbols.ts")],
+      ["errors.ts", edge("lib/http/cookies.ts")],
+      ["lib/config/resolve.ts", edge("types.ts")],
+      ["providers/z.ts", edge("lib/base/symbols.ts")],
       ["providers/w.ts", edge("lib/flows/email/send.ts")],
-      ["lib/flows/email/v.ts", edge("lib/config.ts")],
-      ["lib/config-types.ts", edge("lib/flows/oauth/refresh.ts")],
-      ["lib/flows/email/u.ts", edge("lib/config-types.ts")],
+      ["lib/flows/email/v.ts", edge("lib/config/resolve.ts")],
+      ["lib/config/types.ts", edge("lib/flows/oauth/refresh.ts")],
+      ["lib/flows/email/u.ts", edge("lib/config/types.ts")],
     ]);
     expect(layerViolations(graph, (file) => file)).toEqual([
       "lib/flows/x.ts:4 → jwt.ts (lib/ imports no entry module of src/)",
       "providers/y.ts:4 → types.ts (providers/ import neither types.ts nor an entry module)",
-      "shapes/data.ts:4 → adapters.ts (shapes/ import only shapes/ and lib/symbols.ts)",
-      "errors.ts:4 → lib/cookies.ts (adapters.ts, errors.ts, rate-limit.ts and refresh-store.ts import only shapes/ and each other)",
-      "providers/w.ts:4 → lib/flows/email/send.ts (providers/ import no flow: the helpers they run sit below them (lib/email/, lib/profile.ts))",
-      "lib/flows/email/v.ts:4 → lib/config.ts (lib/flows/ read the resolved configuration's shapes from lib/config-types.ts, never lib/config.ts (which calls them))",
-      "lib/config-types.ts:4 → lib/flows/oauth/refresh.ts (lib/config-types.ts imports no flow: the flows read it, lib/config.ts calls them)",
+      "shapes/data.ts:4 → adapters.ts (shapes/ import only shapes/ and lib/base/symbols.ts)",
+      "errors.ts:4 → lib/http/cookies.ts (adapters.ts, errors.ts, rate-limit.ts and refresh-store.ts import only shapes/ and each other)",
+      "providers/w.ts:4 → lib/flows/email/send.ts (providers/ import no flow: the helpers they run sit below them (lib/email/, lib/base/profile.ts))",
+      "lib/flows/email/v.ts:4 → lib/config/resolve.ts (lib/flows/ read the resolved configuration's shapes from lib/config/types.ts, never lib/config/resolve.ts (which calls them))",
+      "lib/config/types.ts:4 → lib/flows/oauth/refresh.ts (lib/config/types.ts imports no flow: the flows read it, lib/config/resolve.ts calls them)",
     ]);
   });
 });

@@ -104,7 +104,7 @@ function specifiersOf(file: ts.SourceFile): Specifier[] {
  *
  * @example
  * const graph = importGraph("packages/core/src");
- * graph.get("/…/packages/core/src/jwt.ts"); // [{ to: "/…/src/lib/jwe.ts", line: 3, typeOnly: false }, …]
+ * graph.get("/…/packages/core/src/jwt.ts"); // [{ to: "/…/src/lib/crypto/jwe.ts", line: 3, typeOnly: false }, …]
  */
 export function importGraph(dir: string, resolution: ts.CompilerOptions = options): ImportGraph {
   const graph: ImportGraph = new Map();

@@ -28,19 +28,19 @@ import {
   ResponseAlreadySent,
 } from "./errors.js";
 import type { JWT } from "./jwt.js";
-import { hasMethods } from "./lib/adapter-for.js";
-import type { RefreshOutcome, ResolvedConfig } from "./lib/config-types.js";
-import { readChunkedCookie, serializeCookie } from "./lib/cookies.js";
-import type { Env } from "./lib/env.js";
-import { errorOf } from "./lib/error-of.js";
+import { hasMethods } from "./lib/base/adapter-for.js";
+import { errorOf } from "./lib/base/error-of.js";
+import { warnOnce } from "./lib/base/logger.js";
+import type { Env } from "./lib/config/env.js";
+import type { RefreshOutcome, ResolvedConfig } from "./lib/config/types.js";
 import type { IdTokenSubject } from "./lib/flows/oauth/code-exchange.js";
 import type { OAuthProvider } from "./lib/flows/oauth/discovery.js";
 import { refreshGrant } from "./lib/flows/oauth/refresh.js";
-import { warnOnce } from "./lib/logger.js";
-import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/pipeline.js";
+import { readChunkedCookie, serializeCookie } from "./lib/http/cookies.js";
 import { refreshTokenHint } from "./lib/refresh/hints.js";
 import { singleFlight } from "./lib/refresh/single-flight.js";
 import { identityOf, idTokenSubjectOf, type ProviderTokens, tokenFields } from "./lib/refresh/tokens.js";
+import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/serve/pipeline.js";
 import { mayExtend, nowSeconds, openJwtSession, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
 import type { Cookie, CookieOption } from "./shapes/data.js";
 import type { AuthConfig } from "./types.js";

@@ -54,22 +54,22 @@ import {
   sendIdOf,
   verifyRecords,
 } from "./lib/accounts/records.js";
-import { type AdapterWith, hasMethods, withMethods } from "./lib/adapter-for.js";
 import { recordAudit } from "./lib/audit/record.js";
-import type { EmailProviderInternal, Env, ResolvedConfig } from "./lib/config-types.js";
-import { readChunkedCookie, serializeCookie } from "./lib/cookies.js";
+import { type AdapterWith, hasMethods, withMethods } from "./lib/base/adapter-for.js";
+import { errorOf } from "./lib/base/error-of.js";
+import { smtpSender } from "./lib/base/symbols.js";
+import type { EmailProviderInternal, Env, ResolvedConfig } from "./lib/config/types.js";
+import { openToken, sealToken } from "./lib/crypto/jwe.js";
 import { normalizeEmailIdentifier } from "./lib/email/identifier.js";
-import { sendWithNodemailer } from "./lib/email/send.js";
-import { errorOf } from "./lib/error-of.js";
 import { releaseToProver } from "./lib/flows/identity.js";
 import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
 import { noteVerifiedPassword } from "./lib/flows/sign-in-guard.js";
-import { openToken, sealToken } from "./lib/jwe.js";
-import { linksMailable, unmailableOrigin } from "./lib/origin.js";
+import { readChunkedCookie, serializeCookie } from "./lib/http/cookies.js";
+import { linksMailable, unmailableOrigin } from "./lib/http/index.js";
 import { type AccountPageName, accountPageContent } from "./lib/pages/accounts.js";
 import type { SafeHtml } from "./lib/pages/html.js";
 import { page } from "./lib/pages/layout.js";
-import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/pipeline.js";
+import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/serve/pipeline.js";
 import { amrOf, keepSessionIdentity, openJwtSession, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
 import {
   type BreachedPasswordOptions,
@@ -262,17 +262,24 @@ function checkOptions(options: PasswordAccountsOptions, what: string): void {
   }
 }
 
-/** The e-mail sender: `options.send`, else the configuration's Nodemailer provider. */
+/**
+ * The e-mail sender: `options.send`, else the SMTP sender of the configuration's Nodemailer (or
+ * Email) provider. Taken from the provider, so this module imports no nodemailer: an application
+ * without an SMTP provider bundles none for an Edge runtime or a Worker.
+ */
 function senderOf(config: ResolvedConfig, options: PasswordAccountsOptions): (mail: AccountMail) => Promise<void> {
   if (options.send) return options.send;
-  const provider = config.providers.find((p): p is EmailProviderInternal => p.type === "email" && !!p.server);
-  if (!provider) {
+  const provider = config.providers.find(
+    (p): p is EmailProviderInternal => p.type === "email" && !!p.server && typeof p[smtpSender] === "function",
+  );
+  const send = provider?.[smtpSender];
+  if (!provider || !send) {
     throw new InvalidConfiguration(
       "Password accounts send e-mails: give `send(mail)` in their options, or configure a Nodemailer provider (its `server` and `from` are used).",
     );
   }
   return (mail) =>
-    sendWithNodemailer(
+    send(
       {
         identifier: mail.to,
         url: mail.url ?? "",
@@ -990,7 +997,9 @@ export async function changePassword(
  * that loses the address to whoever proves it). Inside a credentials sign-in the hash is read
  * again once the session exists: a reset or change of the password in between (which ends the
  * user's sessions) refuses the sign-in with `CredentialsSignin`. For that, pass `authorize()`'s
- * credentials object as `input` (as below), or return the user this returns.
+ * credentials object as `input` (as below), or return the user this returns (a copy made for this
+ * call, so a user object the adapter shares between sign-ins never carries one sign-in's check
+ * into another).
  *
  * @example
  * ```ts
@@ -1029,11 +1038,11 @@ export async function authorizePassword(
   // another hash since refuses the sign-in. Another hash of this same password (a concurrent
   // sign-in's rehash) is still this password.
   const userId = String(user.id);
-  noteVerifiedPassword([input, user], async () => {
+  // The copy returned (a new object per call) leads to this sign-in, whatever the adapter shares.
+  return noteVerifiedPassword(input, user, async () => {
     const now = await options.passwords.getPasswordHash(userId);
     return now === verified || (!!now && (await verifyPassword(password, now)));
   });
-  return user;
 }
 
 // ------------------------------------------------------------------ pages

@@ -32,13 +32,13 @@
  * @module audit
  */
 import { MissingAdapterMethods } from "./errors.js";
-import { asRecorded, recordAudit } from "./lib/audit/record.js";
-import { resolveConfig } from "./lib/config.js";
-import type { Env } from "./lib/config-types.js";
+import { asRecorded, recordAudit } from "./lib/audit/index.js";
+import type { Env } from "./lib/config/index.js";
+import { resolveConfig } from "./lib/config/index.js";
 import type { AuditEventFilter, StoredAuditEvent } from "./shapes/audit.js";
 import type { AuthConfig } from "./types.js";
 
-export { UnknownUserSignin } from "./lib/audit/sign-in.js";
+export { UnknownUserSignin } from "./lib/audit/index.js";
 export type {
   AccountEvent,
   AuditEvent,

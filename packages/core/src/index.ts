@@ -17,19 +17,17 @@
  * @module @latchkey/core
  */
 
-import { serve, sessionOf } from "./lib/pipeline.js";
-import { isAuthAction } from "./lib/request.js";
-import { toResponse } from "./lib/response.js";
-import { raw } from "./lib/symbols.js";
-import { webIncoming } from "./lib/web-incoming.js";
+import { raw } from "./lib/base/index.js";
+import { isAuthAction, toResponse, webIncoming } from "./lib/http/index.js";
+import { serve, sessionOf } from "./lib/serve/index.js";
 import type { ResponseInternal, Session } from "./shapes/data.js";
 import type { AuthConfig } from "./types.js";
 
 export type { Adapter, AdapterAccount, AdapterSession, AdapterUser, VerificationToken } from "./adapters.js";
 export type { ErrorType } from "./errors.js";
 export { AuthError, CredentialsSignin } from "./errors.js";
-export { createActionURL, setEnvDefaults } from "./lib/env.js";
-export { customFetch, raw, skipCSRFCheck } from "./lib/symbols.js";
+export { customFetch, raw, skipCSRFCheck } from "./lib/base/index.js";
+export { createActionURL, setEnvDefaults } from "./lib/config/index.js";
 export type * from "./types.js";
 export { isAuthAction };
 

@@ -6,10 +6,16 @@
  * sessions functions bound to a request type (`boundSessions`), the conversion of an answer to
  * bytes or a Web `Response` (`finalizeResponse`, `toResponse`), the headers that keep a response
  * carrying a cookie out of every cache (`forbidCaching`), a Web `Request` as the pipeline
- * reads it (`webIncoming`), a Web body read within the bound (`readWebBody`), the `clientAddress`
- * option's answer (`clientAddressFrom`), Latchkey's log lines on a structured logger
- * (`structuredLogger`), the environment's defaults on a copy (`withEnvDefaults`), Node's request
- * headers, body and response (`nodeHeader`, `nodeWebHeaders`, `readNodeBody`, `writeNodeResponse`),
+ * reads it (`webIncoming`) and a Node request (`nodeIncoming`): the one description of an
+ * incoming request every shell hands over; a Web body read within the bound (`readWebBody`), the
+ * client's address by one rule (`clientAddressOrPeer`: the `clientAddress` option, else the
+ * framework's peer), the one rule of a repeated form field (`formRecord`: the first wins),
+ * Latchkey's log lines on a structured logger (`structuredLogger`), the environment's defaults on
+ * a copy (`withEnvDefaults`), the configuration a shell hands over (`shellConfig`), where the
+ * handler was mounted for `requireAuth` (`noteMount`, `mountNoted`), Node's request headers, body
+ * and response (`nodeHeader`, `nodeWebHeaders`, `readNodeBody`, `writeNodeResponse`,
+ * `appendSetCookies` for an application's own response), whether an answer must be awaited
+ * (`isThenable`),
  * a warning logged once per configuration (`warnOnceFor`), the one encoding of a cookie value
  * (`encodeCookieValue`) for a framework's cookie API that takes an encoder, and the authorization
  * server's answer to a request a framework describes (`serveAuthorization`).
@@ -19,30 +25,52 @@
  * @module internal
  */
 
-import { resolveConfig } from "./lib/config.js";
-import type { Env } from "./lib/config-types.js";
-import { type WarningCode, warnOnce } from "./lib/logger.js";
-import type { SessionRequest } from "./lib/pipeline.js";
+import * as accounts from "./accounts.js";
+import { type AccountsPagesRequest, accountInputs, accountsPages, type FormFields } from "./lib/accounts/index.js";
+import { type WarningCode, warnOnce } from "./lib/base/index.js";
+import type { Env } from "./lib/config/index.js";
+import { resolveConfig } from "./lib/config/index.js";
+import type { SessionRequest } from "./lib/serve/index.js";
 import * as core from "./sessions.js";
 import type { AuthConfig } from "./types.js";
 
-export { type ServableServer, serveAuthorization } from "./lib/authorization-server/incoming.js";
-export { encodeCookieValue } from "./lib/cookies.js";
-export { withEnvDefaults } from "./lib/env.js";
-export { type GuardOptions, type GuardRequest, guard } from "./lib/guard.js";
-export { type StructuredLog, structuredLogger } from "./lib/logger.js";
-export { nodeHeader, nodeWebHeaders, readNodeBody, writeNodeResponse } from "./lib/node-http.js";
 export {
-  type IncomingRequest,
-  type SessionReadAnswer,
-  type SessionRequest,
-  serve,
-  sessionCookieOf,
-  sessionOf,
-  sessionReadOf,
-} from "./lib/pipeline.js";
-export { BadBody, clientAddressFrom, type HeaderReader, MAX_BODY_BYTES, readWebBody } from "./lib/request.js";
-export { finalizeResponse, forbidCaching, type HeaderSetter, toResponse } from "./lib/response.js";
+  type AccountsPagesAnswer,
+  type AccountsPagesCalls,
+  type AccountsPagesRequest,
+  accountInputs,
+  accountsPages,
+  type FormFields,
+} from "./lib/accounts/index.js";
+export { type ServableServer, serveAuthorization } from "./lib/authorization-server/index.js";
+export { isThenable, type StructuredLog, shellConfig, structuredLogger } from "./lib/base/index.js";
+export { withEnvDefaults } from "./lib/config/index.js";
+export {
+  appendSetCookies,
+  BadBody,
+  clientAddressFrom,
+  clientAddressOrPeer,
+  encodeCookieValue,
+  finalizeResponse,
+  forbidCaching,
+  formRecord,
+  type HeaderReader,
+  type HeaderSetter,
+  MAX_BODY_BYTES,
+  type NodeArrival,
+  nodeClientAddress,
+  nodeHeader,
+  nodeIncoming,
+  nodeWebHeaders,
+  parsedForm,
+  readNodeBody,
+  readNodeForm,
+  readWebBody,
+  toResponse,
+  type WebArrival,
+  webIncoming,
+  writeNodeResponse,
+} from "./lib/http/index.js";
 export {
   type AccountsServerCall,
   type Arrival,
@@ -50,15 +78,26 @@ export {
   beginServerCall,
   type CheckedServerCall,
   formFields,
+  type GuardOptions,
+  type GuardRequest,
+  guard,
+  type IncomingRequest,
   internalRequest,
+  mountNoted,
+  noteMount,
   originOf,
   postServerCall,
   type ServerCall,
+  type SessionReadAnswer,
+  type SessionRequest,
   type SignInAuthorizationParams,
+  serve,
   serverSignIn,
   serverSignOut,
-} from "./lib/server-action.js";
-export { webIncoming } from "./lib/web-incoming.js";
+  sessionCookieOf,
+  sessionOf,
+  sessionReadOf,
+} from "./lib/serve/index.js";
 
 /**
  * The functions of `@latchkey/core/sessions` bound to a framework's request type: each takes the
@@ -101,6 +140,84 @@ export function boundSessions<R>(
       target: { provider: unknown; providerAccountId: unknown },
       options: Omit<core.UnlinkOptions, "env"> = {},
     ) => core.unlinkAccount(describe(req), config, target, { csrfToken: submitted(req), ...options, ...o() }),
+  };
+}
+
+/**
+ * The functions of `@latchkey/core/accounts` bound to a framework's request type, each given the
+ * request's form: where it arrived and its cookies (`describe`), its posted fields (`form`, the
+ * first of a repeated field winning), the client's address by the one rule (`clientAddress`) and
+ * the environment's defaults (`env`, unless the options give one). Each also takes the fields
+ * already read, for a caller that read them first (the built-in pages). Framework packages
+ * convert the results (their cookies) and nothing else.
+ *
+ * @example
+ * ```ts
+ * const bound = boundAccounts((req: IncomingMessage) => ({ protocol, host, cookieHeader }), (req) => readNodeForm(req), (req, config) => req.socket.remoteAddress, () => process.env)
+ * const result = await bound.signUp(req, config, options)
+ * ```
+ */
+export function boundAccounts<R>(
+  describe: (req: R) => SessionRequest,
+  form: (req: R) => Promise<FormFields>,
+  clientAddress: (req: R, config: AuthConfig) => string | undefined,
+  env: () => Env,
+) {
+  type Options = accounts.PasswordAccountsOptions;
+  type Fields = FormFields | undefined;
+  const withEnv = (options: Options): Options => ({ ...options, env: options.env ?? env() });
+  /** The core's function `fn`, given the request's description, the options and its input from the form. */
+  function bind<I, T>(
+    fn: (request: SessionRequest, config: AuthConfig, options: Options, input: I) => Promise<T>,
+    input: (fields: FormFields, clientAddress: string | undefined) => I,
+  ) {
+    return async (req: R, config: AuthConfig, options: Options, fields?: Fields): Promise<T> =>
+      fn(describe(req), config, withEnv(options), input(fields ?? (await form(req)), clientAddress(req, config)));
+  }
+  const api = {
+    signUp: bind(accounts.signUp, accountInputs.signUp),
+    verifyEmail: bind(accounts.verifyEmail, accountInputs.verifyEmail),
+    requestPasswordReset: bind(accounts.requestPasswordReset, accountInputs.requestPasswordReset),
+    resetPassword: bind(accounts.resetPassword, accountInputs.resetPassword),
+    changePassword: bind(accounts.changePassword, (f, address) => accountInputs.changePassword(f, address)),
+  };
+  return {
+    ...api,
+    /**
+     * The password-account pages for `req` under `base` (see `accountsPages`), with the built-in
+     * pages' own URLs as the defaults of `options.urls`.
+     */
+    pages: (
+      req: R,
+      request: Omit<AccountsPagesRequest, "fields">,
+      config: AuthConfig,
+      options: Omit<Options, "urls"> & { urls?: Partial<Options["urls"]> },
+    ) => {
+      const { base } = request;
+      const urls = {
+        verify: `${base}/verify`,
+        reset: `${base}/reset`,
+        signUp: `${base}/signup`,
+        signIn: "/auth/signin",
+        ...options.urls,
+      };
+      const bound = withEnv({ ...options, urls });
+      const on = { env: bound.env };
+      return accountsPages({ ...request, fields: () => form(req) }, urls, {
+        csrf: async () => {
+          const { token, setCookie } = await core.getCsrfToken(describe(req), config, on);
+          return { token, setCookie };
+        },
+        checkCsrf: (token) => core.checkCsrf(describe(req), config, token, on),
+        signUp: (f) => api.signUp(req, config, bound, f),
+        verifyEmail: (f) => api.verifyEmail(req, config, bound, f),
+        requestPasswordReset: (f) => api.requestPasswordReset(req, config, bound, f),
+        resetPassword: (f) => api.resetPassword(req, config, bound, f),
+        changePassword: (f) => api.changePassword(req, config, bound, f),
+        page: (name, props, status) =>
+          accounts.accountPage(config, name as accounts.AccountPageName, props as never, { status, env: bound.env }),
+      });
+    },
   };
 }
 

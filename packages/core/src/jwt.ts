@@ -16,9 +16,9 @@
  * @module jwt
  */
 import { MissingSecret } from "./errors.js";
-import { defaultCookieName, parseCookieHeader, readChunkedCookie } from "./lib/cookies.js";
-import { openToken, type Secrets, sealToken } from "./lib/jwe.js";
-import { fieldOf } from "./lib/merge.js";
+import { fieldOf } from "./lib/base/index.js";
+import { openToken, type Secrets, sealToken } from "./lib/crypto/index.js";
+import { defaultCookieName, parseCookieHeader, readChunkedCookie } from "./lib/http/index.js";
 import type { LoggerInstance } from "./shapes/data.js";
 import type { DefaultJWT, JWT, JWTDecodeParams, JWTEncodeParams, JWTOptions } from "./shapes/jwt.js";
 import type { AuthConfig } from "./types.js";
@@ -139,7 +139,7 @@ export async function getToken(params: GetTokenParams<boolean>): Promise<JWT | s
   if (!token) return null;
   if (params.config) {
     // Loaded only here: reading a cookie without a configuration stays a small, pure function.
-    const { resolveConfig } = await import("./lib/config.js");
+    const { resolveConfig } = await import("./lib/config/index.js");
     const { openJwtSession } = await import("./lib/session/jwt-strategy.js");
     const opened = await openJwtSession(resolveConfig(params.config), token, salt);
     if (!opened) return null;

@@ -26,21 +26,17 @@ export {
   type BreachedPasswordOptions,
   type BreachedPasswordResult,
   checkBreachedPassword,
-  isBreachedPassword,
-} from "./lib/password/breached.js";
-export {
+  checkPasswordPolicy,
   DEFAULT_SCRYPT_PARAMETERS,
   dummyVerify,
   type HashOptions,
   hashPassword,
+  isBreachedPassword,
   MAX_PASSWORD_BYTES,
   needsRehash,
-  type ScryptParameters,
-  verifyPassword,
-} from "./lib/password/hash.js";
-export {
-  checkPasswordPolicy,
   type PasswordPolicyOptions,
   type PasswordPolicyReason,
   type PasswordPolicyResult,
-} from "./lib/password/policy.js";
+  type ScryptParameters,
+  verifyPassword,
+} from "./lib/password/index.js";

@@ -21,4 +21,4 @@ export {
   type AccessTokenOptions,
   protectedResourceMetadata,
   verifyAccessToken,
-} from "./lib/authorization-server/resource-server.js";
+} from "./lib/authorization-server/index.js";

@@ -27,7 +27,7 @@
  * @module revocation
  */
 import type { JWT } from "./jwt.js";
-import type { Env } from "./lib/config-types.js";
+import type { Env } from "./lib/config/index.js";
 import { MemoryRevocationStore } from "./lib/session/revocation-list.js";
 import { revocationOf, revokeOneJwtSession } from "./lib/session/revoke.js";
 import type { RevocationEntry, RevocationListener, RevocationOptions, RevocationStore } from "./shapes/revocation.js";

@@ -27,13 +27,13 @@
 import qrcode from "qrcode-generator";
 import { toBase64, utf8 } from "#platform";
 import { AuthError, InvalidConfiguration, RateLimited } from "./errors.js";
-import { reserveSecondFactorAttempt } from "./lib/attempts.js";
-import { resolveConfig } from "./lib/config.js";
-import type { Env, ResolvedConfig } from "./lib/config-types.js";
+import type { Env, ResolvedConfig } from "./lib/config/index.js";
+import { resolveConfig } from "./lib/config/index.js";
 import {
   canonicalBackupCode,
   enrolmentTicket,
   hashBackupCode,
+  matchTotp,
   newBackupCodeHashes,
   newBackupCodes,
   newTotpSecret,
@@ -41,8 +41,11 @@ import {
   resealIfRetired,
   sealSecret,
   secondFactorStore,
-} from "./lib/flows/second-factor/secret.js";
-import { matchTotp, TOTP_DIGITS, TOTP_PERIOD, timeStep } from "./lib/flows/second-factor/totp.js";
+  TOTP_DIGITS,
+  TOTP_PERIOD,
+  timeStep,
+} from "./lib/flows/index.js";
+import { reserveSecondFactorAttempt } from "./lib/limits/index.js";
 import type { AuthConfig } from "./types.js";
 
 /** Options every function here takes. */

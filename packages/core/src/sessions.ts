@@ -30,16 +30,16 @@ import {
   SignOutError,
   UnsupportedStrategy,
 } from "./errors.js";
-import { type AdapterMethod, type AdapterWith, hasMethods, withMethods } from "./lib/adapter-for.js";
-import { held, slot } from "./lib/application.js";
 import { recordAudit } from "./lib/audit/record.js";
-import { sessionStrategyOf } from "./lib/config.js";
-import type { Env, ResolvedConfig } from "./lib/config-types.js";
-import { readChunkedCookie, serializeCookie } from "./lib/cookies.js";
-import { csrfTokenFor, requireCsrf } from "./lib/csrf-check.js";
-import { errorOf, messageOf } from "./lib/error-of.js";
+import { type AdapterMethod, type AdapterWith, hasMethods, withMethods } from "./lib/base/adapter-for.js";
+import { held, slot } from "./lib/base/application.js";
+import { errorOf, messageOf } from "./lib/base/error-of.js";
+import { sessionStrategyOf } from "./lib/config/resolve.js";
+import type { Env, ResolvedConfig } from "./lib/config/types.js";
 import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
-import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/pipeline.js";
+import { readChunkedCookie, serializeCookie } from "./lib/http/cookies.js";
+import { csrfTokenFor, requireCsrf } from "./lib/serve/csrf-check.js";
+import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/serve/pipeline.js";
 import { openJwtSession } from "./lib/session/jwt-strategy.js";
 import { revocationOf, revokeUserJwtSessions } from "./lib/session/revoke.js";
 import { databaseSessionId as sessionIdOf } from "./lib/session/session-id.js";
@@ -48,8 +48,8 @@ import type { Awaitable, Cookie, SessionEndReason } from "./shapes/data.js";
 import type { AuthConfig } from "./types.js";
 
 export { MissingCSRF } from "./errors.js";
+export { skipCSRFCheck } from "./lib/base/symbols.js";
 export { describeUserAgent } from "./lib/session/device.js";
-export { skipCSRFCheck } from "./lib/symbols.js";
 export type { SessionRequest };
 
 /** A Web `Request`, or where a request arrived and its `Cookie` header (what framework packages pass). */

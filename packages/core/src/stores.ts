@@ -36,7 +36,7 @@ export {
   failAfter,
   revocationHeartbeatMs,
   sessionKeyOf,
-} from "./lib/stores/revocation-channel.js";
+} from "./lib/stores/index.js";
 export type { RateLimitHit, RateLimitStore } from "./rate-limit.js";
 export { MemoryRateLimitStore } from "./rate-limit.js";
 export type { RefreshStore } from "./refresh-store.js";

@@ -6,7 +6,7 @@
  * @module types
  */
 import type { Adapter, AdapterAccount, AdapterSession, AdapterUser } from "./adapters.js";
-import type { raw, skipCSRFCheck } from "./lib/symbols.js";
+import type { raw, skipCSRFCheck } from "./lib/base/symbols.js";
 import type { Provider } from "./providers/index.js";
 import type { RateLimitOptions } from "./rate-limit.js";
 import type { RefreshStore } from "./refresh-store.js";
@@ -330,10 +330,12 @@ export interface AuthConfig {
    */
   audit?: AuditOptions;
   /**
-   * Latchkey extension: the client's address for a request that `Auth()` serves, for per-client
-   * rate limits. Only the application knows which proxies it trusts, so `Auth()` reads no header
-   * by itself; without this option only per-identifier limits apply. `@latchkey/express` uses
-   * Express's `req.ip` (governed by `trust proxy`) and ignores this option.
+   * Latchkey extension: the client's address of a request, for per-client rate limits. Only the
+   * application knows which proxies it trusts, so `Auth()` reads no header by itself. One rule in
+   * every framework: this option wins when it is set and answers (a throw or an empty answer
+   * counts as none); otherwise the peer the framework names (Express's and Fastify's `request.ip`
+   * under their `trust proxy`, SvelteKit's `getClientAddress()`, the socket under Hono on Node.js,
+   * Bun and Deno); otherwise none, and only per-identifier limits apply (`Auth()`, Next.js).
    *
    * @example
    * ```ts

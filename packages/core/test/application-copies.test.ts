@@ -1,7 +1,7 @@
 // Two copies of core's module loaded at once, as a bundler makes them (one per server layer) or
 // an application that installed core twice: the built package and a copy of it in a folder of its
 // own. Each copy has its own module-level state, so only the registry of applications on
-// `globalThis` (src/lib/application.ts) can make their limits, revocations and caches one.
+// `globalThis` (src/lib/base/application.ts) can make their limits, revocations and caches one.
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { Adapter, AuditEvent } from "../src/adapters.js";
 import { listAuditEvents, recordPasswordChange, UnknownUserSignin } from "../src/audit.js";
 import { CredentialsSignin } from "../src/errors.js";
-import { resolveConfig } from "../src/lib/config.js";
+import { resolveConfig } from "../src/lib/config/resolve.js";
 import { base32Decode, hotp, timeStep } from "../src/lib/flows/second-factor/totp.js";
 import { createMemoryStore, MemoryAdapter } from "../src/memory-adapter.js";
 import Credentials from "../src/providers/credentials.js";

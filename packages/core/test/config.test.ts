@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Auth, type AuthConfig, createActionURL, setEnvDefaults } from "../src/index.js";
-import { resolveConfig } from "../src/lib/config.js";
+import { resolveConfig } from "../src/lib/config/resolve.js";
 import { demoCredentials, makeConfig, recordingLogger, SECRET } from "./helpers.js";
 
 function resolutionError(config: AuthConfig): Error {

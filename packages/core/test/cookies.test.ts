@@ -11,7 +11,7 @@ import {
   readChunkedCookie,
   serializeCookie,
   writeChunkedCookie,
-} from "../src/lib/cookies.js";
+} from "../src/lib/http/cookies.js";
 
 describe("default cookies match Auth.js", () => {
   it("uses plain names on http", () => {

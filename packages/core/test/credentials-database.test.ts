@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { AuthConfig } from "../src/index.js";
-import { resolveConfig } from "../src/lib/config.js";
+import { resolveConfig } from "../src/lib/config/resolve.js";
 import { createMemoryStore, MemoryAdapter } from "../src/memory-adapter.js";
 import { dummyVerify, hashPassword, verifyPassword } from "../src/password.js";
 import Credentials from "../src/providers/credentials.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import type { Adapter, AdapterUser } from "../src/adapters.js";
-import { resolveConfig } from "../src/lib/config.js";
+import { resolveConfig } from "../src/lib/config/resolve.js";
 import { createMemoryStore, MemoryAdapter } from "../src/memory-adapter.js";
 import { CookieJar, call, csrfToken, makeConfig, recordingLogger } from "./helpers.js";
 

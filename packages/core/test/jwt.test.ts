@@ -4,7 +4,7 @@ import { base64url, EncryptJWT, jwtDecrypt } from "jose";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MissingSecret } from "../src/errors.js";
 import { decode, encode, getToken } from "../src/jwt.js";
-import { openToken } from "../src/lib/jwe.js";
+import { openToken } from "../src/lib/crypto/jwe.js";
 
 const secret = "jwt-test-secret-0123456789abcdefghijkl";
 const salt = "authjs.session-token";

@@ -7,7 +7,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Adapter, AdapterUser } from "../src/adapters.js";
-import { resolveConfig } from "../src/lib/config.js";
+import { resolveConfig } from "../src/lib/config/resolve.js";
 import { deliver, encodeSessionChange, sessionKeyOf } from "../src/lib/stores/revocation-channel.js";
 import { createMemoryStore, MemoryAdapter } from "../src/memory-adapter.js";
 import Credentials from "../src/providers/credentials.js";
@@ -108,6 +108,25 @@ describe("session.cache", () => {
     const before = counts.reads;
     for (let i = 0; i < 100; i++) expect(await read(config, jar)).toMatchObject({ user: { email: user.email } });
     expect(counts.reads - before).toBe(0);
+  });
+
+  it("attack: on the Edge runtime (a global of its own beside the Node.js server) an in-memory cache is off: a session the server deleted is never served from memory there", async () => {
+    vi.stubGlobal("EdgeRuntime", "edge-runtime");
+    try {
+      const { adapter, counts } = countedAdapter();
+      const config = cached(adapter, true, { secret: "an-edge-global-secret-of-at-least-32-chars!" });
+      expect(resolveConfig(config).sessionCache).toBeNull();
+      const { jar, user, sessionToken } = await seed(adapter);
+      expect(await read(config, jar)).toMatchObject({ user: { email: user.email } });
+      const before = counts.reads;
+      expect(await read(config, jar)).toMatchObject({ user: { email: user.email } });
+      expect(counts.reads - before).toBe(1);
+      // The server's sign-out: the record deleted where this global cannot hear it.
+      await adapter.deleteSession!(sessionToken);
+      expect(await read(config, jar)).toBeNull();
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it("reads the database while the subscription is not yet confirmed", async () => {

@@ -5,7 +5,7 @@
  */
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
-import { randomBytesFromPool, randomHexFromPool } from "../src/lib/random-pool.js";
+import { randomBytesFromPool, randomHexFromPool } from "../src/lib/crypto/random-pool.js";
 import { MemoryRateLimitStore } from "../src/rate-limit.js";
 import { CookieJar, call, csrfToken, makeConfig, ORIGIN, recordingLogger, signIn } from "./helpers.js";
 

@@ -24,7 +24,7 @@ vi.mock("node:crypto", async (original) => {
   };
 });
 
-const { openToken, sealToken } = await import("../src/lib/jwe.js");
+const { openToken, sealToken } = await import("../src/lib/crypto/jwe.js");
 const salt = "authjs.session-token";
 
 beforeEach(() => {
@@ -53,8 +53,8 @@ describe("tokens that cannot be ours are refused without cryptographic work", ()
 
 describe("keys are derived at first use, once per secret: configuration resolution does no cryptography", () => {
   it("resolving a configuration derives no key; the first CSRF token derives its key; a configuration made again (per request) derives nothing more", async () => {
-    const { resolveConfig } = await import("../src/lib/config.js");
-    const { createCsrfToken, readCsrfCookie } = await import("../src/lib/csrf.js");
+    const { resolveConfig } = await import("../src/lib/config/resolve.js");
+    const { createCsrfToken, readCsrfCookie } = await import("../src/lib/crypto/csrf.js");
     const secret = `fresh-secret-${"d".repeat(32)}-four`;
     const configOf = () => ({ secret, trustHost: true, providers: [] });
     const first = resolveConfig(configOf(), {});

@@ -33,7 +33,11 @@ export function recordPasswordChange(
   config: AuthConfig,
   change: { userId: string },
 ): Promise<void> {
-  return recordChange(config, { userId: change?.userId, clientAddress: clientAddressOf(req) }, { env: process.env });
+  return recordChange(
+    config,
+    { userId: change?.userId, clientAddress: clientAddressOf(req, config) },
+    { env: process.env },
+  );
 }
 
 /**

@@ -1,5 +1,12 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { forbidCaching, type IncomingRequest, nodeHeader, nodeWebHeaders, readNodeBody } from "@latchkey/core/internal";
+import type { IncomingMessage } from "node:http";
+import type { AuthConfig } from "@latchkey/core";
+import {
+  appendSetCookies,
+  type IncomingRequest,
+  nodeClientAddress,
+  nodeHeader,
+  nodeIncoming,
+} from "@latchkey/core/internal";
 
 /** The parts of an Express request Latchkey reads (Express 4 and 5 both provide them). */
 export interface ExpressRequestLike extends IncomingMessage {
@@ -41,38 +48,48 @@ function protocolOf(req: ExpressSessionSource): string {
   return req.protocol || ((req.socket as { encrypted?: boolean }).encrypted ? "https" : "http");
 }
 
-/** The client's address: Express's `req.ip` (after `trust proxy`), else the socket's. */
-export function clientAddressOf(req: ExpressRequestLike): string | undefined {
-  return req.ip ?? req.socket?.remoteAddress;
+/** Where an Express request arrived, as Express decided it (its `trust proxy` applied). */
+function arrivalOf(req: ExpressRequestLike) {
+  return {
+    protocol: protocolOf(req),
+    host: hostOf(req),
+    path: req.originalUrl ?? req.url ?? "/",
+    peer: req.ip ?? req.socket?.remoteAddress,
+  };
 }
 
 /**
- * Converter 1: what Latchkey's pipeline needs to know of an Express (or plain Node) request. The
- * body is read from the stream only when asked, unless a body parser already read it.
+ * The client's address: the configuration's `clientAddress` when it is set and answers, else
+ * Express's `req.ip` (after `trust proxy`), else the socket's.
  */
-export function toIncoming(req: ExpressRequestLike): IncomingRequest {
-  return {
-    method: req.method ?? "GET",
-    path: req.originalUrl ?? req.url ?? "/",
-    protocol: protocolOf(req),
-    host: hostOf(req),
-    // Express's `trust proxy` decided both: Latchkey's `trustProxy` is not applied again.
-    arrivalDecided: true,
-    headers: { get: (name) => nodeHeader(req, name) },
-    body: async () => {
-      if (!req._body && !(req.body !== undefined && req.readableEnded)) return readNodeBody(req);
+export function clientAddressOf(
+  req: ExpressRequestLike,
+  config: Pick<AuthConfig, "clientAddress">,
+): string | undefined {
+  return nodeClientAddress(req, config, arrivalOf(req));
+}
+
+/**
+ * Converter 1: what Latchkey's pipeline needs to know of an Express (or plain Node) request, the
+ * core's one description of a Node request (`nodeIncoming`). The body is read from the stream only
+ * when asked, unless a body parser already read it. `config` gives the `clientAddress` option.
+ */
+export function toIncoming(req: ExpressRequestLike, config: Pick<AuthConfig, "clientAddress"> = {}): IncomingRequest {
+  const incoming = nodeIncoming(req, config, {
+    ...arrivalOf(req),
+    mountPath: mountPath(req),
+    parsed: () => {
+      if (!req._body && !(req.body !== undefined && req.readableEnded)) return undefined;
       const parsed = req.body;
       return parsed && typeof parsed === "object" && !Buffer.isBuffer(parsed)
         ? (parsed as Record<string, unknown>)
-        : undefined;
+        : "";
     },
-    clientIp: clientAddressOf(req),
-    // Express read the request as http although it says https: its proxy is not trusted.
-    forwardedProtoIgnored:
-      protocolOf(req) === "http" && /^\s*https\s*(,|$)/i.test(nodeHeader(req, "x-forwarded-proto") ?? ""),
-    mountPath: mountPath(req),
-    webHeaders: () => nodeWebHeaders(req),
-  };
+  });
+  // Express read the request as http although it says https: its proxy is not trusted.
+  incoming.forwardedProtoIgnored =
+    incoming.protocol === "http" && /^\s*https\s*(,|$)/i.test(nodeHeader(req, "x-forwarded-proto") ?? "");
+  return incoming;
 }
 
 /**
@@ -83,17 +100,5 @@ export function sessionRequest(req: ExpressSessionSource) {
   return { protocol: protocolOf(req), host: hostOf(req), arrivalDecided: true, cookieHeader: req.headers.cookie };
 }
 
-/**
- * Adds `Set-Cookie` values to an application's response and keeps that response out of every
- * cache (`forbidCaching`): a page of yours that a CDN may store must not store a user's cookie.
- *
- * @example
- * ```ts
- * appendCookies(res, answer.setCookie)
- * ```
- */
-export function appendCookies(res: ServerResponse, values: string[]): void {
-  if (!values.length) return;
-  res.appendHeader("Set-Cookie", values);
-  forbidCaching((name, value) => res.setHeader(name, value));
-}
+/** Adds `Set-Cookie` values to an application's response, kept out of every cache (the core's `appendSetCookies`). */
+export const appendCookies = appendSetCookies;

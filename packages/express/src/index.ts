@@ -18,9 +18,9 @@
  */
 import type { ServerResponse } from "node:http";
 import type { AuthConfig, SessionOf } from "@latchkey/core";
-import { guard, serve, sessionOf, warnOnceFor, writeNodeResponse } from "@latchkey/core/internal";
+import { guard, noteMount, serve, sessionOf, warnOnceFor, writeNodeResponse } from "@latchkey/core/internal";
 import { type ExpressRequestLike, type ExpressSessionSource, sessionRequest, toIncoming } from "./convert.js";
-import { markHandler, mountOf, noteMount } from "./mount.js";
+import { markHandler, mountOf } from "./mount.js";
 
 export { customFetch, skipCSRFCheck } from "@latchkey/core";
 export * from "@latchkey/core/errors";
@@ -48,7 +48,7 @@ type Next = (error?: unknown) => void;
 export function ExpressAuth(config: AuthConfig) {
   return markHandler(async function latchkey(req: ExpressRequestLike, res: ServerResponse, next: Next): Promise<void> {
     try {
-      const incoming = toIncoming(req);
+      const incoming = toIncoming(req, config);
       noteMount(config, incoming.mountPath);
       incoming.clientIpForgeable = req.app?.get("trust proxy") === true;
       writeNodeResponse(res, await serve(incoming, config, { env: process.env }));

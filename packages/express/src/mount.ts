@@ -1,23 +1,19 @@
 /**
  * Where `ExpressAuth(config)` is mounted, for `requireAuth(config)`'s sign-in redirect when the
- * configuration names no `basePath`: the mount seen by the last request `ExpressAuth` served,
- * else the first of the usual paths that the application's router sends to it.
+ * configuration names no `basePath`: the mount seen by the last request `ExpressAuth` served (the
+ * core's `noteMount`, as every shell notes it), else the first of the usual paths that the
+ * application's router sends to it.
  */
 import type { AuthConfig } from "@latchkey/core";
+import { mountNoted, noteMount } from "@latchkey/core/internal";
 
 const handlerConfig = Symbol("latchkey.expressAuthConfig");
-const seen = new WeakMap<AuthConfig, string>();
 const CANDIDATES = ["/auth", "/api/auth"];
 
 /** Marks `handler` as the `ExpressAuth` of `config`, so a router walk can recognise it. */
 export function markHandler<F extends object>(handler: F, config: AuthConfig): F {
   Object.defineProperty(handler, handlerConfig, { value: config });
   return handler;
-}
-
-/** Remembers the mount path a request to `ExpressAuth(config)` arrived under. */
-export function noteMount(config: AuthConfig, mountPath: string | undefined): void {
-  if (mountPath !== undefined) seen.set(config, mountPath);
 }
 
 interface Layer {
@@ -79,7 +75,7 @@ function reaches(stack: Layer[] | undefined, path: string, config: AuthConfig, d
  * router cannot be read or does not hold it.
  */
 export function mountOf(app: unknown, config: AuthConfig): string | null | undefined {
-  const known = seen.get(config);
+  const known = mountNoted(config);
   if (known !== undefined) return known;
   let stack: Layer[] | undefined;
   try {
@@ -92,6 +88,6 @@ export function mountOf(app: unknown, config: AuthConfig): string | null | undef
   if (!holds(stack, config)) return undefined;
   const found = CANDIDATES.find((base) => reaches(stack, `${base}/signin`, config));
   // Found once, kept: the router is not walked again for this configuration.
-  if (found !== undefined) seen.set(config, found);
+  noteMount(config, found);
   return found ?? null;
 }

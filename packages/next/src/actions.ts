@@ -10,7 +10,7 @@
  * Handler has no check of Next.js's own): another origin or site is refused with `MissingCSRF`,
  * and a request with neither `Origin` nor `Sec-Fetch-Site` must carry the pipeline's CSRF token
  * (`csrfToken` in the form or the options, with the CSRF cookie). See the core's
- * `lib/server-action.ts`.
+ * `lib/serve/server-action.ts`.
  */
 import type { AuthConfig, Session } from "@latchkey/core";
 import {

@@ -39,7 +39,7 @@ export function arrival(
 /** A route handler's request as the pipeline reads it, arrived where `arrival` says. */
 export function routeIncoming(request: Request, config: AuthConfig): IncomingRequest {
   const url = new URL(request.url);
-  return webIncoming(request, config, arrival(request.headers, { host: url.host }), url);
+  return webIncoming(request, config, { where: arrival(request.headers, { host: url.host }), url });
 }
 
 /** The session of a request and the cookies its read re-issued (a JWT's new expiry, `updateAge`). */

@@ -18,7 +18,15 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthConfig, Awaitable, Session } from "@latchkey/core";
-import { forbidCaching, serve, toResponse, warnOnceFor } from "@latchkey/core/internal";
+import {
+  appendSetCookies,
+  forbidCaching,
+  isThenable,
+  nodeHeader,
+  serve,
+  toResponse,
+  warnOnceFor,
+} from "@latchkey/core/internal";
 import type { NextFetchEvent, NextMiddleware, NextRequest } from "next/server.js";
 import { type SignInAuthorizationParams, signIn, signOut, update } from "./actions.js";
 import {
@@ -140,37 +148,6 @@ function isRequest(value: unknown): value is Request {
   );
 }
 
-/** A Node request's headers, read as the pipeline reads Web headers. */
-function nodeReader(req: IncomingMessage) {
-  return {
-    get(name: string) {
-      const value = req.headers[name.toLowerCase()];
-      return Array.isArray(value) ? value.join(", ") : (value ?? null);
-    },
-  };
-}
-
-/**
- * Appends `Set-Cookie` to a Pages Router response (a Node `ServerResponse` or a Web `Response`),
- * and makes the response uncacheable: it carries this user's session (`forbidCaching`), whatever
- * `Cache-Control` the page set before.
- */
-function appendNodeCookies(res: unknown, values: string[]): void {
-  if (!values.length || !res) return;
-  const target = res as ServerResponse & { headers?: Headers };
-  if (target.headers instanceof Headers) {
-    const headers = target.headers;
-    for (const value of values) headers.append("set-cookie", value);
-    forbidCaching((name, value) => headers.set(name, value));
-    return;
-  }
-  if (target.headersSent) return;
-  const existing = target.getHeader("set-cookie");
-  const before = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
-  target.setHeader("set-cookie", [...before, ...values]);
-  forbidCaching((name, value) => target.setHeader(name, value));
-}
-
 /**
  * Adds the cookies a session read renewed to the response middleware or a handler returns, and
  * keeps that response out of every cache (`forbidCaching`): through the proxy, a statically
@@ -260,10 +237,6 @@ async function handleAuth(
   return withCookies(response ?? NextResponse.next(), read);
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
-}
-
 /** `auth()` in Server Components, Route Handlers, Server Actions and `generateMetadata`. */
 async function sessionOfCurrentRequest(config: AuthConfig): Promise<Session | null> {
   const { headers, cookies } = loadedNextHeaders() ?? (await nextHeaders());
@@ -281,10 +254,11 @@ async function sessionOfNodeRequest(config: AuthConfig, args: unknown[]): Promis
   const req = (first.req ?? first) as IncomingMessage;
   const res = first.req ? first.res : args[1];
   const encrypted = (req.socket as { encrypted?: boolean } | undefined)?.encrypted;
-  const where = arrival(nodeReader(req), { encrypted });
-  const reading = readSession(config, where, nodeReader(req).get("cookie"));
+  const headers = { get: (name: string) => nodeHeader(req, name) };
+  const where = arrival(headers, { encrypted });
+  const reading = readSession(config, where, headers.get("cookie"));
   const read = reading instanceof Promise ? await reading : reading;
-  appendNodeCookies(res, setCookieHeaders(read.cookies));
+  appendSetCookies(res, setCookieHeaders(read.cookies));
   return read.session;
 }
 

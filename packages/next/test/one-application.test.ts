@@ -5,22 +5,13 @@
 // examples/next-demo's e2e suite proves the same on real `next build` + `next start`.
 import "./next-internals.js";
 
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { NextAuth } from "@latchkey/next";
 import { NextRequest, NextResponse } from "next/server.js";
+import { webRequestOf, writeWebResponse } from "../../../test/frameworks/http.js";
 import { oneApplicationSuite } from "../../../test/frameworks/one-application.js";
 import { inNextRequest } from "./next-internals.js";
-
-/** The Web request of a Node request, its body read. */
-async function webRequest(req: IncomingMessage, origin: string): Promise<Request> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
-  const body = req.method === "POST" ? Buffer.concat(chunks) : undefined;
-  return new Request(`${origin}${req.url}`, { method: req.method, headers, body });
-}
 
 const headersOf = (request: Request) => Object.fromEntries(request.headers);
 const ctx = { params: Promise.resolve({}) };
@@ -34,7 +25,7 @@ oneApplicationSuite("Next.js", async (app) => {
   const second = NextAuth({ ...app.config(), basePath: "/second/api/auth" });
   let origin = "";
   const server = createServer(async (req, res) => {
-    const request = await webRequest(req, origin);
+    const request = await webRequestOf(req, origin);
     const { pathname } = new URL(request.url);
     let response: Response;
     if (pathname.startsWith("/api/auth/") || pathname.startsWith("/second/api/auth/")) {
@@ -61,12 +52,7 @@ oneApplicationSuite("Next.js", async (app) => {
     } else {
       response = new Response(null, { status: 404 });
     }
-    res.statusCode = response.status;
-    response.headers.forEach((value, name) => {
-      if (name !== "set-cookie") res.setHeader(name, value);
-    });
-    res.setHeader("set-cookie", response.headers.getSetCookie());
-    res.end(Buffer.from(await response.arrayBuffer()));
+    await writeWebResponse(res, response);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   origin = `http://localhost:${(server.address() as AddressInfo).port}`;

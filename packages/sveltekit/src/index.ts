@@ -24,6 +24,7 @@ import {
   serverSignIn,
   serverSignOut,
   sessionOf,
+  shellConfig,
   toResponse,
   webIncoming,
 } from "@latchkey/core/internal";
@@ -62,13 +63,6 @@ let privateEnv: Promise<Record<string, string | undefined>> | undefined;
 const environment = () => (privateEnv ??= import("$env/dynamic/private").then((m) => m.env));
 
 /**
- * Each application configuration with its base path defaulted, made once per object. A copy, with
- * the application's secret: the core keeps limits, revocations and caches per application (by its
- * secrets), so the copy and the application's own object (given to `revokeUserSessions`, say) share them.
- */
-const prepared = new WeakMap<AuthConfig, AuthConfig>();
-
-/**
  * Where a request arrived: the URL SvelteKit built, which its adapter decides (adapter-node's
  * `ORIGIN`, or `Host`, or the `PROTOCOL_HEADER` / `HOST_HEADER` it is told to read), so Latchkey's
  * `trustProxy` is not applied again.
@@ -103,10 +97,9 @@ export function SvelteKitAuth(
   config: SvelteKitAuthConfig | ((event: RequestEvent) => SvelteKitAuthConfig | Promise<SvelteKitAuthConfig>),
 ): SvelteKitAuthResult {
   async function configOf(event: RequestEvent): Promise<AuthConfig> {
-    const given = typeof config === "function" ? await config(event) : config;
-    const ready = prepared.get(given) ?? { ...given, basePath: given.basePath ?? "/auth" };
-    prepared.set(given, ready);
-    return ready;
+    // The application's own object, or one copy of it with the base path defaulted: the core keeps
+    // limits, revocations and caches per application (by its secrets), so both are one application.
+    return shellConfig(typeof config === "function" ? await config(event) : config, { basePath: "/auth" });
   }
 
   /** A checked server-side call of the event, its cookies set through `event.cookies`. */
@@ -136,8 +129,7 @@ export function SvelteKitAuth(
       event.locals.auth = () => sessionOf({ ...arrival(event), cookieHeader }, c, { env });
       const { pathname } = event.url;
       if (pathname !== c.basePath && !pathname.startsWith(`${c.basePath}/`)) return resolve(event);
-      const incoming = webIncoming(request, c, arrival(event), event.url);
-      incoming.clientIp ??= peer(event);
+      const incoming = webIncoming(request, c, { where: arrival(event), url: event.url, peer: peer(event) });
       return toResponse(await serve(incoming, c, { env }));
     },
     async signIn(event) {

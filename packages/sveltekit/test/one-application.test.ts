@@ -4,55 +4,26 @@
 // part is run in process: each request becomes the event SvelteKit hands a hook (its URL, Web
 // request, locals, cookies and client address), as adapter-node's server builds it; the built
 // demo's tests (sveltekit.test.ts) run the same package through a real Vite build.
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Auth } from "@latchkey/core";
 import { isRedirect } from "@sveltejs/kit";
 import { vi } from "vitest";
+import { writeWebResponse } from "../../../test/frameworks/http.js";
 import { oneApplicationSuite } from "../../../test/frameworks/one-application.js";
+import { eventOf } from "./event.js";
 
 // SvelteKit's private environment, which the package imports at the first request: empty (the
 // configuration carries its secret).
 vi.mock("$env/dynamic/private", () => ({ env: {} }));
 const { SvelteKitAuth } = await import("@latchkey/sveltekit");
 
-interface CookieOptions {
-  path?: string;
-  maxAge?: number;
-  expires?: Date;
-}
-
-/** The Web request of a Node request, its body read. */
-async function webRequest(req: IncomingMessage, origin: string): Promise<Request> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
-  const body = req.method === "POST" ? Buffer.concat(chunks) : undefined;
-  return new Request(`${origin}${req.url}`, { method: req.method, headers, body });
-}
-
 oneApplicationSuite("SvelteKit", async (app) => {
   const kit = SvelteKitAuth(() => app.config());
   let origin = "";
   const server = createServer(async (req, res) => {
-    const request = await webRequest(req, origin);
-    const url = new URL(request.url);
-    const setCookies: string[] = [];
-    const event = {
-      url,
-      request,
-      locals: {} as App.Locals,
-      getClientAddress: () => req.socket.remoteAddress ?? "",
-      cookies: {
-        set(name: string, value: string, options: CookieOptions) {
-          const parts = [`${name}=${value}`, `Path=${options.path ?? "/"}`];
-          if (options.maxAge !== undefined) parts.push(`Max-Age=${options.maxAge}`);
-          if (options.expires) parts.push(`Expires=${options.expires.toUTCString()}`);
-          setCookies.push(parts.join("; "));
-        },
-      },
-    };
+    const { event, setCookies } = await eventOf(req, origin);
+    const { url, request } = event;
     let response: Response;
     try {
       if (url.pathname.startsWith("/core/auth")) {
@@ -76,12 +47,7 @@ oneApplicationSuite("SvelteKit", async (app) => {
       if (!isRedirect(e)) throw e;
       response = new Response(null, { status: e.status, headers: { location: e.location } });
     }
-    res.statusCode = response.status;
-    response.headers.forEach((value, name) => {
-      if (name !== "set-cookie") res.setHeader(name, value);
-    });
-    res.setHeader("set-cookie", [...response.headers.getSetCookie(), ...setCookies]);
-    res.end(Buffer.from(await response.arrayBuffer()));
+    await writeWebResponse(res, response, setCookies);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   origin = `http://localhost:${(server.address() as AddressInfo).port}`;

@@ -23,7 +23,7 @@
  * @see https://confluence.bankidnorge.no/confluence/pdoidcl/technical-documentation/api/userinfo
  * @module providers/bankid-no
  */
-import { defaultProfile } from "../lib/profile.js";
+import { defaultProfile } from "../lib/base/profile.js";
 import type { OIDCConfig, OIDCUserConfig } from "./oauth.js";
 
 /** The claims of BankID's ID token and signed UserInfo answer. */

@@ -15,7 +15,7 @@
  * @see https://developer.beyondidentity.com/docs/integrate-with-nextauth
  * @module providers/beyondidentity
  */
-import { defaultProfile } from "../lib/profile.js";
+import { defaultProfile } from "../lib/base/profile.js";
 import type { OIDCConfig, OIDCUserConfig } from "./oauth.js";
 
 /** The claims of a Beyond Identity ID token. */

@@ -15,7 +15,7 @@
  * @see https://developer.atlassian.com/cloud/bitbucket/oauth-2/
  * @module providers/bitbucket
  */
-import { customFetch } from "../lib/symbols.js";
+import { customFetch } from "../lib/base/symbols.js";
 import type { Profile } from "../shapes/data.js";
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js";
 

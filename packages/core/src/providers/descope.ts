@@ -16,7 +16,7 @@
  * @see https://docs.descope.com/getting-started/nextjs/auth-js
  * @module providers/descope
  */
-import { defaultProfile } from "../lib/profile.js";
+import { defaultProfile } from "../lib/base/profile.js";
 import type { OIDCConfig, OIDCUserConfig } from "./oauth.js";
 
 /** The claims of a Descope ID token. */

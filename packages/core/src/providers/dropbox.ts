@@ -16,7 +16,7 @@
  * @see https://developers.dropbox.com/oauth-guide
  * @module providers/dropbox
  */
-import { customFetch } from "../lib/symbols.js";
+import { customFetch } from "../lib/base/symbols.js";
 import type { Profile } from "../shapes/data.js";
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js";
 

@@ -15,7 +15,7 @@
  * @see https://docs.duendesoftware.com/identityserver/v6/
  * @module providers/duende-identity-server6
  */
-import { defaultProfile } from "../lib/profile.js";
+import { defaultProfile } from "../lib/base/profile.js";
 import type { OIDCConfig, OIDCUserConfig } from "./oauth.js";
 
 /** The claims of an IdentityServer ID token with the `profile` and `email` scopes. */

@@ -20,7 +20,9 @@
  * ```
  * @module providers/email
  */
-import { sendWithNodemailer } from "../lib/email/send.js";
+
+import { smtpSender } from "../lib/base/symbols.js";
+import { sendWithNodemailer } from "../lib/email/smtp.js";
 import type { EmailConfig, EmailUserConfig } from "../shapes/email.js";
 
 export { InvalidEmailAddress, normalizeEmailIdentifier } from "../lib/email/identifier.js";
@@ -48,6 +50,7 @@ export default function Email(config: EmailUserConfig = {}): EmailConfig {
     type: "email",
     maxAge: 10 * 60,
     sendVerificationRequest: (params) => sendWithNodemailer(params),
+    [smtpSender]: sendWithNodemailer,
     options: config,
   };
 }

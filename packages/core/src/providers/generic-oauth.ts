@@ -22,7 +22,7 @@
  * @module providers/generic-oauth
  */
 
-import { defaultProfile } from "../lib/profile.js";
+import { defaultProfile } from "../lib/base/profile.js";
 import type { Profile } from "../shapes/data.js";
 import type { OAuth2Config, OAuthConfig, OAuthUserConfig } from "./oauth.js";
 

@@ -13,7 +13,7 @@
  * @see https://identityserver4.readthedocs.io/en/latest/
  * @module providers/identity-server4
  */
-import { defaultProfile } from "../lib/profile.js";
+import { defaultProfile } from "../lib/base/profile.js";
 import type { OIDCConfig, OIDCUserConfig } from "./oauth.js";
 
 /** The claims of an IdentityServer4 ID token with the `profile` and `email` scopes. */

@@ -16,7 +16,9 @@
  * ```
  * @module providers/nodemailer
  */
-import { sendWithNodemailer } from "../lib/email/send.js";
+
+import { smtpSender } from "../lib/base/symbols.js";
+import { sendWithNodemailer } from "../lib/email/smtp.js";
 import type { EmailConfig, EmailUserConfig, SmtpServerOptions } from "./email.js";
 
 export type { EmailConfig, SendVerificationRequestParams } from "./email.js";
@@ -42,6 +44,7 @@ export default function Nodemailer(config: NodemailerUserConfig = {}): EmailConf
     type: "email",
     maxAge: 10 * 60,
     sendVerificationRequest: (params) => sendWithNodemailer(params),
+    [smtpSender]: sendWithNodemailer,
     options: config,
   };
 }

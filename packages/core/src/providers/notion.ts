@@ -13,7 +13,7 @@
  * @see https://developers.notion.com/docs/authorization
  * @module providers/notion
  */
-import { customFetch } from "../lib/symbols.js";
+import { customFetch } from "../lib/base/symbols.js";
 import type { Profile } from "../shapes/data.js";
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js";
 

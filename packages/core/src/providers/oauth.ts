@@ -15,7 +15,7 @@
  * @module providers/oauth
  */
 
-import type { customFetch } from "../lib/symbols.js";
+import type { customFetch } from "../lib/base/symbols.js";
 import type { Awaitable, Profile, TokenSet, User } from "../shapes/data.js";
 
 /** Parameters added to an endpoint's URL or request. */

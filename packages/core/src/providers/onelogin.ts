@@ -14,7 +14,7 @@
  * @see https://developers.onelogin.com/openid-connect
  * @module providers/onelogin
  */
-import { defaultProfile } from "../lib/profile.js";
+import { defaultProfile } from "../lib/base/profile.js";
 import type { OIDCConfig, OIDCUserConfig } from "./oauth.js";
 
 /** The claims of a OneLogin ID token with the `profile` and `email` scopes. */

@@ -13,7 +13,7 @@
  * @see https://www.ory.sh/docs/hydra/
  * @module providers/ory-hydra
  */
-import { defaultProfile } from "../lib/profile.js";
+import { defaultProfile } from "../lib/base/profile.js";
 import type { OIDCConfig, OIDCUserConfig } from "./oauth.js";
 
 /** The claims of a Hydra ID token. */

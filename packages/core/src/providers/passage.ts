@@ -20,7 +20,7 @@
  * @see https://docs.passage.id/complete/oidc-integration
  * @module providers/passage
  */
-import { defaultProfile } from "../lib/profile.js";
+import { defaultProfile } from "../lib/base/profile.js";
 import type { OIDCConfig, OIDCUserConfig } from "./oauth.js";
 
 /** The claims of a Passage ID token. */

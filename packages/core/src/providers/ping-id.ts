@@ -13,7 +13,7 @@
  * @see https://docs.pingidentity.com/r/en-us/pingone/p1_c_openid_connect
  * @module providers/ping-id
  */
-import { defaultProfile } from "../lib/profile.js";
+import { defaultProfile } from "../lib/base/profile.js";
 import type { OIDCConfig, OIDCUserConfig } from "./oauth.js";
 
 /** The claims of a PingOne ID token with the `profile` and `email` scopes. */

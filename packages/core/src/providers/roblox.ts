@@ -14,7 +14,7 @@
  * @see https://create.roblox.com/docs/cloud/reference/oauth2
  * @module providers/roblox
  */
-import { defaultProfile } from "../lib/profile.js";
+import { defaultProfile } from "../lib/base/profile.js";
 import type { OIDCConfig, OIDCUserConfig } from "./oauth.js";
 
 /** The claims of a Roblox ID token with the `profile` scope. */

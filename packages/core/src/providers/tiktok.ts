@@ -27,7 +27,7 @@
  * @see https://developers.tiktok.com/doc/tiktok-api-v2-get-user-info
  * @module providers/tiktok
  */
-import { customFetch } from "../lib/symbols.js";
+import { customFetch } from "../lib/base/symbols.js";
 import type { Profile, TokenSet } from "../shapes/data.js";
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js";
 

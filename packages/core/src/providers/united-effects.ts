@@ -15,7 +15,7 @@
  * @see https://docs.unitedeffects.com/integrations/nextauthjs
  * @module providers/united-effects
  */
-import { defaultProfile } from "../lib/profile.js";
+import { defaultProfile } from "../lib/base/profile.js";
 import type { OIDCConfig, OIDCUserConfig } from "./oauth.js";
 
 /** The claims of a United Effects ID token. */

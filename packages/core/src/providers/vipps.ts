@@ -20,7 +20,7 @@
  * @see https://developer.vippsmobilepay.com/docs/APIs/login-api/
  * @module providers/vipps
  */
-import { defaultProfile } from "../lib/profile.js";
+import { defaultProfile } from "../lib/base/profile.js";
 import type { OIDCConfig, OIDCUserConfig } from "./oauth.js";
 
 /** A postal address of a Vipps user. */

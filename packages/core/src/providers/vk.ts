@@ -29,7 +29,7 @@
  * @see https://dev.vk.com/en/reference/objects/user
  * @module providers/vk
  */
-import { customFetch } from "../lib/symbols.js";
+import { customFetch } from "../lib/base/symbols.js";
 import type { Profile } from "../shapes/data.js";
 import type { OAuthConfig, OAuthUserConfig } from "./oauth.js";
 

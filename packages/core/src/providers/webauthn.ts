@@ -17,6 +17,7 @@
  */
 import type { Adapter, AdapterUser } from "../adapters.js";
 import { MissingAdapter } from "../errors.js";
+import { defaultRelyingPartyMark, simpleWebAuthnLoader } from "../lib/base/symbols.js";
 import { MAX_ADDRESS_LENGTH } from "../lib/email/identifier.js";
 import type { Awaitable, User } from "../shapes/data.js";
 import type { CredentialInput } from "./credentials.js";
@@ -196,6 +197,8 @@ export interface WebAuthnConfig {
   verifyRegistrationOptions?: VerifyRegistrationOptions;
   /** The `@simplewebauthn/server` functions to use. @default the installed package, loaded on first use */
   simpleWebAuthn?: SimpleWebAuthnServer;
+  /** Loads the installed `@simplewebauthn/server` (set by the factories: only their module imports it). */
+  [simpleWebAuthnLoader]?: () => Promise<unknown>;
   options?: WebAuthnUserConfig;
 }
 
@@ -243,6 +246,7 @@ export const defaultGetRelayingParty: GetRelayingParty = ({ provider, url }) => 
     origin: firstOf(configured.origin) ?? url.origin,
   };
 };
+Object.defineProperty(defaultGetRelayingParty, defaultRelyingPartyMark, { value: true });
 
 /** Five minutes, as Auth.js gives the user. */
 export const DEFAULT_WEBAUTHN_TIMEOUT = 5 * 60 * 1000;
@@ -294,6 +298,7 @@ export default function WebAuthn(options: WebAuthnUserConfig = {}): WebAuthnProv
     getUserInfo: defaultGetUserInfo,
     authenticationOptions: { timeout: DEFAULT_WEBAUTHN_TIMEOUT },
     registrationOptions: { timeout: DEFAULT_WEBAUTHN_TIMEOUT },
+    [simpleWebAuthnLoader]: () => import("@simplewebauthn/server"),
     options,
   };
 }

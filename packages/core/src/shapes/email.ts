@@ -3,7 +3,7 @@
  * factories (`providers/email.ts`, `nodemailer`, `resend`, ...) and the flow and senders in
  * `lib/flows/email/`. `@latchkey/core/providers/email` re-exports them.
  */
-import type { customFetch } from "../lib/symbols.js";
+import type { customFetch, smtpSender } from "../lib/base/symbols.js";
 import type { Awaitable, Theme } from "./data.js";
 
 /** What `sendVerificationRequest` receives. */
@@ -93,8 +93,16 @@ export interface EmailConfig {
   server?: string | SmtpServerOptions;
   /** Replaces `fetch` for the calls of the HTTP e-mail services. */
   [customFetch]?: typeof fetch;
+  /** The SMTP providers' sender (Nodemailer, Email): password-account e-mails go through it. */
+  [smtpSender]?: SmtpSender;
   options?: EmailUserConfig;
 }
+
+/** What `smtpSender` keys: sends `message` (by default the sign-in e-mail of `params`) over SMTP. */
+export type SmtpSender = (
+  params: Omit<SendVerificationRequestParams, "request">,
+  message?: { subject: string; text: string; html: string },
+) => Promise<void>;
 
 /** What a caller passes to an e-mail provider factory: any field of {@link EmailConfig}. */
 export type EmailUserConfig = Partial<Omit<EmailConfig, "type" | "options">>;

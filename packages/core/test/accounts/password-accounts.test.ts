@@ -494,6 +494,51 @@ describe.each(Object.keys(stores))("password accounts on the %s store", (kind) =
     expect(await sessionEmail(config, owner)).toBe(email);
   });
 
+  it("attack: two sign-ins at once that the adapter hands the same user object cannot mix their guards: the thief's check of the old password, made before a reset, refuses the thief and not the owner signing in with the new one", async () => {
+    const same = new Map<string, AdapterUser>();
+    const caching: Store = {
+      ...store,
+      adapter: {
+        ...store.adapter,
+        async getUserByEmail(email) {
+          const known = same.get(email);
+          if (known) return known;
+          const user = (await store.adapter.getUserByEmail?.(email)) ?? null;
+          if (!user) return null;
+          const frozen = Object.freeze(user);
+          same.set(email, frozen);
+          return frozen;
+        },
+      },
+    };
+    const hooks: Hooks = { pass: "fields" };
+    const { config, accounts } = app(caching, "jwt", {}, hooks);
+    const email = `same-object-at-once-${kind}@example.com`;
+    await signedUp(config, accounts, email);
+    const link = await requestReset(config, accounts, email);
+    // The thief's sign-in with the old password stops right after its hash check...
+    const verified = deferred();
+    const resume = deferred();
+    hooks.afterAuthorize = async () => {
+      hooks.afterAuthorize = undefined;
+      verified.resolve();
+      await resume.promise;
+    };
+    const thief = new CookieJar();
+    const thiefSigningIn = passwordSignIn(config, thief, email, PASSWORD);
+    await verified.promise;
+    // ...the owner resets the password and signs in with the new one while the thief's sign-in
+    // is still under way: both authorize() calls returned the one (frozen) user object.
+    const done = await resetPassword(from(new CookieJar()), config, accounts, { ...link, password: NEW_PASSWORD });
+    expect(done).toMatchObject({ ok: true, sessionsEnded: true });
+    const owner = new CookieJar();
+    expect(await passwordSignIn(config, owner, email, NEW_PASSWORD)).toBe(ORIGIN);
+    expect(await sessionEmail(config, owner)).toBe(email);
+    resume.resolve();
+    expect(await thiefSigningIn).toContain("error=CredentialsSignin");
+    expect(await sessionEmail(config, thief)).toBeNull();
+  });
+
   it("race: a password sign-in already past its hash check when a change ends the user's other sessions starts no session", async () => {
     const hooks: Hooks = {};
     const { config, accounts } = app(store, "jwt", {}, hooks);

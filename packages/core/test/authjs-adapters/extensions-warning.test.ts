@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Adapter } from "../../src/adapters.js";
-import { resolveConfig } from "../../src/lib/config.js";
+import { resolveConfig } from "../../src/lib/config/resolve.js";
 import { MemoryAdapter } from "../../src/memory-adapter.js";
 
 function warningsFor(adapter: Adapter) {

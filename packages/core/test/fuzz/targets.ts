@@ -22,12 +22,12 @@ import {
 } from "../../src/accounts.js";
 import { AuthError, MissingCSRF, UnknownAction } from "../../src/errors.js";
 import { Auth, type AuthConfig } from "../../src/index.js";
-import { parseCookieHeader, serializeCookie } from "../../src/lib/cookies.js";
-import { deriveCsrfKeys, readCsrfCookie } from "../../src/lib/csrf.js";
+import { deriveCsrfKeys, readCsrfCookie } from "../../src/lib/crypto/csrf.js";
+import { openToken, sealToken } from "../../src/lib/crypto/jwe.js";
 import { normalizeEmailIdentifier } from "../../src/lib/email/identifier.js";
-import { openToken, sealToken } from "../../src/lib/jwe.js";
-import { defaultRedirect } from "../../src/lib/redirect.js";
-import { BadBody, parseActionPath, parseBody } from "../../src/lib/request.js";
+import { parseCookieHeader, serializeCookie } from "../../src/lib/http/cookies.js";
+import { defaultRedirect } from "../../src/lib/http/redirect.js";
+import { BadBody, parseActionPath, parseBody } from "../../src/lib/http/request.js";
 import { createMemoryStore, MemoryAdapter } from "../../src/memory-adapter.js";
 import { hashPassword } from "../../src/password.js";
 import OAuth2 from "../../src/providers/generic-oauth.js";

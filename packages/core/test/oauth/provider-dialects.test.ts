@@ -8,7 +8,7 @@ import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuthError } from "../../src/errors.js";
 import { Auth, type AuthConfig, customFetch } from "../../src/index.js";
-import { applyProviderOptions } from "../../src/lib/provider-options.js";
+import { applyProviderOptions } from "../../src/lib/config/provider-options.js";
 import Asgardeo from "../../src/providers/asgardeo.js";
 import AzureADB2C from "../../src/providers/azure-ad-b2c.js";
 import AzureDevOps from "../../src/providers/azure-devops.js";

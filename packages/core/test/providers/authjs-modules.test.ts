@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { applyProviderOptions } from "../../src/lib/provider-options.js";
+import { applyProviderOptions } from "../../src/lib/config/provider-options.js";
 import { samples } from "./samples.js";
 
 /** Auth.js modules under providers/ that are not provider factories. */

@@ -6,8 +6,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { merge } from "../../src/lib/merge.js";
-import { applyProviderOptions } from "../../src/lib/provider-options.js";
+import { merge } from "../../src/lib/base/merge.js";
+import { applyProviderOptions } from "../../src/lib/config/provider-options.js";
 import type { OAuthConfig } from "../../src/providers/oauth.js";
 import type { User } from "../../src/types.js";
 import { samples } from "./samples.js";

@@ -1,7 +1,7 @@
 /** The providers whose endpoints need custom requests or response fixes, through the custom fetch. */
 import { describe, expect, it } from "vitest";
-import { applyProviderOptions } from "../../src/lib/provider-options.js";
-import { customFetch } from "../../src/lib/symbols.js";
+import { customFetch } from "../../src/lib/base/symbols.js";
+import { applyProviderOptions } from "../../src/lib/config/provider-options.js";
 import Bitbucket from "../../src/providers/bitbucket.js";
 import Dropbox from "../../src/providers/dropbox.js";
 import GitHub from "../../src/providers/github.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { applyProviderOptions } from "../../src/lib/provider-options.js";
-import { customFetch } from "../../src/lib/symbols.js";
+import { customFetch } from "../../src/lib/base/symbols.js";
+import { applyProviderOptions } from "../../src/lib/config/provider-options.js";
 import TikTok, { TIKTOK_DEFAULT_FIELDS, type TikTokProfile } from "../../src/providers/tiktok.js";
 import { fakeFetch, json } from "./fake-fetch.js";
 

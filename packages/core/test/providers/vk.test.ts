@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { applyProviderOptions } from "../../src/lib/provider-options.js";
-import { customFetch } from "../../src/lib/symbols.js";
+import { customFetch } from "../../src/lib/base/symbols.js";
+import { applyProviderOptions } from "../../src/lib/config/provider-options.js";
 import VK, { VK_API_VERSION, type VkProfile } from "../../src/providers/vk.js";
 import { fakeFetch, json } from "./fake-fetch.js";
 

@@ -10,9 +10,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AdapterUser } from "../../src/adapters.js";
 import { Auth, type AuthConfig } from "../../src/index.js";
+import { applyProviderOptions } from "../../src/lib/config/provider-options.js";
 import { hashVerificationToken, verificationTokenKey } from "../../src/lib/flows/email/token.js";
 import { oauthEmailProven } from "../../src/lib/flows/identity.js";
-import { applyProviderOptions } from "../../src/lib/provider-options.js";
 import { createMemoryStore, MemoryAdapter, type MemoryStore } from "../../src/memory-adapter.js";
 import Apple from "../../src/providers/apple.js";
 import Discord from "../../src/providers/discord.js";

@@ -5,11 +5,12 @@
 // limiter, the `revocation: true` list and the `cache: true` session cache were kept per object.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AdapterUser } from "../../src/adapters.js";
-import { type Application, MANY_APPLICATIONS } from "../../src/lib/application.js";
-import { resolveConfig } from "../../src/lib/config.js";
+import { type Application, MANY_APPLICATIONS } from "../../src/lib/base/application.js";
+import { resolveConfig } from "../../src/lib/config/resolve.js";
 import { createMemoryStore, MemoryAdapter } from "../../src/memory-adapter.js";
 import Credentials from "../../src/providers/credentials.js";
 import { MemoryRateLimitStore } from "../../src/rate-limit.js";
+import { MemoryRevocationStore } from "../../src/revocation.js";
 import { revokeUserSessions } from "../../src/sessions.js";
 import type { AuthConfig } from "../../src/types.js";
 import {
@@ -234,6 +235,52 @@ describe("where one process cannot be guaranteed, Latchkey says so at startup", 
     const shared = recordingLogger();
     resolveConfig(makeConfig({ secret: testSecret("shared"), ...stores, logger: shared.logger }));
     expect(shared.warnings).not.toContain("memory-state-isolated");
+  });
+});
+
+describe("rule: a revocation list in one global's memory never re-issues where the platform runs several", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  const sessionCookie = (response: Response) =>
+    response.headers.getSetCookie().filter((c) => c.startsWith("authjs.session-token="));
+
+  it("attack: on the Edge runtime, `revocation: true` serves a session without re-issuing its cookie or taking an update (a sign-out in the Node.js server is not heard there, and a cookie re-issued here would outlive its entry)", async () => {
+    vi.stubGlobal("EdgeRuntime", "edge-runtime");
+    const config = makeConfig({
+      secret: testSecret("edge-isolated"),
+      session: { revocation: true, updateAge: 0 },
+      logger: quiet(),
+    });
+    const { jar } = await signIn(config);
+    const read = await call(config, "/auth/session", { jar });
+    expect(((await read.json()) as { user?: { email?: string } }).user?.email).toBe("ada@example.com");
+    expect(sessionCookie(read)).toEqual([]);
+    const token = await csrfToken(config, jar);
+    const update = await call(config, "/auth/session", { jar, json: { csrfToken: token, data: { name: "Eve" } } });
+    expect(sessionCookie(update)).toEqual([]);
+    expect(((await update.json().catch(() => null)) as { user?: { name?: string } } | null)?.user?.name).not.toBe(
+      "Eve",
+    );
+  });
+
+  it("honest: with a store given, or off such a platform, the same read re-issues the cookie (`updateAge: 0`)", async () => {
+    const plain = makeConfig({
+      secret: testSecret("node-list"),
+      session: { revocation: true, updateAge: 0 },
+      logger: quiet(),
+    });
+    const first = await signIn(plain);
+    expect(sessionCookie(await call(plain, "/auth/session", { jar: first.jar }))).toHaveLength(1);
+    vi.stubGlobal("EdgeRuntime", "edge-runtime");
+    const shared = makeConfig({
+      secret: testSecret("edge-store"),
+      session: { revocation: { store: new MemoryRevocationStore() }, updateAge: 0 },
+      logger: quiet(),
+    });
+    const second = await signIn(shared);
+    expect(sessionCookie(await call(shared, "/auth/session", { jar: second.jar }))).toHaveLength(1);
   });
 });
 

@@ -7,7 +7,7 @@
 import { format } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { Auth, type AuthConfig } from "../../src/index.js";
-import { createLogger, escapeForLog } from "../../src/lib/logger.js";
+import { createLogger, escapeForLog } from "../../src/lib/base/logger.js";
 import { MemoryAdapter } from "../../src/memory-adapter.js";
 import { OIDC } from "../../src/providers/generic-oidc.js";
 import { call, makeConfig } from "../helpers.js";

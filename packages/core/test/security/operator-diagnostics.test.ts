@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuthError } from "../../src/errors.js";
 import { Auth, type AuthConfig } from "../../src/index.js";
-import { sealToken } from "../../src/lib/jwe.js";
+import { sealToken } from "../../src/lib/crypto/jwe.js";
 import { OIDC } from "../../src/providers/generic-oidc.js";
 import { call, makeConfig, signIn } from "../helpers.js";
 import { Browser } from "../oauth/support/browser.js";

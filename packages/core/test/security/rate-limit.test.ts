@@ -4,7 +4,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { AuthConfig } from "../../src/index.js";
 import { Auth } from "../../src/index.js";
-import { resolveConfig } from "../../src/lib/config.js";
+import { resolveConfig } from "../../src/lib/config/resolve.js";
 import { MemoryAdapter } from "../../src/memory-adapter.js";
 import Credentials from "../../src/providers/credentials.js";
 import Email from "../../src/providers/email.js";

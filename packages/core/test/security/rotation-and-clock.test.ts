@@ -5,7 +5,7 @@
  * everything recovers once the clock is right.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { sealToken } from "../../src/lib/jwe.js";
+import { sealToken } from "../../src/lib/crypto/jwe.js";
 import { CookieJar, call, csrfToken, makeConfig, signIn } from "../helpers.js";
 
 const OLD = "old-secret-0123456789-abcdefghijklmnopqrs";

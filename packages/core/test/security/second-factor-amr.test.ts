@@ -8,7 +8,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { base32Decode, hotp, TOTP_PERIOD, timeStep } from "../../src/lib/flows/second-factor/totp.js";
-import { authenticationOf } from "../../src/lib/pipeline.js";
+import { authenticationOf } from "../../src/lib/serve/pipeline.js";
 import { createMemoryStore, MemoryAdapter } from "../../src/memory-adapter.js";
 import Credentials from "../../src/providers/credentials.js";
 import TOTP from "../../src/providers/totp.js";

@@ -4,8 +4,8 @@
 import { expectTypeOf } from "vitest";
 import type { AdapterUser } from "../../src/adapters.js";
 import type { AuthConfig, Session } from "../../src/index.js";
-import { adapterFor, hasMethods } from "../../src/lib/adapter-for.js";
-import type { ResolvedConfig } from "../../src/lib/config-types.js";
+import { adapterFor, hasMethods } from "../../src/lib/base/adapter-for.js";
+import type { ResolvedConfig } from "../../src/lib/config/types.js";
 import Credentials from "../../src/providers/credentials.js";
 import GitHub, { type GitHubProfile } from "../../src/providers/github.js";
 import Google, { type GoogleProfile } from "../../src/providers/google.js";

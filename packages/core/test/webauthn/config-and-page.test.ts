@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AuthConfig } from "../../src/index.js";
-import { resolveConfig } from "../../src/lib/config.js";
+import { resolveConfig } from "../../src/lib/config/resolve.js";
 import { MemoryAdapter } from "../../src/memory-adapter.js";
 import Passkey from "../../src/providers/passkey.js";
 import WebAuthn from "../../src/providers/webauthn.js";

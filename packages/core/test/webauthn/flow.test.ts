@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AdapterAuthenticator } from "../../src/adapters.js";
-import { openToken } from "../../src/lib/jwe.js";
+import { openToken } from "../../src/lib/crypto/jwe.js";
 import Passkey from "../../src/providers/passkey.js";
 import WebAuthn from "../../src/providers/webauthn.js";
 import { call, SECRET } from "../helpers.js";

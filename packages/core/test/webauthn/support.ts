@@ -7,7 +7,7 @@ import type { CredentialJSON } from "./soft-authenticator.js";
 export { CookieJar, ORIGIN };
 export const CHALLENGE_COOKIE = "authjs.challenge";
 export const SESSION_COOKIE = "authjs.session-token";
-/** The browser binding cookie (lib/binding.ts) on http. */
+/** The browser binding cookie (lib/flows/binding.ts) on http. */
 export const BINDING_COOKIE = "authjs.binding";
 
 /** A Passkey configuration over a fresh memory store, recording events and logs. */

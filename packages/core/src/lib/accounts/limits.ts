@@ -11,10 +11,10 @@
 import { hash, toBase64url } from "#platform";
 import { InvalidConfiguration, RateLimited } from "../../errors.js";
 import type { RateLimit, RateLimitHit } from "../../rate-limit.js";
-import { clientKey } from "../attempts.js";
-import type { ResolvedConfig } from "../config-types.js";
-import { errorOf } from "../error-of.js";
-import { foldIdentifier } from "../fold-identifier.js";
+import { errorOf } from "../base/error-of.js";
+import { foldIdentifier } from "../base/fold-identifier.js";
+import type { ResolvedConfig } from "../config/types.js";
+import { clientKey } from "../limits/attempts.js";
 
 /** The limits of password accounts (each `{ max, windowSeconds }`). */
 export interface AccountLimits {

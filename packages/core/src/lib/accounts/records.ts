@@ -15,7 +15,7 @@
  */
 import { hkdf, hmac, randomBytes, randomInt, toHex } from "#platform";
 import type { VerificationToken } from "../../adapters.js";
-import type { AdapterWith } from "../adapter-for.js";
+import type { AdapterWith } from "../base/adapter-for.js";
 
 /** The key of password-account records under one secret. */
 export function accountKey(secret: string): Uint8Array {

@@ -1,8 +1,8 @@
 import { InvalidProvider } from "../../errors.js";
 import type { ResponseInternal } from "../../shapes/data.js";
-import type { Context } from "../context.js";
 import { credentialsCallback } from "../flows/credentials.js";
-import type { RequestInternal } from "../request.js";
+import type { RequestInternal } from "../http/request.js";
+import type { Context } from "../serve/context.js";
 
 /**
  * `GET|POST /callback/<provider>`: completes the provider's flow and redirects. The flows other

@@ -1,7 +1,7 @@
 import type { ResponseInternal } from "../../shapes/data.js";
-import type { Context } from "../context.js";
-import { expiredCookie } from "../cookies.js";
-import { noStore } from "../response.js";
+import { expiredCookie } from "../http/cookies.js";
+import { noStore } from "../http/response.js";
+import type { Context } from "../serve/context.js";
 
 /** `GET /csrf`: the CSRF token, its signed copy in a cookie. 404 when the check is off. */
 export function csrf(ctx: Context): ResponseInternal {

@@ -1,9 +1,9 @@
 import type { ResponseInternal } from "../../shapes/data.js";
-import type { Context } from "../context.js";
 import { emailCodeOptions } from "../flows/email/code.js";
-import { otherPages } from "../pages/index.js";
-import type { RequestInternal } from "../request.js";
-import { withQuery } from "../url.js";
+import type { RequestInternal } from "../http/request.js";
+import { withQuery } from "../http/url.js";
+import { otherPages } from "../pages/responses.js";
+import type { Context } from "../serve/context.js";
 
 /** `GET /error`: the error page for `?error=` (or a redirect to `pages.error`). */
 export function error(req: RequestInternal, ctx: Context): ResponseInternal {

@@ -1,5 +1,5 @@
 import type { PublicProvider, ResponseInternal } from "../../shapes/data.js";
-import type { Context } from "../context.js";
+import type { Context } from "../serve/context.js";
 
 /** `GET /providers`: the client-safe description of each provider, keyed by id. */
 export function providers(ctx: Context): ResponseInternal {

@@ -1,9 +1,9 @@
 import { SessionTokenError } from "../../errors.js";
 import type { ResponseInternal } from "../../shapes/data.js";
-import type { Context } from "../context.js";
-import { errorOf } from "../error-of.js";
-import type { RequestInternal } from "../request.js";
-import { noStore } from "../response.js";
+import { errorOf } from "../base/error-of.js";
+import type { RequestInternal } from "../http/request.js";
+import { noStore } from "../http/response.js";
+import type { Context } from "../serve/context.js";
 import { readSession } from "../session/index.js";
 
 /**

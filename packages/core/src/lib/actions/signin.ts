@@ -1,10 +1,10 @@
 import { InvalidProvider, UnknownAction } from "../../errors.js";
 import type { ResponseInternal } from "../../shapes/data.js";
-import type { Context } from "../context.js";
+import type { RequestInternal } from "../http/request.js";
+import { withQuery } from "../http/url.js";
 import { page } from "../pages/layout.js";
 import { signinPage } from "../pages/signin.js";
-import type { RequestInternal } from "../request.js";
-import { withQuery } from "../url.js";
+import type { Context } from "../serve/context.js";
 
 /** `GET /signin`: the built-in sign-in page, or a redirect to `pages.signIn`. */
 export async function signinGet(req: RequestInternal, ctx: Context): Promise<ResponseInternal> {

@@ -1,14 +1,20 @@
 import { SignOutError } from "../../errors.js";
 import type { ResponseInternal } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
-import { type AdapterWith, adapterFor } from "../adapter-for.js";
-import { clientKey } from "../attempts.js";
 import { admitRecord, recordAudit } from "../audit/record.js";
-import type { Context } from "../context.js";
-import { clearChunkedCookie, cookieValues, expiredCookie, parseCookieHeader, readChunkedCookie } from "../cookies.js";
-import { errorOf } from "../error-of.js";
-import { otherPages } from "../pages/index.js";
-import type { RequestInternal } from "../request.js";
+import { type AdapterWith, adapterFor } from "../base/adapter-for.js";
+import { errorOf } from "../base/error-of.js";
+import {
+  clearChunkedCookie,
+  cookieValues,
+  expiredCookie,
+  parseCookieHeader,
+  readChunkedCookie,
+} from "../http/cookies.js";
+import type { RequestInternal } from "../http/request.js";
+import { clientKey } from "../limits/attempts.js";
+import { otherPages } from "../pages/responses.js";
+import type { Context } from "../serve/context.js";
 import { goneEvenIfRefused } from "../session/database-strategy.js";
 import { decodeSessionToken } from "../session/jwt-strategy.js";
 import { endingEntry, entryLifetimeMs, sessionIdOf } from "../session/revocation-list.js";

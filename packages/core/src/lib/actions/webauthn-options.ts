@@ -1,9 +1,9 @@
 import { RateLimited } from "../../errors.js";
 import type { ResponseInternal } from "../../shapes/data.js";
-import { reserveWebAuthnOptions } from "../attempts.js";
-import type { Context } from "../context.js";
 import { WEBAUTHN_SCRIPT } from "../flows/webauthn/config.js";
-import type { RequestInternal } from "../request.js";
+import type { RequestInternal } from "../http/request.js";
+import { reserveWebAuthnOptions } from "../limits/attempts.js";
+import type { Context } from "../serve/context.js";
 
 /**
  * `GET /webauthn-options/<provider>`: the options of a WebAuthn ceremony (spec §2.11). It exists

@@ -5,17 +5,17 @@ import { MemoryRateLimitStore, type RateLimit, type RateLimitStore } from "../..
 import type { AuditEvent, AuditEventFilter, AuditOptions, AuditStore } from "../../shapes/audit.js";
 import type { LoggerInstance } from "../../shapes/data.js";
 import type { EventCallbacks } from "../../types.js";
-import { type Application, held, secretFingerprint, slot } from "../application.js";
-import { errorOf } from "../error-of.js";
-import { foldIdentifier } from "../fold-identifier.js";
-import type { Secrets } from "../jwe.js";
-import { escapeForLog } from "../logger.js";
+import { type Application, held, secretFingerprint, slot } from "../base/application.js";
+import { errorOf } from "../base/error-of.js";
+import { foldIdentifier } from "../base/fold-identifier.js";
+import { escapeForLog } from "../base/logger.js";
+import type { Secrets } from "../crypto/jwe.js";
 import { databaseSessionId } from "../session/session-id.js";
 
 const DAY = 24 * 60 * 60;
 
 /**
- * What the audit trail reads of a resolved configuration. Structural, so that `lib/config.ts`
+ * What the audit trail reads of a resolved configuration. Structural, so that `lib/config/resolve.ts`
  * (which resolves the `audit` option with this module) is not imported back.
  */
 export interface AuditedConfig {

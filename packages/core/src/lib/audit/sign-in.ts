@@ -12,9 +12,9 @@ import {
   WebAuthnVerificationError,
 } from "../../errors.js";
 import type { SignInFailureReason } from "../../shapes/audit.js";
-import { clientKey } from "../attempts.js";
-import type { Context } from "../context.js";
-import type { RequestInternal } from "../request.js";
+import type { RequestInternal } from "../http/request.js";
+import { clientKey } from "../limits/attempts.js";
+import type { Context } from "../serve/context.js";
 import { admitAnonymous, recordAudit } from "./record.js";
 
 /**

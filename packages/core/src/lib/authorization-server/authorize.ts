@@ -10,6 +10,7 @@
  */
 import { MissingCSRF } from "../../errors.js";
 import type { ResponseInternal } from "../../shapes/data.js";
+import { vouchingHost } from "./client-metadata.js";
 import { loadClient } from "./clients.js";
 import type { ServerState } from "./config.js";
 import { digest, randomToken } from "./crypto.js";
@@ -229,6 +230,7 @@ async function askConsent(
     theme: server.latchkey().theme,
     cookies,
     clientName: client.name,
+    clientHost: request.deviceId === undefined ? vouchingHost(client, request.redirectUri) : undefined,
     redirectHost: request.deviceId === undefined ? new URL(request.redirectUri).host || request.redirectUri : "",
     user: await userLabel(server, signedIn.userId),
     scopes: request.scopes.filter((s) => !existing?.scopes.includes(s) || request.prompt.includes("consent")),

@@ -5,6 +5,7 @@
  */
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import { InvalidConfiguration } from "../../errors.js";
+import { documentClient, isDocumentClientId } from "./client-metadata.js";
 import type { ServerState } from "./config.js";
 import { digest, randomToken, sameText } from "./crypto.js";
 import { OAuthError, type ServerRequest } from "./http.js";
@@ -132,6 +133,8 @@ export async function newSecret(): Promise<{ secret: string; digest: string }> {
 
 /** The stored client `clientId`, or null. */
 export async function loadClient(server: ServerState, clientId: string): Promise<ClientData | null> {
+  if (server.documents && isDocumentClientId(clientId))
+    return documentClient(server.documents, clientId, server.latchkey().logger);
   if (clientId.length > 200) return null;
   return dataOf(await server.store.get("client", clientId), isClientData);
 }

@@ -4,11 +4,12 @@
  */
 import { InvalidConfiguration } from "../../errors.js";
 import type { AuthConfig } from "../../types.js";
-import { resolveConfig } from "../config.js";
-import type { ResolvedConfig } from "../config-types.js";
-import { createLogger } from "../logger.js";
-import { fieldOf } from "../merge.js";
+import { createLogger } from "../base/logger.js";
+import { fieldOf } from "../base/merge.js";
+import { resolveConfig } from "../config/resolve.js";
+import type { ResolvedConfig } from "../config/types.js";
 import { type ResolvedRevocation, resolveRevocation } from "../session/revocation-list.js";
+import { type DynamicPolicy, type ResolvedDocuments, resolveDocuments, resolvePolicy } from "./client-metadata.js";
 import { KeyRing } from "./keys.js";
 import type { AuthorizationServerOptions, ClaimsParams, SigningAlgorithm } from "./options.js";
 import type { AuthorizationStore } from "./store.js";
@@ -26,6 +27,14 @@ export interface Endpoints {
   device: string;
   endSession: string;
   consent: string;
+  /** Served only with `dynamicRegistration`. */
+  registration: string;
+}
+
+/** Dynamic client registration, resolved. */
+export interface ResolvedRegistration extends DynamicPolicy {
+  initialAccessToken: string | undefined;
+  perIp: { max: number; windowSeconds: number };
 }
 
 /** The resolved server: what every endpoint reads. Frozen. */
@@ -54,6 +63,10 @@ export interface ServerState {
   readonly keys: KeyRing;
   readonly claims: (params: ClaimsParams) => Promise<Record<string, unknown>>;
   readonly consentPage: string | undefined;
+  /** Clients known by their metadata document's URL, when `clientMetadataDocuments` is set. */
+  readonly documents: ResolvedDocuments | null;
+  /** Dynamic client registration, when `dynamicRegistration` is set. */
+  readonly registration: ResolvedRegistration | null;
   /** The revocation list of JWT access tokens, when `revocation` is set. */
   readonly revocation: ResolvedRevocation | null;
   readonly fetch: typeof fetch;
@@ -88,6 +101,36 @@ async function defaultClaims({ user, scopes }: ClaimsParams): Promise<Record<str
     claims.email_verified = !!user.emailVerified;
   }
   return claims;
+}
+
+/** The `dynamicRegistration` option checked and resolved. */
+function resolveRegistration(
+  option: NonNullable<AuthorizationServerOptions["dynamicRegistration"]>,
+  serverScopes: ReadonlySet<string>,
+): ResolvedRegistration {
+  if (typeof option !== "object" || option === null)
+    throw new InvalidConfiguration("`dynamicRegistration` must be an object: `{ scopes, resources }`");
+  const token = option.initialAccessToken;
+  if (token !== undefined && (typeof token !== "string" || token.length < 32))
+    throw new InvalidConfiguration(
+      "`dynamicRegistration.initialAccessToken` must be a random string of at least 32 characters",
+    );
+  const perIp = option.perIp ?? { max: 20, windowSeconds: 3600 };
+  if (
+    typeof perIp !== "object" ||
+    !Number.isSafeInteger(perIp.max) ||
+    perIp.max < 1 ||
+    !Number.isSafeInteger(perIp.windowSeconds) ||
+    perIp.windowSeconds < 1
+  )
+    throw new InvalidConfiguration(
+      "`dynamicRegistration.perIp` must be `{ max, windowSeconds }`, whole numbers of at least 1",
+    );
+  return {
+    ...resolvePolicy(option, "dynamicRegistration", serverScopes),
+    initialAccessToken: token,
+    perIp: { max: perIp.max, windowSeconds: perIp.windowSeconds },
+  };
 }
 
 /** The endpoints' path: `path`, else the issuer's path + `/oauth`. */
@@ -193,10 +236,18 @@ export function resolveServer(
     device: `${origin}${base}/device`,
     endSession: `${origin}${base}/logout`,
     consent: `${origin}${base}/consent`,
+    registration: `${origin}${base}/register`,
   };
+  const serverScopes = new Set(scopes);
+  const documents = options.clientMetadataDocuments
+    ? resolveDocuments(options.clientMetadataDocuments, serverScopes)
+    : null;
+  const registration = options.dynamicRegistration
+    ? resolveRegistration(options.dynamicRegistration, serverScopes)
+    : null;
   const routes = new Map<string, keyof Endpoints>();
   for (const [name, endpoint] of Object.entries(endpoints) as [keyof Endpoints, string][])
-    routes.set(new URL(endpoint).pathname, name);
+    if (name !== "registration" || registration) routes.set(new URL(endpoint).pathname, name);
   const metadataPaths = new Set([
     `/.well-known/oauth-authorization-server${issuerPath}`,
     `${issuerPath}/.well-known/openid-configuration`,
@@ -219,7 +270,7 @@ export function resolveServer(
     metadataPaths,
     auth,
     store,
-    scopes: new Set(scopes),
+    scopes: serverScopes,
     ttl: resolvedTtl,
     accessTokenFormat: format,
     algorithms: Object.freeze([firstAlgorithm, ...moreAlgorithms]) as readonly [
@@ -232,6 +283,8 @@ export function resolveServer(
       return typeof value === "object" && value !== null ? value : {};
     },
     consentPage,
+    documents,
+    registration,
     revocation,
     fetch: options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args)),
     endSessions: (userId: string) => endSessions(auth, userId),

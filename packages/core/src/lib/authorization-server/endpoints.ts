@@ -205,6 +205,8 @@ export function metadata(server: ServerState): ResponseInternal {
       request_uri_parameter_supported: false,
       backchannel_logout_supported: true,
       backchannel_logout_session_supported: true,
+      ...(server.registration && { registration_endpoint: endpoints.registration }),
+      ...(server.documents && { client_id_metadata_document_supported: true }),
     },
   };
 }

@@ -4,8 +4,8 @@
  * answers: JSON that no cache keeps (RFC 6749 §5.1), OAuth errors (§5.2), redirects and pages.
  */
 import type { ResponseInternal } from "../../shapes/data.js";
-import type { IncomingRequest } from "../pipeline.js";
-import type { BadBody, HeaderReader } from "../request.js";
+import type { BadBody, HeaderReader } from "../http/request.js";
+import type { IncomingRequest } from "../serve/pipeline.js";
 
 /** An OAuth error answered as JSON: `{ error, error_description }` with its status. */
 export class OAuthError extends Error {

@@ -4,7 +4,7 @@
  * application that never makes a server loads nothing of it.
  */
 import type { ResponseInternal } from "../../shapes/data.js";
-import type { IncomingRequest } from "../pipeline.js";
+import type { IncomingRequest } from "../serve/pipeline.js";
 
 /** The key of a server's handler of described requests. */
 export const incomingHandler: unique symbol = Symbol("latchkey.authorizationServer.serve");

@@ -16,7 +16,7 @@ import {
   type JWK,
   type JWTVerifyGetKey,
 } from "jose";
-import { openToken, type Secrets, sealToken } from "../jwe.js";
+import { openToken, type Secrets, sealToken } from "../crypto/jwe.js";
 import type { SigningAlgorithm } from "./options.js";
 import type { AuthorizationRecord, AuthorizationStore } from "./store.js";
 

@@ -98,6 +98,12 @@ export interface Client
   idTokenSignedResponseAlg?: SigningAlgorithm;
   /** Epoch milliseconds. */
   createdAt: number;
+  /**
+   * How the client came to be known when not through the admin API: `document` for a client
+   * whose id is the URL of its metadata document, `registration` for one registered dynamically
+   * (RFC 7591). Its name is then its own claim, and the consent page says so.
+   */
+  origin?: "document" | "registration";
 }
 
 /** What the `claims` option receives: the user's record and what the token or response is for. */
@@ -109,6 +115,59 @@ export interface ClaimsParams {
 }
 
 /**
+ * Clients that are not registered beforehand but name the URL of their metadata document as
+ * their `client_id` (OAuth Client ID Metadata Documents, the MCP authorization specification's
+ * first choice). The document is fetched when the client first shows up (only from public
+ * addresses, without following redirects, within `maxBytes` and `timeoutMs`), kept for
+ * `cacheSeconds` (or its `Cache-Control: max-age`, within 60 s to a day), and must name exactly
+ * the URL it was fetched from as its `client_id`. Such a client is public (`none`) or signs with
+ * its `jwks` (`private_key_jwt`); the user always consents to it.
+ */
+export interface ClientMetadataDocumentOptions {
+  /** The scopes such a client may ask for; its document's `scope` may narrow them. */
+  scopes: string[];
+  /** The resource servers (RFC 8707, your MCP servers) such clients may ask tokens for. */
+  resources?: string[];
+  /** How long a document is kept when its `Cache-Control` says nothing. @default 300 */
+  cacheSeconds?: number;
+  /** The largest document taken, in bytes. @default 5120 */
+  maxBytes?: number;
+  /** The deadline of one fetch, in milliseconds. @default 5000 */
+  timeoutMs?: number;
+  /**
+   * Fetch documents from loopback and private addresses too. For tests on one machine only:
+   * in production it lets anyone make the server fetch from its own network (SSRF).
+   * @default false
+   */
+  allowPrivateNetwork?: boolean;
+  /** Certificates (PEM) trusted beside the system's roots when fetching documents (Node.js only). */
+  ca?: string[];
+}
+
+/**
+ * Dynamic client registration (RFC 7591) at `<path>/register`: off unless given. Registered
+ * clients use the authorization code grant (with refresh tokens), public or with a secret; never
+ * client credentials. The user always consents to them.
+ */
+export interface DynamicRegistrationOptions {
+  /** The scopes a registered client may ask for; what it asks beyond them is dropped from its registration. */
+  scopes: string[];
+  /** The resource servers (RFC 8707) registered clients may ask tokens for. */
+  resources?: string[];
+  /**
+   * When set, a registration must carry `Authorization: Bearer <initialAccessToken>` (RFC 7591
+   * §3): registration for those the application gave the token to. Without it, registration is
+   * open, as MCP clients expect.
+   */
+  initialAccessToken?: string;
+  /**
+   * Registrations from one client address (an IPv6 /64), counted in the application's rate-limit
+   * store. @default { max: 20, windowSeconds: 3600 }
+   */
+  perIp?: { max: number; windowSeconds: number };
+}
+
+/**
  * What a consent page of the application's own (`pages.consent`) needs to show and post:
  * `consentDetails(server, request, interaction)` answers it.
  */
@@ -116,6 +175,12 @@ export interface ConsentDetails {
   /** The client's name, as registered. */
   clientName: string;
   clientId: string;
+  /**
+   * For a client known by its metadata document or registered dynamically: the host that vouches
+   * for it (its document's host, else its redirect URI's). Show it beside the name, which is the
+   * client's own claim.
+   */
+  clientHost?: string;
   /** The host the browser will be sent back to: shown, so a user sees where the code goes. */
   redirectHost: string;
   /** The scopes asked for that the user has not granted yet. */
@@ -206,4 +271,8 @@ export interface AuthorizationServerOptions {
   revocation?: RevocationStore;
   /** The `fetch` of back-channel logout requests. @default globalThis.fetch */
   fetch?: typeof fetch;
+  /** Clients known by the URL of their metadata document (MCP clients); off unless given. */
+  clientMetadataDocuments?: ClientMetadataDocumentOptions;
+  /** Dynamic client registration (RFC 7591); off unless given. */
+  dynamicRegistration?: DynamicRegistrationOptions;
 }

@@ -22,6 +22,8 @@ export function consentPage(props: {
   theme: Theme;
   cookies: Cookie[];
   clientName: string;
+  /** For a client not registered beforehand: the host that vouches for it (its name is its own claim). */
+  clientHost?: string | undefined;
   redirectHost: string;
   user: string;
   scopes: string[];
@@ -40,11 +42,14 @@ export function consentPage(props: {
   const next = props.device
     ? html`<p>Allow only if you started this on a device of yours just now.</p>`
     : html`<p>You will then be sent to <strong>${props.redirectHost}</strong>.</p>`;
+  const unverified = props.clientHost
+    ? html`<p class="unverified">This application is not registered here: its name is its own claim, vouched for only by <strong>${props.clientHost}</strong>.</p>`
+    : "";
   return page({
     title: `Allow ${props.clientName}?`,
     theme: props.theme,
     cookies: props.cookies,
-    content: html`<div class="card consent"><h1>Allow <strong>${props.clientName}</strong> to use your account?</h1><p>Signed in as <strong>${props.user}</strong>.</p>${scopes}${resources}${next}<form action="${props.action}" method="POST"><input type="hidden" name="csrfToken" value="${props.csrfToken}"><input type="hidden" name="interaction" value="${props.interaction}"><button id="allowButton" type="submit" name="decision" value="allow">Allow</button><div class="actions"><button id="denyButton" class="provider-button" type="submit" name="decision" value="deny">Deny</button></div></form></div>`,
+    content: html`<div class="card consent"><h1>Allow <strong>${props.clientName}</strong> to use your account?</h1>${unverified}<p>Signed in as <strong>${props.user}</strong>.</p>${scopes}${resources}${next}<form action="${props.action}" method="POST"><input type="hidden" name="csrfToken" value="${props.csrfToken}"><input type="hidden" name="interaction" value="${props.interaction}"><button id="allowButton" type="submit" name="decision" value="allow">Allow</button><div class="actions"><button id="denyButton" class="provider-button" type="submit" name="decision" value="deny">Deny</button></div></form></div>`,
   });
 }
 

@@ -31,6 +31,8 @@ export interface ClientData {
   /** SHA-256 digests of the secrets that authenticate it (two while a rotation's grace runs). */
   secrets: { digest: string; expiresAt?: number }[];
   createdAt: number;
+  /** Set for a client known by its metadata document, or registered dynamically. */
+  origin?: "document" | "registration";
 }
 
 export function isClientData(data: Record<string, unknown>): data is Record<string, unknown> & ClientData {
@@ -46,7 +48,8 @@ export function isClientData(data: Record<string, unknown>): data is Record<stri
     typeof data.skipConsent === "boolean" &&
     Array.isArray(data.secrets) &&
     isNumber(data.createdAt) &&
-    isOptional(data.backchannelLogoutUri, isString)
+    isOptional(data.backchannelLogoutUri, isString) &&
+    (data.origin === undefined || data.origin === "document" || data.origin === "registration")
   );
 }
 

@@ -14,8 +14,8 @@
 import { createRemoteJWKSet, customFetch, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from "jose";
 import { InvalidConfiguration } from "../../errors.js";
 import type { RevocationStore } from "../../shapes/revocation.js";
-import { createLogger } from "../logger.js";
-import { fieldOf, isPlainObject } from "../merge.js";
+import { createLogger } from "../base/logger.js";
+import { fieldOf, isPlainObject } from "../base/merge.js";
 import { type ResolvedRevocation, resolveRevocation } from "../session/revocation-list.js";
 import { isStrings } from "./records.js";
 import { accessTokenVerdict } from "./tokens.js";

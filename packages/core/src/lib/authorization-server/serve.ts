@@ -6,8 +6,8 @@
  */
 import { AuthError } from "../../errors.js";
 import type { ResponseInternal } from "../../shapes/data.js";
-import type { IncomingRequest } from "../pipeline.js";
-import { BadBody } from "../request.js";
+import { BadBody } from "../http/request.js";
+import type { IncomingRequest } from "../serve/pipeline.js";
 import { authorize, consent } from "./authorize.js";
 import type { Endpoints, ServerState } from "./config.js";
 import { answerDevice, deviceAuthorization, devicePage } from "./device.js";
@@ -15,6 +15,7 @@ import { introspect, jwks, metadata, revoke, userinfo } from "./endpoints.js";
 import { badBodyAnswer, corsHeaders, errorAnswer, json, OAuthError, readRequest, type ServerRequest } from "./http.js";
 import { logout } from "./logout.js";
 import { messagePage } from "./pages.js";
+import { register } from "./registration.js";
 import { token } from "./token.js";
 
 type Route = keyof Endpoints | "metadata";
@@ -32,10 +33,11 @@ const METHODS: Record<Route, readonly string[]> = {
   deviceAuthorization: ["POST"],
   device: ["GET", "POST"],
   endSession: ["GET", "POST"],
+  registration: ["POST"],
 };
 
 /** The endpoints a browser page of another origin may call (public clients): never with credentials. */
-const CROSS_ORIGIN = new Set<Route>(["metadata", "jwks", "token", "revocation", "userinfo"]);
+const CROSS_ORIGIN = new Set<Route>(["metadata", "jwks", "token", "revocation", "userinfo", "registration"]);
 /** The endpoints that answer with pages, not JSON. */
 const PAGES = new Set<Route>(["authorization", "consent", "device", "endSession"]);
 
@@ -68,6 +70,8 @@ async function dispatch(server: ServerState, route: Route, req: ServerRequest): 
       return devicePage(server, req);
     case "endSession":
       return logout(server, req);
+    case "registration":
+      throw new Error("registration is answered from the incoming request");
   }
 }
 
@@ -98,8 +102,10 @@ export async function serveAuthorization(
     });
   }
   try {
-    const req = await readRequest(incoming, url);
-    const answer = await dispatch(server, route, req);
+    const answer =
+      route === "registration"
+        ? await register(server, incoming)
+        : await dispatch(server, route, await readRequest(incoming, url));
     return CROSS_ORIGIN.has(route) ? { ...answer, headers: { ...cors, ...answer.headers } } : answer;
   } catch (e) {
     if (e instanceof OAuthError) {

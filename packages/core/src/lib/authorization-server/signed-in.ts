@@ -6,8 +6,8 @@
  */
 import { InvalidConfiguration, MissingCSRF, UntrustedHost } from "../../errors.js";
 import type { Cookie } from "../../shapes/data.js";
-import { csrfTokenFor, requireCsrf } from "../csrf-check.js";
-import { authenticationOf, sessionCookieOf } from "../pipeline.js";
+import { csrfTokenFor, requireCsrf } from "../serve/csrf-check.js";
+import { authenticationOf, sessionCookieOf } from "../serve/pipeline.js";
 import type { ServerState } from "./config.js";
 import type { ServerRequest } from "./http.js";
 import type { SignedInAs } from "./records.js";

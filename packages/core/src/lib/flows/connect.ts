@@ -9,10 +9,10 @@
 import { hash, toBase64url } from "#platform";
 import type { AdapterUser } from "../../adapters.js";
 import { AccessDenied, InvalidCheck } from "../../errors.js";
-import { adapterFor } from "../adapter-for.js";
-import type { Context } from "../context.js";
-import { readChunkedCookie } from "../cookies.js";
-import type { RequestInternal } from "../request.js";
+import { adapterFor } from "../base/adapter-for.js";
+import { readChunkedCookie } from "../http/cookies.js";
+import type { RequestInternal } from "../http/request.js";
+import type { Context } from "../serve/context.js";
 import { openJwtSession } from "../session/jwt-strategy.js";
 
 /** The session a request carries: its user and a key naming that session (never its token). */

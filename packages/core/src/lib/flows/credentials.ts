@@ -1,18 +1,18 @@
 import { randomUUID } from "#platform";
 import { AuthError, CallbackRouteError, CredentialsSignin } from "../../errors.js";
 import type { Account, ResponseInternal, User } from "../../shapes/data.js";
-import { reserveCredentialsAttempt } from "../attempts.js";
 import { noteSignInAttempt } from "../audit/sign-in.js";
-import { isThenable } from "../awaitable.js";
-import type { Context } from "../context.js";
-import { errorOf } from "../error-of.js";
-import { warnOnce } from "../logger.js";
-import { fieldOf } from "../merge.js";
-import { isSecretOrControlField } from "../rate-limits.js";
-import { lazyRequest, type RequestInternal } from "../request.js";
+import { isThenable } from "../base/awaitable.js";
+import { errorOf } from "../base/error-of.js";
+import { warnOnce } from "../base/logger.js";
+import { fieldOf } from "../base/merge.js";
+import { lazyRequest, type RequestInternal } from "../http/request.js";
+import { reserveCredentialsAttempt } from "../limits/attempts.js";
+import { isSecretOrControlField } from "../limits/rate-limits.js";
+import type { Context } from "../serve/context.js";
 import { askSignIn, landing, startSession } from "./finish-sign-in.js";
 import { loginWithCredentials } from "./identity.js";
-import { guardOf, stillCurrent } from "./sign-in-guard.js";
+import { closeGuard, openGuard, stillCurrent } from "./sign-in-guard.js";
 
 type CredentialsProvider = Extract<NonNullable<Context["provider"]>, { type: "credentials" }>;
 
@@ -93,6 +93,8 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   noteSignInAttempt(ctx, { identifier });
   const reserving = reserveCredentialsAttempt(req, ctx, provider.id, identifier);
   const attempt = isThenable(reserving) ? await reserving : reserving;
+  // This sign-in's own guard: a password checked through `credentials` adds to it.
+  const opened = openGuard(credentials);
   let user: User | null;
   try {
     user = await provider.authorize(
@@ -123,7 +125,7 @@ export async function credentialsCallback(req: RequestInternal, ctx: Context): P
   const callbackUrl = await ctx.callbackUrl();
   // A reset or change of the password since authorize() checked it (authorizePassword) ends this
   // sign-in too: asked once the session exists.
-  const guard = guardOf(credentials, user);
+  const guard = closeGuard(opened, user);
   const revokedSince = async () => !(await stillCurrent(guard));
   const login = database
     ? // Database sessions (the provider's `databaseSessions` opt-in, checked at resolution).

@@ -4,16 +4,16 @@ import { AccessDenied, AuthError } from "../../errors.js";
 import type { Account, Awaitable, Profile, ResponseInternal, User } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
 import { recordSignInSuccess } from "../audit/sign-in.js";
-import { isThenable } from "../awaitable.js";
-import type { Context } from "../context.js";
-import { clearChunkedCookie } from "../cookies.js";
-import { errorOf } from "../error-of.js";
+import { isThenable } from "../base/awaitable.js";
+import { errorOf } from "../base/error-of.js";
+import { clearChunkedCookie } from "../http/cookies.js";
+import type { RequestInternal } from "../http/request.js";
+import { withQuery } from "../http/url.js";
 import { providerTokensOf } from "../refresh/tokens.js";
-import type { RequestInternal } from "../request.js";
+import type { Context } from "../serve/context.js";
 import { describeUserAgent } from "../session/device.js";
 import { keepSessionIdentity, sessionTokenCookiesNow } from "../session/jwt-strategy.js";
 import { databaseSessionId } from "../session/session-id.js";
-import { withQuery } from "../url.js";
 import { holdForSecondFactor, methodOf, totpProviderOf } from "./second-factor/pending.js";
 
 /**

@@ -8,9 +8,9 @@ import {
 } from "../../adapters.js";
 import { AccountNotLinked, OAuthAccountNotLinked } from "../../errors.js";
 import type { Account, Awaitable, Profile, TokenSet, User } from "../../shapes/data.js";
-import { type AdapterMethod, type AdapterWith, adapterFor, withMethods } from "../adapter-for.js";
-import type { Context } from "../context.js";
-import type { RequestInternal } from "../request.js";
+import { type AdapterMethod, type AdapterWith, adapterFor, withMethods } from "../base/adapter-for.js";
+import type { RequestInternal } from "../http/request.js";
+import type { Context } from "../serve/context.js";
 
 /** The outcome of matching a signed-in identity with the stored users. */
 export interface LoginResult {

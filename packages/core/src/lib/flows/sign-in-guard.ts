@@ -4,60 +4,88 @@
  * stores the new hash and ends the sessions after that check but before the new session exists,
  * the session would outlive the reset.
  *
- * `authorizePassword` notes, on the credentials object `authorize()` received and on the user it
- * returns, how to tell that the password it verified is still the user's
- * ({@link noteVerifiedPassword}). The flow looks for either once `authorize()` returns
- * ({@link guardOf}) and asks once the session exists (stored, or its token made with its
- * `auth_time`) and before its cookie is written ({@link stillCurrent}). A reset stores the new
- * hash before it ends the sessions, so either the guard sees the new hash and refuses, or the
- * session existed before the revocation and the revocation ends it.
+ * Each sign-in holds its own guard, a list of rechecks made for that request only
+ * ({@link openGuard}). `authorizePassword` adds to it how to tell that the password it verified is
+ * still the user's ({@link noteVerifiedPassword}); the flow asks once the session exists (stored,
+ * or its token made with its `auth_time`) and before its cookie is written ({@link stillCurrent}).
+ * A reset stores the new hash before it ends the sessions, so either the guard sees the new hash
+ * and refuses, or the session existed before the revocation and the revocation ends it.
  *
- * Weak maps keyed by those objects, not an async context: an `AsyncLocalStorage` would turn on
- * Node's promise hooks for the whole process (Node 20 and 22), a cost on every request.
+ * `authorizePassword` runs inside the application's `authorize()`, so it reaches the sign-in only
+ * through objects Latchkey made for that one sign-in: the credentials object the flow hands to
+ * `authorize()`, and the copy of the user `authorizePassword` returns. Never through an object
+ * the application owns: an adapter or application that hands the same user object to two
+ * sign-ins at once would otherwise mix their rechecks (one sign-in asked about the other's
+ * password, the other asked about none). Weak maps keyed by those objects, not an async context:
+ * an `AsyncLocalStorage` would turn on Node's promise hooks for the whole process (Node 20 and
+ * 22), a cost on every request. The maps are process-wide, so a second copy of this module (a
+ * bundler's layer, `@latchkey/core/accounts` loaded twice) reaches the same sign-ins.
  */
+import { processWide, slot } from "../base/application.js";
 
 /** True while the credential checked during the sign-in is still the user's. */
 type Recheck = () => Promise<boolean>;
 
-const noted = new WeakMap<object, Recheck[]>();
+/** The rechecks of one sign-in: every credential its `authorize()` verified. */
+export type SignInGuard = Recheck[];
+
+const guards = slot("sign-in-guards", () => ({
+  /** The credentials object a sign-in handed to `authorize()` → that sign-in's guard. */
+  byCredentials: new WeakMap<object, SignInGuard>(),
+  /** A user copy `authorizePassword` returned → the recheck of the password it verified. */
+  byUser: new WeakMap<object, Recheck>(),
+}));
 
 /**
- * Called by a check of a password: `recheck` answers whether the password verified is still the
- * user's. Noted on each object given (the credentials `authorize()` received, the user it returns),
- * so the flow finds it when `authorize()` passes either on; outside a sign-in nothing asks.
+ * Opens the guard of one sign-in: `credentials` is the object the flow made for this request and
+ * hands to `authorize()`, so a check of a password given it adds to this guard and no other.
  *
  * @example
  * ```ts
- * noteVerifiedPassword([credentials, user], async () => (await store.getPasswordHash(id)) === verifiedHash)
+ * const guard = openGuard(credentials)
+ * const user = await provider.authorize(credentials, request)
  * ```
  */
-export function noteVerifiedPassword(on: unknown[], recheck: Recheck): void {
-  for (const key of on) {
-    if (typeof key !== "object" || key === null) continue;
-    const list = noted.get(key);
-    if (list) list.push(recheck);
-    else noted.set(key, [recheck]);
-  }
+export function openGuard(credentials: object): SignInGuard {
+  const guard: SignInGuard = [];
+  processWide(guards).byCredentials.set(credentials, guard);
+  return guard;
 }
 
 /**
- * The rechecks noted on the credentials `authorize()` received or the user it returned, taken: a
- * note is asked by one sign-in only, so an adapter that hands back the same user object every
- * time does not carry an earlier sign-in's password (verified before a reset) into a later one.
+ * Called by a check of a password that succeeded: `recheck` answers whether the password verified
+ * is still the user's. Added to the guard of the sign-in whose credentials object `input` is, and
+ * kept for the copy of `user` returned (a new object per call), which `authorize()` may return in
+ * place of its credentials. Outside a sign-in nothing asks.
  *
  * @example
  * ```ts
- * const guard = guardOf(credentials, user)
+ * return noteVerifiedPassword(credentials, user, async () => (await store.getPasswordHash(id)) === verifiedHash)
  * ```
  */
-export function guardOf(...on: unknown[]): Recheck[] {
-  const found = new Set<Recheck>();
-  for (const key of on) {
-    if (typeof key !== "object" || key === null) continue;
-    for (const recheck of noted.get(key) ?? []) found.add(recheck);
-    noted.delete(key);
-  }
-  return [...found];
+export function noteVerifiedPassword<U extends object>(input: unknown, user: U, recheck: Recheck): U {
+  const { byCredentials, byUser } = processWide(guards);
+  if (typeof input === "object" && input !== null) byCredentials.get(input)?.push(recheck);
+  const copy = { ...user };
+  byUser.set(copy, recheck);
+  return copy;
+}
+
+/**
+ * The guard of a sign-in once `authorize()` returned `user`: its own rechecks, and the one kept for
+ * `user` when it is a copy `authorizePassword` returned (taken: a copy counts for one sign-in).
+ *
+ * @example
+ * ```ts
+ * const rechecks = closeGuard(guard, user)
+ * ```
+ */
+export function closeGuard(guard: SignInGuard, user: unknown): SignInGuard {
+  const { byUser } = processWide(guards);
+  if (typeof user !== "object" || user === null) return guard;
+  const recheck = byUser.get(user);
+  byUser.delete(user);
+  return recheck && !guard.includes(recheck) ? [...guard, recheck] : guard;
 }
 
 /**
@@ -68,7 +96,7 @@ export function guardOf(...on: unknown[]): Recheck[] {
  * revokedSince: async () => !(await stillCurrent(guard))
  * ```
  */
-export async function stillCurrent(guard: Recheck[]): Promise<boolean> {
+export async function stillCurrent(guard: SignInGuard): Promise<boolean> {
   for (const recheck of guard) if (!(await recheck())) return false;
   return true;
 }

@@ -1,27 +1,13 @@
-import type { ResponseInternal } from "../../shapes/data.js";
-import type { Context } from "../context.js";
-import { page } from "./layout.js";
-import { type CodeForm, confirmLinkPage, errorPage, signoutPage, verifyRequestPage } from "./other-pages.js";
-
-/** The built-in pages other than sign-in, as responses. */
-export const otherPages = {
-  signout(ctx: Context, callbackUrl: string): ResponseInternal {
-    const { title, content } = signoutPage({ authUrl: ctx.authUrl, csrfToken: ctx.csrf().token, callbackUrl });
-    return page({ title, content, theme: ctx.config.theme, cookies: ctx.cookies });
-  },
-  error(ctx: Context, error: string | undefined): ResponseInternal {
-    const { title, status, content } = errorPage({ authUrl: ctx.authUrl, origin: ctx.origin, error });
-    return page({ title, status, content, theme: ctx.config.theme, cookies: ctx.cookies });
-  },
-  confirmLink(
-    ctx: Context,
-    link: { action: string; email: string; token: string; callbackUrl: string },
-  ): ResponseInternal {
-    const { title, content } = confirmLinkPage({ ...link, csrfToken: ctx.csrf().token });
-    return page({ title, content, theme: ctx.config.theme, cookies: ctx.cookies });
-  },
-  verifyRequest(ctx: Context, code?: CodeForm): ResponseInternal {
-    const { title, content } = verifyRequestPage({ origin: ctx.origin, code });
-    return page({ title, content, theme: ctx.config.theme, cookies: ctx.cookies });
-  },
-};
+/**
+ * The face of lib/pages/: every name the rest of the library uses from this wing. Entry modules
+ * import lib/pages/ only through this file; other wings may import a name offered here from the
+ * file that defines it (which keeps the import graph free of cycles), and nothing else of
+ * lib/pages/: a name not offered here is the wing's own (test/structure/faces.ts checks both).
+ */
+export { type AccountPageName, accountPageContent, type PageNotice } from "./accounts.js";
+export { html, type SafeHtml, safeColor } from "./html.js";
+export { page } from "./layout.js";
+export { errorPage } from "./other-pages.js";
+export { otherPages } from "./responses.js";
+export { secondFactorPage } from "./second-factor.js";
+export { signinPage } from "./signin.js";

@@ -1,6 +1,6 @@
 import type { CredentialInput } from "../../providers/credentials.js";
-import type { InternalProvider } from "../config-types.js";
-import { fieldOf, textOf } from "../merge.js";
+import { fieldOf, textOf } from "../base/merge.js";
+import type { InternalProvider } from "../config/types.js";
 import { html, type SafeHtml, safeColor, safeImageUrl } from "./html.js";
 
 /** What the sign-in page says for each `?error=` value (spec §7.2). */

@@ -1,5 +1,5 @@
 import { hash, toHex } from "#platform";
-import { readCapped } from "../read-capped.js";
+import { readCapped } from "../http/read-capped.js";
 
 /** Options of {@link checkBreachedPassword}. */
 export interface BreachedPasswordOptions {

@@ -100,3 +100,34 @@ export declare function packageVersion(name: string): string | undefined;
 export declare const SCRYPT_DEFAULTS: { readonly ln: number; readonly r: number; readonly p: number };
 /** The most memory one scrypt derivation may take on this runtime, in bytes. */
 export declare const SCRYPT_MEMORY_LIMIT: number;
+
+/** A GET of a document a stranger named (a client's metadata document), and its limits. */
+export interface DocumentRequest {
+  /** An `https:` URL. */
+  url: string;
+  accept: string;
+  /** The longest body taken; a longer one is refused. */
+  maxBytes: number;
+  /** The whole request's deadline, connection included. */
+  timeoutMs: number;
+  /** Loopback, private and other special-purpose addresses too: for tests on this machine only. */
+  allowPrivateNetwork: boolean;
+  /** Certificates (PEM) trusted beside the system's roots; Node.js only (Web runtimes have their own trust). */
+  ca?: readonly string[];
+}
+
+/** What the server answered. */
+export interface DocumentResponse {
+  status: number;
+  header(name: string): string | null;
+  body: Uint8Array;
+}
+
+/**
+ * Fetches `request.url` with SSRF protection: only public addresses (Node.js checks every address
+ * the name resolves to, and connects to the one it checked, so a name that resolves again to a
+ * private address cannot slip through; Web runtimes, which cannot resolve names, refuse private
+ * IP literals and `localhost`), no redirect followed (a 3xx is answered as it is), the body
+ * bounded in size and the whole in time. Rejects with an Error that says why.
+ */
+export declare function fetchDocument(request: DocumentRequest): Promise<DocumentResponse>;

@@ -16,13 +16,26 @@ import {
   timingSafeEqual as nodeTimingSafeEqual,
   randomFillSync,
 } from "node:crypto";
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { readFileSync } from "node:fs";
+import { request as httpsRequest } from "node:https";
 import { createRequire } from "node:module";
 import { isIP as nodeIsIP } from "node:net";
 import { dirname, join } from "node:path";
+import { rootCertificates } from "node:tls";
 import { domainToUnicode as nodeDomainToUnicode } from "node:url";
 import { inspect as nodeInspect } from "node:util";
-import type { CbcCipher, Data, GcmCipher, HashName, Mac, ScryptCost } from "./contract.js";
+import { isPublicAddress } from "./addresses.js";
+import type {
+  CbcCipher,
+  Data,
+  DocumentRequest,
+  DocumentResponse,
+  GcmCipher,
+  HashName,
+  Mac,
+  ScryptCost,
+} from "./contract.js";
 
 export const platformName = "node";
 
@@ -180,3 +193,78 @@ export function packageVersion(name: string): string | undefined {
 /** OWASP's scrypt minimum: 128 MiB per hash, on the thread pool. */
 export const SCRYPT_DEFAULTS = { ln: 17, r: 8, p: 1 } as const;
 export const SCRYPT_MEMORY_LIMIT = 2 ** 30;
+
+export function fetchDocument(request: DocumentRequest): Promise<DocumentResponse> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(request.url);
+    if (url.protocol !== "https:") return reject(new Error("only https: documents are fetched"));
+    const host = url.hostname.replace(/^\[|\]$/g, "");
+    // An IP literal is connected to without a lookup: judged here.
+    if (nodeIsIP(host) && !request.allowPrivateNetwork && !isPublicAddress(host))
+      return reject(new Error(`${host} is not a public address`));
+    const ca = request.ca?.length ? [...rootCertificates, ...request.ca] : undefined;
+    let settled = false;
+    const fail = (error: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      outgoing.destroy();
+      reject(error);
+    };
+    const outgoing = httpsRequest(
+      url,
+      {
+        method: "GET",
+        agent: false,
+        headers: { accept: request.accept, "user-agent": "Latchkey" },
+        ...(ca && { ca }),
+        // Every address the name resolves to is checked, and the connection goes to one of them.
+        lookup: (hostname, options, callback) => {
+          dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+            if (error) return callback(error, "", 4);
+            const refused = addresses.find((a) => !request.allowPrivateNetwork && !isPublicAddress(a.address));
+            if (refused || addresses.length === 0)
+              return callback(
+                new Error(`${hostname} resolves to ${refused?.address ?? "nothing"}, not a public address`),
+                "",
+                4,
+              );
+            if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+            const [first] = addresses as [LookupAddress];
+            callback(null, first.address, first.family);
+          });
+        },
+      },
+      (incoming) => {
+        const status = incoming.statusCode ?? 0;
+        const length = Number(incoming.headers["content-length"]);
+        if (length > request.maxBytes) return fail(new Error(`the document is larger than ${request.maxBytes} bytes`));
+        const chunks: Buffer[] = [];
+        let size = 0;
+        incoming.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > request.maxBytes) fail(new Error(`the document is larger than ${request.maxBytes} bytes`));
+          else chunks.push(chunk);
+        });
+        incoming.on("error", (error) => fail(error));
+        incoming.on("end", () => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          const headers = incoming.headers;
+          resolve({
+            status,
+            header: (name) => {
+              const value = headers[name.toLowerCase()];
+              return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+            },
+            body: new Uint8Array(Buffer.concat(chunks)),
+          });
+        });
+      },
+    );
+    const timer = setTimeout(() => fail(new Error(`no answer within ${request.timeoutMs} ms`)), request.timeoutMs);
+    outgoing.on("error", (error) => fail(error));
+    outgoing.end();
+  });
+}

@@ -11,8 +11,20 @@ import { hmac as nobleHmac } from "@noble/hashes/hmac.js";
 import { sha1 } from "@noble/hashes/legacy.js";
 import { scryptAsync } from "@noble/hashes/scrypt.js";
 import { sha256, sha384, sha512 } from "@noble/hashes/sha2.js";
-import { toUnicode } from "punycode";
-import type { CbcCipher, Data, GcmCipher, HashName, Mac, ScryptCost } from "./contract.js";
+// The npm package's own module, by its file: the bare "punycode" is also the name of a Node.js
+// built-in, which Next.js's Edge compilation treats as unsupported there.
+import { toUnicode } from "punycode/punycode.es6.js";
+import { isPublicAddress } from "./addresses.js";
+import type {
+  CbcCipher,
+  Data,
+  DocumentRequest,
+  DocumentResponse,
+  GcmCipher,
+  HashName,
+  Mac,
+  ScryptCost,
+} from "./contract.js";
 
 export const platformName = "web";
 
@@ -262,3 +274,46 @@ export function packageVersion(_name: string): undefined {
 export const SCRYPT_DEFAULTS = { ln: 14, r: 8, p: 8 } as const;
 /** A quarter of a Worker's 128 MiB: a few sign-ins at once still fit beside the application. */
 export const SCRYPT_MEMORY_LIMIT = 32 * 2 ** 20;
+
+/** Names that never leave the machine or its network, whatever a resolver says. */
+const LOCAL_NAMES = /(^|\.)(localhost|local|internal|localdomain|home\.arpa)$/i;
+
+export async function fetchDocument(request: DocumentRequest): Promise<DocumentResponse> {
+  const url = new URL(request.url);
+  if (url.protocol !== "https:") throw new Error("only https: documents are fetched");
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (!request.allowPrivateNetwork) {
+    if (isIP(host) && !isPublicAddress(host)) throw new Error(`${host} is not a public address`);
+    if (!isIP(host) && (LOCAL_NAMES.test(host) || !host.includes("."))) throw new Error(`${host} is not a public name`);
+  }
+  const response = await fetch(url, {
+    headers: { accept: request.accept },
+    redirect: "manual",
+    signal: AbortSignal.timeout(request.timeoutMs),
+  });
+  const length = Number(response.headers.get("content-length"));
+  if (length > request.maxBytes) {
+    await response.body?.cancel();
+    throw new Error(`the document is larger than ${request.maxBytes} bytes`);
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body?.getReader();
+  while (reader) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > request.maxBytes) {
+      await reader.cancel();
+      throw new Error(`the document is larger than ${request.maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return { status: response.status, header: (name) => response.headers.get(name), body };
+}

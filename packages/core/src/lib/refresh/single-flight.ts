@@ -2,7 +2,7 @@
  * One refresh per refresh token, however many requests and instances need it at once.
  *
  * - Within a process, concurrent callers for one refresh token share one promise (a map of the
- *   application, `lib/application.ts`, whatever configuration object each caller used).
+ *   application, `lib/base/application.ts`, whatever configuration object each caller used).
  * - Across instances, the shared `RefreshStore` holds a short lock per refresh token: its holder
  *   calls the provider; the others wait for the outcome record it writes before releasing.
  * - The outcome stays recorded for a short while under the OLD refresh token, so a request that
@@ -20,9 +20,9 @@
 import { fromBase64url, fromUtf8, gcmCipher, hash, hkdf, randomBytes, randomUUID, toBase64url, utf8 } from "#platform";
 import { AccessTokenError } from "../../errors.js";
 import type { RefreshStore } from "../../refresh-store.js";
-import { type Application, held, slot } from "../application.js";
-import type { RefreshOutcome } from "../config-types.js";
-import { errorOf } from "../error-of.js";
+import { type Application, held, slot } from "../base/application.js";
+import { errorOf } from "../base/error-of.js";
+import type { RefreshOutcome } from "../config/types.js";
 
 /** How long a refresh lock lives: a holder that crashed frees it after this. */
 export const LOCK_TTL_MS = 20_000;

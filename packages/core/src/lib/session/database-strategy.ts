@@ -1,8 +1,8 @@
 import type { Session } from "../../shapes/data.js";
-import { type AdapterWith, adapterFor } from "../adapter-for.js";
-import type { ResolvedConfig } from "../config-types.js";
-import { expiredCookie } from "../cookies.js";
-import { warnOnce } from "../logger.js";
+import { type AdapterWith, adapterFor } from "../base/adapter-for.js";
+import { warnOnce } from "../base/logger.js";
+import type { ResolvedConfig } from "../config/types.js";
+import { expiredCookie } from "../http/cookies.js";
 import { amrOf } from "./jwt-strategy.js";
 import type { SessionRead, SessionReadOptions } from "./read.js";
 

@@ -1,4 +1,4 @@
-import type { ResolvedConfig } from "../config-types.js";
+import type { ResolvedConfig } from "../config/types.js";
 import { readDatabaseSession } from "./database-strategy.js";
 import { readJwtSession, readJwtSessionNow } from "./jwt-strategy.js";
 import type { SessionRead, SessionReadOptions } from "./read.js";

@@ -1,11 +1,11 @@
 import { JWTSessionError, SessionCookieTooLarge } from "../../errors.js";
 import type { Cookie, Session } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
-import type { ResolvedConfig } from "../config-types.js";
-import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../cookies.js";
-import { errorOf } from "../error-of.js";
-import { type Opened, openTokenWithReason, sealToken } from "../jwe.js";
-import { warnOnce } from "../logger.js";
+import { errorOf } from "../base/error-of.js";
+import { warnOnce } from "../base/logger.js";
+import type { ResolvedConfig } from "../config/types.js";
+import { type Opened, openTokenWithReason, sealToken } from "../crypto/jwe.js";
+import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../http/cookies.js";
 import type { SessionIdentity, SessionRead, SessionReadOptions } from "./read.js";
 import { sessionIdOf, signedInAt } from "./revocation-list.js";
 
@@ -212,14 +212,17 @@ type Liveness = "live" | "revoked";
 
 const UNCHECKED_UPDATE =
   'The revocation list is unavailable: a JWT session is served (`onUnavailable: "serve"`) but not updated or re-issued until the store answers again';
+const ISOLATED_UPDATE =
+  "The revocation list is this runtime's own memory (`session.revocation: true` where the platform runs the application in several globals): a JWT session is served but not updated or re-issued here. Give `session.revocation` a shared store, or update the session where the list lives (the Node.js server)";
 
 /**
  * True when a JWT session may be re-issued or extended now: without revocation, or while the
- * revocation list is known to be current. While it is not, a session is at most served as it is
- * (no new cookie, no longer `exp`), so no instance extends a session it cannot check.
+ * revocation list is known to be current and hears every revocation (not a global's own memory
+ * where the platform runs several: `ResolvedRevocation.isolated`). Otherwise a session is at most
+ * served as it is (no new cookie, no longer `exp`), so no instance extends a session it cannot check.
  */
 export function mayExtend(config: ResolvedConfig): boolean {
-  return !config.revocation || config.revocation.list.current;
+  return !config.revocation || (config.revocation.list.current && !config.revocation.isolated);
 }
 
 /**
@@ -308,7 +311,7 @@ function keptByCallback(
     return null;
   }
   // Served while the list cannot be checked (`onUnavailable: "serve"`): never extended meanwhile.
-  if (update && !mayExtend(config)) throw new Error(UNCHECKED_UPDATE);
+  if (update && !mayExtend(config)) throw new Error(config.revocation?.isolated ? ISOLATED_UPDATE : UNCHECKED_UPDATE);
   // Read before the `jwt` callback, which may change the claims in place.
   const identity = identityOf(claims);
   if (!update && config.defaultCallbacks.jwt)

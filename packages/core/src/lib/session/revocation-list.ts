@@ -14,9 +14,9 @@ import type {
   RevocationStore,
   SessionChange,
 } from "../../shapes/revocation.js";
-import { type Application, held, processWide, slot } from "../application.js";
-import { errorOf } from "../error-of.js";
-import { fieldOf } from "../merge.js";
+import { type Application, held, processWide, separateProcessesLikely, slot } from "../base/application.js";
+import { errorOf } from "../base/error-of.js";
+import { fieldOf } from "../base/merge.js";
 
 /** The revocation settings of a resolved configuration. */
 export interface ResolvedRevocation {
@@ -24,6 +24,14 @@ export interface ResolvedRevocation {
   readonly refuseWhenUnavailable: boolean;
   /** Live session entries one user may have before a sign-out writes the user's entry instead. */
   readonly sessionsPerUser: number;
+  /**
+   * The list is this global's memory where the platform runs the application in several globals
+   * (Next.js's Edge middleware beside its Node.js server, a Worker, a serverless instance): a
+   * revocation made in another is never heard here, so this one never re-issues or extends a
+   * session (a cookie it re-issued would outlive the revocation's entry elsewhere, and be taken
+   * there for good once the entry expires).
+   */
+  readonly isolated: boolean;
 }
 
 /** What a read of the list says about a token. */
@@ -366,7 +374,7 @@ export class MemoryRevocationStore implements RevocationStore {
   }
 }
 
-// The default store belongs to the application, as the rate limiter's does (lib/rate-limits.ts):
+// The default store belongs to the application, as the rate limiter's does (lib/limits/rate-limits.ts):
 // every configuration object of the application (copies, one per request, one per server layer)
 // and every re-resolution of one reads and writes the same revocations.
 const defaultStore = slot("revocation-store", () => new MemoryRevocationStore());
@@ -408,6 +416,7 @@ export function resolveRevocation(
     );
   }
   let store = options.store;
+  const isolated = store === undefined && separateProcessesLikely() !== undefined;
   if (store !== undefined) {
     for (const method of ["add", "load", "subscribe"] as const) {
       if (typeof fieldOf(store, method) !== "function") {
@@ -425,6 +434,7 @@ export function resolveRevocation(
     list: listFor(store, timeout, logger),
     refuseWhenUnavailable: onUnavailable === "refuse",
     sessionsPerUser,
+    isolated,
   };
 }
 

@@ -7,9 +7,9 @@ import type { JWT } from "../../shapes/jwt.js";
 import type { RevocationEntry } from "../../shapes/revocation.js";
 import type { AuthConfig } from "../../types.js";
 import { recordAudit } from "../audit/record.js";
-import { resolveConfig } from "../config.js";
-import type { Env, ResolvedConfig } from "../config-types.js";
-import { errorOf, messageOf } from "../error-of.js";
+import { errorOf, messageOf } from "../base/error-of.js";
+import { resolveConfig } from "../config/resolve.js";
+import type { Env, ResolvedConfig } from "../config/types.js";
 import { endPendingSignIns } from "../flows/second-factor/pending.js";
 import { decodeSessionToken } from "./jwt-strategy.js";
 import {

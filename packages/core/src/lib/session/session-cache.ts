@@ -13,9 +13,9 @@ import type { Adapter, AdapterSession, AdapterUser } from "../../adapters.js";
 import { InvalidConfiguration } from "../../errors.js";
 import type { LoggerInstance } from "../../shapes/data.js";
 import type { RevocationStore, SessionCacheOptions, SessionChange } from "../../shapes/revocation.js";
-import { type Application, held, processWide, slot } from "../application.js";
-import { errorOf } from "../error-of.js";
-import { fieldOf } from "../merge.js";
+import { type Application, held, processWide, separateProcessesLikely, slot } from "../base/application.js";
+import { errorOf } from "../base/error-of.js";
+import { fieldOf } from "../base/merge.js";
 import { failAfter, sessionKeyOf } from "../stores/revocation-channel.js";
 import { MemoryRevocationStore, revocationListOf } from "./revocation-list.js";
 
@@ -376,6 +376,11 @@ export function resolveSessionCache(
         "`session.cache.channel` is the store of a `session.revocation` list in this process: a store carries one of them. Give the cache its own store (another RedisRevocationStore on its own subscriber connection, or another SqlRevocationStore).",
       );
     }
+  } else if (separateProcessesLikely()) {
+    // A channel in this global's memory where the platform runs the application in several
+    // (Next.js's Edge middleware beside its Node.js server, a Worker): it would never hear a
+    // sign-out made in another, so there is no cache here and every read asks the database.
+    return null;
   } else {
     store = held(application, defaultChannel);
   }

@@ -1,5 +1,5 @@
 import { hmac, toBase64url } from "#platform";
-import type { Secrets } from "../jwe.js";
+import type { Secrets } from "../crypto/jwe.js";
 
 /**
  * The id of a database session: HMAC-SHA256 of its token under the first secret, with a label of

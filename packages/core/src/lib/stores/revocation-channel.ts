@@ -6,8 +6,8 @@
  */
 import { hash, toHex } from "#platform";
 import type { RevocationEntry, RevocationListener, SessionChange } from "../../shapes/revocation.js";
-import { errorOf } from "../error-of.js";
-import { fieldOf } from "../merge.js";
+import { errorOf } from "../base/error-of.js";
+import { fieldOf } from "../base/merge.js";
 import { isEntry, MAX_HEARTBEAT_MS } from "../session/revocation-list.js";
 
 /** The wire form of an entry in a push or a stored value. */

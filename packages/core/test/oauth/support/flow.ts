@@ -6,7 +6,7 @@ import type { Browser } from "./browser.js";
 
 /**
  * A secret of its own for each test. Latchkey keeps rate limits, revocations and caches per
- * application, and an application is known by its secret (src/lib/application.ts): tests sharing
+ * application, and an application is known by its secret (src/lib/base/application.ts): tests sharing
  * one constant would share counters. `SECRET` is reassigned before each test (importers read the
  * live binding); a configuration made before the tests run (at collection, in `beforeAll`) keeps
  * the first value, as all the tests using it are then one application anyway.

@@ -5,11 +5,11 @@
  */
 import { MissingCSRF, Verification } from "../../../errors.js";
 import type { CookieSerializeOptions, ResponseInternal } from "../../../shapes/data.js";
-import { reserveEmailCodeAttempt } from "../../attempts.js";
 import { noteSignInAttempt, recordSignInFailure } from "../../audit/sign-in.js";
-import type { Context } from "../../context.js";
-import { openToken, sealToken } from "../../jwe.js";
-import type { RequestInternal } from "../../request.js";
+import { openToken, sealToken } from "../../crypto/jwe.js";
+import type { RequestInternal } from "../../http/request.js";
+import { reserveEmailCodeAttempt } from "../../limits/attempts.js";
+import type { Context } from "../../serve/context.js";
 import { aliveRecord, attemptRecord, codeRecord, emailCodeKey, emailCodeOptions, parseSubmittedCode } from "./code.js";
 import {
   adapterOf,

@@ -6,13 +6,13 @@
 import { randomUUID } from "#platform";
 import type { AdapterUser } from "../../../adapters.js";
 import type { Account, ResponseInternal } from "../../../shapes/data.js";
-import { type AdapterWith, adapterFor } from "../../adapter-for.js";
-import type { InternalProvider } from "../../config-types.js";
-import type { Context } from "../../context.js";
+import { type AdapterWith, adapterFor } from "../../base/adapter-for.js";
+import type { InternalProvider } from "../../config/types.js";
+import type { Secrets } from "../../crypto/jwe.js";
 import { assertSingleMailbox, normalizeEmailIdentifier } from "../../email/identifier.js";
-import type { Secrets } from "../../jwe.js";
-import type { RequestInternal } from "../../request.js";
-import { withQuery } from "../../url.js";
+import type { RequestInternal } from "../../http/request.js";
+import { withQuery } from "../../http/url.js";
+import type { Context } from "../../serve/context.js";
 import { askSignIn, landing, startSession } from "../finish-sign-in.js";
 import { loginWithEmail } from "../identity.js";
 

@@ -1,15 +1,15 @@
 import type { Adapter, AdapterUser } from "../../../adapters.js";
 import { AuthError, EmailSignInError, Verification } from "../../../errors.js";
 import type { Account, ResponseInternal } from "../../../shapes/data.js";
-import { reserveEmailSend } from "../../attempts.js";
 import { noteSignInAttempt } from "../../audit/sign-in.js";
-import { bindLink, linkOpenedWhereAsked } from "../../binding.js";
-import type { InternalProvider } from "../../config-types.js";
-import type { Context } from "../../context.js";
-import { errorOf } from "../../error-of.js";
-import { unmailableOrigin } from "../../origin.js";
-import { otherPages } from "../../pages/index.js";
-import type { RequestInternal } from "../../request.js";
+import { errorOf } from "../../base/error-of.js";
+import type { InternalProvider } from "../../config/types.js";
+import { unmailableOrigin } from "../../http/origin.js";
+import type { RequestInternal } from "../../http/request.js";
+import { reserveEmailSend } from "../../limits/attempts.js";
+import { otherPages } from "../../pages/responses.js";
+import type { Context } from "../../serve/context.js";
+import { bindLink, linkOpenedWhereAsked } from "../binding.js";
 import { askSignIn } from "../finish-sign-in.js";
 import {
   aliveRecord,
@@ -30,7 +30,7 @@ import { hashVerificationToken, randomVerificationToken, verificationTokenKey } 
  * counter; past the address's own budget, one e-mail per link life still goes out and the others
  * are answered as usual, sending nothing: `reserveEmailSend`), asks the
  * `signIn` callback (`email.verificationRequest: true`), stores the keyed hash of a fresh token
- * with its expiry, mails the link (bound to this browser: lib/binding.ts) and redirects to the
+ * with its expiry, mails the link (bound to this browser: lib/flows/binding.ts) and redirects to the
  * verify-request page.
  *
  * Failures: a refused address or a failed send is `EmailSignInError` (`?error=EmailSignin` on the

@@ -4,7 +4,7 @@
  */
 import { InvalidConfiguration } from "../../../errors.js";
 import type { Cookie } from "../../../shapes/data.js";
-import type { Context } from "../../context.js";
+import type { Context } from "../../serve/context.js";
 import { checkCookie, createNonce, createPkce, createState, type FlowClaims } from "./checks.js";
 import type { OAuthProvider } from "./discovery.js";
 

@@ -2,7 +2,7 @@
  * The OAuth checks (PKCE, state, nonce). Each value lives in its own short-lived cookie
  * (`__Host-` on https), sealed (encrypted and authenticated, salt = the cookie name) together with
  * the id of the provider that made it and the flow's claims: the digest of the browser binding
- * (lib/binding.ts) and, for a connect flow, the key of the session it began under. A cookie made
+ * (lib/flows/binding.ts) and, for a connect flow, the key of the session it began under. A cookie made
  * for one provider is refused on another provider's callback, and one made in another browser
  * (planted through a sibling sub-domain) on any callback. The cookies are cleared on every
  * callback, whatever its outcome.
@@ -10,11 +10,11 @@
 import * as o from "oauth4webapi";
 import { InvalidCheck } from "../../../errors.js";
 import type { Cookie, CookieSerializeOptions } from "../../../shapes/data.js";
-import { sameBrowser } from "../../binding.js";
-import type { Context } from "../../context.js";
-import { expiredCookie } from "../../cookies.js";
-import { openToken, sealToken } from "../../jwe.js";
-import type { RequestInternal } from "../../request.js";
+import { openToken, sealToken } from "../../crypto/jwe.js";
+import { expiredCookie } from "../../http/cookies.js";
+import type { RequestInternal } from "../../http/request.js";
+import type { Context } from "../../serve/context.js";
+import { sameBrowser } from "../binding.js";
 
 /** Cookie roles that hold a check value. */
 export type CheckRole = "pkceCodeVerifier" | "state" | "nonce";

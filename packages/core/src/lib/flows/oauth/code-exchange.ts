@@ -18,11 +18,11 @@ import {
 } from "#platform";
 import { AuthError, InvalidConfiguration, OAuthCallbackError, OAuthProfileParseError } from "../../../errors.js";
 import type { Account, Profile, TokenSet, User } from "../../../shapes/data.js";
-import type { IdTokenRefusalReason } from "../../config-types.js";
-import { errorOf, messageOf } from "../../error-of.js";
-import { escapeForLog } from "../../logger.js";
-import { fieldOf, textOf } from "../../merge.js";
-import { defaultProfile } from "../../profile.js";
+import { errorOf, messageOf } from "../../base/error-of.js";
+import { escapeForLog } from "../../base/logger.js";
+import { fieldOf, textOf } from "../../base/merge.js";
+import { defaultProfile } from "../../base/profile.js";
+import type { IdTokenRefusalReason } from "../../config/types.js";
 import {
   authorizationServer,
   discoveredJwksUri,

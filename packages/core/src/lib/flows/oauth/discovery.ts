@@ -7,8 +7,8 @@
 import * as o from "oauth4webapi";
 import type { OAuthConfigInternal } from "../../../providers/oauth.js";
 import type { Profile } from "../../../shapes/data.js";
-import { readCapped } from "../../read-capped.js";
-import { customFetch } from "../../symbols.js";
+import { customFetch } from "../../base/symbols.js";
+import { readCapped } from "../../http/read-capped.js";
 
 /** A resolved OAuth 2 or OpenID Connect provider. */
 export type OAuthProvider = OAuthConfigInternal<Profile> & {

@@ -1,10 +1,10 @@
 import { AuthError, InvalidCheck, OAuthProfileParseError, OAuthSignInError } from "../../../errors.js";
 import type { ResponseInternal } from "../../../shapes/data.js";
-import { adapterFor } from "../../adapter-for.js";
-import { bindFlow } from "../../binding.js";
-import type { Context } from "../../context.js";
-import { errorOf, messageOf } from "../../error-of.js";
-import type { RequestInternal } from "../../request.js";
+import { adapterFor } from "../../base/adapter-for.js";
+import { errorOf, messageOf } from "../../base/error-of.js";
+import type { RequestInternal } from "../../http/request.js";
+import type { Context } from "../../serve/context.js";
+import { bindFlow } from "../binding.js";
 import { connectClaim, connectTarget } from "../connect.js";
 import { askSignIn, landing, startSession } from "../finish-sign-in.js";
 import { loginWithAccount, oauthEmailProven } from "../identity.js";

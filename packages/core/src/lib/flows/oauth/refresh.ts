@@ -4,8 +4,8 @@
  * redemption of the callback does it.
  */
 import * as o from "oauth4webapi";
-import type { RefreshOutcome } from "../../config-types.js";
-import { messageOf } from "../../error-of.js";
+import { messageOf } from "../../base/error-of.js";
+import type { RefreshOutcome } from "../../config/types.js";
 import {
   callbackError,
   clientAuthentication,

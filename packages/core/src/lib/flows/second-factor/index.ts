@@ -11,14 +11,14 @@
  */
 import { AuthError, RateLimited } from "../../../errors.js";
 import type { ResponseInternal } from "../../../shapes/data.js";
-import { reserveSecondFactorAttempt } from "../../attempts.js";
 import { noteSignInAttempt, recordSignInFailure } from "../../audit/sign-in.js";
-import type { Context } from "../../context.js";
-import { clearChunkedCookie } from "../../cookies.js";
+import { clearChunkedCookie } from "../../http/cookies.js";
+import type { RequestInternal } from "../../http/request.js";
+import { withQuery } from "../../http/url.js";
+import { reserveSecondFactorAttempt } from "../../limits/attempts.js";
 import { page } from "../../pages/layout.js";
 import { secondFactorPage } from "../../pages/second-factor.js";
-import type { RequestInternal } from "../../request.js";
-import { withQuery } from "../../url.js";
+import type { Context } from "../../serve/context.js";
 import { landing, startSession } from "../finish-sign-in.js";
 import { type PendingSignIn, pendingCookie, readPending, type TotpProvider } from "./pending.js";
 import { canonicalBackupCode, hashBackupCode, openSecret, resealIfRetired, secondFactorStore } from "./secret.js";

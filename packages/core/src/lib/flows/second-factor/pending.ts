@@ -7,12 +7,12 @@ import { randomUUID } from "#platform";
 import type { AdapterUser } from "../../../adapters.js";
 import { CookieTooLarge } from "../../../errors.js";
 import type { Account, Profile, User } from "../../../shapes/data.js";
-import type { ResolvedConfig } from "../../config-types.js";
-import type { Context } from "../../context.js";
-import { readChunkedCookie, writeChunkedCookie } from "../../cookies.js";
-import { openToken, sealToken } from "../../jwe.js";
-import { fieldOf } from "../../merge.js";
-import type { RequestInternal } from "../../request.js";
+import { fieldOf } from "../../base/merge.js";
+import type { ResolvedConfig } from "../../config/types.js";
+import { openToken, sealToken } from "../../crypto/jwe.js";
+import { readChunkedCookie, writeChunkedCookie } from "../../http/cookies.js";
+import type { RequestInternal } from "../../http/request.js";
+import type { Context } from "../../serve/context.js";
 import { secondFactorStore } from "./secret.js";
 
 export type TotpProvider = Extract<NonNullable<Context["provider"]>, { type: "totp" }>;

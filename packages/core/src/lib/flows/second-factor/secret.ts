@@ -5,9 +5,9 @@
  */
 import { hash, randomBytes, toBase64url } from "#platform";
 import { InvalidConfiguration, MissingAdapterMethods } from "../../../errors.js";
-import { type AdapterWith, hasMethods } from "../../adapter-for.js";
-import type { ResolvedConfig } from "../../config-types.js";
-import { openToken, sealToken } from "../../jwe.js";
+import { type AdapterWith, hasMethods } from "../../base/adapter-for.js";
+import type { ResolvedConfig } from "../../config/types.js";
+import { openToken, sealToken } from "../../crypto/jwe.js";
 import { base32Decode, base32Encode } from "./totp.js";
 
 /** HKDF salt of the key sealing TOTP secrets: no cookie has this name, so no cookie opens with it. */

@@ -13,7 +13,7 @@ import {
   MissingWebAuthnAutocomplete,
 } from "../../../errors.js";
 import type { RelyingPartyOptions, WebAuthnConfig } from "../../../providers/webauthn.js";
-import type { WebAuthnProviderInternal } from "../../config-types.js";
+import type { WebAuthnProviderInternal } from "../../config/types.js";
 
 /** The path segment the browser script is served at: `<basePath>/webauthn-script.js`. */
 export const WEBAUTHN_SCRIPT = "webauthn-script.js";

@@ -7,21 +7,17 @@ import {
   InvalidConfiguration,
   WebAuthnVerificationError,
 } from "../../../errors.js";
-import {
-  defaultGetRelayingParty,
-  type RelyingParty,
-  type WebAuthnAction,
-  type WebAuthnUserInfo,
-} from "../../../providers/webauthn.js";
+import type { RelyingParty, WebAuthnAction, WebAuthnUserInfo } from "../../../providers/webauthn.js";
 import type { Account, ResponseInternal, User } from "../../../shapes/data.js";
-import { adapterFor, hasMethods } from "../../adapter-for.js";
-import { bindFlow, sameBrowser } from "../../binding.js";
-import type { Context } from "../../context.js";
-import { expiredCookie } from "../../cookies.js";
-import { openToken, sealToken } from "../../jwe.js";
-import { fieldOf, textOf } from "../../merge.js";
-import type { RequestInternal } from "../../request.js";
-import { noStore } from "../../response.js";
+import { adapterFor, hasMethods } from "../../base/adapter-for.js";
+import { fieldOf, textOf } from "../../base/merge.js";
+import { defaultRelyingPartyMark } from "../../base/symbols.js";
+import { openToken, sealToken } from "../../crypto/jwe.js";
+import { expiredCookie } from "../../http/cookies.js";
+import type { RequestInternal } from "../../http/request.js";
+import { noStore } from "../../http/response.js";
+import type { Context } from "../../serve/context.js";
+import { bindFlow, sameBrowser } from "../binding.js";
 import { connectTarget, sessionOnRequest } from "../connect.js";
 import { askSignIn, landing, startSession } from "../finish-sign-in.js";
 import { loginWithAccount } from "../identity.js";
@@ -54,12 +50,15 @@ export function relyingParty(
 ): RelyingParty & { ids: string[]; origins: string[] } {
   // The default one (every WebAuthn() and Passkey() has it) answers one id and origin; the
   // configured lists below also verify every other configured value.
-  if (typeof provider.getRelayingParty === "function" && provider.getRelayingParty !== defaultGetRelayingParty) {
+  // (Told by its mark, not by identity: this module does not import the providers' module, whose
+  // factories import @simplewebauthn/server, so a bundle without a WebAuthn provider has none.)
+  const application = provider.getRelayingParty;
+  if (typeof application === "function" && fieldOf(application, defaultRelyingPartyMark) !== true) {
     // The application's function, given the provider as it was configured (Auth.js's spelling
     // `relayingParty` too, as Auth.js's own getRelayingParty reads it); its answer is checked,
     // whatever its type says.
     const { configuredRelyingParty: configured, relyingParty: _lists, ...fields } = provider;
-    const chosen: unknown = provider.getRelayingParty(
+    const chosen: unknown = application(
       { provider: { ...fields, relyingParty: configured, relayingParty: configured }, url: new URL(ctx.authUrl) },
       {
         method: req.method,
@@ -113,7 +112,7 @@ interface Challenge {
   challenge: string;
   /** The user a registration is for (decided when the options were made). */
   user?: RegisteringUser;
-  /** Digest of the binding of the browser that asked for the options (lib/binding.ts). */
+  /** Digest of the binding of the browser that asked for the options (lib/flows/binding.ts). */
   bind: string;
   /** A passkey added to a signed-in user: the key of the session the options were made under. */
   connect?: string;

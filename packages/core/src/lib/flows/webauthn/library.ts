@@ -8,7 +8,8 @@
 
 import { fromBase64url, packageVersion, toBase64url } from "#platform";
 import { InvalidConfiguration } from "../../../errors.js";
-import { errorOf } from "../../error-of.js";
+import { errorOf } from "../../base/error-of.js";
+import { simpleWebAuthnLoader } from "../../base/symbols.js";
 import type { WebAuthnProviderInternal } from "./config.js";
 
 /** A JSON object, as the library's options and answers are. */
@@ -136,9 +137,17 @@ export async function loadSimpleWebAuthn(provider: WebAuthnProviderInternal): Pr
     const given = provider.simpleWebAuthn as unknown as Lib;
     return isVersion9(given) ? fromVersion9(given) : given;
   }
+  // The package is imported by the provider's module (providers/webauthn.ts), never from here: a
+  // bundle without a WebAuthn provider holds none of it.
+  const load = provider[simpleWebAuthnLoader];
+  if (typeof load !== "function") {
+    throw new InvalidConfiguration(
+      `WebAuthn provider "${provider.id}" has no \`@simplewebauthn/server\` to use: make it with \`WebAuthn()\` or \`Passkey()\` (providers/webauthn, providers/passkey), or give it the package's functions as \`simpleWebAuthn\`.`,
+    );
+  }
   let lib: Lib;
   try {
-    lib = (await import("@simplewebauthn/server")) as unknown as Lib;
+    lib = (await load()) as Lib;
   } catch (e) {
     throw new InvalidConfiguration(
       `WebAuthn provider "${provider.id}" needs the optional peer dependency \`@simplewebauthn/server\` (version 13, or 9); install it with \`npm install @simplewebauthn/server\`.`,

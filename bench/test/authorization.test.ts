@@ -1,0 +1,70 @@
+/**
+ * A correctness guard of the authorization-server benchmark (bench/authorization.mjs), not a
+ * benchmark: nothing here is timed. Latchkey and oidc-provider, each in the process the benchmark
+ * starts, must answer every case with tokens (an ID token for the code exchange), the resource
+ * route must let the token in and refuse a request without it, and both must keep answering under
+ * a short load of many codes and repeated refreshes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// @ts-expect-error: plain ESM without type declarations
+import { APPS, CASES, labelOf, materialOf, memberRequest, SERVER_FILE, verifyMember } from "../authorization-cases.mjs";
+import { load, send, startServer } from "../lib.mjs";
+
+interface Server {
+  app: string;
+  port: number;
+  ask(op: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  stop(): Promise<void>;
+}
+interface Member {
+  app: string;
+  label?: string;
+}
+interface Case {
+  id: string;
+  amount?: boolean;
+  members: Member[];
+}
+
+const servers: Record<string, Server> = {};
+const material: Record<string, Record<string, string>> = {};
+
+beforeAll(async () => {
+  for (const app of APPS as string[]) {
+    servers[app] = (await startServer(app, { file: SERVER_FILE })) as Server;
+    material[app] = await materialOf(servers[app]);
+  }
+});
+afterAll(async () => {
+  for (const server of Object.values(servers)) await server.stop();
+});
+
+describe("the authorization-server benchmark's cases", () => {
+  for (const kase of CASES as Case[]) {
+    for (const member of kase.members) {
+      it(`${kase.id} on ${labelOf(member)} answers right, and keeps doing so under load`, async () => {
+        const server = servers[member.app] as Server;
+        expect(await verifyMember(kase, member, server, material[member.app])).toBeNull();
+        const request = await memberRequest(kase, member, server, material[member.app], 60);
+        const result = await load(server, request, kase.amount ? { amount: 60 } : { amount: 60, connections: 5 });
+        expect(result.statuses).toEqual({ 200: 60 });
+        expect(result.serverErrors).toBe(0);
+      });
+    }
+  }
+
+  it("the resource route refuses a request without a token, and a token of another issuer", async () => {
+    const server = servers.latchkey as Server;
+    expect((await send(server.port, { path: "/api" })).status).toBe(401);
+    const oidc = servers["oidc-provider"] as Server;
+    const issued = await send(oidc.port, {
+      method: "POST",
+      path: "/token",
+      headers: { "content-type": "application/x-www-form-urlencoded", authorization: material["oidc-provider"]?.basic },
+      body: material["oidc-provider"]?.clientCredentialsBody,
+    });
+    const { access_token } = JSON.parse(issued.body) as { access_token: string };
+    const response = await send(server.port, { path: "/api", headers: { authorization: `Bearer ${access_token}` } });
+    expect(response.status).toBe(401);
+  });
+});

@@ -1,0 +1,97 @@
+import type { ResponseInternal, Session } from "../../shapes/data.js";
+import type { AuthConfig } from "../../types.js";
+import { resolveConfig } from "../config/resolve.js";
+import type { Env } from "../config/types.js";
+import { withQuery } from "../http/url.js";
+import { authenticationOf, type SessionRequest } from "./pipeline.js";
+
+/** What a route guard demands: where to sign in, and how many (or which) methods the user signed in with. */
+export interface GuardOptions {
+  /** The sign-in page a browser is sent to (default `${basePath}/signin`). */
+  signInPage?: string;
+  /** Distinct sign-in methods the session must have recorded (default 1; 2 demands a second factor). */
+  factors?: number;
+  /** Sign-in methods (`amr`) the session must each have recorded. */
+  amr?: string[];
+  /** Where a browser whose session lacks a factor is sent (else it gets 403 JSON). */
+  factorPage?: string;
+}
+
+/** A request as a guard reads it: where it arrived, its cookies, its `Accept` header and its URL. */
+export interface GuardRequest extends SessionRequest {
+  accept: string | null | undefined;
+  /** The path and query the request asked for, the `callbackUrl` of a redirect. */
+  url: string;
+  /**
+   * Where the framework found the handler mounted: the sign-in page is under it unless the
+   * configuration sets `basePath` (as the handler itself decides its base path).
+   */
+  mountPath?: string;
+}
+
+const mounts = new WeakMap<AuthConfig, string>();
+
+/**
+ * Remembers where a framework's handler of `config` served a request (the mount it arrived
+ * under), for the `requireAuth` of the same configuration: its sign-in page is there when the
+ * configuration names no `basePath`. Every framework that decides the mount (Express, Hono) notes it.
+ *
+ * @example
+ * ```ts
+ * noteMount(config, incoming.mountPath) // in the handler
+ * guard(config)({ ...request, mountPath: mountNoted(config) })
+ * ```
+ */
+export function noteMount(config: AuthConfig, mountPath: string | undefined): void {
+  if (mountPath !== undefined && mounts.get(config) !== mountPath) mounts.set(config, mountPath);
+}
+
+/** The mount the handler of `config` last served a request under (see {@link noteMount}). */
+export function mountNoted(config: AuthConfig): string | undefined {
+  return mounts.get(config);
+}
+
+/**
+ * The decision of `requireAuth` for any framework: the session when the request is signed in
+ * with what `options` demand; otherwise the answer to send. A browser (one that accepts HTML) is
+ * redirected to sign in (or to `factorPage` when a factor is missing) with its URL as
+ * `callbackUrl`; another client gets `401 {"error":"SessionRequired"}` or
+ * `403 {"error":"SecondFactorRequired"}`. The options are checked when the guard is made.
+ *
+ * @example
+ * ```ts
+ * const check = guard(config, { factors: 2 })
+ * const result = await check({ protocol, host, cookieHeader, accept: req.headers.accept, url: req.url }, { env: process.env })
+ * if ("response" in result) writeNodeResponse(res, result.response)
+ * ```
+ */
+export function guard(config: AuthConfig, options: GuardOptions = {}) {
+  const factors = options.factors ?? 1;
+  const required = options.amr ?? [];
+  if (!Number.isInteger(factors) || factors < 1)
+    throw new TypeError("requireAuth: `factors` must be an integer >= 1 (2 demands a second factor).");
+  return async function check(
+    request: GuardRequest,
+    env: { env?: Env } = {},
+  ): Promise<{ session: Session; response?: undefined } | { session?: undefined; response: ResponseInternal }> {
+    const { session, amr } = await authenticationOf(request, config, env);
+    // The configured base path, else the mount, else AUTH_URL's path or "/auth" (as served).
+    const basePath =
+      config.basePath !== undefined || request.mountPath === undefined
+        ? resolveConfig(config, env.env).basePath
+        : request.mountPath.replace(/\/+$/, "");
+    const signInPage = options.signInPage ?? `${basePath}/signin`;
+    const browser = /\btext\/html\b/.test(request.accept ?? "");
+    const callbackUrl = new URLSearchParams({ callbackUrl: request.url });
+    if (!session?.user) {
+      if (browser) return { response: { redirect: withQuery(signInPage, callbackUrl) } };
+      const body = { error: "SessionRequired", message: "Sign in to use this resource." };
+      return { response: { status: 401, body } };
+    }
+    // One factor is what every session has, recorded or not; more must be recorded.
+    if ((factors === 1 || new Set(amr).size >= factors) && required.every((m) => amr.includes(m))) return { session };
+    if (browser && options.factorPage) return { response: { redirect: withQuery(options.factorPage, callbackUrl) } };
+    const body = { error: "SecondFactorRequired", message: "Sign in with a second factor to use this resource." };
+    return { response: { status: 403, body } };
+  };
+}

@@ -1,0 +1,53 @@
+// @latchkey/express held to the framework contract of @latchkey/adapter-test: ExpressAuth at the
+// mount, getSession and requireAuth, requestPasswordReset and changePassword with the request's
+// form, getCsrfToken and requireCsrf.
+import type { AddressInfo } from "node:net";
+import { type FrameworkDriver, runFrameworkContract } from "@latchkey/adapter-test/framework";
+import express from "express";
+import {
+  changePassword,
+  ExpressAuth,
+  getCsrfToken,
+  getSession,
+  requestPasswordReset,
+  requireAuth,
+  requireCsrf,
+} from "../src/index.js";
+
+const express5: FrameworkDriver = {
+  name: "Express",
+  defaultMount: "/auth",
+  namesPeer: true,
+  guard: "status",
+  helpers: { requestPasswordReset: true, changePassword: true, csrf: true },
+  async start(config, { mount, accounts }) {
+    const app = express();
+    app.use(mount, ExpressAuth(config));
+    app.get("/contract/session", async (req, res) => {
+      res.json({ id: (await getSession(req, config))?.user?.id ?? null });
+    });
+    app.get("/contract/guarded", requireAuth(config), (_req, res) => {
+      res.json({ id: res.locals.session.user?.id });
+    });
+    app.post("/contract/forgot", express.urlencoded({ extended: false }), async (req, res) => {
+      res.json(await requestPasswordReset(req, config, accounts));
+    });
+    app.post("/contract/change", express.urlencoded({ extended: false }), async (req, res) => {
+      res.json(await changePassword(req, res, config, accounts));
+    });
+    app.get("/contract/csrf", async (req, res) => {
+      res.json({ csrfToken: await getCsrfToken(req, res, config) });
+    });
+    app.post("/contract/csrf-checked", express.urlencoded({ extended: false }), requireCsrf(config), (_req, res) => {
+      res.json({ ok: true });
+    });
+    const server = app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    return {
+      origin: `http://localhost:${(server.address() as AddressInfo).port}`,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  },
+};
+
+runFrameworkContract(express5);

@@ -1,0 +1,30 @@
+// @latchkey/hono on @hono/node-server held to the framework contract of @latchkey/adapter-test:
+// HonoAuth at the mount, getSession, session() and requireAuth.
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { type FrameworkDriver, runFrameworkContract } from "@latchkey/adapter-test/framework";
+import { Hono } from "hono";
+import { getSession, HonoAuth, requireAuth, session } from "../src/index.js";
+
+const hono: FrameworkDriver = {
+  name: "Hono",
+  defaultMount: "/auth",
+  namesPeer: true,
+  guard: "status",
+  readers: ["/contract/session-variable"],
+  async start(config, { mount }) {
+    const app = new Hono();
+    app.use(`${mount}/*`, HonoAuth(config));
+    app.get("/contract/session", async (c) => c.json({ id: (await getSession(c, config))?.user?.id ?? null }));
+    app.get("/contract/session-variable", session(config), (c) => c.json({ id: c.get("session")?.user?.id ?? null }));
+    app.get("/contract/guarded", requireAuth(config), (c) => c.json({ id: c.get("session").user?.id }));
+    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+    await new Promise((resolve) => server.once("listening", resolve));
+    return {
+      origin: `http://localhost:${(server.address() as AddressInfo).port}`,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  },
+};
+
+runFrameworkContract(hono);

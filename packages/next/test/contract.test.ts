@@ -1,0 +1,98 @@
+// @latchkey/next held to the framework contract of @latchkey/adapter-test: the Route Handlers at
+// the base path, auth() in a Route Handler, the proxy's `authorized` guard, the signIn and signOut
+// server actions, auth(handler), and PasswordAccounts' requestPasswordReset and changePassword. Run in process as Next.js runs each
+// layer's code (next-internals.ts); examples/next-demo runs the package on next build + next start.
+import "./next-internals.js";
+
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type FrameworkDriver, runFrameworkContract } from "@latchkey/adapter-test/framework";
+import { MissingCSRF } from "@latchkey/core/errors";
+import { NextAuth, type NextAuthConfig } from "@latchkey/next";
+import { PasswordAccounts } from "@latchkey/next/accounts";
+import { NextRequest } from "next/server.js";
+import { webRequestOf, writeWebResponse } from "../../../test/frameworks/http.js";
+import { type InRequest, inNextRequest } from "./next-internals.js";
+
+/** A server action's outcome as the browser sees it: its redirect, 403 for MissingCSRF, its result. */
+function answerOf(out: InRequest<unknown>): Response {
+  let response: Response;
+  if (out.redirectedTo) response = new Response(null, { status: 303, headers: { location: out.redirectedTo } });
+  else if (out.error) response = new Response(null, { status: out.error instanceof MissingCSRF ? 403 : 400 });
+  else response = Response.json(out.result ?? null);
+  for (const cookie of out.setCookies) response.headers.append("set-cookie", cookie);
+  return response;
+}
+
+const next: FrameworkDriver = {
+  name: "Next.js",
+  defaultMount: "/api/auth",
+  namesPeer: false,
+  guard: "redirect",
+  helpers: { signIn: true, signOut: true, requestPasswordReset: true, changePassword: true },
+  readers: ["/contract/proxied"],
+  async start(config, { mount, accounts }) {
+    const own: NextAuthConfig = {
+      ...config,
+      basePath: mount === "/api/auth" ? undefined : mount,
+      callbacks: { ...config.callbacks, authorized: ({ auth }) => !!auth },
+    };
+    const { handlers, auth, signIn, signOut } = NextAuth(own);
+    const passwordAccounts = PasswordAccounts(own, accounts);
+    let origin = "";
+    const server = createServer(async (req, res) => {
+      const request = await webRequestOf(req, origin);
+      const { pathname } = new URL(request.url);
+      const headers = Object.fromEntries(request.headers);
+      const form = async () => new URLSearchParams(await request.text());
+      let response: Response;
+      if (pathname.startsWith(`${mount}/`)) {
+        const nextRequest = new NextRequest(request);
+        response = await (request.method === "POST" ? handlers.POST(nextRequest) : handlers.GET(nextRequest));
+      } else if (pathname === "/contract/session") {
+        const out = await inNextRequest(request.url, headers, () => auth());
+        response = Response.json({ id: out.result?.user?.id ?? null });
+      } else if (pathname === "/contract/guarded") {
+        // The proxy (`export { auth as proxy }`) in front of a Route Handler reading auth().
+        const gate = await auth(new NextRequest(request));
+        if (gate.headers.get("location")) response = gate;
+        else {
+          const out = await inNextRequest(request.url, headers, () => auth());
+          response = Response.json({ id: out.result?.user?.id ?? null });
+        }
+      } else if (pathname === "/contract/sign-in") {
+        const fields = await form();
+        const data = new FormData();
+        for (const [name, value] of fields) data.append(name, value);
+        response = answerOf(
+          await inNextRequest(request.url, headers, () => signIn(fields.get("providerId") ?? undefined, data)),
+        );
+      } else if (pathname === "/contract/sign-out") {
+        const redirectTo = (await form()).get("redirectTo") ?? undefined;
+        response = answerOf(await inNextRequest(request.url, headers, () => signOut({ redirectTo })));
+      } else if (pathname === "/contract/proxied") {
+        // A Route Handler wrapped by auth((req) => ...), its session on req.auth.
+        const handler = auth((r) => Response.json({ id: r.auth?.user?.id ?? null }));
+        response = (await handler(new NextRequest(request), { params: Promise.resolve({}) })) as Response;
+      } else if (pathname === "/contract/change") {
+        const data = new FormData();
+        for (const [name, value] of await form()) data.append(name, value);
+        response = answerOf(await inNextRequest(request.url, headers, () => passwordAccounts.changePassword(data)));
+      } else if (pathname === "/contract/forgot") {
+        const data = new FormData();
+        for (const [name, value] of await form()) data.append(name, value);
+        response = answerOf(
+          await inNextRequest(request.url, headers, () => passwordAccounts.requestPasswordReset(data)),
+        );
+      } else {
+        response = new Response(null, { status: 404 });
+      }
+      await writeWebResponse(res, response);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    origin = `http://localhost:${(server.address() as AddressInfo).port}`;
+    return { origin, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  },
+};
+
+runFrameworkContract(next);

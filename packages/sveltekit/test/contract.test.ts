@@ -1,0 +1,50 @@
+// @latchkey/sveltekit held to the framework contract of @latchkey/adapter-test: `handle` at the
+// base path, `event.locals.auth()`, and the signIn and signOut form actions. Run in process: each
+// request becomes the event SvelteKit hands a hook (its URL, Web request, locals, cookies and
+// client address), as adapter-node builds it; sveltekit.test.ts runs the package through a real build.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type FrameworkDriver, runFrameworkContract } from "@latchkey/adapter-test/framework";
+import { MissingCSRF } from "@latchkey/core/errors";
+import { isRedirect } from "@sveltejs/kit";
+import { vi } from "vitest";
+import { writeWebResponse } from "../../../test/frameworks/http.js";
+import { eventOf } from "./event.js";
+
+// SvelteKit's private environment, which the package imports at the first request: empty (the
+// configuration carries its secret).
+vi.mock("$env/dynamic/private", () => ({ env: {} }));
+const { SvelteKitAuth } = await import("@latchkey/sveltekit");
+
+const svelteKit: FrameworkDriver = {
+  name: "SvelteKit",
+  defaultMount: "/auth",
+  namesPeer: true,
+  helpers: { signIn: true, signOut: true },
+  async start(config, { mount }) {
+    const kit = SvelteKitAuth(mount === "/auth" ? config : { ...config, basePath: mount });
+    let origin = "";
+    const server = createServer(async (req, res) => {
+      const { event, setCookies } = await eventOf(req, origin);
+      const { url } = event;
+      let response: Response;
+      try {
+        if (url.pathname === "/contract/sign-in") await kit.signIn(event as never);
+        else if (url.pathname === "/contract/sign-out") await kit.signOut(event as never);
+        response = await kit.handle({
+          event: event as never,
+          resolve: async () => Response.json({ id: (await event.locals.auth())?.user?.id ?? null }),
+        });
+      } catch (e) {
+        if (isRedirect(e)) response = new Response(null, { status: e.status, headers: { location: e.location } });
+        else response = new Response(null, { status: e instanceof MissingCSRF ? 403 : 400 });
+      }
+      await writeWebResponse(res, response, setCookies);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    origin = `http://localhost:${(server.address() as AddressInfo).port}`;
+    return { origin, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  },
+};
+
+runFrameworkContract(svelteKit);

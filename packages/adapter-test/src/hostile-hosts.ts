@@ -79,7 +79,7 @@ async function startSmtp(): Promise<{ port: number; mails: Mail[]; close(): Prom
 }
 
 /** An answer as an HTTP client sees it. */
-interface Answer {
+export interface RawAnswer {
   status: number;
   location: string | null;
   setCookie: string[];
@@ -88,14 +88,24 @@ interface Answer {
 
 /**
  * One request over HTTP/1.1 with exactly the headers given (`Host` included: a client writes any
- * it likes), to the server's own port on 127.0.0.1.
+ * it likes; `fetch` would not send it), to the server at `url`.
+ *
+ * @example
+ * ```ts
+ * const answer = await rawRequest(`${origin}/auth/csrf`, "GET", { host: "evil.example" })
+ * ```
  */
-function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+export function rawRequest(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<RawAnswer> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       {
-        host: "127.0.0.1",
+        host: target.hostname,
         port: target.port,
         path: `${target.pathname}${target.search}`,
         method,
@@ -204,11 +214,11 @@ export function hostileHostMailCases(label: string, serve: (app: HostileHostApp)
     const mailsTo = (email: string) => smtp.mails.filter((m) => m.to.includes(email));
 
     /** The magic-link form: GET /csrf, then POST /signin/nodemailer, both with `headers`. */
-    async function magicLink(headers: Record<string, string>, email: string): Promise<Answer> {
-      const csrf = await send(`${served.mount}/csrf`, "GET", headers);
+    async function magicLink(headers: Record<string, string>, email: string): Promise<RawAnswer> {
+      const csrf = await rawRequest(`${served.mount}/csrf`, "GET", headers);
       const { csrfToken } = JSON.parse(csrf.body) as { csrfToken: string };
       const form = new URLSearchParams({ csrfToken, email }).toString();
-      return send(
+      return rawRequest(
         `${served.mount}/signin/nodemailer`,
         "POST",
         {
@@ -220,25 +230,30 @@ export function hostileHostMailCases(label: string, serve: (app: HostileHostApp)
       );
     }
 
-    async function forgot(headers: Record<string, string>, email: string): Promise<Answer> {
+    async function forgot(headers: Record<string, string>, email: string): Promise<RawAnswer> {
       await adapter.createUser?.({ id: `u-${email}`, email, emailVerified: new Date(), name: null });
-      return send(served.forgot, "POST", { ...headers, "content-type": "application/json" }, JSON.stringify({ email }));
+      return rawRequest(
+        served.forgot,
+        "POST",
+        { ...headers, "content-type": "application/json" },
+        JSON.stringify({ email }),
+      );
     }
 
-    async function signUp(headers: Record<string, string>, email: string): Promise<Answer> {
+    async function signUp(headers: Record<string, string>, email: string): Promise<RawAnswer> {
       const body = JSON.stringify({ email, password: "a long and unguessable passphrase" });
-      return send(served.signUp, "POST", { ...headers, "content-type": "application/json" }, body);
+      return rawRequest(served.signUp, "POST", { ...headers, "content-type": "application/json" }, body);
     }
 
     /** What the answer tells the client, less the origin of a redirect (the answer's own). */
-    const told = (answer: Answer) => ({
+    const told = (answer: RawAnswer) => ({
       status: answer.status,
       redirect:
         answer.location === null ? null : `${new URL(answer.location).pathname}${new URL(answer.location).search}`,
       body: answer.location === null ? answer.body : "",
     });
 
-    const flows: Array<[string, (headers: Record<string, string>, email: string) => Promise<Answer>]> = [
+    const flows: Array<[string, (headers: Record<string, string>, email: string) => Promise<RawAnswer>]> = [
       ["a magic link", magicLink],
       ["a password reset", forgot],
       ["an address verification (sign-up)", signUp],

@@ -25,6 +25,7 @@ import {
 } from "@latchkey/express";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { DemoSession } from "./auth.js";
+import type { DemoAuthorization } from "./authorization.js";
 import type { MailCatcher } from "./dev-mail.js";
 import { esc, homeBody, layout, mailBody, methodNames, protectedBody } from "./pages.js";
 import { PASSWORD_PAGES, passwordAccounts } from "./passwords.js";
@@ -45,6 +46,10 @@ export interface AppOptions {
   mailbox?: MailCatcher | undefined;
   /** The demo's origin (`http://localhost:3000`), for a framework that must be told it (SvelteKit's `ORIGIN`). */
   url?: string;
+  /** The demo as an authorization server (the Express demo): its endpoints, /api/me and /mcp. */
+  authorization?: DemoAuthorization | undefined;
+  /** The second application that signs in with the demo (development only). */
+  partnerUrl?: string | undefined;
 }
 
 /** What the account page says after a button. */
@@ -74,7 +79,7 @@ const hasPasswordSignIn = (config: AuthConfig) =>
   config.providers.some((p) => typeof p !== "function" && p.id === "credentials");
 
 /** Builds the demo application. */
-export function createApp({ config, storage, mailbox }: AppOptions) {
+export function createApp({ config, storage, mailbox, authorization, partnerUrl }: AppOptions) {
   const app = express();
   app.disable("x-powered-by");
   const page = (title: string, body: string) => layout(title, body, !!mailbox);
@@ -86,6 +91,9 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
       if (e instanceof AuthError && e.type === "UnsupportedStrategy") return null;
       throw e;
     });
+
+  // 0. The demo as an authorization server: /.well-known/*, /oauth/*, /api/me, /mcp (authorization.ts).
+  if (authorization) app.use(authorization.routes);
 
   // 1. Latchkey's routes: /auth/signin, /auth/callback/<provider>, /auth/session, /auth/signout ...
   app.use("/auth", ExpressAuth(config));
@@ -99,9 +107,13 @@ export function createApp({ config, storage, mailbox }: AppOptions) {
   // 2. A public page that shows who is signed in, and how.
   app.get("/", async (req, res) => {
     const s = await session(req);
-    const links = passwordPages
-      ? `<p id="password-links"><a href="${PASSWORD_PAGES}/signup">Create an account with a password</a> · <a href="${PASSWORD_PAGES}/forgot">Forgot your password?</a></p>`
-      : "";
+    const links =
+      (passwordPages
+        ? `<p id="password-links"><a href="${PASSWORD_PAGES}/signup">Create an account with a password</a> · <a href="${PASSWORD_PAGES}/forgot">Forgot your password?</a></p>`
+        : "") +
+      (authorization
+        ? `<p id="authorization-links">The demo is also an authorization server: ${partnerUrl ? `<a href="${esc(partnerUrl)}">Reports</a>, a second app, signs in with it; ` : ""}<code>node dist/cli.js</code> signs a command line in with a device code; <code>/mcp</code> is an MCP server it protects.</p>`
+        : "");
     res.send(page("Latchkey demo", homeBody(s, links)));
   });
 

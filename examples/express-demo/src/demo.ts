@@ -12,8 +12,10 @@ import { fileURLToPath } from "node:url";
 import { hashPassword } from "@latchkey/core/password";
 import { type AppOptions, createApp } from "./app.js";
 import { authConfig } from "./auth.js";
+import { demoAuthorization } from "./authorization.js";
 import { startDemoIdP } from "./dev-idp.js";
 import { startMailCatcher } from "./dev-mail.js";
+import { startPartner } from "./partner.js";
 import { demoPasswords } from "./passwords.js";
 import { openStorage } from "./storage.js";
 import { DEMO_USER, seedDemoUser } from "./users.js";
@@ -87,7 +89,14 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
 
   const sessions = env.DEMO_SESSIONS === "database" ? "database" : "jwt";
   const config = authConfig({ secret: demoSecret(dataDir, env), storage, mail, idp, env, sessions });
-  server.on("request", await (options.app ?? createApp)({ config, storage, mailbox, url }));
+  // The Express demo is also an authorization server; in development a second app signs in with it.
+  const authorization = options.app ? undefined : await demoAuthorization(config, url);
+  const partner =
+    authorization && development ? await startPartner(url, (uri) => authorization.registerPartner(uri)) : undefined;
+  server.on(
+    "request",
+    await (options.app ?? createApp)({ config, storage, mailbox, url, authorization, partnerUrl: partner?.url }),
+  );
 
   const enabled = [
     `password: ${DEMO_USER.email} / ${DEMO_USER.password}`,
@@ -101,6 +110,14 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     "passkeys",
     env.AUTH_GITHUB_ID && env.AUTH_GITHUB_SECRET ? "GitHub" : "GitHub: off (set AUTH_GITHUB_ID and AUTH_GITHUB_SECRET)",
     env.AUTH_GOOGLE_ID && env.AUTH_GOOGLE_SECRET ? "Google" : "Google: off (set AUTH_GOOGLE_ID and AUTH_GOOGLE_SECRET)",
+    ...(authorization
+      ? [
+          `authorization server: ${url}/.well-known/openid-configuration; MCP server at ${url}/mcp; device-grant CLI: node dist/cli.js ${url}`,
+          partner
+            ? `sign in with the demo: a second app at ${partner.url}`
+            : "sign in with the demo: the second app is off in production",
+        ]
+      : []),
     `storage: ${storage.label}`,
   ];
 
@@ -110,7 +127,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     async close() {
       server.closeAllConnections();
       await new Promise((done) => server.close(done));
-      await Promise.all([idp?.close(), mailbox?.close()]);
+      await Promise.all([idp?.close(), mailbox?.close(), partner?.close()]);
       await storage.close();
     },
   };

@@ -36,12 +36,15 @@ import type { RefreshOutcome, ResolvedConfig } from "./lib/config/types.js";
 import type { IdTokenSubject } from "./lib/flows/oauth/code-exchange.js";
 import type { OAuthProvider } from "./lib/flows/oauth/discovery.js";
 import { refreshGrant } from "./lib/flows/oauth/refresh.js";
-import { readChunkedCookie, serializeCookie } from "./lib/http/cookies.js";
+import { serializeCookie } from "./lib/http/cookies.js";
 import { refreshTokenHint } from "./lib/refresh/hints.js";
 import { singleFlight } from "./lib/refresh/single-flight.js";
 import { identityOf, idTokenSubjectOf, type ProviderTokens, tokenFields } from "./lib/refresh/tokens.js";
-import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/serve/pipeline.js";
-import { mayExtend, nowSeconds, openJwtSession, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
+import { type SessionRequest, sessionRequestOf } from "./lib/serve/pipeline.js";
+import { mayExtend, nowSeconds, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
+import { liveSessionOf, readSession } from "./lib/session/read.js";
+import type { LiveSession } from "./lib/session/read-shapes.js";
+import { readingOf } from "./lib/session/request-read.js";
 import type { Cookie, CookieOption } from "./shapes/data.js";
 import type { AuthConfig } from "./types.js";
 
@@ -227,28 +230,31 @@ export async function getAccessToken(
   config: AuthConfig,
   options: GetAccessTokenOptions,
 ): Promise<AccessToken | null> {
-  const { resolved, cookie, cookies } = sessionCookieOf(sessionRequestOf(request), config, { env: options.env });
-  if (!cookie) return null;
+  // The one session read (lib/session/request-read.ts), its failure policy included.
+  const reading = readingOf(sessionRequestOf(request), config, options.env);
+  if (!reading) return null;
+  const { resolved, cookie, cookies } = reading;
   const provider = oauthProvider(resolved, options.provider);
   const skew = options.skewSeconds ?? resolved.accessTokens.skewSeconds;
-  return resolved.session.strategy === "jwt"
-    ? fromJwt(resolved, cookie, cookies, provider, skew, options)
-    : fromAccount(resolved, cookie, cookies, provider, skew, options);
+  const read = readSession(resolved, { cookies, cookie, reissue: false });
+  const live = liveSessionOf(resolved, read instanceof Promise ? await read : read);
+  if (!live) return null;
+  // A JWT session carries its provider tokens in its claims; a database session's are on the account.
+  return live.claims
+    ? fromJwt(resolved, cookie, cookies, live.claims, provider, skew, options)
+    : fromAccount(resolved, live, provider, skew, options);
 }
 
+/** The provider tokens a JWT session carries (`accessTokens: { jwt: true }`), refreshed into a re-issued cookie. */
 async function fromJwt(
   config: ResolvedConfig,
   cookie: CookieOption,
   cookies: Record<string, string>,
+  claims: JWT,
   provider: OAuthProvider,
   skew: number,
   options: GetAccessTokenOptions,
 ): Promise<AccessToken | null> {
-  const raw = readChunkedCookie(cookies, cookie.name);
-  if (!raw) return null;
-  // As the session read sees it: a revoked session, or one the jwt callback ended, gets no token.
-  const claims = (await openJwtSession(config, raw, cookie.name))?.claims;
-  if (!claims) return null;
   const all = (claims.providerTokens ?? {}) as Record<string, ProviderTokens>;
   const tokens = Object.hasOwn(all, provider.id) ? all[provider.id] : undefined;
   if (!tokens) {
@@ -299,25 +305,28 @@ async function fromJwt(
   throw transient(provider.id, outcome);
 }
 
-async function fromAccount(
-  config: ResolvedConfig,
-  cookie: CookieOption,
-  cookies: Record<string, string>,
-  provider: OAuthProvider,
-  skew: number,
-  options: GetAccessTokenOptions,
-): Promise<AccessToken | null> {
+/** The adapter with what a stored account's tokens need, or `MissingAdapterMethods` naming every one missing. */
+function accountMethods(config: ResolvedConfig) {
   const methods = ["getSessionAndUser", "getAccountsByUserId", "updateAccount"] as const;
   const adapter = config.adapter;
   if (!hasMethods(adapter, ...methods)) {
     const missing = methods.filter((m) => typeof adapter?.[m] !== "function");
     throw new MissingAdapterMethods(`getAccessToken needs these adapter methods: ${missing.join(", ")}.`);
   }
-  const sessionToken = cookies[cookie.name];
-  if (!sessionToken) return null;
-  const found = await adapter.getSessionAndUser(sessionToken);
-  if (!found || found.session.expires.valueOf() < Date.now()) return null;
-  const accounts = (await adapter.getAccountsByUserId(found.user.id)).filter(
+  return adapter;
+}
+
+/** The provider tokens stored on the signed-in user's account, refreshed there. */
+async function fromAccount(
+  config: ResolvedConfig,
+  live: LiveSession,
+  provider: OAuthProvider,
+  skew: number,
+  options: GetAccessTokenOptions,
+): Promise<AccessToken | null> {
+  const adapter = accountMethods(config);
+  if (!live.userId) return null;
+  const accounts = (await adapter.getAccountsByUserId(live.userId)).filter(
     (a) =>
       a.provider === provider.id &&
       (options.providerAccountId === undefined || a.providerAccountId === options.providerAccountId),

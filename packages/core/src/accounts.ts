@@ -64,13 +64,15 @@ import { normalizeEmailIdentifier } from "./lib/email/identifier.js";
 import { releaseToProver } from "./lib/flows/identity.js";
 import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
 import { noteVerifiedPassword } from "./lib/flows/sign-in-guard.js";
-import { readChunkedCookie, serializeCookie } from "./lib/http/cookies.js";
+import { serializeCookie } from "./lib/http/cookies.js";
 import { linksMailable, unmailableOrigin } from "./lib/http/index.js";
 import { type AccountPageName, accountPageContent } from "./lib/pages/accounts.js";
 import type { SafeHtml } from "./lib/pages/html.js";
 import { page } from "./lib/pages/layout.js";
 import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/serve/pipeline.js";
-import { amrOf, keepSessionIdentity, openJwtSession, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
+import { amrOf, keepSessionIdentity, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
+import { signedInOf } from "./lib/session/read.js";
+import { readingOf } from "./lib/session/request-read.js";
 import {
   type BreachedPasswordOptions,
   checkBreachedPassword,
@@ -872,26 +874,14 @@ interface Current {
   claims?: JWT;
 }
 
+/** The signed-in user of the request, by the one session read (`lib/session/request-read.ts`). */
 async function currentUser(r: Resolved): Promise<Current | null> {
-  if (!r.sessionCookie) return null;
-  if (r.config.session.strategy === "database") {
-    const token = r.cookies[r.sessionCookie];
-    if (!token || typeof r.adapter.getSessionAndUser !== "function") return null;
-    const found = await r.adapter.getSessionAndUser(token);
-    if (!found || new Date(found.session.expires).valueOf() <= Date.now()) return null;
-    const created = found.session.createdAt ? new Date(found.session.createdAt).valueOf() : null;
-    return { user: found.user, signedInAt: created, sessionToken: token };
-  }
-  const raw = readChunkedCookie(r.cookies, r.sessionCookie);
-  if (!raw) return null;
-  const opened = await openJwtSession(r.config, raw, r.sessionCookie);
-  const sub = opened?.token.sub;
-  if (!opened || typeof sub !== "string" || sub === "") return null;
-  const user = await r.adapter.getUser(sub);
-  const authTime = opened.claims.auth_time;
-  return user
-    ? { user, signedInAt: typeof authTime === "number" ? authTime * 1000 : null, claims: opened.token }
-    : null;
+  const cookie = r.sessionCookieOptions;
+  if (!cookie) return null;
+  const me = await signedInOf({ resolved: r.config, cookie, cookies: r.cookies });
+  if (!me) return null;
+  const { live, user } = me;
+  return { user, signedInAt: live.signedInAt, sessionToken: live.sessionToken, claims: live.token };
 }
 
 /**
@@ -939,6 +929,8 @@ export async function changePassword(
   options: PasswordAccountsOptions,
   input: { csrfToken: unknown; currentPassword?: unknown; newPassword: unknown; clientAddress?: string },
 ): Promise<ChangeResult> {
+  // The one session read's front: no secret or an untrusted host is no session, logged (its fix named).
+  if (!readingOf(sessionRequestOf(request), config, options.env)) return { ok: false, error: "signed-out" };
   const r = resolveAccounts(request, config, options, "changePassword");
   checkCsrf(request, config, input.csrfToken, { env: options.env });
   assertSessionsCanEnd(r.config, "changePassword");

@@ -266,15 +266,6 @@ export const adapterMethods = [
   "listAuditEvents",
 ] as const;
 
-/** The adapter methods a second factor (the TOTP provider) needs. */
-export const secondFactorMethods = [
-  "getSecondFactor",
-  "setSecondFactor",
-  "deleteSecondFactor",
-  "useSecondFactorStep",
-  "useBackupCode",
-] as const;
-
 /** True when `value` is an ISO 8601 date string, as adapters that store JSON need to revive. */
 export function isDate(value: unknown): value is string {
   return (

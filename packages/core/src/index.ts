@@ -19,7 +19,8 @@
 
 import { raw } from "./lib/base/index.js";
 import { isAuthAction, toResponse, webIncoming } from "./lib/http/index.js";
-import { serve, sessionOf } from "./lib/serve/index.js";
+import { serve } from "./lib/serve/index.js";
+import { sessionReadOf } from "./lib/session/request-read.js";
 import type { ResponseInternal, Session } from "./shapes/data.js";
 import type { AuthConfig } from "./types.js";
 
@@ -54,8 +55,9 @@ export async function Auth(request: Request, config: AuthConfig): Promise<Respon
  * The session of a Web `Request`, or null, on any server (Bun, Deno, Hono, a `node:http` handler
  * that builds a `Request`): what `GET <basePath>/session` would answer, with the `jwt` and
  * `session` callbacks run, but no cookie set. Environment variables (`AUTH_SECRET`, `AUTH_URL`,
- * ...) are read as `Auth` reads them. A failing session store is logged and gives null; a host
- * that is not trusted (neither AUTH_URL, `trustHost` nor a loopback name) throws `UntrustedHost`.
+ * ...) are read as `Auth` reads them. It never throws: the one session read's failure policy
+ * (README, "Reading the session") answers null for a missing secret, an untrusted host (neither
+ * AUTH_URL, `trustHost` nor a loopback name) and a failing session store, each logged.
  *
  * @example
  * ```ts
@@ -63,7 +65,8 @@ export async function Auth(request: Request, config: AuthConfig): Promise<Respon
  * if (!session?.user) return Response.redirect(new URL("/auth/signin", request.url), 303)
  * ```
  */
-export function getSession(request: Request, config: AuthConfig): Promise<Session | null> {
+export async function getSession(request: Request, config: AuthConfig): Promise<Session | null> {
   const url = new URL(request.url);
-  return sessionOf({ protocol: url.protocol, host: url.host, cookieHeader: request.headers.get("cookie") }, config);
+  const where = { protocol: url.protocol, host: url.host, cookieHeader: request.headers.get("cookie") };
+  return (await sessionReadOf(where, config, { reissue: false })).session;
 }

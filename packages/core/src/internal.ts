@@ -1,6 +1,6 @@
 /**
  * Building blocks for framework packages (`@latchkey/express` and others): the one request
- * pipeline (`serve`), the session read (`sessionOf`; `sessionReadOf` with the cookies it re-issues), the `requireAuth` decision (`guard`), the
+ * pipeline (`serve`), the one session read (`sessionReadOf`, with the cookies it re-issues or clears), the `requireAuth` decision (`guard`), the
  * server-side sign-in, sign-out and session update with their origin and CSRF checks
  * (`beginServerCall`, `serverSignIn`, `serverSignOut`, `postServerCall`, `internalRequest`), the
  * sessions functions bound to a request type (`boundSessions`), the conversion of an answer to
@@ -88,16 +88,14 @@ export {
   originOf,
   postServerCall,
   type ServerCall,
-  type SessionReadAnswer,
   type SessionRequest,
   type SignInAuthorizationParams,
   serve,
   serverSignIn,
   serverSignOut,
   sessionCookieOf,
-  sessionOf,
-  sessionReadOf,
 } from "./lib/serve/index.js";
+export { type SessionReadAnswer, sessionReadOf } from "./lib/session/request-read.js";
 
 /**
  * The functions of `@latchkey/core/sessions` bound to a framework's request type: each takes the

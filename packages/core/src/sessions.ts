@@ -31,16 +31,18 @@ import {
   UnsupportedStrategy,
 } from "./errors.js";
 import { recordAudit } from "./lib/audit/record.js";
-import { type AdapterMethod, type AdapterWith, hasMethods, withMethods } from "./lib/base/adapter-for.js";
+import { type AdapterMethod, type AdapterWith, hasMethods } from "./lib/base/adapter-for.js";
 import { held, slot } from "./lib/base/application.js";
 import { errorOf, messageOf } from "./lib/base/error-of.js";
 import { sessionStrategyOf } from "./lib/config/resolve.js";
 import type { Env, ResolvedConfig } from "./lib/config/types.js";
 import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
-import { readChunkedCookie, serializeCookie } from "./lib/http/cookies.js";
+import { serializeCookie } from "./lib/http/cookies.js";
 import { csrfTokenFor, requireCsrf } from "./lib/serve/csrf-check.js";
 import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/serve/pipeline.js";
-import { openJwtSession } from "./lib/session/jwt-strategy.js";
+import { isExpired } from "./lib/session/expiry.js";
+import { carriesSessionCookie, readNeeds, signedInOf } from "./lib/session/read.js";
+import { readingOf } from "./lib/session/request-read.js";
 import { revocationOf, revokeUserJwtSessions } from "./lib/session/revoke.js";
 import { databaseSessionId as sessionIdOf } from "./lib/session/session-id.js";
 import { sessionKeyOf } from "./lib/stores/revocation-channel.js";
@@ -249,9 +251,11 @@ interface SignedIn<M extends AdapterMethod> {
 }
 
 /**
- * The signed-in user of a request, read as `getSession` reads it: a database session that has not
- * expired, or a JWT that opens (and that the application's `jwt` callback keeps) whose `sub` is a
- * stored user. Null when signed out.
+ * The signed-in user of a request, read by the one session read (`lib/session/request-read.ts`,
+ * its failure policy included: a configuration error or a failing store is logged and null):
+ * a live session whose user is stored. Null when signed out. A change (`changes`) checks the
+ * request's CSRF token once a session cookie is seen, before any store is read: a cross-site form
+ * learns nothing and ends nothing.
  */
 async function signedIn<M extends AdapterMethod>(
   request: SessionsRequest,
@@ -262,28 +266,15 @@ async function signedIn<M extends AdapterMethod>(
   databaseOnly: boolean,
   changes = false,
 ): Promise<SignedIn<M> | null> {
-  const { resolved, cookie, cookies } = sessionCookieOf(sessionRequestOf(request), config, options);
+  const reading = readingOf(sessionRequestOf(request), config, options.env);
+  if (!reading) return null;
+  const { resolved, cookie, cookies } = reading;
   if (databaseOnly) assertDatabaseSessions(resolved, what);
-  const adapter = adapterFor(resolved, what, methods, [
-    resolved.session.strategy === "database" ? "getSessionAndUser" : "getUser",
-  ]);
-  if (!cookie) return null;
-  // Without a session cookie nothing can change. With one, a change is checked before the store is
-  // read: a cross-site form learns nothing and ends nothing.
-  const raw = resolved.session.strategy === "database" ? cookies[cookie.name] : readChunkedCookie(cookies, cookie.name);
-  if (!raw) return null;
+  const adapter = adapterFor(resolved, what, methods, readNeeds(resolved));
+  if (!carriesSessionCookie(reading)) return null;
   if (changes) requireCsrf(resolved, cookie, cookies, options.csrfToken, what);
-  if (resolved.session.strategy === "database") {
-    const sessionToken = raw;
-    const found = await withMethods(adapter, ["getSessionAndUser"]).getSessionAndUser(sessionToken);
-    if (!found || found.session.expires.getTime() <= Date.now()) return null;
-    return { config: resolved, adapter, user: found.user, sessionToken };
-  }
-  // JWT sessions (linked accounts only), as the session read sees them: revoked or ended is none.
-  const token = (await openJwtSession(resolved, raw, cookie.name))?.token;
-  if (!token || typeof token.sub !== "string" || token.sub === "") return null;
-  const user = await withMethods(adapter, ["getUser"]).getUser(token.sub);
-  return user ? { config: resolved, adapter, user } : null;
+  const me = await signedInOf(reading);
+  return me ? { config: resolved, adapter, user: me.user, sessionToken: me.live.sessionToken } : null;
 }
 
 function toInfo(config: ResolvedConfig, session: AdapterSession, currentToken: string | undefined): SessionInfo {
@@ -321,7 +312,7 @@ export async function listSessions(
   const sessions = await me.adapter.listSessions(me.user.id);
   const now = Date.now();
   return sessions
-    .filter((session) => session.userId === me.user.id && session.expires.getTime() > now)
+    .filter((session) => session.userId === me.user.id && !isExpired(session.expires, now))
     .map((session) => toInfo(me.config, session, me.sessionToken))
     .sort(
       (a, b) =>

@@ -18,7 +18,7 @@
  */
 import type { ServerResponse } from "node:http";
 import type { AuthConfig, SessionOf } from "@latchkey/core";
-import { guard, noteMount, serve, sessionOf, warnOnceFor, writeNodeResponse } from "@latchkey/core/internal";
+import { guard, noteMount, serve, sessionReadOf, warnOnceFor, writeNodeResponse } from "@latchkey/core/internal";
 import { type ExpressRequestLike, type ExpressSessionSource, sessionRequest, toIncoming } from "./convert.js";
 import { markHandler, mountOf } from "./mount.js";
 
@@ -60,8 +60,10 @@ export function ExpressAuth(config: AuthConfig) {
 
 /**
  * The session of a request, or null. It runs the `jwt` and `session` callbacks like
- * `GET /auth/session` does, but sets no cookie (so it never re-seals a token it would throw
- * away). A failing session store is logged and gives null: the request is treated as signed out.
+ * `GET /auth/session` does, but sets no cookie (it has no response to set one on, so it never
+ * re-seals a token it would throw away). It never throws: the one session read's failure policy
+ * (README, "Reading the session") answers null for a missing secret, an untrusted host and a
+ * failing session store, each logged.
  *
  * @example
  * ```ts
@@ -72,8 +74,12 @@ export function ExpressAuth(config: AuthConfig) {
  * })
  * ```
  */
-export function getSession<C extends AuthConfig>(req: ExpressRequestLike, config: C): Promise<SessionOf<C> | null> {
-  return sessionOf(sessionRequest(req), config, { env: process.env }) as Promise<SessionOf<C> | null>;
+export async function getSession<C extends AuthConfig>(
+  req: ExpressRequestLike,
+  config: C,
+): Promise<SessionOf<C> | null> {
+  const read = await sessionReadOf(sessionRequest(req), config, { env: process.env, reissue: false });
+  return read.session as SessionOf<C> | null;
 }
 
 /**

@@ -7,16 +7,14 @@
  */
 
 import { AuthorizationServer, MemoryAuthorizationStore, registerClient } from "@latchkey/core/authorization-server";
-import { MemoryAdapter } from "@latchkey/core/memory-adapter";
 import { verifyAccessToken } from "@latchkey/core/resource-server";
 import { type AuthConfig, ExpressAuth, ExpressAuthorizationServer } from "@latchkey/express";
-import Credentials from "@latchkey/express/providers/credentials";
 import express from "express";
 import { exportJWK, generateKeyPair } from "jose";
 import * as oauth from "oauth4webapi";
 import * as client from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserWalk, signInAt } from "./authorization-walk.js";
+import { adaConfig, browserWalk, signInAt } from "./authorization-walk.js";
 import { Jar, listen } from "./helpers.js";
 
 const SECRET = "authorization-server-express-secret-0123456789";
@@ -28,23 +26,7 @@ let server: AuthorizationServer;
 let config: AuthConfig;
 
 beforeAll(async () => {
-  const adapter = MemoryAdapter();
-  await adapter.createUser?.({ id: "u1", name: "Ada Lovelace", email: "ada@example.com", emailVerified: new Date(0) });
-  config = {
-    secret: SECRET,
-    trustHost: true,
-    adapter,
-    session: { strategy: "jwt", revocation: true },
-    providers: [
-      Credentials({
-        credentials: { username: {}, password: { type: "password" } },
-        authorize: async ({ username, password }) =>
-          username === "ada" && password === "lovelace"
-            ? { id: "u1", name: "Ada Lovelace", email: "ada@example.com" }
-            : null,
-      }),
-    ],
-  };
+  config = await adaConfig(SECRET);
   const app = express();
   let mounted: express.RequestHandler = (_req, _res, next) => next();
   app.use((req, res, next) => mounted(req, res, next));

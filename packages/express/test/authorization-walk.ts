@@ -3,7 +3,35 @@
  * the sign-in page (credentials "ada" / "lovelace"), back to the server, the consent page
  * (allowed), up to the client's redirect URI.
  */
+import { MemoryAdapter } from "@latchkey/core/memory-adapter";
+import type { AuthConfig } from "@latchkey/express";
+import Credentials from "@latchkey/express/providers/credentials";
 import type { Jar } from "./helpers.js";
+
+/**
+ * The application's configuration these walks sign in to: user u1 ("ada" / "lovelace", Ada
+ * Lovelace) in a memory adapter, JWT sessions with revocation (an authorization server needs the
+ * adapter: tokens name stored users).
+ */
+export async function adaConfig(secret: string): Promise<AuthConfig> {
+  const adapter = MemoryAdapter();
+  await adapter.createUser?.({ id: "u1", name: "Ada Lovelace", email: "ada@example.com", emailVerified: new Date(0) });
+  return {
+    secret,
+    trustHost: true,
+    adapter,
+    session: { strategy: "jwt", revocation: true },
+    providers: [
+      Credentials({
+        credentials: { username: {}, password: { type: "password" } },
+        authorize: async ({ username, password }) =>
+          username === "ada" && password === "lovelace"
+            ? { id: "u1", name: "Ada Lovelace", email: "ada@example.com" }
+            : null,
+      }),
+    ],
+  };
+}
 
 /** Latchkey's sign-in page at `page`, signed in as "ada": answers the redirect to its callback URL. */
 export async function signInAt(issuer: string, jar: Jar, page: URL): Promise<Response> {

@@ -15,29 +15,24 @@ import {
   listClients,
   MemoryAuthorizationStore,
 } from "@latchkey/core/authorization-server";
-import { MemoryAdapter } from "@latchkey/core/memory-adapter";
 import { protectedResourceMetadata, verifyAccessToken } from "@latchkey/core/resource-server";
 import { MemoryRevocationStore } from "@latchkey/core/revocation";
-import { type AuthConfig, ExpressAuth, ExpressAuthorizationServer } from "@latchkey/express";
-import Credentials from "@latchkey/express/providers/credentials";
-import { type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { ExpressAuth, ExpressAuthorizationServer } from "@latchkey/express";
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DocumentHost, startDocumentHost } from "../../core/test/authorization-server/document-host.js";
-import { browserWalk } from "./authorization-walk.js";
+import { adaConfig, browserWalk } from "./authorization-walk.js";
 import { Jar, listen } from "./helpers.js";
+import { MemoryOAuthProvider } from "./mcp-client.js";
 
 const REDIRECT = "http://127.0.0.1:9/callback";
-const SCOPES = ["openid", "offline_access", "mcp:tools"];
+const SCOPES = ["openid", "offline_access", "mcp:tools", "mcp:admin"];
 
 let origin = "";
 let close: () => Promise<void>;
@@ -50,23 +45,7 @@ let registrations = 0;
 
 beforeAll(async () => {
   host = await startDocumentHost();
-  const adapter = MemoryAdapter();
-  await adapter.createUser?.({ id: "u1", name: "Ada Lovelace", email: "ada@example.com", emailVerified: new Date(0) });
-  const config: AuthConfig = {
-    secret: "mcp-sdk-express-secret-0123456789abcdef",
-    trustHost: true,
-    adapter,
-    session: { strategy: "jwt", revocation: true },
-    providers: [
-      Credentials({
-        credentials: { username: {}, password: { type: "password" } },
-        authorize: async ({ username, password }) =>
-          username === "ada" && password === "lovelace"
-            ? { id: "u1", name: "Ada Lovelace", email: "ada@example.com" }
-            : null,
-      }),
-    ],
-  };
+  const config = await adaConfig("mcp-sdk-express-secret-0123456789abcdef");
   const app = express();
   let mounted: express.RequestHandler = (_req, _res, next) => next();
   app.use((req, _res, next) => {
@@ -100,7 +79,11 @@ beforeAll(async () => {
   const api = { issuer: server, audience: resource, resourceMetadata: `${origin}${metadata.path}`, revocation };
   app.get(metadata.path, (_req, res) => res.json(metadata.document));
   app.post("/mcp", express.json(), async (req, res) => {
-    const check = await verifyAccessToken({ headers: { get: (name) => req.get(name) ?? null } }, api, ["mcp:tools"]);
+    // One tool needs more than the others: its call asks for mcp:admin too (step-up by scope).
+    const body = req.body as { method?: unknown; params?: { name?: unknown } } | undefined;
+    const admin = body?.method === "tools/call" && body.params?.name === "admin-report";
+    const needed = admin ? ["mcp:tools", "mcp:admin"] : ["mcp:tools"];
+    const check = await verifyAccessToken({ headers: { get: (name) => req.get(name) ?? null } }, api, needed);
     if (!check.ok) {
       challenges.push(check.headers["WWW-Authenticate"] ?? "");
       res
@@ -122,6 +105,11 @@ beforeAll(async () => {
     mcp.registerTool("whoami", { description: "The signed-in user's id" }, async (extra) => ({
       content: [{ type: "text", text: `${extra.authInfo?.extra?.sub} via ${extra.authInfo?.clientId}` }],
     }));
+    mcp.registerTool("admin-report", { description: "Needs mcp:admin" }, async (extra) => ({
+      content: [
+        { type: "text", text: `admin report for ${extra.authInfo?.extra?.sub}: ${extra.authInfo?.scopes.join(" ")}` },
+      ],
+    }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on("close", () => {
       void transport.close();
@@ -137,54 +125,8 @@ afterAll(async () => {
   await host.close();
 });
 
-/** The SDK's OAuth client provider, kept in memory; the "browser" is a cookie jar walking Latchkey's pages. */
-class Provider implements OAuthClientProvider {
-  information: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = "";
-  authorizationUrl: URL | undefined;
-  readonly clientMetadataUrl: string | undefined;
-  readonly redirectUrl = REDIRECT;
-  readonly clientMetadata: OAuthClientMetadata = {
-    client_name: "SDK test client",
-    redirect_uris: [REDIRECT],
-    grant_types: ["authorization_code", "refresh_token"],
-    response_types: ["code"],
-    token_endpoint_auth_method: "none",
-  };
-
-  constructor(clientMetadataUrl?: string) {
-    this.clientMetadataUrl = clientMetadataUrl;
-  }
-  clientInformation() {
-    return this.information;
-  }
-  saveClientInformation(information: OAuthClientInformationMixed) {
-    this.information = information;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery") {
-    if (scope === "all" || scope === "tokens") this.saved = undefined;
-    if (scope === "all" || scope === "client") this.information = undefined;
-  }
-}
-
 /** The SDK client's whole flow: refused, sent to authorize, the user walks through, the code finished, connected. */
-async function connectThroughOAuth(provider: Provider, jar = new Jar()) {
+async function connectThroughOAuth(provider: MemoryOAuthProvider, jar = new Jar()) {
   const url = new URL(`${origin}/mcp`);
   const first = new Client({ name: "sdk-test", version: "1.0.0" });
   await expect(first.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }))).rejects.toThrow(
@@ -219,7 +161,7 @@ describe("the MCP TypeScript SDK's client against an MCP server protected by Lat
       },
     });
     const before = registrations;
-    const provider = new Provider(`${host.origin}/sdk-client.json`);
+    const provider = new MemoryOAuthProvider(REDIRECT, `${host.origin}/sdk-client.json`);
     const { client, start, pages } = await connectThroughOAuth(provider);
     expect(challenges.at(-1)).toContain(`resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`);
     expect(challenges.at(-1)).toContain('scope="mcp:tools"');
@@ -236,7 +178,7 @@ describe("the MCP TypeScript SDK's client against an MCP server protected by Lat
 
   it("registers dynamically when the client has no metadata document, then refreshes its token", async () => {
     const before = registrations;
-    const provider = new Provider();
+    const provider = new MemoryOAuthProvider(REDIRECT);
     const { client } = await connectThroughOAuth(provider);
     expect(registrations).toBe(before + 1);
     const clientId = provider.information?.client_id ?? "";
@@ -255,7 +197,7 @@ describe("the MCP TypeScript SDK's client against an MCP server protected by Lat
   });
 
   it("refuses the SDK client at once when the user revokes the application: its token and its refresh are dead", async () => {
-    const provider = new Provider();
+    const provider = new MemoryOAuthProvider(REDIRECT);
     const jar = new Jar();
     const { client } = await connectThroughOAuth(provider, jar);
     await client.close();
@@ -271,6 +213,33 @@ describe("the MCP TypeScript SDK's client against an MCP server protected by Lat
     expect(provider.saved).toBeUndefined();
   });
 
+  it("steps up by scope: a tool that needs more answers 403 with the scope, the SDK asks the user for it, and the new token calls the tool", async () => {
+    // Registered without refresh_token: the SDK then steps up through the user, not a refresh.
+    const provider = new MemoryOAuthProvider(REDIRECT, undefined, ["authorization_code"]);
+    const jar = new Jar();
+    const { client } = await connectThroughOAuth(provider, jar);
+    expect(provider.saved?.scope).toBe("mcp:tools");
+    expect(provider.saved?.refresh_token).toBeUndefined();
+    provider.authorizationUrl = undefined;
+    await expect(client.callTool({ name: "admin-report", arguments: {} })).rejects.toThrow(UnauthorizedError);
+    expect(challenges.at(-1)).toContain('error="insufficient_scope"');
+    expect(challenges.at(-1)).toContain('scope="mcp:tools mcp:admin"');
+    const again = provider.authorizationUrl as URL | undefined;
+    expect(again?.searchParams.get("scope")).toBe("mcp:tools mcp:admin");
+    const back = await browserWalk(origin, REDIRECT, jar, again as URL);
+    await new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { authProvider: provider }).finishAuth(
+      back.searchParams.get("code") ?? "",
+    );
+    const stepped = new Client({ name: "sdk-test", version: "1.0.0" });
+    await stepped.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { authProvider: provider }));
+    expect(textOf(await stepped.callTool({ name: "admin-report", arguments: {} }))).toBe(
+      "admin report for u1: mcp:tools mcp:admin",
+    );
+    await stepped.close();
+    await client.close();
+  });
+
+  // Last: it spends the registrations this address may make.
   it("counts registrations per client address: past perIp.max the next is 429 with Retry-After, and nothing is registered", async () => {
     const register = () =>
       fetch(`${origin}/oauth/register`, {

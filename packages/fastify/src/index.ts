@@ -26,7 +26,7 @@ import {
   MAX_BODY_BYTES,
   nodeIncoming,
   serve,
-  sessionOf,
+  sessionReadOf,
   shellConfig,
   structuredLogger,
 } from "@latchkey/core/internal";
@@ -84,15 +84,16 @@ function send(reply: FastifyReply, answer: Parameters<typeof finalizeResponse>[0
 
 /**
  * The session of a request, or null (the plugin's configuration, read as `GET /auth/session`
- * reads it, but setting no cookie). A failing session store is logged and gives null.
+ * reads it, but setting no cookie: it has no reply to set one on). It never throws: a missing
+ * secret, an untrusted host and a failing session store are logged and give null.
  *
  * @example
  * ```ts
  * app.get("/", async (request) => ((await getSession(request))?.user?.name ?? "Not signed in"))
  * ```
  */
-export function getSession(request: FastifyRequest): Promise<Session | null> {
-  return sessionOf(arrival(request), configOf(request), { env: process.env });
+export async function getSession(request: FastifyRequest): Promise<Session | null> {
+  return (await sessionReadOf(arrival(request), configOf(request), { env: process.env, reissue: false })).session;
 }
 
 /**

@@ -21,12 +21,13 @@
  */
 import type { AuthConfig, SessionOf } from "@latchkey/core";
 import {
+  finalizeResponse,
   type GuardOptions,
   guard,
   mountNoted,
   noteMount,
   serve,
-  sessionOf,
+  sessionReadOf,
   toResponse,
   webIncoming,
 } from "@latchkey/core/internal";
@@ -115,7 +116,9 @@ export function HonoAuth(config: AuthConfig): MiddlewareHandler {
 
 /**
  * The session of a request, or null. It runs the `jwt` and `session` callbacks like
- * `GET /auth/session` does, but sets no cookie. A failing session store is logged and gives null.
+ * `GET /auth/session` does, and re-issues no cookie; a session cookie that is not a live session
+ * (garbage, tampered, expired, revoked) is cleared on `c`'s response. It never throws: a missing
+ * secret, an untrusted host and a failing session store are logged and give null.
  *
  * @example
  * ```ts
@@ -125,8 +128,13 @@ export function HonoAuth(config: AuthConfig): MiddlewareHandler {
  * })
  * ```
  */
-export function getSession<C extends AuthConfig>(c: Context, config: C): Promise<SessionOf<C> | null> {
-  return sessionOf(arrival(c), config) as Promise<SessionOf<C> | null>;
+export async function getSession<C extends AuthConfig>(c: Context, config: C): Promise<SessionOf<C> | null> {
+  const read = await sessionReadOf(arrival(c), config, { reissue: false });
+  // Latchkey's one encoding of the deletions, with the headers that keep them out of every cache.
+  if (read.cookies.length)
+    for (const [name, value] of finalizeResponse({ cookies: read.cookies }).headers)
+      c.header(name, value, { append: name === "Set-Cookie" });
+  return read.session as SessionOf<C> | null;
 }
 
 /**

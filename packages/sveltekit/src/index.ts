@@ -23,7 +23,7 @@ import {
   serve,
   serverSignIn,
   serverSignOut,
-  sessionOf,
+  sessionReadOf,
   shellConfig,
   toResponse,
   webIncoming,
@@ -126,7 +126,13 @@ export function SvelteKitAuth(
       const env = await environment();
       const request = event.request;
       const cookieHeader = request.headers.get("cookie");
-      event.locals.auth = () => sessionOf({ ...arrival(event), cookieHeader }, c, { env });
+      // The one session read; a cookie that is not a live session is cleared on the response.
+      event.locals.auth = async () => {
+        const read = await sessionReadOf({ ...arrival(event), cookieHeader }, c, { env, reissue: false });
+        for (const { name, value, options } of read.cookies)
+          event.cookies.set(name, value, { ...options, path: options?.path ?? "/", encode: encodeCookieValue });
+        return read.session;
+      };
       const { pathname } = event.url;
       if (pathname !== c.basePath && !pathname.startsWith(`${c.basePath}/`)) return resolve(event);
       const incoming = webIncoming(request, c, { where: arrival(event), url: event.url, peer: peer(event) });

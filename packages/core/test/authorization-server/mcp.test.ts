@@ -187,6 +187,17 @@ describe("client ID metadata documents", () => {
     }
   });
 
+  it("refuse a document whose client_name holds control or bidirectional characters: the consent page shows no forged text", async () => {
+    const app = await makeApp(documents());
+    for (const name of ["Reports\n\u0000", "Reports \u202Emoc.elpmaxe", "Reports\u2067x"]) {
+      const clientId = publish({ client_name: name });
+      const { response } = await authorizeAs(app, clientId);
+      expect(response.status, JSON.stringify(name)).toBe(400);
+      expect(await response.text()).not.toContain(name);
+      expect(app.logged.warnings.at(-1)).toBe("client-metadata-document-refused");
+    }
+  });
+
   it("refuse what is not JSON, an error status, a body over the size limit", async () => {
     const app = await makeApp(documents({ maxBytes: 1024 }));
     const notJson = newDocumentPath();
@@ -325,7 +336,7 @@ describe("dynamic client registration (RFC 7591)", () => {
     );
   });
 
-  it("registers a public client whose code flow then works, its scopes narrowed to the policy, and consent says it is unverified", async () => {
+  it("registers a public client whose code flow then works, its scopes the policy's whatever it asked, and consent says it is unverified", async () => {
     const app = await makeApp(policy);
     const metadata = (await (await send(app, "/.well-known/oauth-authorization-server")).json()) as Record<
       string,
@@ -342,7 +353,10 @@ describe("dynamic client registration (RFC 7591)", () => {
     });
     expect(response?.status).toBe(201);
     const registered = (await response?.json()) as Record<string, unknown>;
-    expect(registered).toMatchObject({ client_name: "MCP Inspector", scope: "openid reports:read" });
+    expect(registered).toMatchObject({
+      client_name: "MCP Inspector",
+      scope: "openid email offline_access reports:read",
+    });
     expect(registered).not.toHaveProperty("client_secret");
     const clientId = String(registered.client_id);
     const {
@@ -403,6 +417,21 @@ describe("dynamic client registration (RFC 7591)", () => {
       "invalid_client_metadata",
     ],
     ["a list for a name", { redirect_uris: [REDIRECT], client_name: ["a", "b"] }, "invalid_client_metadata"],
+    [
+      "a name with CR, LF or NUL",
+      { redirect_uris: [REDIRECT], client_name: "Reports\r\nSet-Cookie: x=1\u0000" },
+      "invalid_client_metadata",
+    ],
+    [
+      "a name that reverses the text after it (U+202E)",
+      { redirect_uris: [REDIRECT], client_name: "Reports \u202Emoc.elpmaxe" },
+      "invalid_client_metadata",
+    ],
+    [
+      "a name with an isolate or invisible mark (U+2066, U+200F)",
+      { redirect_uris: [REDIRECT], client_name: "Reports\u2066\u200F" },
+      "invalid_client_metadata",
+    ],
   ])("refuses %s", async (_what, body, error) => {
     const app = await makeApp(policy);
     const response = await registerAt(app, body);
@@ -433,7 +462,9 @@ describe("dynamic client registration (RFC 7591)", () => {
   });
 
   it("registers 30 clients at once, each its own id", async () => {
-    const app = await makeApp(policy);
+    const app = await makeApp({
+      dynamicRegistration: { ...policy.dynamicRegistration, perIp: { max: 30, windowSeconds: 3600 } },
+    });
     const answers = await Promise.all(
       Array.from({ length: 30 }, () =>
         registerAt(app, { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }),
@@ -444,6 +475,55 @@ describe("dynamic client registration (RFC 7591)", () => {
     );
     expect(new Set(ids).size).toBe(30);
     expect(await app.store.find("client")).toHaveLength(30);
+  });
+});
+
+describe("rule: registrations are counted even where no client address is known (server.fetch, no clientAddress)", () => {
+  const limited = (more: Partial<AuthorizationServerOptions> = {}) => ({
+    dynamicRegistration: {
+      scopes: ["openid", "reports:read"],
+      resources: [MCP],
+      perIp: { max: 5, windowSeconds: 3600 },
+    },
+    ...more,
+  });
+  const registerOnce = (app: App, headers: Record<string, string> = {}) =>
+    app.server.fetch(
+      new Request("http://localhost:3000/oauth/register", {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }),
+      }),
+    );
+
+  it("attack: 40 registrations at once from strangers without an address share one budget: perIp.max stored, the rest 429", async () => {
+    const app = await makeApp(limited());
+    const answers = await Promise.all(Array.from({ length: 40 }, () => registerOnce(app)));
+    const statuses = answers.map((a) => a?.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(35);
+    expect(answers.find((a) => a?.status === 429)?.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(await app.store.find("client")).toHaveLength(5);
+  });
+
+  it("attack: a spoofed X-Forwarded-For without clientAddress moves no registration to a fresh budget", async () => {
+    const app = await makeApp(limited());
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => registerOnce(app, { "x-forwarded-for": `203.0.113.${i + 1}` })),
+    );
+    expect(answers.filter((a) => a?.status === 201)).toHaveLength(5);
+    expect(await app.store.find("client")).toHaveLength(5);
+  });
+
+  it("honest: with clientAddress set, each address has its own budget", async () => {
+    const app = await makeApp(limited(), {
+      clientAddress: (request) => request.headers.get("x-test-client"),
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => registerOnce(app, { "x-test-client": `198.51.100.${i % 2}` })),
+    );
+    expect(answers.filter((a) => a?.status === 201)).toHaveLength(10);
+    expect(await app.store.find("client")).toHaveLength(10);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * Adversarial review (feat-n): `amr` (how the session's user signed in) is what
- * `requireAuth(config, { factors: 2 })` / `authenticationOf` decide on. Latchkey keeps the session's
+ * `requireAuth(config, { factors: 2 })` / `sessionReadOf` decide on. Latchkey keeps the session's
  * `sid` and `auth_time` across every re-issue "whatever the jwt callback returned"
  * (`keepSessionIdentity`), but not `amr`: a session update (`POST /auth/session` with `data`)
  * through a `jwt` callback that merges the update into the token (Auth.js's "update the session"
@@ -8,7 +8,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { base32Decode, hotp, TOTP_PERIOD, timeStep } from "../../src/lib/flows/second-factor/totp.js";
-import { authenticationOf } from "../../src/lib/serve/pipeline.js";
+import { sessionReadOf } from "../../src/lib/session/request-read.js";
 import { createMemoryStore, MemoryAdapter } from "../../src/memory-adapter.js";
 import Credentials from "../../src/providers/credentials.js";
 import TOTP from "../../src/providers/totp.js";
@@ -55,7 +55,7 @@ async function password(config: AuthConfig, name: string, jar = new CookieJar())
 }
 
 const factorsOf = async (config: AuthConfig, jar: CookieJar) =>
-  (await authenticationOf({ protocol: "http", host: "localhost:3000", cookieHeader: jar.header() }, config)).amr;
+  (await sessionReadOf({ protocol: "http", host: "localhost:3000", cookieHeader: jar.header() }, config)).amr ?? [];
 
 /** requireAuth's test for `factors: 2` (packages/express/src/index.ts). */
 const passesTwoFactors = (amr: string[]) => new Set(amr).size >= 2;
@@ -95,7 +95,7 @@ describe("amr belongs to Latchkey, like sid and auth_time: no session update or 
     const jar = await password(config, "ada");
     const csrf = await csrfToken(config, jar);
     await call(config, "/auth/callback/totp", { jar, form: { csrfToken: csrf, code: code(timeStep()) } });
-    const { session } = await authenticationOf(
+    const { session } = await sessionReadOf(
       { protocol: "http", host: "localhost:3000", cookieHeader: jar.header() },
       config,
     );

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import type { Adapter, AdapterUser } from "../../src/adapters.js";
-import { sessionOf } from "../../src/internal.js";
+import { sessionReadOf } from "../../src/internal.js";
 import { MemoryAdapter } from "../../src/memory-adapter.js";
 import type { AuthConfig } from "../../src/types.js";
 import { CookieJar, call, csrfToken, makeConfig, recordingLogger } from "../helpers.js";
@@ -73,7 +73,8 @@ describe("the session token never reaches JavaScript (database sessions)", () =>
     expect(updated.status).toBe(200);
     expect(await updated.text()).not.toContain(sessionToken);
 
-    const serverSide = await sessionOf({ protocol: "http:", host: "localhost:3000", cookieHeader: jar.header() }, c);
+    const where = { protocol: "http:", host: "localhost:3000", cookieHeader: jar.header() };
+    const { session: serverSide } = await sessionReadOf(where, c, { reissue: false });
     expect(serverSide).toMatchObject({ user: { id: user.id } });
     expect(JSON.stringify(serverSide)).not.toContain(sessionToken);
 

@@ -23,16 +23,30 @@ export async function registerClient(
   server: ServerState,
   registration: ClientRegistration,
 ): Promise<{ client: Client; clientSecret?: string }> {
-  const checked = checkRegistration(server, registration);
+  const { data, secret } = await storeNewClient(server, checkRegistration(server, registration));
+  return { client: publicClient(data), ...(secret !== undefined && { clientSecret: secret }) };
+}
+
+/**
+ * Stores a new client of `checked` registration under a random id, with a secret when its method
+ * uses one (only the digest kept); answers it and the secret. `origin` marks a client not
+ * registered through this API (dynamic registration).
+ */
+export async function storeNewClient(
+  server: ServerState,
+  checked: Omit<ClientData, "clientId" | "secrets" | "createdAt" | "origin">,
+  origin?: ClientData["origin"],
+): Promise<{ data: ClientData; secret: string | undefined }> {
   const secret = usesSecret(checked.tokenEndpointAuthMethod) ? await newSecret() : undefined;
   const data: ClientData = {
     ...checked,
     clientId: randomToken(16),
     secrets: secret ? [{ digest: secret.digest }] : [],
     createdAt: Date.now(),
+    ...(origin !== undefined && { origin }),
   };
   await server.store.set({ kind: "client", id: data.clientId, data: { ...data }, clientId: data.clientId, version: 1 });
-  return { client: publicClient(data), ...(secret && { clientSecret: secret.secret }) };
+  return { data, secret: secret?.secret };
 }
 
 async function existing(server: ServerState, clientId: string): Promise<ClientData> {

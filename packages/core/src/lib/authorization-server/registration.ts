@@ -11,12 +11,11 @@ import type { ResponseInternal } from "../../shapes/data.js";
 import { isPlainObject } from "../base/merge.js";
 import { clientKey } from "../limits/attempts.js";
 import type { IncomingRequest } from "../serve/pipeline.js";
+import { storeNewClient } from "./admin.js";
 import { clientOfMetadata, MetadataProblem } from "./client-metadata.js";
-import { newSecret, usesSecret } from "./clients.js";
 import type { ServerState } from "./config.js";
-import { randomToken, sameText } from "./crypto.js";
+import { sameText } from "./crypto.js";
 import { json, OAuthError } from "./http.js";
-import type { ClientData } from "./records.js";
 
 /** The largest registration taken, in bytes. */
 const MAX_REGISTRATION_BYTES = 16 * 1024;
@@ -53,12 +52,16 @@ function checkInitialAccessToken(server: ServerState, incoming: IncomingRequest)
     });
 }
 
-/** Counts this registration against the client address's limit; a 429 past it. */
+/**
+ * Counts this registration against the client address's limit; a 429 past it. Registrations
+ * whose address is unknown (a `fetch` handler without the `clientAddress` option) share one
+ * budget: without it, anyone there could grow the client store without bound.
+ */
 async function countRegistration(server: ServerState, incoming: IncomingRequest): Promise<void> {
   const limits = server.registration?.perIp;
   const store = server.latchkey().rateLimit?.store;
-  const key = clientKey(incoming.clientIp);
-  if (!limits || !store || key === undefined) return;
+  const key = clientKey(incoming.clientIp) ?? "-";
+  if (!limits || !store) return;
   const hit = await store.increment(`oauth-register:${key}`, limits.windowSeconds * 1000);
   if (hit.count > limits.max)
     throw new OAuthError("too_many_requests", "Too many registrations from this address: try again later", 429, {
@@ -89,20 +92,12 @@ export async function register(server: ServerState, incoming: IncomingRequest): 
     throw e;
   }
   await countRegistration(server, incoming);
-  const secret = usesSecret(described.tokenEndpointAuthMethod) ? await newSecret() : undefined;
-  const data: ClientData = {
-    ...described,
-    clientId: randomToken(16),
-    secrets: secret ? [{ digest: secret.digest }] : [],
-    createdAt: Date.now(),
-    origin: "registration",
-  };
-  await server.store.set({ kind: "client", id: data.clientId, data: { ...data }, clientId: data.clientId, version: 1 });
+  const { data, secret } = await storeNewClient(server, described, "registration");
   return json(
     {
       client_id: data.clientId,
       client_id_issued_at: Math.floor(data.createdAt / 1000),
-      ...(secret && { client_secret: secret.secret, client_secret_expires_at: 0 }),
+      ...(secret !== undefined && { client_secret: secret, client_secret_expires_at: 0 }),
       client_name: data.name,
       redirect_uris: data.redirectUris,
       token_endpoint_auth_method: data.tokenEndpointAuthMethod,

@@ -1,13 +1,14 @@
 /**
- * The authorization server's side of Latchkey's sessions: who is signed in (the pipeline's one
- * session read, `authenticationOf`, as the issuer's origin sees the request's cookies), where to
+ * The authorization server's side of Latchkey's sessions: who is signed in (the one session
+ * read, `sessionReadOf`, as the issuer's origin sees the request's cookies), where to
  * send a browser to sign in, and the CSRF token and check of its forms (Latchkey's double-submit
  * cookie, the one its own pages use).
  */
 import { InvalidConfiguration, MissingCSRF, UntrustedHost } from "../../errors.js";
 import type { Cookie } from "../../shapes/data.js";
 import { csrfTokenFor, requireCsrf } from "../serve/csrf-check.js";
-import { authenticationOf, sessionCookieOf } from "../serve/pipeline.js";
+import { sessionCookieOf } from "../serve/pipeline.js";
+import { sessionReadOf } from "../session/request-read.js";
 import type { ServerState } from "./config.js";
 import type { ServerRequest } from "./http.js";
 import type { SignedInAs } from "./records.js";
@@ -44,13 +45,12 @@ export async function signedInUser(
   server: ServerState,
   req: Pick<ServerRequest, "cookieHeader">,
 ): Promise<SignedInAs | null> {
-  let read: Awaited<ReturnType<typeof authenticationOf>>;
-  try {
-    read = await authenticationOf(sessionRequest(server, req.cookieHeader), server.auth, { subject: true });
-  } catch (e) {
-    return untrusted(server, e);
-  }
-  const { subject: identity, amr } = read;
+  // Never throws: an issuer Latchkey does not trust is logged (UntrustedHost, naming the fix) and no session.
+  const read = await sessionReadOf(sessionRequest(server, req.cookieHeader), server.auth, {
+    subject: true,
+    reissue: false,
+  });
+  const { subject: identity, amr = [] } = read;
   if (!identity) return null;
   return {
     userId: identity.userId,

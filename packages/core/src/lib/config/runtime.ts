@@ -3,12 +3,13 @@
 // needs; each call bounded in time, its failure named) and its event handlers (a throw is logged,
 // never the request's). Made when the configuration is built (build.ts), called by every flow.
 import type { Adapter } from "../../adapters.js";
-import { adapterMethods, secondFactorMethods } from "../../adapters.js";
+import { adapterMethods } from "../../adapters.js";
 import { AdapterError, EventError } from "../../errors.js";
 import type { LoggerInstance } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
 import type { CallbacksOptions, EventCallbacks, SessionOptions } from "../../types.js";
 import { errorOf } from "../base/error-of.js";
+import { secondFactorMethods } from "../flows/second-factor/secret.js";
 import { webauthnAdapterMethods } from "../flows/webauthn/config.js";
 import { defaultRedirect } from "../http/redirect.js";
 import { missingSchemaAdvice } from "./advice.js";

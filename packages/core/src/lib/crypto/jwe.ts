@@ -21,10 +21,11 @@ import {
 import type { JWT } from "../../shapes/jwt.js";
 import { isThenable } from "../base/awaitable.js";
 import { derivedOnce } from "../base/key-cache.js";
+import { JWT_CLOCK_TOLERANCE, jwtExpired } from "../session/expiry.js";
 import { randomBytesFromPool } from "./random-pool.js";
 
-/** Seconds of clock difference tolerated on `exp`, as Auth.js does. */
-const CLOCK_TOLERANCE = 15;
+/** Seconds of clock difference tolerated on `nbf`, as on `exp` (`lib/session/expiry.ts`). */
+const CLOCK_TOLERANCE = JWT_CLOCK_TOLERANCE;
 /** A session token is at most a few KB; anything far larger is refused before any work. */
 const MAX_TOKEN_LENGTH = 64 * 1024;
 
@@ -186,7 +187,7 @@ function checkClaims(plaintext: Uint8Array): Opened {
     if (jwt[claim] !== undefined && (typeof jwt[claim] !== "number" || !Number.isFinite(jwt[claim]))) return invalid;
   }
   const t = now();
-  if (typeof jwt.exp === "number" && jwt.exp <= t - CLOCK_TOLERANCE) return invalid;
+  if (typeof jwt.exp === "number" && jwtExpired(jwt.exp, t)) return invalid;
   if (typeof jwt.nbf === "number" && jwt.nbf > t + CLOCK_TOLERANCE) return invalid;
   return { claims: jwt };
 }

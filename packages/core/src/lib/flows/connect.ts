@@ -9,11 +9,9 @@
 import { hash, toBase64url } from "#platform";
 import type { AdapterUser } from "../../adapters.js";
 import { AccessDenied, InvalidCheck } from "../../errors.js";
-import { adapterFor } from "../base/adapter-for.js";
-import { readChunkedCookie } from "../http/cookies.js";
 import type { RequestInternal } from "../http/request.js";
 import type { Context } from "../serve/context.js";
-import { openJwtSession } from "../session/jwt-strategy.js";
+import { signedInOf } from "../session/read.js";
 
 /** The session a request carries: its user and a key naming that session (never its token). */
 export interface SessionOnRequest {
@@ -38,22 +36,11 @@ function keyOf(kind: string, value: string): string {
  */
 export async function sessionOnRequest(req: RequestInternal, ctx: Context): Promise<SessionOnRequest | null> {
   if (!ctx.config.adapter) return null;
-  const cookie = ctx.cookieOptions.sessionToken;
-  const raw = readChunkedCookie(req.cookies, cookie.name);
-  if (!raw) return null;
-  if (ctx.config.session.strategy === "jwt") {
-    const opened = await openJwtSession(ctx.config, raw, cookie.name);
-    const sub = opened?.token.sub;
-    if (typeof sub !== "string" || !sub) return null;
-    const user = await adapterFor(ctx.config, "getUser").getUser(sub);
-    if (!user) return null;
-    // A token issued before sessions had ids (an Auth.js cookie) is named by its own value.
-    const sid = opened?.claims.sid;
-    return { user, key: typeof sid === "string" && sid ? keyOf("sid", sid) : keyOf("jwt", raw) };
-  }
-  const found = await adapterFor(ctx.config, "getSessionAndUser").getSessionAndUser(raw);
-  if (!found || found.session.expires.valueOf() <= Date.now()) return null;
-  return { user: found.user, key: keyOf("database", raw) };
+  const me = await signedInOf({ resolved: ctx.config, cookie: ctx.cookieOptions.sessionToken, cookies: req.cookies });
+  if (!me) return null;
+  // A token issued before sessions had ids (an Auth.js cookie) is named by its own value.
+  const [kind, value] = me.live.key;
+  return { user: me.user, key: keyOf(kind, value) };
 }
 
 /** Whether a sign-in request asks to connect (`connect` of `true`, `"true"` or `"1"` in its body). */

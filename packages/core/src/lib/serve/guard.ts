@@ -3,7 +3,8 @@ import type { AuthConfig } from "../../types.js";
 import { resolveConfig } from "../config/resolve.js";
 import type { Env } from "../config/types.js";
 import { withQuery } from "../http/url.js";
-import { authenticationOf, type SessionRequest } from "./pipeline.js";
+import { sessionReadOf } from "../session/request-read.js";
+import type { SessionRequest } from "./pipeline.js";
 
 /** What a route guard demands: where to sign in, and how many (or which) methods the user signed in with. */
 export interface GuardOptions {
@@ -74,19 +75,21 @@ export function guard(config: AuthConfig, options: GuardOptions = {}) {
     request: GuardRequest,
     env: { env?: Env } = {},
   ): Promise<{ session: Session; response?: undefined } | { session?: undefined; response: ResponseInternal }> {
-    const { session, amr } = await authenticationOf(request, config, env);
+    // The one read (never throws): a cookie that is not a live session comes back as its deletion.
+    const { session, amr = [], cookies } = await sessionReadOf(request, config, { env: env.env, reissue: false });
     // The configured base path, else the mount, else AUTH_URL's path or "/auth" (as served).
     const basePath =
       config.basePath !== undefined || request.mountPath === undefined
-        ? resolveConfig(config, env.env).basePath
+        ? configuredBasePath(config, env.env)
         : request.mountPath.replace(/\/+$/, "");
     const signInPage = options.signInPage ?? `${basePath}/signin`;
     const browser = /\btext\/html\b/.test(request.accept ?? "");
     const callbackUrl = new URLSearchParams({ callbackUrl: request.url });
     if (!session?.user) {
-      if (browser) return { response: { redirect: withQuery(signInPage, callbackUrl) } };
+      const clear = cookies.length ? { cookies } : {};
+      if (browser) return { response: { redirect: withQuery(signInPage, callbackUrl), ...clear } };
       const body = { error: "SessionRequired", message: "Sign in to use this resource." };
-      return { response: { status: 401, body } };
+      return { response: { status: 401, body, ...clear } };
     }
     // One factor is what every session has, recorded or not; more must be recorded.
     if ((factors === 1 || new Set(amr).size >= factors) && required.every((m) => amr.includes(m))) return { session };
@@ -94,4 +97,13 @@ export function guard(config: AuthConfig, options: GuardOptions = {}) {
     const body = { error: "SecondFactorRequired", message: "Sign in with a second factor to use this resource." };
     return { response: { status: 403, body } };
   };
+}
+
+/** The base path the handler serves under; a configuration that cannot be resolved (logged by the read) has its own or "/auth". */
+function configuredBasePath(config: AuthConfig, env: Env | undefined): string {
+  try {
+    return resolveConfig(config, env).basePath;
+  } catch {
+    return config.basePath ?? "/auth";
+  }
 }

@@ -1,12 +1,4 @@
-import {
-  AuthError,
-  CredentialsSignin,
-  clientErrorValue,
-  ErrorPageLoop,
-  RateLimited,
-  SignOutError,
-  UnknownAction,
-} from "../../errors.js";
+import { AuthError, CredentialsSignin, ErrorPageLoop, RateLimited, SignOutError, UnknownAction } from "../../errors.js";
 import type { LoggerInstance, ResponseInternal, Theme } from "../../shapes/data.js";
 import type { AuthConfig } from "../../types.js";
 import { failureReasonOf, recordSignInFailure } from "../audit/sign-in.js";
@@ -16,6 +8,7 @@ import { BadBody, type RequestInternal } from "../http/request.js";
 import { withQuery } from "../http/url.js";
 import { page } from "../pages/layout.js";
 import { errorPage } from "../pages/other-pages.js";
+import { clientErrorValue } from "./client-errors.js";
 import { type Context, createContext } from "./context.js";
 import { route } from "./router.js";
 

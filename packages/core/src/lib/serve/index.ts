@@ -7,17 +7,7 @@
 export type { Context } from "./context.js";
 export { csrfTokenFor, requireCsrf } from "./csrf-check.js";
 export { type GuardOptions, type GuardRequest, guard, mountNoted, noteMount } from "./guard.js";
-export {
-  authenticationOf,
-  type IncomingRequest,
-  type SessionReadAnswer,
-  type SessionRequest,
-  serve,
-  sessionCookieOf,
-  sessionOf,
-  sessionReadOf,
-  sessionRequestOf,
-} from "./pipeline.js";
+export { type IncomingRequest, type SessionRequest, serve, sessionCookieOf, sessionRequestOf } from "./pipeline.js";
 export {
   type AccountsServerCall,
   type Arrival,

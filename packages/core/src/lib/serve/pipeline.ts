@@ -4,12 +4,11 @@
  * fixed: resolve the configuration, parse the action, decide the origin and whether its host is
  * trusted, read the body, dispatch, and turn every failure into its answer.
  */
-import { AuthError, SessionTokenError, UnknownAction, UntrustedHost } from "../../errors.js";
-import type { Cookie, CookieOption, ResponseInternal, Session } from "../../shapes/data.js";
+import { UnknownAction, UntrustedHost } from "../../errors.js";
+import type { CookieOption, ResponseInternal } from "../../shapes/data.js";
 import type { AuthConfig } from "../../types.js";
 import { recordPendingAudit } from "../audit/record.js";
-import { errorOf } from "../base/error-of.js";
-import { createLogger, warnOnce } from "../base/logger.js";
+import { warnOnce } from "../base/logger.js";
 import { cookiesFor, resolveConfig } from "../config/resolve.js";
 import type { Env, ResolvedConfig } from "../config/types.js";
 import { parseCookieHeader } from "../http/cookies.js";
@@ -25,8 +24,6 @@ import {
   type RequestInternal,
   rebuildRequest,
 } from "../http/request.js";
-import { readSession, readSessionNow } from "../session/index.js";
-import { type SessionRead, type SessionSubject, subjectOf } from "../session/read.js";
 import {
   badRequest,
   configurationErrorResponse,
@@ -275,7 +272,7 @@ async function buildRequest(
   };
 }
 
-/** What `sessionOf` needs of a request: where it arrived and its `Cookie` header. */
+/** What the session read needs of a request: where it arrived and its `Cookie` header. */
 export interface SessionRequest {
   protocol: string;
   host: string | null | undefined;
@@ -315,58 +312,10 @@ function isFetchRequest(request: Request | SessionRequest): request is Request {
 }
 
 /**
- * The session of a request, or null, as `GET /session` would answer it but without setting a
- * cookie. A malformed host gives null; an untrusted host throws `UntrustedHost` (the application
- * is misconfigured); a failing session store is logged and gives null (treated as signed out).
- *
- * @example
- * ```ts
- * const session = await sessionOf({ protocol: "https", host: req.headers.host, cookieHeader: req.headers.cookie }, config)
- * ```
- */
-export async function sessionOf(
-  request: SessionRequest,
-  config: AuthConfig,
-  options: Pick<ServeOptions, "env"> = {},
-): Promise<Session | null> {
-  return (await authenticationOf(request, config, options)).session;
-}
-
-/**
- * {@link sessionOf} with how the session's user signed in (`amr`, recorded when a second factor
- * is configured), for guards that demand two factors (`requireAuth(config, { factors: 2 })`), and
- * with `subject: true`, whose session it is (the user's id, the sign-in time and the session's id),
- * for the authorization server: computed only then.
- *
- * @example
- * ```ts
- * const { session, amr } = await authenticationOf({ protocol, host, cookieHeader }, config)
- * ```
- */
-export async function authenticationOf(
-  request: SessionRequest,
-  config: AuthConfig,
-  options: Pick<ServeOptions, "env"> & { subject?: boolean } = {},
-): Promise<{ session: Session | null; amr: string[]; subject?: SessionSubject }> {
-  const none = { session: null, amr: [] };
-  const { resolved, cookie, cookies } = sessionCookieOf(request, config, options);
-  if (!cookie) return none;
-  try {
-    const read = await readSession(resolved, { cookies, cookie, reissue: false });
-    if (!read.session) return none;
-    const subject = options.subject ? subjectOf(resolved, read) : undefined;
-    return { session: read.session as Session, amr: read.amr ?? [], ...(subject && { subject }) };
-  } catch (e) {
-    resolved.logger.error(e instanceof Error ? e : new AuthError(String(e)));
-    return none;
-  }
-}
-
-/**
  * The resolved configuration, the request's cookies, its origin (as `serve` decides it) and the
- * session cookie's name and options for that origin, as `sessionOf` reads them (`cookie` and
- * `origin` are null for a malformed host, which has no session). An untrusted host throws
- * `UntrustedHost`.
+ * session cookie's name and options for that origin, as the session read
+ * (`session/request-read.ts`) reads them (`cookie` and `origin` are null for a malformed host,
+ * which has no session). An untrusted host throws `UntrustedHost`.
  *
  * @example
  * ```ts
@@ -395,83 +344,4 @@ export function sessionCookieOf(
     cookies: parseCookieHeader(request.cookieHeader),
     origin: origin.origin,
   };
-}
-
-/** What {@link sessionReadOf} answers: the session (or null) and the cookies to set with it. */
-export interface SessionReadAnswer {
-  session: Session | null;
-  /** The re-issued session cookie (a JWT's new expiry, a database session's `updateAge`), or deletions. */
-  cookies: Cookie[];
-}
-
-const signedOut = (): SessionReadAnswer => ({ session: null, cookies: [] });
-
-/**
- * The session of a request and the cookies its read re-issues or clears, exactly as
- * `GET <basePath>/session` through {@link serve} answers them (status 200 and a session object,
- * else null with no cookie), without building that request, its context and its answer: for a
- * framework's `auth()`, which reads a session on every request and delivers the cookies itself.
- * Answered without a promise when the read has nothing to wait for (a JWT session with the
- * built-in codec and no callbacks of the application's). The same failures as the action, with the
- * same log lines: a configuration that cannot be resolved and an untrusted host are logged as
- * errors, a malformed host is signed out silently, a session store that fails is logged
- * (`SessionTokenError`).
- *
- * @example
- * ```ts
- * const read = sessionReadOf({ protocol: "https", host, cookieHeader }, config, { env: process.env })
- * const { session, cookies } = read instanceof Promise ? await read : read
- * ```
- */
-export function sessionReadOf(
-  request: SessionRequest,
-  config: AuthConfig,
-  options: Pick<ServeOptions, "env"> = {},
-): SessionReadAnswer | Promise<SessionReadAnswer> {
-  let resolved: ResolvedConfig;
-  try {
-    resolved = resolveConfig(config, options.env);
-  } catch (e) {
-    // As `serve` answers it (`unresolvedConfigResponse`): logged through the application's logger.
-    createLogger(config.logger, !!config.debug).error(e instanceof Error ? e : new AuthError(String(e)));
-    return signedOut();
-  }
-  recordPendingAudit(resolved);
-  let origin: { origin: string; trusted: boolean };
-  try {
-    origin = originOf(resolved, request);
-  } catch (e) {
-    if (e instanceof MalformedHost) return signedOut();
-    throw e;
-  }
-  if (!origin.trusted) {
-    resolved.logger.error(untrustedHost(origin.origin));
-    return signedOut();
-  }
-  const failed = (e: unknown): SessionReadAnswer => {
-    resolved.logger.error(new SessionTokenError("The session could not be read", { err: errorOf(e) }));
-    return signedOut();
-  };
-  let read: SessionRead | Promise<SessionRead>;
-  try {
-    read = readSessionNow(resolved, {
-      cookies: parseCookieHeader(request.cookieHeader),
-      cookie: cookiesFor(resolved, origin.origin).sessionToken,
-      reissue: true,
-    });
-  } catch (e) {
-    return failed(e);
-  }
-  return read instanceof Promise ? read.then(answerOf, failed) : answerOf(read);
-}
-
-/** The action's answer as `auth()` reads it: a session object, else null; its cookies either way. */
-function answerOf(read: SessionRead): SessionReadAnswer {
-  const { session, cookies } = read;
-  return { session: isSessionObject(session) ? session : null, cookies };
-}
-
-/** What the `session` callback returned is an object: the session `GET /session` answers with. */
-function isSessionObject(value: SessionRead["session"]): value is Session {
-  return value !== null && typeof value === "object";
 }

@@ -1,10 +1,52 @@
-import type { Session } from "../../shapes/data.js";
+import type { Cookie, Session } from "../../shapes/data.js";
 import { type AdapterWith, adapterFor } from "../base/adapter-for.js";
 import { warnOnce } from "../base/logger.js";
 import type { ResolvedConfig } from "../config/types.js";
 import { expiredCookie } from "../http/cookies.js";
+import { isExpired } from "./expiry.js";
 import { amrOf } from "./jwt-strategy.js";
-import type { SessionRead, SessionReadOptions } from "./read.js";
+import type { LiveSession, SessionRead, SessionReadOptions } from "./read-shapes.js";
+import type { SessionAndUser } from "./session-cache.js";
+
+/**
+ * The stored session a cookie names, as every database-session reader must see it: from memory
+ * with `session.cache` while its channel is trusted (`session-cache.ts`), else from the adapter;
+ * an expired one (`expiry.ts`) is deleted and none. `clear` deletes a cookie that names no live
+ * session.
+ */
+async function openStoredSession(
+  config: ResolvedConfig,
+  options: Pick<SessionReadOptions, "cookies" | "cookie">,
+): Promise<{ sessionToken: string | undefined; found: SessionAndUser | null; clear: Cookie[] }> {
+  const { cookies, cookie } = options;
+  const sessionToken = cookies[cookie.name];
+  if (!sessionToken) return { sessionToken, found: null, clear: [] };
+  const adapter = adapterFor(config, "getSessionAndUser");
+  const cache = config.sessionCache;
+  let found = cache
+    ? await cache.read(sessionToken, async () => (await adapter.getSessionAndUser(sessionToken)) ?? null)
+    : await adapter.getSessionAndUser(sessionToken);
+  if (found && isExpired(found.session.expires)) {
+    const { deleteSession } = adapterFor(config, "getSessionAndUser", "deleteSession");
+    await goneEvenIfRefused(adapter, sessionToken, () => deleteSession(sessionToken));
+    found = null;
+  }
+  return { sessionToken, found: found ?? null, clear: found ? [] : [expiredCookie(cookie.name, cookie.options)] };
+}
+
+/** Who a database session read names (the one read's live form, `read.ts`): null unless it found a session. */
+export function liveDatabaseSession(read: SessionRead): LiveSession | null {
+  const { stored, user } = read;
+  if (!read.session || !stored || !user) return null;
+  return {
+    userId: stored.userId,
+    user,
+    sessionToken: stored.sessionToken,
+    amr: read.amr,
+    signedInAt: stored.createdAt ? new Date(stored.createdAt).valueOf() : null,
+    key: ["database", stored.sessionToken],
+  };
+}
 
 /**
  * Reads (and on update, changes) a database session. An expired session is deleted; the expiry
@@ -12,22 +54,12 @@ import type { SessionRead, SessionReadOptions } from "./read.js";
  * which bounds the writes a busy user causes.
  */
 export async function readDatabaseSession(config: ResolvedConfig, options: SessionReadOptions): Promise<SessionRead> {
-  const { cookies: requestCookies, cookie, update } = options;
-  const adapter = adapterFor(config, "getSessionAndUser", "deleteSession", "updateSession");
-  const sessionToken = requestCookies[cookie.name];
-  if (!sessionToken) return { session: null, cookies: [] };
-
+  const { cookie, update } = options;
+  const { sessionToken, found, clear } = await openStoredSession(config, options);
+  const signedOut = { session: null, cookies: clear };
+  if (!found || !sessionToken) return signedOut;
+  const adapter = adapterFor(config, "getSessionAndUser", "updateSession");
   const cache = config.sessionCache;
-  // With `session.cache`: from memory while its channel is trusted (lib/session/session-cache.ts).
-  let found = cache
-    ? await cache.read(sessionToken, async () => (await adapter.getSessionAndUser(sessionToken)) ?? null)
-    : await adapter.getSessionAndUser(sessionToken);
-  if (found && found.session.expires.valueOf() < Date.now()) {
-    await goneEvenIfRefused(adapter, sessionToken, () => adapter.deleteSession(sessionToken));
-    found = null;
-  }
-  const signedOut = { session: null, cookies: [expiredCookie(cookie.name, cookie.options)] };
-  if (!found) return signedOut;
 
   const { user, session } = found;
   const { maxAge, updateAge } = config.session;
@@ -47,7 +79,7 @@ export async function readDatabaseSession(config: ResolvedConfig, options: Sessi
     // update from the client always writes); the write drops the session from every cache.
     const { next, gone } = cache && !update ? await cache.once(sessionToken, write) : await write();
     // Ended meanwhile (a sign-out in another tab): signed out, like a session not found.
-    if (gone) return signedOut;
+    if (gone) return { session: null, cookies: [expiredCookie(cookie.name, cookie.options)] };
     expires = next;
     if (options.reissue)
       cookies.push({ name: cookie.name, value: sessionToken, options: { ...cookie.options, expires } });
@@ -66,7 +98,7 @@ export async function readDatabaseSession(config: ResolvedConfig, options: Sessi
   const result = withoutSessionToken(config, returned, sessionToken);
   // Typed as Auth.js types the event (a Session and a token); a database session has no token.
   await config.events.session?.({ session: result as Session, token: undefined as never });
-  return { session: result, cookies, amr: amrOf(session.amr), stored: session };
+  return { session: result, cookies, amr: amrOf(session.amr), stored: session, user };
 }
 
 /**

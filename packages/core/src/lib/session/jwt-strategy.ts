@@ -6,7 +6,8 @@ import { warnOnce } from "../base/logger.js";
 import type { ResolvedConfig } from "../config/types.js";
 import { type Opened, openTokenWithReason, sealToken } from "../crypto/jwe.js";
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie } from "../http/cookies.js";
-import type { SessionIdentity, SessionRead, SessionReadOptions } from "./read.js";
+import { jwtExpired } from "./expiry.js";
+import type { LiveSession, OpenedJwtSession, SessionIdentity, SessionRead, SessionReadOptions } from "./read-shapes.js";
 import { sessionIdOf, signedInAt } from "./revocation-list.js";
 
 /** Epoch seconds now, whole: the unit of a JWT's `iat` and `exp`. */
@@ -19,7 +20,6 @@ export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 // cache; expiry is checked on every hit. The claims are kept as JSON so each hit gets its own
 // object to change.
 const OPENED_LIMIT = 2000;
-const CLOCK_TOLERANCE = 15;
 
 /**
  * A well-formed session cookie that no configured secret opens: most often a secret retired too
@@ -35,7 +35,7 @@ function openWithCache(config: ResolvedConfig, raw: string, salt: string): JWT |
   const key = `${salt}\u0000${raw}`;
   const hit = cache.get(key);
   if (hit) {
-    if (hit.exp !== undefined && hit.exp <= Math.floor(Date.now() / 1000) - CLOCK_TOLERANCE) {
+    if (hit.exp !== undefined && jwtExpired(hit.exp, nowSeconds())) {
       cache.delete(key);
       return null;
     }
@@ -245,20 +245,6 @@ function verdictOf(revocation: NonNullable<ResolvedConfig["revocation"]>, claims
   return verdict === "revoked" ? "revoked" : "live";
 }
 
-/** A JWT session as {@link openJwtSession} opened it. */
-export interface OpenedJwtSession {
-  /** The token as sealed. */
-  claims: JWT;
-  /** What the `jwt` callback made of it, with the session's identity kept (`keepSessionIdentity`, on first read). */
-  readonly token: JWT;
-  /** What the `jwt` callback returned, as it returned it (`claims` when it did not run). */
-  returned: JWT;
-  /** The session's identity, read from `claims` before the callback ran. */
-  identity: SessionIdentity;
-  /** True when the callback ran for an update, or returned a token that differs from `claims`. */
-  changed: boolean;
-}
-
 /**
  * A JWT session cookie as every reader of it must see it (the session read, `getAccessToken`,
  * the sessions API, account linking, `getToken`): null unless it opens, its session is not
@@ -348,22 +334,14 @@ async function runJwtCallback(
 }
 
 /**
- * Reads (and on update, changes) a JWT session, opened by {@link openJwtSession}. The cookie is
- * re-issued only when the token changed or `updateAge` has passed since it was issued. With
- * `session.revocation`, a revoked session reads as signed out (its cookie cleared), decided in
- * memory.
+ * Reads (and on update, changes) a JWT session, opened by {@link openJwtSession}, on the caller's
+ * own turn when nothing it does has to wait: the built-in decoder and encoder, the revocation list
+ * loaded, no `jwt` or `session` callback and no `session` event of the application's (each of
+ * those is awaited, in the same order). The cookie is re-issued only when the token changed or
+ * `updateAge` has passed since it was issued. With `session.revocation`, a revoked session reads
+ * as signed out (its cookie cleared), decided in memory.
  */
-export async function readJwtSession(config: ResolvedConfig, options: SessionReadOptions): Promise<SessionRead> {
-  return readJwtSessionNow(config, options);
-}
-
-/**
- * {@link readJwtSession}, answered on the caller's own turn when nothing it does has to wait: the
- * built-in decoder and encoder, the revocation list loaded, no `jwt` or `session` callback and no
- * `session` event of the application's (each of those is awaited, in the same order). The same
- * answer either way; a framework's `auth()` pays for no promise it does not need.
- */
-export function readJwtSessionNow(
+export function readJwtSession(
   config: ResolvedConfig,
   options: SessionReadOptions,
 ): SessionRead | Promise<SessionRead> {
@@ -372,15 +350,36 @@ export function readJwtSessionNow(
   if (!raw) return { session: null, cookies: [] };
   const opening = openJwtSession(config, raw, cookie.name, update);
   return opening instanceof Promise
-    ? opening.then((opened) => jwtSessionOf(config, options, opened))
-    : jwtSessionOf(config, options, opening);
+    ? opening.then((opened) => jwtSessionOf(config, options, opened, raw))
+    : jwtSessionOf(config, options, opening, raw);
 }
 
-/** The rest of {@link readJwtSessionNow}, once the token is opened (null: rejected). */
+/**
+ * Who a JWT session read names (the one read's live form, `read.ts`): null unless it found a
+ * session. A session made before sessions had ids is named by its cookie's value.
+ */
+export function liveJwtSession(read: SessionRead): LiveSession | null {
+  const { opened, raw } = read;
+  if (!read.session || !opened || raw === undefined) return null;
+  const { claims, token, identity } = opened;
+  const sub = token.sub;
+  const sid = claims.sid;
+  return {
+    userId: typeof sub === "string" && sub !== "" ? sub : undefined,
+    claims,
+    token,
+    amr: identity.amr,
+    signedInAt: typeof claims.auth_time === "number" ? claims.auth_time * 1000 : null,
+    key: typeof sid === "string" && sid !== "" ? ["sid", sid] : ["jwt", raw],
+  };
+}
+
+/** The rest of {@link readJwtSession}, once the token is opened (null: rejected). */
 function jwtSessionOf(
   config: ResolvedConfig,
   options: SessionReadOptions,
   opened: OpenedJwtSession | null,
+  raw: string,
 ): SessionRead | Promise<SessionRead> {
   const { cookies: requestCookies, cookie, update } = options;
   if (!opened) return { session: null, cookies: clearChunkedCookie(requestCookies, cookie.name, cookie.options) };
@@ -403,7 +402,7 @@ function jwtSessionOf(
   } else {
     expires = new Date(typeof token.exp === "number" ? token.exp * 1000 : Date.now() + config.session.maxAge * 1000);
   }
-  const session = { token, expires, update, amr: identity.amr, jwtIdentity: identity };
+  const session = { token, expires, update, amr: identity.amr, jwtIdentity: identity, opened, raw };
   return reissued instanceof Promise
     ? reissued.then((cookies) => finishJwtRead(config, session, cookies))
     : finishJwtRead(config, session, reissued);
@@ -437,6 +436,8 @@ function finishJwtRead(
     update: { data: unknown } | undefined;
     amr: string[] | undefined;
     jwtIdentity: SessionIdentity;
+    opened: OpenedJwtSession;
+    raw: string;
   },
   cookies: Cookie[],
 ): SessionRead | Promise<SessionRead> {
@@ -446,7 +447,7 @@ function finishJwtRead(
     expires: read.expires.toISOString(),
   };
   if (config.defaultCallbacks.session && !update && !config.events.session)
-    return { session: base, cookies, amr: read.amr, jwtIdentity: read.jwtIdentity };
+    return { session: base, cookies, amr: read.amr, jwtIdentity: read.jwtIdentity, opened: read.opened, raw: read.raw };
   return (async () => {
     const session =
       config.defaultCallbacks.session && !update
@@ -459,6 +460,6 @@ function finishJwtRead(
             ...(update ? { trigger: "update" as const } : {}),
           });
     if (config.events.session) await config.events.session({ session: session as Session, token });
-    return { session, cookies, amr: read.amr, jwtIdentity: read.jwtIdentity };
+    return { session, cookies, amr: read.amr, jwtIdentity: read.jwtIdentity, opened: read.opened, raw: read.raw };
   })();
 }

@@ -1,54 +1,103 @@
 /**
- * What reading a session takes and gives, under either strategy: the shapes `index.ts`
- * dispatches on and `jwt-strategy.ts` / `database-strategy.ts` implement.
+ * The one session read (issue 35.1): what reading a session takes and gives, and the one place
+ * that picks the strategy (`jwt-strategy.ts` / `database-strategy.ts` implement it). Every reader
+ * of "who is signed in" (the session action, every `getSession`/`auth()` through
+ * `request-read.ts`, the guards, the sessions API, the account functions, `getAccessToken`,
+ * account linking) calls {@link readSession}, which never throws, and reads who it found with
+ * {@link liveSessionOf}. One failure policy: a session store that fails (or a revocation list
+ * that refuses) is logged (`SessionTokenError`) and reads as no session (`failed`); a `session`
+ * callback that returns anything but an object (or null) is logged naming the callback and reads
+ * as no session; a cookie that does not open, an expired session (`expiry.ts`: expired iff
+ * `expires <= now`) and a revoked one read as no session with the cookie cleared.
  */
-import type { AdapterSession } from "../../adapters.js";
-import type { Cookie, CookieOption, Session } from "../../shapes/data.js";
+import type { AdapterUser } from "../../adapters.js";
+import { InvalidConfiguration, SessionTokenError } from "../../errors.js";
+import { adapterFor } from "../base/adapter-for.js";
+import { errorOf } from "../base/error-of.js";
+import type { ResolvedConfig } from "../config/types.js";
+import { readChunkedCookie } from "../http/cookies.js";
+import { liveDatabaseSession, readDatabaseSession } from "./database-strategy.js";
+import { liveJwtSession, readJwtSession } from "./jwt-strategy.js";
+import type { LiveSession, Reading, SessionRead, SessionReadOptions, SessionSubject } from "./read-shapes.js";
 import { databaseSessionId } from "./session-id.js";
 
-export interface SessionReadOptions {
-  /** The request's cookies. */
-  cookies: Record<string, string>;
-  /** The session cookie's name and options for this request's scheme. */
-  cookie: CookieOption;
-  /** Set for `POST /session`: the client's data for the `jwt` / `session` callbacks. */
-  update?: { data: unknown };
-  /** Produce the refreshed cookie. `getSession` says no: it cannot send cookies. */
-  reissue: boolean;
+/** The read of each strategy, who a read of it names, and the adapter method its user is read with. */
+interface Strategy {
+  needs: "getSessionAndUser" | "getUser";
+  read(config: ResolvedConfig, options: SessionReadOptions): SessionRead | Promise<SessionRead>;
+  live(read: SessionRead): LiveSession | null;
 }
 
-export interface SessionRead {
-  session: Session | Record<string, unknown> | null;
-  /** Cookies to set: a refreshed session cookie, or deletions of an invalid one. */
-  cookies: Cookie[];
-  /** How the user signed in (`["pwd", "otp"]`), when the session recorded it (second factor configured). */
-  amr?: string[];
-  /** A JWT session's identity as sealed: what {@link subjectOf} reads (the object the read already made). */
-  jwtIdentity?: SessionIdentity;
-  /** A database session's stored record: what {@link subjectOf} reads. */
-  stored?: Pick<AdapterSession, "userId" | "sessionToken" | "createdAt">;
+const strategies: Record<ResolvedConfig["session"]["strategy"], Strategy> = {
+  jwt: { read: readJwtSession, live: liveJwtSession, needs: "getUser" },
+  database: { read: readDatabaseSession, live: liveDatabaseSession, needs: "getSessionAndUser" },
+};
+
+/**
+ * The adapter method a reader of who is signed in needs under the configured strategy (a
+ * database session is read with its user; a JWT session's user is read by id), for a function
+ * that checks every method it needs before doing anything.
+ *
+ * @example
+ * ```ts
+ * const adapter = adapterFor(resolved, "listAccounts", ["listAccounts"], readNeeds(resolved))
+ * ```
+ */
+export function readNeeds(config: ResolvedConfig): ["getSessionAndUser" | "getUser"] {
+  return [strategies[config.session.strategy].needs];
 }
 
 /**
- * What a session is, whatever the application's `jwt` callback returns: its id, start and
- * factors, and whose it is (`sub`, once signed in).
+ * Reads the session of a request under the configured strategy, as `GET /session` answers it,
+ * on the caller's own turn when nothing has to wait (a JWT session with the built-in codec and
+ * no callbacks of the application's). Never throws: see the module's failure policy.
+ *
+ * @example
+ * ```ts
+ * const read = readSession(resolved, { cookies, cookie, reissue: true })
+ * const { session, cookies: set } = read instanceof Promise ? await read : read
+ * ```
  */
-export interface SessionIdentity {
-  sid: string | undefined;
-  authTime: number | undefined;
-  amr: string[] | undefined;
-  sub?: string;
+export function readSession(config: ResolvedConfig, options: SessionReadOptions): SessionRead | Promise<SessionRead> {
+  const fail = (e: unknown) => failedRead(config, e);
+  try {
+    const read = strategies[config.session.strategy].read(config, options);
+    return read instanceof Promise
+      ? read.then((done) => sessionObjectOf(config, done), fail)
+      : sessionObjectOf(config, read);
+  } catch (e) {
+    return fail(e);
+  }
 }
 
 /**
- * The subject of a live session: the user's id (a JWT's `sub`, a database session's `userId`),
- * when the user signed in (epoch seconds, when known), and the session's id (a JWT's `sid`, a
- * database session's keyed-hash id).
+ * Who the session a {@link readSession} found names, or null (none found).
+ *
+ * @example
+ * ```ts
+ * const live = liveSessionOf(resolved, await readSession(resolved, { cookies, cookie, reissue: false }))
+ * ```
  */
-export interface SessionSubject {
-  userId: string;
-  authTime?: number;
-  sessionId?: string;
+export function liveSessionOf(config: ResolvedConfig, read: SessionRead): LiveSession | null {
+  return strategies[config.session.strategy].live(read);
+}
+
+/** A read that failed (a store down, a revocation list refusing): logged, no session, the cookie kept. */
+function failedRead(config: ResolvedConfig, e: unknown): SessionRead {
+  config.logger.error(new SessionTokenError("The session could not be read", { err: errorOf(e) }));
+  return { session: null, cookies: [], failed: true };
+}
+
+/** The read, unless the `session` callback answered with something other than an object: then no session, logged. */
+function sessionObjectOf(config: ResolvedConfig, read: SessionRead): SessionRead {
+  const { session } = read;
+  if (session === null || typeof session === "object") return read;
+  config.logger.error(
+    new InvalidConfiguration(
+      `The \`session\` callback returned ${typeof session === "undefined" ? "undefined" : typeof session}, not an object: the request is answered as signed out. Return the session object it is given (changed as you need).`,
+    ),
+  );
+  return { session: null, cookies: read.cookies };
 }
 
 /**
@@ -76,4 +125,53 @@ export function subjectOf(
   const subject: SessionSubject = { userId: stored.userId, sessionId: databaseSessionId(config, stored.sessionToken) };
   if (stored.createdAt) subject.authTime = Math.floor(stored.createdAt.valueOf() / 1000);
   return subject;
+}
+
+/**
+ * The user of a live session: the one read with it (a database session), else the stored user
+ * its id names (a JWT session; `getUser`), else null.
+ *
+ * @example
+ * ```ts
+ * const user = live && (await userOf(resolved, live))
+ * ```
+ */
+async function userOf(config: ResolvedConfig, live: LiveSession): Promise<AdapterUser | null> {
+  if (live.user) return live.user;
+  if (!live.userId) return null;
+  const { getUser } = adapterFor(config, "getUser");
+  try {
+    return (await getUser(live.userId)) ?? null;
+  } catch (e) {
+    // The failure policy of `read.ts`: a store that fails is no session, logged.
+    config.logger.error(new SessionTokenError("The session's user could not be read", { err: errorOf(e) }));
+    return null;
+  }
+}
+
+/**
+ * Who is signed in on a request and the user it names, for the functions that act on that user
+ * (the sessions API, the account functions, account linking): {@link readSession} (re-issuing
+ * nothing), {@link liveSessionOf} and {@link userOf}; null when signed out (the store failed,
+ * or the `session` callback answered no session: logged).
+ *
+ * @example
+ * ```ts
+ * const me = await signedInOf(reading) // { live, user } | null
+ * ```
+ */
+export async function signedInOf(reading: Reading): Promise<{ live: LiveSession; user: AdapterUser } | null> {
+  const { resolved, cookies, cookie } = reading;
+  const read = readSession(resolved, { cookies, cookie, reissue: false });
+  const live = liveSessionOf(resolved, read instanceof Promise ? await read : read);
+  const user = live && (await userOf(resolved, live));
+  return live && user ? { live, user } : null;
+}
+
+/**
+ * Whether the request carries a session cookie at all (in one piece or in chunks): a function
+ * that changes something checks the request's CSRF token before any store is read, and only then.
+ */
+export function carriesSessionCookie(reading: Pick<Reading, "cookie" | "cookies">): boolean {
+  return !!readChunkedCookie(reading.cookies, reading.cookie.name);
 }

@@ -1,0 +1,273 @@
+/**
+ * The session-read table (issue 35.1): every entry point that reads "who is signed in" answers
+ * each failure the same way. Rows are entry points (the session action, each framework's
+ * `getSession`/`auth()`, `requireAuth`, the sessions API, the account functions, the access
+ * token helper), each given as a {@link SessionReadDriver}; columns are the cases of
+ * {@link SESSION_READ_COLUMNS}; each column has one expected answer ({@link SESSION_READ_EXPECTED}),
+ * the same in every row. Database sessions over the store the caller makes (a real PostgreSQL or
+ * Redis), with and without `session.cache`.
+ * @module session-read-table
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import type { AuthConfig } from "@latchkey/core";
+import type { Adapter } from "@latchkey/core/adapters";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+
+/** The cases every entry point is read under, in the table's order. */
+export const SESSION_READ_COLUMNS = [
+  "live",
+  "no secret",
+  "untrusted host",
+  "callback returns a non-object",
+  "garbage cookie",
+  "store down",
+  "expiry equal to now",
+  "revoked",
+] as const;
+
+/** One case of the table. */
+export type SessionReadColumn = (typeof SESSION_READ_COLUMNS)[number];
+
+/** What a column expects of every row. */
+export interface SessionReadExpectation {
+  /** Whether the entry point answers with a session. */
+  signedIn: boolean;
+  /** Whether it clears the session cookie (only an entry point that can write cookies does). */
+  cleared: boolean;
+  /** The error it logs (matched against `"<type>: <message>"`), or null: none. */
+  logged: RegExp | null;
+}
+
+/**
+ * The one answer per column (the README's table, "Reading the session"). The session action's
+ * form of "no session" for a configuration error and a store that fails is a 500 with no session
+ * in it (its client keeps what it knew); every other entry point answers null (or its own
+ * "signed out").
+ */
+export const SESSION_READ_EXPECTED: Record<SessionReadColumn, SessionReadExpectation> = {
+  live: { signedIn: true, cleared: false, logged: null },
+  "no secret": { signedIn: false, cleared: false, logged: /^MissingSecret: / },
+  "untrusted host": { signedIn: false, cleared: false, logged: /^UntrustedHost: .*AUTH_URL/ },
+  "callback returns a non-object": {
+    signedIn: false,
+    cleared: false,
+    logged: /^InvalidConfiguration: The `session` callback/,
+  },
+  "garbage cookie": { signedIn: false, cleared: true, logged: null },
+  "store down": { signedIn: false, cleared: false, logged: /^SessionTokenError: / },
+  "expiry equal to now": { signedIn: false, cleared: true, logged: null },
+  revoked: { signedIn: false, cleared: true, logged: null },
+};
+
+/** The request a driver makes: to `http://<host>`, with `cookie` as its `Cookie` header. */
+export interface SessionReadRequest {
+  host: string;
+  cookie: string;
+}
+
+/** What a driver saw: whether the entry point answered with a session, and the `Set-Cookie` values it sent. */
+export interface SessionReadOutcome {
+  signedIn: boolean;
+  setCookie: string[];
+}
+
+/** How to read through one entry point. */
+export interface SessionReadDriver {
+  /** The row's title: the entry point (`"express getSession"`). */
+  name: string;
+  /** Whether the entry point can write cookies: it then clears a session cookie that names no live session. */
+  writesCookies: boolean;
+  /**
+   * Reads once through the entry point, configured with `config` (the application's own object,
+   * as given), for a request to `http://<host>` carrying `cookie`. It must not throw.
+   */
+  read(config: AuthConfig, request: SessionReadRequest): Promise<SessionReadOutcome>;
+}
+
+/** A store the table reads sessions from. */
+export interface SessionReadStore {
+  adapter: Adapter;
+  /** Makes the store unreachable (closes its connections): every later call fails. */
+  breakStore(): Promise<void>;
+  /** Removes what the store holds and closes it (called once, a broken store included). */
+  teardown(): Promise<void>;
+}
+
+/** How the table runs. */
+export interface SessionReadTableOptions {
+  /** A fresh store: one for the table, and one more for each row's "store down" case. */
+  store: () => Promise<SessionReadStore>;
+  /**
+   * The providers of every case's configuration: an OAuth provider among them (the access token
+   * helper asks for its tokens), from the same `@latchkey/core` the drivers use.
+   */
+  providers: NonNullable<AuthConfig["providers"]>;
+  /** Ends every session of a user (`revokeUserSessions` of the same `@latchkey/core` the drivers use). */
+  revoke: (config: AuthConfig, userId: string) => Promise<unknown>;
+  /** Skips the table (the store's server is not running: `serviceAvailable`). */
+  skip?: boolean;
+}
+
+/** The session cookie's name over http. */
+const COOKIE = "authjs.session-token";
+const TRUSTED_HOST = "localhost:3000";
+const UNTRUSTED_HOST = "app.example";
+
+/** A `Set-Cookie` value that deletes the session cookie. */
+function clears(setCookie: string): boolean {
+  return setCookie.startsWith(`${COOKIE}=;`) && /;\s*Max-Age=0(;|$)/i.test(setCookie);
+}
+
+/** An error as the table compares it: `"<type>: <message>"`. */
+function line(e: unknown): string {
+  const error = e as { type?: string; name?: string; message?: string };
+  return `${error.type ?? error.name}: ${error.message}`;
+}
+
+interface Case {
+  config: AuthConfig;
+  request: SessionReadRequest;
+  errors: string[];
+}
+
+/**
+ * Defines the table's tests: for each driver (a row) and each column, one read through the
+ * entry point, compared with {@link SESSION_READ_EXPECTED}; once with database sessions read from
+ * the store, once with `session.cache`. Each case signs in a user of its own; "revoked" reads the
+ * session first (warming the cache) and revokes it with `revokeUserSessions`; "expiry equal to
+ * now" freezes the clock at the session's expiry; "store down" reads from a store the table
+ * broke; "no secret" needs `AUTH_SECRET` unset in the environment.
+ *
+ * @example
+ * ```ts
+ * sessionReadTable("core", [actionDriver, getSessionDriver], {
+ *   store: postgresSessionStore,
+ *   providers: [GitHub({ clientId: "id", clientSecret: "secret" })],
+ *   revoke: revokeUserSessions,
+ *   skip: !postgresUp,
+ * })
+ * ```
+ */
+export function sessionReadTable(
+  title: string,
+  drivers: readonly SessionReadDriver[],
+  options: SessionReadTableOptions,
+): void {
+  describe.skipIf(!!options.skip)(`the session-read table: ${title}`, () => {
+    let store: SessionReadStore;
+    const broken: SessionReadStore[] = [];
+    const secret = randomBytes(32).toString("base64url");
+    beforeAll(async () => {
+      for (const name of ["AUTH_SECRET", "NEXTAUTH_SECRET", "AUTH_URL", "NEXTAUTH_URL", "AUTH_TRUST_HOST"])
+        if (process.env[name] !== undefined) throw new Error(`The session-read table needs ${name} unset`);
+      store = await options.store();
+    });
+    afterAll(async () => {
+      await Promise.all([store, ...broken].filter(Boolean).map((s) => s.teardown()));
+    });
+
+    /** A user with a live database session of `expires` in `adapter`, and the case's configuration. */
+    async function caseOf(column: SessionReadColumn, adapter: Adapter, cache: boolean, expires?: Date) {
+      const id = randomUUID();
+      await adapter.createUser?.({ id, email: `${id}@example.com`, emailVerified: null, name: "Ada" });
+      const token = randomBytes(32).toString("hex");
+      await adapter.createSession?.({
+        sessionToken: token,
+        userId: id,
+        expires: expires ?? new Date(Date.now() + 3_600_000),
+      });
+      const errors: string[] = [];
+      const config: AuthConfig = {
+        secret,
+        adapter,
+        basePath: "/auth",
+        session: cache ? { strategy: "database", cache: true } : { strategy: "database" },
+        providers: options.providers,
+        logger: { error: (e) => void errors.push(line(e)), warn() {}, debug() {} },
+      };
+      let host = TRUSTED_HOST;
+      let cookie = `${COOKIE}=${token}`;
+      if (column === "no secret") delete config.secret;
+      if (column === "untrusted host") {
+        config.trustHost = false;
+        host = UNTRUSTED_HOST;
+      }
+      if (column === "callback returns a non-object") config.callbacks = { session: () => "signed in" as never };
+      if (column === "garbage cookie") cookie = `${COOKIE}=${randomBytes(32).toString("hex")}`;
+      return { config, request: { host, cookie }, errors, userId: id } satisfies Case & { userId: string };
+    }
+
+    async function read(driver: SessionReadDriver, c: Case): Promise<SessionReadOutcome> {
+      try {
+        return await driver.read(c.config, c.request);
+      } catch (e) {
+        throw new Error(`${driver.name} threw instead of answering: ${line(e)}`);
+      }
+    }
+
+    function check(driver: SessionReadDriver, column: SessionReadColumn, c: Case, outcome: SessionReadOutcome) {
+      const expected = SESSION_READ_EXPECTED[column];
+      const answer = {
+        signedIn: outcome.signedIn,
+        cleared: outcome.setCookie.some(clears),
+        logged: c.errors,
+      };
+      expect(answer, `${driver.name}, ${column}`).toEqual({
+        signedIn: expected.signedIn,
+        cleared: expected.cleared && driver.writesCookies,
+        logged: expected.logged ? [expect.stringMatching(expected.logged)] : [],
+      });
+    }
+
+    for (const cache of [false, true]) {
+      describe(cache ? "with session.cache" : "read from the store", () => {
+        for (const driver of drivers) {
+          describe(driver.name, () => {
+            for (const column of SESSION_READ_COLUMNS) {
+              it(`${column}: ${describeExpected(column)}`, async () => {
+                if (column === "store down") {
+                  const down = await options.store();
+                  broken.push(down);
+                  const c = await caseOf(column, down.adapter, cache);
+                  await down.breakStore();
+                  check(driver, column, c, await read(driver, c));
+                  return;
+                }
+                if (column === "expiry equal to now") {
+                  const at = new Date(Math.ceil((Date.now() + 60_000) / 1000) * 1000);
+                  const c = await caseOf(column, store.adapter, cache, at);
+                  vi.useFakeTimers({ toFake: ["Date"], now: at });
+                  try {
+                    check(driver, column, c, await read(driver, c));
+                  } finally {
+                    vi.useRealTimers();
+                  }
+                  return;
+                }
+                const c = await caseOf(column, store.adapter, cache);
+                if (column === "revoked") {
+                  // Read first (and cached, with session.cache): the revocation must end what was read.
+                  expect(
+                    (await read(driver, c)).signedIn,
+                    `${driver.name} reads the session before it is revoked`,
+                  ).toBe(true);
+                  await options.revoke(c.config, c.userId);
+                }
+                check(driver, column, c, await read(driver, c));
+              });
+            }
+          });
+        }
+      });
+    }
+  });
+}
+
+/** A column's expectation in words, for the test's title. */
+function describeExpected(column: SessionReadColumn): string {
+  const { signedIn, cleared, logged } = SESSION_READ_EXPECTED[column];
+  const parts = [signedIn ? "the session" : "no session"];
+  if (cleared) parts.push("the cookie cleared where the entry point can write cookies");
+  parts.push(logged ? "the error logged" : "nothing logged");
+  return parts.join(", ");
+}

@@ -1,0 +1,118 @@
+// The session-read table (issue 35.1) for @latchkey/core's own entry points: the session action,
+// `getSession`, the `requireAuth` decision, the sessions API, the account functions and the access
+// token helper, each answering every column of the table as the one session read decides, over a
+// real PostgreSQL database (a fresh one, closed, for "store down").
+
+import type { AuthConfig as TableConfig } from "@latchkey/core";
+import { serviceAvailable } from "../../adapter-test/src/services.js";
+import { type SessionReadDriver, sessionReadTable } from "../../adapter-test/src/session-read-table.js";
+import { getAccessToken, RefreshTokenRevoked } from "../src/access-token.js";
+import { changePassword, MemoryPasswordStore } from "../src/accounts.js";
+import { Auth, getSession } from "../src/index.js";
+import { guard, toResponse } from "../src/internal.js";
+import GitHub from "../src/providers/github.js";
+import { getCsrfToken, listSessions, revokeUserSessions } from "../src/sessions.js";
+import type { AuthConfig } from "../src/types.js";
+import { postgresSessionStore } from "./support/session-read-store.js";
+
+const requestOf = (host: string, cookie: string, path = "/private") =>
+  new Request(`http://${host}${path}`, { headers: { cookie } });
+
+/** The table's configuration (typed by the built package) as this package's source types it: the same object. */
+const own = (config: TableConfig) => config as unknown as AuthConfig;
+
+const drivers: SessionReadDriver[] = [
+  {
+    name: "the session action (GET /auth/session)",
+    writesCookies: true,
+    async read(table, { host, cookie }) {
+      const config = own(table);
+      const response = await Auth(requestOf(host, cookie, "/auth/session"), config);
+      const body = response.status === 200 ? await response.json() : null;
+      return { signedIn: !!body?.user, setCookie: response.headers.getSetCookie() };
+    },
+  },
+  {
+    name: "getSession",
+    writesCookies: false,
+    async read(table, { host, cookie }) {
+      const config = own(table);
+      return { signedIn: !!(await getSession(requestOf(host, cookie), config))?.user, setCookie: [] };
+    },
+  },
+  {
+    name: "the requireAuth decision (guard)",
+    writesCookies: true,
+    async read(table, { host, cookie }) {
+      const config = own(table);
+      const where = { protocol: "http:", host, cookieHeader: cookie, accept: "application/json", url: "/private" };
+      const result = await guard(config)(where);
+      if (result.session) return { signedIn: true, setCookie: [] };
+      return { signedIn: false, setCookie: toResponse(result.response).headers.getSetCookie() };
+    },
+  },
+  {
+    name: "the sessions API (listSessions)",
+    writesCookies: false,
+    async read(table, { host, cookie }) {
+      const config = own(table);
+      return { signedIn: (await listSessions(requestOf(host, cookie), config)) !== null, setCookie: [] };
+    },
+  },
+  {
+    name: "the account functions (changePassword)",
+    writesCookies: false,
+    async read(table, { host, cookie }) {
+      const config = own(table);
+      // The form's CSRF token, as a page would have it (none where the configuration cannot give one).
+      let csrf = { token: "", cookie };
+      try {
+        const answer = await getCsrfToken(requestOf(host, cookie), config);
+        csrf = { token: answer.token, cookie: [cookie, ...answer.setCookie.map((c) => c.split(";")[0])].join("; ") };
+      } catch {}
+      const result = await changePassword(
+        requestOf(host, csrf.cookie),
+        config,
+        {
+          passwords: new MemoryPasswordStore(),
+          urls: {
+            verify: "/account/verify",
+            reset: "/account/reset",
+            signIn: "/auth/signin",
+            signUp: "/account/signup",
+          },
+          breached: false,
+          send: async () => {},
+        },
+        // An empty new password is refused after the session is read: nothing changes either way.
+        { csrfToken: csrf.token, newPassword: "" },
+      );
+      return { signedIn: result.ok || result.error !== "signed-out", setCookie: [] };
+    },
+  },
+  {
+    name: "the access token helper (getAccessToken)",
+    writesCookies: false,
+    async read(table, { host, cookie }) {
+      const config = own(table);
+      try {
+        return {
+          signedIn: (await getAccessToken(requestOf(host, cookie), config, { provider: "github" })) !== null,
+          setCookie: [],
+        };
+      } catch (e) {
+        // Signed in, with no GitHub account to give a token of.
+        if (e instanceof RefreshTokenRevoked && (e.cause as { reason?: string })?.reason === "no-account")
+          return { signedIn: true, setCookie: [] };
+        throw e;
+      }
+    },
+  },
+];
+
+sessionReadTable("@latchkey/core", drivers, {
+  store: postgresSessionStore,
+  providers: [GitHub({ clientId: "table-client", clientSecret: "table-secret" })],
+  revoke: (config, userId) => revokeUserSessions(own(config), userId),
+  skip: !(await serviceAvailable("PostgreSQL", 5432)),
+});

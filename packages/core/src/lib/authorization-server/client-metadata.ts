@@ -52,6 +52,13 @@ const MIN_CACHE = 60;
 const MAX_CACHE = 24 * 3600;
 const FAILURE_CACHE = 60;
 const MAX_CACHED = 1000;
+/**
+ * Characters that make a name shown on the consent page read as other text: control characters
+ * (CR, LF, NUL), the bidirectional embeddings, overrides and isolates (U+202E turns the text after
+ * it around: "Reports \u202Emoc.elpmaxe" reads "Reports example.com"), and the invisible marks.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const FORGING_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
 const DYNAMIC_GRANTS: readonly GrantType[] = ["authorization_code", "refresh_token"];
 
 function positive(value: unknown, name: string, fallback: number, max: number): number {
@@ -201,6 +208,11 @@ export function clientOfMetadata(
     throw new MetadataProblem("invalid_client_metadata", "jwks is for private_key_jwt only");
   }
   const name = optionalString(metadata.client_name, "client_name")?.trim();
+  if (name && FORGING_CHARACTERS.test(name))
+    throw new MetadataProblem(
+      "invalid_client_metadata",
+      "client_name may hold no control characters, bidirectional controls or invisible marks",
+    );
   return {
     name: name || new URL(redirectUris[0] ?? "").host || "An application",
     redirectUris: [...new Set(redirectUris)],

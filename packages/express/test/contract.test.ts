@@ -2,8 +2,9 @@
 // mount, getSession and requireAuth, requestPasswordReset and changePassword with the request's
 // form, getCsrfToken and requireCsrf.
 import type { AddressInfo } from "node:net";
-import { type FrameworkDriver, runFrameworkContract } from "@latchkey/adapter-test/framework";
+import { type FrameworkDriver, runFrameworkContract, sessionAnswer } from "@latchkey/adapter-test/framework";
 import express from "express";
+import { sessionReadTableOfContract } from "../../../test/frameworks/session-read.js";
 import {
   changePassword,
   ExpressAuth,
@@ -18,13 +19,14 @@ const express5: FrameworkDriver = {
   name: "Express",
   defaultMount: "/auth",
   namesPeer: true,
+  writesCookies: ["/contract/guarded"],
   guard: "status",
   helpers: { requestPasswordReset: true, changePassword: true, csrf: true },
   async start(config, { mount, accounts }) {
     const app = express();
     app.use(mount, ExpressAuth(config));
     app.get("/contract/session", async (req, res) => {
-      res.json({ id: (await getSession(req, config))?.user?.id ?? null });
+      res.json(sessionAnswer(await getSession(req, config)));
     });
     app.get("/contract/guarded", requireAuth(config), (_req, res) => {
       res.json({ id: res.locals.session.user?.id });
@@ -50,4 +52,4 @@ const express5: FrameworkDriver = {
   },
 };
 
-runFrameworkContract(express5);
+runFrameworkContract(express5, [await sessionReadTableOfContract()]);

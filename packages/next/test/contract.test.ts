@@ -6,12 +6,13 @@ import "./next-internals.js";
 
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type FrameworkDriver, runFrameworkContract } from "@latchkey/adapter-test/framework";
+import { type FrameworkDriver, runFrameworkContract, sessionAnswer } from "@latchkey/adapter-test/framework";
 import { MissingCSRF } from "@latchkey/core/errors";
 import { NextAuth, type NextAuthConfig } from "@latchkey/next";
 import { PasswordAccounts } from "@latchkey/next/accounts";
 import { NextRequest } from "next/server.js";
 import { webRequestOf, writeWebResponse } from "../../../test/frameworks/http.js";
+import { sessionReadTableOfContract } from "../../../test/frameworks/session-read.js";
 import { type InRequest, inNextRequest } from "./next-internals.js";
 
 /** A server action's outcome as the browser sees it: its redirect, 403 for MissingCSRF, its result. */
@@ -28,6 +29,7 @@ const next: FrameworkDriver = {
   name: "Next.js",
   defaultMount: "/api/auth",
   namesPeer: false,
+  writesCookies: ["/contract/session", "/contract/proxied"],
   guard: "redirect",
   helpers: { signIn: true, signOut: true, requestPasswordReset: true, changePassword: true },
   readers: ["/contract/proxied"],
@@ -50,8 +52,10 @@ const next: FrameworkDriver = {
         const nextRequest = new NextRequest(request);
         response = await (request.method === "POST" ? handlers.POST(nextRequest) : handlers.GET(nextRequest));
       } else if (pathname === "/contract/session") {
+        // A Route Handler's auth(): the cookies it writes go with the answer.
         const out = await inNextRequest(request.url, headers, () => auth());
-        response = Response.json({ id: out.result?.user?.id ?? null });
+        response = Response.json(sessionAnswer(out.result));
+        for (const cookie of out.setCookies) response.headers.append("set-cookie", cookie);
       } else if (pathname === "/contract/guarded") {
         // The proxy (`export { auth as proxy }`) in front of a Route Handler reading auth().
         const gate = await auth(new NextRequest(request));
@@ -72,7 +76,7 @@ const next: FrameworkDriver = {
         response = answerOf(await inNextRequest(request.url, headers, () => signOut({ redirectTo })));
       } else if (pathname === "/contract/proxied") {
         // A Route Handler wrapped by auth((req) => ...), its session on req.auth.
-        const handler = auth((r) => Response.json({ id: r.auth?.user?.id ?? null }));
+        const handler = auth((r) => Response.json(sessionAnswer(r.auth)));
         response = (await handler(new NextRequest(request), { params: Promise.resolve({}) })) as Response;
       } else if (pathname === "/contract/change") {
         const data = new FormData();
@@ -95,4 +99,4 @@ const next: FrameworkDriver = {
   },
 };
 
-runFrameworkContract(next);
+runFrameworkContract(next, [await sessionReadTableOfContract()]);

@@ -26,9 +26,14 @@
  *   --connections N   autocannon connections (default 10)
  *   --runtimes a,b    only these runtimes: node, bun, deno, workerd-nodejs-compat, workerd, edge
  *   --no-write        do not rewrite the part of bench/RESULTS.md between its runtimes markers
+ *   --base DIR        also run Latchkey from DIR (another built checkout of this repository, e.g.
+ *                     /work/main), as "latchkey@base" in the same rounds, and report its server CPU
+ *                     per request ÷ this checkout's (an A/B of two builds on each runtime; implies
+ *                     --no-write)
  */
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { encode } from "@auth/core/jwt";
@@ -41,6 +46,7 @@ const { values: opts } = parseArgs({
   options: {
     ...ROUND_OPTIONS,
     runtimes: { type: "string" },
+    base: { type: "string" },
     "no-write": { type: "boolean", default: false },
   },
 });
@@ -74,12 +80,16 @@ const RUNTIMES = {
   workerd: workerd(false),
   edge,
 };
-const APPS = ["bare", "latchkey", "authjs"];
-const LABELS = { bare: "no library", latchkey: "Latchkey", authjs: "Auth.js" };
+const BASE = opts.base;
+const APPS = ["bare", "latchkey", "authjs", ...(BASE ? ["latchkey@base"] : [])];
+const LABELS = { bare: "no library", latchkey: "Latchkey", authjs: "Auth.js", "latchkey@base": "Latchkey (base)" };
 
-/** A Worker module of bench/runtime-apps as the drivers start it. */
+/** A Worker module of bench/runtime-apps as the drivers start it (`latchkey@base`: the one of --base, on its packages). */
 const appOf = (name) => {
-  const file = here(`./runtime-apps/${name}.ts`);
+  const file =
+    name === "latchkey@base"
+      ? join(resolve(BASE), "bench", "runtime-apps", "latchkey.ts")
+      : here(`./runtime-apps/${name}.ts`);
   return {
     name,
     entries: {
@@ -212,6 +222,8 @@ for (const id of chosen) {
         latchkeyOverAuthjs: { rps: ratios("latchkey", "authjs", "rps"), cpu: ratios("latchkey", "authjs", "cpu") },
         latchkeyOverBare: ratios("latchkey", "bare", "rps"),
         authjsOverBare: ratios("authjs", "bare", "rps"),
+        // Server CPU per request of the --base build ÷ this one's (above 1: this build is cheaper).
+        baseOverBranch: BASE ? ratios("latchkey", "latchkey@base", "cpu") : undefined,
       });
     }
   } finally {
@@ -240,9 +252,22 @@ const markdown = [
       ),
     "",
   ]),
+  ...(BASE
+    ? [
+        `**A/B: Latchkey from ${BASE} (base) against this checkout, in the same rounds**`,
+        "",
+        "| runtime | case | server CPU µs/req: base, this checkout | base ÷ this checkout (CPU/req) |",
+        "| --- | --- | --- | --- |",
+        ...report.map(
+          (r) =>
+            `| ${r.runtime} | ${r.case} | ${fmt(r.apps["latchkey@base"].cpuUs)}, ${fmt(r.apps.latchkey.cpuUs)} | ${ratio(r.baseOverBranch)} |`,
+        ),
+        "",
+      ]
+    : []),
 ].join("\n");
 log(`\n${markdown}\n`);
-if (!opts["no-write"] && !opts.runtimes) {
+if (!opts["no-write"] && !opts.runtimes && !BASE) {
   writeResultsSection("runtimes", markdown);
   log("bench:runtimes: bench/RESULTS.md updated");
 }

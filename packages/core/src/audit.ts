@@ -13,6 +13,7 @@
  * | `account.linked`, `account.unlinked` | an account was linked to or unlinked from a user |
  * | `password.changed` | the application called {@link recordPasswordChange} |
  * | `secret.rotated` | the configuration's secrets changed (fingerprints only) |
+ * | `organization.created`, `organization.updated`, `organization.deleted`, `member.added`, `member.role-changed`, `member.removed` | an organization or its members changed (`@latchkey/core/organizations`); `userId` is who changed it |
  *
  * Events go to `events.audit` when the application sets it, and with `audit: { store: true }` to
  * the adapter's audit table (SQL) or stream (Redis), kept for `audit.retention` seconds. Reasons
@@ -47,6 +48,7 @@ export type {
   AuditEventType,
   AuditOptions,
   AuditStore,
+  OrganizationEvent,
   PasswordChangedEvent,
   SecretRotatedEvent,
   SessionRevokedEvent,

@@ -72,3 +72,38 @@ describe.skipIf(!redisUp)("the authorization server over RedisAuthorizationStore
     expect(refreshes.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
   });
 });
+
+describe("the MCP profile's clients when the store is down", () => {
+  it("answers a registration 503 (logged), never 500 or a half-written client, and a client id the store cannot read is refused on a page", async () => {
+    // A real client on a port nothing listens on: every command fails at once.
+    const down = new Redis({
+      host: "127.0.0.1",
+      port: 1,
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
+    down.on("error", () => {});
+    const app = await makeApp({
+      store: RedisAuthorizationStore(down, { prefix: "latchkey-authz-down:" }),
+      dynamicRegistration: { scopes: ["openid", "reports:read"] },
+    });
+    const registration = await app.server.fetch(
+      new Request("http://localhost:3000/oauth/register", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          redirect_uris: ["https://reports.example/callback"],
+          token_endpoint_auth_method: "none",
+        }),
+      }),
+    );
+    expect(registration?.status).toBe(503);
+    expect(await registration?.json()).toMatchObject({ error: "temporarily_unavailable" });
+    expect(app.logged.errors.length).toBeGreaterThan(0);
+    const page = await send(app, "/oauth/authorize?client_id=abc&response_type=code");
+    expect(page.status).toBe(503);
+    expect(await page.text()).not.toMatch(/ECONNREFUSED|Redis|stack/i);
+    down.disconnect();
+  });
+});

@@ -128,6 +128,25 @@ export interface SecretRotatedEvent extends AuditEventBase {
   previousFingerprints: string[];
 }
 
+/**
+ * A change of an organization or of its members (`@latchkey/core/organizations`). `userId` is who
+ * made it; `memberId` whose membership changed; `role` the role given (added, changed to) or held
+ * (removed); `previousRole` the role before a change.
+ */
+export interface OrganizationEvent extends AuditEventBase {
+  type:
+    | "organization.created"
+    | "organization.updated"
+    | "organization.deleted"
+    | "member.added"
+    | "member.role-changed"
+    | "member.removed";
+  organizationId: string;
+  memberId?: string;
+  role?: string;
+  previousRole?: string;
+}
+
 /** One security event. Switch on `type`. */
 export type AuditEvent =
   | SignInSucceededEvent
@@ -137,7 +156,8 @@ export type AuditEvent =
   | SessionRevokeFailedEvent
   | AccountEvent
   | PasswordChangedEvent
-  | SecretRotatedEvent;
+  | SecretRotatedEvent
+  | OrganizationEvent;
 
 /** The `type` of every audit event. */
 export type AuditEventType = AuditEvent["type"];

@@ -149,6 +149,26 @@ interface Hooks {
   pass?: "credentials" | "fields";
 }
 
+/** The store with an adapter that hands back one user object per address at every lookup (`keep` makes it: frozen, say). */
+function handingBackOneObject(store: Store, keep: (user: AdapterUser) => AdapterUser = (user) => user): Store {
+  const same = new Map<string, AdapterUser>();
+  return {
+    ...store,
+    adapter: {
+      ...store.adapter,
+      async getUserByEmail(email) {
+        const known = same.get(email);
+        if (known) return known;
+        const user = (await store.adapter.getUserByEmail?.(email)) ?? null;
+        if (!user) return null;
+        const kept = keep(user);
+        same.set(email, kept);
+        return kept;
+      },
+    },
+  };
+}
+
 function app(
   store: Store,
   strategy: Strategy = "jwt",
@@ -467,20 +487,7 @@ describe.each(Object.keys(stores))("password accounts on the %s store", (kind) =
   });
 
   it("an adapter that hands back the same user object at every sign-in: a sign-in after a reset is asked only about its own password, not about the earlier sign-ins' (the guard's notes are taken once)", async () => {
-    const same = new Map<string, AdapterUser>();
-    const caching: Store = {
-      ...store,
-      adapter: {
-        ...store.adapter,
-        async getUserByEmail(email) {
-          const known = same.get(email);
-          if (known) return known;
-          const user = (await store.adapter.getUserByEmail?.(email)) ?? null;
-          if (user) same.set(email, user);
-          return user;
-        },
-      },
-    };
+    const caching = handingBackOneObject(store);
     const { config, accounts } = app(caching, "jwt", {}, { pass: "fields" });
     const email = `same-object-${kind}@example.com`;
     await signedUp(config, accounts, email);
@@ -494,22 +501,7 @@ describe.each(Object.keys(stores))("password accounts on the %s store", (kind) =
   });
 
   it("attack: two sign-ins at once that the adapter hands the same user object cannot mix their guards: the thief's check of the old password, made before a reset, refuses the thief and not the owner signing in with the new one", async () => {
-    const same = new Map<string, AdapterUser>();
-    const caching: Store = {
-      ...store,
-      adapter: {
-        ...store.adapter,
-        async getUserByEmail(email) {
-          const known = same.get(email);
-          if (known) return known;
-          const user = (await store.adapter.getUserByEmail?.(email)) ?? null;
-          if (!user) return null;
-          const frozen = Object.freeze(user);
-          same.set(email, frozen);
-          return frozen;
-        },
-      },
-    };
+    const caching = handingBackOneObject(store, Object.freeze);
     const hooks: Hooks = { pass: "fields" };
     const { config, accounts } = app(caching, "jwt", {}, hooks);
     const email = `same-object-at-once-${kind}@example.com`;

@@ -187,6 +187,17 @@ describe("client ID metadata documents", () => {
     }
   });
 
+  it("refuse a document whose client_name holds control or bidirectional characters: the consent page shows no forged text", async () => {
+    const app = await makeApp(documents());
+    for (const name of ["Reports\n\u0000", "Reports \u202Emoc.elpmaxe", "Reports\u2067x"]) {
+      const clientId = publish({ client_name: name });
+      const { response } = await authorizeAs(app, clientId);
+      expect(response.status, JSON.stringify(name)).toBe(400);
+      expect(await response.text()).not.toContain(name);
+      expect(app.logged.warnings.at(-1)).toBe("client-metadata-document-refused");
+    }
+  });
+
   it("refuse what is not JSON, an error status, a body over the size limit", async () => {
     const app = await makeApp(documents({ maxBytes: 1024 }));
     const notJson = newDocumentPath();
@@ -325,7 +336,7 @@ describe("dynamic client registration (RFC 7591)", () => {
     );
   });
 
-  it("registers a public client whose code flow then works, its scopes narrowed to the policy, and consent says it is unverified", async () => {
+  it("registers a public client whose code flow then works, its scopes the policy's whatever it asked, and consent says it is unverified", async () => {
     const app = await makeApp(policy);
     const metadata = (await (await send(app, "/.well-known/oauth-authorization-server")).json()) as Record<
       string,
@@ -342,7 +353,10 @@ describe("dynamic client registration (RFC 7591)", () => {
     });
     expect(response?.status).toBe(201);
     const registered = (await response?.json()) as Record<string, unknown>;
-    expect(registered).toMatchObject({ client_name: "MCP Inspector", scope: "openid reports:read" });
+    expect(registered).toMatchObject({
+      client_name: "MCP Inspector",
+      scope: "openid email offline_access reports:read",
+    });
     expect(registered).not.toHaveProperty("client_secret");
     const clientId = String(registered.client_id);
     const {
@@ -403,6 +417,21 @@ describe("dynamic client registration (RFC 7591)", () => {
       "invalid_client_metadata",
     ],
     ["a list for a name", { redirect_uris: [REDIRECT], client_name: ["a", "b"] }, "invalid_client_metadata"],
+    [
+      "a name with CR, LF or NUL",
+      { redirect_uris: [REDIRECT], client_name: "Reports\r\nSet-Cookie: x=1\u0000" },
+      "invalid_client_metadata",
+    ],
+    [
+      "a name that reverses the text after it (U+202E)",
+      { redirect_uris: [REDIRECT], client_name: "Reports \u202Emoc.elpmaxe" },
+      "invalid_client_metadata",
+    ],
+    [
+      "a name with an isolate or invisible mark (U+2066, U+200F)",
+      { redirect_uris: [REDIRECT], client_name: "Reports\u2066\u200F" },
+      "invalid_client_metadata",
+    ],
   ])("refuses %s", async (_what, body, error) => {
     const app = await makeApp(policy);
     const response = await registerAt(app, body);

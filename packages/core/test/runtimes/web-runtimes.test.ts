@@ -206,6 +206,20 @@ describe.each([
     expect(other.claims).toBeNull();
   });
 
+  it("opens a token sealed under the older secret of a rotation ([NEW, OLD]), none under [NEW] alone, and a tampered one under neither", async () => {
+    const OLD = "an-older-runtime-secret-0123456789-abcdefg";
+    const NEW = "a-newer-runtime-secret-0123456789-abcdefgh";
+    const token = await authjsEncode({ token: { sub: "u7", name: "Hedy" }, secret: OLD, salt: SESSION });
+    const decode = async (secrets: string[], value = token) =>
+      (await (await runtime.fetch("/runtime/jwt/decode", post({ token: value, secrets }))).json()).claims;
+    expect(await decode([NEW, OLD])).toMatchObject({ sub: "u7", name: "Hedy" });
+    expect(await decode([NEW])).toBeNull();
+    const parts = token.split(".");
+    parts[4] = `${(parts[4] ?? "").startsWith("A") ? "B" : "A"}${(parts[4] ?? "").slice(1)}`;
+    expect(await decode([NEW, OLD], parts.join("."))).toBeNull();
+    expect(await decode([OLD, NEW], parts.join("."))).toBeNull();
+  });
+
   it("verifies password hashes Node.js made at the Web cost, refuses Node's 128 MiB default with the fix, and Node.js verifies its hashes", async () => {
     const web = { parameters: { ln: 14, r: 8, p: 8 } };
     const portable = await hashPassword("correct horse", web);

@@ -52,6 +52,13 @@ const MIN_CACHE = 60;
 const MAX_CACHE = 24 * 3600;
 const FAILURE_CACHE = 60;
 const MAX_CACHED = 1000;
+/**
+ * Characters that make a name shown on the consent page read as other text: control characters
+ * (CR, LF, NUL), the bidirectional embeddings, overrides and isolates (U+202E turns the text after
+ * it around: "Reports \u202Emoc.elpmaxe" reads "Reports example.com"), and the invisible marks.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const FORGING_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
 const DYNAMIC_GRANTS: readonly GrantType[] = ["authorization_code", "refresh_token"];
 
 function positive(value: unknown, name: string, fallback: number, max: number): number {
@@ -142,7 +149,7 @@ const optionalString = (value: unknown, name: string, max = 200): string | undef
 /**
  * The client that `metadata` (RFC 7591 §2 names) describes, within `policy`: `redirect_uris`
  * (each by the registration rules), `token_endpoint_auth_method` among `methods`, `grant_types`
- * and `response_types` of the code flow, `scope` narrowed to the policy's, `client_name`, and
+ * and `response_types` of the code flow, the policy's scopes (whatever `scope` asks), `client_name`, and
  * `jwks` for `private_key_jwt` (never `jwks_uri`: one fetch a client is enough). Throws a
  * {@link MetadataProblem} naming the field.
  */
@@ -176,9 +183,11 @@ export function clientOfMetadata(
   const responseTypes = metadata.response_types ?? ["code"];
   if (!isStrings(responseTypes) || responseTypes.some((t) => t !== "code"))
     throw new MetadataProblem("invalid_client_metadata", 'response_types may only be ["code"]');
-  const asked = optionalString(metadata.scope, "scope", 2000);
-  const scopes =
-    asked === undefined ? [...policy.scopes] : asked.split(" ").filter((s) => s !== "" && policy.scopes.includes(s));
+  // `scope` is read (a malformed one is refused) but does not narrow the client: an MCP client
+  // registers with the scope of its first request and steps up later (a 403's `scope`); what it
+  // may ask for is the policy's, and what it gets is what the user consents to per request.
+  optionalString(metadata.scope, "scope", 2000);
+  const scopes = [...policy.scopes];
   let jwks: { keys: ClientJwk[] } | undefined;
   if (metadata.jwks_uri !== undefined)
     throw new MetadataProblem("invalid_client_metadata", "jwks_uri is not supported: give the keys in jwks");
@@ -199,6 +208,11 @@ export function clientOfMetadata(
     throw new MetadataProblem("invalid_client_metadata", "jwks is for private_key_jwt only");
   }
   const name = optionalString(metadata.client_name, "client_name")?.trim();
+  if (name && FORGING_CHARACTERS.test(name))
+    throw new MetadataProblem(
+      "invalid_client_metadata",
+      "client_name may hold no control characters, bidirectional controls or invisible marks",
+    );
   return {
     name: name || new URL(redirectUris[0] ?? "").host || "An application",
     redirectUris: [...new Set(redirectUris)],

@@ -6,7 +6,7 @@
  * nobody learns it from an exception in production.
  */
 import type { Adapter } from "../../adapters.js";
-import { secondFactorMethods } from "./runtime.js";
+import { secondFactorMethods } from "../flows/second-factor/secret.js";
 
 /** Each extension, the methods it needs, and what is unavailable without them. */
 const extensions: ReadonlyArray<{ methods: readonly (keyof Adapter)[]; unavailable: string }> = [

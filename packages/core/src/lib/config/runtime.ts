@@ -9,6 +9,7 @@ import type { LoggerInstance } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
 import type { CallbacksOptions, EventCallbacks, SessionOptions } from "../../types.js";
 import { errorOf } from "../base/error-of.js";
+import { secondFactorMethods } from "../flows/second-factor/secret.js";
 import { webauthnAdapterMethods } from "../flows/webauthn/config.js";
 import { defaultRedirect } from "../http/redirect.js";
 import { missingSchemaAdvice } from "./advice.js";
@@ -47,14 +48,6 @@ const databaseSessionMethods = [
   "updateSession",
   "deleteSession",
 ];
-/** The adapter methods a second factor (the TOTP provider) needs. */
-export const secondFactorMethods = [
-  "getSecondFactor",
-  "setSecondFactor",
-  "deleteSecondFactor",
-  "useSecondFactorStep",
-  "useBackupCode",
-] as const;
 const emailMethods = ["createVerificationToken", "useVerificationToken", "getUserByEmail"];
 const accountMethods = ["createUser", "getUser", "getUserByAccount", "getUserByEmail", "linkAccount"];
 

@@ -24,6 +24,7 @@ export {
   openSecret,
   resealIfRetired,
   sealSecret,
+  secondFactorMethods,
   secondFactorStore,
 } from "./second-factor/secret.js";
 export { matchTotp, TOTP_DIGITS, TOTP_PERIOD, timeStep } from "./second-factor/totp.js";

@@ -107,7 +107,8 @@ export function enrolmentTicket(userId: string, sealedSecret: string): string {
   return toBase64url(hash("sha256", `${userId}\u0000enrolment\u0000${sealedSecret}`));
 }
 
-const SECOND_FACTOR_METHODS = [
+/** The adapter methods a second factor (the TOTP provider) needs. */
+export const secondFactorMethods = [
   "getSecondFactor",
   "setSecondFactor",
   "deleteSecondFactor",
@@ -115,14 +116,14 @@ const SECOND_FACTOR_METHODS = [
   "useBackupCode",
 ] as const;
 
-type SecondFactorAdapter = AdapterWith<(typeof SECOND_FACTOR_METHODS)[number]>;
+type SecondFactorAdapter = AdapterWith<(typeof secondFactorMethods)[number]>;
 
 /** The adapter's second-factor methods, or a clear error naming what is missing. */
 export function secondFactorStore(config: ResolvedConfig): SecondFactorAdapter {
   const adapter = config.adapter;
   if (!adapter) throw new InvalidConfiguration("A second factor needs an `adapter` that stores it.");
-  if (!hasMethods(adapter, ...SECOND_FACTOR_METHODS)) {
-    const missing = SECOND_FACTOR_METHODS.filter((m) => typeof adapter[m] !== "function");
+  if (!hasMethods(adapter, ...secondFactorMethods)) {
+    const missing = secondFactorMethods.filter((m) => typeof adapter[m] !== "function");
     throw new MissingAdapterMethods(`The adapter lacks second-factor methods: ${missing.join(", ")}.`);
   }
   return adapter;

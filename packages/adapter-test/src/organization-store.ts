@@ -1,0 +1,197 @@
+/**
+ * The conformance suite every `OrganizationStore` runs: organizations and memberships kept and
+ * read back from the other instance, unique slugs under concurrent claims, a deletion that takes
+ * every membership with it, and the compare-and-set rules of role changes and removals — above all
+ * that an organization never loses its last owner, however many owners demote or remove each
+ * other at once.
+ * @module organization-store
+ */
+import { randomUUID } from "node:crypto";
+import type { Membership, Organization, OrganizationStore } from "@latchkey/core/organizations";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/** What an organization store's setup hands the suite. */
+export interface OrganizationStoreFixture {
+  /** Two stores over one shared backend, as two instances of an application hold them. */
+  stores: [OrganizationStore, OrganizationStore];
+  /** Closes connections and removes what the run stored. */
+  teardown: () => Promise<void>;
+}
+
+const keep = { role: "owner" };
+
+/**
+ * Registers the conformance tests of one organization store with vitest, in a `describe` block
+ * named `name`. Every test uses ids and slugs of its own.
+ *
+ * @example
+ * ```ts
+ * import { runOrganizationStoreConformance } from "@latchkey/adapter-test/organization-store"
+ * runOrganizationStoreConformance("MemoryOrganizationStore", async () => {
+ *   const store = MemoryOrganizationStore()
+ *   return { stores: [store, store], teardown: async () => {} }
+ * })
+ * ```
+ */
+export function runOrganizationStoreConformance(
+  name: string,
+  setup: () => Promise<OrganizationStoreFixture>,
+  options: { skip?: boolean } = {},
+): void {
+  describe.skipIf(options.skip ?? false)(name, () => {
+    let fixture: OrganizationStoreFixture;
+    const slug = () => `org-${randomUUID().slice(0, 8)}`;
+    const organization = (overrides: Partial<Organization> = {}): Organization => ({
+      id: randomUUID(),
+      name: "Acme",
+      slug: slug(),
+      createdAt: new Date(Math.floor(Date.now() / 1000) * 1000),
+      ...overrides,
+    });
+    const membership = (org: Organization, userId: string, role: string, offset = 0): Membership => ({
+      organizationId: org.id,
+      userId,
+      role,
+      createdAt: new Date(org.createdAt.getTime() + offset * 1000),
+    });
+    /** An organization made on the first store, with `owners` owners and `others` members. */
+    async function made(owners = 1, others: Record<string, string> = {}) {
+      const [one] = fixture.stores;
+      const org = organization();
+      const ownerIds = Array.from({ length: owners }, () => `u-${randomUUID()}`);
+      expect(await one.createOrganization(org, membership(org, ownerIds[0] as string, "owner"))).toBe("created");
+      let offset = 1;
+      for (const id of ownerIds.slice(1))
+        expect(await one.addMembership(membership(org, id, "owner", offset++))).toBe("added");
+      for (const [id, role] of Object.entries(others))
+        expect(await one.addMembership(membership(org, id, role, offset++))).toBe("added");
+      return { org, ownerIds };
+    }
+
+    beforeAll(async () => {
+      fixture = await setup();
+    });
+    afterAll(async () => {
+      await fixture?.teardown();
+    });
+
+    it("an organization and its first owner are read back on the other instance, by id and by slug", async () => {
+      const [, two] = fixture.stores;
+      const { org, ownerIds } = await made();
+      expect(await two.getOrganization(org.id)).toEqual(org);
+      expect(await two.getOrganizationBySlug(org.slug)).toEqual(org);
+      expect(await two.getMembership(org.id, ownerIds[0] as string)).toEqual(
+        membership(org, ownerIds[0] as string, "owner"),
+      );
+      expect(await two.getOrganization(randomUUID())).toBeNull();
+      expect(await two.getOrganizationBySlug(slug())).toBeNull();
+    });
+
+    it("rule: 30 organizations claiming one slug at once from two instances: exactly one has it, and no other was half made", async () => {
+      const taken = slug();
+      const orgs = Array.from({ length: 30 }, () => organization({ slug: taken }));
+      const outcomes = await Promise.all(
+        orgs.map((org, i) =>
+          (fixture.stores[i % 2] as OrganizationStore).createOrganization(org, membership(org, `u-${i}`, "owner")),
+        ),
+      );
+      expect(outcomes.filter((x) => x === "created")).toHaveLength(1);
+      const winner = orgs[outcomes.indexOf("created")] as Organization;
+      expect((await fixture.stores[1].getOrganizationBySlug(taken))?.id).toBe(winner.id);
+      for (const [i, org] of orgs.entries()) {
+        if (org === winner) continue;
+        expect(await fixture.stores[0].getOrganization(org.id)).toBeNull();
+        expect(await fixture.stores[0].getMembership(org.id, `u-${i}`)).toBeNull();
+      }
+    });
+
+    it("an update renames and re-slugs; a slug another organization holds is refused and changes nothing; the old slug is free again", async () => {
+      const [one, two] = fixture.stores;
+      const { org } = await made();
+      const { org: other } = await made();
+      const next = slug();
+      expect(await one.updateOrganization(org.id, { name: "Acme EU", slug: next })).toBe("updated");
+      expect(await two.getOrganization(org.id)).toEqual({ ...org, name: "Acme EU", slug: next });
+      expect(await two.getOrganizationBySlug(org.slug)).toBeNull();
+      expect(await one.updateOrganization(org.id, { name: "Taken", slug: other.slug })).toBe("slug-taken");
+      expect((await two.getOrganization(org.id))?.name).toBe("Acme EU");
+      expect(await one.updateOrganization(randomUUID(), { name: "x" })).toBe("missing");
+      const reuse = organization({ slug: org.slug });
+      expect(await two.createOrganization(reuse, membership(reuse, "u-reuse", "owner"))).toBe("created");
+    });
+
+    it("members are listed oldest first, and a user's memberships across organizations", async () => {
+      const [one, two] = fixture.stores;
+      const user = `u-${randomUUID()}`;
+      const { org, ownerIds } = await made(1, { [user]: "member" });
+      const { org: second } = await made(1, { [user]: "admin" });
+      expect((await two.listMembers(org.id)).map((m) => [m.userId, m.role])).toEqual([
+        [ownerIds[0], "owner"],
+        [user, "member"],
+      ]);
+      const mine = await one.listMemberships(user);
+      expect(mine.map((m) => [m.organizationId, m.role])).toEqual([
+        [org.id, "member"],
+        [second.id, "admin"],
+      ]);
+      expect(await two.addMembership(membership(org, user, "admin", 9))).toBe("exists");
+      expect((await one.getMembership(org.id, user))?.role).toBe("member");
+      expect(await one.addMembership(membership(organization(), user, "member"))).toBe("missing");
+    });
+
+    it("deleting an organization deletes every membership of it, and frees its slug", async () => {
+      const [one, two] = fixture.stores;
+      const user = `u-${randomUUID()}`;
+      const { org, ownerIds } = await made(1, { [user]: "member" });
+      expect(await one.deleteOrganization(org.id)).toBe(true);
+      expect(await two.getOrganization(org.id)).toBeNull();
+      expect(await two.getOrganizationBySlug(org.slug)).toBeNull();
+      expect(await two.getMembership(org.id, user)).toBeNull();
+      expect(await two.listMembers(org.id)).toEqual([]);
+      expect((await two.listMemberships(ownerIds[0] as string)).some((m) => m.organizationId === org.id)).toBe(false);
+      expect(await one.deleteOrganization(org.id)).toBe(false);
+    });
+
+    it("rule: a role change or a removal applies only from the role it was decided on (compare-and-set)", async () => {
+      const [one, two] = fixture.stores;
+      const user = `u-${randomUUID()}`;
+      const { org } = await made(1, { [user]: "member" });
+      expect(await one.setRole(org.id, user, "admin", "owner", keep)).toBe("changed");
+      expect(await one.removeMembership(org.id, user, "admin", keep)).toBe("changed");
+      expect(await one.setRole(org.id, user, "member", "admin", keep)).toBe("updated");
+      expect((await two.getMembership(org.id, user))?.role).toBe("admin");
+      expect(await two.removeMembership(org.id, user, "admin", keep)).toBe("removed");
+      expect(await one.removeMembership(org.id, user, "admin", keep)).toBe("missing");
+      expect(await one.setRole(org.id, user, "admin", "member", keep)).toBe("missing");
+    });
+
+    it("rule: the last owner can be neither demoted nor removed; with a second owner, one can", async () => {
+      const [one, two] = fixture.stores;
+      const { org, ownerIds } = await made(2);
+      const [first, second] = ownerIds as [string, string];
+      expect(await one.setRole(org.id, first, "owner", "admin", keep)).toBe("updated");
+      expect(await two.setRole(org.id, second, "owner", "member", keep)).toBe("last-owner");
+      expect(await two.removeMembership(org.id, second, "owner", keep)).toBe("last-owner");
+      expect((await one.getMembership(org.id, second))?.role).toBe("owner");
+      // Promoting is never refused by the rule, nor a change between two roles that are not the owner's.
+      expect(await one.setRole(org.id, first, "admin", "owner", keep)).toBe("updated");
+      expect(await two.removeMembership(org.id, second, "owner", keep)).toBe("removed");
+    });
+
+    it("rule: 10 owners demoting and removing one another, 50 calls at once from two instances, leave at least one owner", async () => {
+      const { org, ownerIds } = await made(10);
+      const calls = Array.from({ length: 50 }, (_, i) => {
+        const store = fixture.stores[i % 2] as OrganizationStore;
+        const target = ownerIds[i % ownerIds.length] as string;
+        return i % 3 === 0
+          ? store.removeMembership(org.id, target, "owner", keep)
+          : store.setRole(org.id, target, "owner", i % 2 ? "admin" : "member", keep);
+      });
+      const outcomes = await Promise.all(calls);
+      const owners = (await fixture.stores[1].listMembers(org.id)).filter((m) => m.role === "owner");
+      expect(owners.length).toBeGreaterThanOrEqual(1);
+      expect(outcomes).toContain("last-owner");
+      expect(outcomes.filter((x) => x === "updated" || x === "removed")).toHaveLength(9);
+    });
+  });
+}

@@ -1,0 +1,21 @@
+/**
+ * The face of lib/organizations/: every name the rest of the library uses from this wing.
+ */
+export { MemoryOrganizationStore } from "./memory-store.js";
+export {
+  builtInRoles,
+  defineRoles,
+  ORGANIZATION_PERMISSIONS,
+  OWNER,
+  type Permission,
+  type RoleDeclaration,
+  type Roles,
+} from "./roles.js";
+export {
+  type MemberView,
+  type OrganizationRefusal,
+  type OrganizationResult,
+  Organizations,
+  type OrganizationsApi,
+  type OrganizationsOptions,
+} from "./service.js";

@@ -1,0 +1,96 @@
+/**
+ * Organizations in this process's memory, for tests and demos: one instance sees its own changes
+ * only. Every method runs its check and its write without yielding, so each is atomic.
+ */
+import type { KeepOne, Membership, Organization, OrganizationStore } from "../../shapes/organizations.js";
+
+/** An in-memory {@link OrganizationStore}. */
+export function MemoryOrganizationStore(): OrganizationStore {
+  const organizations = new Map<string, Organization>();
+  const slugs = new Map<string, string>();
+  // organizationId → userId → membership, in the order members joined.
+  const members = new Map<string, Map<string, Membership>>();
+
+  const copy = <T extends object>(value: T | undefined): T | null => (value ? structuredClone(value) : null);
+  /** True when someone other than `userId` has `keep.role`. */
+  const othersKeep = (organizationId: string, userId: string, keep: KeepOne) => {
+    for (const m of members.get(organizationId)?.values() ?? [])
+      if (m.userId !== userId && m.role === keep.role) return true;
+    return false;
+  };
+
+  return {
+    async createOrganization(organization, owner) {
+      if (slugs.has(organization.slug)) return "slug-taken";
+      organizations.set(organization.id, structuredClone(organization));
+      slugs.set(organization.slug, organization.id);
+      members.set(organization.id, new Map([[owner.userId, structuredClone(owner)]]));
+      return "created";
+    },
+    async getOrganization(id) {
+      return copy(organizations.get(id));
+    },
+    async getOrganizationBySlug(slug) {
+      const id = slugs.get(slug);
+      return copy(id === undefined ? undefined : organizations.get(id));
+    },
+    async updateOrganization(id, change) {
+      const organization = organizations.get(id);
+      if (!organization) return "missing";
+      if (change.slug !== undefined && change.slug !== organization.slug) {
+        if (slugs.has(change.slug)) return "slug-taken";
+        slugs.delete(organization.slug);
+        slugs.set(change.slug, id);
+        organization.slug = change.slug;
+      }
+      if (change.name !== undefined) organization.name = change.name;
+      return "updated";
+    },
+    async deleteOrganization(id) {
+      const organization = organizations.get(id);
+      if (!organization) return false;
+      organizations.delete(id);
+      slugs.delete(organization.slug);
+      members.delete(id);
+      return true;
+    },
+    async getMembership(organizationId, userId) {
+      return copy(members.get(organizationId)?.get(userId));
+    },
+    async listMembers(organizationId) {
+      return [...(members.get(organizationId)?.values() ?? [])].map((m) => structuredClone(m));
+    },
+    async listMemberships(userId) {
+      const found: Membership[] = [];
+      for (const of of members.values()) {
+        const m = of.get(userId);
+        if (m) found.push(structuredClone(m));
+      }
+      return found.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    },
+    async addMembership(membership) {
+      const of = members.get(membership.organizationId);
+      if (!of) return "missing";
+      if (of.has(membership.userId)) return "exists";
+      of.set(membership.userId, structuredClone(membership));
+      return "added";
+    },
+    async setRole(organizationId, userId, from, to, keep) {
+      const m = members.get(organizationId)?.get(userId);
+      if (!m) return "missing";
+      if (m.role !== from) return "changed";
+      if (from === keep.role && to !== keep.role && !othersKeep(organizationId, userId, keep)) return "last-owner";
+      m.role = to;
+      return "updated";
+    },
+    async removeMembership(organizationId, userId, from, keep) {
+      const of = members.get(organizationId);
+      const m = of?.get(userId);
+      if (!of || !m) return "missing";
+      if (m.role !== from) return "changed";
+      if (from === keep.role && !othersKeep(organizationId, userId, keep)) return "last-owner";
+      of.delete(userId);
+      return "removed";
+    },
+  };
+}

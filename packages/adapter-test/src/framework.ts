@@ -22,7 +22,6 @@ import { createMemoryStore, MemoryAdapter } from "@latchkey/core/memory-adapter"
 import { hashPassword } from "@latchkey/core/password";
 import Credentials from "@latchkey/core/providers/credentials";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { SessionReadDriver, SessionReadRequest } from "./session-read-table.js";
 
 /** A started application of the framework under test. */
 export interface FrameworkServer {
@@ -97,12 +96,6 @@ export interface FrameworkDriver {
    * `/contract/session` does (Hono's `session()` middleware, Next.js's `auth(handler)`).
    */
   readers?: string[];
-  /**
-   * The readers (paths, `/contract/session` included) and the guard (`/contract/guarded`) that
-   * write cookies on the answer they serve: a session cookie that is no live session is cleared
-   * there (Hono's `getSession` on `c`, Next.js's `auth()` where a response can carry it).
-   */
-  writesCookies?: string[];
   /**
    * Starts an application with `config`, the actions served at `setup.mount`, and these routes:
    * `GET /contract/session` answering `200` with the {@link sessionAnswer} of the package's session
@@ -190,7 +183,7 @@ export class ContractJar {
 }
 
 /** A raw HTTP/1.1 request, for what `fetch` will not send (a hostile `Host`, a header twice). */
-function raw(
+export function raw(
   url: string,
   init: { method?: string; headers?: Record<string, string | string[]>; body?: string } = {},
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
@@ -685,80 +678,4 @@ export function runFrameworkContract(driver: FrameworkDriver, tables: FrameworkT
 
     for (const table of tables) table(driver);
   });
-}
-
-/**
- * The rows of the session-read table (`sessionReadTable`) a framework package gives through its
- * contract driver: each of its session readers (`GET /contract/session` and `readers`), its guard
- * (`GET /contract/guarded`), and the session action at the mount, each read through an
- * application of the framework started with the case's configuration (one per configuration
- * object), with the case's `Host` and `Cookie` on the wire.
- *
- * @example
- * ```ts
- * runFrameworkContract(driver, [(d) => sessionReadTable(d.name, frameworkReadRows(d), options)])
- * ```
- */
-export function frameworkReadRows(driver: FrameworkDriver): SessionReadDriver[] {
-  const servers = new Map<AuthConfig, Promise<FrameworkServer>>();
-  afterAll(async () => {
-    await Promise.all([...servers.values()].map(async (server) => (await server).close()));
-  });
-  const serverOf = (config: AuthConfig) => {
-    let server = servers.get(config);
-    if (!server) {
-      const mails: AccountMail[] = [];
-      server = accountsOptions(mails).then((accounts) =>
-        driver.start(config, { mount: config.basePath ?? driver.defaultMount, accounts }),
-      );
-      servers.set(config, server);
-    }
-    return server;
-  };
-  /** One GET of `path` on the application of `config`, with the case's Host and Cookie. */
-  const get = async (config: AuthConfig, path: string, request: SessionReadRequest, accept = "application/json") => {
-    const { origin } = await serverOf(config);
-    const answer = await raw(`${origin}${path}`, { headers: { host: request.host, cookie: request.cookie, accept } });
-    const setCookie = answer.headers["set-cookie"] ?? [];
-    return { ...answer, setCookie: Array.isArray(setCookie) ? setCookie : [setCookie] };
-  };
-  const signedIn = (body: string): boolean => {
-    try {
-      return (JSON.parse(body) as { signedIn?: unknown } | null)?.signedIn === true;
-    } catch {
-      return false;
-    }
-  };
-  const rows: SessionReadDriver[] = readersOf(driver).map((path) => ({
-    name: `${driver.name} ${path === "/contract/session" ? "session read" : path}`,
-    writesCookies: driver.writesCookies?.includes(path) ?? false,
-    async read(config, request) {
-      const answer = await get(config, path, request);
-      return { signedIn: answer.status === 200 && signedIn(answer.body), setCookie: answer.setCookie };
-    },
-  }));
-  if (driver.guard === "status")
-    rows.push({
-      name: `${driver.name} guard`,
-      writesCookies: driver.writesCookies?.includes("/contract/guarded") ?? false,
-      async read(config, request) {
-        const answer = await get(config, "/contract/guarded", request);
-        return { signedIn: answer.status === 200, setCookie: answer.setCookie };
-      },
-    });
-  rows.push({
-    name: `${driver.name} session action`,
-    writesCookies: true,
-    async read(config, request) {
-      const answer = await get(config, `${config.basePath ?? driver.defaultMount}/session`, request);
-      let user: unknown;
-      try {
-        user = (JSON.parse(answer.body) as { user?: unknown } | null)?.user;
-      } catch {
-        user = undefined;
-      }
-      return { signedIn: answer.status === 200 && !!user, setCookie: answer.setCookie };
-    },
-  });
-  return rows;
 }

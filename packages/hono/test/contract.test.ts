@@ -4,14 +4,13 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { type FrameworkDriver, runFrameworkContract, sessionAnswer } from "@latchkey/adapter-test/framework";
 import { Hono } from "hono";
-import { sessionReadTableOfContract } from "../../../test/frameworks/session-read.js";
+import { sessionReads } from "../../../test/frameworks/session-reads.js";
 import { getSession, HonoAuth, requireAuth, session } from "../src/index.js";
 
 const hono: FrameworkDriver = {
   name: "Hono",
   defaultMount: "/auth",
   namesPeer: true,
-  writesCookies: ["/contract/session", "/contract/session-variable", "/contract/guarded"],
   guard: "status",
   readers: ["/contract/session-variable"],
   async start(config, { mount }) {
@@ -29,4 +28,4 @@ const hono: FrameworkDriver = {
   },
 };
 
-runFrameworkContract(hono, [await sessionReadTableOfContract()]);
+runFrameworkContract(hono, [await sessionReads(true)]);

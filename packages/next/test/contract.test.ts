@@ -12,7 +12,7 @@ import { NextAuth, type NextAuthConfig } from "@latchkey/next";
 import { PasswordAccounts } from "@latchkey/next/accounts";
 import { NextRequest } from "next/server.js";
 import { webRequestOf, writeWebResponse } from "../../../test/frameworks/http.js";
-import { sessionReadTableOfContract } from "../../../test/frameworks/session-read.js";
+import { sessionReads } from "../../../test/frameworks/session-reads.js";
 import { type InRequest, inNextRequest } from "./next-internals.js";
 
 /** A server action's outcome as the browser sees it: its redirect, 403 for MissingCSRF, its result. */
@@ -29,7 +29,6 @@ const next: FrameworkDriver = {
   name: "Next.js",
   defaultMount: "/api/auth",
   namesPeer: false,
-  writesCookies: ["/contract/session", "/contract/proxied"],
   guard: "redirect",
   helpers: { signIn: true, signOut: true, requestPasswordReset: true, changePassword: true },
   readers: ["/contract/proxied"],
@@ -52,7 +51,7 @@ const next: FrameworkDriver = {
         const nextRequest = new NextRequest(request);
         response = await (request.method === "POST" ? handlers.POST(nextRequest) : handlers.GET(nextRequest));
       } else if (pathname === "/contract/session") {
-        // A Route Handler's auth(): the cookies it writes go with the answer.
+        // A Route Handler: the cookies auth() set through next/headers are sent with its answer.
         const out = await inNextRequest(request.url, headers, () => auth());
         response = Response.json(sessionAnswer(out.result));
         for (const cookie of out.setCookies) response.headers.append("set-cookie", cookie);
@@ -99,4 +98,4 @@ const next: FrameworkDriver = {
   },
 };
 
-runFrameworkContract(next, [await sessionReadTableOfContract()]);
+runFrameworkContract(next, [await sessionReads(true)]);

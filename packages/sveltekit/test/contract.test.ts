@@ -9,7 +9,7 @@ import { MissingCSRF } from "@latchkey/core/errors";
 import { isRedirect } from "@sveltejs/kit";
 import { vi } from "vitest";
 import { writeWebResponse } from "../../../test/frameworks/http.js";
-import { sessionReadTableOfContract } from "../../../test/frameworks/session-read.js";
+import { sessionReads } from "../../../test/frameworks/session-reads.js";
 import { eventOf } from "./event.js";
 
 // SvelteKit's private environment, which the package imports at the first request: empty (the
@@ -21,7 +21,6 @@ const svelteKit: FrameworkDriver = {
   name: "SvelteKit",
   defaultMount: "/auth",
   namesPeer: true,
-  writesCookies: ["/contract/session"],
   helpers: { signIn: true, signOut: true },
   async start(config, { mount }) {
     const kit = SvelteKitAuth(mount === "/auth" ? config : { ...config, basePath: mount });
@@ -52,4 +51,4 @@ const svelteKit: FrameworkDriver = {
   },
 };
 
-runFrameworkContract(svelteKit, [await sessionReadTableOfContract()]);
+runFrameworkContract(svelteKit, [await sessionReads(true)]);

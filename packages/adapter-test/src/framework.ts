@@ -166,7 +166,7 @@ export class ContractJar {
 }
 
 /** A raw HTTP/1.1 request, for what `fetch` will not send (a hostile `Host`, a header twice). */
-function raw(
+export function raw(
   url: string,
   init: { method?: string; headers?: Record<string, string | string[]>; body?: string } = {},
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {

@@ -10,8 +10,10 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import type { AuthConfig } from "@latchkey/core";
+import { MemoryPasswordStore } from "@latchkey/core/accounts";
 import type { Adapter } from "@latchkey/core/adapters";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type FrameworkDriver, type FrameworkTable, raw } from "./framework.js";
 
 /** The cases every entry point is read under, in the table's order. */
 export const SESSION_READ_COLUMNS = [
@@ -106,6 +108,12 @@ export interface SessionReadTableOptions {
   revoke: (config: AuthConfig, userId: string) => Promise<unknown>;
   /** Skips the table (the store's server is not running: `serviceAvailable`). */
   skip?: boolean;
+  /**
+   * Columns that cannot be produced through these entry points, each with why (shown in the
+   * skipped test's title): SvelteKit's contract application has adapter-node's `ORIGIN`, so no
+   * request's `Host` names its origin.
+   */
+  notApplicable?: Partial<Record<SessionReadColumn, string>>;
 }
 
 /** The session cookie's name over http. */
@@ -183,6 +191,8 @@ export function sessionReadTable(
         basePath: "/auth",
         session: cache ? { strategy: "database", cache: true } : { strategy: "database" },
         providers: options.providers,
+        // The user's id in the session, as applications name it (the framework rows read it back).
+        callbacks: { session: ({ session, user }) => ({ ...session, user: { ...session.user, id: user.id } }) },
         logger: { error: (e) => void errors.push(line(e)), warn() {}, debug() {} },
       };
       let host = TRUSTED_HOST;
@@ -224,6 +234,11 @@ export function sessionReadTable(
         for (const driver of drivers) {
           describe(driver.name, () => {
             for (const column of SESSION_READ_COLUMNS) {
+              const reason = options.notApplicable?.[column];
+              if (reason) {
+                it.skip(`${column}: not applicable (${reason})`, () => {});
+                continue;
+              }
               it(`${column}: ${describeExpected(column)}`, async () => {
                 if (column === "store down") {
                   const down = await options.store();
@@ -270,4 +285,69 @@ function describeExpected(column: SessionReadColumn): string {
   if (cleared) parts.push("the cookie cleared where the entry point can write cookies");
   parts.push(logged ? "the error logged" : "nothing logged");
   return parts.join(", ");
+}
+
+/** How a framework package's rows of the table read. */
+export interface FrameworkReadOptions extends SessionReadTableOptions {
+  /**
+   * Whether the package's session read (`GET /contract/session`: `getSession`, `auth()`,
+   * `event.locals.auth()`) can write cookies: Hono's `getSession(c)`, SvelteKit's
+   * `locals.auth()` and Next.js's `auth()` in a Route Handler can; Express's `getSession(req)` and
+   * Fastify's `getSession(request)` have no response to write on.
+   */
+  sessionReadWritesCookies: boolean;
+}
+
+/**
+ * The table's rows of a framework package, for `runFrameworkContract(driver, [table])`: its
+ * session read (`GET /contract/session`) and its guard (`GET /contract/guarded`, when the driver
+ * has one, asked for JSON), each read through an application the driver starts with the case's
+ * configuration, over HTTP with the case's `Host` and `Cookie`.
+ *
+ * @example
+ * ```ts
+ * runFrameworkContract(driver, [frameworkSessionReads({ store: postgresSessionStore, providers, revoke, sessionReadWritesCookies: false })])
+ * ```
+ */
+export function frameworkSessionReads(options: FrameworkReadOptions): FrameworkTable {
+  return (driver) => sessionReadTable(driver.name, frameworkRows(driver, options), options);
+}
+
+function frameworkRows(driver: FrameworkDriver, options: FrameworkReadOptions): SessionReadDriver[] {
+  const through = (path: string) => async (config: AuthConfig, request: SessionReadRequest) => {
+    const server = await driver.start(config, {
+      mount: driver.defaultMount,
+      accounts: {
+        passwords: new MemoryPasswordStore(),
+        urls: { verify: "/verify", reset: "/reset", signIn: "/signin", signUp: "/signup" },
+        breached: false,
+        send: async () => {},
+      },
+    });
+    try {
+      const url = new URL(path, server.origin);
+      const answer = await raw(url.href, {
+        headers: { host: request.host, cookie: request.cookie, accept: "application/json" },
+      });
+      const setCookie = answer.headers["set-cookie"] ?? [];
+      const id = answer.status === 200 ? (JSON.parse(answer.body) as { id?: unknown }).id : null;
+      return { signedIn: typeof id === "string" && id !== "", setCookie: [setCookie].flat() };
+    } finally {
+      await server.close();
+    }
+  };
+  const rows: SessionReadDriver[] = [
+    {
+      name: `${driver.name}'s session read (getSession / auth())`,
+      writesCookies: options.sessionReadWritesCookies,
+      read: through("/contract/session"),
+    },
+  ];
+  if (driver.guard)
+    rows.push({
+      name: `${driver.name}'s guard (requireAuth)`,
+      writesCookies: true,
+      read: through("/contract/guarded"),
+    });
+  return rows;
 }

@@ -65,6 +65,7 @@ import { releaseToProver } from "./lib/flows/identity.js";
 import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
 import { noteVerifiedPassword } from "./lib/flows/sign-in-guard.js";
 import { serializeCookie } from "./lib/http/cookies.js";
+import { linksMailable, unmailableOrigin } from "./lib/http/index.js";
 import { type AccountPageName, accountPageContent } from "./lib/pages/accounts.js";
 import type { SafeHtml } from "./lib/pages/html.js";
 import { page } from "./lib/pages/layout.js";
@@ -226,6 +227,8 @@ interface Resolved {
   config: ResolvedConfig;
   adapter: AdapterWith<(typeof REQUIRED)[number]>;
   origin: string;
+  /** Links may be mailed from `origin` (`linksMailable`); otherwise no e-mail is sent. */
+  mailable: boolean;
   secure: boolean;
   cookies: Record<string, string>;
   sessionCookie: string | null;
@@ -299,7 +302,7 @@ function resolveAccounts(
 ): Resolved {
   checkOptions(options, what);
   const described = sessionRequestOf(request);
-  const { resolved, cookie, cookies } = sessionCookieOf(described, config, options);
+  const { resolved, cookie, cookies, origin } = sessionCookieOf(described, config, options);
   const adapter = resolved.adapter;
   if (!adapter)
     throw new InvalidConfiguration(`${what} needs an \`adapter\`: users and single-use records live in it.`);
@@ -307,20 +310,21 @@ function resolveAccounts(
     const missing = REQUIRED.filter((m) => typeof adapter[m] !== "function");
     throw new MissingAdapterMethods(`${what} needs the adapter methods ${missing.join(", ")}.`);
   }
-  // The origin of the links mailed: AUTH_URL's when set (a forged Host then changes nothing), else
-  // the request's, which sessionCookieOf has checked is trusted (or refused).
-  if (!cookie && !resolved.url) {
+  // The origin of the links: AUTH_URL's when set (a forged Host then changes nothing), else the
+  // request's as the pipeline decides it, which sessionCookieOf has checked is trusted (or
+  // refused). Mailed only when `linksMailable` (AUTH_URL, trustedOrigins, a loopback name).
+  if (!origin) {
     throw Object.assign(new AuthError(`${what}: the request's Host header is not host[:port]`), {
       status: 400,
       statusCode: 400,
       expose: true,
     });
   }
-  const protocol = described.protocol.replace(/:$/, "");
   return {
     config: resolved,
     adapter,
-    origin: resolved.url?.origin ?? `${protocol}://${described.host}`,
+    origin,
+    mailable: linksMailable(resolved, new URL(origin)),
     secure: cookie?.options.secure === true,
     cookies,
     sessionCookie: cookie?.name ?? null,
@@ -371,8 +375,19 @@ async function checkNewPassword(
   return { ok: true, password };
 }
 
+/**
+ * False, with the logged `UntrustedHost` naming the fix, when the request's origin may not be the
+ * origin of a mailed link (a host the request named: password-reset poisoning); the caller then
+ * answers as if the e-mail had gone, having stored nothing.
+ */
+function mailAllowed(r: Resolved, what: string): boolean {
+  if (!r.mailable) r.config.logger.error(unmailableOrigin(r.origin, what));
+  return r.mailable;
+}
+
 /** Sends an e-mail; a failure is logged (the answer must not tell whether a mail went out). */
 async function mail(r: Resolved, message: AccountMail): Promise<void> {
+  if (!mailAllowed(r, `A password-account e-mail (${message.kind})`)) return;
   try {
     await r.send(message);
   } catch (e) {
@@ -467,6 +482,8 @@ export async function signUp(
   if (!accepted.ok) return accepted;
   const overLimit = await limited(r, "sign-up", email, input.clientAddress);
   if (overLimit) return overLimit;
+  // Nothing created for an e-mail that cannot go: the same answer whether the address is free or taken.
+  if (!mailAllowed(r, "A sign-up e-mail")) return { ok: true, ...resultCookies([]) };
 
   // The same work on both paths: the hash, the records, the cookie and one e-mail.
   const hash = await hashPassword(accepted.password, options.hash);
@@ -695,6 +712,7 @@ export async function requestPasswordReset(
     r.config.logger.debug("accounts: reset e-mail not sent, the address holds one whose link still works");
     return { ok: true };
   }
+  if (!mailAllowed(r, "A password-reset e-mail")) return { ok: true };
   const user = await r.adapter.getUserByEmail(email);
   const userId = user ? String(user.id) : randomUUID();
   const token = randomToken();

@@ -4,6 +4,7 @@
 import type { AddressInfo } from "node:net";
 import { type FrameworkDriver, runFrameworkContract } from "@latchkey/adapter-test/framework";
 import express from "express";
+import { sessionReads } from "../../../test/frameworks/session-reads.js";
 import {
   changePassword,
   ExpressAuth,
@@ -50,4 +51,4 @@ const express5: FrameworkDriver = {
   },
 };
 
-runFrameworkContract(express5);
+runFrameworkContract(express5, [await sessionReads(false)]);

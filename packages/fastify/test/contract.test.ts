@@ -2,6 +2,7 @@
 // prefix, getSession and app.requireAuth().
 import { type FrameworkDriver, runFrameworkContract } from "@latchkey/adapter-test/framework";
 import Fastify from "fastify";
+import { sessionReads } from "../../../test/frameworks/session-reads.js";
 import latchkey, { getSession } from "../src/index.js";
 
 const fastify: FrameworkDriver = {
@@ -21,4 +22,4 @@ const fastify: FrameworkDriver = {
   },
 };
 
-runFrameworkContract(fastify);
+runFrameworkContract(fastify, [await sessionReads(false)]);

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { type FrameworkDriver, runFrameworkContract } from "@latchkey/adapter-test/framework";
 import { Hono } from "hono";
+import { sessionReads } from "../../../test/frameworks/session-reads.js";
 import { getSession, HonoAuth, requireAuth, session } from "../src/index.js";
 
 const hono: FrameworkDriver = {
@@ -27,4 +28,4 @@ const hono: FrameworkDriver = {
   },
 };
 
-runFrameworkContract(hono);
+runFrameworkContract(hono, [await sessionReads(true)]);

@@ -12,6 +12,7 @@ import { NextAuth, type NextAuthConfig } from "@latchkey/next";
 import { PasswordAccounts } from "@latchkey/next/accounts";
 import { NextRequest } from "next/server.js";
 import { webRequestOf, writeWebResponse } from "../../../test/frameworks/http.js";
+import { sessionReads } from "../../../test/frameworks/session-reads.js";
 import { type InRequest, inNextRequest } from "./next-internals.js";
 
 /** A server action's outcome as the browser sees it: its redirect, 403 for MissingCSRF, its result. */
@@ -50,8 +51,10 @@ const next: FrameworkDriver = {
         const nextRequest = new NextRequest(request);
         response = await (request.method === "POST" ? handlers.POST(nextRequest) : handlers.GET(nextRequest));
       } else if (pathname === "/contract/session") {
+        // A Route Handler: the cookies auth() set through next/headers are sent with its answer.
         const out = await inNextRequest(request.url, headers, () => auth());
         response = Response.json({ id: out.result?.user?.id ?? null });
+        for (const cookie of out.setCookies) response.headers.append("set-cookie", cookie);
       } else if (pathname === "/contract/guarded") {
         // The proxy (`export { auth as proxy }`) in front of a Route Handler reading auth().
         const gate = await auth(new NextRequest(request));
@@ -95,4 +98,4 @@ const next: FrameworkDriver = {
   },
 };
 
-runFrameworkContract(next);
+runFrameworkContract(next, [await sessionReads(true)]);

@@ -9,6 +9,7 @@ import { MissingCSRF } from "@latchkey/core/errors";
 import { isRedirect } from "@sveltejs/kit";
 import { vi } from "vitest";
 import { writeWebResponse } from "../../../test/frameworks/http.js";
+import { sessionReads } from "../../../test/frameworks/session-reads.js";
 import { eventOf } from "./event.js";
 
 // SvelteKit's private environment, which the package imports at the first request: empty (the
@@ -47,4 +48,8 @@ const svelteKit: FrameworkDriver = {
   },
 };
 
-runFrameworkContract(svelteKit);
+runFrameworkContract(svelteKit, [
+  await sessionReads(true, {
+    "untrusted host": "the application has adapter-node's ORIGIN: no request's Host names its origin",
+  }),
+]);

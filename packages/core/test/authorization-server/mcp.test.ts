@@ -336,7 +336,7 @@ describe("dynamic client registration (RFC 7591)", () => {
     );
   });
 
-  it("registers a public client whose code flow then works, its scopes narrowed to the policy, and consent says it is unverified", async () => {
+  it("registers a public client whose code flow then works, its scopes the policy's whatever it asked, and consent says it is unverified", async () => {
     const app = await makeApp(policy);
     const metadata = (await (await send(app, "/.well-known/oauth-authorization-server")).json()) as Record<
       string,
@@ -353,7 +353,10 @@ describe("dynamic client registration (RFC 7591)", () => {
     });
     expect(response?.status).toBe(201);
     const registered = (await response?.json()) as Record<string, unknown>;
-    expect(registered).toMatchObject({ client_name: "MCP Inspector", scope: "openid reports:read" });
+    expect(registered).toMatchObject({
+      client_name: "MCP Inspector",
+      scope: "openid email offline_access reports:read",
+    });
     expect(registered).not.toHaveProperty("client_secret");
     const clientId = String(registered.client_id);
     const {

@@ -124,7 +124,7 @@ export interface ClaimsParams {
  * its `jwks` (`private_key_jwt`); the user always consents to it.
  */
 export interface ClientMetadataDocumentOptions {
-  /** The scopes such a client may ask for; its document's `scope` may narrow them. */
+  /** The scopes such a client may ask for (its document's `scope` does not change them: a client steps up within them). */
   scopes: string[];
   /** The resource servers (RFC 8707, your MCP servers) such clients may ask tokens for. */
   resources?: string[];
@@ -150,7 +150,7 @@ export interface ClientMetadataDocumentOptions {
  * client credentials. The user always consents to them.
  */
 export interface DynamicRegistrationOptions {
-  /** The scopes a registered client may ask for; what it asks beyond them is dropped from its registration. */
+  /** The scopes a registered client may ask for, whatever its registration's `scope` says (the answer names them). */
   scopes: string[];
   /** The resource servers (RFC 8707) registered clients may ask tokens for. */
   resources?: string[];

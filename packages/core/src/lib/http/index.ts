@@ -28,6 +28,7 @@ export {
   readNodeForm,
   writeNodeResponse,
 } from "./node-http.js";
+export { type ArrivalDescription, arrivalOf, linksMailable, proxiedArrival, unmailableOrigin } from "./origin.js";
 export { readCapped } from "./read-capped.js";
 export { defaultRedirect, headerSafeUrl } from "./redirect.js";
 export {

@@ -103,7 +103,8 @@ export function authConfig({
 
   const config: AuthConfig = {
     secret,
-    trustHost: true, // the demo runs on localhost; behind a proxy, see docs/deployment.md
+    // No `trustHost`: the demo runs on localhost (a loopback name is trusted, and its mails link
+    // there); anywhere else, set AUTH_URL (docs/deployment.md), which its e-mailed links then use.
     adapter, // users, accounts, magic-link tokens, passkeys and second factors
     // Sessions in an encrypted cookie (with an adapter the default would be database sessions);
     // DEMO_SESSIONS=database stores them instead, for every sign-in method. JWT sessions are

@@ -78,8 +78,9 @@ providers.push(TOTP({ issuer: "Latchkey Next.js demo" }));
 /** The configuration, shared with the account page's second-factor actions. */
 // NextAuth fills this object from the environment (AUTH_SECRET, the base path) when it is called,
 // so the account page's second-factor functions (@latchkey/core/second-factor) take it as it is.
+// No `trustHost`: the start script gives AUTH_URL (the demo's own URL), from which every link,
+// the e-mailed ones included, is built whatever host a request names (docs/deployment.md).
 export const authConfig: NextAuthConfig = {
-  trustHost: true,
   adapter,
   // JWT sessions, revocable on every server that shares the database (the revocations table,
   // polled every second on SQLite): a sign-out, a password reset or change ends them everywhere.

@@ -69,6 +69,8 @@ const child = spawn(process.execPath, [nextBin, "start", appDir, "--port", Strin
   env: {
     ...env,
     NEXT_TELEMETRY_DISABLED: "1",
+    // The demo's URL: links (mailed ones included) are built from it, never from a request's host.
+    AUTH_URL: env.AUTH_URL ?? url,
     AUTH_SECRET: secret,
     DEMO_DATA_DIR: dataDir,
     DEMO_SMTP_PORT: String(mailbox.port),

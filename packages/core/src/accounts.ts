@@ -40,38 +40,30 @@ import {
 import {
   type AccountEvent,
   type AccountLimits,
+  type AccountMail,
+  accountKey,
   accountLimitsOf,
+  accountMails,
+  consume,
   countAccountEvent,
   firstResetOfLinkLife,
-} from "./lib/accounts/limits.js";
-import { type AccountMail, accountMails } from "./lib/accounts/mail.js";
-import {
-  accountKey,
-  consume,
   randomCode,
   randomToken,
   resetRecord,
   sendIdOf,
   verifyRecords,
-} from "./lib/accounts/records.js";
-import { recordAudit } from "./lib/audit/record.js";
-import { type AdapterWith, hasMethods, withMethods } from "./lib/base/adapter-for.js";
-import { errorOf } from "./lib/base/error-of.js";
-import { smtpSender } from "./lib/base/symbols.js";
-import type { EmailProviderInternal, Env, ResolvedConfig } from "./lib/config/types.js";
-import { openToken, sealToken } from "./lib/crypto/jwe.js";
-import { normalizeEmailIdentifier } from "./lib/email/identifier.js";
-import { releaseToProver } from "./lib/flows/identity.js";
-import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
-import { noteVerifiedPassword } from "./lib/flows/sign-in-guard.js";
-import { serializeCookie } from "./lib/http/cookies.js";
-import { type AccountPageName, accountPageContent } from "./lib/pages/accounts.js";
-import type { SafeHtml } from "./lib/pages/html.js";
-import { page } from "./lib/pages/layout.js";
-import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/serve/pipeline.js";
-import { amrOf, keepSessionIdentity, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
-import { signedInOf } from "./lib/session/read.js";
-import { readingOf } from "./lib/session/request-read.js";
+} from "./lib/accounts/index.js";
+import { recordAudit } from "./lib/audit/index.js";
+import { type AdapterWith, errorOf, hasMethods, smtpSender, withMethods } from "./lib/base/index.js";
+import type { EmailProviderInternal, Env, ResolvedConfig } from "./lib/config/index.js";
+import { openToken, sealToken } from "./lib/crypto/index.js";
+import { normalizeEmailIdentifier } from "./lib/email/index.js";
+import { endPendingSignIns, noteVerifiedPassword, releaseToProver } from "./lib/flows/index.js";
+import { linksMailable, serializeCookie, unmailableOrigin } from "./lib/http/index.js";
+import type { SafeHtml } from "./lib/pages/index.js";
+import { type AccountPageName, accountPageContent, page } from "./lib/pages/index.js";
+import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/serve/index.js";
+import { amrOf, keepSessionIdentity, readingOf, sessionTokenCookies, signedInOf } from "./lib/session/index.js";
 import {
   type BreachedPasswordOptions,
   checkBreachedPassword,
@@ -89,8 +81,7 @@ import type { Awaitable, Cookie, CookieOption } from "./shapes/data.js";
 import type { JWT } from "./shapes/jwt.js";
 import type { AuthConfig } from "./types.js";
 
-export type { AccountLimits } from "./lib/accounts/limits.js";
-export type { AccountMail, AccountMailKind } from "./lib/accounts/mail.js";
+export type { AccountLimits, AccountMail, AccountMailKind } from "./lib/accounts/index.js";
 
 /** Where the application keeps password hashes (`$scrypt$...` strings), by the adapter's user id. */
 export interface PasswordStore {
@@ -226,6 +217,8 @@ interface Resolved {
   config: ResolvedConfig;
   adapter: AdapterWith<(typeof REQUIRED)[number]>;
   origin: string;
+  /** Links may be mailed from `origin` (`linksMailable`); otherwise no e-mail is sent. */
+  mailable: boolean;
   secure: boolean;
   cookies: Record<string, string>;
   sessionCookie: string | null;
@@ -299,7 +292,7 @@ function resolveAccounts(
 ): Resolved {
   checkOptions(options, what);
   const described = sessionRequestOf(request);
-  const { resolved, cookie, cookies } = sessionCookieOf(described, config, options);
+  const { resolved, cookie, cookies, origin } = sessionCookieOf(described, config, options);
   const adapter = resolved.adapter;
   if (!adapter)
     throw new InvalidConfiguration(`${what} needs an \`adapter\`: users and single-use records live in it.`);
@@ -307,20 +300,21 @@ function resolveAccounts(
     const missing = REQUIRED.filter((m) => typeof adapter[m] !== "function");
     throw new MissingAdapterMethods(`${what} needs the adapter methods ${missing.join(", ")}.`);
   }
-  // The origin of the links mailed: AUTH_URL's when set (a forged Host then changes nothing), else
-  // the request's, which sessionCookieOf has checked is trusted (or refused).
-  if (!cookie && !resolved.url) {
+  // The origin of the links: AUTH_URL's when set (a forged Host then changes nothing), else the
+  // request's as the pipeline decides it, which sessionCookieOf has checked is trusted (or
+  // refused). Mailed only when `linksMailable` (AUTH_URL, trustedOrigins, a loopback name).
+  if (!origin) {
     throw Object.assign(new AuthError(`${what}: the request's Host header is not host[:port]`), {
       status: 400,
       statusCode: 400,
       expose: true,
     });
   }
-  const protocol = described.protocol.replace(/:$/, "");
   return {
     config: resolved,
     adapter,
-    origin: resolved.url?.origin ?? `${protocol}://${described.host}`,
+    origin,
+    mailable: linksMailable(resolved, new URL(origin)),
     secure: cookie?.options.secure === true,
     cookies,
     sessionCookie: cookie?.name ?? null,
@@ -371,8 +365,19 @@ async function checkNewPassword(
   return { ok: true, password };
 }
 
+/**
+ * False, with the logged `UntrustedHost` naming the fix, when the request's origin may not be the
+ * origin of a mailed link (a host the request named: password-reset poisoning); the caller then
+ * answers as if the e-mail had gone, having stored nothing.
+ */
+function mailAllowed(r: Resolved, what: string): boolean {
+  if (!r.mailable) r.config.logger.error(unmailableOrigin(r.origin, what));
+  return r.mailable;
+}
+
 /** Sends an e-mail; a failure is logged (the answer must not tell whether a mail went out). */
 async function mail(r: Resolved, message: AccountMail): Promise<void> {
+  if (!mailAllowed(r, `A password-account e-mail (${message.kind})`)) return;
   try {
     await r.send(message);
   } catch (e) {
@@ -467,6 +472,8 @@ export async function signUp(
   if (!accepted.ok) return accepted;
   const overLimit = await limited(r, "sign-up", email, input.clientAddress);
   if (overLimit) return overLimit;
+  // Nothing created for an e-mail that cannot go: the same answer whether the address is free or taken.
+  if (!mailAllowed(r, "A sign-up e-mail")) return { ok: true, ...resultCookies([]) };
 
   // The same work on both paths: the hash, the records, the cookie and one e-mail.
   const hash = await hashPassword(accepted.password, options.hash);
@@ -695,6 +702,7 @@ export async function requestPasswordReset(
     r.config.logger.debug("accounts: reset e-mail not sent, the address holds one whose link still works");
     return { ok: true };
   }
+  if (!mailAllowed(r, "A password-reset e-mail")) return { ok: true };
   const user = await r.adapter.getUserByEmail(email);
   const userId = user ? String(user.id) : randomUUID();
   const token = randomToken();
@@ -1021,7 +1029,7 @@ export async function authorizePassword(
 
 // ------------------------------------------------------------------ pages
 
-export type { AccountPageName, PageNotice } from "./lib/pages/accounts.js";
+export type { AccountPageName, PageNotice } from "./lib/pages/index.js";
 
 /** The props of each built-in page. */
 type AccountPageProps = { [N in AccountPageName]: Parameters<(typeof accountPageContent)[N]>[0] };

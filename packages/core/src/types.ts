@@ -278,11 +278,31 @@ export interface AuthConfig {
   useSecureCookies?: boolean;
   cookies?: Partial<CookiesOptions>;
   /**
-   * Build URLs from the request's host (`Host`, or a `X-Forwarded-Host` the framework trusts).
-   * Loopback hosts (`localhost`, `127.0.0.1`, `[::1]`) are always trusted.
+   * Answer a request with redirects and pages built from the host it arrived at (`Host`, or the
+   * proxy's header under `trustProxy` or the framework's own proxy setting). Never the origin of
+   * a link mailed to someone: that is `AUTH_URL`'s, or one of `trustedOrigins`. Loopback hosts
+   * (`localhost`, `127.0.0.1`, `[::1]`) are always trusted.
    * @default false unless AUTH_TRUST_HOST or AUTH_URL is set
    */
   trustHost?: boolean;
+  /**
+   * The origins the application is served at (`["https://app.example", "https://www.app.example"]`)
+   * when `AUTH_URL` names none: a request arriving at one of them is trusted, and the links
+   * e-mailed from it (magic links, password resets, address verification, account notes) are
+   * built from its origin. A request arriving at any other host mails nothing (a logged
+   * `UntrustedHost` names the fix; the client is answered as if it had gone).
+   * @default AUTH_TRUSTED_ORIGINS (comma-separated), and on Vercel its own domains
+   */
+  trustedOrigins?: string[];
+  /**
+   * The application runs behind a proxy that overwrites the headers naming where a request
+   * arrived: `true` reads the last `X-Forwarded-Host` and `X-Forwarded-Proto` entries,
+   * `"forwarded"` the last element of `Forwarded` (RFC 7239), and nothing else. Off, no such
+   * header is read. Express and Fastify apply their own `trust proxy` / `trustProxy` instead, and
+   * SvelteKit its adapter's (`ORIGIN`, `HOST_HEADER`); this is for Next.js, Hono and `Auth()`.
+   * @default AUTH_TRUST_PROXY ("true" or "forwarded"); true on Vercel (VERCEL=1), whose proxy sets them
+   */
+  trustProxy?: boolean | "forwarded";
   /** Turns the CSRF check off (pass the `skipCSRFCheck` symbol). */
   skipCSRFCheck?: typeof skipCSRFCheck;
   /** Makes `Auth` return the `ResponseInternal` (pass the `raw` symbol). */

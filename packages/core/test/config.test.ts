@@ -296,4 +296,17 @@ describe("createActionURL", () => {
       "https://app.example/csrf",
     );
   });
+  it("reads X-Forwarded-Host and X-Forwarded-Proto only behind a proxy the environment names (AUTH_TRUST_PROXY), the last entry", () => {
+    const forwarded = new Headers({
+      host: "10.0.0.5:3000",
+      "x-forwarded-host": "evil.example, app.example",
+      "x-forwarded-proto": "https",
+    });
+    expect(createActionURL("signin", "http", forwarded, {}, { basePath: "/auth" }).href).toBe(
+      "http://10.0.0.5:3000/auth/signin",
+    );
+    expect(createActionURL("signin", "http", forwarded, { AUTH_TRUST_PROXY: "1" }, { basePath: "/auth" }).href).toBe(
+      "https://app.example/auth/signin",
+    );
+  });
 });

@@ -97,7 +97,7 @@ export function toIncoming(req: ExpressRequestLike, config: Pick<AuthConfig, "cl
  * read the way converter 1 reads them but without building the rest (`getSession` on every route).
  */
 export function sessionRequest(req: ExpressSessionSource) {
-  return { protocol: protocolOf(req), host: hostOf(req), cookieHeader: req.headers.cookie };
+  return { protocol: protocolOf(req), host: hostOf(req), arrivalDecided: true, cookieHeader: req.headers.cookie };
 }
 
 /** Adds `Set-Cookie` values to an application's response, kept out of every cache (the core's `appendSetCookies`). */

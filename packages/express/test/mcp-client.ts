@@ -18,15 +18,19 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
   authorizationUrl: URL | undefined;
   readonly clientMetadata: OAuthClientMetadata;
 
-  /** A public client returning to `redirectUrl`; `clientMetadataUrl` makes it a metadata-document client. */
+  /**
+   * A public client returning to `redirectUrl`; `clientMetadataUrl` makes it a metadata-document
+   * client; `grantTypes` without `refresh_token` registers one that gets no refresh token.
+   */
   constructor(
     readonly redirectUrl: string,
     readonly clientMetadataUrl?: string,
+    grantTypes = ["authorization_code", "refresh_token"],
   ) {
     this.clientMetadata = {
       client_name: "SDK test client",
       redirect_uris: [redirectUrl],
-      grant_types: ["authorization_code", "refresh_token"],
+      grant_types: grantTypes,
       response_types: ["code"],
       token_endpoint_auth_method: "none",
     };

@@ -32,7 +32,7 @@ import { Jar, listen } from "./helpers.js";
 import { MemoryOAuthProvider } from "./mcp-client.js";
 
 const REDIRECT = "http://127.0.0.1:9/callback";
-const SCOPES = ["openid", "offline_access", "mcp:tools"];
+const SCOPES = ["openid", "offline_access", "mcp:tools", "mcp:admin"];
 
 let origin = "";
 let close: () => Promise<void>;
@@ -79,7 +79,11 @@ beforeAll(async () => {
   const api = { issuer: server, audience: resource, resourceMetadata: `${origin}${metadata.path}`, revocation };
   app.get(metadata.path, (_req, res) => res.json(metadata.document));
   app.post("/mcp", express.json(), async (req, res) => {
-    const check = await verifyAccessToken({ headers: { get: (name) => req.get(name) ?? null } }, api, ["mcp:tools"]);
+    // One tool needs more than the others: its call asks for mcp:admin too (step-up by scope).
+    const body = req.body as { method?: unknown; params?: { name?: unknown } } | undefined;
+    const admin = body?.method === "tools/call" && body.params?.name === "admin-report";
+    const needed = admin ? ["mcp:tools", "mcp:admin"] : ["mcp:tools"];
+    const check = await verifyAccessToken({ headers: { get: (name) => req.get(name) ?? null } }, api, needed);
     if (!check.ok) {
       challenges.push(check.headers["WWW-Authenticate"] ?? "");
       res
@@ -100,6 +104,11 @@ beforeAll(async () => {
     const mcp = new McpServer({ name: "latchkey-demo-tools", version: "1.0.0" });
     mcp.registerTool("whoami", { description: "The signed-in user's id" }, async (extra) => ({
       content: [{ type: "text", text: `${extra.authInfo?.extra?.sub} via ${extra.authInfo?.clientId}` }],
+    }));
+    mcp.registerTool("admin-report", { description: "Needs mcp:admin" }, async (extra) => ({
+      content: [
+        { type: "text", text: `admin report for ${extra.authInfo?.extra?.sub}: ${extra.authInfo?.scopes.join(" ")}` },
+      ],
     }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on("close", () => {
@@ -204,6 +213,33 @@ describe("the MCP TypeScript SDK's client against an MCP server protected by Lat
     expect(provider.saved).toBeUndefined();
   });
 
+  it("steps up by scope: a tool that needs more answers 403 with the scope, the SDK asks the user for it, and the new token calls the tool", async () => {
+    // Registered without refresh_token: the SDK then steps up through the user, not a refresh.
+    const provider = new MemoryOAuthProvider(REDIRECT, undefined, ["authorization_code"]);
+    const jar = new Jar();
+    const { client } = await connectThroughOAuth(provider, jar);
+    expect(provider.saved?.scope).toBe("mcp:tools");
+    expect(provider.saved?.refresh_token).toBeUndefined();
+    provider.authorizationUrl = undefined;
+    await expect(client.callTool({ name: "admin-report", arguments: {} })).rejects.toThrow(UnauthorizedError);
+    expect(challenges.at(-1)).toContain('error="insufficient_scope"');
+    expect(challenges.at(-1)).toContain('scope="mcp:tools mcp:admin"');
+    const again = provider.authorizationUrl as URL | undefined;
+    expect(again?.searchParams.get("scope")).toBe("mcp:tools mcp:admin");
+    const back = await browserWalk(origin, REDIRECT, jar, again as URL);
+    await new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { authProvider: provider }).finishAuth(
+      back.searchParams.get("code") ?? "",
+    );
+    const stepped = new Client({ name: "sdk-test", version: "1.0.0" });
+    await stepped.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { authProvider: provider }));
+    expect(textOf(await stepped.callTool({ name: "admin-report", arguments: {} }))).toBe(
+      "admin report for u1: mcp:tools mcp:admin",
+    );
+    await stepped.close();
+    await client.close();
+  });
+
+  // Last: it spends the registrations this address may make.
   it("counts registrations per client address: past perIp.max the next is 429 with Retry-After, and nothing is registered", async () => {
     const register = () =>
       fetch(`${origin}/oauth/register`, {

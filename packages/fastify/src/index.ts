@@ -66,9 +66,12 @@ function configOf(request: FastifyRequest): AuthConfig {
   return config;
 }
 
-/** Where a request arrived (Fastify's `trustProxy` applied) and its cookies. */
+/**
+ * Where a request arrived (Fastify's `trustProxy` applied, so Latchkey's is not applied again) and
+ * its cookies.
+ */
 function arrival(request: FastifyRequest) {
-  return { protocol: request.protocol, host: request.host, cookieHeader: request.headers.cookie };
+  return { protocol: request.protocol, host: request.host, arrivalDecided: true, cookieHeader: request.headers.cookie };
 }
 
 /** Writes the pipeline's answer through `reply` (one `Set-Cookie` header per cookie). */

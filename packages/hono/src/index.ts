@@ -40,9 +40,12 @@ export type * from "@latchkey/core/types";
 /** The context variables Latchkey sets: `c.get("session")`. */
 export type SessionVariables<S> = { Variables: { session: S } };
 
-/** Where a request arrived and its cookies: its URL (on Node.js, the one `@hono/node-server` built from `Host`). */
+/**
+ * Where a request arrived and its cookies: its URL (on Node.js, the one `@hono/node-server` built
+ * from `Host`), and its headers, from which the core reads a proxy's only under `trustProxy`.
+ */
 function arrival(c: Context, url = new URL(c.req.url)) {
-  return { protocol: url.protocol, host: url.host, cookieHeader: c.req.header("cookie") };
+  return { protocol: url.protocol, host: url.host, headers: c.req.raw.headers, cookieHeader: c.req.header("cookie") };
 }
 
 /** What the servers Hono runs on pass as `c.env` (the second argument of `app.fetch`), as far as the peer goes. */
@@ -86,7 +89,8 @@ function peerAddress(c: Context): string | undefined {
  * Serves Latchkey's actions. Mount it on the base path with a wildcard:
  * `app.use("/auth/*", HonoAuth(config))` (the prefix of the route is the base path). A body Hono
  * already read (`c.req.parseBody()`, a validator) is taken from Hono's cache, never read twice.
- * Behind a proxy, set `AUTH_URL` (the request's URL is built from `Host`).
+ * Behind a proxy, set `AUTH_URL` (the request's URL is built from `Host`), or `trustProxy` when
+ * the proxy overwrites `X-Forwarded-Host` and `X-Forwarded-Proto` (`"forwarded"`: `Forwarded`).
  *
  * @example
  * ```ts

@@ -51,7 +51,7 @@ export async function begin(config: AuthConfig): Promise<CheckedServerCall> {
     config,
     env: nextEnv,
     headers: h as unknown as Headers,
-    where: arrival(h, config),
+    where: arrival(h),
     undeliverable: readOnly(store) ? RENDERING : undefined,
     deliver: (list) => {
       if (!writeCookies(store, list)) throw new Error(RENDERING);

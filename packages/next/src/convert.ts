@@ -17,34 +17,29 @@ import { nextEnv } from "./env.js";
 
 type Cookie = NonNullable<Awaited<ReturnType<typeof serve>>["cookies"]>[number];
 
-/** The first value of a list header (`X-Forwarded-Host: a, b` → `a`). */
-function first(value: string | null | undefined): string | undefined {
-  return value?.split(",")[0]?.trim() || undefined;
-}
-
 /**
- * Where a request arrived: its scheme from `X-Forwarded-Proto` (which Next.js itself sets, and
- * uses for the request's URL) and its host from `Host`, or from `X-Forwarded-Host` only when the
- * configuration trusts the proxy (`trustHost`, `AUTH_TRUST_HOST`). With `AUTH_URL` set, the core
- * takes the origin from it and reads neither.
+ * Where a request arrived: `Host`, over http (`next start` serves plain HTTP; https only where the
+ * socket is TLS, `encrypted`). Not the scheme of Next.js's request URL, nor `X-Forwarded-Proto`,
+ * `X-Forwarded-Host` or `Forwarded`: `next start` passes on the ones a client sent (and builds its
+ * URL's scheme from `X-Forwarded-Proto`). The core reads them, from `headers`, only behind a
+ * proxy the configuration names (`trustProxy`, `AUTH_TRUST_PROXY`, or Vercel's); `trustHost`
+ * never reads them. With `AUTH_URL` set, the core takes the origin from it and reads none.
  */
 export function arrival(
   headers: HeaderReader,
-  config: AuthConfig,
-  fallback: { protocol?: string; host?: string | null } = {},
-): { protocol: string; host: string | null } {
-  const host = (config.trustHost ? first(headers.get("x-forwarded-host")) : undefined) ?? headers.get("host");
-  const protocol = first(headers.get("x-forwarded-proto")) ?? fallback.protocol ?? "http";
-  return { protocol, host: host ?? fallback.host ?? null };
+  fallback: { host?: string | null; encrypted?: boolean } = {},
+): { protocol: string; host: string | null; headers: HeaderReader } {
+  return {
+    protocol: fallback.encrypted ? "https" : "http",
+    host: headers.get("host") ?? fallback.host ?? null,
+    headers,
+  };
 }
 
 /** A route handler's request as the pipeline reads it, arrived where `arrival` says. */
 export function routeIncoming(request: Request, config: AuthConfig): IncomingRequest {
   const url = new URL(request.url);
-  return webIncoming(request, config, {
-    where: arrival(request.headers, config, { protocol: url.protocol, host: url.host }),
-    url,
-  });
+  return webIncoming(request, config, { where: arrival(request.headers, { host: url.host }), url });
 }
 
 /** The session of a request and the cookies its read re-issued (a JWT's new expiry, `updateAge`). */
@@ -57,10 +52,10 @@ export type SessionRead = SessionReadAnswer;
  */
 export function readSession(
   config: AuthConfig,
-  where: { protocol: string; host: string | null },
+  where: { protocol: string; host: string | null; headers?: HeaderReader },
   cookieHeader: string | null | undefined,
 ): SessionRead | Promise<SessionRead> {
-  return sessionReadOf({ protocol: where.protocol, host: where.host, cookieHeader }, config, { env: nextEnv });
+  return sessionReadOf({ ...where, cookieHeader }, config, { env: nextEnv });
 }
 
 /** The `Set-Cookie` header values of cookies. */

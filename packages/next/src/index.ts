@@ -203,7 +203,7 @@ async function handleAuth(
   const server = loadedNextServer() ?? (await nextServer());
   const { NextResponse } = server;
   const request = withEnvOrigin(args[0], server);
-  const where = arrival(request.headers, config, { protocol: request.nextUrl.protocol, host: request.nextUrl.host });
+  const where = arrival(request.headers, { host: request.nextUrl.host });
   const reading = readSession(config, where, request.headers.get("cookie"));
   const read = reading instanceof Promise ? await reading : reading;
   let authorized: boolean | Response | undefined = true;
@@ -242,7 +242,7 @@ async function sessionOfCurrentRequest(config: AuthConfig): Promise<Session | nu
   const { headers, cookies } = loadedNextHeaders() ?? (await nextHeaders());
   const h = await headers();
   // The read itself takes no promise when it has nothing to wait for (a JWT session).
-  const reading = readSession(config, arrival(h, config), h.get("cookie"));
+  const reading = readSession(config, arrival(h), h.get("cookie"));
   const read = reading instanceof Promise ? await reading : reading;
   if (read.cookies.length) writeCookies((await cookies()) as unknown as CookieWriter, read.cookies);
   return read.session;
@@ -255,7 +255,7 @@ async function sessionOfNodeRequest(config: AuthConfig, args: unknown[]): Promis
   const res = first.req ? first.res : args[1];
   const encrypted = (req.socket as { encrypted?: boolean } | undefined)?.encrypted;
   const headers = { get: (name: string) => nodeHeader(req, name) };
-  const where = arrival(headers, config, { protocol: encrypted ? "https" : "http" });
+  const where = arrival(headers, { encrypted });
   const reading = readSession(config, where, headers.get("cookie"));
   const read = reading instanceof Promise ? await reading : reading;
   appendSetCookies(res, setCookieHeaders(read.cookies));

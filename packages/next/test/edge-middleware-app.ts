@@ -6,14 +6,12 @@
  * `node_modules/next` links to it and whose middleware.ts is `middleware-wrapped.ts`.
  * `NEXT_FIXTURE_PREBUILT=1` skips the builds (made by hand).
  */
-import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { oncePerRun } from "../../../test/support/once-per-run.js";
 import { type ServerProcess, startServerProcess } from "../../../test/support/server-process.js";
+import { freePort, runNextBuild } from "./fixture-app.js";
 
 const fixtures = fileURLToPath(new URL("../fixtures/", import.meta.url));
 const source = join(fixtures, "edge-middleware");
@@ -49,28 +47,11 @@ function prepareCopy(dir: string): void {
   symlinkSync(next15, join(dir, "node_modules", "next"), "dir");
 }
 
-/** `next build`; rejects with its output when it fails (a type error included). */
+/** `next build` of the copy for `major` (Next.js 15's made first). */
 function nextBuild(major: NextMajor): Promise<void> {
   const { dir, nextBin } = appOf(major);
   if (major === 15) prepareCopy(dir);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [nextBin, "build"], { cwd: dir, env: env(), stdio: "pipe" });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    child.once("error", reject);
-    child.once("exit", (code) =>
-      code === 0 ? resolve() : reject(new Error(`next build (Next.js ${major}) exited ${code}:\n${output}`)),
-    );
-  });
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((done) => probe.listen(0, "127.0.0.1", done));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((done) => probe.close(done));
-  return port;
+  return runNextBuild(nextBin, dir, env());
 }
 
 /** Builds the fixture for `major` (once per run); the folder of its build. */

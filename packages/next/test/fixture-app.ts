@@ -24,19 +24,27 @@ function env(): NodeJS.ProcessEnv {
   return e;
 }
 
-/** `next build` of the fixture; rejects with its output when it fails (a type error included). */
-function nextBuild(): Promise<void> {
+/**
+ * `next build` of the app in `dir` with the Next.js of `bin`; rejects with its output when it
+ * fails (a type error included). Also the Edge-middleware fixture's (edge-middleware-app.ts).
+ */
+export function runNextBuild(bin: string, dir: string, environment: NodeJS.ProcessEnv): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [nextBin, "build"], { cwd: appDir, env: env(), stdio: "pipe" });
+    const child = spawn(process.execPath, [bin, "build"], { cwd: dir, env: environment, stdio: "pipe" });
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));
     child.once("error", reject);
-    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`next build exited ${code}:\n${output}`))));
+    child.once("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`next build in ${dir} exited ${code}:\n${output}`)),
+    );
   });
 }
 
-async function freePort(): Promise<number> {
+const nextBuild = () => runNextBuild(nextBin, appDir, env());
+
+/** A free port of 127.0.0.1 for `next start`. */
+export async function freePort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((done) => probe.listen(0, "127.0.0.1", done));
   const { port } = probe.address() as AddressInfo;

@@ -62,9 +62,13 @@ export interface SvelteKitAuthResult {
 let privateEnv: Promise<Record<string, string | undefined>> | undefined;
 const environment = () => (privateEnv ??= import("$env/dynamic/private").then((m) => m.env));
 
-/** Where a request arrived (the URL SvelteKit built: `ORIGIN`, or `Host` with adapter-node). */
+/**
+ * Where a request arrived: the URL SvelteKit built, which its adapter decides (adapter-node's
+ * `ORIGIN`, or `Host`, or the `PROTOCOL_HEADER` / `HOST_HEADER` it is told to read), so Latchkey's
+ * `trustProxy` is not applied again.
+ */
 function arrival(event: RequestEvent) {
-  return { protocol: event.url.protocol, host: event.url.host };
+  return { protocol: event.url.protocol, host: event.url.host, arrivalDecided: true };
 }
 
 /** The peer's address, when the adapter knows it. */

@@ -9,6 +9,7 @@
  *
  * Without /usr/bin/chromium the suite is skipped with a notice, unless CI is set: then it fails.
  */
+import { rawRequest } from "@latchkey/adapter-test/hostile-hosts";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -178,6 +179,42 @@ export function nextDemoSuite(major: 15 | 16): void {
         });
         expect(await whoIsSignedIn(page)).toBe("Signed in as alice (alice@idp.example) with Demo IdP.");
         await signOut(page);
+      },
+      STEP,
+    );
+
+    it(
+      "attack: a magic link asked for with a hostile Host, X-Forwarded-Host or Forwarded on next start links to the demo's own origin",
+      async () => {
+        const real = new URL(demo.url).host;
+        const attacks: Array<Record<string, string>> = [
+          { host: "evil.example" },
+          { host: real, "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" },
+          { host: real, forwarded: "host=evil.example;proto=https" },
+        ];
+        const page = await freshPage();
+        for (const [index, headers] of attacks.entries()) {
+          const address = `hostile-${major}-${index}-${Date.now()}@example.com`;
+          const csrf = await rawRequest(`${demo.url}/api/auth/csrf`, "GET", headers);
+          const { csrfToken } = JSON.parse(csrf.body) as { csrfToken: string };
+          const asked = await rawRequest(
+            `${demo.url}/api/auth/signin/nodemailer`,
+            "POST",
+            {
+              ...headers,
+              cookie: csrf.setCookie.map((c) => c.split(";")[0]).join("; "),
+              "content-type": "application/x-www-form-urlencoded",
+            },
+            new URLSearchParams({ csrfToken, email: address }).toString(),
+          );
+          expect(asked.status, JSON.stringify(headers)).toBe(302);
+          await page.goto(`${demo.url}/dev/mail`);
+          const message = page.locator("li.mail", { has: page.locator(".to", { hasText: address }) });
+          expect(await message.count(), JSON.stringify(headers)).toBe(1);
+          const links = await message.locator("a").evaluateAll((as) => as.map((a) => a.getAttribute("href") ?? ""));
+          expect(links.length).toBeGreaterThan(0);
+          for (const link of links) expect(new URL(link).origin, JSON.stringify(headers)).toBe(demo.url);
+        }
       },
       STEP,
     );

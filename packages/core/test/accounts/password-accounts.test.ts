@@ -186,6 +186,7 @@ function app(
   const config: AuthConfig = {
     secret: SECRET,
     trustHost: true,
+    trustedOrigins: [ORIGIN, "https://app.example.com"],
     adapter: store.adapter,
     session: strategy === "jwt" ? { strategy: "jwt", revocation: true } : { strategy: "database" },
     audit: { store: true },

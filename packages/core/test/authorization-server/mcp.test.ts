@@ -336,7 +336,7 @@ describe("dynamic client registration (RFC 7591)", () => {
     );
   });
 
-  it("registers a public client whose code flow then works, its scopes narrowed to the policy, and consent says it is unverified", async () => {
+  it("registers a public client whose code flow then works, its scopes the policy's whatever it asked, and consent says it is unverified", async () => {
     const app = await makeApp(policy);
     const metadata = (await (await send(app, "/.well-known/oauth-authorization-server")).json()) as Record<
       string,
@@ -353,7 +353,10 @@ describe("dynamic client registration (RFC 7591)", () => {
     });
     expect(response?.status).toBe(201);
     const registered = (await response?.json()) as Record<string, unknown>;
-    expect(registered).toMatchObject({ client_name: "MCP Inspector", scope: "openid reports:read" });
+    expect(registered).toMatchObject({
+      client_name: "MCP Inspector",
+      scope: "openid email offline_access reports:read",
+    });
     expect(registered).not.toHaveProperty("client_secret");
     const clientId = String(registered.client_id);
     const {
@@ -510,6 +513,18 @@ describe("rule: registrations are counted even where no client address is known 
     );
     expect(answers.filter((a) => a?.status === 201)).toHaveLength(5);
     expect(await app.store.find("client")).toHaveLength(5);
+  });
+
+  it("attack: open registration where the application turned rate limits off (rateLimit: false) is refused when the server is made, naming the fix; with an initial access token it is allowed", async () => {
+    await expect(makeApp(limited(), { rateLimit: false })).rejects.toThrow(
+      /dynamicRegistration.*rateLimit: false.*initialAccessToken/s,
+    );
+    const closed = await makeApp(
+      { dynamicRegistration: { ...limited().dynamicRegistration, initialAccessToken: "i".repeat(40) } },
+      { rateLimit: false },
+    );
+    const answer = await registerOnce(closed, { authorization: `Bearer ${"i".repeat(40)}` });
+    expect(answer?.status).toBe(201);
   });
 
   it("honest: with clientAddress set, each address has its own budget", async () => {

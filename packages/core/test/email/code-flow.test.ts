@@ -39,6 +39,7 @@ function setup(provider: Parameters<typeof Nodemailer>[0] = {}, overrides: Parti
   const config: AuthConfig = {
     secret: SECRET,
     trustHost: true,
+    trustedOrigins: [ORIGIN],
     adapter: MemoryAdapter(store),
     logger: { error: (e) => void errors.push(e), warn: () => {}, debug: () => {} },
     providers: [

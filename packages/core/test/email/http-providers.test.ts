@@ -62,6 +62,7 @@ function setup(provider: EmailConfig): { config: AuthConfig; store: MemoryStore 
   const config: AuthConfig = {
     secret: SECRET,
     trustHost: true,
+    trustedOrigins: [ORIGIN],
     adapter: MemoryAdapter(store),
     logger: { error: () => {}, warn: () => {}, debug: () => {} },
     providers: [provider],

@@ -37,6 +37,7 @@ function setup(provider: Parameters<typeof Nodemailer>[0] = {}) {
   const config: AuthConfig = {
     secret: SECRET,
     trustHost: true,
+    trustedOrigins: [ORIGIN],
     adapter: MemoryAdapter(createMemoryStore()),
     logger: { error: () => {}, warn: () => {}, debug: () => {} },
     // The client address of each request, as a trusted proxy would set it.

@@ -39,6 +39,7 @@ function setup(overrides: Partial<AuthConfig> = {}, provider: Parameters<typeof 
   const config: AuthConfig = {
     secret: SECRET,
     trustHost: true,
+    trustedOrigins: [ORIGIN],
     adapter: MemoryAdapter(store),
     logger: { error: (e) => void errors.push(e), warn: () => {}, debug: () => {} },
     events: { createUser: () => void events.push("createUser"), signIn: () => void events.push("signIn") },
@@ -351,6 +352,7 @@ describe("e-mail sign-in over a real SMTP server", () => {
     const config: AuthConfig = {
       secret: SECRET,
       trustHost: true,
+      trustedOrigins: [ORIGIN],
       adapter: MemoryAdapter(store),
       providers: [
         Email({
@@ -373,6 +375,7 @@ describe("e-mail sign-in over a real SMTP server", () => {
     const config: AuthConfig = {
       secret: SECRET,
       trustHost: true,
+      trustedOrigins: [ORIGIN],
       logger: { error: (e) => void errors.push(e), warn: () => {}, debug: () => {} },
       providers: [Nodemailer({ server: smtpServer(smtp.port), from: "no-reply@app.test" })],
     };

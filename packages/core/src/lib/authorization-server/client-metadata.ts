@@ -149,7 +149,7 @@ const optionalString = (value: unknown, name: string, max = 200): string | undef
 /**
  * The client that `metadata` (RFC 7591 §2 names) describes, within `policy`: `redirect_uris`
  * (each by the registration rules), `token_endpoint_auth_method` among `methods`, `grant_types`
- * and `response_types` of the code flow, `scope` narrowed to the policy's, `client_name`, and
+ * and `response_types` of the code flow, the policy's scopes (whatever `scope` asks), `client_name`, and
  * `jwks` for `private_key_jwt` (never `jwks_uri`: one fetch a client is enough). Throws a
  * {@link MetadataProblem} naming the field.
  */
@@ -183,9 +183,11 @@ export function clientOfMetadata(
   const responseTypes = metadata.response_types ?? ["code"];
   if (!isStrings(responseTypes) || responseTypes.some((t) => t !== "code"))
     throw new MetadataProblem("invalid_client_metadata", 'response_types may only be ["code"]');
-  const asked = optionalString(metadata.scope, "scope", 2000);
-  const scopes =
-    asked === undefined ? [...policy.scopes] : asked.split(" ").filter((s) => s !== "" && policy.scopes.includes(s));
+  // `scope` is read (a malformed one is refused) but does not narrow the client: an MCP client
+  // registers with the scope of its first request and steps up later (a 403's `scope`); what it
+  // may ask for is the policy's, and what it gets is what the user consents to per request.
+  optionalString(metadata.scope, "scope", 2000);
+  const scopes = [...policy.scopes];
   let jwks: { keys: ClientJwk[] } | undefined;
   if (metadata.jwks_uri !== undefined)
     throw new MetadataProblem("invalid_client_metadata", "jwks_uri is not supported: give the keys in jwks");

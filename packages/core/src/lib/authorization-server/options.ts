@@ -124,7 +124,7 @@ export interface ClaimsParams {
  * its `jwks` (`private_key_jwt`); the user always consents to it.
  */
 export interface ClientMetadataDocumentOptions {
-  /** The scopes such a client may ask for; its document's `scope` may narrow them. */
+  /** The scopes such a client may ask for (its document's `scope` does not change them: a client steps up within them). */
   scopes: string[];
   /** The resource servers (RFC 8707, your MCP servers) such clients may ask tokens for. */
   resources?: string[];
@@ -150,7 +150,7 @@ export interface ClientMetadataDocumentOptions {
  * client credentials. The user always consents to them.
  */
 export interface DynamicRegistrationOptions {
-  /** The scopes a registered client may ask for; what it asks beyond them is dropped from its registration. */
+  /** The scopes a registered client may ask for, whatever its registration's `scope` says (the answer names them). */
   scopes: string[];
   /** The resource servers (RFC 8707) registered clients may ask tokens for. */
   resources?: string[];
@@ -163,7 +163,9 @@ export interface DynamicRegistrationOptions {
   /**
    * Registrations from one client address (an IPv6 /64), counted in the application's rate-limit
    * store. Where the address is unknown (`server.fetch` without the application's `clientAddress`
-   * option), all such registrations share this one budget. @default { max: 20, windowSeconds: 3600 }
+   * option), all such registrations share this one budget. Open registration (no
+   * `initialAccessToken`) needs the application's rate limits: with `rateLimit: false` the server
+   * is refused when made. @default { max: 20, windowSeconds: 3600 }
    */
   perIp?: { max: number; windowSeconds: number };
 }

@@ -27,6 +27,7 @@ export type WarningCode =
   | "credentials-identifier-secret"
   | "second-factor-profile-omitted"
   | "forwarded-proto-untrusted"
+  | "forwarded-host-ignored"
   | "require-auth-mount"
   | "client-address-missing"
   | "memory-state-isolated"
@@ -48,6 +49,8 @@ const warningText: Record<WarningCode, string> = {
     "Express's `trust proxy` is `true`: the client address is then the leftmost X-Forwarded-For, which any client can write, so per-client rate limits can be dodged. Set it to the number of proxies in front of the app (e.g. 1) or their subnet.",
   "forwarded-proto-untrusted":
     'A request says `X-Forwarded-Proto: https` but came over http from a proxy Express does not trust, so it is read as http: links are built with http:// and cookies lose `Secure`. Behind a proxy you control, tell Express how many proxies there are: `app.set("trust proxy", 1)`; or set AUTH_URL to the application\'s https URL.',
+  "forwarded-host-ignored":
+    'A request names, in `X-Forwarded-Host`, `X-Forwarded-Proto` or `Forwarded`, another host or https, and Latchkey reads none of them without a proxy you name (any client can send them): links, redirects and cookies follow `Host` over http, and no e-mailed link is built from a host the request names. Behind a proxy you control that overwrites these headers, set `trustProxy: true` (AUTH_TRUST_PROXY=true; `"forwarded"` for the Forwarded header), or set AUTH_URL to the application\'s URL.',
   "require-auth-mount":
     '`requireAuth(config)` sends browsers to a sign-in page that `ExpressAuth(config)` does not serve (it is mounted elsewhere): set `basePath` in the configuration to the path you mounted it on (`app.use("/api/auth", ExpressAuth(config))` needs `basePath: "/api/auth"`), or give `requireAuth` its `signInPage`.',
   "client-address-missing":

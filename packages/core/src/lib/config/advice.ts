@@ -25,6 +25,8 @@ const knownOptions = [
   "useSecureCookies",
   "cookies",
   "trustHost",
+  "trustedOrigins",
+  "trustProxy",
   "skipCSRFCheck",
   "raw",
   "basePath",

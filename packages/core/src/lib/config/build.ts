@@ -16,7 +16,15 @@ import { resolveRevocation } from "../session/revocation-list.js";
 import { announcingAdapter, carriesSessionCache, resolveSessionCache } from "../session/session-cache.js";
 import { missingExtensions } from "./adapter-extensions.js";
 import { warnUnknownOptions, warnUnknownProviderOptions } from "./advice.js";
-import { assertBasePath, assertSecrets, frozenCopy, functionsOf, positiveSeconds } from "./checks.js";
+import {
+  assertBasePath,
+  assertSecrets,
+  frozenCopy,
+  functionsOf,
+  positiveSeconds,
+  trustedOriginsOf,
+  trustProxyOf,
+} from "./checks.js";
 import { secretSources, withEnvDefaults } from "./env.js";
 import { resolveProviders } from "./providers.js";
 import { defaultCallbackSet, guardAdapter, guardEvents, requiredAdapterMethods } from "./runtime.js";
@@ -193,6 +201,8 @@ export function buildConfig(source: AuthConfig, env: Env | undefined): ResolvedC
     useSecureCookies: config.useSecureCookies,
     csrf: config.skipCSRFCheck === skipCSRFCheck ? null : deriveCsrfKeys(secrets),
     trustHost: !!config.trustHost,
+    trustedOrigins: trustedOriginsOf(config.trustedOrigins),
+    trustProxy: trustProxyOf(config.trustProxy),
     redirectProxyUrl: config.redirectProxyUrl,
     experimental: { enableWebAuthn: !!config.experimental?.enableWebAuthn },
     debug,

@@ -72,3 +72,34 @@ export function functionsOf<T extends object>(option: string, value: T | undefin
   }
   return value;
 }
+
+/** `trustedOrigins` as origins, each checked to be one (`https://app.example`, no path). */
+export function trustedOriginsOf(value: AuthConfig["trustedOrigins"]): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value))
+    throw new InvalidConfiguration(
+      '`trustedOrigins` must be an array of origins, such as ["https://app.example"] (AUTH_TRUSTED_ORIGINS: comma-separated).',
+    );
+  return value.map((entry) => {
+    let url: URL | undefined;
+    try {
+      url = typeof entry === "string" ? new URL(entry) : undefined;
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || entry.replace(/\/$/, "") !== url.origin)
+      throw new InvalidConfiguration(
+        `Each of \`trustedOrigins\` must be an origin: a scheme and a host (and port), such as "https://app.example"; received ${JSON.stringify(entry)}.`,
+      );
+    return url.origin;
+  });
+}
+
+/** `trustProxy` checked: true (X-Forwarded-*), "forwarded" (RFC 7239) or off. */
+export function trustProxyOf(value: AuthConfig["trustProxy"]): false | true | "forwarded" {
+  if (value === undefined || value === false) return false;
+  if (value === true || value === "forwarded") return value;
+  throw new InvalidConfiguration(
+    `\`trustProxy\` must be true (X-Forwarded-Host and X-Forwarded-Proto), "forwarded" (the Forwarded header) or false; received ${JSON.stringify(value)}.`,
+  );
+}

@@ -2,6 +2,7 @@ import type { ProviderConfig } from "../../providers/index.js";
 import type { AuthAction } from "../../shapes/data.js";
 import type { AuthConfig } from "../../types.js";
 import { createLogger } from "../base/logger.js";
+import { proxiedArrival } from "../http/origin.js";
 
 /** An environment: `process.env` or any record of the same shape. */
 export type Env = Record<string, string | undefined>;
@@ -14,7 +15,7 @@ function envFlag(value: string | undefined): boolean | undefined {
 /**
  * Fills unset options from the environment: `AUTH_SECRET` (and `AUTH_SECRET_1..3`, newest
  * first, for rotation), `AUTH_URL` (its path becomes `basePath`), `AUTH_TRUST_HOST`,
- * `AUTH_REDIRECT_PROXY_URL`, and `AUTH_<PROVIDER>_ID`, `_SECRET`, `_ISSUER`, `_KEY` for each
+ * `AUTH_TRUST_PROXY`, `AUTH_TRUSTED_ORIGINS` (and Vercel's own domains), `AUTH_REDIRECT_PROXY_URL`, and `AUTH_<PROVIDER>_ID`, `_SECRET`, `_ISSUER`, `_KEY` for each
  * provider. Options already set are kept. This is the one function that writes to a
  * configuration; call it before the first request.
  *
@@ -57,6 +58,10 @@ function applyEnvDefaults(envObject: Env, config: AuthConfig, options: { warnOnB
   // Never NODE_ENV: unset in many containers, it would trust any Host header (loopback hosts are
   // trusted by the request pipeline itself, so local development needs nothing).
   config.trustHost ??= envFlag(envObject.AUTH_TRUST_HOST) ?? !!envObject.AUTH_URL;
+  // The proxy's headers only when the operator names the proxy: AUTH_TRUST_PROXY, or Vercel's
+  // (VERCEL=1), which sets X-Forwarded-Host and X-Forwarded-Proto on every request it passes on.
+  config.trustProxy ??= envTrustProxy(envObject.AUTH_TRUST_PROXY) ?? (envObject.VERCEL ? true : undefined);
+  config.trustedOrigins ??= envTrustedOrigins(envObject);
 
   config.providers = config.providers.map((provider) => {
     const instance = (typeof provider === "function" ? provider() : provider) as ProviderConfig &
@@ -86,6 +91,27 @@ function applyEnvDefaults(envObject: Env, config: AuthConfig, options: { warnOnB
     if (typeof provider === "function") return (provider as unknown as (o: object) => ProviderConfig)(fill);
     return { ...instance, options: { ...options, ...fill } } as ProviderConfig;
   });
+}
+
+/** AUTH_TRUST_PROXY: "forwarded" (RFC 7239's header), else a flag (X-Forwarded-*). */
+function envTrustProxy(value: string | undefined): boolean | "forwarded" | undefined {
+  return value?.trim().toLowerCase() === "forwarded" ? "forwarded" : envFlag(value);
+}
+
+/**
+ * AUTH_TRUSTED_ORIGINS (comma- or space-separated origins), and on Vercel the deployment's own
+ * domains, which Vercel sets (VERCEL_PROJECT_PRODUCTION_URL, VERCEL_BRANCH_URL, VERCEL_URL: host
+ * names, served over https); undefined when there are none.
+ */
+function envTrustedOrigins(envObject: Env): string[] | undefined {
+  const origins = (envObject.AUTH_TRUSTED_ORIGINS ?? "").split(/[\s,]+/).filter(Boolean);
+  if (envObject.VERCEL) {
+    for (const name of ["VERCEL_PROJECT_PRODUCTION_URL", "VERCEL_BRANCH_URL", "VERCEL_URL"]) {
+      const host = envObject[name]?.trim();
+      if (host) origins.push(`https://${host}`);
+    }
+  }
+  return origins.length ? origins : undefined;
 }
 
 function hasSecret(secret: AuthConfig["secret"]): boolean {
@@ -125,8 +151,9 @@ export function withEnvDefaults(envObject: Env, config: AuthConfig): AuthConfig 
 
 /**
  * The URL of an action, from `AUTH_URL` when it is set (its path is the base path unless
- * `basePath` is given), otherwise from the request's `X-Forwarded-Host` / `Host` and
- * `X-Forwarded-Proto` (or `protocol`). Only call it with forwarded headers your proxy sets.
+ * `basePath` is given), otherwise from the request's `Host` and `protocol`; behind a proxy the
+ * environment names (`AUTH_TRUST_PROXY`, Vercel's), from its `X-Forwarded-Host` and
+ * `X-Forwarded-Proto` (or `Forwarded`) as the pipeline reads them (`lib/origin.ts`).
  *
  * @example
  * ```ts
@@ -152,8 +179,10 @@ export function createActionURL(
       createLogger(config.logger, false).warn("env-url-basepath-mismatch");
     base = basePath ? `${url.origin}/${basePath}` : `${url.origin}${path}`;
   } else {
-    const host = headers.get("x-forwarded-host")?.split(",")[0]?.trim() ?? headers.get("host");
-    const proto = headers.get("x-forwarded-proto")?.split(",")[0]?.trim() ?? protocol ?? "https";
+    // A proxy's headers only behind a proxy the environment names, as the pipeline reads them.
+    const trust = envTrustProxy(envObject.AUTH_TRUST_PROXY) ?? (envObject.VERCEL ? true : undefined);
+    const arrived = { protocol: protocol ?? "https", host: headers.get("host") };
+    const { protocol: proto, host } = trust ? proxiedArrival(headers, trust, arrived) : arrived;
     const origin = new URL(`${proto.endsWith(":") ? proto : `${proto}:`}//${host}`).origin;
     base = basePath ? `${origin}/${basePath}` : origin;
   }

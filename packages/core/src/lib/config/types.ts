@@ -115,6 +115,10 @@ export interface ResolvedConfig {
   /** Null when the CSRF check is off. */
   readonly csrf: CsrfKeys | null;
   readonly trustHost: boolean;
+  /** `trustedOrigins`, each an origin (`https://app.example`). */
+  readonly trustedOrigins: readonly string[];
+  /** Which proxy header says where a request arrived, or false (none is read). */
+  readonly trustProxy: false | true | "forwarded";
   readonly redirectProxyUrl?: string;
   readonly experimental: Readonly<{ enableWebAuthn: boolean }>;
   readonly debug: boolean;

@@ -15,6 +15,7 @@ export {
   parseCookieHeader,
   readChunkedCookie,
   serializeCookie,
+  unreadableChunks,
   writeChunkedCookie,
 } from "./cookies.js";
 export {
@@ -28,6 +29,7 @@ export {
   readNodeForm,
   writeNodeResponse,
 } from "./node-http.js";
+export { type ArrivalDescription, arrivalOf, linksMailable, proxiedArrival, unmailableOrigin } from "./origin.js";
 export { readCapped } from "./read-capped.js";
 export { defaultRedirect, headerSafeUrl } from "./redirect.js";
 export {

@@ -54,6 +54,8 @@ export function nodeIncoming(
     path,
     protocol,
     host,
+    // The framework's own proxy rule decided them: the configuration's `trustProxy` is not applied again.
+    arrivalDecided: true,
     headers: { get: (name) => nodeHeader(req, name) },
     body: async () => {
       const given = parsed?.();

@@ -4,8 +4,12 @@ import { clientAddressOrPeer, readWebBody } from "./request.js";
 
 /** What a framework serving Web `Request`s knows beyond the request itself. */
 export interface WebArrival {
-  /** Where it arrived, as the framework decided it; by default the request URL's scheme and host. */
-  where?: { protocol: string; host: string | null };
+  /**
+   * Where it arrived, as the framework described it; by default the request URL's scheme and host
+   * (`arrivalDecided` when the framework applied its own proxy setting to it: the configuration's
+   * `trustProxy` is then not applied again).
+   */
+  where?: { protocol: string; host: string | null; arrivalDecided?: boolean };
   /** The request's URL, when the framework has it parsed already. */
   url?: URL;
   /** The peer's address the server names (`getClientAddress()`, a socket); the `clientAddress` option wins. */
@@ -41,6 +45,7 @@ export function webIncoming(
     path: `${url.pathname}${url.search}`,
     protocol: where?.protocol ?? url.protocol,
     host: where ? where.host : url.host,
+    arrivalDecided: where?.arrivalDecided,
     headers: request.headers,
     body: body ?? (() => readWebBody(request)),
     clientIp: clientAddressOrPeer(config, request, arrived.peer),

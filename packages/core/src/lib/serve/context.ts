@@ -5,6 +5,7 @@ import { cookiesFor } from "../config/resolve.js";
 import type { InternalProvider, ResolvedConfig } from "../config/types.js";
 import { createCsrfToken, csrfTokensMatch, readCsrfCookie } from "../crypto/csrf.js";
 import type { CookieRole } from "../http/cookies.js";
+import { linksMailable } from "../http/origin.js";
 import type { RequestInternal } from "../http/request.js";
 
 /**
@@ -18,6 +19,11 @@ export interface Context {
   readonly origin: string;
   /** `origin` + the request's base path. */
   readonly authUrl: string;
+  /**
+   * A link e-mailed to someone may be built from `origin` (`AUTH_URL`, `trustedOrigins` or a
+   * loopback name: `linksMailable`); otherwise nothing is mailed.
+   */
+  readonly linksMailable: boolean;
   /** Cookie names and options for this request's scheme. */
   readonly cookieOptions: Record<CookieRole, CookieOption>;
   /** Cookies the response will set. */
@@ -64,6 +70,7 @@ export function createContext(req: RequestInternal, config: ResolvedConfig): Con
     config,
     origin,
     authUrl: `${origin}${req.basePath}`,
+    linksMailable: linksMailable(config, req.url),
     cookieOptions,
     cookies,
     provider: req.providerId ? config.providersById.get(req.providerId) : undefined,

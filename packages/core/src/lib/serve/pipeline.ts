@@ -12,6 +12,7 @@ import { warnOnce } from "../base/logger.js";
 import { cookiesFor, resolveConfig } from "../config/resolve.js";
 import type { Env, ResolvedConfig } from "../config/types.js";
 import { parseCookieHeader } from "../http/cookies.js";
+import { type ArrivalDescription, arrivalOf, linksMailable } from "../http/origin.js";
 import { headerSafeUrl } from "../http/redirect.js";
 import {
   BadBody,
@@ -41,7 +42,7 @@ export interface IncomingRequest {
   path: string;
   /** `http` or `https` (a trailing `:` is allowed). */
   protocol: string;
-  /** The `Host` the request names (or a `X-Forwarded-Host` the framework trusts). */
+  /** The `Host` the request names (or a `X-Forwarded-Host` the framework trusts: `arrivalDecided`). */
   host: string | null | undefined;
   headers: HeaderReader;
   /**
@@ -63,6 +64,13 @@ export interface IncomingRequest {
   forwardedProtoIgnored?: boolean;
   /** Where the handler is mounted, when the framework decides that (Express's `req.baseUrl`). */
   mountPath?: string;
+  /**
+   * The framework applied its own proxy setting to `protocol` and `host` (Express's `trust proxy`,
+   * Fastify's `trustProxy`, SvelteKit's adapter): the configuration's `trustProxy` is not applied
+   * again. Otherwise `protocol` and `host` are what the connection said (`Host`), and the proxy's
+   * headers are read only when `trustProxy` names one.
+   */
+  arrivalDecided?: boolean;
   /** The request's headers as a Web `Headers`, built only if a callback asks for the `Request`. */
   webHeaders(): Headers;
 }
@@ -81,24 +89,19 @@ const ORIGIN_CACHE_LIMIT = 256;
 /** A `Host` that is not `host[:port]`. */
 class MalformedHost extends Error {}
 
-/** A loopback name: a request that names one cannot send our links to anyone else's machine. */
-function isLoopbackHost(hostname: string): boolean {
-  return (
-    hostname === "localhost" ||
-    hostname.endsWith(".localhost") ||
-    hostname === "[::1]" ||
-    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
-  );
-}
-
 /**
- * The origin of a request and whether Latchkey may build URLs from it. `AUTH_URL` wins (then the
- * request's host is never read); otherwise the host must be `host[:port]`, and it is trusted only
- * when the configuration says so (`trustHost`, `AUTH_TRUST_HOST`) or it is a loopback name.
- * Validated hosts are remembered per configuration (a bounded map) instead of parsed each time.
+ * The origin of a request and whether Latchkey may build URLs from it: the one place that decides
+ * it. `AUTH_URL` wins (then the request's host is never read). Otherwise the host the framework
+ * describes, or, behind a proxy the configuration names (`trustProxy`) and when the framework did
+ * not apply its own proxy setting, the proxy's header (`lib/origin.ts`). The host must be
+ * `host[:port]`; it is trusted for the answers to this request when the configuration says so
+ * (`trustHost`, `AUTH_TRUST_HOST`), or its origin is one of `trustedOrigins`, or it is a loopback
+ * name; a link mailed to someone is built from it only in the last two cases (`linksMailable`).
+ * Validated origins are remembered per configuration (a bounded map) instead of parsed each time.
  */
-function originOf(config: ResolvedConfig, protocol: string, host: string | null | undefined) {
+function originOf(config: ResolvedConfig, request: ArrivalDescription) {
   if (config.url) return { origin: config.url.origin, trusted: true };
+  const { protocol, host } = arrivalOf(config, request);
   const scheme = protocol.endsWith(":") ? protocol.slice(0, -1) : protocol;
   const candidate = host || "localhost";
   const key = `${scheme}://${candidate}`;
@@ -112,7 +115,7 @@ function originOf(config: ResolvedConfig, protocol: string, host: string | null 
   } catch {
     throw new MalformedHost(`The Host header ${JSON.stringify(candidate)} is not host[:port]`);
   }
-  const entry = { origin: url.origin, trusted: config.trustHost || isLoopbackHost(url.hostname) };
+  const entry = { origin: url.origin, trusted: config.trustHost || linksMailable(config, url) };
   const { origins } = config.caches;
   if (origins.size >= ORIGIN_CACHE_LIMIT) {
     const [oldest] = origins.keys();
@@ -122,9 +125,23 @@ function originOf(config: ResolvedConfig, protocol: string, host: string | null 
   return entry;
 }
 
+/**
+ * The request names, in a proxy's header, a host other than its `Host` (Next.js copies `Host`
+ * there) or https when it arrived over http: what an unnamed proxy in front would say.
+ */
+function namesAnotherArrival(incoming: IncomingRequest): boolean {
+  const forwardedHost = incoming.headers.get("x-forwarded-host");
+  const https = /^\s*https\s*(,|$)/i.test(incoming.headers.get("x-forwarded-proto") ?? "");
+  return (
+    (!!forwardedHost && forwardedHost !== incoming.host) ||
+    (https && !/^https:?$/.test(incoming.protocol)) ||
+    incoming.headers.get("forwarded") !== null
+  );
+}
+
 function untrustedHost(origin: string): UntrustedHost {
   return new UntrustedHost(
-    `The host of ${origin} is not trusted, so no link or redirect is built from it. Set AUTH_URL to the application's URL, or \`trustHost: true\` (AUTH_TRUST_HOST=true) when a proxy you control sets the Host header.`,
+    `The host of ${origin} is not trusted, so no link or redirect is built from it. Set AUTH_URL to the application's URL, or list the origins it is served at in \`trustedOrigins\` (AUTH_TRUSTED_ORIGINS), or \`trustHost: true\` (AUTH_TRUST_HOST=true) when a proxy you control sets the Host header (its links are then not mailed).`,
   );
 }
 
@@ -182,9 +199,11 @@ export async function serve(
   recordPendingAudit(resolved);
   if (incoming.clientIpForgeable) warnOnce(resolved, "trust-proxy-all");
   if (incoming.forwardedProtoIgnored && !resolved.url) warnOnce(resolved, "forwarded-proto-untrusted");
+  if (!resolved.url && !resolved.trustProxy && !incoming.arrivalDecided && namesAnotherArrival(incoming))
+    warnOnce(resolved, "forwarded-host-ignored");
   let origin: { origin: string; trusted: boolean };
   try {
-    origin = originOf(resolved, incoming.protocol, incoming.host);
+    origin = originOf(resolved, incoming);
   } catch (e) {
     if (e instanceof MalformedHost) return finish(badRequest(e.message));
     throw e;
@@ -258,6 +277,10 @@ export interface SessionRequest {
   protocol: string;
   host: string | null | undefined;
   cookieHeader: string | null | undefined;
+  /** The request's headers, read for a proxy's (`trustProxy`) unless `arrivalDecided`. */
+  headers?: HeaderReader;
+  /** As {@link IncomingRequest.arrivalDecided}. */
+  arrivalDecided?: boolean;
 }
 
 /**
@@ -273,7 +296,12 @@ export interface SessionRequest {
 export function sessionRequestOf(request: Request | SessionRequest): SessionRequest {
   if (isFetchRequest(request)) {
     const url = new URL(request.url);
-    return { protocol: url.protocol, host: url.host, cookieHeader: request.headers.get("cookie") };
+    return {
+      protocol: url.protocol,
+      host: url.host,
+      cookieHeader: request.headers.get("cookie"),
+      headers: request.headers,
+    };
   }
   return request;
 }
@@ -284,9 +312,10 @@ function isFetchRequest(request: Request | SessionRequest): request is Request {
 }
 
 /**
- * The resolved configuration, the request's cookies and the session cookie's name and options for
- * the request's origin, as the session read (`session/request-read.ts`) reads them (`cookie` is null for a malformed host, which
- * has no session). An untrusted host throws `UntrustedHost`.
+ * The resolved configuration, the request's cookies, its origin (as `serve` decides it) and the
+ * session cookie's name and options for that origin, as the session read
+ * (`session/request-read.ts`) reads them (`cookie` and `origin` are null for a malformed host,
+ * which has no session). An untrusted host throws `UntrustedHost`.
  *
  * @example
  * ```ts
@@ -298,14 +327,14 @@ export function sessionCookieOf(
   request: SessionRequest,
   config: AuthConfig,
   options: Pick<ServeOptions, "env"> = {},
-): { resolved: ResolvedConfig; cookie: CookieOption | null; cookies: Record<string, string> } {
+): { resolved: ResolvedConfig; cookie: CookieOption | null; cookies: Record<string, string>; origin: string | null } {
   const resolved = resolveConfig(config, options.env);
   recordPendingAudit(resolved);
   let origin: { origin: string; trusted: boolean };
   try {
-    origin = originOf(resolved, request.protocol, request.host);
+    origin = originOf(resolved, request);
   } catch (e) {
-    if (e instanceof MalformedHost) return { resolved, cookie: null, cookies: {} };
+    if (e instanceof MalformedHost) return { resolved, cookie: null, cookies: {}, origin: null };
     throw e;
   }
   if (!origin.trusted) throw untrustedHost(origin.origin);
@@ -313,5 +342,6 @@ export function sessionCookieOf(
     resolved,
     cookie: cookiesFor(resolved, origin.origin).sessionToken,
     cookies: parseCookieHeader(request.cookieHeader),
+    origin: origin.origin,
   };
 }

@@ -21,16 +21,19 @@ import { MissingCSRF } from "../../errors.js";
 import type { ResponseInternal } from "../../shapes/data.js";
 import type { AuthConfig } from "../../types.js";
 import type { Env } from "../config/env.js";
+import { arrivalOf } from "../http/origin.js";
 import { clientAddressFrom, formRecord, type HeaderReader } from "../http/request.js";
 import { requireCsrf } from "./csrf-check.js";
 import { type IncomingRequest, type SessionRequest, serve, sessionCookieOf } from "./pipeline.js";
 
 type Cookie = NonNullable<ResponseInternal["cookies"]>[number];
 
-/** Where a request arrived, as the framework decided it. */
+/** Where a request arrived, as the framework described it. */
 export interface Arrival {
   protocol: string;
   host: string | null;
+  /** The framework applied its own proxy setting (`IncomingRequest.arrivalDecided`). */
+  arrivalDecided?: boolean;
 }
 
 /** A server-side call: the configuration, its environment, the request and the cookie delivery. */
@@ -114,8 +117,13 @@ function sameOrigin(h: HeaderReader, where: Arrival, env: Env): boolean {
  * ```
  */
 export function beginServerCall(call: ServerCall): CheckedServerCall {
-  sessionCookieOf({ ...call.where, cookieHeader: null }, call.config, { env: call.env });
-  return { ...call, proven: sameOrigin(call.headers, call.where, call.env) };
+  const { headers } = call;
+  const { resolved } = sessionCookieOf({ ...call.where, headers, cookieHeader: null }, call.config, { env: call.env });
+  // Decided once, as the pipeline decides it (a proxy's header under `trustProxy`): the internal
+  // requests, the origin check and the account functions all read this arrival, never again the headers.
+  const arrived = arrivalOf(resolved, { ...call.where, headers });
+  const where: Arrival = { protocol: arrived.protocol, host: arrived.host ?? null, arrivalDecided: true };
+  return { ...call, where, proven: sameOrigin(headers, where, call.env) };
 }
 
 /** Headers given as a record, readable by the pipeline and as a Web `Headers`. */
@@ -153,6 +161,7 @@ export function internalRequest(
     path: `${config.basePath}${path}`,
     protocol: where.protocol,
     host: where.host,
+    arrivalDecided: where.arrivalDecided,
     headers: reader,
     body: async () => body,
     webHeaders: () => reader.toHeaders(),
@@ -242,7 +251,7 @@ export interface AccountsServerCall {
  */
 export async function accountsServerCall(call: CheckedServerCall, submitted: unknown): Promise<AccountsServerCall> {
   const { cookie, csrfToken } = await csrfOfCall(call, submitted);
-  const request: SessionRequest = { protocol: call.where.protocol, host: call.where.host, cookieHeader: cookie };
+  const request: SessionRequest = { ...call.where, cookieHeader: cookie };
   // Unproven: the submitted token must match the browser's CSRF cookie, whatever the function
   // called (changePassword checks it again; the others take no token of their own).
   if (!call.proven) {

@@ -4,6 +4,7 @@ import type { Account, ResponseInternal } from "../../../shapes/data.js";
 import { noteSignInAttempt } from "../../audit/sign-in.js";
 import { errorOf } from "../../base/error-of.js";
 import type { InternalProvider } from "../../config/types.js";
+import { unmailableOrigin } from "../../http/origin.js";
 import type { RequestInternal } from "../../http/request.js";
 import { reserveEmailSend } from "../../limits/attempts.js";
 import { otherPages } from "../../pages/responses.js";
@@ -69,6 +70,12 @@ export async function sendSignInLink(
   }
 
   const callbackUrl = await ctx.callbackUrl();
+  // A link (or a code typed on the page a link names) built from a host the request named would
+  // hand the token to that host: nothing is stored or sent, and the answer is a success's.
+  if (!ctx.linksMailable) {
+    ctx.config.logger.error(unmailableOrigin(ctx.origin, "A sign-in e-mail"));
+    return { redirect: verifyRequestUrl(ctx, provider.id), cookies: ctx.cookies };
+  }
   let token: string;
   try {
     token = provider.generateVerificationToken ? await provider.generateVerificationToken() : randomVerificationToken();

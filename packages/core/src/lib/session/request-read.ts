@@ -7,7 +7,7 @@
  * no session; a malformed host is no session, silently. Then `read.ts` reads.
  */
 import { AuthError } from "../../errors.js";
-import type { Cookie, Session } from "../../shapes/data.js";
+import type { Cookie, CookieOption, Session } from "../../shapes/data.js";
 import type { AuthConfig } from "../../types.js";
 import { createLogger } from "../base/logger.js";
 import { resolveConfig } from "../config/resolve.js";
@@ -38,7 +38,7 @@ export function readingOf(request: SessionRequest, config: AuthConfig, env?: Env
 }
 
 /** Whether the request has a session cookie to read (a malformed host has none). */
-function hasCookie(where: ReturnType<typeof sessionCookieOf>): where is Reading {
+function hasCookie<W extends { cookie: CookieOption | null }>(where: W): where is W & { cookie: CookieOption } {
   return where.cookie !== null;
 }
 

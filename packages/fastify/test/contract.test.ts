@@ -1,6 +1,6 @@
 // @latchkey/fastify held to the framework contract of @latchkey/adapter-test: the plugin under its
 // prefix, getSession and app.requireAuth().
-import { type FrameworkDriver, runFrameworkContract } from "@latchkey/adapter-test/framework";
+import { type FrameworkDriver, runFrameworkContract, sessionAnswer } from "@latchkey/adapter-test/framework";
 import Fastify from "fastify";
 import { sessionReads } from "../../../test/frameworks/session-reads.js";
 import latchkey, { getSession } from "../src/index.js";
@@ -13,7 +13,7 @@ const fastify: FrameworkDriver = {
   async start(config, { mount }) {
     const app = Fastify();
     await app.register(latchkey, { ...config, prefix: mount });
-    app.get("/contract/session", async (request) => ({ id: (await getSession(request))?.user?.id ?? null }));
+    app.get("/contract/session", async (request) => sessionAnswer(await getSession(request)));
     app.get("/contract/guarded", { preHandler: app.requireAuth() }, async (request) => ({
       id: request.session.user?.id,
     }));

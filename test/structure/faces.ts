@@ -8,11 +8,9 @@ import { posix } from "node:path";
 import ts from "typescript";
 
 /**
- * Wings without a face yet, each with its reason: the folder being rewritten by another change,
- * whose index.ts still holds code. Checked as the others once it has one.
+ * Wings without a face, each with its reason.
  */
 export const FACELESS_WINGS: ReadonlyMap<string, string> = new Map([
-  ["session", "lib/session/ is being rewritten as the one session read (issue 35.1); its index.ts still holds code"],
   ["platform", "lib/platform/ is reached through the #platform import, never by a path"],
 ]);
 

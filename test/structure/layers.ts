@@ -15,12 +15,6 @@ const CONFIGURATION = "types.ts";
 const SYMBOLS = "lib/base/symbols.ts";
 const CONFIG_TYPES = "lib/config/types.ts";
 
-/**
- * Entry modules whose imports of lib/ still name files, not faces: the modules the one session
- * read (issue 35.1) is rewriting at the same time. Held to the rule once it has landed.
- */
-export const ENTRY_MODULES_PENDING: readonly string[] = ["sessions.ts", "accounts.ts", "access-token.ts"];
-
 const isShape = (file: string) => file.startsWith("shapes/") || file === SYMBOLS;
 const isRoot = (file: string) => !file.includes("/");
 const isEntry = (file: string) => isRoot(file) && file !== CONFIGURATION && !FOUNDATION.includes(file);
@@ -47,13 +41,7 @@ export function layerRule(from: string, to: string): string | undefined {
     return "lib/config/types.ts imports no flow: the flows read it, lib/config/resolve.ts calls them";
   }
   if (from.startsWith("lib/") && isEntry(to)) return "lib/ imports no entry module of src/";
-  if (
-    isEntry(from) &&
-    to.startsWith("lib/") &&
-    !isFace(to) &&
-    !FACELESS_WINGS.has(wingOf(to) ?? "") &&
-    !ENTRY_MODULES_PENDING.includes(from)
-  ) {
+  if (isEntry(from) && to.startsWith("lib/") && !isFace(to) && !FACELESS_WINGS.has(wingOf(to) ?? "")) {
     return "an entry module imports lib/ only through a wing's face (lib/<wing>/index.ts)";
   }
   return undefined;

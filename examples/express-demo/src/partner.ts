@@ -45,9 +45,6 @@ export async function startPartner(
         clientId,
         clientSecret,
         authorization: { params: { scope: "openid profile email" } },
-        // The demo's ID tokens name the user (sub) and the sign-in; name and e-mail come from
-        // UserInfo (OIDC Core §5.4), which `idToken: false` makes the sign-in read.
-        idToken: false,
       }),
     ],
   };

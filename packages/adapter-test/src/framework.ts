@@ -92,13 +92,13 @@ export interface FrameworkDriver {
   guard?: "status" | "redirect";
   helpers?: FrameworkHelpers;
   /**
-   * The package's other session readers, each a `GET` path answering `200 {"id": ...}` as
+   * The package's other session readers, each a `GET` path answering `200` with the {@link sessionAnswer} of its session as
    * `/contract/session` does (Hono's `session()` middleware, Next.js's `auth(handler)`).
    */
   readers?: string[];
   /**
    * Starts an application with `config`, the actions served at `setup.mount`, and these routes:
-   * `GET /contract/session` answering `200 {"id": <user id or null>}` from the package's session
+   * `GET /contract/session` answering `200` with the {@link sessionAnswer} of the package's session
    * read (`getSession`, `auth()`, `event.locals.auth()`), the guard's `GET /contract/guarded`
    * answering `200 {"id": ...}` behind it, and the routes of `helpers`.
    */
@@ -128,6 +128,23 @@ interface Started {
   /** The client address of each audited sign-in attempt, in order. */
   addresses: Array<string | undefined>;
   errors: unknown[];
+}
+
+/**
+ * What a reader route of a driver answers for `session` (the package's session, or null): the
+ * user's id, and whether there is a session at all (a session without an id is one).
+ *
+ * @example
+ * ```ts
+ * app.get("/contract/session", async (req, res) => res.json(sessionAnswer(await getSession(req, config))))
+ * ```
+ */
+export function sessionAnswer(session: { user?: { id?: unknown } | null } | null | undefined): {
+  id: string | null;
+  signedIn: boolean;
+} {
+  const id = session?.user?.id;
+  return { id: typeof id === "string" ? id : null, signedIn: !!session?.user };
 }
 
 /** A browser's cookie jar: what a response sets is sent back; redirects are not followed. */
@@ -502,7 +519,7 @@ export function runFrameworkContract(driver: FrameworkDriver, tables: FrameworkT
           const jar = new ContractJar();
           for (const path of readersOf(driver)) {
             const read = await jar.fetch(`${app.server.origin}${path}`, { headers: { cookie } });
-            expect(await read.json(), path).toEqual({ id: null });
+            expect(await read.json(), path).toEqual({ id: null, signedIn: false });
           }
           const session = await jar.fetch(`${app.base}/session`, { headers: { cookie } });
           expect(await session.json()).toBeNull();
@@ -518,7 +535,7 @@ export function runFrameworkContract(driver: FrameworkDriver, tables: FrameworkT
       it("attack: a session cookie Latchkey did not seal is no session", async () => {
         const cookie = `${SESSION_COOKIE}=planted.value.of.an.attacker`;
         const read = await fetch(`${app.server.origin}/contract/session`, { headers: { cookie } });
-        expect(await read.json()).toEqual({ id: null });
+        expect(await read.json()).toEqual({ id: null, signedIn: false });
         if (driver.guard === "status") {
           const guarded = await fetch(`${app.server.origin}/contract/guarded`, {
             headers: { cookie, accept: "application/json" },

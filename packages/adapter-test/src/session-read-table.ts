@@ -314,33 +314,52 @@ export function frameworkSessionReads(options: FrameworkReadOptions): FrameworkT
 }
 
 function frameworkRows(driver: FrameworkDriver, options: FrameworkReadOptions): SessionReadDriver[] {
-  const through = (path: string) => async (config: AuthConfig, request: SessionReadRequest) => {
-    const server = await driver.start(config, {
-      mount: driver.defaultMount,
-      accounts: {
-        passwords: new MemoryPasswordStore(),
-        urls: { verify: "/verify", reset: "/reset", signIn: "/signin", signUp: "/signup" },
-        breached: false,
-        send: async () => {},
-      },
-    });
-    try {
-      const url = new URL(path, server.origin);
-      const answer = await raw(url.href, {
-        headers: { host: request.host, cookie: request.cookie, accept: "application/json" },
+  /** Reads `path`; a reader route answers `{ id }`, the session action the session (`signedIn` tells). */
+  const through =
+    (path: string, signedIn = (body: unknown) => typeof (body as { id?: unknown } | null)?.id === "string") =>
+    async (config: AuthConfig, request: SessionReadRequest) => {
+      const server = await driver.start(config, {
+        mount: driver.defaultMount,
+        accounts: {
+          passwords: new MemoryPasswordStore(),
+          urls: { verify: "/verify", reset: "/reset", signIn: "/signin", signUp: "/signup" },
+          breached: false,
+          send: async () => {},
+        },
       });
-      const setCookie = answer.headers["set-cookie"] ?? [];
-      const id = answer.status === 200 ? (JSON.parse(answer.body) as { id?: unknown }).id : null;
-      return { signedIn: typeof id === "string" && id !== "", setCookie: [setCookie].flat() };
-    } finally {
-      await server.close();
-    }
-  };
+      try {
+        const url = new URL(path, server.origin);
+        const answer = await raw(url.href, {
+          headers: { host: request.host, cookie: request.cookie, accept: "application/json" },
+        });
+        const setCookie = answer.headers["set-cookie"] ?? [];
+        return {
+          signedIn: answer.status === 200 && signedIn(JSON.parse(answer.body) as unknown),
+          setCookie: [setCookie].flat(),
+        };
+      } finally {
+        await server.close();
+      }
+    };
   const rows: SessionReadDriver[] = [
     {
       name: `${driver.name}'s session read (getSession / auth())`,
       writesCookies: options.sessionReadWritesCookies,
       read: through("/contract/session"),
+    },
+    // The package's other readers (Hono's session(), Next.js's auth(handler)): the same read.
+    ...(driver.readers ?? []).map((path) => ({
+      name: `${driver.name}'s session read at ${path}`,
+      writesCookies: options.sessionReadWritesCookies,
+      read: through(path),
+    })),
+    {
+      name: `${driver.name}'s session action (GET <basePath>/session)`,
+      writesCookies: true,
+      read: through(
+        `${driver.defaultMount}/session`,
+        (body) => (body as { user?: unknown } | null)?.user !== undefined,
+      ),
     },
   ];
   if (driver.guard)

@@ -28,28 +28,34 @@ import {
   ResponseAlreadySent,
 } from "./errors.js";
 import type { JWT } from "./jwt.js";
-import { hasMethods } from "./lib/base/adapter-for.js";
-import { errorOf } from "./lib/base/error-of.js";
-import { warnOnce } from "./lib/base/logger.js";
-import type { Env } from "./lib/config/env.js";
-import type { RefreshOutcome, ResolvedConfig } from "./lib/config/types.js";
-import type { IdTokenSubject } from "./lib/flows/oauth/code-exchange.js";
-import type { OAuthProvider } from "./lib/flows/oauth/discovery.js";
-import { refreshGrant } from "./lib/flows/oauth/refresh.js";
-import { serializeCookie } from "./lib/http/cookies.js";
-import { refreshTokenHint } from "./lib/refresh/hints.js";
-import { singleFlight } from "./lib/refresh/single-flight.js";
-import { identityOf, idTokenSubjectOf, type ProviderTokens, tokenFields } from "./lib/refresh/tokens.js";
-import { type SessionRequest, sessionRequestOf } from "./lib/serve/pipeline.js";
-import { mayExtend, nowSeconds, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
-import { liveSessionOf, readSession } from "./lib/session/read.js";
-import type { LiveSession } from "./lib/session/read-shapes.js";
-import { readingOf } from "./lib/session/request-read.js";
+import { errorOf, hasMethods, warnOnce } from "./lib/base/index.js";
+import type { Env, RefreshOutcome, ResolvedConfig } from "./lib/config/index.js";
+import type { IdTokenSubject, OAuthProvider } from "./lib/flows/index.js";
+import { refreshGrant } from "./lib/flows/index.js";
+import { serializeCookie } from "./lib/http/index.js";
+import {
+  identityOf,
+  idTokenSubjectOf,
+  type ProviderTokens,
+  refreshTokenHint,
+  singleFlight,
+  tokenFields,
+} from "./lib/refresh/index.js";
+import { type SessionRequest, sessionRequestOf } from "./lib/serve/index.js";
+import type { LiveSession } from "./lib/session/index.js";
+import {
+  liveSessionOf,
+  mayExtend,
+  nowSeconds,
+  readingOf,
+  readSession,
+  sessionTokenCookies,
+} from "./lib/session/index.js";
 import type { Cookie, CookieOption } from "./shapes/data.js";
 import type { AuthConfig } from "./types.js";
 
 export { AccessTokenError, IdTokenRefused, RefreshTokenRevoked, ResponseAlreadySent } from "./errors.js";
-export type { ProviderTokens } from "./lib/refresh/tokens.js";
+export type { ProviderTokens } from "./lib/refresh/index.js";
 
 /** Options of {@link getAccessToken}. */
 export interface GetAccessTokenOptions {

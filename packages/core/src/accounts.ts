@@ -40,39 +40,30 @@ import {
 import {
   type AccountEvent,
   type AccountLimits,
+  type AccountMail,
+  accountKey,
   accountLimitsOf,
+  accountMails,
+  consume,
   countAccountEvent,
   firstResetOfLinkLife,
-} from "./lib/accounts/limits.js";
-import { type AccountMail, accountMails } from "./lib/accounts/mail.js";
-import {
-  accountKey,
-  consume,
   randomCode,
   randomToken,
   resetRecord,
   sendIdOf,
   verifyRecords,
-} from "./lib/accounts/records.js";
-import { recordAudit } from "./lib/audit/record.js";
-import { type AdapterWith, hasMethods, withMethods } from "./lib/base/adapter-for.js";
-import { errorOf } from "./lib/base/error-of.js";
-import { smtpSender } from "./lib/base/symbols.js";
-import type { EmailProviderInternal, Env, ResolvedConfig } from "./lib/config/types.js";
-import { openToken, sealToken } from "./lib/crypto/jwe.js";
-import { normalizeEmailIdentifier } from "./lib/email/identifier.js";
-import { releaseToProver } from "./lib/flows/identity.js";
-import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
-import { noteVerifiedPassword } from "./lib/flows/sign-in-guard.js";
-import { serializeCookie } from "./lib/http/cookies.js";
-import { linksMailable, unmailableOrigin } from "./lib/http/index.js";
-import { type AccountPageName, accountPageContent } from "./lib/pages/accounts.js";
-import type { SafeHtml } from "./lib/pages/html.js";
-import { page } from "./lib/pages/layout.js";
-import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/serve/pipeline.js";
-import { amrOf, keepSessionIdentity, sessionTokenCookies } from "./lib/session/jwt-strategy.js";
-import { signedInOf } from "./lib/session/read.js";
-import { readingOf } from "./lib/session/request-read.js";
+} from "./lib/accounts/index.js";
+import { recordAudit } from "./lib/audit/index.js";
+import { type AdapterWith, errorOf, hasMethods, smtpSender, withMethods } from "./lib/base/index.js";
+import type { EmailProviderInternal, Env, ResolvedConfig } from "./lib/config/index.js";
+import { openToken, sealToken } from "./lib/crypto/index.js";
+import { normalizeEmailIdentifier } from "./lib/email/index.js";
+import { endPendingSignIns, noteVerifiedPassword, releaseToProver } from "./lib/flows/index.js";
+import { linksMailable, serializeCookie, unmailableOrigin } from "./lib/http/index.js";
+import type { SafeHtml } from "./lib/pages/index.js";
+import { type AccountPageName, accountPageContent, page } from "./lib/pages/index.js";
+import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/serve/index.js";
+import { amrOf, keepSessionIdentity, readingOf, sessionTokenCookies, signedInOf } from "./lib/session/index.js";
 import {
   type BreachedPasswordOptions,
   checkBreachedPassword,
@@ -90,8 +81,7 @@ import type { Awaitable, Cookie, CookieOption } from "./shapes/data.js";
 import type { JWT } from "./shapes/jwt.js";
 import type { AuthConfig } from "./types.js";
 
-export type { AccountLimits } from "./lib/accounts/limits.js";
-export type { AccountMail, AccountMailKind } from "./lib/accounts/mail.js";
+export type { AccountLimits, AccountMail, AccountMailKind } from "./lib/accounts/index.js";
 
 /** Where the application keeps password hashes (`$scrypt$...` strings), by the adapter's user id. */
 export interface PasswordStore {
@@ -1039,7 +1029,7 @@ export async function authorizePassword(
 
 // ------------------------------------------------------------------ pages
 
-export type { AccountPageName, PageNotice } from "./lib/pages/accounts.js";
+export type { AccountPageName, PageNotice } from "./lib/pages/index.js";
 
 /** The props of each built-in page. */
 type AccountPageProps = { [N in AccountPageName]: Parameters<(typeof accountPageContent)[N]>[0] };

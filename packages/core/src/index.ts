@@ -20,7 +20,7 @@
 import { raw } from "./lib/base/index.js";
 import { isAuthAction, toResponse, webIncoming } from "./lib/http/index.js";
 import { serve } from "./lib/serve/index.js";
-import { sessionReadOf } from "./lib/session/request-read.js";
+import { sessionReadOf } from "./lib/session/index.js";
 import type { ResponseInternal, Session } from "./shapes/data.js";
 import type { AuthConfig } from "./types.js";
 

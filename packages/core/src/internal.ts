@@ -95,7 +95,7 @@ export {
   serverSignOut,
   sessionCookieOf,
 } from "./lib/serve/index.js";
-export { type SessionReadAnswer, sessionReadOf } from "./lib/session/request-read.js";
+export { type SessionReadAnswer, sessionReadOf } from "./lib/session/index.js";
 
 /**
  * The functions of `@latchkey/core/sessions` bound to a framework's request type: each takes the

@@ -140,7 +140,7 @@ export async function getToken(params: GetTokenParams<boolean>): Promise<JWT | s
   if (params.config) {
     // Loaded only here: reading a cookie without a configuration stays a small, pure function.
     const { resolveConfig } = await import("./lib/config/index.js");
-    const { openJwtSession } = await import("./lib/session/jwt-strategy.js");
+    const { openJwtSession } = await import("./lib/session/index.js");
     const opened = await openJwtSession(resolveConfig(params.config), token, salt);
     if (!opened) return null;
     return raw ? token : opened.token;

@@ -28,8 +28,7 @@
  */
 import type { JWT } from "./jwt.js";
 import type { Env } from "./lib/config/index.js";
-import { MemoryRevocationStore } from "./lib/session/revocation-list.js";
-import { revocationOf, revokeOneJwtSession } from "./lib/session/revoke.js";
+import { MemoryRevocationStore, revocationOf, revokeOneJwtSession } from "./lib/session/index.js";
 import type { RevocationEntry, RevocationListener, RevocationOptions, RevocationStore } from "./shapes/revocation.js";
 import type { AuthConfig } from "./types.js";
 

@@ -30,28 +30,36 @@ import {
   SignOutError,
   UnsupportedStrategy,
 } from "./errors.js";
-import { recordAudit } from "./lib/audit/record.js";
-import { type AdapterMethod, type AdapterWith, hasMethods } from "./lib/base/adapter-for.js";
-import { held, slot } from "./lib/base/application.js";
-import { errorOf, messageOf } from "./lib/base/error-of.js";
-import { sessionStrategyOf } from "./lib/config/resolve.js";
-import type { Env, ResolvedConfig } from "./lib/config/types.js";
-import { endPendingSignIns } from "./lib/flows/second-factor/pending.js";
-import { serializeCookie } from "./lib/http/cookies.js";
-import { csrfTokenFor, requireCsrf } from "./lib/serve/csrf-check.js";
-import { type SessionRequest, sessionCookieOf, sessionRequestOf } from "./lib/serve/pipeline.js";
-import { isExpired } from "./lib/session/expiry.js";
-import { carriesSessionCookie, readNeeds, signedInOf } from "./lib/session/read.js";
-import { readingOf } from "./lib/session/request-read.js";
-import { revocationOf, revokeUserJwtSessions } from "./lib/session/revoke.js";
-import { databaseSessionId as sessionIdOf } from "./lib/session/session-id.js";
-import { sessionKeyOf } from "./lib/stores/revocation-channel.js";
+import { recordAudit } from "./lib/audit/index.js";
+import { type AdapterMethod, type AdapterWith, errorOf, hasMethods, held, messageOf, slot } from "./lib/base/index.js";
+import type { Env, ResolvedConfig } from "./lib/config/index.js";
+import { sessionStrategyOf } from "./lib/config/index.js";
+import { endPendingSignIns } from "./lib/flows/index.js";
+import { serializeCookie } from "./lib/http/index.js";
+import {
+  csrfTokenFor,
+  requireCsrf,
+  type SessionRequest,
+  sessionCookieOf,
+  sessionRequestOf,
+} from "./lib/serve/index.js";
+import {
+  carriesSessionCookie,
+  isExpired,
+  readingOf,
+  readNeeds,
+  revocationOf,
+  revokeUserJwtSessions,
+  databaseSessionId as sessionIdOf,
+  signedInOf,
+} from "./lib/session/index.js";
+import { sessionKeyOf } from "./lib/stores/index.js";
 import type { Awaitable, Cookie, SessionEndReason } from "./shapes/data.js";
 import type { AuthConfig } from "./types.js";
 
 export { MissingCSRF } from "./errors.js";
-export { skipCSRFCheck } from "./lib/base/symbols.js";
-export { describeUserAgent } from "./lib/session/device.js";
+export { skipCSRFCheck } from "./lib/base/index.js";
+export { describeUserAgent } from "./lib/session/index.js";
 export type { SessionRequest };
 
 /** A Web `Request`, or where a request arrived and its `Cookie` header (what framework packages pass). */

@@ -25,7 +25,7 @@ export {
   isEntry as isRevocationEntry,
   MAX_HEARTBEAT_MS,
   MemoryRevocationStore,
-} from "./lib/session/revocation-list.js";
+} from "./lib/session/index.js";
 export {
   ChannelHealth,
   decodeRevocationEntry,

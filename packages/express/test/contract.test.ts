@@ -2,7 +2,8 @@
 // mount, getSession and requireAuth, requestPasswordReset and changePassword with the request's
 // form, getCsrfToken and requireCsrf.
 import type { AddressInfo } from "node:net";
-import { type FrameworkDriver, runFrameworkContract } from "@latchkey/adapter-test/framework";
+import { type FrameworkDriver, runFrameworkContract, sessionAnswer } from "@latchkey/adapter-test/framework";
+import { hostileHostMailCases } from "@latchkey/adapter-test/hostile-hosts";
 import express from "express";
 import { sessionReads } from "../../../test/frameworks/session-reads.js";
 import {
@@ -14,6 +15,7 @@ import {
   requireAuth,
   requireCsrf,
 } from "../src/index.js";
+import { serveHostileHosts } from "./hostile-hosts.js";
 
 const express5: FrameworkDriver = {
   name: "Express",
@@ -25,7 +27,7 @@ const express5: FrameworkDriver = {
     const app = express();
     app.use(mount, ExpressAuth(config));
     app.get("/contract/session", async (req, res) => {
-      res.json({ id: (await getSession(req, config))?.user?.id ?? null });
+      res.json(sessionAnswer(await getSession(req, config)));
     });
     app.get("/contract/guarded", requireAuth(config), (_req, res) => {
       res.json({ id: res.locals.session.user?.id });
@@ -51,4 +53,7 @@ const express5: FrameworkDriver = {
   },
 };
 
-runFrameworkContract(express5, [await sessionReads(false)]);
+runFrameworkContract(express5, [
+  await sessionReads(false),
+  (driver) => hostileHostMailCases(driver.name, serveHostileHosts),
+]);

@@ -1,9 +1,11 @@
 // @latchkey/fastify held to the framework contract of @latchkey/adapter-test: the plugin under its
 // prefix, getSession and app.requireAuth().
-import { type FrameworkDriver, runFrameworkContract } from "@latchkey/adapter-test/framework";
+import { type FrameworkDriver, runFrameworkContract, sessionAnswer } from "@latchkey/adapter-test/framework";
+import { hostileHostMailCases } from "@latchkey/adapter-test/hostile-hosts";
 import Fastify from "fastify";
 import { sessionReads } from "../../../test/frameworks/session-reads.js";
 import latchkey, { getSession } from "../src/index.js";
+import { serveHostileHosts } from "./hostile-hosts.js";
 
 const fastify: FrameworkDriver = {
   name: "Fastify",
@@ -13,7 +15,7 @@ const fastify: FrameworkDriver = {
   async start(config, { mount }) {
     const app = Fastify();
     await app.register(latchkey, { ...config, prefix: mount });
-    app.get("/contract/session", async (request) => ({ id: (await getSession(request))?.user?.id ?? null }));
+    app.get("/contract/session", async (request) => sessionAnswer(await getSession(request)));
     app.get("/contract/guarded", { preHandler: app.requireAuth() }, async (request) => ({
       id: request.session.user?.id,
     }));
@@ -22,4 +24,7 @@ const fastify: FrameworkDriver = {
   },
 };
 
-runFrameworkContract(fastify, [await sessionReads(false)]);
+runFrameworkContract(fastify, [
+  await sessionReads(false),
+  (driver) => hostileHostMailCases(driver.name, serveHostileHosts),
+]);

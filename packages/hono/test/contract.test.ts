@@ -2,10 +2,12 @@
 // HonoAuth at the mount, getSession, session() and requireAuth.
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { type FrameworkDriver, runFrameworkContract } from "@latchkey/adapter-test/framework";
+import { type FrameworkDriver, runFrameworkContract, sessionAnswer } from "@latchkey/adapter-test/framework";
+import { hostileHostMailCases } from "@latchkey/adapter-test/hostile-hosts";
 import { Hono } from "hono";
 import { sessionReads } from "../../../test/frameworks/session-reads.js";
 import { getSession, HonoAuth, requireAuth, session } from "../src/index.js";
+import { serveHostileHosts } from "./hostile-hosts.js";
 
 const hono: FrameworkDriver = {
   name: "Hono",
@@ -16,8 +18,8 @@ const hono: FrameworkDriver = {
   async start(config, { mount }) {
     const app = new Hono();
     app.use(`${mount}/*`, HonoAuth(config));
-    app.get("/contract/session", async (c) => c.json({ id: (await getSession(c, config))?.user?.id ?? null }));
-    app.get("/contract/session-variable", session(config), (c) => c.json({ id: c.get("session")?.user?.id ?? null }));
+    app.get("/contract/session", async (c) => c.json(sessionAnswer(await getSession(c, config))));
+    app.get("/contract/session-variable", session(config), (c) => c.json(sessionAnswer(c.get("session"))));
     app.get("/contract/guarded", requireAuth(config), (c) => c.json({ id: c.get("session").user?.id }));
     const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
     await new Promise((resolve) => server.once("listening", resolve));
@@ -28,4 +30,7 @@ const hono: FrameworkDriver = {
   },
 };
 
-runFrameworkContract(hono, [await sessionReads(true)]);
+runFrameworkContract(hono, [
+  await sessionReads(true),
+  (driver) => hostileHostMailCases(driver.name, serveHostileHosts),
+]);

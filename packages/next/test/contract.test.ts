@@ -6,13 +6,15 @@ import "./next-internals.js";
 
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type FrameworkDriver, runFrameworkContract } from "@latchkey/adapter-test/framework";
+import { type FrameworkDriver, runFrameworkContract, sessionAnswer } from "@latchkey/adapter-test/framework";
+import { hostileHostMailCases } from "@latchkey/adapter-test/hostile-hosts";
 import { MissingCSRF } from "@latchkey/core/errors";
 import { NextAuth, type NextAuthConfig } from "@latchkey/next";
 import { PasswordAccounts } from "@latchkey/next/accounts";
 import { NextRequest } from "next/server.js";
 import { webRequestOf, writeWebResponse } from "../../../test/frameworks/http.js";
 import { sessionReads } from "../../../test/frameworks/session-reads.js";
+import { serveHostileHosts } from "./hostile-hosts.js";
 import { type InRequest, inNextRequest } from "./next-internals.js";
 
 /** A server action's outcome as the browser sees it: its redirect, 403 for MissingCSRF, its result. */
@@ -53,7 +55,7 @@ const next: FrameworkDriver = {
       } else if (pathname === "/contract/session") {
         // A Route Handler: the cookies auth() set through next/headers are sent with its answer.
         const out = await inNextRequest(request.url, headers, () => auth());
-        response = Response.json({ id: out.result?.user?.id ?? null });
+        response = Response.json(sessionAnswer(out.result));
         for (const cookie of out.setCookies) response.headers.append("set-cookie", cookie);
       } else if (pathname === "/contract/guarded") {
         // The proxy (`export { auth as proxy }`) in front of a Route Handler reading auth().
@@ -75,7 +77,7 @@ const next: FrameworkDriver = {
         response = answerOf(await inNextRequest(request.url, headers, () => signOut({ redirectTo })));
       } else if (pathname === "/contract/proxied") {
         // A Route Handler wrapped by auth((req) => ...), its session on req.auth.
-        const handler = auth((r) => Response.json({ id: r.auth?.user?.id ?? null }));
+        const handler = auth((r) => Response.json(sessionAnswer(r.auth)));
         response = (await handler(new NextRequest(request), { params: Promise.resolve({}) })) as Response;
       } else if (pathname === "/contract/change") {
         const data = new FormData();
@@ -98,4 +100,7 @@ const next: FrameworkDriver = {
   },
 };
 
-runFrameworkContract(next, [await sessionReads(true)]);
+runFrameworkContract(next, [
+  await sessionReads(true),
+  (driver) => hostileHostMailCases(driver.name, serveHostileHosts),
+]);

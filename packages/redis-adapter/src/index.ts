@@ -29,6 +29,7 @@ import type { RedisLike, RedisTransaction } from "./client.js";
 
 export { RedisAuthorizationStore } from "./authorization-store.js";
 export type { RedisLike, RedisTransaction } from "./client.js";
+export { RedisOrganizationStore } from "./organization-store.js";
 export { RedisRateLimitStore } from "./rate-limit-store.js";
 export { RedisRefreshStore } from "./refresh-store.js";
 export { type RedisRevocationOptions, RedisRevocationStore } from "./revocation-store.js";

@@ -40,6 +40,7 @@ import {
 
 export { SqlAuthorizationStore } from "./authorization-store.js";
 export { openDatabase } from "./open.js";
+export { SqlOrganizationStore } from "./organization-store.js";
 export { SqlRefreshStore } from "./refresh-store.js";
 export { type PgListenClient, type SqlRevocationOptions, SqlRevocationStore } from "./revocation-store.js";
 export type { AnyKysely, DialectName, MigrateOptions, SqlOptions, TableNames } from "./schema.js";

@@ -43,6 +43,10 @@ export interface TableNames {
   revocations: string;
   /** The authorization server's records (`SqlAuthorizationStore`). @default "authorization_records" */
   authorizationRecords: string;
+  /** Organizations (`SqlOrganizationStore`). @default "organizations" */
+  organizations: string;
+  /** Their members, one row per member (`SqlOrganizationStore`). @default "organization_members" */
+  organizationMembers: string;
 }
 
 /** The default table names. */
@@ -58,6 +62,8 @@ export const defaultTableNames: Readonly<TableNames> = Object.freeze({
   refreshLocks: "refresh_locks",
   revocations: "revocations",
   authorizationRecords: "authorization_records",
+  organizations: "organizations",
+  organizationMembers: "organization_members",
 });
 
 /** Options shared by `SqlAdapter` and `migrate`. */
@@ -610,6 +616,7 @@ export async function migrate(db: AnyKysely, options: MigrateOptions = {}): Prom
   await migrateRefreshLocks(db, t.refreshLocks, type, done);
   await migrateRevocations(db, t.revocations, type, done);
   await migrateAuthorizationRecords(db, t.authorizationRecords, type, done);
+  await migrateOrganizations(db, t, type, done);
   if (dialect === "mysql") await widenTextColumns(db, t, done);
   if (dialect === "postgres") await migrateChangeTriggers(db, t, options.channel ?? DEFAULT_CHANNEL, done);
   return done;
@@ -766,5 +773,42 @@ async function migrateAuthorizationRecords(
     if (indexes.has(index)) continue;
     await db.schema.createIndex(index).on(table).column(column).execute();
     done.push(`created index ${index} on ${table} (${column})`);
+  }
+}
+
+/**
+ * The tables of `SqlOrganizationStore`, created when missing: `organizations` (`id`, `name`, a
+ * unique `slug`, `createdAt` in epoch milliseconds) and `organization_members` (keyed by
+ * (`organizationId`, `userId`), with `role` and `createdAt`, indexed by `userId`).
+ */
+async function migrateOrganizations(db: AnyKysely, t: TableNames, type: ColumnTypes, done: string[]): Promise<void> {
+  const dialect = dialectOf(db);
+  const tables = await existingNames(db, dialect, "table");
+  if (!tables.has(t.organizations)) {
+    await db.schema
+      .createTable(t.organizations)
+      .addColumn("id", sql.raw(type.key), (col) => col.primaryKey())
+      .addColumn("name", sql.raw(type.text), (col) => col.notNull())
+      .addColumn("slug", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("createdAt", sql.raw(type.bigint), (col) => col.notNull())
+      .addUniqueConstraint(`${t.organizations}_slug_key`, ["slug"])
+      .execute();
+    done.push(`created table ${t.organizations}`);
+  }
+  if (!tables.has(t.organizationMembers)) {
+    await db.schema
+      .createTable(t.organizationMembers)
+      .addColumn("organizationId", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("userId", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("role", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("createdAt", sql.raw(type.bigint), (col) => col.notNull())
+      .addPrimaryKeyConstraint(`${t.organizationMembers}_pkey`, ["organizationId", "userId"])
+      .execute();
+    done.push(`created table ${t.organizationMembers}`);
+  }
+  const index = `${t.organizationMembers}_user_idx`;
+  if (!(await existingNames(db, dialect, "index")).has(index)) {
+    await db.schema.createIndex(index).on(t.organizationMembers).column("userId").execute();
+    done.push(`created index ${index} on ${t.organizationMembers} (userId)`);
   }
 }

@@ -153,7 +153,7 @@ for (const { dialect, label, up } of dialects) {
       await database?.drop();
     });
 
-    it("migrate creates the eleven tables and eighteen indexes, then nothing on a second run", async () => {
+    it("migrate creates the thirteen tables and nineteen indexes, then nothing on a second run", async () => {
       expect(database.migrated.filter((line) => line.startsWith("created table"))).toEqual([
         "created table users",
         "created table accounts",
@@ -166,6 +166,8 @@ for (const { dialect, label, up } of dialects) {
         "created table refresh_locks",
         "created table revocations",
         "created table authorization_records",
+        "created table organizations",
+        "created table organization_members",
       ]);
       expect(database.migrated.filter((line) => line.includes("index"))).toEqual([
         "created unique index users_email_key on users (email)",
@@ -186,6 +188,7 @@ for (const { dialect, label, up } of dialects) {
         "created index authorization_records_client_idx on authorization_records (clientId)",
         "created index authorization_records_grant_idx on authorization_records (grantId)",
         "created index authorization_records_expires_idx on authorization_records (expiresAt)",
+        "created index organization_members_user_idx on organization_members (userId)",
       ]);
       expect(await migrate(database.db)).toEqual([]);
     });

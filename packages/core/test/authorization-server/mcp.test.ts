@@ -515,6 +515,18 @@ describe("rule: registrations are counted even where no client address is known 
     expect(await app.store.find("client")).toHaveLength(5);
   });
 
+  it("attack: open registration where the application turned rate limits off (rateLimit: false) is refused when the server is made, naming the fix; with an initial access token it is allowed", async () => {
+    await expect(makeApp(limited(), { rateLimit: false })).rejects.toThrow(
+      /dynamicRegistration.*rateLimit: false.*initialAccessToken/s,
+    );
+    const closed = await makeApp(
+      { dynamicRegistration: { ...limited().dynamicRegistration, initialAccessToken: "i".repeat(40) } },
+      { rateLimit: false },
+    );
+    const answer = await registerOnce(closed, { authorization: `Bearer ${"i".repeat(40)}` });
+    expect(answer?.status).toBe(201);
+  });
+
   it("honest: with clientAddress set, each address has its own budget", async () => {
     const app = await makeApp(limited(), {
       clientAddress: (request) => request.headers.get("x-test-client"),

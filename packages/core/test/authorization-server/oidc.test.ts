@@ -81,6 +81,33 @@ describe("prompt and max_age", () => {
     expect(typeof id.sid).toBe("string");
     expect(typeof id.at_hash).toBe("string");
   });
+
+  it("puts the claims of the granted scopes in the ID token, as UserInfo gives them, never a reserved claim of the callback's", async () => {
+    const { app, client, jar } = await signedInClient(ES256);
+    const id = decodeJwt((await tokensFor(app, client.clientId, jar)).id_token ?? "");
+    expect(id).toMatchObject({ email: "ada@example.com", email_verified: true, sub: "u1" });
+    expect(id).not.toHaveProperty("name"); // "profile" was not asked for
+    const hostile = await signedInClient({
+      ...ES256,
+      claims: () => ({
+        sub: "admin",
+        iss: "https://evil.example",
+        aud: "other",
+        nonce: "x",
+        acr: "max",
+        role: "reader",
+      }),
+    });
+    const forged = decodeJwt((await tokensFor(hostile.app, hostile.client.clientId, hostile.jar)).id_token ?? "");
+    expect(forged).toMatchObject({
+      sub: "u1",
+      iss: ORIGIN,
+      aud: hostile.client.clientId,
+      nonce: "nonce-456",
+      role: "reader",
+    });
+    expect(forged.acr).toBe("urn:latchkey:acr:1fa");
+  });
 });
 
 describe("logout", () => {

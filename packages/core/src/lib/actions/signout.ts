@@ -10,6 +10,7 @@ import {
   expiredCookie,
   parseCookieHeader,
   readChunkedCookie,
+  unreadableChunks,
 } from "../http/cookies.js";
 import type { RequestInternal } from "../http/request.js";
 import { clientKey } from "../limits/attempts.js";
@@ -68,7 +69,10 @@ function duplicatedSessionCookies(req: RequestInternal, name: string): string[] 
   const repeated = new Set<string>();
   parseCookieHeader(header, repeated);
   const prefix = `${name}.`;
-  if ([...repeated].some((n) => n.startsWith(prefix) && /^\d+$/.test(n.slice(prefix.length)))) {
+  if (
+    [...repeated].some((n) => n.startsWith(prefix) && /^\d+$/.test(n.slice(prefix.length))) ||
+    unreadableChunks(req.cookies, name)
+  ) {
     throw new SignOutError(
       "The session was not signed out: the request carries its cookie's chunks twice (a copy planted by another site of the same domain?), so the session cannot be read. The cookie is kept; clear this site's cookies to end it.",
     );

@@ -245,6 +245,12 @@ export function resolveServer(
   const registration = options.dynamicRegistration
     ? resolveRegistration(options.dynamicRegistration, serverScopes)
     : null;
+  // Open registration is counted in the application's rate-limit store: without it, anyone could
+  // grow the client store without bound.
+  if (registration && registration.initialAccessToken === undefined && auth.rateLimit === false)
+    throw new InvalidConfiguration(
+      "`dynamicRegistration` is open to anyone, but the application has `rateLimit: false`, so `perIp` counts nothing and anyone could register clients without bound: keep the application's rate limits (a shared `rateLimit.store` when it runs on several instances), or set `dynamicRegistration.initialAccessToken` to register only the clients you gave it to",
+    );
   const routes = new Map<string, keyof Endpoints>();
   for (const [name, endpoint] of Object.entries(endpoints) as [keyof Endpoints, string][])
     if (name !== "registration" || registration) routes.set(new URL(endpoint).pathname, name);

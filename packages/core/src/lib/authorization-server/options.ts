@@ -163,7 +163,9 @@ export interface DynamicRegistrationOptions {
   /**
    * Registrations from one client address (an IPv6 /64), counted in the application's rate-limit
    * store. Where the address is unknown (`server.fetch` without the application's `clientAddress`
-   * option), all such registrations share this one budget. @default { max: 20, windowSeconds: 3600 }
+   * option), all such registrations share this one budget. Open registration (no
+   * `initialAccessToken`) needs the application's rate limits: with `rateLimit: false` the server
+   * is refused when made. @default { max: 20, windowSeconds: 3600 }
    */
   perIp?: { max: number; windowSeconds: number };
 }

@@ -106,6 +106,9 @@ async function userTokens(
     if (!user) throw invalidGrant("The user no longer exists");
     body.id_token = await issueIdToken(server, {
       clientId: client.clientId,
+      // The claims UserInfo gives for these scopes (OIDC Core §5.4 leaves them to UserInfo when an
+      // access token is issued; relying parties that read only the ID token, as Auth.js's, need them).
+      claims: await server.claims({ user, scopes, clientId: client.clientId }),
       ...(client.idTokenSignedResponseAlg && { alg: client.idTokenSignedResponseAlg }),
       signedIn,
       ...(params.nonce !== undefined && { nonce: params.nonce }),

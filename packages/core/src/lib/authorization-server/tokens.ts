@@ -127,7 +127,27 @@ export async function newFamily(server: ServerState, family: FamilyData): Promis
   return { familyId, token: refreshTokenOf(server, familyId, 1) };
 }
 
-/** A signed ID token (OIDC Core §2) for `clientId`. */
+/** The ID token's claims that only the server sets: a `claims` callback's value for one of them is dropped. */
+const RESERVED_CLAIMS = new Set([
+  "iss",
+  "sub",
+  "aud",
+  "exp",
+  "iat",
+  "nbf",
+  "jti",
+  "auth_time",
+  "nonce",
+  "acr",
+  "amr",
+  "azp",
+  "sid",
+  "at_hash",
+  "c_hash",
+  "cnf",
+]);
+
+/** A signed ID token (OIDC Core §2) for `clientId`; `claims` adds the user's claims, never a reserved one. */
 export async function issueIdToken(
   server: ServerState,
   params: {
@@ -143,11 +163,13 @@ export async function issueIdToken(
   const alg = params.alg ?? server.algorithms[0];
   const { kid, key } = await server.keys.signingKey(alg);
   const iat = nowSeconds();
-  const payload: Record<string, unknown> = {
-    ...params.claims,
+  const payload: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(params.claims ?? {}))
+    if (!RESERVED_CLAIMS.has(name) && value !== undefined) payload[name] = value;
+  Object.assign(payload, {
     acr: acrOf(signedIn.amr),
     at_hash: leftHalfDigest(params.accessToken),
-  };
+  });
   if (signedIn.authTime) payload.auth_time = signedIn.authTime;
   if (signedIn.amr.length) payload.amr = [...signedIn.amr];
   if (params.nonce !== undefined) payload.nonce = params.nonce;

@@ -228,17 +228,25 @@ const CHUNK_SIZE = 4096 - 160;
  * Reads a possibly chunked cookie: `name`, or `name.0`, `name.1`, ... joined in order. A request
  * carrying both (a sibling sub-domain adds the whole name beside this browser's chunks: it cannot
  * overwrite them, and the whole name used to win) is ambiguous, as a name sent twice: undefined.
+ * So are chunks that are not one write of {@link writeChunkedCookie} (and of Auth.js, which cuts
+ * at the same size): fewer than two, one before the last that is not a full chunk, or a chunk
+ * past a missing number. A sibling that adds a chunk of the next number, or sends one twice
+ * (which the parser leaves out), thus makes the cookie unread, never read as garbage (which
+ * would clear the browser's own chunks).
  */
 export function readChunkedCookie(cookies: Record<string, string>, name: string): string | undefined {
   const whole = cookies[name];
   if (whole) return cookies[`${name}.0`] === undefined ? whole : undefined;
-  let value = "";
-  for (let i = 0; ; i++) {
-    const chunk = cookies[`${name}.${i}`];
-    if (chunk === undefined) break;
-    value += chunk;
-  }
-  return value || undefined;
+  const chunks: string[] = [];
+  for (let chunk = cookies[`${name}.0`]; chunk !== undefined; chunk = cookies[`${name}.${chunks.length}`])
+    chunks.push(chunk);
+  if (chunks.length < 2 || chunks.slice(0, -1).some((c) => c.length !== CHUNK_SIZE)) return undefined;
+  return presentChunks(cookies, name).length === chunks.length ? chunks.join("") : undefined;
+}
+
+/** True when the request carries chunks of `name` that {@link readChunkedCookie} cannot put together. */
+export function unreadableChunks(cookies: Record<string, string>, name: string): boolean {
+  return cookies[name] === undefined && presentChunks(cookies, name).length > 0 && !readChunkedCookie(cookies, name);
 }
 
 /** The names of every chunk (and the unchunked cookie) of `name` the request carried. */

@@ -15,6 +15,7 @@ export {
   parseCookieHeader,
   readChunkedCookie,
   serializeCookie,
+  unreadableChunks,
   writeChunkedCookie,
 } from "./cookies.js";
 export {

@@ -100,7 +100,7 @@ async function decodeWithCallback(config: ResolvedConfig, raw: string, salt: str
  * locks the user out until it expires. 10 KiB leaves 6 KiB for the rest of a browser's request
  * (about 1.5 KiB of headers) and the site's other cookies.
  */
-export const MAX_SESSION_COOKIE_BYTES = 10 * 1024;
+const MAX_SESSION_COOKIE_BYTES = 10 * 1024;
 
 /**
  * Seals a session token into its cookie (chunked when large), clearing stale chunks. Throws

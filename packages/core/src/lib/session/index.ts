@@ -1,0 +1,35 @@
+/**
+ * The face of lib/session/: every name the rest of the library uses from this wing. Entry modules
+ * import lib/session/ only through this file; other wings may import a name offered here from the
+ * file that defines it (which keeps the import graph free of cycles), and nothing else of
+ * lib/session/: a name not offered here is the wing's own (test/structure/faces.ts checks both).
+ */
+export { goneEvenIfRefused } from "./database-strategy.js";
+export { describeUserAgent } from "./device.js";
+export { isExpired, JWT_CLOCK_TOLERANCE, jwtExpired } from "./expiry.js";
+export {
+  amrOf,
+  decodeSessionToken,
+  keepSessionIdentity,
+  mayExtend,
+  nowSeconds,
+  openJwtSession,
+  sessionTokenCookies,
+  sessionTokenCookiesNow,
+} from "./jwt-strategy.js";
+export { carriesSessionCookie, liveSessionOf, readNeeds, readSession, signedInOf } from "./read.js";
+export type { LiveSession } from "./read-shapes.js";
+export { readingOf, type SessionReadAnswer, sessionReadOf } from "./request-read.js";
+export {
+  endingEntry,
+  entryLifetimeMs,
+  isEntry,
+  MAX_HEARTBEAT_MS,
+  MemoryRevocationStore,
+  type ResolvedRevocation,
+  resolveRevocation,
+  sessionIdOf,
+} from "./revocation-list.js";
+export { revocationOf, revokeOneJwtSession, revokeUserJwtSessions } from "./revoke.js";
+export { announcingAdapter, carriesSessionCache, resolveSessionCache, type SessionCache } from "./session-cache.js";
+export { databaseSessionId } from "./session-id.js";

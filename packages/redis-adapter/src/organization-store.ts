@@ -1,0 +1,225 @@
+/**
+ * Organizations and their members in Redis, for instances that share one.
+ * @module organization-store
+ */
+import type { Membership, Organization, OrganizationStore } from "@latchkey/core/organizations";
+import type { RedisLike } from "./client.js";
+
+// Keys under the prefix: o:<id> the organization (JSON), s:<slug> its id, m:<id> a hash of its
+// members (user id → JSON), u:<user> the set of the user's organizations. Every script takes the
+// prefix as ARGV[1] and computes its keys.
+
+// ARGV: prefix, organization JSON, id, slug, owner's user id, owner's membership JSON.
+const CREATE = `
+local p = ARGV[1]
+if redis.call('SET', p .. 's:' .. ARGV[4], ARGV[3], 'NX') == false then return 0 end
+redis.call('SET', p .. 'o:' .. ARGV[3], ARGV[2])
+redis.call('HSET', p .. 'm:' .. ARGV[3], ARGV[5], ARGV[6])
+redis.call('SADD', p .. 'u:' .. ARGV[5], ARGV[3])
+return 1`;
+// ARGV: prefix, slug.
+const BY_SLUG = `
+local id = redis.call('GET', ARGV[1] .. 's:' .. ARGV[2])
+if not id then return false end
+return redis.call('GET', ARGV[1] .. 'o:' .. id)`;
+// ARGV: prefix, id, name ('' to keep), slug ('' to keep).
+const UPDATE = `
+local p = ARGV[1]
+local stored = redis.call('GET', p .. 'o:' .. ARGV[2])
+if not stored then return 'missing' end
+local org = cjson.decode(stored)
+if ARGV[4] ~= '' and ARGV[4] ~= org.slug then
+  if redis.call('SET', p .. 's:' .. ARGV[4], ARGV[2], 'NX') == false then return 'slug-taken' end
+  redis.call('DEL', p .. 's:' .. org.slug)
+  org.slug = ARGV[4]
+end
+if ARGV[3] ~= '' then org.name = ARGV[3] end
+redis.call('SET', p .. 'o:' .. ARGV[2], cjson.encode(org))
+return 'updated'`;
+// ARGV: prefix, id.
+const DELETE = `
+local p = ARGV[1]
+local stored = redis.call('GET', p .. 'o:' .. ARGV[2])
+if not stored then return 0 end
+redis.call('DEL', p .. 's:' .. cjson.decode(stored).slug, p .. 'o:' .. ARGV[2])
+for _, user in ipairs(redis.call('HKEYS', p .. 'm:' .. ARGV[2])) do redis.call('SREM', p .. 'u:' .. user, ARGV[2]) end
+redis.call('DEL', p .. 'm:' .. ARGV[2])
+return 1`;
+// ARGV: prefix, user id. Answers the user's membership JSONs, dropping organizations that are gone.
+const MEMBERSHIPS = `
+local p = ARGV[1]
+local found = {}
+for _, id in ipairs(redis.call('SMEMBERS', p .. 'u:' .. ARGV[2])) do
+  local m = redis.call('HGET', p .. 'm:' .. id, ARGV[2])
+  if m then table.insert(found, m) else redis.call('SREM', p .. 'u:' .. ARGV[2], id) end
+end
+return found`;
+// ARGV: prefix, organization id, user id, membership JSON.
+const ADD = `
+local p = ARGV[1]
+if redis.call('EXISTS', p .. 'o:' .. ARGV[2]) == 0 then return 'missing' end
+if redis.call('HSETNX', p .. 'm:' .. ARGV[2], ARGV[3], ARGV[4]) == 0 then return 'exists' end
+redis.call('SADD', p .. 'u:' .. ARGV[3], ARGV[2])
+return 'added'`;
+// What setRole and removeMembership share: the member's current role checked against 'from', and
+// whether a member other than the user keeps the owner role.
+const MEMBER = `
+local p, org, user, from, keep = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local stored = redis.call('HGET', p .. 'm:' .. org, user)
+if not stored then return 'missing' end
+local member = cjson.decode(stored)
+if member.role ~= from then return 'changed' end
+local function othersKeep()
+  local all = redis.call('HGETALL', p .. 'm:' .. org)
+  for i = 1, #all, 2 do
+    if all[i] ~= user and cjson.decode(all[i + 1]).role == keep then return true end
+  end
+  return false
+end
+`;
+// ARGV: prefix, organization id, user id, from, keep, to.
+const SET_ROLE = `${MEMBER}
+local to = ARGV[6]
+if from == keep and to ~= keep and not othersKeep() then return 'last-owner' end
+member.role = to
+redis.call('HSET', p .. 'm:' .. org, user, cjson.encode(member))
+return 'updated'`;
+// ARGV: prefix, organization id, user id, from, keep.
+const REMOVE = `${MEMBER}
+if from == keep and not othersKeep() then return 'last-owner' end
+redis.call('HDEL', p .. 'm:' .. org, user)
+redis.call('SREM', p .. 'u:' .. user, org)
+return 'removed'`;
+
+interface StoredOrganization {
+  id: string;
+  name: string;
+  slug: string;
+  createdAt: number;
+}
+interface StoredMembership {
+  organizationId: string;
+  userId: string;
+  role: string;
+  createdAt: number;
+}
+
+function organizationOf(stored: unknown): Organization | null {
+  if (typeof stored !== "string") return null;
+  const value = JSON.parse(stored) as StoredOrganization;
+  return { id: value.id, name: value.name, slug: value.slug, createdAt: new Date(value.createdAt) };
+}
+function membershipOf(stored: string): Membership {
+  const value = JSON.parse(stored) as StoredMembership;
+  return {
+    organizationId: value.organizationId,
+    userId: value.userId,
+    role: value.role,
+    createdAt: new Date(value.createdAt),
+  };
+}
+const stored = (m: Membership) =>
+  JSON.stringify({
+    organizationId: m.organizationId,
+    userId: m.userId,
+    role: m.role,
+    createdAt: m.createdAt.getTime(),
+  });
+const oldestFirst = (list: Membership[], tie: (m: Membership) => string) =>
+  list.sort(
+    (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (tie(a) < tie(b) ? -1 : tie(a) > tie(b) ? 1 : 0),
+  );
+
+/**
+ * An `OrganizationStore` (`@latchkey/core/organizations`) in Redis: a key per organization, one
+ * per slug, a hash of each organization's members and a set of each user's organizations. Every
+ * change is one Lua script, so a slug is claimed once and an organization never loses its last
+ * owner, whatever the instances do at once. Sends `EVAL` only. The scripts reach keys they compute: on Redis Cluster, give a `prefix` in one hash
+ * slot (`"{latchkey}:orgs:"`).
+ *
+ * @example
+ * ```ts
+ * import { Redis } from "ioredis"
+ * import { RedisOrganizationStore } from "@latchkey/redis-adapter"
+ * const orgs = Organizations(authConfig, { store: RedisOrganizationStore(new Redis(process.env.REDIS_URL)) })
+ * ```
+ */
+export function RedisOrganizationStore(
+  client: Pick<RedisLike, "eval">,
+  options: { prefix?: string } = {},
+): OrganizationStore {
+  const p = options.prefix ?? "latchkey:orgs:";
+  const text = async (script: string, ...args: string[]) => String(await client.eval(script, 0, p, ...args));
+  return {
+    async createOrganization(organization, owner) {
+      const json = JSON.stringify({ ...organization, createdAt: organization.createdAt.getTime() });
+      const created = await client.eval(
+        CREATE,
+        0,
+        p,
+        json,
+        organization.id,
+        organization.slug,
+        owner.userId,
+        stored(owner),
+      );
+      return Number(created) === 1 ? "created" : "slug-taken";
+    },
+    async getOrganization(id) {
+      return organizationOf(await client.eval("return redis.call('GET', ARGV[1] .. 'o:' .. ARGV[2])", 0, p, id));
+    },
+    async getOrganizationBySlug(slug) {
+      return organizationOf(await client.eval(BY_SLUG, 0, p, slug));
+    },
+    async updateOrganization(id, change) {
+      return (await text(UPDATE, id, change.name ?? "", change.slug ?? "")) as "updated" | "slug-taken" | "missing";
+    },
+    async deleteOrganization(id) {
+      return Number(await client.eval(DELETE, 0, p, id)) === 1;
+    },
+    async getMembership(organizationId, userId) {
+      const found = await client.eval(
+        "return redis.call('HGET', ARGV[1] .. 'm:' .. ARGV[2], ARGV[3])",
+        0,
+        p,
+        organizationId,
+        userId,
+      );
+      return typeof found === "string" ? membershipOf(found) : null;
+    },
+    async listMembers(organizationId) {
+      const all = await client.eval("return redis.call('HVALS', ARGV[1] .. 'm:' .. ARGV[2])", 0, p, organizationId);
+      return oldestFirst(
+        (Array.isArray(all) ? all : []).map((m) => membershipOf(String(m))),
+        (m) => m.userId,
+      );
+    },
+    async listMemberships(userId) {
+      const all = await client.eval(MEMBERSHIPS, 0, p, userId);
+      return oldestFirst(
+        (Array.isArray(all) ? all : []).map((m) => membershipOf(String(m))),
+        (m) => m.organizationId,
+      );
+    },
+    async addMembership(membership) {
+      return (await text(ADD, membership.organizationId, membership.userId, stored(membership))) as
+        | "added"
+        | "exists"
+        | "missing";
+    },
+    async setRole(organizationId, userId, from, to, keep) {
+      return (await text(SET_ROLE, organizationId, userId, from, keep.role, to)) as
+        | "updated"
+        | "changed"
+        | "missing"
+        | "last-owner";
+    },
+    async removeMembership(organizationId, userId, from, keep) {
+      return (await text(REMOVE, organizationId, userId, from, keep.role)) as
+        | "removed"
+        | "changed"
+        | "missing"
+        | "last-owner";
+    },
+  };
+}

@@ -1,0 +1,298 @@
+/**
+ * `SqlOrganizationStore`: organizations and their members in two tables that `migrate` creates,
+ * shared by every instance of an application.
+ * @module organization-store
+ */
+import type { KeepOne, Membership, Organization, OrganizationStore } from "@latchkey/core/organizations";
+import { sql, type Transaction } from "kysely";
+import { type AnyKysely, dialectOf, isDriverError, type SqlOptions, tableNames } from "./schema.js";
+
+interface OrganizationRow {
+  id: string;
+  name: string;
+  slug: string;
+  createdAt: number | string | bigint;
+}
+
+interface MemberRow {
+  organizationId: string;
+  userId: string;
+  role: string;
+  createdAt: number | string | bigint;
+}
+
+const UNIQUE = { postgres: "23505", mysql: "ER_DUP_ENTRY", errno: 1062, sqlite: /UNIQUE constraint failed/i };
+const NO_TABLE = { postgres: "42P01", mysql: "ER_NO_SUCH_TABLE", errno: 1146, sqlite: /no such table/i };
+
+const organizationOf = (row: OrganizationRow): Organization => ({
+  id: row.id,
+  name: row.name,
+  slug: row.slug,
+  createdAt: new Date(Number(row.createdAt)),
+});
+const membershipOf = (row: MemberRow): Membership => ({
+  organizationId: row.organizationId,
+  userId: row.userId,
+  role: row.role,
+  createdAt: new Date(Number(row.createdAt)),
+});
+
+/**
+ * An `OrganizationStore` (`@latchkey/core/organizations`) in the tables `organizations` and
+ * `organization_members`, which `migrate` (`npx latchkey migrate <url>`) creates: for an
+ * application whose instances share a SQL database (PostgreSQL, MySQL/MariaDB, SQLite). Each
+ * method is one transaction. A role change or a removal first writes the organization's row (a
+ * row lock on PostgreSQL and MySQL, the database's write lock on SQLite), so that the changes of
+ * one organization's members take turns: two owners demoting each other at once cannot both
+ * succeed, and the last owner stays.
+ *
+ * @example
+ * ```ts
+ * import { SqlOrganizationStore, openDatabase } from "@latchkey/sql-adapter"
+ * const orgs = Organizations(authConfig, { store: SqlOrganizationStore(await openDatabase(process.env.DATABASE_URL)) })
+ * ```
+ */
+export function SqlOrganizationStore(db: AnyKysely, options: SqlOptions = {}): OrganizationStore {
+  const dialect = dialectOf(db);
+  const t = tableNames(options);
+  // A database not migrated yet fails with the fix named, not the driver's bare message.
+  const guarded = <T>(work: () => Promise<T>): Promise<T> =>
+    work().catch((error: unknown) => {
+      if (!isDriverError(error, NO_TABLE)) throw error;
+      throw new Error(
+        `@latchkey/sql-adapter: SqlOrganizationStore needs the tables ${t.organizations} and ${t.organizationMembers}: run \`npx latchkey migrate <database-url>\` (@latchkey/cli) or \`migrate(db)\``,
+        { cause: error },
+      );
+    });
+  /** An insert that does nothing when a unique key is taken. */
+  const insertOnce = (trx: Transaction<unknown> | AnyKysely, table: string, row: Record<string, unknown>) => {
+    const insert = (trx as AnyKysely).insertInto(table).values(row);
+    return (dialect === "mysql" ? insert.ignore() : insert.onConflict((oc) => oc.doNothing())).executeTakeFirst();
+  };
+  /** Takes the organization's turn for the rest of the transaction; false when there is no such organization. */
+  const lockOrganization = async (trx: AnyKysely, id: string) => {
+    await trx
+      .updateTable(t.organizations)
+      .set({ id: sql.ref("id") })
+      .where("id", "=", id)
+      .execute();
+    return (await trx.selectFrom(t.organizations).select("id").where("id", "=", id).executeTakeFirst()) !== undefined;
+  };
+  /** True when a member other than `userId` has `keep.role`. */
+  const othersKeep = async (trx: AnyKysely, organizationId: string, userId: string, keep: KeepOne) =>
+    (await trx
+      .selectFrom(t.organizationMembers)
+      .select("userId")
+      .where("organizationId", "=", organizationId)
+      .where("userId", "!=", userId)
+      .where("role", "=", keep.role)
+      .limit(1)
+      .executeTakeFirst()) !== undefined;
+  const roleOf = async (trx: AnyKysely, organizationId: string, userId: string) =>
+    (
+      await trx
+        .selectFrom(t.organizationMembers)
+        .select("role")
+        .where("organizationId", "=", organizationId)
+        .where("userId", "=", userId)
+        .executeTakeFirst()
+    )?.role as string | undefined;
+
+  // SQLite takes one writer at a time for the whole database, but two connections of one process
+  // (two instances, or a module loaded once per bundler layer) deadlock on a transaction held
+  // across awaits: the one waiting blocks the event loop the other needs to commit. So SQLite
+  // gets single statements, each atomic, ordered so that a failure between two leaves nothing
+  // that opens anything.
+  /** `exists (a member other than userId with keep.role)`, inside one statement. */
+  const otherKeeper = (organizationId: string, userId: string, keep: KeepOne) =>
+    sql`exists (select 1 from ${sql.table(t.organizationMembers)} where "organizationId" = ${organizationId}
+      and "userId" <> ${userId} and "role" = ${keep.role})`;
+  /** Why a conditional change of a member changed nothing. */
+  const whyNot = async (organizationId: string, userId: string, from: string) => {
+    const role = await roleOf(db, organizationId, userId);
+    return role === undefined ? ("missing" as const) : role !== from ? ("changed" as const) : ("last-owner" as const);
+  };
+  /** The owner's row first: one left by a failure before the organization's belongs to no organization. */
+  const createOnSqlite = async (organization: Organization, owner: Membership) => {
+    await db
+      .insertInto(t.organizationMembers)
+      .values({ ...owner, createdAt: owner.createdAt.getTime() })
+      .execute();
+    const created = await insertOnce(db, t.organizations, {
+      id: organization.id,
+      name: organization.name,
+      slug: organization.slug,
+      createdAt: organization.createdAt.getTime(),
+    });
+    if (Number(created.numInsertedOrUpdatedRows ?? 0) === 1) return "created" as const;
+    await db.deleteFrom(t.organizationMembers).where("organizationId", "=", organization.id).execute();
+    return "slug-taken" as const;
+  };
+
+  return {
+    createOrganization: (organization, owner) =>
+      guarded(async () => {
+        if (dialect === "sqlite") return createOnSqlite(organization, owner);
+        return db.transaction().execute(async (trx) => {
+          const created = await insertOnce(trx, t.organizations, {
+            id: organization.id,
+            name: organization.name,
+            slug: organization.slug,
+            createdAt: organization.createdAt.getTime(),
+          });
+          if (Number(created.numInsertedOrUpdatedRows ?? 0) !== 1) return "slug-taken";
+          await trx
+            .insertInto(t.organizationMembers)
+            .values({ ...owner, createdAt: owner.createdAt.getTime() })
+            .execute();
+          return "created";
+        });
+      }),
+    getOrganization: (id) =>
+      guarded(async () => {
+        const row = await db.selectFrom(t.organizations).selectAll().where("id", "=", id).executeTakeFirst();
+        return row ? organizationOf(row as OrganizationRow) : null;
+      }),
+    getOrganizationBySlug: (slug) =>
+      guarded(async () => {
+        const row = await db.selectFrom(t.organizations).selectAll().where("slug", "=", slug).executeTakeFirst();
+        return row ? organizationOf(row as OrganizationRow) : null;
+      }),
+    updateOrganization: (id, change) =>
+      guarded(async () => {
+        const exists = await db.selectFrom(t.organizations).select("id").where("id", "=", id).executeTakeFirst();
+        if (!exists) return "missing";
+        const set: Record<string, string> = {};
+        if (change.name !== undefined) set.name = change.name;
+        if (change.slug !== undefined) set.slug = change.slug;
+        if (Object.keys(set).length === 0) return "updated";
+        try {
+          await db.updateTable(t.organizations).set(set).where("id", "=", id).execute();
+        } catch (error) {
+          if (isDriverError(error, UNIQUE)) return "slug-taken";
+          throw error;
+        }
+        return "updated";
+      }),
+    deleteOrganization: (id) =>
+      guarded(async () => {
+        // The organization first: members left by a failure in between belong to no organization.
+        const work = async (trx: AnyKysely) => {
+          const { numDeletedRows } = await trx
+            .deleteFrom(t.organizations)
+            .where("id", "=", id)
+            .executeTakeFirstOrThrow();
+          await trx.deleteFrom(t.organizationMembers).where("organizationId", "=", id).execute();
+          return Number(numDeletedRows) > 0;
+        };
+        return dialect === "sqlite" ? work(db) : db.transaction().execute(work);
+      }),
+    getMembership: (organizationId, userId) =>
+      guarded(async () => {
+        const row = await db
+          .selectFrom(t.organizationMembers)
+          .selectAll()
+          .where("organizationId", "=", organizationId)
+          .where("userId", "=", userId)
+          .executeTakeFirst();
+        return row ? membershipOf(row as MemberRow) : null;
+      }),
+    listMembers: (organizationId) =>
+      guarded(async () =>
+        (
+          await db
+            .selectFrom(t.organizationMembers)
+            .selectAll()
+            .where("organizationId", "=", organizationId)
+            .orderBy("createdAt")
+            .orderBy("userId")
+            .execute()
+        ).map((row) => membershipOf(row as MemberRow)),
+      ),
+    listMemberships: (userId) =>
+      guarded(async () =>
+        (
+          await db
+            .selectFrom(t.organizationMembers)
+            .selectAll()
+            .where("userId", "=", userId)
+            .orderBy("createdAt")
+            .orderBy("organizationId")
+            .execute()
+        ).map((row) => membershipOf(row as MemberRow)),
+      ),
+    addMembership: (membership) =>
+      guarded(async () => {
+        if (dialect === "sqlite") {
+          // One statement: the row is added only while the organization exists.
+          const { numAffectedRows } = await sql`insert into ${sql.table(t.organizationMembers)}
+            ("organizationId", "userId", "role", "createdAt")
+            select ${membership.organizationId}, ${membership.userId}, ${membership.role}, ${membership.createdAt.getTime()}
+            where exists (select 1 from ${sql.table(t.organizations)} where "id" = ${membership.organizationId})
+            on conflict do nothing`.execute(db);
+          if (Number(numAffectedRows ?? 0) === 1) return "added";
+          const organization = await db
+            .selectFrom(t.organizations)
+            .select("id")
+            .where("id", "=", membership.organizationId)
+            .executeTakeFirst();
+          return organization ? "exists" : "missing";
+        }
+        return db.transaction().execute(async (trx) => {
+          if (!(await lockOrganization(trx, membership.organizationId))) return "missing";
+          const added = await insertOnce(trx, t.organizationMembers, {
+            ...membership,
+            createdAt: membership.createdAt.getTime(),
+          });
+          return Number(added.numInsertedOrUpdatedRows ?? 0) === 1 ? "added" : "exists";
+        });
+      }),
+    setRole: (organizationId, userId, from, to, keep) =>
+      guarded(async () => {
+        if (dialect === "sqlite") {
+          const keepsOwner = from !== keep.role || to === keep.role;
+          const { numAffectedRows } = await sql`update ${sql.table(t.organizationMembers)} set "role" = ${to}
+            where "organizationId" = ${organizationId} and "userId" = ${userId} and "role" = ${from}
+            and (${keepsOwner ? 1 : 0} = 1 or ${otherKeeper(organizationId, userId, keep)})`.execute(db);
+          return Number(numAffectedRows ?? 0) === 1 ? "updated" : whyNot(organizationId, userId, from);
+        }
+        return db.transaction().execute(async (trx) => {
+          if (!(await lockOrganization(trx, organizationId))) return "missing";
+          const role = await roleOf(trx, organizationId, userId);
+          if (role === undefined) return "missing";
+          if (role !== from) return "changed";
+          if (from === keep.role && to !== keep.role && !(await othersKeep(trx, organizationId, userId, keep)))
+            return "last-owner";
+          await trx
+            .updateTable(t.organizationMembers)
+            .set({ role: to })
+            .where("organizationId", "=", organizationId)
+            .where("userId", "=", userId)
+            .execute();
+          return "updated";
+        });
+      }),
+    removeMembership: (organizationId, userId, from, keep) =>
+      guarded(async () => {
+        if (dialect === "sqlite") {
+          const { numAffectedRows } = await sql`delete from ${sql.table(t.organizationMembers)}
+            where "organizationId" = ${organizationId} and "userId" = ${userId} and "role" = ${from}
+            and (${from !== keep.role ? 1 : 0} = 1 or ${otherKeeper(organizationId, userId, keep)})`.execute(db);
+          return Number(numAffectedRows ?? 0) === 1 ? "removed" : whyNot(organizationId, userId, from);
+        }
+        return db.transaction().execute(async (trx) => {
+          if (!(await lockOrganization(trx, organizationId))) return "missing";
+          const role = await roleOf(trx, organizationId, userId);
+          if (role === undefined) return "missing";
+          if (role !== from) return "changed";
+          if (from === keep.role && !(await othersKeep(trx, organizationId, userId, keep))) return "last-owner";
+          await trx
+            .deleteFrom(t.organizationMembers)
+            .where("organizationId", "=", organizationId)
+            .where("userId", "=", userId)
+            .execute();
+          return "removed";
+        });
+      }),
+  };
+}

@@ -3,7 +3,9 @@
 // token helper, each answering every column of the table as the one session read decides, over a
 // real PostgreSQL database (a fresh one, closed, for "store down").
 
+import { randomBytes, randomUUID } from "node:crypto";
 import type { AuthConfig as TableConfig } from "@latchkey/core";
+import { describe, expect, it } from "vitest";
 import { serviceAvailable } from "../../adapter-test/src/services.js";
 import { type SessionReadDriver, sessionReadTable } from "../../adapter-test/src/session-read-table.js";
 import { getAccessToken, RefreshTokenRevoked } from "../src/access-token.js";
@@ -115,4 +117,55 @@ sessionReadTable("@latchkey/core", drivers, {
   providers: [GitHub({ clientId: "table-client", clientSecret: "table-secret" })],
   revoke: (config, userId) => revokeUserSessions(own(config), userId),
   skip: !(await serviceAvailable("PostgreSQL", 5432)),
+});
+
+describe.skipIf(!(await serviceAvailable("PostgreSQL", 5432)))("attack: the one read under load", () => {
+  it("40 reads at once through every core entry point, live, garbage and revoked cookies interleaved, with session.cache: each gets its own answer", async () => {
+    const store = await postgresSessionStore();
+    try {
+      const errors: string[] = [];
+      const config: TableConfig = {
+        secret: randomBytes(32).toString("base64url"),
+        adapter: store.adapter,
+        session: { strategy: "database", cache: true },
+        providers: [GitHub({ clientId: "table-client", clientSecret: "table-secret" })],
+        logger: { error: (e) => void errors.push(`${e.name}: ${e.message}`), warn() {}, debug() {} },
+      };
+      const sessionOf = async (userId: string) => {
+        await store.adapter.createUser?.({ id: userId, email: `${userId}@example.com`, emailVerified: null });
+        const token = randomBytes(32).toString("hex");
+        await store.adapter.createSession?.({ sessionToken: token, userId, expires: new Date(Date.now() + 3_600_000) });
+        return `authjs.session-token=${token}`;
+      };
+      const live = await sessionOf(randomUUID());
+      const revokedUser = randomUUID();
+      const revoked = await sessionOf(revokedUser);
+      // Read once (cached), then revoked: the cache must not serve it afterwards.
+      expect((await drivers[1]?.read(config, { host: "localhost:3000", cookie: revoked }))?.signedIn).toBe(true);
+      await revokeUserSessions(own(config), revokedUser);
+      const cases = Array.from({ length: 40 }, (_, i) => {
+        const kind = (["live", "garbage", "revoked"] as const)[i % 3] ?? "live";
+        const cookie =
+          kind === "live"
+            ? live
+            : kind === "revoked"
+              ? revoked
+              : `authjs.session-token=${randomBytes(32).toString("hex")}`;
+        const driver = drivers[i % drivers.length];
+        return { kind, driver, cookie };
+      });
+      const answers = await Promise.all(
+        cases.map(async ({ kind, driver, cookie }) => ({
+          kind,
+          name: driver?.name,
+          signedIn: (await driver?.read(config, { host: "localhost:3000", cookie }))?.signedIn,
+        })),
+      );
+      for (const answer of answers)
+        expect(answer, answer.name).toEqual({ ...answer, signedIn: answer.kind === "live" });
+      expect(errors).toEqual([]);
+    } finally {
+      await store.teardown();
+    }
+  });
 });

@@ -21,17 +21,21 @@ import { liveJwtSession, readJwtSession } from "./jwt-strategy.js";
 import type { LiveSession, Reading, SessionRead, SessionReadOptions, SessionSubject } from "./read-shapes.js";
 import { databaseSessionId } from "./session-id.js";
 
-/** The read of each strategy, who a read of it names, and the adapter method its user is read with. */
+/** Who a read of each strategy names, and the adapter method its user is read with. */
 interface Strategy {
   needs: "getSessionAndUser" | "getUser";
-  read(config: ResolvedConfig, options: SessionReadOptions): SessionRead | Promise<SessionRead>;
   live(read: SessionRead): LiveSession | null;
 }
 
 const strategies: Record<ResolvedConfig["session"]["strategy"], Strategy> = {
-  jwt: { read: readJwtSession, live: liveJwtSession, needs: "getUser" },
-  database: { read: readDatabaseSession, live: liveDatabaseSession, needs: "getSessionAndUser" },
+  jwt: { live: liveJwtSession, needs: "getUser" },
+  database: { live: liveDatabaseSession, needs: "getSessionAndUser" },
 };
+
+/** The read of the configured strategy: a direct call the engine can inline (it runs on every request). */
+function strategyRead(config: ResolvedConfig, options: SessionReadOptions): SessionRead | Promise<SessionRead> {
+  return config.session.strategy === "jwt" ? readJwtSession(config, options) : readDatabaseSession(config, options);
+}
 
 /**
  * The adapter method a reader of who is signed in needs under the configured strategy (a
@@ -59,14 +63,16 @@ export function readNeeds(config: ResolvedConfig): ["getSessionAndUser" | "getUs
  * ```
  */
 export function readSession(config: ResolvedConfig, options: SessionReadOptions): SessionRead | Promise<SessionRead> {
-  const fail = (e: unknown) => failedRead(config, e);
   try {
-    const read = strategies[config.session.strategy].read(config, options);
+    const read = strategyRead(config, options);
     return read instanceof Promise
-      ? read.then((done) => sessionObjectOf(config, done), fail)
+      ? read.then(
+          (done) => sessionObjectOf(config, done),
+          (e) => failedRead(config, e),
+        )
       : sessionObjectOf(config, read);
   } catch (e) {
-    return fail(e);
+    return failedRead(config, e);
   }
 }
 

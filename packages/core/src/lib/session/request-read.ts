@@ -7,7 +7,7 @@
  * no session; a malformed host is no session, silently. Then `read.ts` reads.
  */
 import { AuthError } from "../../errors.js";
-import type { Cookie, Session } from "../../shapes/data.js";
+import type { Cookie, CookieOption, Session } from "../../shapes/data.js";
 import type { AuthConfig } from "../../types.js";
 import { createLogger } from "../base/logger.js";
 import { resolveConfig } from "../config/resolve.js";
@@ -29,12 +29,17 @@ import type { Reading, SessionRead, SessionSubject } from "./read-shapes.js";
  */
 export function readingOf(request: SessionRequest, config: AuthConfig, env?: Env): Reading | null {
   try {
-    const { resolved, cookie, cookies } = sessionCookieOf(request, config, { env });
-    return cookie ? { resolved, cookie, cookies } : null;
+    const where = sessionCookieOf(request, config, { env });
+    return hasCookie(where) ? where : null;
   } catch (e) {
     loggerOf(config, env).error(e instanceof Error ? e : new AuthError(String(e)));
     return null;
   }
+}
+
+/** Whether the request has a session cookie to read (a malformed host has none). */
+function hasCookie<W extends { cookie: CookieOption | null }>(where: W): where is W & { cookie: CookieOption } {
+  return where.cookie !== null;
 }
 
 /** The logger of a configuration, or (one that cannot be resolved) of what the application gave. */

@@ -3,6 +3,7 @@
 // form, getCsrfToken and requireCsrf.
 import type { AddressInfo } from "node:net";
 import { type FrameworkDriver, runFrameworkContract, sessionAnswer } from "@latchkey/adapter-test/framework";
+import { hostileHostMailCases } from "@latchkey/adapter-test/hostile-hosts";
 import express from "express";
 import { sessionReads } from "../../../test/frameworks/session-reads.js";
 import {
@@ -14,6 +15,7 @@ import {
   requireAuth,
   requireCsrf,
 } from "../src/index.js";
+import { serveHostileHosts } from "./hostile-hosts.js";
 
 const express5: FrameworkDriver = {
   name: "Express",
@@ -51,4 +53,7 @@ const express5: FrameworkDriver = {
   },
 };
 
-runFrameworkContract(express5, [await sessionReads(false)]);
+runFrameworkContract(express5, [
+  await sessionReads(false),
+  (driver) => hostileHostMailCases(driver.name, serveHostileHosts),
+]);

@@ -1,9 +1,11 @@
 // @latchkey/fastify held to the framework contract of @latchkey/adapter-test: the plugin under its
 // prefix, getSession and app.requireAuth().
 import { type FrameworkDriver, runFrameworkContract, sessionAnswer } from "@latchkey/adapter-test/framework";
+import { hostileHostMailCases } from "@latchkey/adapter-test/hostile-hosts";
 import Fastify from "fastify";
 import { sessionReads } from "../../../test/frameworks/session-reads.js";
 import latchkey, { getSession } from "../src/index.js";
+import { serveHostileHosts } from "./hostile-hosts.js";
 
 const fastify: FrameworkDriver = {
   name: "Fastify",
@@ -22,4 +24,7 @@ const fastify: FrameworkDriver = {
   },
 };
 
-runFrameworkContract(fastify, [await sessionReads(false)]);
+runFrameworkContract(fastify, [
+  await sessionReads(false),
+  (driver) => hostileHostMailCases(driver.name, serveHostileHosts),
+]);

@@ -3,9 +3,11 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { type FrameworkDriver, runFrameworkContract, sessionAnswer } from "@latchkey/adapter-test/framework";
+import { hostileHostMailCases } from "@latchkey/adapter-test/hostile-hosts";
 import { Hono } from "hono";
 import { sessionReads } from "../../../test/frameworks/session-reads.js";
 import { getSession, HonoAuth, requireAuth, session } from "../src/index.js";
+import { serveHostileHosts } from "./hostile-hosts.js";
 
 const hono: FrameworkDriver = {
   name: "Hono",
@@ -28,4 +30,7 @@ const hono: FrameworkDriver = {
   },
 };
 
-runFrameworkContract(hono, [await sessionReads(true)]);
+runFrameworkContract(hono, [
+  await sessionReads(true),
+  (driver) => hostileHostMailCases(driver.name, serveHostileHosts),
+]);

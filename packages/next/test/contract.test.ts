@@ -7,12 +7,14 @@ import "./next-internals.js";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type FrameworkDriver, runFrameworkContract, sessionAnswer } from "@latchkey/adapter-test/framework";
+import { hostileHostMailCases } from "@latchkey/adapter-test/hostile-hosts";
 import { MissingCSRF } from "@latchkey/core/errors";
 import { NextAuth, type NextAuthConfig } from "@latchkey/next";
 import { PasswordAccounts } from "@latchkey/next/accounts";
 import { NextRequest } from "next/server.js";
 import { webRequestOf, writeWebResponse } from "../../../test/frameworks/http.js";
 import { sessionReads } from "../../../test/frameworks/session-reads.js";
+import { serveHostileHosts } from "./hostile-hosts.js";
 import { type InRequest, inNextRequest } from "./next-internals.js";
 
 /** A server action's outcome as the browser sees it: its redirect, 403 for MissingCSRF, its result. */
@@ -98,4 +100,7 @@ const next: FrameworkDriver = {
   },
 };
 
-runFrameworkContract(next, [await sessionReads(true)]);
+runFrameworkContract(next, [
+  await sessionReads(true),
+  (driver) => hostileHostMailCases(driver.name, serveHostileHosts),
+]);

@@ -5,12 +5,14 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type FrameworkDriver, runFrameworkContract, sessionAnswer } from "@latchkey/adapter-test/framework";
+import { hostileHostMailCases } from "@latchkey/adapter-test/hostile-hosts";
 import { MissingCSRF } from "@latchkey/core/errors";
 import { isRedirect } from "@sveltejs/kit";
 import { vi } from "vitest";
 import { writeWebResponse } from "../../../test/frameworks/http.js";
 import { sessionReads } from "../../../test/frameworks/session-reads.js";
 import { eventOf } from "./event.js";
+import { serveHostileHosts } from "./hostile-hosts.js";
 
 // SvelteKit's private environment, which the package imports at the first request: empty (the
 // configuration carries its secret).
@@ -51,4 +53,7 @@ const svelteKit: FrameworkDriver = {
   },
 };
 
-runFrameworkContract(svelteKit, [await sessionReads(true)]);
+runFrameworkContract(svelteKit, [
+  await sessionReads(true),
+  (driver) => hostileHostMailCases(driver.name, serveHostileHosts),
+]);

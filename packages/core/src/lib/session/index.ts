@@ -6,7 +6,7 @@
  */
 export { goneEvenIfRefused } from "./database-strategy.js";
 export { describeUserAgent } from "./device.js";
-export { isExpired, JWT_CLOCK_TOLERANCE, jwtExpired } from "./expiry.js";
+export { JWT_CLOCK_TOLERANCE, jwtExpired } from "./expiry.js";
 export {
   amrOf,
   decodeSessionToken,
@@ -17,7 +17,27 @@ export {
   sessionTokenCookies,
   sessionTokenCookiesNow,
 } from "./jwt-strategy.js";
-export { carriesSessionCookie, liveSessionOf, readNeeds, readSession, signedInOf } from "./read.js";
+export {
+  announceSessionChange,
+  type ChangeOptions,
+  type CsrfTokenAnswer,
+  checkCsrf,
+  getCsrfToken,
+  type LinkedAccount,
+  listAccounts,
+  listSessions,
+  type RevokeUserSessionsOptions,
+  revokeOtherSessions,
+  revokeSession,
+  revokeUserSessions,
+  type SessionInfo,
+  type SessionsOptions,
+  type SessionsRequest,
+  type UnlinkOptions,
+  type UnlinkResult,
+  unlinkAccount,
+} from "./manage.js";
+export { liveSessionOf, readSession, signedInOf } from "./read.js";
 export type { LiveSession } from "./read-shapes.js";
 export { readingOf, type SessionReadAnswer, sessionReadOf } from "./request-read.js";
 export {
@@ -30,6 +50,6 @@ export {
   resolveRevocation,
   sessionIdOf,
 } from "./revocation-list.js";
-export { revocationOf, revokeOneJwtSession, revokeUserJwtSessions } from "./revoke.js";
+export { revocationOf, revokeOneJwtSession } from "./revoke.js";
 export { announcingAdapter, carriesSessionCache, resolveSessionCache, type SessionCache } from "./session-cache.js";
 export { databaseSessionId } from "./session-id.js";

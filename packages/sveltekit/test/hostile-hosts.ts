@@ -3,12 +3,10 @@
 // X-Forwarded-Host or Forwarded, mail no link to another host.
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
-import { hostileHostMailCases } from "@latchkey/adapter-test/hostile-hosts";
+import type { HostileHostApp, HostileHostServer } from "@latchkey/adapter-test/hostile-hosts";
 import { requestPasswordReset, signUp } from "@latchkey/core/accounts";
-import { vi } from "vitest";
 
-// SvelteKit's private environment, which the package imports at the first request: empty.
-vi.mock("$env/dynamic/private", () => ({ env: {} }));
+// The test that imports this mocks SvelteKit's private environment ($env/dynamic/private) first.
 const { SvelteKitAuth } = await import("@latchkey/sveltekit");
 
 /** The Web request adapter-node makes of a Node request without ORIGIN: `http://` + its Host. */
@@ -21,7 +19,8 @@ async function webRequest(req: IncomingMessage): Promise<Request> {
   return new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers, body });
 }
 
-hostileHostMailCases("SvelteKit", async (app) => {
+/** Serves the application of the hostile-host mail cases (see the comment above). */
+export async function serveHostileHosts(app: HostileHostApp): Promise<HostileHostServer> {
   const kit = SvelteKitAuth(() => app.config());
   const server = createServer(async (req, res) => {
     const request = await webRequest(req);
@@ -59,4 +58,4 @@ hostileHostMailCases("SvelteKit", async (app) => {
     signUp: `${origin}/signup`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
-});
+}

@@ -2,7 +2,7 @@
 // given where Fastify says the request arrived, asked with a hostile Host, X-Forwarded-Host or
 // Forwarded, mail no link to another host.
 import type { AddressInfo } from "node:net";
-import { hostileHostMailCases } from "@latchkey/adapter-test/hostile-hosts";
+import type { HostileHostApp, HostileHostServer } from "@latchkey/adapter-test/hostile-hosts";
 import { requestPasswordReset, signUp } from "@latchkey/core/accounts";
 import Fastify, { type FastifyRequest } from "fastify";
 import latchkey from "../src/index.js";
@@ -14,7 +14,8 @@ const arrival = (request: FastifyRequest) => ({
   cookieHeader: request.headers.cookie,
 });
 
-hostileHostMailCases("Fastify", async (app) => {
+/** Serves the application of the hostile-host mail cases (see the comment above). */
+export async function serveHostileHosts(app: HostileHostApp): Promise<HostileHostServer> {
   const fastify = Fastify();
   await fastify.register(latchkey, { prefix: "/auth", ...app.own });
   fastify.post<{ Body: { email: string } }>("/forgot", async (request) => ({
@@ -32,4 +33,4 @@ hostileHostMailCases("Fastify", async (app) => {
     signUp: `${url}/signup`,
     close: () => fastify.close(),
   };
-});
+}

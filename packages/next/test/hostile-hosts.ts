@@ -7,7 +7,7 @@ import "./next-internals.js";
 
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
-import { hostileHostMailCases } from "@latchkey/adapter-test/hostile-hosts";
+import type { HostileHostApp, HostileHostServer } from "@latchkey/adapter-test/hostile-hosts";
 import { NextAuth } from "@latchkey/next";
 import { PasswordAccounts } from "@latchkey/next/accounts";
 import { NextRequest } from "next/server.js";
@@ -25,7 +25,8 @@ async function webRequest(req: IncomingMessage): Promise<Request> {
   return new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers, body });
 }
 
-hostileHostMailCases("Next.js", async (app) => {
+/** Serves the application of the hostile-host mail cases (see the comment above). */
+export async function serveHostileHosts(app: HostileHostApp): Promise<HostileHostServer> {
   const { handlers } = NextAuth(() => app.config());
   const accounts = PasswordAccounts(app.config(), app.accounts);
   const server = createServer(async (req, res) => {
@@ -65,4 +66,4 @@ hostileHostMailCases("Next.js", async (app) => {
     signUp: `${origin}/signup`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
-});
+}

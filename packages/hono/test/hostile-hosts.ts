@@ -3,12 +3,13 @@
 // link to another host.
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { hostileHostMailCases } from "@latchkey/adapter-test/hostile-hosts";
+import type { HostileHostApp, HostileHostServer } from "@latchkey/adapter-test/hostile-hosts";
 import { requestPasswordReset, signUp } from "@latchkey/core/accounts";
 import { Hono } from "hono";
 import { HonoAuth } from "../src/index.js";
 
-hostileHostMailCases("Hono", async (app) => {
+/** Serves the application of the hostile-host mail cases (see the comment above). */
+export async function serveHostileHosts(app: HostileHostApp): Promise<HostileHostServer> {
   const hono = new Hono();
   hono.use("/auth/*", HonoAuth(app.own));
   hono.post("/forgot", async (c) => {
@@ -29,4 +30,4 @@ hostileHostMailCases("Hono", async (app) => {
     signUp: `${url}/signup`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
-});
+}

@@ -223,23 +223,39 @@ describe("Organizations: values", () => {
   it.each(["Acme", "acme_eu", "-acme", "acme-", "ac me", "acme.eu", "аcme", "a".repeat(49), ""])(
     "refuses the slug %j (lower-case ASCII letters, digits and inner hyphens only)",
     async (slug) => {
-      const { orgs } = await world();
-      await expect(orgs.create("olivia", { name: "Acme", slug })).rejects.toThrow(/slug/);
+      const { orgs, id } = await world();
+      expect(await orgs.create("olivia", { name: "Acme", slug })).toEqual({ ok: false, reason: "invalid-slug" });
+      expect(await orgs.update("olivia", id, { slug })).toEqual({ ok: false, reason: "invalid-slug" });
     },
   );
 
   it.each(["", "   ", "Acme\u202egnp.exe", "Acme\u0000", "Ac\u200bme", "x".repeat(101)])(
     "refuses the name %j (1 to 100 visible characters)",
     async (name) => {
-      const { orgs } = await world();
-      await expect(orgs.create("olivia", { name, slug: "fine" })).rejects.toThrow(/name/);
+      const { orgs, id } = await world();
+      expect(await orgs.create("olivia", { name, slug: "fine" })).toEqual({ ok: false, reason: "invalid-name" });
+      expect(await orgs.update("olivia", id, { name })).toEqual({ ok: false, reason: "invalid-name" });
     },
   );
 
-  it("refuses an acting user id that is not a plain identifier", async () => {
+  it("throws for an acting user id that is not a plain identifier (the application's mistake: it comes from the session)", async () => {
     const { orgs, id } = await world();
     for (const actor of ["", "a\r\nb", 42, undefined]) {
       await expect(orgs.get(actor as string, id)).rejects.toThrow(TypeError);
+    }
+  });
+
+  it("answers not-found for an organization or member id no record can have (control characters, not a string, too long)", async () => {
+    const { orgs, id } = await world();
+    for (const bad of ["", "a\r\nb", "x".repeat(256), 42, null]) {
+      expect(await orgs.get("olivia", bad as string)).toEqual({ ok: false, reason: "not-found" });
+      expect(await orgs.removeMember("olivia", id, bad as string)).toEqual({ ok: false, reason: "not-found" });
+      expect(await orgs.setRole("olivia", id, bad as string, "admin")).toEqual({ ok: false, reason: "not-found" });
+      expect(await orgs.addMember("olivia", id, { userId: bad as string, role: "member" })).toEqual({
+        ok: false,
+        reason: "not-found",
+      });
+      expect(await orgs.can(bad as string, id, "project:read")).toBe(false);
     }
   });
 

@@ -8,32 +8,32 @@ const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
 const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
 
-/** An organization's name: 1 to 100 characters once trimmed, none of them invisible. Throws a `TypeError` otherwise. */
-export function organizationName(value: unknown): string {
+/** An organization's name, trimmed: 1 to 100 characters, none of them invisible; undefined otherwise. */
+export function organizationName(value: unknown): string | undefined {
   const name = typeof value === "string" ? value.normalize("NFC").trim() : "";
-  if (name === "" || name.length > 100 || INVISIBLE.test(name)) {
-    throw new TypeError("organizations: `name` must be 1 to 100 visible characters");
-  }
-  return name;
+  return name === "" || name.length > 100 || INVISIBLE.test(name) ? undefined : name;
 }
 
 /**
  * A slug: 1 to 48 lower-case ASCII letters, digits and inner hyphens (`acme`, `acme-eu-2`), so
- * that no two organizations look alike in a URL. Throws a `TypeError` otherwise.
+ * that no two organizations look alike in a URL; undefined otherwise.
  */
-export function organizationSlug(value: unknown): string {
-  if (typeof value !== "string" || !SLUG.test(value)) {
-    throw new TypeError(
-      "organizations: `slug` must be 1 to 48 lower-case ASCII letters, digits and inner hyphens (e.g. `acme-eu`)",
-    );
-  }
-  return value;
+export function organizationSlug(value: unknown): string | undefined {
+  return typeof value === "string" && SLUG.test(value) ? value : undefined;
 }
 
-/** An identifier (a user's, an organization's): a non-empty string of at most 255 characters, none invisible. */
-export function identifierOf(value: unknown, what: string): string {
-  if (typeof value !== "string" || value === "" || value.length > 255 || INVISIBLE.test(value)) {
-    throw new TypeError(`organizations: \`${what}\` must be a non-empty string of at most 255 visible characters`);
+/** True for a value that can be an identifier: a non-empty string of at most 255 characters, none invisible. */
+export function isIdentifier(value: unknown): value is string {
+  return typeof value === "string" && value !== "" && value.length <= 255 && !INVISIBLE.test(value);
+}
+
+/**
+ * The acting user's id, which the application takes from the session: anything else is a mistake
+ * in the application's code, thrown as a `TypeError`.
+ */
+export function actorOf(value: unknown): string {
+  if (!isIdentifier(value)) {
+    throw new TypeError("organizations: the acting user's id must be the session user's id (a non-empty string)");
   }
   return value;
 }

@@ -16,7 +16,7 @@ import type { AuthConfig } from "../../types.js";
 import { recordAudit } from "../audit/record.js";
 import type { Env } from "../config/env.js";
 import { resolveConfig } from "../config/resolve.js";
-import { identifierOf, organizationName, organizationSlug } from "./checks.js";
+import { actorOf, isIdentifier, organizationName, organizationSlug } from "./checks.js";
 import { builtInRoles, defineRoles, OWNER, type Permission, type RoleDeclaration, type Roles } from "./roles.js";
 
 /** Why a call was refused. */
@@ -31,6 +31,10 @@ export type OrganizationRefusal =
   | "exists"
   /** The role is not declared. */
   | "unknown-role"
+  /** The name is not 1 to 100 visible characters. */
+  | "invalid-name"
+  /** The slug is not 1 to 48 lower-case ASCII letters, digits and inner hyphens. */
+  | "invalid-slug"
   /** The change would leave the organization without an owner. */
   | "last-owner"
   /** The member's role changed while the call was deciding: nothing was applied; ask again. */
@@ -87,21 +91,20 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
   };
 
   /** The acting user's membership, or undefined when they are not a member. */
-  const membershipOf = async (organizationId: string, userId: string) =>
-    (await store.getMembership(organizationId, userId)) ?? undefined;
+  const membershipOf = async (organizationId: unknown, userId: string) =>
+    isIdentifier(organizationId) ? ((await store.getMembership(organizationId, userId)) ?? undefined) : undefined;
 
   return {
     roles,
 
     /** Creates an organization with `actorId` as its owner. */
     async create(actorId: string, input: { name: string; slug: string }): Promise<OrganizationResult<Organization>> {
-      const userId = identifierOf(actorId, "actorId");
-      const organization: Organization = {
-        id: crypto.randomUUID(),
-        name: organizationName(input?.name),
-        slug: organizationSlug(input?.slug),
-        createdAt: new Date(),
-      };
+      const userId = actorOf(actorId);
+      const name = organizationName(input?.name);
+      const slug = organizationSlug(input?.slug);
+      if (name === undefined) return refused("invalid-name");
+      if (slug === undefined) return refused("invalid-slug");
+      const organization: Organization = { id: crypto.randomUUID(), name, slug, createdAt: new Date() };
       const owner: Membership = {
         organizationId: organization.id,
         userId,
@@ -121,8 +124,8 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
 
     /** The organization and the acting user's role in it, for its members only. */
     async get(actorId: string, organizationId: string): Promise<OrganizationResult<MemberView>> {
-      const userId = identifierOf(actorId, "actorId");
-      const id = identifierOf(organizationId, "organizationId");
+      const userId = actorOf(actorId);
+      const id = organizationId;
       const membership = await membershipOf(id, userId);
       const organization = membership ? await store.getOrganization(id) : null;
       return membership && organization ? done({ organization, role: membership.role }) : refused("not-found");
@@ -130,7 +133,7 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
 
     /** The organizations the acting user is a member of, with their role in each, oldest membership first. */
     async list(actorId: string): Promise<MemberView[]> {
-      const userId = identifierOf(actorId, "actorId");
+      const userId = actorOf(actorId);
       const views: MemberView[] = [];
       for (const membership of await store.listMemberships(userId)) {
         const organization = await store.getOrganization(membership.organizationId);
@@ -141,10 +144,8 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
 
     /** True when `userId` is a member of the organization and their role grants `permission`. */
     async can(userId: string, organizationId: string, permission: Permission): Promise<boolean> {
-      const membership = await membershipOf(
-        identifierOf(organizationId, "organizationId"),
-        identifierOf(userId, "userId"),
-      );
+      if (!isIdentifier(userId)) return false;
+      const membership = await membershipOf(organizationId, userId);
       return membership !== undefined && roles.can(membership.role, permission);
     },
 
@@ -154,12 +155,14 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
       organizationId: string,
       change: { name?: string; slug?: string },
     ): Promise<OrganizationResult<Organization>> {
-      const userId = identifierOf(actorId, "actorId");
-      const id = identifierOf(organizationId, "organizationId");
+      const userId = actorOf(actorId);
+      const id = organizationId;
       const checked = {
         name: change?.name === undefined ? undefined : organizationName(change.name),
         slug: change?.slug === undefined ? undefined : organizationSlug(change.slug),
       };
+      if (change?.name !== undefined && checked.name === undefined) return refused("invalid-name");
+      if (change?.slug !== undefined && checked.slug === undefined) return refused("invalid-slug");
       const membership = await membershipOf(id, userId);
       if (!membership) return refused("not-found");
       if (!roles.can(membership.role, "organization:update")) return refused("forbidden");
@@ -176,8 +179,8 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
      * `organization.deleted` event (`events.audit`) says when.
      */
     async delete(actorId: string, organizationId: string): Promise<OrganizationResult<void>> {
-      const userId = identifierOf(actorId, "actorId");
-      const id = identifierOf(organizationId, "organizationId");
+      const userId = actorOf(actorId);
+      const id = organizationId;
       const membership = await membershipOf(id, userId);
       if (!membership) return refused("not-found");
       if (!roles.can(membership.role, "organization:delete")) return refused("forbidden");
@@ -188,8 +191,8 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
 
     /** The organization's members, for its members only. */
     async members(actorId: string, organizationId: string): Promise<OrganizationResult<Membership[]>> {
-      const id = identifierOf(organizationId, "organizationId");
-      if (!(await membershipOf(id, identifierOf(actorId, "actorId")))) return refused("not-found");
+      const id = organizationId;
+      if (!(await membershipOf(id, actorOf(actorId)))) return refused("not-found");
       return done(await store.listMembers(id));
     },
 
@@ -202,11 +205,11 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
       organizationId: string,
       input: { userId: string; role: string },
     ): Promise<OrganizationResult<Membership>> {
-      const userId = identifierOf(actorId, "actorId");
-      const id = identifierOf(organizationId, "organizationId");
-      const memberId = identifierOf(input?.userId, "userId");
+      const userId = actorOf(actorId);
+      const id = organizationId;
+      const memberId = input?.userId;
       const membership = await membershipOf(id, userId);
-      if (!membership) return refused("not-found");
+      if (!membership || !isIdentifier(memberId)) return refused("not-found");
       if (!roles.has(input.role)) return refused("unknown-role");
       if (!roles.can(membership.role, "member:add") || !roles.covers(membership.role, input.role))
         return refused("forbidden");
@@ -227,11 +230,11 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
       memberId: string,
       role: string,
     ): Promise<OrganizationResult<Membership>> {
-      const userId = identifierOf(actorId, "actorId");
-      const id = identifierOf(organizationId, "organizationId");
-      const targetId = identifierOf(memberId, "memberId");
+      const userId = actorOf(actorId);
+      const id = organizationId;
+      const targetId = memberId;
       const actor = await membershipOf(id, userId);
-      if (!actor) return refused("not-found");
+      if (!actor || !isIdentifier(targetId)) return refused("not-found");
       if (!roles.has(role)) return refused("unknown-role");
       const target = targetId === userId ? actor : await membershipOf(id, targetId);
       if (!target) return refused("not-found");
@@ -261,11 +264,11 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
      * may leave. The last owner may do neither.
      */
     async removeMember(actorId: string, organizationId: string, memberId: string): Promise<OrganizationResult<void>> {
-      const userId = identifierOf(actorId, "actorId");
-      const id = identifierOf(organizationId, "organizationId");
-      const targetId = identifierOf(memberId, "memberId");
+      const userId = actorOf(actorId);
+      const id = organizationId;
+      const targetId = memberId;
       const actor = await membershipOf(id, userId);
-      if (!actor) return refused("not-found");
+      if (!actor || !isIdentifier(targetId)) return refused("not-found");
       const target = targetId === userId ? actor : await membershipOf(id, targetId);
       if (!target) return refused("not-found");
       const allowed =

@@ -109,6 +109,12 @@ export interface SessionReadTableOptions {
   /** Skips the table (the store's server is not running: `serviceAvailable`). */
   skip?: boolean;
   /**
+   * Also reads JWT sessions (with `session.revocation`), sealed by `seal` (`encode` of the same
+   * `@latchkey/core`: the claims, the secret, the cookie's name as salt, the seconds to `exp`).
+   * Their "store down" case does not apply: a JWT session is read without the store.
+   */
+  jwt?: { seal(claims: Record<string, unknown>, secret: string, salt: string, maxAge: number): Promise<string> };
+  /**
    * Columns that cannot be produced through these entry points, each with why (shown in the
    * skipped test's title): SvelteKit's contract application has adapter-node's `ORIGIN`, so no
    * request's `Host` names its origin.
@@ -175,28 +181,49 @@ export function sessionReadTable(
     });
 
     /** A user with a live database session of `expires` in `adapter`, and the case's configuration. */
-    async function caseOf(column: SessionReadColumn, adapter: Adapter, cache: boolean, expires?: Date) {
+    /**
+     * A user with a live session in `adapter` (a stored one, or under `jwt` a sealed token of
+     * `maxAge` seconds), and the case's configuration.
+     */
+    async function caseOf(column: SessionReadColumn, adapter: Adapter, mode: Mode, expires?: Date, maxAge = 3600) {
       const id = randomUUID();
       await adapter.createUser?.({ id, email: `${id}@example.com`, emailVerified: null, name: "Ada" });
-      const token = randomBytes(32).toString("hex");
-      await adapter.createSession?.({
-        sessionToken: token,
-        userId: id,
-        expires: expires ?? new Date(Date.now() + 3_600_000),
-      });
+      let cookie: string;
+      if (mode.strategy === "jwt" && options.jwt) {
+        const claims = { sub: id, name: "Ada", email: `${id}@example.com`, sid: randomUUID() };
+        const at = Math.floor(Date.now() / 1000);
+        cookie = `${COOKIE}=${await options.jwt.seal({ ...claims, auth_time: at }, secret, COOKIE, maxAge)}`;
+      } else {
+        const token = randomBytes(32).toString("hex");
+        await adapter.createSession?.({
+          sessionToken: token,
+          userId: id,
+          expires: expires ?? new Date(Date.now() + 3_600_000),
+        });
+        cookie = `${COOKIE}=${token}`;
+      }
       const errors: string[] = [];
       const config: AuthConfig = {
         secret,
         adapter,
         basePath: "/auth",
-        session: cache ? { strategy: "database", cache: true } : { strategy: "database" },
+        session:
+          mode.strategy === "jwt"
+            ? { strategy: "jwt", revocation: true }
+            : mode.cache
+              ? { strategy: "database", cache: true }
+              : { strategy: "database" },
         providers: options.providers,
         // The user's id in the session, as applications name it (the framework rows read it back).
-        callbacks: { session: ({ session, user }) => ({ ...session, user: { ...session.user, id: user.id } }) },
+        callbacks: {
+          session: ({ session, user, token }) => ({
+            ...session,
+            user: { ...session.user, id: user?.id ?? token?.sub },
+          }),
+        },
         logger: { error: (e) => void errors.push(line(e)), warn() {}, debug() {} },
       };
       let host = TRUSTED_HOST;
-      let cookie = `${COOKIE}=${token}`;
       if (column === "no secret") delete config.secret;
       if (column === "untrusted host") {
         config.trustHost = false;
@@ -229,12 +256,23 @@ export function sessionReadTable(
       });
     }
 
-    for (const cache of [false, true]) {
-      describe(cache ? "with session.cache" : "read from the store", () => {
+    const modes: Mode[] = [
+      { title: "read from the store", strategy: "database", cache: false },
+      { title: "with session.cache", strategy: "database", cache: true },
+      ...(options.jwt
+        ? [{ title: "JWT sessions with session.revocation", strategy: "jwt" as const, cache: false }]
+        : []),
+    ];
+    for (const mode of modes) {
+      describe(mode.title, () => {
         for (const driver of drivers) {
           describe(driver.name, () => {
             for (const column of SESSION_READ_COLUMNS) {
-              const reason = options.notApplicable?.[column];
+              const reason =
+                options.notApplicable?.[column] ??
+                (mode.strategy === "jwt" && column === "store down"
+                  ? "a JWT session is read without the store"
+                  : undefined);
               if (reason) {
                 it.skip(`${column}: not applicable (${reason})`, () => {});
                 continue;
@@ -243,23 +281,26 @@ export function sessionReadTable(
                 if (column === "store down") {
                   const down = await options.store();
                   broken.push(down);
-                  const c = await caseOf(column, down.adapter, cache);
+                  const c = await caseOf(column, down.adapter, mode);
                   await down.breakStore();
                   check(driver, column, c, await read(driver, c));
                   return;
                 }
                 if (column === "expiry equal to now") {
-                  const at = new Date(Math.ceil((Date.now() + 60_000) / 1000) * 1000);
-                  const c = await caseOf(column, store.adapter, cache, at);
-                  vi.useFakeTimers({ toFake: ["Date"], now: at });
+                  // A stored session's expiry is its `expires`; a JWT's is its `exp` plus the 15 s tolerance.
+                  const sealedAt = Math.ceil(Date.now() / 1000) * 1000;
+                  const at = new Date(sealedAt + 60_000);
+                  vi.useFakeTimers({ toFake: ["Date"], now: sealedAt });
                   try {
+                    const c = await caseOf(column, store.adapter, mode, at, 45);
+                    vi.setSystemTime(at);
                     check(driver, column, c, await read(driver, c));
                   } finally {
                     vi.useRealTimers();
                   }
                   return;
                 }
-                const c = await caseOf(column, store.adapter, cache);
+                const c = await caseOf(column, store.adapter, mode);
                 if (column === "revoked") {
                   // Read first (and cached, with session.cache): the revocation must end what was read.
                   expect(
@@ -276,6 +317,13 @@ export function sessionReadTable(
       });
     }
   });
+}
+
+/** How a pass of the table stores its sessions. */
+interface Mode {
+  title: string;
+  strategy: "database" | "jwt";
+  cache: boolean;
 }
 
 /** A column's expectation in words, for the test's title. */

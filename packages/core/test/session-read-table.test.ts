@@ -12,8 +12,9 @@ import { getAccessToken, RefreshTokenRevoked } from "../src/access-token.js";
 import { changePassword, MemoryPasswordStore } from "../src/accounts.js";
 import { Auth, getSession } from "../src/index.js";
 import { guard, toResponse } from "../src/internal.js";
+import { encode } from "../src/jwt.js";
 import GitHub from "../src/providers/github.js";
-import { getCsrfToken, listSessions, revokeUserSessions } from "../src/sessions.js";
+import { getCsrfToken, listAccounts, listSessions, revokeUserSessions } from "../src/sessions.js";
 import type { AuthConfig } from "../src/types.js";
 import { postgresSessionStore } from "./support/session-read-store.js";
 
@@ -54,11 +55,13 @@ const drivers: SessionReadDriver[] = [
     },
   },
   {
-    name: "the sessions API (listSessions)",
+    name: "the sessions API (listSessions; listAccounts under JWT)",
     writesCookies: false,
     async read(table, { host, cookie }) {
       const config = own(table);
-      return { signedIn: (await listSessions(requestOf(host, cookie), config)) !== null, setCookie: [] };
+      // JWT sessions are not stored (listSessions refuses them): the user's linked accounts.
+      const list = config.session?.strategy === "jwt" ? listAccounts : listSessions;
+      return { signedIn: (await list(requestOf(host, cookie), config)) !== null, setCookie: [] };
     },
   },
   {
@@ -103,9 +106,9 @@ const drivers: SessionReadDriver[] = [
           setCookie: [],
         };
       } catch (e) {
-        // Signed in, with no GitHub account to give a token of.
-        if (e instanceof RefreshTokenRevoked && (e.cause as { reason?: string })?.reason === "no-account")
-          return { signedIn: true, setCookie: [] };
+        // Signed in, with no GitHub account (database) or no GitHub tokens in the session (JWT).
+        const reason = e instanceof RefreshTokenRevoked ? (e.cause as { reason?: string })?.reason : undefined;
+        if (reason === "no-account" || reason === "no-tokens") return { signedIn: true, setCookie: [] };
         throw e;
       }
     },
@@ -116,6 +119,7 @@ sessionReadTable("@latchkey/core", drivers, {
   store: postgresSessionStore,
   providers: [GitHub({ clientId: "table-client", clientSecret: "table-secret" })],
   revoke: (config, userId) => revokeUserSessions(own(config), userId),
+  jwt: { seal: (token, secret, salt, maxAge) => encode({ token, secret, salt, maxAge }) },
   skip: !(await serviceAvailable("PostgreSQL", 5432)),
 });
 

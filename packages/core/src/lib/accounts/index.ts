@@ -5,18 +5,33 @@
  * lib/accounts/: a name not offered here is the wing's own (test/structure/faces.ts checks both).
  */
 export { accountInputs, type FormFields } from "./forms.js";
-export {
-  type AccountEvent,
-  type AccountLimits,
-  accountLimitsOf,
-  countAccountEvent,
-  firstResetOfLinkLife,
-} from "./limits.js";
-export { type AccountMail, type AccountMailKind, accountMails } from "./mail.js";
+export type { AccountLimits } from "./limits.js";
+export type { AccountMail, AccountMailKind } from "./mail.js";
 export {
   type AccountsPagesAnswer,
   type AccountsPagesCalls,
   type AccountsPagesRequest,
   accountsPages,
 } from "./pages-router.js";
-export { accountKey, consume, randomCode, randomToken, resetRecord, sendIdOf, verifyRecords } from "./records.js";
+export {
+  type AccountPage,
+  type AccountsRequest,
+  accountPage,
+  authorizePassword,
+  type ChangeResult,
+  changePassword,
+  MemoryPasswordStore,
+  type NewPasswordError,
+  type PasswordAccountsOptions,
+  type PasswordStore,
+  type RateLimitedResult,
+  type ResetRequestResult,
+  type ResetResult,
+  type ResultCookies,
+  requestPasswordReset,
+  resetPassword,
+  type SignUpResult,
+  signUp,
+  type VerifyEmailResult,
+  verifyEmail,
+} from "./password-accounts.js";

@@ -4,6 +4,8 @@
  * file that defines it (which keeps the import graph free of cycles), and nothing else of
  * lib/accounts/: a name not offered here is the wing's own (test/structure/faces.ts checks both).
  */
+export { type AccountPage, accountPage } from "./account-page.js";
+export { changePassword } from "./change.js";
 export { accountInputs, type FormFields } from "./forms.js";
 export type { AccountLimits } from "./limits.js";
 export type { AccountMail, AccountMailKind } from "./mail.js";
@@ -14,12 +16,8 @@ export {
   accountsPages,
 } from "./pages-router.js";
 export {
-  type AccountPage,
   type AccountsRequest,
-  accountPage,
-  authorizePassword,
   type ChangeResult,
-  changePassword,
   MemoryPasswordStore,
   type NewPasswordError,
   type PasswordAccountsOptions,
@@ -28,10 +26,9 @@ export {
   type ResetRequestResult,
   type ResetResult,
   type ResultCookies,
-  requestPasswordReset,
-  resetPassword,
   type SignUpResult,
-  signUp,
   type VerifyEmailResult,
-  verifyEmail,
 } from "./password-accounts.js";
+export { requestPasswordReset, resetPassword } from "./reset.js";
+export { authorizePassword } from "./sign-in.js";
+export { signUp, verifyEmail } from "./sign-up.js";

@@ -17,6 +17,7 @@ export {
   sessionTokenCookies,
   sessionTokenCookiesNow,
 } from "./jwt-strategy.js";
+export { listAccounts, unlinkAccount } from "./linked-accounts.js";
 export {
   announceSessionChange,
   type ChangeOptions,
@@ -24,7 +25,6 @@ export {
   checkCsrf,
   getCsrfToken,
   type LinkedAccount,
-  listAccounts,
   listSessions,
   type RevokeUserSessionsOptions,
   revokeOtherSessions,
@@ -35,7 +35,6 @@ export {
   type SessionsRequest,
   type UnlinkOptions,
   type UnlinkResult,
-  unlinkAccount,
 } from "./manage.js";
 export { liveSessionOf, readSession, signedInOf } from "./read.js";
 export type { LiveSession } from "./read-shapes.js";

@@ -296,3 +296,12 @@ describe("Organizations: values", () => {
     ]);
   });
 });
+
+describe("Organizations: a configuration mistake", () => {
+  it("without a secret, a change is refused before anything is stored, naming the fix", async () => {
+    const store = MemoryOrganizationStore();
+    const orgs = Organizations({ providers: [] }, { store, env: {} });
+    await expect(orgs.create("olivia", { name: "Acme", slug: "acme-nosecret" })).rejects.toThrow(/secret/i);
+    expect(await store.getOrganizationBySlug("acme-nosecret")).toBeNull();
+  });
+});

@@ -86,9 +86,8 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
   const roles: Roles = (options.roles as Roles | undefined) ?? defineRoles(builtInRoles);
   const keep = { role: OWNER };
 
-  const audit = async (event: Omit<OrganizationEvent, "at">) => {
-    await recordAudit(resolveConfig(config, options.env), { ...event, at: new Date() } as OrganizationEvent);
-  };
+  const audit = (trail: ReturnType<typeof resolveConfig>, event: Omit<OrganizationEvent, "at">) =>
+    recordAudit(trail, { ...event, at: new Date() } as OrganizationEvent);
 
   /** The acting user's membership, or undefined when they are not a member. */
   const membershipOf = async (organizationId: unknown, userId: string) =>
@@ -100,6 +99,7 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
     /** Creates an organization with `actorId` as its owner. */
     async create(actorId: string, input: { name: string; slug: string }): Promise<OrganizationResult<Organization>> {
       const userId = actorOf(actorId);
+      const trail = resolveConfig(config, options.env); // a configuration mistake is thrown before anything changes
       const name = organizationName(input?.name);
       const slug = organizationSlug(input?.slug);
       if (name === undefined) return refused("invalid-name");
@@ -112,7 +112,7 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
         createdAt: organization.createdAt,
       };
       if ((await store.createOrganization(organization, owner)) === "slug-taken") return refused("slug-taken");
-      await audit({
+      await audit(trail, {
         type: "organization.created",
         userId,
         organizationId: organization.id,
@@ -156,6 +156,7 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
       change: { name?: string; slug?: string },
     ): Promise<OrganizationResult<Organization>> {
       const userId = actorOf(actorId);
+      const trail = resolveConfig(config, options.env); // a configuration mistake is thrown before anything changes
       const id = organizationId;
       const checked = {
         name: change?.name === undefined ? undefined : organizationName(change.name),
@@ -168,7 +169,7 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
       if (!roles.can(membership.role, "organization:update")) return refused("forbidden");
       const outcome = await store.updateOrganization(id, checked);
       if (outcome !== "updated") return refused(outcome === "missing" ? "not-found" : outcome);
-      await audit({ type: "organization.updated", userId, organizationId: id });
+      await audit(trail, { type: "organization.updated", userId, organizationId: id });
       const organization = await store.getOrganization(id);
       return organization ? done(organization) : refused("not-found");
     },
@@ -180,12 +181,13 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
      */
     async delete(actorId: string, organizationId: string): Promise<OrganizationResult<void>> {
       const userId = actorOf(actorId);
+      const trail = resolveConfig(config, options.env); // a configuration mistake is thrown before anything changes
       const id = organizationId;
       const membership = await membershipOf(id, userId);
       if (!membership) return refused("not-found");
       if (!roles.can(membership.role, "organization:delete")) return refused("forbidden");
       if (!(await store.deleteOrganization(id))) return refused("not-found");
-      await audit({ type: "organization.deleted", userId, organizationId: id });
+      await audit(trail, { type: "organization.deleted", userId, organizationId: id });
       return done(undefined);
     },
 
@@ -206,6 +208,7 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
       input: { userId: string; role: string },
     ): Promise<OrganizationResult<Membership>> {
       const userId = actorOf(actorId);
+      const trail = resolveConfig(config, options.env); // a configuration mistake is thrown before anything changes
       const id = organizationId;
       const memberId = input?.userId;
       const membership = await membershipOf(id, userId);
@@ -216,7 +219,7 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
       const added: Membership = { organizationId: id, userId: memberId, role: input.role, createdAt: new Date() };
       const outcome = await store.addMembership(added);
       if (outcome !== "added") return refused(outcome === "missing" ? "not-found" : outcome);
-      await audit({ type: "member.added", userId, organizationId: id, memberId, role: input.role });
+      await audit(trail, { type: "member.added", userId, organizationId: id, memberId, role: input.role });
       return done(added);
     },
 
@@ -231,6 +234,7 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
       role: string,
     ): Promise<OrganizationResult<Membership>> {
       const userId = actorOf(actorId);
+      const trail = resolveConfig(config, options.env); // a configuration mistake is thrown before anything changes
       const id = organizationId;
       const targetId = memberId;
       const actor = await membershipOf(id, userId);
@@ -248,7 +252,7 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
       if (target.role === role) return done(target);
       const outcome = await store.setRole(id, targetId, target.role, role, keep);
       if (outcome !== "updated") return refused(outcome === "missing" ? "not-found" : outcome);
-      await audit({
+      await audit(trail, {
         type: "member.role-changed",
         userId,
         organizationId: id,
@@ -265,6 +269,7 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
      */
     async removeMember(actorId: string, organizationId: string, memberId: string): Promise<OrganizationResult<void>> {
       const userId = actorOf(actorId);
+      const trail = resolveConfig(config, options.env); // a configuration mistake is thrown before anything changes
       const id = organizationId;
       const targetId = memberId;
       const actor = await membershipOf(id, userId);
@@ -276,7 +281,7 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
       if (!allowed) return refused("forbidden");
       const outcome = await store.removeMembership(id, targetId, target.role, keep);
       if (outcome !== "removed") return refused(outcome === "missing" ? "not-found" : outcome);
-      await audit({ type: "member.removed", userId, organizationId: id, memberId: targetId, role: target.role });
+      await audit(trail, { type: "member.removed", userId, organizationId: id, memberId: targetId, role: target.role });
       return done(undefined);
     },
   };

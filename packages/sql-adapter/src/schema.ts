@@ -695,11 +695,7 @@ async function migrateRefreshLocks(db: AnyKysely, table: string, type: ColumnTyp
       .execute();
     done.push(`created table ${table}`);
   }
-  const index = `${table}_expires_idx`;
-  if (!(await existingNames(db, dialect, "index")).has(index)) {
-    await db.schema.createIndex(index).on(table).column("expires").execute();
-    done.push(`created index ${index} on ${table} (expires)`);
-  }
+  await addMissingIndexes(db, table, [["expires", "expires_idx"]], done);
 }
 
 /**
@@ -723,16 +719,15 @@ async function migrateRevocations(db: AnyKysely, table: string, type: ColumnType
       .execute();
     done.push(`created table ${table}`);
   }
-  const indexes = await existingNames(db, dialect, "index");
-  for (const [column, suffix] of [
-    ["changedAt", "changed_idx"],
-    ["expiresAt", "expires_idx"],
-  ] as const) {
-    const index = `${table}_${suffix}`;
-    if (indexes.has(index)) continue;
-    await db.schema.createIndex(index).on(table).column(column).execute();
-    done.push(`created index ${index} on ${table} (${column})`);
-  }
+  await addMissingIndexes(
+    db,
+    table,
+    [
+      ["changedAt", "changed_idx"],
+      ["expiresAt", "expires_idx"],
+    ],
+    done,
+  );
 }
 
 /**
@@ -762,18 +757,17 @@ async function migrateAuthorizationRecords(
       .execute();
     done.push(`created table ${table}`);
   }
-  const indexes = await existingNames(db, dialect, "index");
-  for (const [column, suffix] of [
-    ["userId", "user_idx"],
-    ["clientId", "client_idx"],
-    ["grantId", "grant_idx"],
-    ["expiresAt", "expires_idx"],
-  ] as const) {
-    const index = `${table}_${suffix}`;
-    if (indexes.has(index)) continue;
-    await db.schema.createIndex(index).on(table).column(column).execute();
-    done.push(`created index ${index} on ${table} (${column})`);
-  }
+  await addMissingIndexes(
+    db,
+    table,
+    [
+      ["userId", "user_idx"],
+      ["clientId", "client_idx"],
+      ["grantId", "grant_idx"],
+      ["expiresAt", "expires_idx"],
+    ],
+    done,
+  );
 }
 
 /**
@@ -806,9 +800,21 @@ async function migrateOrganizations(db: AnyKysely, t: TableNames, type: ColumnTy
       .execute();
     done.push(`created table ${t.organizationMembers}`);
   }
-  const index = `${t.organizationMembers}_user_idx`;
-  if (!(await existingNames(db, dialect, "index")).has(index)) {
-    await db.schema.createIndex(index).on(t.organizationMembers).column("userId").execute();
-    done.push(`created index ${index} on ${t.organizationMembers} (userId)`);
+  await addMissingIndexes(db, t.organizationMembers, [["userId", "user_idx"]], done);
+}
+
+/** Creates each missing one-column index `<table>_<suffix>` of `indexes` ([column, suffix]), noting it in `done`. */
+async function addMissingIndexes(
+  db: AnyKysely,
+  table: string,
+  indexes: readonly (readonly [column: string, suffix: string])[],
+  done: string[],
+): Promise<void> {
+  const existing = await existingNames(db, dialectOf(db), "index");
+  for (const [column, suffix] of indexes) {
+    const index = `${table}_${suffix}`;
+    if (existing.has(index)) continue;
+    await db.schema.createIndex(index).on(table).column(column).execute();
+    done.push(`created index ${index} on ${table} (${column})`);
   }
 }

@@ -55,7 +55,11 @@ describe("Teams", () => {
     expect(await w.orgs.deleteTeam("adam", w.id, w.teamId)).toEqual({ ok: true, value: undefined });
     expect(await w.orgs.teamMembers("mia", w.id, w.teamId)).toEqual(notFound);
     expect((await w.orgs.members("olivia", w.id)).ok).toBe(true);
-    expect(w.events.filter((e) => e.type.startsWith("team.") && e.organizationId === w.id).map((e) => e.type)).toEqual([
+    expect(
+      w.events
+        .filter((e) => e.type.startsWith("team.") && "organizationId" in e && e.organizationId === w.id)
+        .map((e) => e.type),
+    ).toEqual([
       "team.created",
       "team.member-added",
       "team.member-added",

@@ -13,6 +13,7 @@
  * | `account.linked`, `account.unlinked` | an account was linked to or unlinked from a user |
  * | `password.changed` | the application called {@link recordPasswordChange} |
  * | `secret.rotated` | the configuration's secrets changed (fingerprints only) |
+ * | `apikey.created`, `apikey.revoked`, `apikey.rotated` | an API key was made, revoked, or replaced by a new one (`@latchkey/core/api-keys`); `keyId` is its public id, never the key |
  * | `organization.created`, `organization.updated`, `organization.deleted`, `member.added`, `member.role-changed`, `member.removed` | an organization or its members changed (`@latchkey/core/organizations`); `userId` is who changed it |
  *
  * Events go to `events.audit` when the application sets it, and with `audit: { store: true }` to
@@ -41,6 +42,7 @@ export {
 } from "./lib/audit/index.js";
 export type {
   AccountEvent,
+  ApiKeyEvent,
   AuditEvent,
   AuditEventBase,
   AuditEventFilter,

@@ -33,7 +33,7 @@ export {
   accountsPages,
   type FormFields,
 } from "./lib/accounts/index.js";
-export { type ServableServer, serveAuthorization } from "./lib/authorization-server/index.js";
+export { describeWith, type ServableServer, serveAuthorization } from "./lib/authorization-server/index.js";
 export { isThenable, type StructuredLog, shellConfig, structuredLogger } from "./lib/base/index.js";
 export { withEnvDefaults } from "./lib/config/index.js";
 export {

@@ -36,7 +36,9 @@ export {
   type OrganizationsOptions,
   OWNER,
   type Permission,
+  type PermissionOf,
   type RoleDeclaration,
+  type RoleHolder,
   type Roles,
 } from "./lib/organizations/index.js";
 export type { OrganizationEvent } from "./shapes/audit.js";

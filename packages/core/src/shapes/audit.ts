@@ -147,6 +147,18 @@ export interface OrganizationEvent extends AuditEventBase {
   previousRole?: string;
 }
 
+/**
+ * A change of an API key (`@latchkey/core/api-keys`). `userId` is who made it; `keyId` the key's
+ * public id (never the key); `organizationId` the organization of an organization's key;
+ * `replacedBy` the new key's id of a rotation.
+ */
+export interface ApiKeyEvent extends AuditEventBase {
+  type: "apikey.created" | "apikey.revoked" | "apikey.rotated";
+  keyId: string;
+  organizationId?: string;
+  replacedBy?: string;
+}
+
 /** One security event. Switch on `type`. */
 export type AuditEvent =
   | SignInSucceededEvent
@@ -157,7 +169,8 @@ export type AuditEvent =
   | AccountEvent
   | PasswordChangedEvent
   | SecretRotatedEvent
-  | OrganizationEvent;
+  | OrganizationEvent
+  | ApiKeyEvent;
 
 /** The `type` of every audit event. */
 export type AuditEventType = AuditEvent["type"];

@@ -4,7 +4,7 @@
  * file that defines it (which keeps the import graph free of cycles), and nothing else of
  * lib/authorization-server/: a name not offered here is the wing's own (test/structure/faces.ts checks both).
  */
-export { type ServableServer, serveAuthorization } from "./incoming.js";
+export { describeWith, type ServableServer, serveAuthorization } from "./incoming.js";
 export {
   type AccessTokenCheck,
   type AccessTokenClaims,

@@ -8,7 +8,9 @@ export {
   ORGANIZATION_PERMISSIONS,
   OWNER,
   type Permission,
+  type PermissionOf,
   type RoleDeclaration,
+  type RoleHolder,
   type Roles,
 } from "./roles.js";
 export {

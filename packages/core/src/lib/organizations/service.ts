@@ -83,7 +83,7 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
       "Organizations: `store` must be an OrganizationStore (MemoryOrganizationStore(), or a shared store)",
     );
   }
-  const roles: Roles = (options.roles as Roles | undefined) ?? defineRoles(builtInRoles);
+  const roles: Roles = (options.roles as Roles | undefined) ?? defineRoles<RoleDeclaration>(builtInRoles);
   const keep = { role: OWNER };
 
   const audit = (trail: ReturnType<typeof resolveConfig>, event: Omit<OrganizationEvent, "at">) =>

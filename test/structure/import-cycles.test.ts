@@ -105,8 +105,14 @@ describe("the packages' sources", () => {
 
   it("the public-module check reports a function, a constant, an import and a local export, and passes re-exports", () => {
     const files = new Map([
-      ["jwt.ts", 'export { encode } from "./lib/crypto/index.js";\nexport type { JWT } from "./shapes/jwt.js";\nexport * from "./lib/x/index.js";\n'],
-      ["audit.ts", 'import { a } from "./lib/audit/index.js";\nexport { a };\nexport function f() {}\nexport const n = 1;\n'],
+      [
+        "jwt.ts",
+        'export { encode } from "./lib/crypto/index.js";\nexport type { JWT } from "./shapes/jwt.js";\nexport * from "./lib/x/index.js";\n',
+      ],
+      [
+        "audit.ts",
+        'import { a } from "./lib/audit/index.js";\nexport { a };\nexport function f() {}\nexport const n = 1;\n',
+      ],
       ["errors.ts", "export class AuthError extends Error {}\n"],
       ["lib/audit/index.ts", "export const inside = 1;\n"],
     ]);

@@ -1,7 +1,15 @@
 /**
  * The face of lib/organizations/: every name the rest of the library uses from this wing.
  */
+
+export type {
+  InvitationLimits,
+  InvitationMail,
+  InvitationOptions,
+  PendingInvitation,
+} from "./invitations.js";
 export { MemoryOrganizationStore } from "./memory-store.js";
+export type { OrganizationRefusal, OrganizationResult } from "./result.js";
 export {
   builtInRoles,
   defineRoles,
@@ -15,8 +23,6 @@ export {
 } from "./roles.js";
 export {
   type MemberView,
-  type OrganizationRefusal,
-  type OrganizationResult,
   Organizations,
   type OrganizationsApi,
   type OrganizationsOptions,

@@ -153,7 +153,7 @@ for (const { dialect, label, up } of dialects) {
       await database?.drop();
     });
 
-    it("migrate creates the sixteen tables and twenty-three indexes, then nothing on a second run", async () => {
+    it("migrate creates the seventeen tables and twenty-five indexes, then nothing on a second run", async () => {
       expect(database.migrated.filter((line) => line.startsWith("created table"))).toEqual([
         "created table users",
         "created table accounts",
@@ -171,6 +171,7 @@ for (const { dialect, label, up } of dialects) {
         "created table organization_invitations",
         "created table organization_teams",
         "created table organization_team_members",
+        "created table api_keys",
       ]);
       expect(database.migrated.filter((line) => line.includes("index"))).toEqual([
         "created unique index users_email_key on users (email)",
@@ -196,6 +197,8 @@ for (const { dialect, label, up } of dialects) {
         "created index organization_invitations_expires_idx on organization_invitations (expiresAt)",
         "created index organization_team_members_organization_idx on organization_team_members (organizationId)",
         "created index organization_team_members_user_idx on organization_team_members (userId)",
+        "created index api_keys_user_idx on api_keys (userId)",
+        "created index api_keys_organization_idx on api_keys (organizationId)",
       ]);
       expect(await migrate(database.db)).toEqual([]);
     });

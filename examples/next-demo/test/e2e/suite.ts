@@ -210,13 +210,15 @@ export function nextDemoSuite(major: 15 | 16): void {
    */
   async function refusedBy(answer: Pick<RawAnswer, "status" | "body">, what: string): Promise<string> {
     expect(answer.status, `${what}: ${answer.body.slice(0, 300)}`).toBe(500);
-    const digest = /E\{"digest":"([^"]+)"/.exec(answer.body)?.[1];
+    // The answer's digest; Next.js 15 adds its error code ("@E80"), which the log leaves out.
+    const digest = /E\{"digest":"([^"@]+)/.exec(answer.body)?.[1];
     expect(digest, `${what}: ${answer.body.slice(0, 300)}`).toBeDefined();
     const mark = `digest: '${digest}'`;
     await expect.poll(() => demo.output().includes(mark), { timeout: 10_000, interval: 100 }).toBe(true);
+    // The logged error: from Next.js's "⨯" that opens it to its digest.
     const before = demo.output().slice(0, demo.output().indexOf(mark));
-    const error = before.slice(before.lastIndexOf("Error: "));
-    if (error.startsWith("Error: Invalid Server Actions request.")) return "Next.js";
+    const error = before.slice(before.lastIndexOf("⨯"));
+    if (error.includes("Invalid Server Actions request.")) return "Next.js";
     if (error.includes("type: 'MissingCSRF'")) return "Latchkey";
     return error;
   }

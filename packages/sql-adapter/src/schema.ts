@@ -47,6 +47,8 @@ export interface TableNames {
   organizations: string;
   /** Their members, one row per member (`SqlOrganizationStore`). @default "organization_members" */
   organizationMembers: string;
+  /** Invitations to join them, one row per invitation (`SqlOrganizationStore`). @default "organization_invitations" */
+  organizationInvitations: string;
 }
 
 /** The default table names. */
@@ -64,6 +66,7 @@ export const defaultTableNames: Readonly<TableNames> = Object.freeze({
   authorizationRecords: "authorization_records",
   organizations: "organizations",
   organizationMembers: "organization_members",
+  organizationInvitations: "organization_invitations",
 });
 
 /** Options shared by `SqlAdapter` and `migrate`. */
@@ -772,8 +775,11 @@ async function migrateAuthorizationRecords(
 
 /**
  * The tables of `SqlOrganizationStore`, created when missing: `organizations` (`id`, `name`, a
- * unique `slug`, `createdAt` in epoch milliseconds) and `organization_members` (keyed by
- * (`organizationId`, `userId`), with `role` and `createdAt`, indexed by `userId`).
+ * unique `slug`, `createdAt` in epoch milliseconds), `organization_members` (keyed by
+ * (`organizationId`, `userId`), with `role` and `createdAt`, indexed by `userId`) and
+ * `organization_invitations` (keyed by `id`, a unique `tokenHash`, with `organizationId`, `email`,
+ * `role`, `invitedBy`, `createdAt` and `expiresAt` in epoch milliseconds, indexed by
+ * `organizationId` and `expiresAt`).
  */
 async function migrateOrganizations(db: AnyKysely, t: TableNames, type: ColumnTypes, done: string[]): Promise<void> {
   const dialect = dialectOf(db);
@@ -801,6 +807,30 @@ async function migrateOrganizations(db: AnyKysely, t: TableNames, type: ColumnTy
     done.push(`created table ${t.organizationMembers}`);
   }
   await addMissingIndexes(db, t.organizationMembers, [["userId", "user_idx"]], done);
+  if (!tables.has(t.organizationInvitations)) {
+    await db.schema
+      .createTable(t.organizationInvitations)
+      .addColumn("id", sql.raw(type.key), (col) => col.primaryKey())
+      .addColumn("organizationId", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("email", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("role", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("invitedBy", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("tokenHash", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("createdAt", sql.raw(type.bigint), (col) => col.notNull())
+      .addColumn("expiresAt", sql.raw(type.bigint), (col) => col.notNull())
+      .addUniqueConstraint(`${t.organizationInvitations}_token_key`, ["tokenHash"])
+      .execute();
+    done.push(`created table ${t.organizationInvitations}`);
+  }
+  await addMissingIndexes(
+    db,
+    t.organizationInvitations,
+    [
+      ["organizationId", "organization_idx"],
+      ["expiresAt", "expires_idx"],
+    ],
+    done,
+  );
 }
 
 /** Creates each missing one-column index `<table>_<suffix>` of `indexes` ([column, suffix]), noting it in `done`. */

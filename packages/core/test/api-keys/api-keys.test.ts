@@ -202,6 +202,7 @@ describe("ApiKeys: scopes only within the creator's own permissions", () => {
     [{ name: "x", expiresIn: Number.POSITIVE_INFINITY }, "invalid-expiry"],
     [{ name: "x", rateLimit: { max: 0, windowSeconds: 60 } }, "invalid-rate-limit"],
     [{ name: "x", rateLimit: { max: 10 } }, "invalid-rate-limit"],
+    [{ name: "x", rateLimit: { max: 10, windowSeconds: 0.5 } }, "invalid-rate-limit"],
   ])("refuses %j as %s, storing nothing", async (input, reason) => {
     const { keys } = await world();
     expect(await keys.create("ursula", input as never)).toEqual({ ok: false, reason });

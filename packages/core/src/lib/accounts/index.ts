@@ -30,6 +30,16 @@ export {
   type VerifyEmailResult,
 } from "./password-accounts.js";
 export { requestPasswordReset, resetPassword } from "./reset.js";
+export {
+  confirmTotpEnrolment,
+  disableTotp,
+  regenerateBackupCodes,
+  type SecondFactorOptions,
+  type SecondFactorStatus,
+  secondFactorStatus,
+  startTotpEnrolment,
+  type TotpEnrolment,
+} from "./second-factor.js";
 export { senderOf } from "./shared.js";
 export { authorizePassword } from "./sign-in.js";
 export { signUp, verifyEmail } from "./sign-up.js";

@@ -36,7 +36,7 @@ export type ApiKeyRefusal =
   | "invalid-scopes"
   /** `expiresIn` is not a positive number of seconds (at most `maxExpiresIn`). */
   | "invalid-expiry"
-  /** `rateLimit` is not `{ max: integer >= 1, windowSeconds: number > 0 }`. */
+  /** `rateLimit` is not `{ max: integer >= 1, windowSeconds: integer from 1 to a year }`. */
   | "invalid-rate-limit";
 
 /** What a call answers: its value, or why it was refused. */
@@ -141,7 +141,7 @@ function rateLimitOf(value: unknown): ApiKeyRateLimit | null | undefined {
   if (value === undefined || value === null) return null;
   const limit = value as ApiKeyRateLimit;
   if (typeof value !== "object" || !Number.isInteger(limit.max) || limit.max < 1) return undefined;
-  if (typeof limit.windowSeconds !== "number" || !(limit.windowSeconds > 0) || limit.windowSeconds > 31_536_000)
+  if (!Number.isInteger(limit.windowSeconds) || limit.windowSeconds < 1 || limit.windowSeconds > 31_536_000)
     return undefined;
   return { max: limit.max, windowSeconds: limit.windowSeconds };
 }

@@ -11,7 +11,12 @@
  *                  same grants: the same client (client_secret_basic, PKCE required, the same
  *                  redirect URI and scopes), opaque access tokens (its default), RS256 ID tokens,
  *                  client credentials on, refresh tokens not rotated for the confidential client
- *                  (as Latchkey does), its memory adapter; /bare likewise
+ *                  (as Latchkey does), its own memory adapter over a plain Map; /bare likewise.
+ *                  Its memory adapter's default storage is a cache of about 1,000 entries (two
+ *                  generations of a `quick-lru` of 1,000): the codes made before a run, and the
+ *                  refresh token made at the start, were evicted by the records of the runs
+ *                  before them and answered 400 `invalid_grant`. Latchkey's memory store keeps
+ *                  everything until it expires, so oidc-provider gets the same: an unbounded Map
  *
  * It listens on 127.0.0.1, port 0, and sends `{ type: "ready", port }`. IPC `{ id, op }`:
  *   stats         → { now, cpu, requests, errors } (as bench/server.mjs)
@@ -217,6 +222,9 @@ if (app === "latchkey") {
   };
 } else if (app === "oidc-provider") {
   const { default: Provider } = await import("oidc-provider");
+  // Not exported by name in its package: the adapter module's own hook for its storage (8.x).
+  const { setStorage } = await import("oidc-provider/lib/adapters/memory_adapter.js");
+  setStorage(new Map());
   const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   const jwk = { ...privateKey.export({ format: "jwk" }), kid: "bench", alg: "RS256", use: "sig" };
   const clientSecret = randomBytes(32).toString("base64url");

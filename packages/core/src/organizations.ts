@@ -26,6 +26,9 @@
 export {
   builtInRoles,
   defineRoles,
+  type InvitationLimits,
+  type InvitationMail,
+  type InvitationOptions,
   type MemberView,
   MemoryOrganizationStore,
   ORGANIZATION_PERMISSIONS,
@@ -35,9 +38,12 @@ export {
   type OrganizationsApi,
   type OrganizationsOptions,
   OWNER,
+  type PendingInvitation,
   type Permission,
+  type PermissionOf,
   type RoleDeclaration,
+  type RoleHolder,
   type Roles,
 } from "./lib/organizations/index.js";
 export type { OrganizationEvent } from "./shapes/audit.js";
-export type { KeepOne, Membership, Organization, OrganizationStore } from "./shapes/organizations.js";
+export type { Invitation, KeepOne, Membership, Organization, OrganizationStore } from "./shapes/organizations.js";

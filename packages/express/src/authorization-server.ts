@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { type ServableServer, serveAuthorization, writeNodeResponse } from "@latchkey/core/internal";
+import { describeWith, type ServableServer, serveAuthorization, writeNodeResponse } from "@latchkey/core/internal";
 import { type ExpressRequestLike, toIncoming } from "./convert.js";
 
 type Next = (error?: unknown) => void;
@@ -19,13 +19,15 @@ type Next = (error?: unknown) => void;
  * ```
  */
 export function ExpressAuthorizationServer(server: ServableServer) {
+  // The application's `clientAddress` decides the address of each request, as it does for ExpressAuth.
+  const config = describeWith(server);
   return async function latchkeyAuthorizationServer(
     req: ExpressRequestLike,
     res: ServerResponse,
     next: Next,
   ): Promise<void> {
     try {
-      const answer = await serveAuthorization(server, toIncoming(req));
+      const answer = await serveAuthorization(server, toIncoming(req, config));
       if (answer) writeNodeResponse(res, answer);
       else next();
     } catch (e) {

@@ -257,3 +257,39 @@ describe("oauth4webapi against Latchkey on Express", () => {
     expect(check.ok && check.token.sub).toBe("u1");
   });
 });
+
+describe("rule: ExpressAuthorizationServer reads the client address through the application's clientAddress", () => {
+  it("counts registrations per address that clientAddress names: two addresses behind one proxy get a budget each", async () => {
+    const proxied: AuthConfig = {
+      ...(await adaConfig(SECRET)),
+      // One trusted proxy in front sets this header; every request arrives from 127.0.0.1.
+      clientAddress: (request) => request.headers.get("x-test-client"),
+    };
+    const app = express();
+    let mounted: express.RequestHandler = (_req, _res, next) => next();
+    app.use((req, res, next) => mounted(req, res, next));
+    const served = await listen(app, "127.0.0.1");
+    try {
+      const registering = AuthorizationServer({
+        issuer: served.url,
+        auth: proxied,
+        store: new MemoryAuthorizationStore(),
+        scopes: ["openid"],
+        dynamicRegistration: { scopes: ["openid"], perIp: { max: 3, windowSeconds: 3600 } },
+      });
+      mounted = ExpressAuthorizationServer(registering);
+      const register = (address: string) =>
+        fetch(`${served.url}/oauth/register`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-test-client": address },
+          body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }),
+        });
+      const statuses: Record<string, number[]> = { "198.51.100.1": [], "198.51.100.2": [] };
+      for (let i = 0; i < 4; i++)
+        for (const address of Object.keys(statuses)) statuses[address]?.push((await register(address)).status);
+      expect(statuses).toEqual({ "198.51.100.1": [201, 201, 201, 429], "198.51.100.2": [201, 201, 201, 429] });
+    } finally {
+      await served.close();
+    }
+  });
+});

@@ -305,3 +305,30 @@ describe("Organizations: a configuration mistake", () => {
     expect(await store.getOrganizationBySlug("acme-nosecret")).toBeNull();
   });
 });
+
+describe("can: one check for a role's name, a membership and a session", () => {
+  it("reads the role a membership or a session's active organization holds", () => {
+    const { can } = roles; // needs no `this`
+    expect(can({ role: "admin" }, "project:delete")).toBe(true);
+    expect(can({ role: "member" }, "project:delete")).toBe(false);
+    expect(can({ activeOrganization: { role: "admin" } }, "project:delete")).toBe(true);
+    expect(can({ activeOrganization: { role: "member" } }, "project:delete")).toBe(false);
+  });
+
+  it("holds no permission for a session without an active organization, or a holder of the wrong shape", () => {
+    const { can } = roles;
+    for (const holder of [
+      null,
+      undefined,
+      {},
+      { activeOrganization: null },
+      { activeOrganization: {} },
+      { activeOrganization: { role: 1 } },
+      { role: ["admin"] },
+      Object.create({ role: "admin" }), // an inherited role is not the holder's
+      { activeOrganization: Object.create({ role: "owner" }) },
+    ]) {
+      expect(can(holder as never, "project:read")).toBe(false);
+    }
+  });
+});

@@ -64,3 +64,19 @@ expectTypeOf(forLookup.getUserByEmail).returns.resolves.toEqualTypeOf<AdapterUse
 // @ts-expect-error createUser was not asked for, so it may be missing
 void forLookup.createUser({ id: "u1", email: "ada@example.com", emailVerified: null });
 if (hasMethods(resolved.adapter, "listSessions")) expectTypeOf(resolved.adapter.listSessions).toBeFunction();
+
+// `can` is typed from the declared roles: a permission no role declares is a type error.
+import { builtInRoles as typedBuiltIns, defineRoles as typedRoles } from "../../src/organizations.js";
+
+const declaredRoles = typedRoles({
+  ...typedBuiltIns,
+  member: ["project:read"],
+  admin: [...typedBuiltIns.admin, "project:delete"],
+});
+expectTypeOf(declaredRoles.can("member", "project:read")).toEqualTypeOf<boolean>();
+declaredRoles.can({ role: "admin" }, "member:add");
+declaredRoles.can({ activeOrganization: { id: "o1", role: "admin" } }, "project:delete");
+// @ts-expect-error "project:destroy" is declared by no role
+declaredRoles.can("admin", "project:destroy");
+// @ts-expect-error a number holds no role
+declaredRoles.can(42, "project:read");

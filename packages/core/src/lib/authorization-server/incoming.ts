@@ -4,14 +4,39 @@
  * application that never makes a server loads nothing of it.
  */
 import type { ResponseInternal } from "../../shapes/data.js";
+import type { AuthConfig } from "../../types.js";
 import type { IncomingRequest } from "../serve/pipeline.js";
 
 /** The key of a server's handler of described requests. */
 export const incomingHandler: unique symbol = Symbol("latchkey.authorizationServer.serve");
 
-/** What a framework needs of a server: its handler of described requests. */
+/** The key of the application's configuration a framework describes requests with (its `clientAddress`). */
+export const incomingConfig: unique symbol = Symbol("latchkey.authorizationServer.config");
+
+/**
+ * What a framework needs of a server: its handler of described requests, and the part of the
+ * application's configuration that decides how a request is described (`clientAddress`).
+ */
 export interface ServableServer {
   readonly [incomingHandler]: (incoming: IncomingRequest) => Promise<ResponseInternal | undefined>;
+  readonly [incomingConfig]: Pick<AuthConfig, "clientAddress">;
+}
+
+/**
+ * The configuration a framework describes `server`'s requests with: the application's
+ * `clientAddress` (given as `auth` to `AuthorizationServer`), so that the address that counts
+ * registrations is the one the application names. A `TypeError` for anything that is not a server.
+ *
+ * @example
+ * ```ts
+ * const answer = await serveAuthorization(server, toIncoming(req, describeWith(server)))
+ * ```
+ */
+export function describeWith(server: ServableServer): Pick<AuthConfig, "clientAddress"> {
+  const config = typeof server === "object" && server !== null ? server[incomingConfig] : undefined;
+  if (typeof config !== "object" || config === null)
+    throw new TypeError("Expected a server made by AuthorizationServer(options)");
+  return config;
 }
 
 /**
@@ -21,7 +46,7 @@ export interface ServableServer {
  *
  * @example
  * ```ts
- * const answer = await serveAuthorization(server, toIncoming(req))
+ * const answer = await serveAuthorization(server, toIncoming(req, describeWith(server)))
  * if (answer) writeNodeResponse(res, answer); else next()
  * ```
  */

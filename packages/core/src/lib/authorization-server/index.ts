@@ -4,7 +4,7 @@
  * file that defines it (which keeps the import graph free of cycles), and nothing else of
  * lib/authorization-server/: a name not offered here is the wing's own (test/structure/faces.ts checks both).
  */
-export { type ServableServer, serveAuthorization } from "./incoming.js";
+export { describeWith, type ServableServer, serveAuthorization } from "./incoming.js";
 export {
   type AccessTokenCheck,
   type AccessTokenClaims,
@@ -16,7 +16,6 @@ export {
   type AuthorizationRecord,
   type AuthorizationRecordFilter,
   type AuthorizationRecordKind,
-  type AuthorizationServer,
   type AuthorizationServerOptions,
   type AuthorizationStore,
   type AuthorizedApp,
@@ -28,7 +27,6 @@ export {
   type ClientRegistration,
   type ConsentDetails,
   consentDetails,
-  createAuthorizationServer,
   endUserGrants,
   type GrantType,
   getClient,
@@ -41,3 +39,4 @@ export {
   type SigningAlgorithm,
   updateClient,
 } from "./server.js";
+export { AuthorizationServer } from "./with-sessions.js";

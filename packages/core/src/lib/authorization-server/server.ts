@@ -17,7 +17,7 @@ import { loadInteraction } from "./authorize.js";
 import { vouchingHost } from "./client-metadata.js";
 import { loadClient } from "./clients.js";
 import { resolveServer, type ServerState } from "./config.js";
-import { incomingHandler, type ServableServer } from "./incoming.js";
+import { incomingConfig, incomingHandler, type ServableServer } from "./incoming.js";
 import type { AuthorizationServerOptions, Client, ClientRegistration, ConsentDetails } from "./options.js";
 import { type LocalServer, localIssuer } from "./resource-server.js";
 import { serveAuthorization as serve } from "./serve.js";
@@ -73,6 +73,7 @@ export function createAuthorizationServer(
       return answer && toResponse(answer);
     },
     [incomingHandler]: (incoming: IncomingRequest) => serve(state, incoming),
+    [incomingConfig]: { clientAddress: state.auth.clientAddress },
     [localIssuer]: {
       issuer: state.issuer,
       keys: () => state.keys.verifier(),

@@ -1,20 +1,28 @@
 /**
  * The face of lib/organizations/: every name the rest of the library uses from this wing.
  */
+
+export type {
+  InvitationLimits,
+  InvitationMail,
+  InvitationOptions,
+  PendingInvitation,
+} from "./invitations.js";
 export { MemoryOrganizationStore } from "./memory-store.js";
+export type { OrganizationRefusal, OrganizationResult } from "./result.js";
 export {
   builtInRoles,
   defineRoles,
   ORGANIZATION_PERMISSIONS,
   OWNER,
   type Permission,
+  type PermissionOf,
   type RoleDeclaration,
+  type RoleHolder,
   type Roles,
 } from "./roles.js";
 export {
   type MemberView,
-  type OrganizationRefusal,
-  type OrganizationResult,
   Organizations,
   type OrganizationsApi,
   type OrganizationsOptions,

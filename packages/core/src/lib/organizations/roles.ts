@@ -38,14 +38,33 @@ export const OWNER = "owner";
 const NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 const PERMISSION = /^[a-z0-9_-]{1,64}:[a-z0-9_-]{1,64}$/;
 
+/** The permissions a declaration names, and Latchkey's own: what `can` accepts (a typo is a type error). */
+export type PermissionOf<R extends RoleDeclaration> = R[keyof R][number] | (typeof ORGANIZATION_PERMISSIONS)[number];
+
+/**
+ * What holds a role in an organization, as `can` reads it: a role's name, a membership or a member
+ * view (`{ role }`), or a session with its active organization (`session.activeOrganization`,
+ * which Latchkey fills from the store on each read). Anything else holds no role.
+ */
+export type RoleHolder =
+  | string
+  | { readonly role: string }
+  | { readonly activeOrganization?: { readonly id?: string; readonly role: string } | null }
+  | null
+  | undefined;
+
 /** Roles as Latchkey checks them: each role's full set of permissions. */
 export interface Roles<R extends RoleDeclaration = RoleDeclaration> {
   /** The declaration, as given. */
   readonly declared: R;
   /** True when `role` is declared. */
   has(role: string): boolean;
-  /** True when `role` grants `permission` (false for an undeclared role). */
-  can(role: string, permission: Permission): boolean;
+  /**
+   * The one permission check: true when the role `holder` holds (a role's name, a membership, a
+   * session with an active organization) grants `permission`; false for an undeclared role and for
+   * a session without an active organization. Needs no `this`: `const { can } = roles` works.
+   */
+  can(holder: RoleHolder, permission: PermissionOf<R>): boolean;
   /** True when every permission of `role` is one of `holder`'s: `holder` may give or take away `role`. */
   covers(holder: string, role: string): boolean;
 }
@@ -59,6 +78,7 @@ export interface Roles<R extends RoleDeclaration = RoleDeclaration> {
  * ```ts
  * const roles = defineRoles({ ...builtInRoles, member: ["project:read"], admin: [...builtInRoles.admin, "project:delete"] })
  * roles.can("member", "project:delete") // false
+ * roles.can(session, "project:delete") // the role of the session's active organization
  * ```
  */
 export function defineRoles<const R extends RoleDeclaration>(declaration: R): Roles<R> {
@@ -91,7 +111,10 @@ export function defineRoles<const R extends RoleDeclaration>(declaration: R): Ro
   }
   // The owner holds every permission: no role can be declared above it.
   granted.set(OWNER, everything);
-  const can = (role: string, permission: Permission) => granted.get(role)?.has(permission) ?? false;
+  const can = (holder: RoleHolder, permission: Permission) => {
+    const role = roleOf(holder);
+    return role !== undefined && (granted.get(role)?.has(permission) ?? false);
+  };
   return {
     declared: declaration,
     has: (role) => typeof role === "string" && granted.has(role),
@@ -105,4 +128,18 @@ export function defineRoles<const R extends RoleDeclaration>(declaration: R): Ro
       return role !== OWNER || holder === OWNER;
     },
   };
+}
+
+/** The role's name a {@link RoleHolder} holds, or undefined (a plain read: no getter of the holder's runs twice). */
+function roleOf(holder: RoleHolder): string | undefined {
+  if (typeof holder === "string") return holder;
+  if (typeof holder !== "object" || holder === null) return undefined;
+  const own = Object.hasOwn(holder, "role") ? (holder as { role?: unknown }).role : undefined;
+  if (typeof own === "string") return own;
+  const active = Object.hasOwn(holder, "activeOrganization")
+    ? (holder as { activeOrganization?: unknown }).activeOrganization
+    : undefined;
+  if (typeof active !== "object" || active === null || !Object.hasOwn(active, "role")) return undefined;
+  const role = (active as { role?: unknown }).role;
+  return typeof role === "string" ? role : undefined;
 }

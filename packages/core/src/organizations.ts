@@ -46,4 +46,12 @@ export {
   type Roles,
 } from "./lib/organizations/index.js";
 export type { OrganizationEvent } from "./shapes/audit.js";
-export type { Invitation, KeepOne, Membership, Organization, OrganizationStore } from "./shapes/organizations.js";
+export type {
+  Invitation,
+  KeepOne,
+  Membership,
+  Organization,
+  OrganizationStore,
+  Team,
+  TeamMembership,
+} from "./shapes/organizations.js";

@@ -3,7 +3,8 @@
  * instance field by field, lists by owner that never mix a user's keys with an organization's,
  * revocations and rotations that happen once however many instances race for them (a rotation
  * stores its replacement only when it revoked the old key), and the conditional write of
- * `lastUsedAt` that lets many instances record a key's use at most once per interval.
+ * `lastUsedAt` that lets many instances record a key's use at most once per interval, and the
+ * revocation of every key of a user (deleted, banned or gone) at once.
  * @module api-key-store
  */
 import { randomBytes } from "node:crypto";
@@ -135,6 +136,29 @@ export function runApiKeyStoreConformance(
       expect(await two.rotateApiKey(randomBytes(8).toString("hex"), new Date(), replacement)).toBe(false);
       expect(await one.getApiKey(replacement.id)).toBeNull();
       expect((await one.getApiKey(revoked.id))?.revokedAt).toEqual(new Date(base + 300));
+    });
+
+    it("revokeUserApiKeys revokes every live key a user holds or made for an organization, on the other instance too, and no one else's", async () => {
+      const [one, two] = fixture.stores;
+      const userId = `u-${randomBytes(6).toString("hex")}`;
+      const organizationId = `o-${randomBytes(6).toString("hex")}`;
+      const own = record({ userId });
+      const made = record({ userId, organizationId });
+      const earlier = record({ userId });
+      const neighbour = record({ organizationId });
+      for (const key of [own, made, earlier, neighbour]) await one.createApiKey(key);
+      await one.revokeApiKey(earlier.id, new Date(base + 600));
+      const rotated = record({ userId, organizationId, createdAt: new Date(base + 650) });
+      expect(await one.rotateApiKey(made.id, new Date(base + 650), rotated)).toBe(true);
+      expect(await two.revokeUserApiKeys(userId, new Date(base + 700))).toBe(2);
+      for (const key of [own, rotated])
+        expect((await one.getApiKey(key.id))?.revokedAt, `${key.id} revoked`).toEqual(new Date(base + 700));
+      expect((await one.getApiKey(earlier.id))?.revokedAt, "an earlier revocation keeps its time").toEqual(
+        new Date(base + 600),
+      );
+      expect((await one.getApiKey(made.id))?.revokedAt, "a rotated key keeps its time").toEqual(new Date(base + 650));
+      expect((await one.getApiKey(neighbour.id))?.revokedAt, "another user's key is untouched").toBeNull();
+      expect(await one.revokeUserApiKeys(userId, new Date()), "nothing is left to revoke").toBe(0);
     });
 
     it("lastUsedAt is written when unset or older than the bound given, and left alone otherwise", async () => {

@@ -7,16 +7,18 @@ import type { RedisLike } from "./client.js";
 
 // Keys under the prefix: k:<id> a hash per key (r: the record's fixed fields as JSON, revokedAt and
 // lastUsedAt: epoch milliseconds, absent while unset), u:<user> the set of a user's own keys,
-// o:<organization> the set of an organization's keys. Every script takes the prefix as ARGV[1].
+// o:<organization> the set of an organization's keys, m:<user> the set of every key whose userId is
+// that user (own keys and the organizations' keys they made). Every script takes the prefix as ARGV[1].
 
-// ARGV: prefix, id, record JSON, owner set ('u:<user>' or 'o:<organization>'), revokedAt, lastUsedAt ('' when unset).
+// ARGV: prefix, id, record JSON, owner set ('u:<user>' or 'o:<organization>'), revokedAt, lastUsedAt ('' when unset), userId.
 const CREATE = `
 local k = ARGV[1] .. 'k:' .. ARGV[2]
 redis.call('DEL', k)
 redis.call('HSET', k, 'r', ARGV[3])
 if ARGV[5] ~= '' then redis.call('HSET', k, 'revokedAt', ARGV[5]) end
 if ARGV[6] ~= '' then redis.call('HSET', k, 'lastUsedAt', ARGV[6]) end
-redis.call('SADD', ARGV[1] .. ARGV[4], ARGV[2])`;
+redis.call('SADD', ARGV[1] .. ARGV[4], ARGV[2])
+redis.call('SADD', ARGV[1] .. 'm:' .. ARGV[7], ARGV[2])`;
 // ARGV: prefix, id.
 const GET = "return redis.call('HMGET', ARGV[1] .. 'k:' .. ARGV[2], 'r', 'revokedAt', 'lastUsedAt')";
 // ARGV: prefix, owner set. Answers each key's three fields in turn.
@@ -34,7 +36,7 @@ const REVOKE = `
 local k = ARGV[1] .. 'k:' .. ARGV[2]
 if redis.call('EXISTS', k) == 0 then return 0 end
 return redis.call('HSETNX', k, 'revokedAt', ARGV[3])`;
-// ARGV: prefix, old id, at, new id, new record JSON, owner set.
+// ARGV: prefix, old id, at, new id, new record JSON, owner set, new userId.
 const ROTATE = `
 local p = ARGV[1]
 local old = p .. 'k:' .. ARGV[2]
@@ -42,7 +44,17 @@ if redis.call('EXISTS', old) == 0 then return 0 end
 if redis.call('HSETNX', old, 'revokedAt', ARGV[3]) == 0 then return 0 end
 redis.call('HSET', p .. 'k:' .. ARGV[4], 'r', ARGV[5])
 redis.call('SADD', p .. ARGV[6], ARGV[4])
+redis.call('SADD', p .. 'm:' .. ARGV[7], ARGV[4])
 return 1`;
+// ARGV: prefix, userId, at. Revokes every live key of m:<user> and u:<user>; answers how many.
+const REVOKE_USER = `
+local p = ARGV[1]
+local revoked = 0
+for _, id in ipairs(redis.call('SUNION', p .. 'm:' .. ARGV[2], p .. 'u:' .. ARGV[2])) do
+  local k = p .. 'k:' .. id
+  if redis.call('EXISTS', k) == 1 then revoked = revoked + redis.call('HSETNX', k, 'revokedAt', ARGV[3]) end
+end
+return revoked`;
 // ARGV: prefix, id, at, before.
 const TOUCH = `
 local k = ARGV[1] .. 'k:' .. ARGV[2]
@@ -127,6 +139,7 @@ export function RedisApiKeyStore(client: Pick<RedisLike, "eval">, options: { pre
         ownerSet(record),
         record.revokedAt ? String(record.revokedAt.getTime()) : "",
         record.lastUsedAt ? String(record.lastUsedAt.getTime()) : "",
+        record.userId,
       );
     },
     async getApiKey(id) {
@@ -157,8 +170,12 @@ export function RedisApiKeyStore(client: Pick<RedisLike, "eval">, options: { pre
         replacement.id,
         fixed(replacement),
         ownerSet(replacement),
+        replacement.userId,
       );
       return Number(rotated) === 1;
+    },
+    async revokeUserApiKeys(userId, at) {
+      return Number(await client.eval(REVOKE_USER, 0, p, userId, String(at.getTime())));
     },
     async touchApiKey(id, at, before) {
       await client.eval(TOUCH, 0, p, id, String(at.getTime()), String(before.getTime()));

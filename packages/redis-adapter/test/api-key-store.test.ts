@@ -54,6 +54,26 @@ describe.skipIf(!redisUp)("API keys over RedisApiKeyStore, two instances", () =>
     }
   });
 
+  it("rule: a deleted user's keys are refused by the other instance once revokeUserKeys runs", async () => {
+    const prefix = `latchkey-apikeys-deleted:${randomBytes(4).toString("hex")}:`;
+    const clients = [new Redis({ host: "127.0.0.1", port: 6379 }), new Redis({ host: "127.0.0.1", port: 6379 })];
+    try {
+      const one = ApiKeys(config, { store: RedisApiKeyStore(clients[0] as Redis, { prefix }) });
+      const two = ApiKeys(config, { store: RedisApiKeyStore(clients[1] as Redis, { prefix }) });
+      const gone = await one.create("gustav", { name: "CI" });
+      const stays = await one.create("stella", { name: "CI" });
+      if (!gone.ok || !stays.ok) throw new Error("create refused");
+      expect((await two.verify(gone.value.key)).ok).toBe(true);
+      expect(await one.revokeUserKeys("gustav")).toBe(1);
+      expect(await two.verify(gone.value.key)).toMatchObject({ ok: false, status: 401 });
+      expect((await two.verify(stays.value.key)).ok).toBe(true);
+    } finally {
+      const keys = await (clients[0] as Redis).keys(`${prefix}*`);
+      if (keys.length) await (clients[0] as Redis).del(...keys);
+      for (const client of clients) client.disconnect();
+    }
+  });
+
   it("rule: a Redis that cannot be reached refuses the key with 503 and a log line, never the key", async () => {
     const prefix = `latchkey-apikeys-outage:${randomBytes(4).toString("hex")}:`;
     const live = new Redis({ host: "127.0.0.1", port: 6379 });

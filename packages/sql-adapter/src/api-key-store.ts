@@ -133,6 +133,16 @@ export function SqlApiKeyStore(db: AnyKysely, options: SqlOptions = {}): ApiKeyS
         }
         return revoked;
       }),
+    revokeUserApiKeys: (userId, at) =>
+      guarded(async () => {
+        const result = await db
+          .updateTable(table)
+          .set({ revokedAt: at.getTime() })
+          .where("userId", "=", userId)
+          .where("revokedAt", "is", null)
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows);
+      }),
     touchApiKey: (id, at, before) =>
       guarded(async () => {
         await db

@@ -31,6 +31,7 @@ import {
   type AnyKysely,
   type DialectName,
   dialectOf,
+  existingNames,
   isDriverError,
   type SqlOptions,
   sessionMetadataColumns,
@@ -421,6 +422,20 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
         // Explicit deletes: SQLite enforces the foreign keys' cascade only with PRAGMA foreign_keys.
         for (const table of [t.sessions, t.accounts, t.authenticators, t.secondFactors, t.backupCodes]) {
           await trx.deleteFrom(table).where("userId", "=", userId).execute();
+        }
+        // The user's API keys and memberships in this database go with them: verification never
+        // reads the user, and a deleted owner must not hold an organization's last owner slot.
+        const tables = await existingNames(trx, dialect, "table");
+        if (tables.has(t.apiKeys)) {
+          await trx
+            .updateTable(t.apiKeys)
+            .set({ revokedAt: Date.now() })
+            .where("userId", "=", userId)
+            .where("revokedAt", "is", null)
+            .execute();
+        }
+        if (tables.has(t.organizationMembers)) {
+          await trx.deleteFrom(t.organizationMembers).where("userId", "=", userId).execute();
         }
         await trx.deleteFrom(t.users).where("id", "=", userId).execute();
         return row ? c.user(row) : null;

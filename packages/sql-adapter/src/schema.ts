@@ -451,7 +451,12 @@ function indexSpecs(t: TableNames): IndexSpec[] {
   ];
 }
 
-async function existingNames(db: AnyKysely, dialect: DialectName, kind: "table" | "index"): Promise<Set<string>> {
+/** The names of the tables (or indexes) the database has, in the current schema. */
+export async function existingNames(
+  db: AnyKysely,
+  dialect: DialectName,
+  kind: "table" | "index",
+): Promise<Set<string>> {
   let query: RawBuilder<{ name: string }>;
   if (dialect === "sqlite") {
     query = sql`select name from sqlite_master where type = ${kind}`;

@@ -58,6 +58,12 @@ export interface ApiKeyStore {
   revokeApiKey(id: string, at: Date): Promise<boolean>;
   /** Revokes the live key `id` and stores `replacement`, both or neither; false when `id` is missing or revoked. */
   rotateApiKey(id: string, at: Date, replacement: ApiKeyRecord): Promise<boolean>;
+  /**
+   * Sets `revokedAt` of every live key whose `userId` is `userId` (their own keys and the
+   * organizations' keys they made), in one step; answers how many it revoked. For a user who is
+   * deleted, banned or must lose every key at once.
+   */
+  revokeUserApiKeys(userId: string, at: Date): Promise<number>;
   /** Sets `lastUsedAt` to `at` when it is null or earlier than `before` (so that it is written at most once per interval). */
   touchApiKey(id: string, at: Date, before: Date): Promise<void>;
 }

@@ -260,6 +260,21 @@ describe("ApiKeys: keys that must not open anything", () => {
     });
   });
 
+  it("rule: a deleted user's keys, their own and the organization's they made, are refused once revokeUserKeys runs", async () => {
+    const { keys, org, config, store, orgs } = await world();
+    const otherInstance = ApiKeys(config, { store, organizations: orgs });
+    const own = await keys.create("adam", { name: "mine" });
+    const ofOrganization = await keys.create("adam", { name: "deploys", organizationId: org });
+    const neighbour = await keys.create("olivia", { name: "hers", organizationId: org });
+    if (!own.ok || !ofOrganization.ok || !neighbour.ok) throw new Error("create refused");
+    for (const made of [own, ofOrganization]) expect((await otherInstance.verify(made.value.key)).ok).toBe(true);
+    expect(await keys.revokeUserKeys("adam")).toBe(2);
+    for (const made of [own, ofOrganization])
+      expect(await otherInstance.verify(made.value.key)).toMatchObject({ ok: false, status: 401 });
+    expect((await otherInstance.verify(neighbour.value.key)).ok, "another member's key").toBe(true);
+    expect(await keys.revokeUserKeys("adam"), "nothing left").toBe(0);
+  });
+
   it("rule: an expired key is refused", async () => {
     const { keys, store } = await world();
     const made = await keys.create("ursula", { name: "x", expiresIn: 3600 });

@@ -48,6 +48,15 @@ export function MemoryApiKeyStore(): ApiKeyStore {
       keys.set(replacement.id, copy(replacement));
       return true;
     },
+    async revokeUserApiKeys(userId, at) {
+      let revoked = 0;
+      for (const record of keys.values()) {
+        if (record.userId !== userId || record.revokedAt !== null) continue;
+        record.revokedAt = at;
+        revoked++;
+      }
+      return revoked;
+    },
     async touchApiKey(id, at, before) {
       const record = keys.get(id);
       if (record && (record.lastUsedAt === null || record.lastUsedAt < before)) record.lastUsedAt = at;

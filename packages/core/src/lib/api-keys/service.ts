@@ -398,6 +398,16 @@ export function ApiKeys(config: AuthConfig, options: ApiKeysOptions) {
     },
 
     /**
+     * Revokes every live key of `userId` (their own and the organizations' keys they made), at
+     * once on every instance; answers how many. Call it where a user is deleted or banned:
+     * verification never reads the user, so a key outlives its user until this runs.
+     * `SqlAdapter.deleteUser` does it itself, in its transaction, when the keys share its database.
+     */
+    async revokeUserKeys(userId: string): Promise<number> {
+      return store.revokeUserApiKeys(actorOf(userId), new Date());
+    },
+
+    /**
      * Checks the key a request presents (`Authorization: Bearer <key>` or `X-API-Key`) and that
      * it carries every scope in `scopes`. Fails closed: when the store cannot be read, a 503.
      * Nothing of the key reaches a log or the answer, and every invalid key is answered alike.

@@ -42,4 +42,10 @@ export {
   type Roles,
 } from "./lib/organizations/index.js";
 export type { OrganizationEvent } from "./shapes/audit.js";
-export type { KeepOne, Membership, Organization, OrganizationStore } from "./shapes/organizations.js";
+export type {
+  KeepOne,
+  Membership,
+  Organization,
+  OrganizationStore,
+  OrganizationsConfig,
+} from "./shapes/organizations.js";

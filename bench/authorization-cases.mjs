@@ -74,6 +74,18 @@ export const CASES = [
         label: "verifyAccessToken",
         request: (m) => ({ method: "GET", path: "/api", headers: { authorization: `Bearer ${m.accessToken}` } }),
       },
+      // Not Latchkey: what the RS256 signature alone costs behind the same middleware (jose, then
+      // Node's synchronous crypto.verify), to tell the check's own cost from the signature's.
+      {
+        app: "latchkey",
+        label: "signature only (jose jwtVerify)",
+        request: (m) => ({ method: "GET", path: "/api-jose", headers: { authorization: `Bearer ${m.accessToken}` } }),
+      },
+      {
+        app: "latchkey",
+        label: "signature only (node:crypto verify, sync)",
+        request: (m) => ({ method: "GET", path: "/api-node", headers: { authorization: `Bearer ${m.accessToken}` } }),
+      },
     ],
     check: (r) => (json(r.body)?.ok === true ? null : "not { ok: true }"),
   },

@@ -147,6 +147,33 @@ if (app === "latchkey") {
     if (!check.ok) return res.status(check.status).set(check.headers).json(check.body);
     res.json({ ok: true, sub: check.token.sub });
   });
+  // What the signature alone costs, behind the same middleware as /api (what bounds /api's ratio):
+  // jose's jwtVerify against the same keys (Web Crypto, as verifyAccessToken uses it), and Node's
+  // synchronous crypto.verify of the same signature with a KeyObject imported once.
+  const { createLocalJWKSet, jwtVerify } = await import("jose");
+  const { createPublicKey, verify } = await import("node:crypto");
+  const { keys } = await (await tokens.fetch(new Request(`${origin}/jwt/oauth/jwks`))).json();
+  const jwks = createLocalJWKSet({ keys });
+  const bearer = (req) => (req.get("authorization") ?? "").replace(/^Bearer /, "");
+  web.get("/api-jose", async (req, res) => {
+    try {
+      const { payload } = await jwtVerify(bearer(req), jwks, { audience, typ: "at+jwt", algorithms: ["RS256"] });
+      res.json({ ok: true, sub: payload.sub });
+    } catch {
+      res.status(401).json({ ok: false });
+    }
+  });
+  const publicKeys = new Map(keys.map((k) => [k.kid, createPublicKey({ key: k, format: "jwk" })]));
+  web.get("/api-node", (req, res) => {
+    const [header, payload, signature] = bearer(req).split(".");
+    const key = publicKeys.get(JSON.parse(Buffer.from(header ?? "", "base64url").toString()).kid);
+    const signed = Buffer.from(`${header}.${payload}`);
+    if (!key || !signature || !verify("RSA-SHA256", signed, key, Buffer.from(signature, "base64url")))
+      return res.status(401).json({ ok: false });
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString());
+    if (claims.aud !== audience || claims.exp * 1000 < Date.now()) return res.status(401).json({ ok: false });
+    res.json({ ok: true, sub: claims.sub });
+  });
 
   // A signed-in browser's session cookie, through Latchkey's own sign-in.
   const jar = new Map();

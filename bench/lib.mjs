@@ -199,6 +199,14 @@ export const CASES = [
     status: 200,
     check: (r) => (json(r.body)?.email === "ada@example.com" ? null : "requireAuth let no user through"),
   },
+  {
+    id: "api-key",
+    title: "route behind verifyApiKey GET /api-key (a key and a scope checked)",
+    apps: ["latchkey"],
+    request: (p) => ({ method: "GET", path: "/api-key", headers: { authorization: `Bearer ${p.apiKey}` } }),
+    status: 200,
+    check: (r) => (json(r.body)?.owner?.id === "u1" ? null : "verifyApiKey let no key through"),
+  },
   // Each framework against its own bare route (`bare` names the reference app of a case).
   ...["hono", "fastify"].flatMap((framework) => [
     {
@@ -305,8 +313,10 @@ const cookieHeader = (jar) => [...jar].map(([name, value]) => `${name}=${value}`
  */
 export async function prepare(server) {
   if (isBare(server.app)) return {};
-  if (!server.sessionToken) return { ...(await signInPrepared(server)), newUserCookies: await newUserCookies() };
-  return signInPrepared(server);
+  const apiKey = server.apiKey ? { apiKey: server.apiKey } : {};
+  if (!server.sessionToken)
+    return { ...(await signInPrepared(server)), newUserCookies: await newUserCookies(), ...apiKey };
+  return { ...(await signInPrepared(server)), ...apiKey };
 }
 
 const NEW_USER_TOKENS = 20_000;
@@ -424,6 +434,7 @@ export function startServer(app, { execArgv = [], timeoutMs = 60_000, file = ser
         app,
         port: m.port,
         sessionToken: m.sessionToken,
+        apiKey: m.apiKey,
         pid: child.pid,
         prepared: undefined,
         stderr: () => stderr,

@@ -153,6 +153,21 @@ if (latchkeyApps.includes(app)) {
   web.get("/protected", requireAuth(config), (_req, res) => {
     res.json({ email: res.locals.session.user.email });
   });
+  // An API key of Ada's, made once; the route checks it and a scope on every request.
+  const { ApiKeys, MemoryApiKeyStore, verifyApiKey } = await import("@latchkey/core/api-keys");
+  const keys = ApiKeys(config, { store: MemoryApiKeyStore(), userScopes: ["reports:read"] });
+  const made = await keys.create("u1", { name: "bench", scopes: ["reports:read"] });
+  if (!made.ok) throw new Error(`bench: no API key made (${made.reason})`);
+  ready.apiKey = made.value.key;
+  web.get("/api-key", async (req, res, next) => {
+    try {
+      const check = await verifyApiKey(req, keys, { scopes: ["reports:read"] });
+      if (!check.ok) return void res.status(check.status).set(check.headers).json(check.body);
+      res.json({ owner: check.key.owner });
+    } catch (e) {
+      next(e);
+    }
+  });
 } else if (app === "hono" || app === "hono-bare") {
   const { Hono } = await import("hono");
   const { getRequestListener } = await import("@hono/node-server");

@@ -91,5 +91,15 @@ describe("the authorization-server benchmark's cases", () => {
     const { access_token } = JSON.parse(issued.body) as { access_token: string };
     const response = await send(server.port, { path: "/api", headers: { authorization: `Bearer ${access_token}` } });
     expect(response.status).toBe(401);
+    // The signature-only routes verify too: a token whose signature is not the keys' is refused.
+    const token = material.latchkey?.accessToken ?? "";
+    const [head, body, signature = ""] = token.split(".");
+    const flipped = `${head}.${body}.${signature.startsWith("A") ? "B" : "A"}${signature.slice(1)}`;
+    for (const path of ["/api", "/api-jose", "/api-node"]) {
+      expect((await send(server.port, { path, headers: { authorization: `Bearer ${token}` } })).status, path).toBe(200);
+      expect((await send(server.port, { path, headers: { authorization: `Bearer ${flipped}` } })).status, path).toBe(
+        401,
+      );
+    }
   });
 });

@@ -9,7 +9,7 @@ import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { faceViolations } from "./faces.js";
+import { faceViolations, publicModuleCode } from "./faces.js";
 import { describeCycle, findCycles, type ImportGraph, importGraph, sourceFiles } from "./import-graph.js";
 import { layerViolations } from "./layers.js";
 
@@ -95,6 +95,33 @@ describe("the packages' sources", () => {
     const files = new Map(sourceFiles(src).map((file) => [relativeTo(src)(file), readFileSync(file, "utf8")]));
     expect([...files.keys()].filter((file) => /^lib\/[^/]+$/.test(file))).toEqual([]);
     expect(faceViolations(files)).toEqual([]);
+  });
+
+  it("@latchkey/core's public modules are faces: each holds only re-exports (but the declaring modules of faces.ts)", () => {
+    const src = join(root, "packages/core/src");
+    const files = new Map(sourceFiles(src).map((file) => [relativeTo(src)(file), readFileSync(file, "utf8")]));
+    expect(publicModuleCode(files)).toEqual([]);
+  });
+
+  it("the public-module check reports a function, a constant, an import and a local export, and passes re-exports", () => {
+    const files = new Map([
+      [
+        "jwt.ts",
+        'export { encode } from "./lib/crypto/index.js";\nexport type { JWT } from "./shapes/jwt.js";\nexport * from "./lib/x/index.js";\n',
+      ],
+      [
+        "audit.ts",
+        'import { a } from "./lib/audit/index.js";\nexport { a };\nexport function f() {}\nexport const n = 1;\n',
+      ],
+      ["errors.ts", "export class AuthError extends Error {}\n"],
+      ["lib/audit/index.ts", "export const inside = 1;\n"],
+    ]);
+    expect(publicModuleCode(files)).toEqual([
+      "audit.ts:1 (a public module only re-exports; its code lives in lib/)",
+      "audit.ts:2 (a public module only re-exports; its code lives in lib/)",
+      "audit.ts:3 (a public module only re-exports; its code lives in lib/)",
+      "audit.ts:4 (a public module only re-exports; its code lives in lib/)",
+    ]);
   });
 
   it("the wings check reports a face with code, a private name taken from outside, a private module imported whole, a wing without a face, a name offered to no one", () => {

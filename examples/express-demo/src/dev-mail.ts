@@ -9,10 +9,14 @@ import { SMTPServer } from "smtp-server";
 
 /** One caught message. */
 export interface CaughtMail {
+  /** Its number: the messages the catcher received since it started, counted from 1. */
+  id: number;
   to: string[];
   subject: string;
   date: Date;
   text: string;
+  /** Its HTML part ("" when it has none). */
+  html: string;
   /** The links of the message (the sign-in link among them). */
   links: string[];
   /** The sign-in code the message shows, if any. */
@@ -29,6 +33,7 @@ export interface MailCatcher {
 /** Starts the SMTP server on 127.0.0.1 (`port` 0 picks a free one). */
 export async function startMailCatcher(port = 0): Promise<MailCatcher> {
   const messages: CaughtMail[] = [];
+  let received = 0;
   const server = new SMTPServer({
     authOptional: true, // a local catcher: no login, no TLS
     disabledCommands: ["STARTTLS", "AUTH"],
@@ -38,10 +43,12 @@ export async function startMailCatcher(port = 0): Promise<MailCatcher> {
         .then((mail) => {
           const text = mail.text ?? "";
           messages.unshift({
+            id: ++received,
             to: session.envelope.rcptTo.map((r) => r.address),
             subject: mail.subject ?? "",
             date: mail.date ?? new Date(),
             text,
+            html: mail.html || "",
             links: [...new Set(text.match(/https?:\/\/[^\s<>"]+/g) ?? [])],
             code: /code: (\d+)/i.exec(text)?.[1],
           });

@@ -62,6 +62,7 @@ const mailApi = createServer((_req, res) => {
   res.end(JSON.stringify(mailbox.messages));
 });
 await new Promise((done) => mailApi.listen(0, "127.0.0.1", done));
+const mailUrl = `http://127.0.0.1:${mailApi.address().port}/`;
 const idp = await startDemoIdP([`${url}/api/auth/callback/demo-idp`]);
 
 const nextBin = createRequire(join(appDir, "package.json")).resolve("next/dist/bin/next");
@@ -74,7 +75,7 @@ const child = spawn(process.execPath, [nextBin, "start", appDir, "--port", Strin
     AUTH_SECRET: secret,
     DEMO_DATA_DIR: dataDir,
     DEMO_SMTP_PORT: String(mailbox.port),
-    DEMO_MAIL_URL: `http://127.0.0.1:${mailApi.address().port}/`,
+    DEMO_MAIL_URL: mailUrl,
     DEMO_IDP_ISSUER: idp.issuer,
     DEMO_IDP_CLIENT_ID: idp.clientId,
     DEMO_IDP_CLIENT_SECRET: idp.clientSecret,
@@ -90,6 +91,7 @@ child.stdout.on("data", (chunk) => {
     console.log(`Latchkey Next.js demo on ${url}`);
     console.log(`  - password: ${DEMO_USER.email} / ${DEMO_USER.password}`);
     console.log(`  - e-mail link and code: SMTP on 127.0.0.1:${mailbox.port}, messages at ${url}/dev/mail`);
+    console.log(`    the same as JSON (text and HTML parts included) at ${mailUrl}`);
     console.log(`  - Demo IdP: OpenID Provider at ${idp.issuer} (any name and password)`);
     console.log("  - passkeys, and an authenticator app as a second factor (on /account)");
     console.log(`  - storage: ${storage.label}`);

@@ -83,6 +83,8 @@ export interface RawAnswer {
   status: number;
   location: string | null;
   setCookie: string[];
+  /** Every header of the answer, as Node.js reads them (names in lower case). */
+  headers: Record<string, string | string[] | undefined>;
   body: string;
 }
 
@@ -119,6 +121,7 @@ export function rawRequest(
             status: res.statusCode ?? 0,
             location: typeof res.headers.location === "string" ? res.headers.location : null,
             setCookie: res.headers["set-cookie"] ?? [],
+            headers: res.headers,
             body: Buffer.concat(chunks).toString("utf8"),
           }),
         );

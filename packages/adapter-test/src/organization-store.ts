@@ -3,11 +3,13 @@
  * read back from the other instance, unique slugs under concurrent claims, a deletion that takes
  * every membership with it, and the compare-and-set rules of role changes and removals — above all
  * that an organization never loses its last owner, however many owners demote or remove each
- * other at once.
+ * other at once; invitations found by their token's hash on the other instance, accepted exactly
+ * once however many accept at once, never after they expire, revoked only within their own
+ * organization.
  * @module organization-store
  */
 import { randomUUID } from "node:crypto";
-import type { Membership, Organization, OrganizationStore } from "@latchkey/core/organizations";
+import type { Invitation, Membership, Organization, OrganizationStore } from "@latchkey/core/organizations";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /** What an organization store's setup hands the suite. */
@@ -67,6 +69,22 @@ export function runOrganizationStoreConformance(
         expect(await one.addMembership(membership(org, id, role, offset++))).toBe("added");
       return { org, ownerIds };
     }
+
+    /** An invitation of `org` (expiring in an hour unless said), its token hash made up. */
+    const invitation = (org: Organization, overrides: Partial<Invitation> = {}): Invitation => {
+      const createdAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+      return {
+        id: randomUUID(),
+        organizationId: org.id,
+        email: `${randomUUID().slice(0, 8)}@example.com`,
+        role: "admin",
+        invitedBy: "u-inviter",
+        tokenHash: randomUUID(),
+        createdAt,
+        expiresAt: new Date(createdAt.getTime() + 3600_000),
+        ...overrides,
+      };
+    };
 
     beforeAll(async () => {
       fixture = await setup();
@@ -196,6 +214,95 @@ export function runOrganizationStoreConformance(
       expect(owners.length).toBeGreaterThanOrEqual(1);
       expect(outcomes).toContain("last-owner");
       expect(outcomes.filter((x) => x === "updated" || x === "removed")).toHaveLength(9);
+    });
+
+    it("an invitation is found by its token's hash and listed on the other instance, oldest first; an organization that is not there takes none", async () => {
+      const [one, two] = fixture.stores;
+      const { org } = await made();
+      const first = invitation(org);
+      const second = invitation(org, { createdAt: new Date(first.createdAt.getTime() + 1000), role: "member" });
+      expect(await one.createInvitation(second)).toBe("created");
+      expect(await one.createInvitation(first)).toBe("created");
+      expect(await two.getInvitationByToken(first.tokenHash, new Date())).toEqual(first);
+      expect(await two.getInvitationByToken(randomUUID(), new Date())).toBeNull();
+      expect(await two.listInvitations(org.id, new Date())).toEqual([first, second]);
+      const { org: other } = await made();
+      expect(await two.listInvitations(other.id, new Date())).toEqual([]);
+      expect(await one.createInvitation(invitation(organization()))).toBe("missing");
+    });
+
+    it("rule: an expired invitation is neither found, listed nor accepted", async () => {
+      const [one, two] = fixture.stores;
+      const { org } = await made();
+      const made1 = invitation(org);
+      expect(await one.createInvitation(made1)).toBe("created");
+      const after = new Date(made1.expiresAt.getTime() + 1);
+      expect(await two.getInvitationByToken(made1.tokenHash, after)).toBeNull();
+      expect(await two.listInvitations(org.id, after)).toEqual([]);
+      expect(await two.acceptInvitation(made1.tokenHash, "u-late", after)).toBeNull();
+      expect(await one.getMembership(org.id, "u-late")).toBeNull();
+    });
+
+    it("rule: 50 accepts of one invitation at once from two instances, by one user and by others: exactly one joins, with the invitation's role", async () => {
+      const { org } = await made();
+      const sent = invitation(org, { role: "member" });
+      expect(await fixture.stores[0].createInvitation(sent)).toBe("created");
+      const now = new Date();
+      const users = Array.from({ length: 50 }, (_, i) => (i % 2 ? "u-invited" : `u-other-${i}`));
+      const outcomes = await Promise.all(
+        users.map((user, i) =>
+          (fixture.stores[i % 2] as OrganizationStore).acceptInvitation(sent.tokenHash, user, now),
+        ),
+      );
+      const winners = outcomes.flatMap((outcome, i) => (outcome ? [{ outcome, user: users[i] as string }] : []));
+      expect(winners).toHaveLength(1);
+      const [winner] = winners as [{ outcome: { outcome: string; invitation: Invitation }; user: string }];
+      expect(winner.outcome).toEqual({ outcome: "accepted", invitation: sent });
+      const members = await fixture.stores[1].listMembers(org.id);
+      expect(members.filter((m) => m.userId !== members[0]?.userId).map((m) => [m.userId, m.role])).toEqual([
+        [winner.user, "member"],
+      ]);
+      expect(await fixture.stores[1].getInvitationByToken(sent.tokenHash, new Date())).toBeNull();
+      expect(await fixture.stores[0].listInvitations(org.id, new Date())).toEqual([]);
+    });
+
+    it("an invitation accepted by a member is used up and changes nothing of their role", async () => {
+      const [one, two] = fixture.stores;
+      const user = `u-${randomUUID()}`;
+      const { org } = await made(1, { [user]: "member" });
+      const sent = invitation(org, { role: "admin" });
+      expect(await one.createInvitation(sent)).toBe("created");
+      expect(await two.acceptInvitation(sent.tokenHash, user, new Date())).toEqual({
+        outcome: "exists",
+        invitation: sent,
+      });
+      expect((await one.getMembership(org.id, user))?.role).toBe("member");
+      expect(await one.acceptInvitation(sent.tokenHash, user, new Date())).toBeNull();
+    });
+
+    it("rule: an invitation is revoked only through its own organization's id, and cannot be accepted after", async () => {
+      const [one, two] = fixture.stores;
+      const { org } = await made();
+      const { org: other } = await made();
+      const sent = invitation(org);
+      expect(await one.createInvitation(sent)).toBe("created");
+      expect(await two.deleteInvitation(other.id, sent.id)).toBeNull();
+      expect(await two.getInvitationByToken(sent.tokenHash, new Date())).toEqual(sent);
+      expect(await two.deleteInvitation(org.id, sent.id)).toEqual(sent);
+      expect(await one.deleteInvitation(org.id, sent.id)).toBeNull();
+      expect(await one.acceptInvitation(sent.tokenHash, "u-after", new Date())).toBeNull();
+      expect(await one.getMembership(org.id, "u-after")).toBeNull();
+    });
+
+    it("deleting an organization deletes its invitations", async () => {
+      const [one, two] = fixture.stores;
+      const { org } = await made();
+      const sent = invitation(org);
+      expect(await one.createInvitation(sent)).toBe("created");
+      expect(await one.deleteOrganization(org.id)).toBe(true);
+      expect(await two.getInvitationByToken(sent.tokenHash, new Date())).toBeNull();
+      expect(await two.acceptInvitation(sent.tokenHash, "u-after", new Date())).toBeNull();
+      expect(await two.listInvitations(org.id, new Date())).toEqual([]);
     });
   });
 }

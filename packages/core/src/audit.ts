@@ -13,6 +13,7 @@
  * | `account.linked`, `account.unlinked` | an account was linked to or unlinked from a user |
  * | `password.changed` | the application called {@link recordPasswordChange} |
  * | `secret.rotated` | the configuration's secrets changed (fingerprints only) |
+ * | `apikey.created`, `apikey.revoked`, `apikey.rotated` | an API key was made, revoked, or replaced by a new one (`@latchkey/core/api-keys`); `keyId` is its public id, never the key |
  * | `organization.created`, `organization.updated`, `organization.deleted`, `member.added`, `member.role-changed`, `member.removed` | an organization or its members changed (`@latchkey/core/organizations`); `userId` is who changed it |
  *
  * Events go to `events.audit` when the application sets it, and with `audit: { store: true }` to
@@ -32,16 +33,16 @@
  * ```
  * @module audit
  */
-import { MissingAdapterMethods } from "./errors.js";
-import { asRecorded, recordAudit } from "./lib/audit/index.js";
-import type { Env } from "./lib/config/index.js";
-import { resolveConfig } from "./lib/config/index.js";
-import type { AuditEventFilter, StoredAuditEvent } from "./shapes/audit.js";
-import type { AuthConfig } from "./types.js";
 
-export { UnknownUserSignin } from "./lib/audit/index.js";
+export {
+  type AuditFunctionOptions,
+  listAuditEvents,
+  recordPasswordChange,
+  UnknownUserSignin,
+} from "./lib/audit/index.js";
 export type {
   AccountEvent,
+  ApiKeyEvent,
   AuditEvent,
   AuditEventBase,
   AuditEventFilter,
@@ -59,72 +60,3 @@ export type {
   SignInSucceededEvent,
   StoredAuditEvent,
 } from "./shapes/audit.js";
-
-/** Options of the functions of this module. */
-export interface AuditFunctionOptions {
-  /** Fill unset options from this environment (`AUTH_SECRET`, ...), as framework packages do. */
-  env?: Env;
-}
-
-/**
- * Records that a user's password changed (Latchkey does not own passwords, so the application
- * says so). Pair it with `revokeUserSessions` (of `@latchkey/core/sessions` for database
- * sessions, `@latchkey/core/revocation` for JWT sessions) so the old password's sessions end.
- * Never throws for a failing store (logged).
- *
- * @example
- * ```ts
- * await db.users.setPasswordHash(user.id, await hashPassword(newPassword))
- * await recordPasswordChange(config, { userId: user.id, clientAddress: req.ip })
- * await revokeUserSessions(config, user.id, { reason: "password-changed" })
- * ```
- */
-export async function recordPasswordChange(
-  config: AuthConfig,
-  change: { userId: string; clientAddress?: string; sessionId?: string },
-  options: AuditFunctionOptions = {},
-): Promise<void> {
-  if (typeof change?.userId !== "string" || change.userId === "") {
-    throw new TypeError("recordPasswordChange: `userId` must be the user's id (a non-empty string)");
-  }
-  const resolved = resolveConfig(config, options.env);
-  await recordAudit(resolved, {
-    type: "password.changed",
-    at: new Date(),
-    userId: change.userId,
-    clientAddress: change.clientAddress,
-    sessionId: change.sessionId,
-  });
-}
-
-/**
- * The stored audit events matching `filter`, newest first (at most `filter.limit`, default 100,
- * never more than 1000). `identifier` and `userId` are read as the trail records them: an
- * identifier in any case or width (`Ada@Example.com`) finds the events of `ada@example.com`. Needs `audit.store` with a store that lists (`listAuditEvents`); for
- * operators' pages and tests, not for clients.
- *
- * @example
- * ```ts
- * const recent = await listAuditEvents(config, { userId: user.id, since: new Date(Date.now() - 86_400_000) })
- * ```
- */
-export async function listAuditEvents(
-  config: AuthConfig,
-  filter: AuditEventFilter = {},
-  options: AuditFunctionOptions = {},
-): Promise<StoredAuditEvent[]> {
-  for (const field of ["userId", "identifier", "type"] as const) {
-    if (filter[field] !== undefined && typeof filter[field] !== "string")
-      throw new TypeError(`listAuditEvents: \`filter.${field}\` must be a string`);
-  }
-  if (filter.since !== undefined && !(filter.since instanceof Date && Number.isFinite(filter.since.getTime())))
-    throw new TypeError("listAuditEvents: `filter.since` must be a valid Date");
-  const store = resolveConfig(config, options.env).audit?.store;
-  if (!store?.listAuditEvents) {
-    throw new MissingAdapterMethods(
-      "`listAuditEvents` needs `audit: { store }` with a store that has `listAuditEvents` (the SQL, Redis and memory adapters do).",
-    );
-  }
-  const limit = Math.min(1000, Math.max(1, Math.floor(filter.limit ?? 100)));
-  return await store.listAuditEvents({ ...asRecorded(filter), limit: Number.isFinite(limit) ? limit : 100 });
-}

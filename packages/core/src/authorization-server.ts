@@ -21,17 +21,12 @@
  * ```
  * @module authorization-server
  */
-import {
-  type AuthorizationServerOptions,
-  createAuthorizationServer,
-  type AuthorizationServer as Server,
-} from "./lib/authorization-server/index.js";
-import { revokeUserSessions } from "./sessions.js";
 
 export {
   type AuthorizationRecord,
   type AuthorizationRecordFilter,
   type AuthorizationRecordKind,
+  AuthorizationServer,
   type AuthorizationServerOptions,
   type AuthorizationStore,
   type AuthorizedApp,
@@ -55,25 +50,3 @@ export {
   type SigningAlgorithm,
   updateClient,
 } from "./lib/authorization-server/index.js";
-
-/** An authorization server: serve it with `ExpressAuthorizationServer(server)`, or `server.fetch(request)`. */
-export interface AuthorizationServer extends Server {}
-
-/**
- * Makes the authorization server (its options checked now: a mistake throws
- * `InvalidConfiguration` naming the option and its fix). Serve it with
- * `ExpressAuthorizationServer(server)` (`@latchkey/express`), or `server.fetch(request)`.
- *
- * @example
- * ```ts
- * const server = AuthorizationServer({
- *   issuer: "https://app.example",
- *   auth: config,
- *   store: SqlAuthorizationStore(db),    // @latchkey/sql-adapter
- *   scopes: ["openid", "profile", "email", "offline_access", "reports:read"],
- * })
- * ```
- */
-export function AuthorizationServer(options: AuthorizationServerOptions): Server {
-  return createAuthorizationServer(options, (auth, userId) => revokeUserSessions(auth, userId, { reason: "logout" }));
-}

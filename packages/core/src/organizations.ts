@@ -26,6 +26,9 @@
 export {
   builtInRoles,
   defineRoles,
+  type InvitationLimits,
+  type InvitationMail,
+  type InvitationOptions,
   type MemberView,
   MemoryOrganizationStore,
   ORGANIZATION_PERMISSIONS,
@@ -35,6 +38,7 @@ export {
   type OrganizationsApi,
   type OrganizationsOptions,
   OWNER,
+  type PendingInvitation,
   type Permission,
   type PermissionOf,
   type RoleDeclaration,
@@ -43,6 +47,7 @@ export {
 } from "./lib/organizations/index.js";
 export type { OrganizationEvent } from "./shapes/audit.js";
 export type {
+  Invitation,
   KeepOne,
   Membership,
   Organization,

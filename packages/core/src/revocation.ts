@@ -26,45 +26,12 @@
  * ```
  * @module revocation
  */
-import type { JWT } from "./jwt.js";
-import type { Env } from "./lib/config/index.js";
-import { MemoryRevocationStore, revocationOf, revokeOneJwtSession } from "./lib/session/index.js";
-import type { RevocationEntry, RevocationListener, RevocationOptions, RevocationStore } from "./shapes/revocation.js";
-import type { AuthConfig } from "./types.js";
 
-export {
-  MemoryRevocationStore,
-  type RevocationEntry,
-  type RevocationListener,
-  type RevocationOptions,
-  type RevocationStore,
-};
-
-/**
- * Revokes one JWT session on every instance sharing the store: each of its tokens, the re-issued
- * ones included, reads as signed out from now on. `target` is the session's id (`sid`, as the
- * `jwt` and `session` callbacks see it), its decoded claims, or a session token (the cookie's
- * value). Resolves once the store has it; rejects with `SignOutError` when the store does not
- * confirm it within `timeout` (then nothing was revoked, on any instance, and `session.revoke-failed`
- * is recorded: retry).
- *
- * @example
- * ```ts
- * // "sign out this device" from a list of the user's sessions
- * await revokeJwtSession(config, sessionId)
- * ```
- */
-export async function revokeJwtSession(
-  config: AuthConfig,
-  target: string | JWT,
-  options: { env?: Env } = {},
-): Promise<void> {
-  await revokeOneJwtSession(revocationOf(config, options.env), target);
-}
-
+export { MemoryRevocationStore, revokeJwtSession } from "./lib/session/index.js";
 /**
  * `revokeUserSessions` of `@latchkey/core/sessions`, the same function: every session of a user,
  * JWT sessions (with `session.revocation`: every session begun before now, on every instance) and
  * database sessions (deleted) alike.
  */
 export { revokeUserSessions } from "./sessions.js";
+export type { RevocationEntry, RevocationListener, RevocationOptions, RevocationStore } from "./shapes/revocation.js";

@@ -6,7 +6,7 @@
  */
 import type { AuthConfig } from "@latchkey/core";
 import { setEnvDefaults } from "@latchkey/core";
-import { withEnvDefaults } from "@latchkey/core/internal";
+import { shellConfig } from "@latchkey/core/internal";
 
 type Env = Record<string, string | undefined>;
 
@@ -42,14 +42,16 @@ const prepared = new WeakSet<AuthConfig>();
 function hasSecret(config: AuthConfig): boolean {
   return Array.isArray(config.secret) ? config.secret.length > 0 : !!config.secret;
 }
-const copies = new WeakMap<AuthConfig, AuthConfig>();
 
 /**
- * Prepares an application's configuration as `next-auth` does, on the object itself: the base
- * path (`AUTH_URL`'s path, else `/api/auth`) and the environment's defaults (`setEnvDefaults`:
- * the secret, `trustHost`, the providers' ids and secrets) are written to it, once per object.
- * The same object then works with the core's server-side functions (`secondFactorStatus(config,
- * ...)`, the sessions API), as it does with `next-auth`. A frozen object is copied instead.
+ * The configuration `NextAuth` hands to the core, the way every shell does (core's
+ * `shellConfig`): the application's own object. It is first prepared as `next-auth` prepares it,
+ * on the object itself: the base path (`AUTH_URL`'s path, else `/api/auth`) and the environment's
+ * defaults (`setEnvDefaults`: the secret, `trustHost`, the providers' ids and secrets) are written
+ * to it, once per object, so that the same object works with the core's server-side functions
+ * (`secondFactorStatus(config, ...)`, the sessions API) as it does with `next-auth`. A frozen
+ * object cannot be written to: `shellConfig` gives one copy of it with the base path filled, the
+ * same application (its secret), whose environment the core reads at each use (`nextEnv`).
  *
  * @example
  * ```ts
@@ -60,21 +62,19 @@ export function nextConfig(config: AuthConfig): AuthConfig {
   // Prepared again while it has no secret: NextAuth() prepares the object when the module loads,
   // and an environment filled after that (tests, a late dotenv) is read at the next use.
   if (prepared.has(config) && hasSecret(config)) return config;
-  const copied = copies.get(config);
-  if (copied && hasSecret(copied)) return copied;
   // Without its trailing slash ("/api/auth/" is "/api/auth"), as the core resolves it: the paths
   // built from it here (the internal requests of auth() and the server actions, the sign-in page,
   // the proxy's own actions) must be the ones the pipeline parses.
   const basePath = config.basePath?.replace(/(?<=.)\/+$/, "") || envBasePath() || "/api/auth";
-  try {
-    config.basePath = basePath;
-    setEnvDefaults(nextEnv, config, true);
-    prepared.add(config);
-    return config;
-  } catch (e) {
-    if (!(e instanceof TypeError) || !Object.isFrozen(config)) throw e;
-    const copy = withEnvDefaults(nextEnv, { ...config, basePath });
-    copies.set(config, copy);
-    return copy;
+  if (Object.isExtensible(config) && !Object.isFrozen(config)) {
+    try {
+      config.basePath = basePath;
+      setEnvDefaults(nextEnv, config, true);
+      prepared.add(config);
+    } catch (e) {
+      // a read-only property (a sealed object, a getter): handed over as a frozen one is
+      if (!(e instanceof TypeError)) throw e;
+    }
   }
+  return shellConfig(config, { basePath });
 }

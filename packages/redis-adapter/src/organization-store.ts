@@ -2,12 +2,13 @@
  * Organizations and their members in Redis, for instances that share one.
  * @module organization-store
  */
-import type { Membership, Organization, OrganizationStore } from "@latchkey/core/organizations";
+import type { Invitation, Membership, Organization, OrganizationStore } from "@latchkey/core/organizations";
 import type { RedisLike } from "./client.js";
 
 // Keys under the prefix: o:<id> the organization (JSON), s:<slug> its id, m:<id> a hash of its
-// members (user id → JSON), u:<user> the set of the user's organizations. Every script takes the
-// prefix as ARGV[1] and computes its keys.
+// members (user id → JSON), u:<user> the set of the user's organizations, i:<token hash> an
+// invitation (JSON, expiring with it), n:<id> a hash of the organization's invitations (invitation
+// id → token hash). Every script takes the prefix as ARGV[1] and computes its keys.
 
 // ARGV: prefix, organization JSON, id, slug, owner's user id, owner's membership JSON.
 const CREATE = `
@@ -44,6 +45,8 @@ if not stored then return 0 end
 redis.call('DEL', p .. 's:' .. cjson.decode(stored).slug, p .. 'o:' .. ARGV[2])
 for _, user in ipairs(redis.call('HKEYS', p .. 'm:' .. ARGV[2])) do redis.call('SREM', p .. 'u:' .. user, ARGV[2]) end
 redis.call('DEL', p .. 'm:' .. ARGV[2])
+for _, token in ipairs(redis.call('HVALS', p .. 'n:' .. ARGV[2])) do redis.call('DEL', p .. 'i:' .. token) end
+redis.call('DEL', p .. 'n:' .. ARGV[2])
 return 1`;
 // ARGV: prefix, user id. Answers the user's membership JSONs, dropping organizations that are gone.
 const MEMBERSHIPS = `
@@ -91,6 +94,48 @@ redis.call('HDEL', p .. 'm:' .. org, user)
 redis.call('SREM', p .. 'u:' .. user, org)
 return 'removed'`;
 
+// ARGV: prefix, organization id, invitation id, token hash, invitation JSON, milliseconds to live.
+const INVITE = `
+local p = ARGV[1]
+if redis.call('EXISTS', p .. 'o:' .. ARGV[2]) == 0 then return 'missing' end
+redis.call('SET', p .. 'i:' .. ARGV[4], ARGV[5], 'PX', ARGV[6])
+redis.call('HSET', p .. 'n:' .. ARGV[2], ARGV[3], ARGV[4])
+return 'created'`;
+// ARGV: prefix, organization id. Answers the invitation JSONs, dropping those that expired.
+const INVITATIONS = `
+local p = ARGV[1]
+local found = {}
+local all = redis.call('HGETALL', p .. 'n:' .. ARGV[2])
+for i = 1, #all, 2 do
+  local stored = redis.call('GET', p .. 'i:' .. all[i + 1])
+  if stored then table.insert(found, stored) else redis.call('HDEL', p .. 'n:' .. ARGV[2], all[i]) end
+end
+return found`;
+// ARGV: prefix, organization id, invitation id. Answers the deleted invitation's JSON.
+const UNINVITE = `
+local p = ARGV[1]
+local token = redis.call('HGET', p .. 'n:' .. ARGV[2], ARGV[3])
+if not token then return false end
+redis.call('HDEL', p .. 'n:' .. ARGV[2], ARGV[3])
+local stored = redis.call('GET', p .. 'i:' .. token)
+redis.call('DEL', p .. 'i:' .. token)
+return stored`;
+// ARGV: prefix, token hash, user id, now (epoch milliseconds). Answers { outcome, invitation JSON }.
+const ACCEPT = `
+local p, token, user, now = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local stored = redis.call('GET', p .. 'i:' .. token)
+if not stored then return false end
+local invitation = cjson.decode(stored)
+if invitation.expiresAt <= now then return false end
+local org = invitation.organizationId
+redis.call('DEL', p .. 'i:' .. token)
+redis.call('HDEL', p .. 'n:' .. org, invitation.id)
+if redis.call('EXISTS', p .. 'o:' .. org) == 0 then return false end
+local member = cjson.encode({ organizationId = org, userId = user, role = invitation.role, createdAt = now })
+if redis.call('HSETNX', p .. 'm:' .. org, user, member) == 0 then return { 'exists', stored } end
+redis.call('SADD', p .. 'u:' .. user, org)
+return { 'accepted', stored }`;
+
 interface StoredOrganization {
   id: string;
   name: string;
@@ -125,6 +170,23 @@ const stored = (m: Membership) =>
     role: m.role,
     createdAt: m.createdAt.getTime(),
   });
+function invitationOf(stored: unknown): Invitation | null {
+  if (typeof stored !== "string") return null;
+  const value = JSON.parse(stored) as Omit<Invitation, "createdAt" | "expiresAt"> & {
+    createdAt: number;
+    expiresAt: number;
+  };
+  return {
+    id: value.id,
+    organizationId: value.organizationId,
+    email: value.email,
+    role: value.role,
+    invitedBy: value.invitedBy,
+    tokenHash: value.tokenHash,
+    createdAt: new Date(value.createdAt),
+    expiresAt: new Date(value.expiresAt),
+  };
+}
 const oldestFirst = (list: Membership[], tie: (m: Membership) => string) =>
   list.sort(
     (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (tie(a) < tie(b) ? -1 : tie(a) > tie(b) ? 1 : 0),
@@ -220,6 +282,40 @@ export function RedisOrganizationStore(
         | "changed"
         | "missing"
         | "last-owner";
+    },
+    async createInvitation(invitation) {
+      const json = JSON.stringify({
+        ...invitation,
+        createdAt: invitation.createdAt.getTime(),
+        expiresAt: invitation.expiresAt.getTime(),
+      });
+      const ttl = Math.max(1, invitation.expiresAt.getTime() - Date.now());
+      return (await text(INVITE, invitation.organizationId, invitation.id, invitation.tokenHash, json, String(ttl))) as
+        | "created"
+        | "missing";
+    },
+    async getInvitationByToken(tokenHash, now) {
+      const found = invitationOf(
+        await client.eval("return redis.call('GET', ARGV[1] .. 'i:' .. ARGV[2])", 0, p, tokenHash),
+      );
+      return found && found.expiresAt > now ? found : null;
+    },
+    async listInvitations(organizationId, now) {
+      const all = await client.eval(INVITATIONS, 0, p, organizationId);
+      return (Array.isArray(all) ? all : [])
+        .map((stored) => invitationOf(String(stored)) as Invitation)
+        .filter((invitation) => invitation.expiresAt > now)
+        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    },
+    async deleteInvitation(organizationId, id) {
+      return invitationOf(await client.eval(UNINVITE, 0, p, organizationId, id));
+    },
+    async acceptInvitation(tokenHash, userId, now) {
+      const answer = await client.eval(ACCEPT, 0, p, tokenHash, userId, String(now.getTime()));
+      if (!Array.isArray(answer)) return null;
+      const invitation = invitationOf(String(answer[1]));
+      if (!invitation) return null;
+      return { outcome: String(answer[0]) === "accepted" ? "accepted" : "exists", invitation };
     },
   };
 }

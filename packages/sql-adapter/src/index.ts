@@ -38,6 +38,7 @@ import {
   tableNames,
 } from "./schema.js";
 
+export { SqlApiKeyStore } from "./api-key-store.js";
 export { SqlAuthorizationStore } from "./authorization-store.js";
 export { openDatabase } from "./open.js";
 export { SqlOrganizationStore } from "./organization-store.js";

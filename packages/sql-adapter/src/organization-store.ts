@@ -3,7 +3,7 @@
  * shared by every instance of an application.
  * @module organization-store
  */
-import type { KeepOne, Membership, Organization, OrganizationStore } from "@latchkey/core/organizations";
+import type { Invitation, KeepOne, Membership, Organization, OrganizationStore } from "@latchkey/core/organizations";
 import { sql, type Transaction } from "kysely";
 import { type AnyKysely, dialectOf, isDriverError, type SqlOptions, tableNames } from "./schema.js";
 
@@ -19,6 +19,17 @@ interface MemberRow {
   userId: string;
   role: string;
   createdAt: number | string | bigint;
+}
+
+interface InvitationRow {
+  id: string;
+  organizationId: string;
+  email: string;
+  role: string;
+  invitedBy: string;
+  tokenHash: string;
+  createdAt: number | string | bigint;
+  expiresAt: number | string | bigint;
 }
 
 const UNIQUE = { postgres: "23505", mysql: "ER_DUP_ENTRY", errno: 1062, sqlite: /UNIQUE constraint failed/i };
@@ -37,9 +48,20 @@ const membershipOf = (row: MemberRow): Membership => ({
   createdAt: new Date(Number(row.createdAt)),
 });
 
+const invitationOf = (row: InvitationRow): Invitation => ({
+  id: row.id,
+  organizationId: row.organizationId,
+  email: row.email,
+  role: row.role,
+  invitedBy: row.invitedBy,
+  tokenHash: row.tokenHash,
+  createdAt: new Date(Number(row.createdAt)),
+  expiresAt: new Date(Number(row.expiresAt)),
+});
+
 /**
- * An `OrganizationStore` (`@latchkey/core/organizations`) in the tables `organizations` and
- * `organization_members`, which `migrate` (`npx latchkey migrate <url>`) creates: for an
+ * An `OrganizationStore` (`@latchkey/core/organizations`) in the tables `organizations`,
+ * `organization_members` and `organization_invitations`, which `migrate` (`npx latchkey migrate <url>`) creates: for an
  * application whose instances share a SQL database (PostgreSQL, MySQL/MariaDB, SQLite). Each
  * method is one transaction. A role change or a removal first writes the organization's row (a
  * row lock on PostgreSQL and MySQL, the database's write lock on SQLite), so that the changes of
@@ -60,7 +82,7 @@ export function SqlOrganizationStore(db: AnyKysely, options: SqlOptions = {}): O
     work().catch((error: unknown) => {
       if (!isDriverError(error, NO_TABLE)) throw error;
       throw new Error(
-        `@latchkey/sql-adapter: SqlOrganizationStore needs the tables ${t.organizations} and ${t.organizationMembers}: run \`npx latchkey migrate <database-url>\` (@latchkey/cli) or \`migrate(db)\``,
+        `@latchkey/sql-adapter: SqlOrganizationStore needs the tables ${t.organizations}, ${t.organizationMembers} and ${t.organizationInvitations}: run \`npx latchkey migrate <database-url>\` (@latchkey/cli) or \`migrate(db)\``,
         { cause: error },
       );
     });
@@ -183,6 +205,7 @@ export function SqlOrganizationStore(db: AnyKysely, options: SqlOptions = {}): O
             .where("id", "=", id)
             .executeTakeFirstOrThrow();
           await trx.deleteFrom(t.organizationMembers).where("organizationId", "=", id).execute();
+          await trx.deleteFrom(t.organizationInvitations).where("organizationId", "=", id).execute();
           return Number(numDeletedRows) > 0;
         };
         return dialect === "sqlite" ? work(db) : db.transaction().execute(work);
@@ -292,6 +315,128 @@ export function SqlOrganizationStore(db: AnyKysely, options: SqlOptions = {}): O
             .where("userId", "=", userId)
             .execute();
           return "removed";
+        });
+      }),
+    createInvitation: (invitation) =>
+      guarded(async () => {
+        // Expired invitations go as new ones come: the table holds what can still be accepted.
+        await db.deleteFrom(t.organizationInvitations).where("expiresAt", "<=", Date.now()).execute();
+        const row = {
+          ...invitation,
+          createdAt: invitation.createdAt.getTime(),
+          expiresAt: invitation.expiresAt.getTime(),
+        };
+        if (dialect === "sqlite") {
+          // One statement: the row is added only while the organization exists.
+          const { numAffectedRows } = await sql`insert into ${sql.table(t.organizationInvitations)}
+            ("id", "organizationId", "email", "role", "invitedBy", "tokenHash", "createdAt", "expiresAt")
+            select ${row.id}, ${row.organizationId}, ${row.email}, ${row.role}, ${row.invitedBy}, ${row.tokenHash},
+            ${row.createdAt}, ${row.expiresAt}
+            where exists (select 1 from ${sql.table(t.organizations)} where "id" = ${row.organizationId})`.execute(db);
+          return Number(numAffectedRows ?? 0) === 1 ? "created" : "missing";
+        }
+        return db.transaction().execute(async (trx) => {
+          if (!(await lockOrganization(trx, invitation.organizationId))) return "missing";
+          await trx.insertInto(t.organizationInvitations).values(row).execute();
+          return "created";
+        });
+      }),
+    getInvitationByToken: (tokenHash, now) =>
+      guarded(async () => {
+        const row = await db
+          .selectFrom(t.organizationInvitations)
+          .selectAll()
+          .where("tokenHash", "=", tokenHash)
+          .where("expiresAt", ">", now.getTime())
+          .executeTakeFirst();
+        return row ? invitationOf(row as InvitationRow) : null;
+      }),
+    listInvitations: (organizationId, now) =>
+      guarded(async () =>
+        (
+          await db
+            .selectFrom(t.organizationInvitations)
+            .selectAll()
+            .where("organizationId", "=", organizationId)
+            .where("expiresAt", ">", now.getTime())
+            .orderBy("createdAt")
+            .orderBy("id")
+            .execute()
+        ).map((row) => invitationOf(row as InvitationRow)),
+      ),
+    deleteInvitation: (organizationId, id) =>
+      guarded(async () => {
+        const work = async (trx: AnyKysely) => {
+          const row = await trx
+            .selectFrom(t.organizationInvitations)
+            .selectAll()
+            .where("organizationId", "=", organizationId)
+            .where("id", "=", id)
+            .$call((q) => (dialect === "sqlite" ? q : q.forUpdate()))
+            .executeTakeFirst();
+          if (!row) return null;
+          const { numDeletedRows } = await trx
+            .deleteFrom(t.organizationInvitations)
+            .where("organizationId", "=", organizationId)
+            .where("id", "=", id)
+            .executeTakeFirstOrThrow();
+          return Number(numDeletedRows) === 1 ? invitationOf(row as InvitationRow) : null;
+        };
+        return dialect === "sqlite" ? work(db) : db.transaction().execute(work);
+      }),
+    acceptInvitation: (tokenHash, userId, now) =>
+      guarded(async () => {
+        const membershipRow = (invitation: Invitation) => ({
+          organizationId: invitation.organizationId,
+          userId,
+          role: invitation.role,
+          createdAt: now.getTime(),
+        });
+        if (dialect === "sqlite") {
+          // The delete decides: of many accepts at once, one deletes the row. A failure before the
+          // member is added leaves an invitation used up, never a member nobody invited.
+          const deleted = await sql<InvitationRow>`delete from ${sql.table(t.organizationInvitations)}
+            where "tokenHash" = ${tokenHash} and "expiresAt" > ${now.getTime()} returning *`.execute(db);
+          const row = deleted.rows[0];
+          if (!row) return null;
+          const invitation = invitationOf(row);
+          const member = membershipRow(invitation);
+          const { numAffectedRows } = await sql`insert into ${sql.table(t.organizationMembers)}
+            ("organizationId", "userId", "role", "createdAt")
+            select ${member.organizationId}, ${member.userId}, ${member.role}, ${member.createdAt}
+            where exists (select 1 from ${sql.table(t.organizations)} where "id" = ${member.organizationId})
+            on conflict do nothing`.execute(db);
+          if (Number(numAffectedRows ?? 0) === 1) return { outcome: "accepted" as const, invitation };
+          return (await roleOf(db, member.organizationId, userId)) === undefined
+            ? null
+            : { outcome: "exists" as const, invitation };
+        }
+        // The organization's row first, then the invitation's: the order every change of an
+        // organization takes its locks in, so that an accept and a deletion never wait on each other.
+        const seen = await db
+          .selectFrom(t.organizationInvitations)
+          .select("organizationId")
+          .where("tokenHash", "=", tokenHash)
+          .executeTakeFirst();
+        if (!seen) return null;
+        return db.transaction().execute(async (trx) => {
+          if (!(await lockOrganization(trx, seen.organizationId as string))) return null;
+          const row = await trx
+            .selectFrom(t.organizationInvitations)
+            .selectAll()
+            .where("tokenHash", "=", tokenHash)
+            .where("expiresAt", ">", now.getTime())
+            .forUpdate()
+            .executeTakeFirst();
+          if (!row) return null;
+          const { numDeletedRows } = await trx
+            .deleteFrom(t.organizationInvitations)
+            .where("tokenHash", "=", tokenHash)
+            .executeTakeFirstOrThrow();
+          if (Number(numDeletedRows) !== 1) return null;
+          const invitation = invitationOf(row as InvitationRow);
+          const added = await insertOnce(trx, t.organizationMembers, membershipRow(invitation));
+          return { outcome: Number(added.numInsertedOrUpdatedRows ?? 0) === 1 ? "accepted" : "exists", invitation };
         });
       }),
   };

@@ -47,6 +47,10 @@ export interface TableNames {
   organizations: string;
   /** Their members, one row per member (`SqlOrganizationStore`). @default "organization_members" */
   organizationMembers: string;
+  /** Invitations to join them, one row per invitation (`SqlOrganizationStore`). @default "organization_invitations" */
+  organizationInvitations: string;
+  /** API keys, one row per key, kept as a keyed hash (`SqlApiKeyStore`). @default "api_keys" */
+  apiKeys: string;
 }
 
 /** The default table names. */
@@ -64,6 +68,8 @@ export const defaultTableNames: Readonly<TableNames> = Object.freeze({
   authorizationRecords: "authorization_records",
   organizations: "organizations",
   organizationMembers: "organization_members",
+  organizationInvitations: "organization_invitations",
+  apiKeys: "api_keys",
 });
 
 /** Options shared by `SqlAdapter` and `migrate`. */
@@ -617,6 +623,7 @@ export async function migrate(db: AnyKysely, options: MigrateOptions = {}): Prom
   await migrateRevocations(db, t.revocations, type, done);
   await migrateAuthorizationRecords(db, t.authorizationRecords, type, done);
   await migrateOrganizations(db, t, type, done);
+  await migrateApiKeys(db, t.apiKeys, type, done);
   if (dialect === "mysql") await widenTextColumns(db, t, done);
   if (dialect === "postgres") await migrateChangeTriggers(db, t, options.channel ?? DEFAULT_CHANNEL, done);
   return done;
@@ -772,8 +779,11 @@ async function migrateAuthorizationRecords(
 
 /**
  * The tables of `SqlOrganizationStore`, created when missing: `organizations` (`id`, `name`, a
- * unique `slug`, `createdAt` in epoch milliseconds) and `organization_members` (keyed by
- * (`organizationId`, `userId`), with `role` and `createdAt`, indexed by `userId`).
+ * unique `slug`, `createdAt` in epoch milliseconds), `organization_members` (keyed by
+ * (`organizationId`, `userId`), with `role` and `createdAt`, indexed by `userId`) and
+ * `organization_invitations` (keyed by `id`, a unique `tokenHash`, with `organizationId`, `email`,
+ * `role`, `invitedBy`, `createdAt` and `expiresAt` in epoch milliseconds, indexed by
+ * `organizationId` and `expiresAt`).
  */
 async function migrateOrganizations(db: AnyKysely, t: TableNames, type: ColumnTypes, done: string[]): Promise<void> {
   const dialect = dialectOf(db);
@@ -801,6 +811,68 @@ async function migrateOrganizations(db: AnyKysely, t: TableNames, type: ColumnTy
     done.push(`created table ${t.organizationMembers}`);
   }
   await addMissingIndexes(db, t.organizationMembers, [["userId", "user_idx"]], done);
+  if (!tables.has(t.organizationInvitations)) {
+    await db.schema
+      .createTable(t.organizationInvitations)
+      .addColumn("id", sql.raw(type.key), (col) => col.primaryKey())
+      .addColumn("organizationId", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("email", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("role", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("invitedBy", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("tokenHash", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("createdAt", sql.raw(type.bigint), (col) => col.notNull())
+      .addColumn("expiresAt", sql.raw(type.bigint), (col) => col.notNull())
+      .addUniqueConstraint(`${t.organizationInvitations}_token_key`, ["tokenHash"])
+      .execute();
+    done.push(`created table ${t.organizationInvitations}`);
+  }
+  await addMissingIndexes(
+    db,
+    t.organizationInvitations,
+    [
+      ["organizationId", "organization_idx"],
+      ["expiresAt", "expires_idx"],
+    ],
+    done,
+  );
+}
+
+/**
+ * The table of `SqlApiKeyStore`, created when missing: one row per key, keyed by its public `id`;
+ * `hash` (the key's HMAC, never the key), `name`, `userId`, `organizationId` (null for a user's
+ * own key), `scopes` (JSON text), the times `createdAt`, `expiresAt`, `lastUsedAt`, `revokedAt` in
+ * epoch milliseconds (null when unset), and the key's limit (`rateLimitMax`, `rateLimitWindow` in
+ * seconds; null without one). Indexed by `userId` and `organizationId`, what lists ask by.
+ */
+async function migrateApiKeys(db: AnyKysely, table: string, type: ColumnTypes, done: string[]): Promise<void> {
+  const dialect = dialectOf(db);
+  if (!(await existingNames(db, dialect, "table")).has(table)) {
+    await db.schema
+      .createTable(table)
+      .addColumn("id", sql.raw(type.key), (col) => col.primaryKey())
+      .addColumn("hash", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("name", sql.raw(type.text), (col) => col.notNull())
+      .addColumn("userId", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("organizationId", sql.raw(type.key))
+      .addColumn("scopes", sql.raw(type.text), (col) => col.notNull())
+      .addColumn("createdAt", sql.raw(type.bigint), (col) => col.notNull())
+      .addColumn("expiresAt", sql.raw(type.bigint))
+      .addColumn("lastUsedAt", sql.raw(type.bigint))
+      .addColumn("revokedAt", sql.raw(type.bigint))
+      .addColumn("rateLimitMax", sql.raw(type.bigint))
+      .addColumn("rateLimitWindow", sql.raw(type.bigint))
+      .execute();
+    done.push(`created table ${table}`);
+  }
+  await addMissingIndexes(
+    db,
+    table,
+    [
+      ["userId", "user_idx"],
+      ["organizationId", "organization_idx"],
+    ],
+    done,
+  );
 }
 
 /** Creates each missing one-column index `<table>_<suffix>` of `indexes` ([column, suffix]), noting it in `done`. */

@@ -153,7 +153,7 @@ for (const { dialect, label, up } of dialects) {
       await database?.drop();
     });
 
-    it("migrate creates the thirteen tables and nineteen indexes, then nothing on a second run", async () => {
+    it("migrate creates the fifteen tables and twenty-three indexes, then nothing on a second run", async () => {
       expect(database.migrated.filter((line) => line.startsWith("created table"))).toEqual([
         "created table users",
         "created table accounts",
@@ -168,6 +168,8 @@ for (const { dialect, label, up } of dialects) {
         "created table authorization_records",
         "created table organizations",
         "created table organization_members",
+        "created table organization_invitations",
+        "created table api_keys",
       ]);
       expect(database.migrated.filter((line) => line.includes("index"))).toEqual([
         "created unique index users_email_key on users (email)",
@@ -189,6 +191,10 @@ for (const { dialect, label, up } of dialects) {
         "created index authorization_records_grant_idx on authorization_records (grantId)",
         "created index authorization_records_expires_idx on authorization_records (expiresAt)",
         "created index organization_members_user_idx on organization_members (userId)",
+        "created index organization_invitations_organization_idx on organization_invitations (organizationId)",
+        "created index organization_invitations_expires_idx on organization_invitations (expiresAt)",
+        "created index api_keys_user_idx on api_keys (userId)",
+        "created index api_keys_organization_idx on api_keys (organizationId)",
       ]);
       expect(await migrate(database.db)).toEqual([]);
     });

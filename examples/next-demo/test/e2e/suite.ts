@@ -9,7 +9,7 @@
  *
  * Without /usr/bin/chromium the suite is skipped with a notice, unless CI is set: then it fails.
  */
-import { rawRequest } from "@latchkey/adapter-test/hostile-hosts";
+import { type RawAnswer, rawRequest } from "@latchkey/adapter-test/hostile-hosts";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -22,6 +22,9 @@ import { appDirs, buildDemo, type NextDemo, startNextDemo } from "../support.js"
 
 /** A test's own limit: a few page loads of a production build, on a machine shared with other tests. */
 const STEP = 120_000;
+
+/** The attacker's host, named in every hostile header. */
+const EVIL = "evil.example";
 
 export function nextDemoSuite(major: 15 | 16): void {
   const runs = browserSuiteRuns(`next-demo (Next.js ${major}) e2e`);
@@ -109,6 +112,209 @@ export function nextDemoSuite(major: 15 | 16): void {
   /** Waits until the browser of `page` is signed out (the revocation reaches this server), or fails with what it saw. */
   async function signedOutSoon(page: Page): Promise<void> {
     await expect.poll(() => whoIsSignedIn(page), { timeout: 10_000, interval: 200 }).toBe("You are not signed in.");
+  }
+
+  // Hostile hosts on the password-account Server Actions (issue 34 item 2): the helpers of the
+  // two attack tests below.
+
+  /** One message the demo's SMTP server caught, as its mail catcher lists it. */
+  interface Caught {
+    id: number;
+    to: string[];
+    text: string;
+    html: string;
+  }
+
+  /** Everything the demo's SMTP server still holds (its last 50), newest first, from the catcher's JSON the start script names. */
+  async function caught(): Promise<Caught[]> {
+    const source = /the same as JSON \(text and HTML parts included\) at (http:\S+)/.exec(demo.output())?.[1];
+    expect(source, "the start script names its mail catcher's JSON").toBeDefined();
+    return (await (await fetch(source as string)).json()) as Caught[];
+  }
+
+  /** The number of the newest message caught (0 before any). */
+  const lastMail = async () => (await caught())[0]?.id ?? 0;
+
+  /** The messages to `address` caught after message number `since`. */
+  const mailSince = async (address: string, since: number) =>
+    (await caught()).filter((m) => m.id > since && m.to.includes(address));
+
+  /** Every link of `mail` (text and HTML parts) is on the demo's AUTH_URL origin, and the attacker's host is nowhere in it. */
+  function linksOnlyHome(mail: Caught, what: string): void {
+    const whole = `${mail.text}\n${mail.html}`;
+    const links = [...whole.matchAll(/https?:\/\/[^\s<>"'&]+/g)].map((m) => m[0]);
+    expect(links.length, what).toBeGreaterThan(0);
+    for (const link of links) expect(new URL(link).origin, what).toBe(demo.url);
+    expect(whole, what).not.toContain(EVIL);
+  }
+
+  /** A Server Action's request as the browser sent it: what an attacker copies from his own browser to replay. */
+  interface RecordedAction {
+    path: string;
+    headers: Record<string, string>;
+    body: string;
+    /** The address typed in the form (each replay puts its own in its place). */
+    typed: string;
+  }
+
+  /** The request the form `form` of the page `path` sends, filled with `fields` (`email` among them); and what the page then shows. */
+  async function recordAction(
+    path: string,
+    form: string,
+    fields: Record<string, string>,
+  ): Promise<{ action: RecordedAction; page: Page }> {
+    const page = await freshPage();
+    await page.goto(`${demo.url}${path}`);
+    for (const [name, value] of Object.entries(fields)) await page.fill(`${form} input[name="${name}"]`, value);
+    const sent = page.waitForRequest((r) => r.method() === "POST" && new URL(r.url()).pathname === path);
+    await page.click(`${form} button`);
+    const request = await sent;
+    // The browser's headers but those the HTTP client writes itself (the length, compression).
+    const { "content-length": _, "accept-encoding": __, ...headers } = await request.allHeaders();
+    return { action: { path, headers, body: request.postData() ?? "", typed: fields.email ?? "" }, page };
+  }
+
+  /** The action posted again over raw HTTP for `address`, the attacker's `headers` over the browser's (`undefined` drops one). */
+  function replay(action: RecordedAction, address: string, headers: Record<string, string | undefined>) {
+    return rawRequest(
+      `${demo.url}${action.path}`,
+      "POST",
+      sentHeaders(action, headers),
+      action.body.replaceAll(action.typed, address),
+    );
+  }
+
+  /** The headers a replay of `action` with the attacker's `headers` sends. */
+  function sentHeaders(action: RecordedAction, headers: Record<string, string | undefined>): Record<string, string> {
+    const sent: Record<string, string> = {};
+    for (const [name, value] of Object.entries({ ...action.headers, ...headers }))
+      if (value !== undefined) sent[name] = value;
+    return sent;
+  }
+
+  /** What a client reads of an action's answer: its status, its redirect, the cookies it sets (names), its result when it stays on the page. */
+  function answerOf(answer: Pick<RawAnswer, "status" | "headers" | "body">): string {
+    const redirect = answer.headers["x-action-redirect"];
+    const cookies = [answer.headers["set-cookie"] ?? []]
+      .flat()
+      .flatMap((line) => line.split("\n"))
+      .map((line) => line.split("=")[0])
+      .sort();
+    return `${answer.status} ${redirect ?? "(no redirect)"} [${cookies.join(" ")}] ${redirect ? "" : answer.body}`;
+  }
+
+  /**
+   * Who refused an action answered 500: the error the demo logged under the answer's digest,
+   * Next.js's own check ("Invalid Server Actions request": the `Origin` must name the host it
+   * sees) or Latchkey's (`MissingCSRF`). Anything else is returned as it was logged.
+   */
+  async function refusedBy(answer: Pick<RawAnswer, "status" | "body">, what: string): Promise<string> {
+    expect(answer.status, `${what}: ${answer.body.slice(0, 300)}`).toBe(500);
+    // The answer's digest; Next.js 15 adds its error code ("@E80"), which the log leaves out.
+    const digest = /E\{"digest":"([^"@]+)/.exec(answer.body)?.[1];
+    expect(digest, `${what}: ${answer.body.slice(0, 300)}`).toBeDefined();
+    const mark = `digest: '${digest}'`;
+    await expect.poll(() => demo.output().includes(mark), { timeout: 10_000, interval: 100 }).toBe(true);
+    // The logged error: from Next.js's "⨯" that opens it to its digest.
+    const before = demo.output().slice(0, demo.output().indexOf(mark));
+    const error = before.slice(before.lastIndexOf("⨯"));
+    if (error.includes("Invalid Server Actions request.")) return "Next.js";
+    if (error.includes("type: 'MissingCSRF'")) return "Latchkey";
+    return error;
+  }
+
+  /**
+   * Whether a Server Action sent with `headers` runs: Next.js runs it only when the `Origin`'s
+   * host is the host it sees (`X-Forwarded-Host`, else `Host`); Latchkey only from AUTH_URL's
+   * origin, or without an `Origin` from a browser that says `Sec-Fetch-Site: same-origin`.
+   * Neither reads `Forwarded`.
+   */
+  function actionRuns(headers: Record<string, string>): boolean {
+    const real = new URL(demo.url).host;
+    if (headers.origin === undefined) return headers["sec-fetch-site"] === "same-origin";
+    // Without a `Host` of its own (a route's headers may lack it), one is sent with the URL's.
+    return headers.origin === demo.url && (headers["x-forwarded-host"] ?? headers.host ?? real) === real;
+  }
+
+  /**
+   * One attacker's request for `address` judged: an action that runs answers as the honest request
+   * did (`honest`, when given), and every message it mails `address` links only to AUTH_URL's origin (a fresh
+   * address, `mails`, must get one; an account's may be past its hourly budget); a refused one is
+   * refused by Next.js or Latchkey, and mails nothing. Returns the client's reading of the answer.
+   */
+  async function judge(
+    answer: Pick<RawAnswer, "status" | "headers" | "body">,
+    sent: Record<string, string>,
+    target: { address: string; since: number; mails: boolean },
+    honest: string | undefined,
+    what: string,
+  ): Promise<string> {
+    const mails = await mailSince(target.address, target.since);
+    if (actionRuns(sent)) {
+      if (honest !== undefined) expect(answerOf(answer), what).toBe(honest);
+      if (target.mails) expect(mails.length, `${what}: one e-mail`).toBe(1);
+      for (const mail of mails) linksOnlyHome(mail, what);
+    } else {
+      expect(await refusedBy(answer, what), what).toMatch(/^(Next\.js|Latchkey)$/);
+      expect(mails, `${what}: no e-mail`).toEqual([]);
+    }
+    return answerOf(answer);
+  }
+
+  /** The attacker's headers: each names `evil.example` where a link's host could be taken from. */
+  function hostileHeaders(): Array<[string, Record<string, string>]> {
+    const real = new URL(demo.url).host;
+    const forwarded = `for=203.0.113.9;host=${EVIL};proto=https`;
+    return [
+      ["a hostile Host", { host: EVIL }],
+      ["a hostile X-Forwarded-Host", { "x-forwarded-host": EVIL, "x-forwarded-proto": "https" }],
+      ["a hostile Forwarded", { forwarded }],
+      ["all three", { host: EVIL, "x-forwarded-host": EVIL, "x-forwarded-proto": "https", forwarded }],
+      ["a hostile Host under the real X-Forwarded-Host", { host: EVIL, "x-forwarded-host": real }],
+    ];
+  }
+
+  /** What else a raw client may send besides: the real `Origin`, the attacker's, none (with or without a forged `Sec-Fetch-Site`). */
+  function originsOfRawClients(): Array<[string, Record<string, string | undefined>]> {
+    return [
+      ["the real Origin", { origin: demo.url }],
+      ["the attacker's Origin", { origin: `https://${EVIL}` }],
+      ["no Origin, Sec-Fetch-Site: same-origin forged", { origin: undefined, "sec-fetch-site": "same-origin" }],
+      ["neither Origin nor Sec-Fetch-Site", { origin: undefined, "sec-fetch-site": undefined }],
+    ];
+  }
+
+  /**
+   * The two Server Actions that mail a link, each recorded from its page with a fresh address:
+   * the reset request of /forgot (the seeded demo user has an account) and the sign-up of /signup
+   * (the demo user's address is taken: the owner is mailed a note).
+   */
+  async function mailingActions() {
+    const stamp = `${major}-${Date.now()}`;
+    const forgot = await recordAction("/forgot", "#forgot-form", { email: `asker-${stamp}@example.com` });
+    await forgot.page.locator("#forgot-form-notice").waitFor();
+    const signUp = await recordAction("/signup", "#signup-form", {
+      email: `joiner-${stamp}@example.com`,
+      password: "hostile passphrase 1",
+      confirm: "hostile passphrase 1",
+    });
+    await signUp.page.waitForURL(`${demo.url}/verify?sent=1`);
+    const actions = [
+      { name: "the password-reset request", form: "#forgot-form", action: forgot.action },
+      { name: "the sign-up (its verification e-mail)", form: "#signup-form", action: signUp.action },
+    ];
+    return Promise.all(
+      actions.map(async (a, i) => {
+        // The honest request's answer, replayed with the browser's own headers for a fresh address.
+        const address = `honest-${i}-${stamp}@example.com`;
+        const since = await lastMail();
+        const answer = await replay(a.action, address, {});
+        const mails = await mailSince(address, since);
+        expect(mails, `${a.name}, honest`).toHaveLength(1);
+        linksOnlyHome(mails[0] as Caught, `${a.name}, honest`);
+        return { ...a, stamp, honest: answerOf(answer) };
+      }),
+    );
   }
 
   /** The one `next build` of this file, whichever describe asks first. */
@@ -215,6 +421,143 @@ export function nextDemoSuite(major: 15 | 16): void {
           expect(links.length).toBeGreaterThan(0);
           for (const link of links) expect(new URL(link).origin, JSON.stringify(headers)).toBe(demo.url);
         }
+      },
+      STEP,
+    );
+
+    it(
+      "attack: a password reset and a sign-up asked for in Chromium with a hostile Host, X-Forwarded-Host or Forwarded added to the Server Action's request: refused by Next.js or Latchkey, or the e-mail links only to AUTH_URL and the page shows what an honest visitor sees",
+      async () => {
+        const actions = await mailingActions();
+        expect(actions[0]?.honest).toContain(
+          "If an account has this address, a link to choose a new password is on its way.",
+        );
+        expect(actions[1]?.honest).toMatch(/^\d+ \/verify\?sent=1;push \[latchkey\.email-verification\]/);
+        let ran = 0;
+        let tried = 0;
+        for (const [label, headers] of hostileHeaders()) {
+          for (const { name, form, action, stamp, honest } of actions) {
+            const what = `${name} with ${label}`;
+            const page = await freshPage();
+            await page.goto(`${demo.url}${action.path}`);
+            // The browser's own request, sent on with the attacker's headers added (route.fetch: a
+            // page cannot set them itself); the browser gets the answer.
+            const answered = new Promise<
+              Pick<RawAnswer, "status" | "headers" | "body"> & { sent: Record<string, string> }
+            >((resolve, reject) => {
+              void page.route(`${demo.url}${action.path}`, async (route) => {
+                if (route.request().method() !== "POST") return route.continue();
+                try {
+                  const sent = { ...(await route.request().allHeaders()), ...headers };
+                  const response = await route.fetch({ headers: sent });
+                  resolve({
+                    status: response.status(),
+                    headers: response.headers(),
+                    body: await response.text(),
+                    sent,
+                  });
+                  await route.fulfill({ response });
+                } catch (e) {
+                  reject(e);
+                }
+              });
+            });
+            const address = `browser-${++tried}-${stamp}@example.com`;
+            const since = await lastMail();
+            await page.fill(`${form} input[name="email"]`, address);
+            if (form === "#signup-form")
+              for (const field of ["password", "confirm"])
+                await page.fill(`${form} input[name="${field}"]`, "hostile passphrase 2");
+            await page.click(`${form} button`);
+            const answer = await answered;
+            await judge(answer, answer.sent, { address, since, mails: true }, honest, what);
+            if (!actionRuns(answer.sent)) continue;
+            ran++;
+            // What the page shows is what it shows an honest visitor.
+            if (form === "#forgot-form")
+              expect(await page.locator("#forgot-form-notice").textContent(), what).toContain(
+                "If an account has this address",
+              );
+            else await page.waitForURL(`${demo.url}/verify?sent=1`);
+          }
+        }
+        // The hostile Forwarded and the hostile Host under the real X-Forwarded-Host reach the actions.
+        expect(ran).toBe(4);
+      },
+      3 * STEP,
+    );
+
+    it(
+      "attack: the same Server Actions replayed over raw HTTP with a hostile Host, X-Forwarded-Host, Forwarded or all three, with the real Origin, the attacker's or none: refused by Next.js or Latchkey, or the e-mail links only to AUTH_URL; an account's address and a fresh one are answered alike",
+      async () => {
+        const actions = await mailingActions();
+        let ran = 0;
+        let tried = 0;
+        for (const { name, action, stamp, honest } of actions) {
+          for (const [label, headers] of hostileHeaders()) {
+            for (const [origin, more] of originsOfRawClients()) {
+              const sent = sentHeaders(action, { ...headers, ...more });
+              const what = `${name} with ${label} and ${origin}`;
+              // A fresh address: answered as the honest request, and mailed (when the action runs).
+              const fresh = `raw-${++tried}-${stamp}@example.com`;
+              const since = await lastMail();
+              await judge(
+                await replay(action, fresh, { ...headers, ...more }),
+                sent,
+                { address: fresh, since, mails: true },
+                honest,
+                what,
+              );
+              // The demo user's address and one without an account, asked for as often: answered
+              // alike (past the hourly budget of an address too, which both reach together).
+              const pair: string[] = [];
+              for (const address of ["demo@example.com", `nobody-${stamp}@example.com`]) {
+                const before = await lastMail();
+                const answer = await replay(action, address, { ...headers, ...more });
+                pair.push(
+                  await judge(
+                    answer,
+                    sent,
+                    { address, since: before, mails: false },
+                    undefined,
+                    `${what}, for ${address}`,
+                  ),
+                );
+              }
+              expect(pair[0], `${what}: no enumeration`).toBe(pair[1]);
+              if (actionRuns(sent)) ran++;
+            }
+          }
+        }
+        // Per action: the real Origin under a hostile Forwarded or under the real X-Forwarded-Host,
+        // and each of the five header sets with a forged Sec-Fetch-Site and no Origin.
+        expect(ran).toBe(2 * 7);
+      },
+      3 * STEP,
+    );
+
+    it(
+      "attack: 30 hostile raw requests of the two Server Actions at once: each refused with nothing mailed, or answered as the honest request with an e-mail linking only to AUTH_URL",
+      async () => {
+        const actions = await mailingActions();
+        const combinations = hostileHeaders().flatMap(([label, headers]) =>
+          originsOfRawClients().map(([origin, more]) => [`${label} and ${origin}`, { ...headers, ...more }] as const),
+        );
+        const since = await lastMail();
+        const flood = Array.from({ length: 30 }, (_, i) => {
+          const { name, action, stamp, honest } = actions[i % 2] as (typeof actions)[number];
+          const [label, headers] = combinations[i % combinations.length] as (typeof combinations)[number];
+          const address = `flood-${i}-${stamp}@example.com`;
+          return { what: `${name} with ${label} (${i + 1} of 30)`, action, headers, address, honest };
+        });
+        const answers = await Promise.all(flood.map((f) => replay(f.action, f.address, f.headers)));
+        let ran = 0;
+        for (const [i, f] of flood.entries()) {
+          const sent = sentHeaders(f.action, f.headers);
+          await judge(answers[i] as RawAnswer, sent, { address: f.address, since, mails: true }, f.honest, f.what);
+          if (actionRuns(sent)) ran++;
+        }
+        expect(ran).toBeGreaterThan(0);
       },
       STEP,
     );

@@ -129,9 +129,11 @@ export interface SecretRotatedEvent extends AuditEventBase {
 }
 
 /**
- * A change of an organization or of its members (`@latchkey/core/organizations`). `userId` is who
- * made it; `memberId` whose membership changed; `role` the role given (added, changed to) or held
- * (removed); `previousRole` the role before a change.
+ * A change of an organization, of its members or of its invitations (`@latchkey/core/organizations`).
+ * `userId` is who made it; `memberId` whose membership changed; `role` the role given (added,
+ * changed to, invited with) or held (removed); `previousRole` the role before a change. An
+ * invitation's events carry its `invitationId` and the invited address as `identifier`;
+ * `invitation.accepted` comes with the `member.added` of the user who accepted.
  */
 export interface OrganizationEvent extends AuditEventBase {
   type:
@@ -140,11 +142,27 @@ export interface OrganizationEvent extends AuditEventBase {
     | "organization.deleted"
     | "member.added"
     | "member.role-changed"
-    | "member.removed";
+    | "member.removed"
+    | "invitation.created"
+    | "invitation.accepted"
+    | "invitation.revoked";
   organizationId: string;
+  invitationId?: string;
   memberId?: string;
   role?: string;
   previousRole?: string;
+}
+
+/**
+ * A change of an API key (`@latchkey/core/api-keys`). `userId` is who made it; `keyId` the key's
+ * public id (never the key); `organizationId` the organization of an organization's key;
+ * `replacedBy` the new key's id of a rotation.
+ */
+export interface ApiKeyEvent extends AuditEventBase {
+  type: "apikey.created" | "apikey.revoked" | "apikey.rotated";
+  keyId: string;
+  organizationId?: string;
+  replacedBy?: string;
 }
 
 /** One security event. Switch on `type`. */
@@ -157,7 +175,8 @@ export type AuditEvent =
   | AccountEvent
   | PasswordChangedEvent
   | SecretRotatedEvent
-  | OrganizationEvent;
+  | OrganizationEvent
+  | ApiKeyEvent;
 
 /** The `type` of every audit event. */
 export type AuditEventType = AuditEvent["type"];

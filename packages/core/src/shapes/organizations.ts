@@ -34,6 +34,25 @@ export interface Membership {
 }
 
 /**
+ * An invitation to join an organization with a role, mailed to one address. The token itself is
+ * never stored: `tokenHash` is its SHA-256 (base64url), which is how a store finds the invitation.
+ */
+export interface Invitation {
+  id: string;
+  organizationId: string;
+  /** The invited address, normalised (trimmed, lower case, ASCII only). */
+  email: string;
+  /** The role the invited user gets on accepting. */
+  role: string;
+  /** The user who invited. */
+  invitedBy: string;
+  tokenHash: string;
+  createdAt: Date;
+  /** After this, the invitation cannot be accepted, and a store may delete it. */
+  expiresAt: Date;
+}
+
+/**
  * The rule a role change or a removal must keep: after it, at least one member of the organization
  * still has `role` (the owner role). A store applies the change and checks the rule as one step,
  * so that two owners demoting each other at once cannot both succeed.
@@ -81,4 +100,25 @@ export interface OrganizationStore {
     from: string,
     keep: KeepOne,
   ): Promise<"removed" | "changed" | "missing" | "last-owner">;
+
+  /** Stores an invitation; "missing" when the organization is not there. */
+  createInvitation(invitation: Invitation): Promise<"created" | "missing">;
+  /** The invitation whose token hashes to `tokenHash`, unless it expired before `now`. */
+  getInvitationByToken(tokenHash: string, now: Date): Promise<Invitation | null>;
+  /** The organization's invitations that have not expired before `now`, oldest first. */
+  listInvitations(organizationId: string, now: Date): Promise<Invitation[]>;
+  /** Deletes the organization's invitation `id` and answers it; null when there was none (an id of another organization deletes nothing). */
+  deleteInvitation(organizationId: string, id: string): Promise<Invitation | null>;
+  /**
+   * Accepts an invitation in one step: deletes it (found by `tokenHash`, unexpired at `now`) and
+   * makes `userId` a member of its organization with its role, joined at `now`. Null when no such
+   * invitation is there (used, revoked, expired, or its organization gone): of many calls at once
+   * with one token, exactly one answers. "exists" when the user already is a member: the
+   * invitation is used up all the same, and their role stays.
+   */
+  acceptInvitation(
+    tokenHash: string,
+    userId: string,
+    now: Date,
+  ): Promise<{ outcome: "accepted" | "exists"; invitation: Invitation } | null>;
 }

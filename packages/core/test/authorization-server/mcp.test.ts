@@ -6,13 +6,15 @@
  * or slow documents, redirect-URI tricks, secrets and client credentials asked for, registration
  * abuse, and many requests at once.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { type AuthorizationServerOptions, consentDetails } from "../../src/authorization-server.js";
 import { isPublicAddress } from "../../src/lib/platform/addresses.js";
 import { type DocumentHost, startDocumentHost } from "./document-host.js";
 import {
   type App,
   authorizationQuery,
+  authorizeInBrowser,
+  codeFor,
   consentFields,
   errorOf,
   exchange,
@@ -536,6 +538,95 @@ describe("rule: registrations are counted even where no client address is known 
     );
     expect(answers.filter((a) => a?.status === 201)).toHaveLength(10);
     expect(await app.store.find("client")).toHaveLength(10);
+  });
+});
+
+describe("rule: dynamic registrations are bounded: an unused one expires, and at most maxClients are kept", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  const bounded = (more: Record<string, unknown> = {}) => ({
+    dynamicRegistration: {
+      scopes: ["openid", "reports:read"],
+      resources: [MCP],
+      perIp: { max: 100, windowSeconds: 3600 },
+      ...more,
+    },
+  });
+  // Each stranger from an address of its own (the application's clientAddress), so that only the cap counts.
+  const byAddress = { clientAddress: (request: Request) => request.headers.get("x-test-client") };
+  const registerFrom = (app: App, address: string) =>
+    app.server.fetch(
+      new Request("http://localhost:3000/oauth/register", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-test-client": address },
+        body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }),
+      }),
+    );
+  const idOf = async (response: Response | undefined) =>
+    ((await (response as Response).json()) as { client_id: string }).client_id;
+
+  it("an unused registration is gone after unusedSeconds; one a user granted is kept and keeps working", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const app = await makeApp(bounded({ unusedSeconds: 600 }), byAddress);
+    const unused = await idOf(await registerFrom(app, "198.51.100.1"));
+    const used = await idOf(await registerFrom(app, "198.51.100.2"));
+    expect((await app.store.get("client", unused))?.expiresAt).toBe(Date.now() + 600_000);
+    const jar = await signedInBrowser(app);
+    const { challenge } = await pkce();
+    const back = await authorizeInBrowser(app, jar, authorizationQuery(used, challenge, { scope: "openid" }));
+    expect(back.searchParams.get("code")).toBeTruthy();
+    expect((await app.store.get("client", used))?.expiresAt).toBeUndefined();
+    vi.setSystemTime(Date.now() + 601_000);
+    expect(await app.store.get("client", unused)).toBeNull();
+    const refused = await send(app, `/oauth/authorize?${authorizationQuery(unused, challenge)}`, { jar });
+    expect(refused.status).toBe(400);
+    expect(await app.store.find("client")).toHaveLength(1);
+    const again = await codeFor(app, used, jar, { scope: "openid" });
+    expect((await exchange(app, used, again.code, again.verifier)).status).toBe(200);
+  });
+
+  it("attack: 40 strangers from 40 addresses register at once against maxClients 5: 5 stored, the rest 503 with Retry-After and a warning naming the option", async () => {
+    const app = await makeApp(bounded({ maxClients: 5, unusedSeconds: 600 }), byAddress);
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => registerFrom(app, `203.0.113.${i + 1}`)));
+    const statuses = answers.map((a) => a?.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 503)).toHaveLength(35);
+    const full = answers.find((a) => a?.status === 503) as Response;
+    expect(Number(full.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(Number(full.headers.get("retry-after"))).toBeLessThanOrEqual(600);
+    expect(await full.json()).toEqual({
+      error: "temporarily_unavailable",
+      error_description: "The server takes no more registrations now: try again later",
+    });
+    expect(await app.store.find("client")).toHaveLength(5);
+    expect(app.logged.warnings).toContain("dynamic-registration-full");
+  });
+
+  it("honest: once an unused registration expires there is room again; clients the admin API registered never count", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const app = await makeApp(bounded({ maxClients: 2, unusedSeconds: 600 }), byAddress);
+    await publicClient(app);
+    await publicClient(app);
+    expect((await registerFrom(app, "198.51.100.1"))?.status).toBe(201);
+    vi.setSystemTime(Date.now() + 300_000);
+    expect((await registerFrom(app, "198.51.100.2"))?.status).toBe(201);
+    const full = await registerFrom(app, "198.51.100.3");
+    expect(full?.status).toBe(503);
+    expect(full?.headers.get("retry-after")).toBe("300");
+    vi.setSystemTime(Date.now() + 301_000);
+    expect((await registerFrom(app, "198.51.100.3"))?.status).toBe(201);
+  });
+
+  it.each([
+    ["unusedSeconds", 0],
+    ["unusedSeconds", 1.5],
+    ["maxClients", -1],
+    ["maxClients", "10"],
+  ])("refuses dynamicRegistration.%s = %s when the server is made, naming the option", async (name, value) => {
+    await expect(makeApp(bounded({ [name]: value }))).rejects.toThrow(
+      new RegExp(`dynamicRegistration\\.${name}.*whole number`),
+    );
   });
 });
 

@@ -4,6 +4,7 @@
  * to each other, and to what the core relies on (Node.js's lenient decoders, constant-time
  * comparison that refuses other lengths, AES that refuses a wrong padding or tag).
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import * as node from "../../dist/lib/platform/node.js";
 import * as web from "../../dist/lib/platform/web.js";
@@ -41,6 +42,16 @@ describe.each(implementations)("#platform (%s)", (name, platform) => {
     expect(toHex(platform.hmac("sha512", "Jefe", "what do ya want for nothing?")).slice(0, 32)).toBe(
       "164b7a7bfcf819e2e395fbe73b56e0a3",
     );
+  });
+
+  it("computes the JWE tag's HMAC-SHA-512 as RFC 4231 test case 2 says, at hand or promised, on every call", async () => {
+    const expected =
+      "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea2505549758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737";
+    const mac = platform.awaitableMacOf("sha512", new TextEncoder().encode("Jefe"));
+    const parts = ["what do ya want ", "for ", "nothing?"].map((part) => new TextEncoder().encode(part));
+    expect(toHex(await mac(...parts))).toBe(expected);
+    expect(toHex(await mac(new TextEncoder().encode("what do ya want for nothing?")))).toBe(expected);
+    expect(toHex(await mac(...parts))).toBe(expected);
   });
 
   it("derives HKDF-SHA256 keys as RFC 5869 test case 1 says", () => {
@@ -117,6 +128,48 @@ describe.each(implementations)("#platform (%s)", (name, platform) => {
       expect([...platform.fromBase64(text)]).toEqual([...Buffer.from(text, "base64")]);
       expect([...platform.fromBase64url(text)]).toEqual([...Buffer.from(text, "base64url")]);
     }
+    // Every length of a remainder, both alphabets, with and without padding; then text the fast
+    // path leaves to the lenient one (a character of neither alphabet, `=` inside, non-ASCII).
+    for (let length = 0; length < 40; length++) {
+      const value = Buffer.from(platform.randomBytes(length));
+      for (const text of [
+        value.toString("base64"),
+        value.toString("base64url"),
+        value.toString("base64").replace(/=+$/, ""),
+      ]) {
+        expect([...platform.fromBase64(text)]).toEqual([...value]);
+        expect([...platform.fromBase64url(text)]).toEqual([...value]);
+      }
+    }
+    for (const text of [
+      "YW=Jj",
+      "YWJ=j",
+      "=YWJj",
+      "YWJj=YWJj",
+      "YW Jj=",
+      "YWJj\n",
+      "YQ==YQ",
+      "é",
+      "YWJ\u00ffj",
+      "Y",
+      "YR",
+      "YWJ",
+      "////",
+      "__-_",
+      "=",
+      "AB==",
+    ]) {
+      expect([...platform.fromBase64(text)]).toEqual([...Buffer.from(text, "base64")]);
+      expect([...platform.fromBase64url(text)]).toEqual([...Buffer.from(text, "base64url")]);
+    }
+    // Any text of base64's characters, `=`, blanks and a few others, as Buffer decodes it.
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(..."AZaz09+/-_= \n.é"), maxLength: 24 }), (text) => {
+        expect([...platform.fromBase64(text)]).toEqual([...Buffer.from(text, "base64")]);
+        expect([...platform.fromBase64url(text)]).toEqual([...Buffer.from(text, "base64url")]);
+      }),
+      { numRuns: 2000 },
+    );
     for (const text of ["00ff", "00fg", "abc", "ABcd"]) {
       expect([...platform.fromHex(text)]).toEqual([...Buffer.from(text, "hex")]);
     }

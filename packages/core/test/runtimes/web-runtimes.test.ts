@@ -10,12 +10,14 @@
  * and from Auth.js (`@auth/core/jwt`, run by Node.js here) both ways; password hashes made by
  * Node.js verified there, and theirs by Node.js.
  */
+import { hkdfSync } from "node:crypto";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { decode as authjsDecode, encode as authjsEncode } from "@auth/core/jwt";
 import { hashPassword, needsRehash, verifyPassword } from "@latchkey/core/password";
 import { EdgeRuntime } from "edge-runtime";
 import { build, type Plugin } from "esbuild";
+import { EncryptJWT } from "jose";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CookieJar } from "../helpers.js";
@@ -218,6 +220,15 @@ describe.each([
     parts[4] = `${(parts[4] ?? "").startsWith("A") ? "B" : "A"}${(parts[4] ?? "").slice(1)}`;
     expect(await decode([NEW, OLD], parts.join("."))).toBeNull();
     expect(await decode([OLD, NEW], parts.join("."))).toBeNull();
+    // A header without `kid` names no key: each secret's tag is computed in turn, the one of NEW
+    // failing before OLD's verifies (a chain of Web Crypto's promises here).
+    const key = new Uint8Array(hkdfSync("sha256", OLD, SESSION, `Auth.js Generated Encryption Key (${SESSION})`, 64));
+    const unnamed = await new EncryptJWT({ sub: "u6", name: "Emmy" })
+      .setProtectedHeader({ alg: "dir", enc: "A256CBC-HS512" })
+      .setExpirationTime("1h")
+      .encrypt(key);
+    expect(await decode([NEW, OLD], unnamed)).toMatchObject({ sub: "u6", name: "Emmy" });
+    expect(await decode([NEW], unnamed)).toBeNull();
   });
 
   it("verifies password hashes Node.js made at the Web cost, refuses Node's 128 MiB default with the fix, and Node.js verifies its hashes", async () => {

@@ -8,7 +8,7 @@ export { type AccountPage, accountPage } from "./account-page.js";
 export { changePassword } from "./change.js";
 export { accountInputs, type FormFields } from "./forms.js";
 export type { AccountLimits } from "./limits.js";
-export type { AccountMail, AccountMailKind } from "./mail.js";
+export { type AccountMail, type AccountMailKind, minutes, renderMail } from "./mail.js";
 export {
   type AccountsPagesAnswer,
   type AccountsPagesCalls,
@@ -30,5 +30,16 @@ export {
   type VerifyEmailResult,
 } from "./password-accounts.js";
 export { requestPasswordReset, resetPassword } from "./reset.js";
+export {
+  confirmTotpEnrolment,
+  disableTotp,
+  regenerateBackupCodes,
+  type SecondFactorOptions,
+  type SecondFactorStatus,
+  secondFactorStatus,
+  startTotpEnrolment,
+  type TotpEnrolment,
+} from "./second-factor.js";
+export { senderOf } from "./shared.js";
 export { authorizePassword } from "./sign-in.js";
 export { signUp, verifyEmail } from "./sign-up.js";

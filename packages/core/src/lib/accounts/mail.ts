@@ -32,7 +32,8 @@ export interface AccountMail {
   code?: string;
 }
 
-interface Content {
+/** What an e-mail of the library says: a heading, lines, and a code, a button or links. */
+interface MailContent {
   heading: string;
   lines: string[];
   code?: string;
@@ -40,7 +41,17 @@ interface Content {
   links?: Array<{ label: string; url: string }>;
 }
 
-function render(kind: AccountMailKind, to: string, host: string, theme: Theme, content: Content): AccountMail {
+/**
+ * One e-mail of the library (password accounts, invitations) in text and HTML, every value
+ * escaped, the host named in the subject and the heading.
+ */
+export function renderMail<K extends string>(
+  kind: K,
+  to: string,
+  host: string,
+  theme: Theme,
+  content: MailContent,
+): Omit<AccountMail, "kind"> & { kind: K } {
   const brand = safeColor(theme.brandColor) ?? "#3b5bdb";
   const buttonText = safeColor(theme.buttonText) ?? "#ffffff";
   const shownHost = host.replace(/\./g, "\u200b.");
@@ -75,15 +86,17 @@ ${(content.links ?? []).map((link) => row(html`<a href="${link.url}">${link.labe
   };
 }
 
-const minutes = (seconds: number) => {
+/** A duration in words: "30 minutes", "24 hours", "7 days". */
+export const minutes = (seconds: number) => {
   const m = Math.max(1, Math.round(seconds / 60));
+  if (m >= 72 * 60) return `${Math.round(m / 1440)} days`;
   return m >= 120 ? `${Math.round(m / 60)} hours` : `${m} minute${m === 1 ? "" : "s"}`;
 };
 
 /** The e-mail of each {@link AccountMailKind}. */
 export const accountMails = {
   verify(to: string, host: string, theme: Theme, p: { url: string; code: string; maxAge: number }) {
-    return render("verify", to, host, theme, {
+    return renderMail("verify", to, host, theme, {
       heading: "Confirm your e-mail address",
       lines: [
         "Someone signed up with this address. If it was you, type this code on the page that asked for it, or open the link.",
@@ -94,7 +107,7 @@ export const accountMails = {
     });
   },
   taken(to: string, host: string, theme: Theme, p: { signIn: string; reset: string }) {
-    return render("taken", to, host, theme, {
+    return renderMail("taken", to, host, theme, {
       heading: "You already have an account",
       lines: [
         "Someone tried to sign up with this address, which already has an account. If it was you, sign in, or reset your password if you forgot it.",
@@ -107,7 +120,7 @@ export const accountMails = {
     });
   },
   reset(to: string, host: string, theme: Theme, p: { url: string; maxAge: number }) {
-    return render("reset", to, host, theme, {
+    return renderMail("reset", to, host, theme, {
       heading: "Reset your password",
       lines: [
         `Someone asked to reset the password of the account with this address. The link works once, within ${minutes(p.maxAge)}.`,
@@ -117,7 +130,7 @@ export const accountMails = {
     });
   },
   resetUnknown(to: string, host: string, theme: Theme, p: { signUp: string }) {
-    return render("reset-unknown", to, host, theme, {
+    return renderMail("reset-unknown", to, host, theme, {
       heading: "No account with this address",
       lines: [
         "Someone asked to reset a password for this address, but no account uses it. If it was you, you may have signed up with another address, or you can sign up now.",
@@ -127,7 +140,7 @@ export const accountMails = {
     });
   },
   changed(to: string, host: string, theme: Theme, p: { reset: string }) {
-    return render("changed", to, host, theme, {
+    return renderMail("changed", to, host, theme, {
       heading: "Your password was changed",
       lines: [
         "The password of your account was just changed, and every other session of it was signed out.",

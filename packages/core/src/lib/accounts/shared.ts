@@ -65,20 +65,28 @@ function checkOptions(options: PasswordAccountsOptions, what: string): void {
   }
 }
 
+/** An e-mail of the library as a sender takes it. */
+type SentMail = Pick<AccountMail, "to" | "subject" | "text" | "html" | "url">;
+
 /**
- * The e-mail sender: `options.send`, else the SMTP sender of the configuration's Nodemailer (or
- * Email) provider. Taken from the provider, so this module imports no nodemailer: an application
- * without an SMTP provider bundles none for an Edge runtime or a Worker.
+ * The e-mail sender: `given` (the `send` option), else the SMTP sender of the configuration's
+ * Nodemailer (or Email) provider. Taken from the provider, so this module imports no nodemailer:
+ * an application without an SMTP provider bundles none for an Edge runtime or a Worker. `what`
+ * names who sends, in the error that names the fix.
  */
-function senderOf(config: ResolvedConfig, options: PasswordAccountsOptions): (mail: AccountMail) => Promise<void> {
-  if (options.send) return options.send;
+export function senderOf<M extends SentMail>(
+  config: ResolvedConfig,
+  given: ((mail: M) => Promise<void>) | undefined,
+  what: string,
+): (mail: M) => Promise<void> {
+  if (given) return given;
   const provider = config.providers.find(
     (p): p is EmailProviderInternal => p.type === "email" && !!p.server && typeof p[smtpSender] === "function",
   );
   const send = provider?.[smtpSender];
   if (!provider || !send) {
     throw new InvalidConfiguration(
-      "Password accounts send e-mails: give `send(mail)` in their options, or configure a Nodemailer provider (its `server` and `from` are used).",
+      `${what} send e-mails: give \`send(mail)\` in their options, or configure a Nodemailer provider (its \`server\` and \`from\` are used).`,
     );
   }
   return (mail) =>
@@ -131,7 +139,7 @@ export function resolveAccounts(
     sessionCookie: cookie?.name ?? null,
     sessionCookieOptions: cookie,
     limits: accountLimitsOf(options.limits),
-    send: senderOf(resolved, options),
+    send: senderOf(resolved, options.send, "Password accounts"),
   };
 }
 

@@ -4,10 +4,11 @@
  * file that defines it (which keeps the import graph free of cycles), and nothing else of
  * lib/audit/: a name not offered here is the wing's own (test/structure/faces.ts checks both).
  */
+
+export { type AuditFunctionOptions, listAuditEvents, recordPasswordChange } from "./events.js";
 export {
   admitAnonymous,
   admitRecord,
-  asRecorded,
   noteSecretRotation,
   type ResolvedAudit,
   recordAudit,

@@ -30,12 +30,14 @@ export async function registerClient(
 /**
  * Stores a new client of `checked` registration under a random id, with a secret when its method
  * uses one (only the digest kept); answers it and the secret. `origin` marks a client not
- * registered through this API (dynamic registration).
+ * registered through this API (dynamic registration); `expiresAt`, a client kept only until then
+ * unless a user grants it something (`keepGrantedClient`).
  */
 export async function storeNewClient(
   server: ServerState,
   checked: Omit<ClientData, "clientId" | "secrets" | "createdAt" | "origin">,
   origin?: ClientData["origin"],
+  expiresAt?: number,
 ): Promise<{ data: ClientData; secret: string | undefined }> {
   const secret = usesSecret(checked.tokenEndpointAuthMethod) ? await newSecret() : undefined;
   const data: ClientData = {
@@ -45,7 +47,14 @@ export async function storeNewClient(
     createdAt: Date.now(),
     ...(origin !== undefined && { origin }),
   };
-  await server.store.set({ kind: "client", id: data.clientId, data: { ...data }, clientId: data.clientId, version: 1 });
+  await server.store.set({
+    kind: "client",
+    id: data.clientId,
+    data: { ...data },
+    clientId: data.clientId,
+    ...(expiresAt !== undefined && { expiresAt }),
+    version: 1,
+  });
   return { data, secret: secret?.secret };
 }
 

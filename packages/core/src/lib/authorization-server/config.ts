@@ -35,6 +35,8 @@ export interface Endpoints {
 export interface ResolvedRegistration extends DynamicPolicy {
   initialAccessToken: string | undefined;
   perIp: { max: number; windowSeconds: number };
+  unusedSeconds: number;
+  maxClients: number;
 }
 
 /** The resolved server: what every endpoint reads. Frozen. */
@@ -126,10 +128,20 @@ function resolveRegistration(
     throw new InvalidConfiguration(
       "`dynamicRegistration.perIp` must be `{ max, windowSeconds }`, whole numbers of at least 1",
     );
+  const whole = (value: unknown, name: string, fallback: number) => {
+    if (value === undefined) return fallback;
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1)
+      throw new InvalidConfiguration(
+        `\`dynamicRegistration.${name}\` must be a whole number of at least 1; received ${JSON.stringify(value)}`,
+      );
+    return value;
+  };
   return {
     ...resolvePolicy(option, "dynamicRegistration", serverScopes),
     initialAccessToken: token,
     perIp: { max: perIp.max, windowSeconds: perIp.windowSeconds },
+    unusedSeconds: whole(option.unusedSeconds, "unusedSeconds", 86_400),
+    maxClients: whole(option.maxClients, "maxClients", 10_000),
   };
 }
 

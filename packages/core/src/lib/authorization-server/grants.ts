@@ -40,6 +40,7 @@ export async function grant(
   resources: readonly string[],
 ): Promise<GrantData> {
   const existing = await grantOf(server, userId, clientId);
+  if (!existing) await keepGrantedClient(server, clientId);
   const data: GrantData = existing
     ? {
         ...existing,
@@ -64,6 +65,17 @@ export async function grant(
     version: 1,
   });
   return data;
+}
+
+/**
+ * Keeps for good a client kept only while unused (a dynamic registration, `unusedSeconds`): a
+ * user is granting it something. Compare-and-set, so an admin change made meanwhile is kept.
+ */
+async function keepGrantedClient(server: ServerState, clientId: string): Promise<void> {
+  const record = await server.store.get("client", clientId);
+  if (!record || record.expiresAt === undefined) return;
+  const { expiresAt: _unused, ...kept } = record;
+  await server.store.swap({ ...kept, version: record.version + 1 });
 }
 
 /** Whether grant `grantId` still stands (a code or refresh token of an ended one is refused). */

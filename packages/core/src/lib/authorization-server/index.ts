@@ -16,7 +16,6 @@ export {
   type AuthorizationRecord,
   type AuthorizationRecordFilter,
   type AuthorizationRecordKind,
-  type AuthorizationServer,
   type AuthorizationServerOptions,
   type AuthorizationStore,
   type AuthorizedApp,
@@ -28,7 +27,6 @@ export {
   type ClientRegistration,
   type ConsentDetails,
   consentDetails,
-  createAuthorizationServer,
   endUserGrants,
   type GrantType,
   getClient,
@@ -41,3 +39,4 @@ export {
   type SigningAlgorithm,
   updateClient,
 } from "./server.js";
+export { AuthorizationServer } from "./with-sessions.js";

@@ -168,6 +168,19 @@ export interface DynamicRegistrationOptions {
    * is refused when made. @default { max: 20, windowSeconds: 3600 }
    */
   perIp?: { max: number; windowSeconds: number };
+  /**
+   * How long a registered client is kept while no user has granted it anything: a registration
+   * nobody signs in with is gone after this many seconds, so what strangers register does not
+   * stay. The first grant a user makes to the client keeps it for good. @default 86400 (one day)
+   */
+  unusedSeconds?: number;
+  /**
+   * The most dynamically registered clients the store keeps at once (unused ones included until
+   * they expire). Past it a registration is refused with 503 `temporarily_unavailable` (a
+   * `Retry-After` when an unused one will expire) and a warning in the log naming this option.
+   * Several instances registering at the same moment may each add one past it. @default 10000
+   */
+  maxClients?: number;
 }
 
 /**

@@ -13,7 +13,7 @@ import { clientKey } from "../limits/attempts.js";
 import type { IncomingRequest } from "../serve/pipeline.js";
 import { storeNewClient } from "./admin.js";
 import { clientOfMetadata, MetadataProblem } from "./client-metadata.js";
-import type { ServerState } from "./config.js";
+import type { ResolvedRegistration, ServerState } from "./config.js";
 import { sameText } from "./crypto.js";
 import { json, OAuthError } from "./http.js";
 
@@ -69,6 +69,45 @@ async function countRegistration(server: ServerState, incoming: IncomingRequest)
     });
 }
 
+/** Each server's registrations in this process, one after the other (see `withinCap`). */
+const registering = new WeakMap<ServerState, Promise<unknown>>();
+
+/**
+ * Runs `store` (storing one registration) when fewer than `maxClients` registered clients are
+ * kept, else refuses with 503 `temporarily_unavailable` (with `Retry-After` when an unused one
+ * will expire) and warns the operator. The count and the write run one registration at a time in
+ * this process, so 40 at once against room for 5 store 5.
+ */
+function withinCap<T>(server: ServerState, policy: ResolvedRegistration, store: () => Promise<T>): Promise<T> {
+  const run = async () => {
+    const registered = (await server.store.find("client")).filter((r) => r.data.origin === "registration");
+    if (registered.length >= policy.maxClients) {
+      server
+        .latchkey()
+        .logger.warn(
+          "dynamic-registration-full",
+          `Dynamic registration refused: ${registered.length} registered clients are kept, \`dynamicRegistration.maxClients\` is ${policy.maxClients}. Unused ones expire after \`unusedSeconds\`; raise maxClients if these are real clients`,
+        );
+      const expiries = registered.flatMap((r) => (r.expiresAt === undefined ? [] : [r.expiresAt]));
+      const retry = expiries.length ? Math.max(1, Math.ceil((Math.min(...expiries) - Date.now()) / 1000)) : undefined;
+      throw new OAuthError(
+        "temporarily_unavailable",
+        "The server takes no more registrations now: try again later",
+        503,
+        retry !== undefined ? { "Retry-After": String(retry) } : {},
+      );
+    }
+    return store();
+  };
+  const previous = registering.get(server) ?? Promise.resolve();
+  const result = previous.then(run, run);
+  registering.set(
+    server,
+    result.catch(() => undefined),
+  );
+  return result;
+}
+
 /**
  * `POST <path>/register`: registers the client a JSON body describes (RFC 7591 §3.1) and answers
  * its id, its secret when it has one, and its metadata as registered (§3.2.1: the scopes may be
@@ -92,7 +131,9 @@ export async function register(server: ServerState, incoming: IncomingRequest): 
     throw e;
   }
   await countRegistration(server, incoming);
-  const { data, secret } = await storeNewClient(server, described, "registration");
+  const { data, secret } = await withinCap(server, policy, () =>
+    storeNewClient(server, described, "registration", Date.now() + policy.unusedSeconds * 1000),
+  );
   return json(
     {
       client_id: data.clientId,

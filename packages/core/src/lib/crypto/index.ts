@@ -6,4 +6,5 @@
  */
 export { type CsrfKeys, createCsrfToken, csrfTokensMatch, deriveCsrfKeys, readCsrfCookie } from "./csrf.js";
 export { type Opened, openToken, openTokenWithReason, type Secrets, sealToken } from "./jwe.js";
+export { decode, encode, type GetTokenParams, getToken } from "./jwt.js";
 export { randomHexFromPool } from "./random-pool.js";

@@ -5,19 +5,20 @@
  * checks, WebAuthn challenges, JWT sessions) call it; applications never do.
  */
 import {
+  type AwaitableMac,
+  awaitableMacOf,
   type CbcCipher,
   cbcCipher,
   fromBase64url,
   fromUtf8,
   hash,
   hkdf,
-  type Mac,
-  macOf,
   randomUUID,
   timingSafeEqual,
   toBase64url,
   utf8,
 } from "#platform";
+import type { Awaitable } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
 import { isThenable } from "../base/awaitable.js";
 import { derivedOnce } from "../base/key-cache.js";
@@ -30,13 +31,15 @@ const CLOCK_TOLERANCE = JWT_CLOCK_TOLERANCE;
 const MAX_TOKEN_LENGTH = 64 * 1024;
 
 interface DerivedKey {
-  /** HMAC-SHA-512 under the first half of the key, prepared once. */
-  mac: Mac;
+  /** HMAC-SHA-512 under the first half of the key, prepared once (on a Web runtime, Web Crypto's, imported on first use). */
+  mac: AwaitableMac;
   /** AES-256-CBC under the second half (on a Web runtime, imported into Web Crypto on first use). */
   cipher: CbcCipher;
   kid: string;
   /** base64url of the protected header, ready to prefix a token. */
   header: string;
+  /** `header`'s bytes, as the tag authenticates them. */
+  headerBytes: Uint8Array;
   /** The AAD length block of `header` (what every token this key seals authenticates). */
   headerLength: Uint8Array;
 }
@@ -47,11 +50,13 @@ const deriveKey = derivedOnce((secret: string, salt: string): DerivedKey => {
   // RFC 7638 thumbprint of the oct JWK {"k","kty"}, with SHA-512 as Auth.js uses for a 64-byte key.
   const kid = toBase64url(hash("sha512", `{"k":"${toBase64url(raw)}","kty":"oct"}`));
   const header = toBase64url(utf8(JSON.stringify({ alg: "dir", enc: "A256CBC-HS512", kid })));
+  noteWrittenHeader(header, kid);
   return {
-    mac: macOf("sha512", raw.subarray(0, 32)),
+    mac: awaitableMacOf("sha512", raw.slice(0, 32)),
     cipher: cbcCipher(raw.slice(32)),
     kid,
     header,
+    headerBytes: utf8(header),
     headerLength: aadLength(header),
   };
 });
@@ -63,10 +68,17 @@ function aadLength(aad: string): Uint8Array {
   return al;
 }
 
-function tag(key: DerivedKey, aad: string, iv: Uint8Array, ciphertext: Uint8Array): Uint8Array {
-  const al = aad === key.header ? key.headerLength : aadLength(aad);
-  return key.mac(aad, iv, ciphertext, al).subarray(0, 32);
+/**
+ * The HMAC whose first half is the tag (RFC 7518 5.2.2.1): of the AAD, the IV, the ciphertext and
+ * AL. The whole of it, at hand or promised: the caller takes the half (no turn spent on it).
+ */
+function fullMac(key: DerivedKey, aad: string, iv: Uint8Array, ciphertext: Uint8Array): Awaitable<Uint8Array> {
+  const own = aad === key.header;
+  return key.mac(own ? key.headerBytes : utf8(aad), iv, ciphertext, own ? key.headerLength : aadLength(aad));
 }
+
+const TAG_BYTES = 32;
+const tagOf = (mac: Uint8Array): Uint8Array => mac.subarray(0, TAG_BYTES);
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -93,8 +105,11 @@ export function sealToken(
     : compact(key, iv, ciphertext);
 }
 
-function compact(key: DerivedKey, iv: Uint8Array, ciphertext: Uint8Array): string {
-  return `${key.header}..${toBase64url(iv)}.${toBase64url(ciphertext)}.${toBase64url(tag(key, key.header, iv, ciphertext))}`;
+function compact(key: DerivedKey, iv: Uint8Array, ciphertext: Uint8Array): string | Promise<string> {
+  const sealed = fullMac(key, key.header, iv, ciphertext);
+  const text = (mac: Uint8Array) =>
+    `${key.header}..${toBase64url(iv)}.${toBase64url(ciphertext)}.${toBase64url(tagOf(mac))}`;
+  return isThenable(sealed) ? Promise.resolve(sealed).then(text) : text(sealed);
 }
 
 const B64URL = /^[A-Za-z0-9_-]*$/;
@@ -111,7 +126,7 @@ export type OpenFailure =
 /**
  * Opens a JWE made by `sealToken` or by Auth.js. Returns null for anything that is not a valid,
  * unexpired token under one of the secrets: a wrong header (only `dir` + `A256CBC-HS512`, no
- * `zip`, no `crit`), a bad tag, a bad payload. Never throws on input. Synchronous.
+ * `zip`, no `crit`), a bad tag, a bad payload. Never throws on input. At hand on Node.js; a promise on a Web runtime.
  * @internal
  */
 export function openToken(token: string, secrets: readonly string[], salt: string): JWT | null | Promise<JWT | null> {
@@ -131,45 +146,102 @@ export type Opened = { claims: JWT } | { failure: OpenFailure };
  */
 export function openTokenWithReason(token: string, secrets: readonly string[], salt: string): Opened | Promise<Opened> {
   const malformed = { failure: "malformed" } as const;
-  const invalid = { failure: "invalid-claims" } as const;
   if (token.length > MAX_TOKEN_LENGTH) return malformed;
   const parts = token.split(".");
   if (parts.length !== 5) return malformed;
   const [protectedHeader = "", encryptedKey, ivPart = "", ciphertextPart = "", tagPart = ""] = parts;
   if (encryptedKey !== "" || !protectedHeader || !ivPart || !ciphertextPart || !tagPart) return malformed;
   for (const part of parts) if (!B64URL.test(part)) return malformed;
-  let header: Record<string, unknown>;
-  try {
-    header = JSON.parse(fromUtf8(fromBase64url(protectedHeader)));
-  } catch {
-    return malformed;
-  }
-  if (header === null || typeof header !== "object" || Array.isArray(header)) return malformed;
-  for (const name of Object.keys(header)) {
-    if (name !== "alg" && name !== "enc" && name !== "kid") return malformed;
-  }
-  if (header.alg !== "dir" || header.enc !== "A256CBC-HS512") return malformed;
-  if (header.kid !== undefined && typeof header.kid !== "string") return malformed;
+  const header = writtenHeaders.get(protectedHeader) ?? parsedHeader(protectedHeader);
+  if (!header) return malformed;
   const iv = fromBase64url(ivPart);
   const ciphertext = fromBase64url(ciphertextPart);
   const received = fromBase64url(tagPart);
-  if (iv.length !== 16 || received.length !== 32 || ciphertext.length === 0 || ciphertext.length % 16 !== 0)
+  if (iv.length !== 16 || received.length !== TAG_BYTES || ciphertext.length === 0 || ciphertext.length % 16 !== 0)
     return malformed;
 
-  for (const secret of secrets) {
-    const key = deriveKey(secret, salt);
+  return openUnder(secrets, 0, salt, header, protectedHeader, iv, ciphertext, received);
+}
+
+/**
+ * The first of `secrets` (from `from` on) whose key verifies the tag, then the decryption: the
+ * padding is checked by the decryption, and only once the token is known authentic
+ * (encrypt-then-MAC). Where the tag is a promise (a Web runtime), the next secret is tried once
+ * it answers.
+ */
+function openUnder(
+  secrets: readonly string[],
+  from: number,
+  salt: string,
+  header: Header,
+  protectedHeader: string,
+  iv: Uint8Array,
+  ciphertext: Uint8Array,
+  received: Uint8Array,
+): Opened | Promise<Opened> {
+  for (let at = from; at < secrets.length; at++) {
+    const key = deriveKey(secrets[at] as string, salt);
     if (header.kid !== undefined && header.kid !== key.kid) continue;
-    if (!timingSafeEqual(tag(key, protectedHeader, iv, ciphertext), received)) continue;
-    // Authentic: the padding is checked by the decryption, and only now (encrypt-then-MAC).
-    let plaintext: Uint8Array | PromiseLike<Uint8Array>;
-    try {
-      plaintext = key.cipher.decrypt(iv, ciphertext);
-    } catch {
-      return invalid;
+    const computed = fullMac(key, protectedHeader, iv, ciphertext);
+    if (isThenable(computed)) {
+      return Promise.resolve(computed).then((mac) =>
+        timingSafeEqual(tagOf(mac), received)
+          ? decrypted(key, iv, ciphertext)
+          : openUnder(secrets, at + 1, salt, header, protectedHeader, iv, ciphertext, received),
+      );
     }
-    return isThenable(plaintext) ? Promise.resolve(plaintext).then(checkClaims, () => invalid) : checkClaims(plaintext);
+    if (timingSafeEqual(tagOf(computed), received)) return decrypted(key, iv, ciphertext);
   }
   return { failure: "unknown-secret" };
+}
+
+/** The claims of a token whose tag `key` verified. */
+function decrypted(key: DerivedKey, iv: Uint8Array, ciphertext: Uint8Array): Opened | Promise<Opened> {
+  const invalid = { failure: "invalid-claims" } as const;
+  let plaintext: Uint8Array | PromiseLike<Uint8Array>;
+  try {
+    plaintext = key.cipher.decrypt(iv, ciphertext);
+  } catch {
+    return invalid;
+  }
+  return isThenable(plaintext) ? Promise.resolve(plaintext).then(checkClaims, () => invalid) : checkClaims(plaintext);
+}
+
+/** What a token's protected header says, once checked: the key it names, if any. */
+interface Header {
+  kid?: string;
+}
+
+/**
+ * The headers the keys derived so far write, each with what it says (`dir`, `A256CBC-HS512` and
+ * the key's `kid`; Auth.js writes the same bytes): nearly every token read carries one, known
+ * without decoding it. Filled by the derivation alone, so a stranger's header never enters it and
+ * no key is derived to recognise one; as bounded as the keys.
+ */
+const writtenHeaders = new Map<string, Header>();
+const WRITTEN_HEADERS_LIMIT = 256;
+
+function noteWrittenHeader(header: string, kid: string): void {
+  if (writtenHeaders.size >= WRITTEN_HEADERS_LIMIT) writtenHeaders.clear();
+  writtenHeaders.set(header, { kid });
+}
+
+/** Any other header, decoded: only `dir` + `A256CBC-HS512`, with no member but `alg`, `enc` and `kid`. */
+function parsedHeader(protectedHeader: string): Header | undefined {
+  let header: unknown;
+  try {
+    header = JSON.parse(fromUtf8(fromBase64url(protectedHeader)));
+  } catch {
+    return undefined;
+  }
+  if (header === null || typeof header !== "object" || Array.isArray(header)) return undefined;
+  const fields = header as Record<string, unknown>;
+  for (const name of Object.keys(fields)) {
+    if (name !== "alg" && name !== "enc" && name !== "kid") return undefined;
+  }
+  if (fields.alg !== "dir" || fields.enc !== "A256CBC-HS512") return undefined;
+  if (fields.kid !== undefined && typeof fields.kid !== "string") return undefined;
+  return fields.kid === undefined ? {} : { kid: fields.kid };
 }
 
 /** The payload of an authentic token, as claims that are usable now. */

@@ -11,7 +11,15 @@ export {
   withActiveOrganization,
 } from "./active.js";
 export { isIdentifier } from "./checks.js";
+
+export type {
+  InvitationLimits,
+  InvitationMail,
+  InvitationOptions,
+  PendingInvitation,
+} from "./invitations.js";
 export { MemoryOrganizationStore } from "./memory-store.js";
+export type { OrganizationRefusal, OrganizationResult } from "./result.js";
 export {
   builtInRoles,
   defineRoles,
@@ -25,8 +33,6 @@ export {
 } from "./roles.js";
 export {
   type MemberView,
-  type OrganizationRefusal,
-  type OrganizationResult,
   Organizations,
   type OrganizationsApi,
   type OrganizationsOptions,

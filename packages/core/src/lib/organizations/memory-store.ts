@@ -2,7 +2,7 @@
  * Organizations in this process's memory, for tests and demos: one instance sees its own changes
  * only. Every method runs its check and its write without yielding, so each is atomic.
  */
-import type { KeepOne, Membership, Organization, OrganizationStore } from "../../shapes/organizations.js";
+import type { Invitation, KeepOne, Membership, Organization, OrganizationStore } from "../../shapes/organizations.js";
 
 /** An in-memory {@link OrganizationStore}. */
 export function MemoryOrganizationStore(): OrganizationStore {
@@ -10,6 +10,8 @@ export function MemoryOrganizationStore(): OrganizationStore {
   const slugs = new Map<string, string>();
   // organizationId → userId → membership, in the order members joined.
   const members = new Map<string, Map<string, Membership>>();
+  // tokenHash → invitation.
+  const invitations = new Map<string, Invitation>();
 
   const copy = <T extends object>(value: T | undefined): T | null => (value ? structuredClone(value) : null);
   /** True when someone other than `userId` has `keep.role`. */
@@ -52,6 +54,7 @@ export function MemoryOrganizationStore(): OrganizationStore {
       organizations.delete(id);
       slugs.delete(organization.slug);
       members.delete(id);
+      for (const [key, invitation] of invitations) if (invitation.organizationId === id) invitations.delete(key);
       return true;
     },
     async getMembership(organizationId, userId) {
@@ -91,6 +94,41 @@ export function MemoryOrganizationStore(): OrganizationStore {
       if (from === keep.role && !othersKeep(organizationId, userId, keep)) return "last-owner";
       of.delete(userId);
       return "removed";
+    },
+    async createInvitation(invitation) {
+      if (!organizations.has(invitation.organizationId)) return "missing";
+      invitations.set(invitation.tokenHash, structuredClone(invitation));
+      return "created";
+    },
+    async getInvitationByToken(tokenHash, now) {
+      const invitation = invitations.get(tokenHash);
+      return invitation && invitation.expiresAt > now ? structuredClone(invitation) : null;
+    },
+    async listInvitations(organizationId, now) {
+      const found: Invitation[] = [];
+      for (const [key, invitation] of invitations) {
+        if (invitation.expiresAt <= now) invitations.delete(key);
+        else if (invitation.organizationId === organizationId) found.push(structuredClone(invitation));
+      }
+      return found.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
+    },
+    async deleteInvitation(organizationId, id) {
+      for (const [key, invitation] of invitations) {
+        if (invitation.id !== id || invitation.organizationId !== organizationId) continue;
+        invitations.delete(key);
+        return structuredClone(invitation);
+      }
+      return null;
+    },
+    async acceptInvitation(tokenHash, userId, now) {
+      const invitation = invitations.get(tokenHash);
+      if (!invitation || invitation.expiresAt <= now) return null;
+      invitations.delete(tokenHash);
+      const of = members.get(invitation.organizationId);
+      if (!of) return null;
+      if (of.has(userId)) return { outcome: "exists", invitation: structuredClone(invitation) };
+      of.set(userId, { organizationId: invitation.organizationId, userId, role: invitation.role, createdAt: now });
+      return { outcome: "accepted", invitation: structuredClone(invitation) };
     },
   };
 }

@@ -10,38 +10,14 @@
  * that changed meanwhile is not applied ("changed").
  */
 
-import type { OrganizationEvent } from "../../shapes/audit.js";
 import type { Membership, Organization, OrganizationStore } from "../../shapes/organizations.js";
 import type { AuthConfig } from "../../types.js";
-import { recordAudit } from "../audit/record.js";
 import type { Env } from "../config/env.js";
-import { resolveConfig } from "../config/resolve.js";
 import { actorOf, isIdentifier, organizationName, organizationSlug } from "./checks.js";
+import { audit, membershipOf as memberOf, type OrganizationsContext, trailOf } from "./context.js";
+import { type InvitationOptions, invitationCalls } from "./invitations.js";
+import { done, type OrganizationResult, refused } from "./result.js";
 import { builtInRoles, defineRoles, OWNER, type Permission, type RoleDeclaration, type Roles } from "./roles.js";
-
-/** Why a call was refused. */
-export type OrganizationRefusal =
-  /** No such organization or member, or the acting user is not a member (the two are answered alike). */
-  | "not-found"
-  /** The acting user's role lacks the permission, or does not cover the role given or taken away. */
-  | "forbidden"
-  /** Another organization has this slug. */
-  | "slug-taken"
-  /** The user is already a member. */
-  | "exists"
-  /** The role is not declared. */
-  | "unknown-role"
-  /** The name is not 1 to 100 visible characters. */
-  | "invalid-name"
-  /** The slug is not 1 to 48 lower-case ASCII letters, digits and inner hyphens. */
-  | "invalid-slug"
-  /** The change would leave the organization without an owner. */
-  | "last-owner"
-  /** The member's role changed while the call was deciding: nothing was applied; ask again. */
-  | "changed";
-
-/** What a call answers: its value, or why it was refused. */
-export type OrganizationResult<T> = { ok: true; value: T } | { ok: false; reason: OrganizationRefusal };
 
 /** An organization as one of its members sees it. */
 export interface MemberView {
@@ -57,10 +33,9 @@ export interface OrganizationsOptions<R extends RoleDeclaration> {
   roles?: Roles<R>;
   /** Fill unset options of `config` from this environment, as framework packages do. */
   env?: Env;
+  /** Invitations by e-mail: the page that accepts them, and optionally the sender, their life and limits. */
+  invitations?: InvitationOptions;
 }
-
-const refused = <T>(reason: OrganizationRefusal): OrganizationResult<T> => ({ ok: false, reason });
-const done = <T>(value: T): OrganizationResult<T> => ({ ok: true, value });
 
 /**
  * The organizations of an application: `config` is the application's own configuration (its
@@ -85,21 +60,17 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
   }
   const roles: Roles = (options.roles as Roles | undefined) ?? defineRoles<RoleDeclaration>(builtInRoles);
   const keep = { role: OWNER };
-
-  const audit = (trail: ReturnType<typeof resolveConfig>, event: Omit<OrganizationEvent, "at">) =>
-    recordAudit(trail, { ...event, at: new Date() } as OrganizationEvent);
-
-  /** The acting user's membership, or undefined when they are not a member. */
-  const membershipOf = async (organizationId: unknown, userId: string) =>
-    isIdentifier(organizationId) ? ((await store.getMembership(organizationId, userId)) ?? undefined) : undefined;
+  const context: OrganizationsContext = { config, env: options.env, store, roles };
+  const membershipOf = (organizationId: unknown, userId: string) => memberOf(context, organizationId, userId);
 
   return {
     roles,
+    ...invitationCalls(context, options.invitations),
 
     /** Creates an organization with `actorId` as its owner. */
     async create(actorId: string, input: { name: string; slug: string }): Promise<OrganizationResult<Organization>> {
       const userId = actorOf(actorId);
-      const trail = resolveConfig(config, options.env); // a configuration mistake is thrown before anything changes
+      const trail = trailOf(context); // a configuration mistake is thrown before anything changes
       const name = organizationName(input?.name);
       const slug = organizationSlug(input?.slug);
       if (name === undefined) return refused("invalid-name");
@@ -156,7 +127,7 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
       change: { name?: string; slug?: string },
     ): Promise<OrganizationResult<Organization>> {
       const userId = actorOf(actorId);
-      const trail = resolveConfig(config, options.env); // a configuration mistake is thrown before anything changes
+      const trail = trailOf(context); // a configuration mistake is thrown before anything changes
       const id = organizationId;
       const checked = {
         name: change?.name === undefined ? undefined : organizationName(change.name),
@@ -181,7 +152,7 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
      */
     async delete(actorId: string, organizationId: string): Promise<OrganizationResult<void>> {
       const userId = actorOf(actorId);
-      const trail = resolveConfig(config, options.env); // a configuration mistake is thrown before anything changes
+      const trail = trailOf(context); // a configuration mistake is thrown before anything changes
       const id = organizationId;
       const membership = await membershipOf(id, userId);
       if (!membership) return refused("not-found");
@@ -208,7 +179,7 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
       input: { userId: string; role: string },
     ): Promise<OrganizationResult<Membership>> {
       const userId = actorOf(actorId);
-      const trail = resolveConfig(config, options.env); // a configuration mistake is thrown before anything changes
+      const trail = trailOf(context); // a configuration mistake is thrown before anything changes
       const id = organizationId;
       const memberId = input?.userId;
       const membership = await membershipOf(id, userId);
@@ -234,7 +205,7 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
       role: string,
     ): Promise<OrganizationResult<Membership>> {
       const userId = actorOf(actorId);
-      const trail = resolveConfig(config, options.env); // a configuration mistake is thrown before anything changes
+      const trail = trailOf(context); // a configuration mistake is thrown before anything changes
       const id = organizationId;
       const targetId = memberId;
       const actor = await membershipOf(id, userId);
@@ -269,7 +240,7 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
      */
     async removeMember(actorId: string, organizationId: string, memberId: string): Promise<OrganizationResult<void>> {
       const userId = actorOf(actorId);
-      const trail = resolveConfig(config, options.env); // a configuration mistake is thrown before anything changes
+      const trail = trailOf(context); // a configuration mistake is thrown before anything changes
       const id = organizationId;
       const targetId = memberId;
       const actor = await membershipOf(id, userId);

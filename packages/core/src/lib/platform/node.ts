@@ -27,6 +27,7 @@ import { domainToUnicode as nodeDomainToUnicode } from "node:url";
 import { inspect as nodeInspect } from "node:util";
 import { isPublicAddress } from "./addresses.js";
 import type {
+  AwaitableMac,
   CbcCipher,
   Data,
   DocumentRequest,
@@ -76,6 +77,11 @@ export function macOf(name: HashName, key: Data): Mac {
     for (const part of parts) h.update(part);
     return h.digest();
   };
+}
+
+export function awaitableMacOf(name: "sha512", key: Uint8Array): AwaitableMac {
+  // node:crypto's HMAC is native and synchronous: no promise to pay for.
+  return macOf(name, key);
 }
 
 export function hkdf(secret: Data, salt: Data, info: Data, length: number): Uint8Array {

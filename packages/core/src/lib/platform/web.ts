@@ -16,6 +16,7 @@ import { sha256, sha384, sha512 } from "@noble/hashes/sha2.js";
 import { toUnicode } from "punycode/punycode.es6.js";
 import { isPublicAddress } from "./addresses.js";
 import type {
+  AwaitableMac,
   CbcCipher,
   Data,
   DocumentRequest,
@@ -86,6 +87,22 @@ export function macOf(name: HashName, key: Data): Mac {
   };
 }
 
+export function awaitableMacOf(name: "sha512", key: Uint8Array): AwaitableMac {
+  const keyOf = importedOnce(key, { name: "HMAC", hash: "SHA-512" }, ["sign"]);
+  return (...parts) => {
+    // Web Crypto signs one buffer: the parts laid end to end.
+    let length = 0;
+    for (const part of parts) length += part.length;
+    const data = new Uint8Array(length);
+    let at = 0;
+    for (const part of parts) {
+      data.set(part, at);
+      at += part.length;
+    }
+    return withKey(keyOf, (imported) => crypto.subtle.sign("HMAC", imported, data).then(bytesOfBuffer));
+  };
+}
+
 export function hkdf(secret: Data, salt: Data, info: Data, length: number): Uint8Array {
   return nobleHkdf(sha256, bytesOf(secret), bytesOf(salt), bytesOf(info), length);
 }
@@ -103,35 +120,56 @@ const view = (bytes: Uint8Array): Uint8Array<ArrayBuffer> =>
     ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     : new Uint8Array(bytes);
 
-/** A Web Crypto key imported once, on first use: configuration resolution stays free of asynchronous work. */
-function lazyKey(key: Uint8Array, algorithm: "AES-CBC" | "AES-GCM"): () => Promise<CryptoKey> {
-  let imported: Promise<CryptoKey> | undefined;
+const bytesOfBuffer = (buffer: ArrayBuffer): Uint8Array => new Uint8Array(buffer);
+
+/**
+ * A Web Crypto key imported once, on first use (configuration resolution stays free of
+ * asynchronous work): the key itself once imported, so a call does not wait a turn for it.
+ */
+function importedOnce(
+  key: Uint8Array,
+  algorithm: "AES-CBC" | "AES-GCM" | HmacImportParams,
+  usages: KeyUsage[],
+): () => CryptoKey | Promise<CryptoKey> {
+  let imported: CryptoKey | undefined;
+  let importing: Promise<CryptoKey> | undefined;
   return () => {
-    imported ??= crypto.subtle.importKey("raw", view(key), algorithm, false, ["encrypt", "decrypt"]);
-    return imported;
+    if (imported) return imported;
+    importing ??= crypto.subtle.importKey("raw", view(key), algorithm, false, usages).then((made) => {
+      imported = made;
+      return made;
+    });
+    return importing;
   };
 }
 
+/**
+ * `use` with the key, at once when it is imported. A thenable, not `instanceof Promise`: in
+ * Next.js's Edge sandbox Web Crypto's promises come from another realm.
+ */
+function withKey<T>(keyOf: () => CryptoKey | Promise<CryptoKey>, use: (key: CryptoKey) => Promise<T>): Promise<T> {
+  const key = keyOf();
+  return "then" in key ? key.then(use) : use(key);
+}
+
 export function cbcCipher(key: Uint8Array): CbcCipher {
-  const keyOf = lazyKey(key, "AES-CBC");
+  const keyOf = importedOnce(key, "AES-CBC", ["encrypt", "decrypt"]);
   return {
-    async encrypt(iv, plaintext) {
-      return new Uint8Array(
-        await crypto.subtle.encrypt({ name: "AES-CBC", iv: view(iv) }, await keyOf(), view(plaintext)),
-      );
-    },
-    async decrypt(iv, ciphertext) {
-      return new Uint8Array(
-        await crypto.subtle.decrypt({ name: "AES-CBC", iv: view(iv) }, await keyOf(), view(ciphertext)),
-      );
-    },
+    encrypt: (iv, plaintext) =>
+      withKey(keyOf, (imported) =>
+        crypto.subtle.encrypt({ name: "AES-CBC", iv: view(iv) }, imported, view(plaintext)).then(bytesOfBuffer),
+      ),
+    decrypt: (iv, ciphertext) =>
+      withKey(keyOf, (imported) =>
+        crypto.subtle.decrypt({ name: "AES-CBC", iv: view(iv) }, imported, view(ciphertext)).then(bytesOfBuffer),
+      ),
   };
 }
 
 const GCM_TAG_BYTES = 16;
 
 export function gcmCipher(key: Uint8Array): GcmCipher {
-  const keyOf = lazyKey(key, "AES-GCM");
+  const keyOf = importedOnce(key, "AES-GCM", ["encrypt", "decrypt"]);
   return {
     async seal(iv, plaintext, aad) {
       const sealed = new Uint8Array(
@@ -191,14 +229,70 @@ export function toBase64(bytes: Uint8Array): string {
   return btoa(binaryOf(bytes));
 }
 
+/** Each character's 6 bits in either alphabet (`+/` and `-_`); -1 for any other character. */
+const SEXTETS = new Int8Array(128).fill(-1);
+for (const [at, char] of [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"].entries()) {
+  SEXTETS[char.charCodeAt(0)] = at;
+}
+SEXTETS["-".charCodeAt(0)] = 62;
+SEXTETS["_".charCodeAt(0)] = 63;
+
+const sextetAt = (text: string, at: number): number => {
+  const code = text.charCodeAt(at);
+  return code < 128 ? (SEXTETS[code] ?? -1) : -1;
+};
+
+/**
+ * The bytes of base64 text in which every character is of the alphabets (trailing `=` aside),
+ * four characters to three bytes with no string or regular expression in between (a session
+ * read decodes four parts of a token); undefined when another character is met.
+ */
+function decodeClean(text: string): Uint8Array | undefined {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 61 /* = */) end--;
+  // A lone sixth bit-group carries no byte: dropped, as Node.js's decoder drops it.
+  if (end % 4 === 1) end--;
+  const bytes = new Uint8Array((end * 3) >> 2);
+  const whole = end - (end % 4);
+  let out = 0;
+  let at = 0;
+  for (; at < whole; at += 4) {
+    const group =
+      (sextetAt(text, at) << 18) |
+      (sextetAt(text, at + 1) << 12) |
+      (sextetAt(text, at + 2) << 6) |
+      sextetAt(text, at + 3);
+    // Any -1 sets the sign bit (-1 << 18 is negative, and OR keeps it).
+    if (group < 0) return undefined;
+    bytes[out++] = group >> 16;
+    bytes[out++] = (group >> 8) & 0xff;
+    bytes[out++] = group & 0xff;
+  }
+  // The last 2 or 3 characters: their trailing 4 or 2 bits are no byte, dropped as atob drops them.
+  if (end - at === 2) {
+    const group = (sextetAt(text, at) << 6) | sextetAt(text, at + 1);
+    if (group < 0) return undefined;
+    bytes[out] = group >> 4;
+  } else if (end - at === 3) {
+    const group = (sextetAt(text, at) << 12) | (sextetAt(text, at + 1) << 6) | sextetAt(text, at + 2);
+    if (group < 0) return undefined;
+    bytes[out++] = group >> 10;
+    bytes[out] = (group >> 2) & 0xff;
+  }
+  return bytes;
+}
+
 export function fromBase64(text: string): Uint8Array {
-  // Either alphabet, as Node.js's decoders read both; anything else is skipped.
-  const clean = text
+  const clean = decodeClean(text);
+  if (clean) return clean;
+  // Either alphabet, as Node.js's decoders read both, up to the first `=` (where they stop);
+  // anything else is skipped.
+  const padding = text.indexOf("=");
+  const kept = (padding < 0 ? text : text.slice(0, padding))
     .replace(/-/g, "+")
     .replace(/_/g, "/")
     .replace(/[^A-Za-z0-9+/]/g, "");
-  // A lone sixth bit-group carries no byte: dropped, as Node.js's decoder drops it.
-  const usable = clean.length % 4 === 1 ? clean.slice(0, -1) : clean;
+  const usable = kept.length % 4 === 1 ? kept.slice(0, -1) : kept;
   return bytesOfBinary(atob(usable + "=".repeat((4 - (usable.length % 4)) % 4)));
 }
 

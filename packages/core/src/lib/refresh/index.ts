@@ -4,6 +4,12 @@
  * file that defines it (which keeps the import graph free of cycles), and nothing else of
  * lib/refresh/: a name not offered here is the wing's own (test/structure/faces.ts checks both).
  */
-export { refreshTokenHint } from "./hints.js";
-export { LOCK_TTL_MS, singleFlight } from "./single-flight.js";
-export { identityOf, idTokenSubjectOf, type ProviderTokens, providerTokensOf, tokenFields } from "./tokens.js";
+
+export {
+  type AccessToken,
+  type AccessTokenRequest,
+  type GetAccessTokenOptions,
+  getAccessToken,
+} from "./access-token.js";
+export { LOCK_TTL_MS } from "./single-flight.js";
+export { type ProviderTokens, providerTokensOf } from "./tokens.js";

@@ -1,5 +1,6 @@
 import type { ResponseInternal, Session } from "../../shapes/data.js";
 import type { AuthConfig } from "../../types.js";
+import { held, slot } from "../base/application.js";
 import { resolveConfig } from "../config/resolve.js";
 import type { Env } from "../config/types.js";
 import { withQuery } from "../http/url.js";
@@ -42,11 +43,25 @@ export interface GuardRequest extends SessionRequest {
   mountPath?: string;
 }
 
-const mounts = new WeakMap<AuthConfig, string>();
+/**
+ * Where an application's handlers served, kept with the application (`lib/base/application.ts`)
+ * so that every copy of this module finds it (a bundler makes one per server layer, an application
+ * may install a framework package and core twice): the mount of each configuration object that served.
+ */
+const mounts = slot("handler-mounts", () => new WeakMap<AuthConfig, string>());
+
+/** The mounts of `config`'s application; undefined when the configuration cannot be resolved (its requests say why). */
+function mountsOf(config: AuthConfig) {
+  try {
+    return held(resolveConfig(config).application, mounts);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Remembers where a framework's handler of `config` served a request (the mount it arrived
- * under), for the `requireAuth` of the same configuration: its sign-in page is there when the
+ * under), for the `requireAuth` of the same application: its sign-in page is there when the
  * configuration names no `basePath`. Every framework that decides the mount (Express, Hono) notes it.
  *
  * @example
@@ -56,12 +71,15 @@ const mounts = new WeakMap<AuthConfig, string>();
  * ```
  */
 export function noteMount(config: AuthConfig, mountPath: string | undefined): void {
-  if (mountPath !== undefined && mounts.get(config) !== mountPath) mounts.set(config, mountPath);
+  if (mountPath === undefined) return;
+  const noted = mountsOf(config);
+  if (!noted) return;
+  if (noted.get(config) !== mountPath) noted.set(config, mountPath);
 }
 
-/** The mount the handler of `config` last served a request under (see {@link noteMount}). */
+/** The mount the handler of `config` last served a request under, in any copy of this module (see {@link noteMount}). */
 export function mountNoted(config: AuthConfig): string | undefined {
-  return mounts.get(config);
+  return mountsOf(config)?.get(config);
 }
 
 /**

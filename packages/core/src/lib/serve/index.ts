@@ -4,6 +4,8 @@
  * file that defines it (which keeps the import graph free of cycles), and nothing else of
  * lib/serve/: a name not offered here is the wing's own (test/structure/faces.ts checks both).
  */
+
+export { Auth, getSession } from "./auth.js";
 export type { Context } from "./context.js";
 export { csrfTokenFor, requireCsrf } from "./csrf-check.js";
 export { type GuardOptions, type GuardRequest, guard, mountNoted, noteMount } from "./guard.js";

@@ -49,6 +49,6 @@ export {
   resolveRevocation,
   sessionIdOf,
 } from "./revocation-list.js";
-export { revocationOf, revokeOneJwtSession } from "./revoke.js";
+export { revokeJwtSession } from "./revoke-jwt.js";
 export { announcingAdapter, carriesSessionCache, resolveSessionCache, type SessionCache } from "./session-cache.js";
 export { databaseSessionId } from "./session-id.js";

@@ -4,6 +4,15 @@
  * file that defines it (which keeps the import graph free of cycles), and nothing else of
  * lib/stores/: a name not offered here is the wing's own (test/structure/faces.ts checks both).
  */
+
+export {
+  createMemoryStore,
+  MEMORY_AUDIT_LIMIT,
+  MemoryAdapter,
+  type MemoryStore,
+  memoryAccountKey,
+  memoryTokenKey,
+} from "./memory-adapter.js";
 export {
   ChannelHealth,
   decodeRevocationEntry,

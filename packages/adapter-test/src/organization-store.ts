@@ -5,11 +5,19 @@
  * that an organization never loses its last owner, however many owners demote or remove each
  * other at once; invitations found by their token's hash on the other instance, accepted exactly
  * once however many accept at once, never after they expire, revoked only within their own
- * organization.
+ * organization; teams with names unique in their organization, whose members are members of the
+ * organization (checked in the same step as the add), and who leave them when they leave it.
  * @module organization-store
  */
 import { randomUUID } from "node:crypto";
-import type { Invitation, Membership, Organization, OrganizationStore } from "@latchkey/core/organizations";
+import type {
+  Invitation,
+  Membership,
+  Organization,
+  OrganizationStore,
+  Team,
+  TeamMembership,
+} from "@latchkey/core/organizations";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /** What an organization store's setup hands the suite. */
@@ -303,6 +311,109 @@ export function runOrganizationStoreConformance(
       expect(await two.getInvitationByToken(sent.tokenHash, new Date())).toBeNull();
       expect(await two.acceptInvitation(sent.tokenHash, "u-after", new Date())).toBeNull();
       expect(await two.listInvitations(org.id, new Date())).toEqual([]);
+    });
+
+    /** A team of `org`, named uniquely unless said. */
+    const team = (org: Organization, overrides: Partial<Team> = {}): Team => ({
+      id: randomUUID(),
+      organizationId: org.id,
+      name: `Team ${randomUUID().slice(0, 8)}`,
+      createdAt: new Date(Math.floor(Date.now() / 1000) * 1000),
+      ...overrides,
+    });
+    const teamMember = (t: Team, userId: string, role = "member", offset = 0): TeamMembership => ({
+      teamId: t.id,
+      organizationId: t.organizationId,
+      userId,
+      role,
+      createdAt: new Date(t.createdAt.getTime() + offset * 1000),
+    });
+
+    it("teams are read back on the other instance; a name is unique within its organization only; renames keep it so", async () => {
+      const [one, two] = fixture.stores;
+      const { org } = await made();
+      const { org: other } = await made();
+      const first = team(org, { name: "Core" });
+      const second = team(org, { name: "Web", createdAt: new Date(first.createdAt.getTime() + 1000) });
+      expect(await one.createTeam(first)).toBe("created");
+      expect(await one.createTeam(second)).toBe("created");
+      expect(await two.createTeam(team(org, { name: "Core" }))).toBe("name-taken");
+      expect(await two.createTeam(team(other, { name: "Core" }))).toBe("created");
+      expect(await two.createTeam(team(organization()))).toBe("missing");
+      expect(await two.listTeams(org.id)).toEqual([first, second]);
+      expect(await two.getTeam(org.id, first.id)).toEqual(first);
+      expect(await two.getTeam(other.id, first.id)).toBeNull();
+      expect(await one.renameTeam(org.id, second.id, "Core")).toBe("name-taken");
+      expect(await one.renameTeam(other.id, second.id, "Mobile")).toBe("missing");
+      expect(await one.renameTeam(org.id, second.id, "Mobile")).toBe("updated");
+      expect((await two.getTeam(org.id, second.id))?.name).toBe("Mobile");
+      expect(await two.createTeam(team(org, { name: "Web" }))).toBe("created");
+    });
+
+    it("rule: only members of the organization join its teams, and a team of another organization takes no one", async () => {
+      const [one, two] = fixture.stores;
+      const user = `u-${randomUUID()}`;
+      const { org } = await made(1, { [user]: "member" });
+      const { org: other } = await made();
+      const core = team(org);
+      expect(await one.createTeam(core)).toBe("created");
+      expect(await two.addTeamMember(teamMember(core, user, "lead"))).toBe("added");
+      expect(await two.addTeamMember(teamMember(core, user, "member"))).toBe("exists");
+      expect(await one.addTeamMember(teamMember(core, "u-outsider"))).toBe("not-member");
+      expect(await one.addTeamMember({ ...teamMember(core, user), organizationId: other.id })).toBe("missing");
+      expect((await two.listTeamMembers(org.id, core.id)).map((m) => [m.userId, m.role])).toEqual([[user, "lead"]]);
+      expect(await two.listTeamMembers(other.id, core.id)).toEqual([]);
+      expect(await one.setTeamRole(other.id, core.id, user, "member")).toBe("missing");
+      expect(await one.setTeamRole(org.id, core.id, user, "member")).toBe("updated");
+      expect((await two.listTeamMembers(org.id, core.id))[0]?.role).toBe("member");
+      expect(await one.removeTeamMember(other.id, core.id, user)).toBe(false);
+      expect(await one.removeTeamMember(org.id, core.id, user)).toBe(true);
+      expect(await two.listTeamMembers(org.id, core.id)).toEqual([]);
+    });
+
+    it("rule: a member removed from the organization leaves every team of it, even when added to one at the same moment", async () => {
+      const [one, two] = fixture.stores;
+      const users = Array.from({ length: 10 }, () => `u-${randomUUID()}`);
+      const { org } = await made(1, Object.fromEntries(users.map((u) => [u, "member"])));
+      const teams = [team(org), team(org)];
+      for (const t of teams) expect(await one.createTeam(t)).toBe("created");
+      for (const u of users.slice(0, 5)) expect(await one.addTeamMember(teamMember(teams[0] as Team, u))).toBe("added");
+      // Each user is removed from the organization while being added to the second team, from the other instance.
+      await Promise.all(
+        users.flatMap((u) => [
+          two.removeMembership(org.id, u, "member", keep),
+          one.addTeamMember(teamMember(teams[1] as Team, u)),
+        ]),
+      );
+      for (const t of teams) expect(await two.listTeamMembers(org.id, t.id)).toEqual([]);
+      for (const u of users) {
+        expect(await one.addTeamMember(teamMember(teams[0] as Team, u))).toBe("not-member");
+        // Back in the organization, they are in no team until added again.
+        expect(await one.addMembership(membership(org, u, "member", 99))).toBe("added");
+      }
+      for (const t of teams) expect(await two.listTeamMembers(org.id, t.id)).toEqual([]);
+    });
+
+    it("deleting a team deletes its memberships only; deleting the organization deletes its teams", async () => {
+      const [one, two] = fixture.stores;
+      const user = `u-${randomUUID()}`;
+      const { org } = await made(1, { [user]: "member" });
+      const core = team(org);
+      expect(await one.createTeam(core)).toBe("created");
+      expect(await one.addTeamMember(teamMember(core, user))).toBe("added");
+      expect(await two.deleteTeam(organization().id, core.id)).toBe(false);
+      expect(await two.deleteTeam(org.id, core.id)).toBe(true);
+      expect(await one.getTeam(org.id, core.id)).toBeNull();
+      expect(await one.listTeamMembers(org.id, core.id)).toEqual([]);
+      expect((await one.getMembership(org.id, user))?.role).toBe("member");
+      expect(await two.deleteTeam(org.id, core.id)).toBe(false);
+      const web = team(org);
+      expect(await one.createTeam(web)).toBe("created");
+      expect(await one.addTeamMember(teamMember(web, user))).toBe("added");
+      expect(await one.deleteOrganization(org.id)).toBe(true);
+      expect(await two.listTeams(org.id)).toEqual([]);
+      expect(await two.getTeam(org.id, web.id)).toBeNull();
+      expect(await two.listTeamMembers(org.id, web.id)).toEqual([]);
     });
   });
 }

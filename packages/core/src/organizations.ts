@@ -53,4 +53,6 @@ export type {
   Organization,
   OrganizationStore,
   OrganizationsConfig,
+  Team,
+  TeamMembership,
 } from "./shapes/organizations.js";

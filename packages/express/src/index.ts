@@ -35,6 +35,7 @@ export * from "@latchkey/core/errors";
 export type * from "@latchkey/core/types";
 export { getAccessToken } from "./access-token.js";
 export * from "./accounts.js";
+export { requireApiKey } from "./api-keys.js";
 export * from "./audit.js";
 export { ExpressAuthorizationServer } from "./authorization-server.js";
 export { type ExpressRequestLike, toIncoming } from "./convert.js";

@@ -2,13 +2,21 @@
  * Organizations and their members in Redis, for instances that share one.
  * @module organization-store
  */
-import type { Invitation, Membership, Organization, OrganizationStore } from "@latchkey/core/organizations";
+import type {
+  Invitation,
+  Membership,
+  Organization,
+  OrganizationStore,
+  Team,
+  TeamMembership,
+} from "@latchkey/core/organizations";
 import type { RedisLike } from "./client.js";
 
 // Keys under the prefix: o:<id> the organization (JSON), s:<slug> its id, m:<id> a hash of its
 // members (user id → JSON), u:<user> the set of the user's organizations, i:<token hash> an
 // invitation (JSON, expiring with it), n:<id> a hash of the organization's invitations (invitation
-// id → token hash). Every script takes the prefix as ARGV[1] and computes its keys.
+// id → token hash), t:<id> a hash of the organization's teams (team id → JSON), tn:<id> a hash of
+// their names (name → team id), tm:<team id> a hash of a team's members (user id → JSON). Every script takes the prefix as ARGV[1] and computes its keys.
 
 // ARGV: prefix, organization JSON, id, slug, owner's user id, owner's membership JSON.
 const CREATE = `
@@ -47,6 +55,8 @@ for _, user in ipairs(redis.call('HKEYS', p .. 'm:' .. ARGV[2])) do redis.call('
 redis.call('DEL', p .. 'm:' .. ARGV[2])
 for _, token in ipairs(redis.call('HVALS', p .. 'n:' .. ARGV[2])) do redis.call('DEL', p .. 'i:' .. token) end
 redis.call('DEL', p .. 'n:' .. ARGV[2])
+for _, team in ipairs(redis.call('HKEYS', p .. 't:' .. ARGV[2])) do redis.call('DEL', p .. 'tm:' .. team) end
+redis.call('DEL', p .. 't:' .. ARGV[2], p .. 'tn:' .. ARGV[2])
 return 1`;
 // ARGV: prefix, user id. Answers the user's membership JSONs, dropping organizations that are gone.
 const MEMBERSHIPS = `
@@ -92,6 +102,7 @@ const REMOVE = `${MEMBER}
 if from == keep and not othersKeep() then return 'last-owner' end
 redis.call('HDEL', p .. 'm:' .. org, user)
 redis.call('SREM', p .. 'u:' .. user, org)
+for _, team in ipairs(redis.call('HKEYS', p .. 't:' .. org)) do redis.call('HDEL', p .. 'tm:' .. team, user) end
 return 'removed'`;
 
 // ARGV: prefix, organization id, invitation id, token hash, invitation JSON, milliseconds to live.
@@ -135,6 +146,62 @@ local member = cjson.encode({ organizationId = org, userId = user, role = invita
 if redis.call('HSETNX', p .. 'm:' .. org, user, member) == 0 then return { 'exists', stored } end
 redis.call('SADD', p .. 'u:' .. user, org)
 return { 'accepted', stored }`;
+
+// ARGV: prefix, organization id, team id, name, team JSON.
+const CREATE_TEAM = `
+local p = ARGV[1]
+if redis.call('EXISTS', p .. 'o:' .. ARGV[2]) == 0 then return 'missing' end
+if redis.call('HSETNX', p .. 'tn:' .. ARGV[2], ARGV[4], ARGV[3]) == 0 then return 'name-taken' end
+redis.call('HSET', p .. 't:' .. ARGV[2], ARGV[3], ARGV[5])
+return 'created'`;
+// ARGV: prefix, organization id, team id, name.
+const RENAME_TEAM = `
+local p, org, id, name = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local stored = redis.call('HGET', p .. 't:' .. org, id)
+if not stored then return 'missing' end
+local team = cjson.decode(stored)
+if team.name == name then return 'updated' end
+if redis.call('HSETNX', p .. 'tn:' .. org, name, id) == 0 then return 'name-taken' end
+redis.call('HDEL', p .. 'tn:' .. org, team.name)
+team.name = name
+redis.call('HSET', p .. 't:' .. org, id, cjson.encode(team))
+return 'updated'`;
+// ARGV: prefix, organization id, team id.
+const DELETE_TEAM = `
+local p, org, id = ARGV[1], ARGV[2], ARGV[3]
+local stored = redis.call('HGET', p .. 't:' .. org, id)
+if not stored then return 0 end
+redis.call('HDEL', p .. 'tn:' .. org, cjson.decode(stored).name)
+redis.call('HDEL', p .. 't:' .. org, id)
+redis.call('DEL', p .. 'tm:' .. id)
+return 1`;
+// ARGV: prefix, organization id, team id, user id, team membership JSON.
+const ADD_TEAM_MEMBER = `
+local p, org, id, user = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+if redis.call('HEXISTS', p .. 't:' .. org, id) == 0 then return 'missing' end
+if redis.call('HEXISTS', p .. 'm:' .. org, user) == 0 then return 'not-member' end
+if redis.call('HSETNX', p .. 'tm:' .. id, user, ARGV[5]) == 0 then return 'exists' end
+return 'added'`;
+// ARGV: prefix, organization id, team id, user id, role.
+const SET_TEAM_ROLE = `
+local p, org, id, user = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+if redis.call('HEXISTS', p .. 't:' .. org, id) == 0 then return 'missing' end
+local stored = redis.call('HGET', p .. 'tm:' .. id, user)
+if not stored then return 'missing' end
+local member = cjson.decode(stored)
+member.role = ARGV[5]
+redis.call('HSET', p .. 'tm:' .. id, user, cjson.encode(member))
+return 'updated'`;
+// ARGV: prefix, organization id, team id, user id.
+const REMOVE_TEAM_MEMBER = `
+local p, org, id = ARGV[1], ARGV[2], ARGV[3]
+if redis.call('HEXISTS', p .. 't:' .. org, id) == 0 then return 0 end
+return redis.call('HDEL', p .. 'tm:' .. id, ARGV[4])`;
+// ARGV: prefix, organization id, team id. Answers the JSONs of the team's members.
+const TEAM_MEMBERS = `
+local p, org, id = ARGV[1], ARGV[2], ARGV[3]
+if redis.call('HEXISTS', p .. 't:' .. org, id) == 0 then return {} end
+return redis.call('HVALS', p .. 'tm:' .. id)`;
 
 interface StoredOrganization {
   id: string;
@@ -187,7 +254,22 @@ function invitationOf(stored: unknown): Invitation | null {
     expiresAt: new Date(value.expiresAt),
   };
 }
-const oldestFirst = (list: Membership[], tie: (m: Membership) => string) =>
+function teamOf(stored: unknown): Team | null {
+  if (typeof stored !== "string") return null;
+  const value = JSON.parse(stored) as Omit<Team, "createdAt"> & { createdAt: number };
+  return { id: value.id, organizationId: value.organizationId, name: value.name, createdAt: new Date(value.createdAt) };
+}
+function teamMembershipOf(stored: string): TeamMembership {
+  const value = JSON.parse(stored) as Omit<TeamMembership, "createdAt"> & { createdAt: number };
+  return {
+    teamId: value.teamId,
+    organizationId: value.organizationId,
+    userId: value.userId,
+    role: value.role,
+    createdAt: new Date(value.createdAt),
+  };
+}
+const byTimeThen = <T extends { createdAt: Date }>(list: T[], tie: (value: T) => string) =>
   list.sort(
     (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (tie(a) < tie(b) ? -1 : tie(a) > tie(b) ? 1 : 0),
   );
@@ -251,14 +333,14 @@ export function RedisOrganizationStore(
     },
     async listMembers(organizationId) {
       const all = await client.eval("return redis.call('HVALS', ARGV[1] .. 'm:' .. ARGV[2])", 0, p, organizationId);
-      return oldestFirst(
+      return byTimeThen(
         (Array.isArray(all) ? all : []).map((m) => membershipOf(String(m))),
         (m) => m.userId,
       );
     },
     async listMemberships(userId) {
       const all = await client.eval(MEMBERSHIPS, 0, p, userId);
-      return oldestFirst(
+      return byTimeThen(
         (Array.isArray(all) ? all : []).map((m) => membershipOf(String(m))),
         (m) => m.organizationId,
       );
@@ -316,6 +398,58 @@ export function RedisOrganizationStore(
       const invitation = invitationOf(String(answer[1]));
       if (!invitation) return null;
       return { outcome: String(answer[0]) === "accepted" ? "accepted" : "exists", invitation };
+    },
+    async createTeam(team) {
+      const json = JSON.stringify({ ...team, createdAt: team.createdAt.getTime() });
+      return (await text(CREATE_TEAM, team.organizationId, team.id, team.name, json)) as
+        | "created"
+        | "name-taken"
+        | "missing";
+    },
+    async getTeam(organizationId, teamId) {
+      return teamOf(
+        await client.eval(
+          "return redis.call('HGET', ARGV[1] .. 't:' .. ARGV[2], ARGV[3])",
+          0,
+          p,
+          organizationId,
+          teamId,
+        ),
+      );
+    },
+    async listTeams(organizationId) {
+      const all = await client.eval("return redis.call('HVALS', ARGV[1] .. 't:' .. ARGV[2])", 0, p, organizationId);
+      return byTimeThen(
+        (Array.isArray(all) ? all : []).map((stored) => teamOf(String(stored)) as Team),
+        (team) => team.id,
+      );
+    },
+    async renameTeam(organizationId, teamId, name) {
+      return (await text(RENAME_TEAM, organizationId, teamId, name)) as "updated" | "name-taken" | "missing";
+    },
+    async deleteTeam(organizationId, teamId) {
+      return Number(await client.eval(DELETE_TEAM, 0, p, organizationId, teamId)) === 1;
+    },
+    async addTeamMember(membership) {
+      const json = JSON.stringify({ ...membership, createdAt: membership.createdAt.getTime() });
+      return (await text(ADD_TEAM_MEMBER, membership.organizationId, membership.teamId, membership.userId, json)) as
+        | "added"
+        | "exists"
+        | "missing"
+        | "not-member";
+    },
+    async setTeamRole(organizationId, teamId, userId, role) {
+      return (await text(SET_TEAM_ROLE, organizationId, teamId, userId, role)) as "updated" | "missing";
+    },
+    async removeTeamMember(organizationId, teamId, userId) {
+      return Number(await client.eval(REMOVE_TEAM_MEMBER, 0, p, organizationId, teamId, userId)) === 1;
+    },
+    async listTeamMembers(organizationId, teamId) {
+      const all = await client.eval(TEAM_MEMBERS, 0, p, organizationId, teamId);
+      return byTimeThen(
+        (Array.isArray(all) ? all : []).map((stored) => teamMembershipOf(String(stored))),
+        (m) => m.userId,
+      );
     },
   };
 }

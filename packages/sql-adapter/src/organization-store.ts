@@ -3,7 +3,15 @@
  * shared by every instance of an application.
  * @module organization-store
  */
-import type { Invitation, KeepOne, Membership, Organization, OrganizationStore } from "@latchkey/core/organizations";
+import type {
+  Invitation,
+  KeepOne,
+  Membership,
+  Organization,
+  OrganizationStore,
+  Team,
+  TeamMembership,
+} from "@latchkey/core/organizations";
 import { sql, type Transaction } from "kysely";
 import { type AnyKysely, dialectOf, isDriverError, type SqlOptions, tableNames } from "./schema.js";
 
@@ -30,6 +38,21 @@ interface InvitationRow {
   tokenHash: string;
   createdAt: number | string | bigint;
   expiresAt: number | string | bigint;
+}
+
+interface TeamRow {
+  id: string;
+  organizationId: string;
+  name: string;
+  createdAt: number | string | bigint;
+}
+
+interface TeamMemberRow {
+  teamId: string;
+  organizationId: string;
+  userId: string;
+  role: string;
+  createdAt: number | string | bigint;
 }
 
 const UNIQUE = { postgres: "23505", mysql: "ER_DUP_ENTRY", errno: 1062, sqlite: /UNIQUE constraint failed/i };
@@ -59,9 +82,24 @@ const invitationOf = (row: InvitationRow): Invitation => ({
   expiresAt: new Date(Number(row.expiresAt)),
 });
 
+const teamOf = (row: TeamRow): Team => ({
+  id: row.id,
+  organizationId: row.organizationId,
+  name: row.name,
+  createdAt: new Date(Number(row.createdAt)),
+});
+const teamMembershipOf = (row: TeamMemberRow): TeamMembership => ({
+  teamId: row.teamId,
+  organizationId: row.organizationId,
+  userId: row.userId,
+  role: row.role,
+  createdAt: new Date(Number(row.createdAt)),
+});
+
 /**
  * An `OrganizationStore` (`@latchkey/core/organizations`) in the tables `organizations`,
- * `organization_members` and `organization_invitations`, which `migrate` (`npx latchkey migrate <url>`) creates: for an
+ * `organization_members`, `organization_invitations`, `organization_teams` and
+ * `organization_team_members`, which `migrate` (`npx latchkey migrate <url>`) creates: for an
  * application whose instances share a SQL database (PostgreSQL, MySQL/MariaDB, SQLite). Each
  * method is one transaction. A role change or a removal first writes the organization's row (a
  * row lock on PostgreSQL and MySQL, the database's write lock on SQLite), so that the changes of
@@ -82,7 +120,7 @@ export function SqlOrganizationStore(db: AnyKysely, options: SqlOptions = {}): O
     work().catch((error: unknown) => {
       if (!isDriverError(error, NO_TABLE)) throw error;
       throw new Error(
-        `@latchkey/sql-adapter: SqlOrganizationStore needs the tables ${t.organizations}, ${t.organizationMembers} and ${t.organizationInvitations}: run \`npx latchkey migrate <database-url>\` (@latchkey/cli) or \`migrate(db)\``,
+        `@latchkey/sql-adapter: SqlOrganizationStore needs the tables ${t.organizations}, ${t.organizationMembers}, ${t.organizationInvitations}, ${t.organizationTeams} and ${t.organizationTeamMembers}: run \`npx latchkey migrate <database-url>\` (@latchkey/cli) or \`migrate(db)\``,
         { cause: error },
       );
     });
@@ -119,6 +157,13 @@ export function SqlOrganizationStore(db: AnyKysely, options: SqlOptions = {}): O
         .where("userId", "=", userId)
         .executeTakeFirst()
     )?.role as string | undefined;
+
+  const dropTeamMemberships = (trx: AnyKysely, organizationId: string, userId: string) =>
+    trx
+      .deleteFrom(t.organizationTeamMembers)
+      .where("organizationId", "=", organizationId)
+      .where("userId", "=", userId)
+      .execute();
 
   // SQLite takes one writer at a time for the whole database, but two connections of one process
   // (two instances, or a module loaded once per bundler layer) deadlock on a transaction held
@@ -206,6 +251,8 @@ export function SqlOrganizationStore(db: AnyKysely, options: SqlOptions = {}): O
             .executeTakeFirstOrThrow();
           await trx.deleteFrom(t.organizationMembers).where("organizationId", "=", id).execute();
           await trx.deleteFrom(t.organizationInvitations).where("organizationId", "=", id).execute();
+          await trx.deleteFrom(t.organizationTeamMembers).where("organizationId", "=", id).execute();
+          await trx.deleteFrom(t.organizationTeams).where("organizationId", "=", id).execute();
           return Number(numDeletedRows) > 0;
         };
         return dialect === "sqlite" ? work(db) : db.transaction().execute(work);
@@ -301,7 +348,10 @@ export function SqlOrganizationStore(db: AnyKysely, options: SqlOptions = {}): O
           const { numAffectedRows } = await sql`delete from ${sql.table(t.organizationMembers)}
             where "organizationId" = ${organizationId} and "userId" = ${userId} and "role" = ${from}
             and (${from !== keep.role ? 1 : 0} = 1 or ${otherKeeper(organizationId, userId, keep)})`.execute(db);
-          return Number(numAffectedRows ?? 0) === 1 ? "removed" : whyNot(organizationId, userId, from);
+          if (Number(numAffectedRows ?? 0) !== 1) return whyNot(organizationId, userId, from);
+          // After the membership: a failure between leaves team rows that listTeamMembers does not show.
+          await dropTeamMemberships(db, organizationId, userId);
+          return "removed";
         }
         return db.transaction().execute(async (trx) => {
           if (!(await lockOrganization(trx, organizationId))) return "missing";
@@ -314,6 +364,7 @@ export function SqlOrganizationStore(db: AnyKysely, options: SqlOptions = {}): O
             .where("organizationId", "=", organizationId)
             .where("userId", "=", userId)
             .execute();
+          await dropTeamMemberships(trx, organizationId, userId);
           return "removed";
         });
       }),
@@ -438,6 +489,197 @@ export function SqlOrganizationStore(db: AnyKysely, options: SqlOptions = {}): O
           const added = await insertOnce(trx, t.organizationMembers, membershipRow(invitation));
           return { outcome: Number(added.numInsertedOrUpdatedRows ?? 0) === 1 ? "accepted" : "exists", invitation };
         });
+      }),
+    createTeam: (team) =>
+      guarded(async () => {
+        const row = { ...team, createdAt: team.createdAt.getTime() };
+        const insert = async (trx: AnyKysely) => {
+          try {
+            await trx.insertInto(t.organizationTeams).values(row).execute();
+          } catch (error) {
+            if (isDriverError(error, UNIQUE)) return "name-taken" as const;
+            throw error;
+          }
+          return "created" as const;
+        };
+        if (dialect === "sqlite") {
+          // One statement: the row is added only while the organization exists.
+          try {
+            const { numAffectedRows } = await sql`insert into ${sql.table(t.organizationTeams)}
+              ("id", "organizationId", "name", "createdAt")
+              select ${row.id}, ${row.organizationId}, ${row.name}, ${row.createdAt}
+              where exists (select 1 from ${sql.table(t.organizations)} where "id" = ${row.organizationId})`.execute(
+              db,
+            );
+            return Number(numAffectedRows ?? 0) === 1 ? "created" : "missing";
+          } catch (error) {
+            if (isDriverError(error, UNIQUE)) return "name-taken";
+            throw error;
+          }
+        }
+        // A unique violation would abort a PostgreSQL transaction: the name is checked first, under
+        // the organization's lock, which every team change of the organization takes.
+        return db.transaction().execute(async (trx) => {
+          if (!(await lockOrganization(trx, team.organizationId))) return "missing";
+          const taken = await trx
+            .selectFrom(t.organizationTeams)
+            .select("id")
+            .where("organizationId", "=", team.organizationId)
+            .where("name", "=", team.name)
+            .executeTakeFirst();
+          return taken ? "name-taken" : insert(trx);
+        });
+      }),
+    getTeam: (organizationId, teamId) =>
+      guarded(async () => {
+        const row = await db
+          .selectFrom(t.organizationTeams)
+          .selectAll()
+          .where("organizationId", "=", organizationId)
+          .where("id", "=", teamId)
+          .executeTakeFirst();
+        return row ? teamOf(row as TeamRow) : null;
+      }),
+    listTeams: (organizationId) =>
+      guarded(async () =>
+        (
+          await db
+            .selectFrom(t.organizationTeams)
+            .selectAll()
+            .where("organizationId", "=", organizationId)
+            .orderBy("createdAt")
+            .orderBy("id")
+            .execute()
+        ).map((row) => teamOf(row as TeamRow)),
+      ),
+    renameTeam: (organizationId, teamId, name) =>
+      guarded(async () => {
+        const work = async (trx: AnyKysely) => {
+          const found = await trx
+            .selectFrom(t.organizationTeams)
+            .select(["id", "name"])
+            .where("organizationId", "=", organizationId)
+            .where("id", "=", teamId)
+            .executeTakeFirst();
+          if (!found) return "missing" as const;
+          const taken = await trx
+            .selectFrom(t.organizationTeams)
+            .select("id")
+            .where("organizationId", "=", organizationId)
+            .where("name", "=", name)
+            .where("id", "!=", teamId)
+            .executeTakeFirst();
+          if (taken) return "name-taken" as const;
+          try {
+            await trx
+              .updateTable(t.organizationTeams)
+              .set({ name })
+              .where("organizationId", "=", organizationId)
+              .where("id", "=", teamId)
+              .execute();
+          } catch (error) {
+            if (isDriverError(error, UNIQUE)) return "name-taken" as const;
+            throw error;
+          }
+          return "updated" as const;
+        };
+        if (dialect === "sqlite") return work(db);
+        return db.transaction().execute(async (trx) => {
+          if (!(await lockOrganization(trx, organizationId))) return "missing";
+          return work(trx);
+        });
+      }),
+    deleteTeam: (organizationId, teamId) =>
+      guarded(async () => {
+        // The team first: members left by a failure in between belong to no team anyone can name.
+        const work = async (trx: AnyKysely) => {
+          const { numDeletedRows } = await trx
+            .deleteFrom(t.organizationTeams)
+            .where("organizationId", "=", organizationId)
+            .where("id", "=", teamId)
+            .executeTakeFirstOrThrow();
+          if (Number(numDeletedRows) === 0) return false;
+          await trx.deleteFrom(t.organizationTeamMembers).where("teamId", "=", teamId).execute();
+          return true;
+        };
+        return dialect === "sqlite" ? work(db) : db.transaction().execute(work);
+      }),
+    addTeamMember: (membership) =>
+      guarded(async () => {
+        const row = { ...membership, createdAt: membership.createdAt.getTime() };
+        /** Why nothing was added: no such team, the user not a member, or in the team already. */
+        const whyNotAdded = async (trx: AnyKysely) => {
+          const team = await trx
+            .selectFrom(t.organizationTeams)
+            .select("id")
+            .where("organizationId", "=", row.organizationId)
+            .where("id", "=", row.teamId)
+            .executeTakeFirst();
+          if (!team) return "missing" as const;
+          if ((await roleOf(trx, row.organizationId, row.userId)) === undefined) return "not-member" as const;
+          return "exists" as const;
+        };
+        if (dialect === "sqlite") {
+          // One statement: the row is added only while the team and the membership both exist.
+          const { numAffectedRows } = await sql`insert into ${sql.table(t.organizationTeamMembers)}
+            ("teamId", "userId", "organizationId", "role", "createdAt")
+            select ${row.teamId}, ${row.userId}, ${row.organizationId}, ${row.role}, ${row.createdAt}
+            where exists (select 1 from ${sql.table(t.organizationTeams)} where "id" = ${row.teamId} and "organizationId" = ${row.organizationId})
+            and exists (select 1 from ${sql.table(t.organizationMembers)} where "organizationId" = ${row.organizationId} and "userId" = ${row.userId})
+            on conflict do nothing`.execute(db);
+          return Number(numAffectedRows ?? 0) === 1 ? "added" : whyNotAdded(db);
+        }
+        // Under the organization's lock, which a removal from the organization takes too: a member
+        // removed at the same moment is either not added, or added and then removed with it.
+        return db.transaction().execute(async (trx) => {
+          if (!(await lockOrganization(trx, row.organizationId))) return "missing";
+          const why = await whyNotAdded(trx);
+          if (why !== "exists") return why;
+          const added = await insertOnce(trx, t.organizationTeamMembers, row);
+          return Number(added.numInsertedOrUpdatedRows ?? 0) === 1 ? "added" : "exists";
+        });
+      }),
+    setTeamRole: (organizationId, teamId, userId, role) =>
+      guarded(async () => {
+        const { numUpdatedRows } = await db
+          .updateTable(t.organizationTeamMembers)
+          .set({ role })
+          .where("organizationId", "=", organizationId)
+          .where("teamId", "=", teamId)
+          .where("userId", "=", userId)
+          .executeTakeFirstOrThrow();
+        return Number(numUpdatedRows) === 1 ? "updated" : "missing";
+      }),
+    removeTeamMember: (organizationId, teamId, userId) =>
+      guarded(async () => {
+        const { numDeletedRows } = await db
+          .deleteFrom(t.organizationTeamMembers)
+          .where("organizationId", "=", organizationId)
+          .where("teamId", "=", teamId)
+          .where("userId", "=", userId)
+          .executeTakeFirstOrThrow();
+        return Number(numDeletedRows) === 1;
+      }),
+    listTeamMembers: (organizationId, teamId) =>
+      guarded(async () => {
+        const rows = await db
+          .selectFrom(`${t.organizationTeamMembers} as tm`)
+          .selectAll("tm")
+          .where("tm.organizationId", "=", organizationId)
+          .where("tm.teamId", "=", teamId)
+          .where((eb) =>
+            eb.exists(
+              eb
+                .selectFrom(`${t.organizationMembers} as m`)
+                .select("m.userId")
+                .whereRef("m.organizationId", "=", "tm.organizationId")
+                .whereRef("m.userId", "=", "tm.userId"),
+            ),
+          )
+          .orderBy("tm.createdAt")
+          .orderBy("tm.userId")
+          .execute();
+        return rows.map((row) => teamMembershipOf(row as TeamMemberRow));
       }),
   };
 }

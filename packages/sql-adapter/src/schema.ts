@@ -49,6 +49,10 @@ export interface TableNames {
   organizationMembers: string;
   /** Invitations to join them, one row per invitation (`SqlOrganizationStore`). @default "organization_invitations" */
   organizationInvitations: string;
+  /** Teams inside organizations (`SqlOrganizationStore`). @default "organization_teams" */
+  organizationTeams: string;
+  /** Their members, one row per member of a team (`SqlOrganizationStore`). @default "organization_team_members" */
+  organizationTeamMembers: string;
   /** API keys, one row per key, kept as a keyed hash (`SqlApiKeyStore`). @default "api_keys" */
   apiKeys: string;
 }
@@ -69,6 +73,8 @@ export const defaultTableNames: Readonly<TableNames> = Object.freeze({
   organizations: "organizations",
   organizationMembers: "organization_members",
   organizationInvitations: "organization_invitations",
+  organizationTeams: "organization_teams",
+  organizationTeamMembers: "organization_team_members",
   apiKeys: "api_keys",
 });
 
@@ -783,7 +789,9 @@ async function migrateAuthorizationRecords(
  * (`organizationId`, `userId`), with `role` and `createdAt`, indexed by `userId`) and
  * `organization_invitations` (keyed by `id`, a unique `tokenHash`, with `organizationId`, `email`,
  * `role`, `invitedBy`, `createdAt` and `expiresAt` in epoch milliseconds, indexed by
- * `organizationId` and `expiresAt`).
+ * `organizationId` and `expiresAt`), `organization_teams` (keyed by `id`, with `organizationId`,
+ * `name` unique within it, `createdAt`) and `organization_team_members` (keyed by (`teamId`,
+ * `userId`), with `organizationId`, `role`, `createdAt`, indexed by `organizationId` and `userId`).
  */
 async function migrateOrganizations(db: AnyKysely, t: TableNames, type: ColumnTypes, done: string[]): Promise<void> {
   const dialect = dialectOf(db);
@@ -832,6 +840,38 @@ async function migrateOrganizations(db: AnyKysely, t: TableNames, type: ColumnTy
     [
       ["organizationId", "organization_idx"],
       ["expiresAt", "expires_idx"],
+    ],
+    done,
+  );
+  if (!tables.has(t.organizationTeams)) {
+    await db.schema
+      .createTable(t.organizationTeams)
+      .addColumn("id", sql.raw(type.key), (col) => col.primaryKey())
+      .addColumn("organizationId", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("name", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("createdAt", sql.raw(type.bigint), (col) => col.notNull())
+      .addUniqueConstraint(`${t.organizationTeams}_name_key`, ["organizationId", "name"])
+      .execute();
+    done.push(`created table ${t.organizationTeams}`);
+  }
+  if (!tables.has(t.organizationTeamMembers)) {
+    await db.schema
+      .createTable(t.organizationTeamMembers)
+      .addColumn("teamId", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("userId", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("organizationId", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("role", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("createdAt", sql.raw(type.bigint), (col) => col.notNull())
+      .addPrimaryKeyConstraint(`${t.organizationTeamMembers}_pkey`, ["teamId", "userId"])
+      .execute();
+    done.push(`created table ${t.organizationTeamMembers}`);
+  }
+  await addMissingIndexes(
+    db,
+    t.organizationTeamMembers,
+    [
+      ["organizationId", "organization_idx"],
+      ["userId", "user_idx"],
     ],
     done,
   );

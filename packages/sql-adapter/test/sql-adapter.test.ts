@@ -153,7 +153,7 @@ for (const { dialect, label, up } of dialects) {
       await database?.drop();
     });
 
-    it("migrate creates the fifteen tables and twenty-three indexes, then nothing on a second run", async () => {
+    it("migrate creates the seventeen tables and twenty-five indexes, then nothing on a second run", async () => {
       expect(database.migrated.filter((line) => line.startsWith("created table"))).toEqual([
         "created table users",
         "created table accounts",
@@ -169,6 +169,8 @@ for (const { dialect, label, up } of dialects) {
         "created table organizations",
         "created table organization_members",
         "created table organization_invitations",
+        "created table organization_teams",
+        "created table organization_team_members",
         "created table api_keys",
       ]);
       expect(database.migrated.filter((line) => line.includes("index"))).toEqual([
@@ -193,6 +195,8 @@ for (const { dialect, label, up } of dialects) {
         "created index organization_members_user_idx on organization_members (userId)",
         "created index organization_invitations_organization_idx on organization_invitations (organizationId)",
         "created index organization_invitations_expires_idx on organization_invitations (expiresAt)",
+        "created index organization_team_members_organization_idx on organization_team_members (organizationId)",
+        "created index organization_team_members_user_idx on organization_team_members (userId)",
         "created index api_keys_user_idx on api_keys (userId)",
         "created index api_keys_organization_idx on api_keys (organizationId)",
       ]);

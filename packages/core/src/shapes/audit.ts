@@ -133,7 +133,8 @@ export interface SecretRotatedEvent extends AuditEventBase {
  * `userId` is who made it; `memberId` whose membership changed; `role` the role given (added,
  * changed to, invited with) or held (removed); `previousRole` the role before a change. An
  * invitation's events carry its `invitationId` and the invited address as `identifier`;
- * `invitation.accepted` comes with the `member.added` of the user who accepted.
+ * `invitation.accepted` comes with the `member.added` of the user who accepted. A team's events
+ * carry its `teamId` (and, for its members, `memberId` and the team `role`).
  */
 export interface OrganizationEvent extends AuditEventBase {
   type:
@@ -145,9 +146,16 @@ export interface OrganizationEvent extends AuditEventBase {
     | "member.removed"
     | "invitation.created"
     | "invitation.accepted"
-    | "invitation.revoked";
+    | "invitation.revoked"
+    | "team.created"
+    | "team.updated"
+    | "team.deleted"
+    | "team.member-added"
+    | "team.member-removed"
+    | "team.role-changed";
   organizationId: string;
   invitationId?: string;
+  teamId?: string;
   memberId?: string;
   role?: string;
   previousRole?: string;

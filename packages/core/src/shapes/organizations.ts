@@ -52,6 +52,23 @@ export interface Invitation {
   expiresAt: Date;
 }
 
+/** A team inside an organization. `name` is unique within the organization. */
+export interface Team {
+  id: string;
+  organizationId: string;
+  name: string;
+  createdAt: Date;
+}
+
+/** A member of the organization in one of its teams, with a team role. */
+export interface TeamMembership {
+  teamId: string;
+  organizationId: string;
+  userId: string;
+  role: string;
+  createdAt: Date;
+}
+
 /**
  * The rule a role change or a removal must keep: after it, at least one member of the organization
  * still has `role` (the owner role). A store applies the change and checks the rule as one step,
@@ -76,7 +93,7 @@ export interface OrganizationStore {
     id: string,
     change: { name?: string; slug?: string },
   ): Promise<"updated" | "slug-taken" | "missing">;
-  /** Deletes the organization and every membership of it; false when there was none. */
+  /** Deletes the organization and every membership, invitation and team of it; false when there was none. */
   deleteOrganization(id: string): Promise<boolean>;
   getMembership(organizationId: string, userId: string): Promise<Membership | null>;
   /** The organization's members, oldest first. */
@@ -93,7 +110,7 @@ export interface OrganizationStore {
     to: string,
     keep: KeepOne,
   ): Promise<"updated" | "changed" | "missing" | "last-owner">;
-  /** Removes the member whose role is `from`, unless that leaves no member with `keep.role`. */
+  /** Removes the member whose role is `from`, unless that leaves no member with `keep.role`; their team memberships go with it. */
   removeMembership(
     organizationId: string,
     userId: string,
@@ -121,4 +138,26 @@ export interface OrganizationStore {
     userId: string,
     now: Date,
   ): Promise<{ outcome: "accepted" | "exists"; invitation: Invitation } | null>;
+
+  /** Creates a team; "name-taken" when another team of the organization has its name, "missing" when the organization is not there. */
+  createTeam(team: Team): Promise<"created" | "name-taken" | "missing">;
+  /** The organization's team `teamId` (a team of another organization is null). */
+  getTeam(organizationId: string, teamId: string): Promise<Team | null>;
+  /** The organization's teams, oldest first. */
+  listTeams(organizationId: string): Promise<Team[]>;
+  renameTeam(organizationId: string, teamId: string, name: string): Promise<"updated" | "name-taken" | "missing">;
+  /** Deletes the organization's team and its memberships; false when there was none. */
+  deleteTeam(organizationId: string, teamId: string): Promise<boolean>;
+  /**
+   * Adds a member of the organization to one of its teams, in one step with both checks: "missing"
+   * when the organization has no such team, "not-member" when the user is not a member of the
+   * organization (now), "exists" when they are in the team already.
+   */
+  addTeamMember(membership: TeamMembership): Promise<"added" | "exists" | "missing" | "not-member">;
+  /** Sets a team member's team role; "missing" when they are not in that team of that organization. */
+  setTeamRole(organizationId: string, teamId: string, userId: string, role: string): Promise<"updated" | "missing">;
+  /** Removes a user from the organization's team; false when they were not in it. */
+  removeTeamMember(organizationId: string, teamId: string, userId: string): Promise<boolean>;
+  /** The team's members who are members of the organization, oldest first. */
+  listTeamMembers(organizationId: string, teamId: string): Promise<TeamMembership[]>;
 }

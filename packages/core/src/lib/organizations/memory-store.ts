@@ -2,7 +2,15 @@
  * Organizations in this process's memory, for tests and demos: one instance sees its own changes
  * only. Every method runs its check and its write without yielding, so each is atomic.
  */
-import type { Invitation, KeepOne, Membership, Organization, OrganizationStore } from "../../shapes/organizations.js";
+import type {
+  Invitation,
+  KeepOne,
+  Membership,
+  Organization,
+  OrganizationStore,
+  Team,
+  TeamMembership,
+} from "../../shapes/organizations.js";
 
 /** An in-memory {@link OrganizationStore}. */
 export function MemoryOrganizationStore(): OrganizationStore {
@@ -12,6 +20,18 @@ export function MemoryOrganizationStore(): OrganizationStore {
   const members = new Map<string, Map<string, Membership>>();
   // tokenHash → invitation.
   const invitations = new Map<string, Invitation>();
+  // teamId → team, and teamId → userId → team membership.
+  const teams = new Map<string, Team>();
+  const teamMembers = new Map<string, Map<string, TeamMembership>>();
+  const teamOf = (organizationId: string, teamId: string) => {
+    const team = teams.get(teamId);
+    return team?.organizationId === organizationId ? team : undefined;
+  };
+  const nameTaken = (organizationId: string, name: string, except?: string) => {
+    for (const team of teams.values())
+      if (team.organizationId === organizationId && team.name === name && team.id !== except) return true;
+    return false;
+  };
 
   const copy = <T extends object>(value: T | undefined): T | null => (value ? structuredClone(value) : null);
   /** True when someone other than `userId` has `keep.role`. */
@@ -55,6 +75,11 @@ export function MemoryOrganizationStore(): OrganizationStore {
       slugs.delete(organization.slug);
       members.delete(id);
       for (const [key, invitation] of invitations) if (invitation.organizationId === id) invitations.delete(key);
+      for (const team of teams.values()) {
+        if (team.organizationId !== id) continue;
+        teams.delete(team.id);
+        teamMembers.delete(team.id);
+      }
       return true;
     },
     async getMembership(organizationId, userId) {
@@ -93,6 +118,8 @@ export function MemoryOrganizationStore(): OrganizationStore {
       if (m.role !== from) return "changed";
       if (from === keep.role && !othersKeep(organizationId, userId, keep)) return "last-owner";
       of.delete(userId);
+      for (const team of teams.values())
+        if (team.organizationId === organizationId) teamMembers.get(team.id)?.delete(userId);
       return "removed";
     },
     async createInvitation(invitation) {
@@ -129,6 +156,56 @@ export function MemoryOrganizationStore(): OrganizationStore {
       if (of.has(userId)) return { outcome: "exists", invitation: structuredClone(invitation) };
       of.set(userId, { organizationId: invitation.organizationId, userId, role: invitation.role, createdAt: now });
       return { outcome: "accepted", invitation: structuredClone(invitation) };
+    },
+    async createTeam(team) {
+      if (!organizations.has(team.organizationId)) return "missing";
+      if (nameTaken(team.organizationId, team.name)) return "name-taken";
+      teams.set(team.id, structuredClone(team));
+      teamMembers.set(team.id, new Map());
+      return "created";
+    },
+    async getTeam(organizationId, teamId) {
+      return copy(teamOf(organizationId, teamId));
+    },
+    async listTeams(organizationId) {
+      return [...teams.values()]
+        .filter((team) => team.organizationId === organizationId)
+        .map((team) => structuredClone(team))
+        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
+    },
+    async renameTeam(organizationId, teamId, name) {
+      const team = teamOf(organizationId, teamId);
+      if (!team) return "missing";
+      if (nameTaken(organizationId, name, teamId)) return "name-taken";
+      team.name = name;
+      return "updated";
+    },
+    async deleteTeam(organizationId, teamId) {
+      if (!teamOf(organizationId, teamId)) return false;
+      teams.delete(teamId);
+      teamMembers.delete(teamId);
+      return true;
+    },
+    async addTeamMember(membership) {
+      const of = teamOf(membership.organizationId, membership.teamId) && teamMembers.get(membership.teamId);
+      if (!of) return "missing";
+      if (!members.get(membership.organizationId)?.has(membership.userId)) return "not-member";
+      if (of.has(membership.userId)) return "exists";
+      of.set(membership.userId, structuredClone(membership));
+      return "added";
+    },
+    async setTeamRole(organizationId, teamId, userId, role) {
+      const m = teamOf(organizationId, teamId) && teamMembers.get(teamId)?.get(userId);
+      if (!m) return "missing";
+      m.role = role;
+      return "updated";
+    },
+    async removeTeamMember(organizationId, teamId, userId) {
+      return !!teamOf(organizationId, teamId) && (teamMembers.get(teamId)?.delete(userId) ?? false);
+    },
+    async listTeamMembers(organizationId, teamId) {
+      if (!teamOf(organizationId, teamId)) return [];
+      return [...(teamMembers.get(teamId)?.values() ?? [])].map((m) => structuredClone(m));
     },
   };
 }

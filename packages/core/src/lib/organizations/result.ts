@@ -16,6 +16,8 @@ export type OrganizationRefusal =
   | "unknown-role"
   /** The name is not 1 to 100 visible characters. */
   | "invalid-name"
+  /** Another team of the organization has this name. */
+  | "name-taken"
   /** The slug is not 1 to 48 lower-case ASCII letters, digits and inner hyphens. */
   | "invalid-slug"
   /** The change would leave the organization without an owner. */

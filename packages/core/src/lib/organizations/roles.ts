@@ -18,17 +18,18 @@ export const ORGANIZATION_PERMISSIONS = [
   "member:add",
   "member:remove",
   "member:update-role",
+  "team:manage",
 ] as const satisfies readonly Permission[];
 
 /**
  * The built-in roles: `owner` (everything, and only owners make or unmake owners), `admin`
- * (manages members and the organization, never deletes it) and `member` (nothing of
+ * (manages members, teams and the organization, never deletes it) and `member` (nothing of
  * Latchkey's). Spread them into your own declaration to add permissions:
  * `defineRoles({ ...builtInRoles, member: ["project:read"] })`.
  */
 export const builtInRoles = {
   owner: ORGANIZATION_PERMISSIONS,
-  admin: ["organization:update", "member:add", "member:remove", "member:update-role"],
+  admin: ["organization:update", "member:add", "member:remove", "member:update-role", "team:manage"],
   member: [],
 } as const satisfies RoleDeclaration;
 

@@ -18,6 +18,7 @@ import { audit, membershipOf as memberOf, type OrganizationsContext, trailOf } f
 import { type InvitationOptions, invitationCalls } from "./invitations.js";
 import { done, type OrganizationResult, refused } from "./result.js";
 import { builtInRoles, defineRoles, OWNER, type Permission, type RoleDeclaration, type Roles } from "./roles.js";
+import { teamCalls } from "./teams.js";
 
 /** An organization as one of its members sees it. */
 export interface MemberView {
@@ -35,6 +36,8 @@ export interface OrganizationsOptions<R extends RoleDeclaration> {
   env?: Env;
   /** Invitations by e-mail: the page that accepts them, and optionally the sender, their life and limits. */
   invitations?: InvitationOptions;
+  /** The roles a member may have in a team, the first the default. @default ["member", "lead"] */
+  teamRoles?: readonly string[];
 }
 
 /**
@@ -66,6 +69,7 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
   return {
     roles,
     ...invitationCalls(context, options.invitations),
+    ...teamCalls(context, options.teamRoles),
 
     /** Creates an organization with `actorId` as its owner. */
     async create(actorId: string, input: { name: string; slug: string }): Promise<OrganizationResult<Organization>> {
@@ -236,7 +240,7 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
 
     /**
      * Removes a member (`member:remove`, and their role covered by the acting user's); any member
-     * may leave. The last owner may do neither.
+     * may leave. The last owner may do neither. Their team memberships go with it.
      */
     async removeMember(actorId: string, organizationId: string, memberId: string): Promise<OrganizationResult<void>> {
       const userId = actorOf(actorId);

@@ -52,6 +52,7 @@ export type {
   Membership,
   Organization,
   OrganizationStore,
+  OrganizationsConfig,
   Team,
   TeamMembership,
 } from "./shapes/organizations.js";

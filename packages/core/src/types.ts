@@ -25,6 +25,7 @@ import type {
   User,
 } from "./shapes/data.js";
 import type { JWT, JWTOptions } from "./shapes/jwt.js";
+import type { OrganizationsConfig } from "./shapes/organizations.js";
 import type { RevocationOptions, SessionCacheOptions } from "./shapes/revocation.js";
 
 export type { Provider } from "./providers/index.js";
@@ -345,6 +346,17 @@ export interface AuthConfig {
   clientAddress?: (request: Request) => string | null | undefined;
   /** Latchkey extension: provider access tokens kept fresh by `getAccessToken`. */
   accessTokens?: AccessTokensOptions;
+  /**
+   * Latchkey extension: the organizations store and roles (the ones given to `Organizations`), for
+   * the active organization (`POST <basePath>/organization`, `session.activeOrganization`, read
+   * from the store on every read) and `requireAuth`'s `organization`, `role` and `permission`.
+   *
+   * @example
+   * ```ts
+   * organizations: { store: SqlOrganizationStore(db), roles }
+   * ```
+   */
+  organizations?: OrganizationsConfig;
 }
 
 /**

@@ -18,7 +18,15 @@
  */
 import type { ServerResponse } from "node:http";
 import type { AuthConfig, SessionOf } from "@latchkey/core";
-import { guard, noteMount, serve, sessionReadOf, warnOnceFor, writeNodeResponse } from "@latchkey/core/internal";
+import {
+  type GuardOptions,
+  guard,
+  noteMount,
+  serve,
+  sessionReadOf,
+  warnOnceFor,
+  writeNodeResponse,
+} from "@latchkey/core/internal";
 import { type ExpressRequestLike, type ExpressSessionSource, sessionRequest, toIncoming } from "./convert.js";
 import { markHandler, mountOf } from "./mount.js";
 
@@ -139,12 +147,14 @@ export interface SessionGuard<S> {
  * app.use("/admin", requireAuth(config, { signInPage: "/login" })) // a whole path, before its router
  * app.use("/admin", adminRouter)
  * app.post("/transfer", requireAuth(config, { factors: 2, factorPage: "/account" }), transfer)
+ * app.delete("/projects/:id", requireAuth(config, { permission: "project:delete" }), removeProject)
  * ```
+ *
+ * `organization`, `role` and `permission` demand the active organization (`organizations` in the
+ * configuration; the membership is read from the store on this request): without one
+ * `403 {"error":"OrganizationRequired"}`, with a role that is not enough `403 {"error":"Forbidden"}`.
  */
-export function requireAuth<C extends AuthConfig>(
-  config: C,
-  options: { signInPage?: string; factors?: number; amr?: string[]; factorPage?: string } = {},
-): SessionGuard<SessionOf<C>> {
+export function requireAuth<C extends AuthConfig>(config: C, options: GuardOptions = {}): SessionGuard<SessionOf<C>> {
   const check = guard(config, options);
   return async function requireSession(
     req: GuardedRequest,

@@ -10,11 +10,12 @@ export type Awaitable<T> = T | PromiseLike<T>;
 /** Provider types; `"totp"` (a second factor) is a Latchkey extension. */
 export type ProviderType = "oauth" | "oidc" | "email" | "credentials" | "webauthn" | "totp";
 
-/** The names of the actions served under `basePath` (spec §4). */
+/** The names of the actions served under `basePath` (spec §4; `organization` is Latchkey's: the active organization). */
 export type AuthAction =
   | "callback"
   | "csrf"
   | "error"
+  | "organization"
   | "providers"
   | "session"
   | "signin"

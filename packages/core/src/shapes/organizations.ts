@@ -11,6 +11,20 @@ export interface Organization {
   createdAt: Date;
 }
 
+/**
+ * The configuration's `organizations` option: the store and roles given to `Organizations` (roles
+ * made by `defineRoles`, default the built-in ones), for the active organization and the guards.
+ */
+export interface OrganizationsConfig {
+  store: OrganizationStore;
+  roles?: {
+    readonly declared: object;
+    has(role: string): boolean;
+    covers(holder: string, role: string): boolean;
+    can(holder: never, permission: never): boolean;
+  };
+}
+
 /** A user's membership of an organization, with one role. */
 export interface Membership {
   organizationId: string;

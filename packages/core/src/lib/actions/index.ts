@@ -6,6 +6,7 @@
  */
 export { callback } from "./callback.js";
 export { csrf } from "./csrf.js";
+export { organization } from "./organization.js";
 export { error, verifyRequest } from "./pages.js";
 export { providers } from "./providers.js";
 export { session } from "./session.js";

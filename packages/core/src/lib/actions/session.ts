@@ -1,8 +1,9 @@
 import type { ResponseInternal } from "../../shapes/data.js";
 import type { RequestInternal } from "../http/request.js";
 import { noStore } from "../http/response.js";
+import { organizationsOf, readActiveOrganization, withActiveOrganization } from "../organizations/active.js";
 import type { Context } from "../serve/context.js";
-import { readSession } from "../session/read.js";
+import { liveSessionOf, readSession } from "../session/read.js";
 
 /**
  * `GET /session` returns the session or `null`; `POST /session` (CSRF-checked) updates it with
@@ -22,7 +23,20 @@ export async function session(req: RequestInternal, ctx: Context): Promise<Respo
     update: isUpdate ? { data: req.body?.data } : undefined,
     reissue: true,
   });
-  const { session, cookies, failed } = read instanceof Promise ? await read : read;
+  const done = read instanceof Promise ? await read : read;
+  const { cookies, failed } = done;
+  let { session } = done;
+  const organizations = organizationsOf(ctx.config.source);
+  if (session && organizations) {
+    const context = {
+      secrets: ctx.config.secrets,
+      cookies: req.cookies,
+      cookie: ctx.cookieOptions.sessionToken,
+      logger: ctx.config.logger,
+    };
+    const active = await readActiveOrganization(organizations, context, liveSessionOf(ctx.config, done)?.userId);
+    session = withActiveOrganization(session, active);
+  }
   if (failed) {
     return {
       status: 500,

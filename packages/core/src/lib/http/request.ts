@@ -33,6 +33,7 @@ const actions: ReadonlySet<string> = new Set<AuthAction>([
   "callback",
   "csrf",
   "error",
+  "organization",
   "providers",
   "session",
   "signin",

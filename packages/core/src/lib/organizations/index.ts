@@ -1,6 +1,16 @@
 /**
  * The face of lib/organizations/: every name the rest of the library uses from this wing.
  */
+export {
+  activeOrganizationCookie,
+  activeOrganizationOf,
+  clearedActiveOrganizationCookie,
+  organizationsOf,
+  type ResolvedOrganizations,
+  readActiveOrganization,
+  withActiveOrganization,
+} from "./active.js";
+export { isIdentifier } from "./checks.js";
 
 export type {
   InvitationLimits,

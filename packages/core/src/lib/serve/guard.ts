@@ -4,6 +4,8 @@ import { held, slot } from "../base/application.js";
 import { resolveConfig } from "../config/resolve.js";
 import type { Env } from "../config/types.js";
 import { withQuery } from "../http/url.js";
+import { activeOrganizationOf, organizationsOf } from "../organizations/active.js";
+import type { Permission } from "../organizations/roles.js";
 import { sessionReadOf } from "../session/request-read.js";
 import type { SessionRequest } from "./pipeline.js";
 
@@ -17,6 +19,16 @@ export interface GuardOptions {
   amr?: string[];
   /** Where a browser whose session lacks a factor is sent (else it gets 403 JSON). */
   factorPage?: string;
+  /**
+   * Demand an active organization (`session.activeOrganization`, its membership read from the
+   * store on this request): without one, `403 {"error":"OrganizationRequired"}`. Implied by
+   * `role` and `permission`. Needs `organizations` in the configuration.
+   */
+  organization?: boolean;
+  /** The role (or one of the roles) the user must hold in the active organization; else `403 {"error":"Forbidden"}`. */
+  role?: string | readonly string[];
+  /** A permission the user's role in the active organization must grant (`roles.can`); else `403 {"error":"Forbidden"}`. */
+  permission?: Permission;
 }
 
 /** A request as a guard reads it: where it arrived, its cookies, its `Accept` header and its URL. */
@@ -89,6 +101,7 @@ export function guard(config: AuthConfig, options: GuardOptions = {}) {
   const required = options.amr ?? [];
   if (!Number.isInteger(factors) || factors < 1)
     throw new TypeError("requireAuth: `factors` must be an integer >= 1 (2 demands a second factor).");
+  const inOrganization = organizationDemand(config, options);
   return async function check(
     request: GuardRequest,
     env: { env?: Env } = {},
@@ -110,10 +123,58 @@ export function guard(config: AuthConfig, options: GuardOptions = {}) {
       return { response: { status: 401, body, ...clear } };
     }
     // One factor is what every session has, recorded or not; more must be recorded.
-    if ((factors === 1 || new Set(amr).size >= factors) && required.every((m) => amr.includes(m))) return { session };
-    if (browser && options.factorPage) return { response: { redirect: withQuery(options.factorPage, callbackUrl) } };
-    const body = { error: "SecondFactorRequired", message: "Sign in with a second factor to use this resource." };
-    return { response: { status: 403, body } };
+    if (!((factors === 1 || new Set(amr).size >= factors) && required.every((m) => amr.includes(m)))) {
+      if (browser && options.factorPage) return { response: { redirect: withQuery(options.factorPage, callbackUrl) } };
+      const body = { error: "SecondFactorRequired", message: "Sign in with a second factor to use this resource." };
+      return { response: { status: 403, body } };
+    }
+    if (!inOrganization) return { session };
+    const refusal = inOrganization(activeOrganizationOf(session));
+    return refusal ? { response: { status: 403, body: refusal } } : { session };
+  };
+}
+
+/**
+ * What `organization`, `role` and `permission` demand of the session's active organization (read
+ * from the store by the session read): a check that answers the refusal's body, or nothing to
+ * check. Throws a `TypeError` naming the fix when the configuration has no `organizations`, or a
+ * role named is not declared.
+ */
+function organizationDemand(
+  config: AuthConfig,
+  options: GuardOptions,
+): ((active: { id: string; role: string } | null) => { error: string; message: string } | null) | null {
+  const { organization, role, permission } = options;
+  if (!organization && role === undefined && permission === undefined) return null;
+  const organizations = organizationsOf(config);
+  if (!organizations) {
+    throw new TypeError(
+      "requireAuth: `organization`, `role` and `permission` need `organizations: { store, roles }` in the configuration (the store and roles given to `Organizations`).",
+    );
+  }
+  const { roles } = organizations;
+  const allowed = role === undefined ? null : typeof role === "string" ? [role] : [...role];
+  for (const name of allowed ?? []) {
+    if (!roles.has(name))
+      throw new TypeError(`requireAuth: the role ${JSON.stringify(name)} is not declared by defineRoles`);
+  }
+  if (permission !== undefined && (typeof permission !== "string" || !permission.includes(":"))) {
+    throw new TypeError('requireAuth: `permission` is "resource:action", e.g. "project:delete"');
+  }
+  return (active) => {
+    if (!active) {
+      return {
+        error: "OrganizationRequired",
+        message: "Choose an organization you are a member of to use this resource.",
+      };
+    }
+    if (
+      (allowed && !allowed.includes(active.role)) ||
+      (permission !== undefined && !roles.can(active.role, permission))
+    ) {
+      return { error: "Forbidden", message: "Your role in this organization does not allow this." };
+    }
+    return null;
   };
 }
 

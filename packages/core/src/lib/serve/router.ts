@@ -2,6 +2,7 @@ import { UnknownAction } from "../../errors.js";
 import type { Awaitable, ResponseInternal } from "../../shapes/data.js";
 import { callback } from "../actions/callback.js";
 import { csrf } from "../actions/csrf.js";
+import { organization } from "../actions/organization.js";
 import { error, verifyRequest } from "../actions/pages.js";
 import { providers } from "../actions/providers.js";
 import { session } from "../actions/session.js";
@@ -47,6 +48,8 @@ export function route(req: RequestInternal, ctx: Context): Awaitable<ResponseInt
         return signoutPost(req, ctx);
       case "callback":
         return callback(req, ctx);
+      case "organization":
+        return organization(req, ctx);
       default:
         break;
     }

@@ -12,8 +12,14 @@ import type { AuthConfig } from "../../types.js";
 import { createLogger } from "../base/logger.js";
 import { resolveConfig } from "../config/resolve.js";
 import type { Env, ResolvedConfig } from "../config/types.js";
+import {
+  organizationsOf,
+  type ResolvedOrganizations,
+  readActiveOrganization,
+  withActiveOrganization,
+} from "../organizations/active.js";
 import { type SessionRequest, sessionCookieOf } from "../serve/pipeline.js";
-import { readSession, subjectOf } from "./read.js";
+import { liveSessionOf, readSession, subjectOf } from "./read.js";
 import type { Reading, SessionRead, SessionSubject } from "./read-shapes.js";
 
 /**
@@ -97,9 +103,37 @@ export function sessionReadOf(
   if (!reading) return signedOut();
   const { resolved, cookie, cookies } = reading;
   const read = readSession(resolved, { cookies, cookie, reissue: options.reissue !== false });
+  let organizations: ResolvedOrganizations | null;
+  try {
+    organizations = organizationsOf(resolved.source);
+  } catch (e) {
+    // The failure policy: a configuration mistake is logged, naming its fix, and reads as no session.
+    resolved.logger.error(e instanceof Error ? e : new AuthError(String(e)));
+    return signedOut();
+  }
+  if (organizations) return withActiveOrganizationOf(organizations, reading, read, options);
   return read instanceof Promise
     ? read.then((done) => answerOf(resolved, done, options))
     : answerOf(resolved, read, options);
+}
+
+/**
+ * The answer with its session's `activeOrganization` as the store says now (`organizations`
+ * configured): the user's membership of the organization their cookie names, read each time.
+ */
+async function withActiveOrganizationOf(
+  organizations: ResolvedOrganizations,
+  reading: Reading,
+  pending: SessionRead | Promise<SessionRead>,
+  options: SessionReadOf,
+): Promise<SessionReadAnswer> {
+  const { resolved, cookies, cookie } = reading;
+  const read = pending instanceof Promise ? await pending : pending;
+  const answer = answerOf(resolved, read, options);
+  if (!answer.session) return answer;
+  const context = { secrets: resolved.secrets, cookies, cookie, logger: resolved.logger };
+  const active = await readActiveOrganization(organizations, context, liveSessionOf(resolved, read)?.userId);
+  return { ...answer, session: withActiveOrganization(answer.session, active) };
 }
 
 function answerOf(config: ResolvedConfig, read: SessionRead, options: SessionReadOf): SessionReadAnswer {

@@ -434,8 +434,8 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
             .where("revokedAt", "is", null)
             .execute();
         }
-        if (tables.has(t.organizationMembers)) {
-          await trx.deleteFrom(t.organizationMembers).where("userId", "=", userId).execute();
+        for (const table of [t.organizationTeamMembers, t.organizationMembers]) {
+          if (tables.has(table)) await trx.deleteFrom(table).where("userId", "=", userId).execute();
         }
         await trx.deleteFrom(t.users).where("id", "=", userId).execute();
         return row ? c.user(row) : null;

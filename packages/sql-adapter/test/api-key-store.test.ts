@@ -27,7 +27,7 @@ for (const backend of backends) {
   );
 
   describe.skipIf(!available)(`SqlAdapter.deleteUser and the user's API keys (${backend.name})`, () => {
-    it("rule: a deleted user's keys are refused at once, and their memberships are gone, in deleteUser's transaction", async () => {
+    it("rule: a deleted user's keys are refused at once, and their memberships and team rows are gone, in deleteUser's transaction", async () => {
       const { dbs, drop } = await backend.open();
       try {
         const adapter = SqlAdapter(dbs[0]);
@@ -56,6 +56,10 @@ for (const backend of backends) {
           role: "owner",
           createdAt: new Date(),
         });
+        const team = { id: randomUUID(), organizationId: organization.id, name: "Ops", createdAt: new Date() };
+        expect(await orgStore.createTeam(team)).toBe("created");
+        const teamRole = { teamId: team.id, organizationId: organization.id, role: "member", createdAt: new Date() };
+        expect(await orgStore.addTeamMember({ ...teamRole, userId: user.id })).toBe("added");
         const made = await keys.create(user.id, { name: "CI" });
         const kept = await keys.create(other.id, { name: "CI" });
         if (!made.ok || !kept.ok) throw new Error("create refused");
@@ -64,6 +68,12 @@ for (const backend of backends) {
         expect(await keys.verify(made.value.key), "the deleted user's key").toMatchObject({ ok: false, status: 401 });
         expect((await keys.verify(kept.value.key)).ok, "another user's key").toBe(true);
         expect(await orgStore.getMembership(organization.id, user.id), "the deleted user's membership").toBeNull();
+        const teamRows = await dbs[0]
+          .selectFrom("organization_team_members")
+          .select("teamId")
+          .where("userId", "=", user.id)
+          .execute();
+        expect(teamRows, "the deleted user's team rows").toEqual([]);
       } finally {
         await drop();
       }

@@ -355,6 +355,20 @@ describe("ApiKeys: limits and last use", () => {
     }
   });
 
+  it("rule: 50 requests at once through two ApiKeys objects over two configuration objects of one application count in one limit", async () => {
+    const { keys, store } = await world();
+    const key = await made(keys.create("ursula", { name: "x", rateLimit: { max: 10, windowSeconds: 60 } }));
+    // Another configuration object and another ApiKeys, as a second mount or a per-request configuration makes them.
+    const again = ApiKeys(makeConfig({ audit: {} }), { store });
+    const checks = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        (i % 2 ? keys : again).verify(i % 3 ? bearer(key) : { headers: { "x-api-key": key } }),
+      ),
+    );
+    expect(checks.filter((c) => c.ok)).toHaveLength(10);
+    expect(checks.filter((c) => !c.ok && c.status === 429)).toHaveLength(40);
+  });
+
   it("rule: a refused key counts nothing against the real key's limit", async () => {
     const { keys } = await world();
     const key = await made(keys.create("ursula", { name: "x", rateLimit: { max: 2, windowSeconds: 60 } }));

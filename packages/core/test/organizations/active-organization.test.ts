@@ -227,6 +227,20 @@ describe("the active organization", () => {
     expect((await sessionOf(a, jar))?.activeOrganization).toBeNull();
   });
 
+  it("rule: a sign-out clears the active organization's cookie with the session's", async () => {
+    const { a, acme, jar } = await jwtWorld();
+    expect((await choose(a, jar, acme)).status).toBe(200);
+    const name = [...jar.cookies.keys()].find((n) => n.endsWith("-organization"));
+    expect(name).toBeDefined();
+    const token = await csrfToken(a, jar);
+    const out = await call(a, "/auth/signout", { jar, form: { csrfToken: token } });
+    expect(out.status).toBe(302);
+    const cleared = out.headers.getSetCookie().find((c) => c.startsWith(`${name}=`));
+    expect(cleared).toMatch(/max-age=0/i);
+    expect(jar.cookies.has(name as string)).toBe(false);
+    expect(jar.cookies.has("authjs.session-token")).toBe(false);
+  });
+
   it("rule: 40 concurrent switches and reads while the member is removed never read the organization after the removal", async () => {
     const { a, b, orgs, acme, jar, userId } = await jwtWorld();
     expect((await choose(a, jar, acme)).status).toBe(200);

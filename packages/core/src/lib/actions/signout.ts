@@ -14,6 +14,7 @@ import {
 } from "../http/cookies.js";
 import type { RequestInternal } from "../http/request.js";
 import { clientKey } from "../limits/attempts.js";
+import { clearedActiveOrganizationIfHeld } from "../organizations/active.js";
 import { otherPages } from "../pages/responses.js";
 import type { Context } from "../serve/context.js";
 import { goneEvenIfRefused } from "../session/database-strategy.js";
@@ -47,13 +48,18 @@ export async function signoutPost(req: RequestInternal, ctx: Context): Promise<R
   const cookie = ctx.cookieOptions.sessionToken;
   const raw = readChunkedCookie(req.cookies, cookie.name);
   const held = raw ? [raw] : duplicatedSessionCookies(req, cookie.name);
-  if (!held.length) return { redirect, cookies: ctx.cookies };
+  const organization = clearedActiveOrganizationIfHeld(req.cookies, cookie);
+  if (!held.length) {
+    if (organization) ctx.cookies.push(organization);
+    return { redirect, cookies: ctx.cookies };
+  }
   for (const value of held) {
     if (config.session.strategy === "jwt") await endJwtSession(req, ctx, value);
     else await endDatabaseSession(req, ctx, value);
   }
   ctx.cookies.push(...clearChunkedCookie(req.cookies, cookie.name, cookie.options));
   if (req.cookies[cookie.name] === undefined) ctx.cookies.push(expiredCookie(cookie.name, cookie.options));
+  if (organization) ctx.cookies.push(organization);
   return { redirect, cookies: ctx.cookies };
 }
 

@@ -90,6 +90,19 @@ export function clearedActiveOrganizationCookie(sessionCookie: CookieOption): Co
   return { name: activeOrganizationCookieName(sessionCookie), value: "", options: { ...options, maxAge: 0 } };
 }
 
+/**
+ * The cookie that clears the active organization when the request carries one, else undefined:
+ * a sign-out leaves no choice of the signed-out user in the browser.
+ */
+export function clearedActiveOrganizationIfHeld(
+  cookies: Record<string, string | undefined>,
+  sessionCookie: CookieOption,
+): Cookie | undefined {
+  return cookies[activeOrganizationCookieName(sessionCookie)] === undefined
+    ? undefined
+    : clearedActiveOrganizationCookie(sessionCookie);
+}
+
 /** The organization id the cookie names for `userId`, when its seal holds under one of `secrets`; else undefined. */
 function openActiveOrganization(
   secrets: readonly string[],

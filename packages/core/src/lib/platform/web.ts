@@ -87,7 +87,7 @@ export function macOf(name: HashName, key: Data): Mac {
   };
 }
 
-export function awaitableMacOf(name: "sha512", key: Uint8Array): AwaitableMac {
+export function awaitableMacOf(_name: "sha512", key: Uint8Array): AwaitableMac {
   const keyOf = importedOnce(key, { name: "HMAC", hash: "SHA-512" }, ["sign"]);
   return (...parts) => {
     // Web Crypto signs one buffer: the parts laid end to end.

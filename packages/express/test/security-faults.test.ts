@@ -20,7 +20,7 @@ import { listen } from "./helpers.js";
 
 const SECRET = `faults-${randomBytes(16).toString("hex")}`;
 /** The longest an answer may take while the store misbehaves. */
-const BOUND_MS = 12_000 * inject("timeScale");
+const BOUND_MS = Math.ceil(12_000 * inject("timeScale")); // whole milliseconds: AbortSignal.timeout takes no fraction
 
 type Adapter = NonNullable<AuthConfig["adapter"]>;
 

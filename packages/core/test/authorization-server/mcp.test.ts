@@ -221,7 +221,7 @@ describe("client ID metadata documents", () => {
   });
 
   it("give up on a document that does not come in time", async () => {
-    const app = await makeApp(documents({ timeoutMs: 100 * inject("timeScale") }));
+    const app = await makeApp(documents({ timeoutMs: Math.ceil(100 * inject("timeScale")) }));
     const { path: p, clientId } = newDocumentPath();
     const held: import("node:http").ServerResponse[] = [];
     host.published.set(p, (_req, res) => {

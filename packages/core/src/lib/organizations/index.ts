@@ -5,6 +5,7 @@ export {
   activeOrganizationCookie,
   activeOrganizationOf,
   clearedActiveOrganizationCookie,
+  clearedActiveOrganizationIfHeld,
   organizationsOf,
   type ResolvedOrganizations,
   readActiveOrganization,

@@ -28,7 +28,7 @@ export const demoRoles = defineRoles({
 export const API_KEY_SCOPES = ["project:read", "project:write"] as const;
 
 /** The organization the demo user owns from the first start. */
-export const DEMO_ORGANIZATION = { name: "Demo Company", slug: "demo-company" };
+const DEMO_ORGANIZATION = { name: "Demo Company", slug: "demo-company" };
 
 export interface DemoTeams {
   organizations: OrganizationsApi;

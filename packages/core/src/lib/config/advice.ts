@@ -38,6 +38,7 @@ const knownOptions = [
   "clientAddress",
   "accessTokens",
   "audit",
+  "organizations",
 ] as const;
 
 // The options of OAuth 2 and OpenID Connect providers (OAuth2Config, OIDCConfig), and the ones

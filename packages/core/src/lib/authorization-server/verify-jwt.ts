@@ -62,9 +62,9 @@ const ascii = new TextEncoder();
 /** A JWKS fetched at most this often for unknown `kid`s (jose's `cooldownDuration`). */
 export const JWKS_COOLDOWN_MS = 30_000;
 /** A fetched JWKS is used this long before it is fetched again (jose's `cacheMaxAge`). */
-export const JWKS_MAX_AGE_MS = 600_000;
+const JWKS_MAX_AGE_MS = 600_000;
 /** The most JWKS members looked at: a key set is a handful of keys, not a way to make us import thousands. */
-export const JWKS_MAX_KEYS = 64;
+const JWKS_MAX_KEYS = 64;
 
 /**
  * The bytes of a canonical unpadded base64url string (RFC 4648 §5, §3.5), or null: a length of

@@ -83,12 +83,12 @@ export function toResponse(res: ResponseInternal): Response {
   const { status, headers, body } = finalizeResponse(res);
   // No prototype: a header name is only ever a key here.
   const record: Record<string, string> = Object.create(null);
-  let cookies: string[] | undefined;
+  const cookies: string[] = [];
   for (const [name, value] of headers) {
-    if (name === "Set-Cookie") (cookies ??= []).push(value);
+    if (name === "Set-Cookie") cookies.push(value);
     else record[name] = Object.hasOwn(record, name) ? `${record[name]}, ${value}` : value;
   }
-  if (!cookies) return new Response(body, { status, headers: record });
+  if (!cookies.length) return new Response(body, { status, headers: record });
   const withCookies = new Headers(record);
   for (const cookie of cookies) withCookies.append("Set-Cookie", cookie);
   return new Response(body, { status, headers: withCookies });

@@ -10,6 +10,7 @@ import type { raw, skipCSRFCheck } from "./lib/base/symbols.js";
 import type { Provider } from "./providers/index.js";
 import type { RateLimitOptions } from "./rate-limit.js";
 import type { RefreshStore } from "./refresh-store.js";
+import type { AdminConfig } from "./shapes/admin.js";
 import type { AuditEvent, AuditOptions } from "./shapes/audit.js";
 import type {
   Account,
@@ -357,6 +358,16 @@ export interface AuthConfig {
    * ```
    */
   organizations?: OrganizationsConfig;
+  /**
+   * Latchkey extension: the admin store (the one given to `Admin` of `@latchkey/core/admin`), so
+   * that every sign-in, on every instance, refuses a banned user (`AccessDenied`).
+   *
+   * @example
+   * ```ts
+   * admin: { store: SqlAdminStore(db) }
+   * ```
+   */
+  admin?: AdminConfig;
 }
 
 /**

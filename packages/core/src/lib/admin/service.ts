@@ -10,11 +10,11 @@
  * or changes the role of, another admin, or makes one ("protected" / "forbidden").
  */
 
-import type { AdapterUser } from "../../adapters.js";
-import { MissingAdapterMethods, SignOutError, UnsupportedStrategy } from "../../errors.js";
+import type { AdapterUser } from "../../shapes/adapters.js";
+import { MissingAdapterMethods, SignOutError, UnsupportedStrategy } from "../base/errors.js";
 import type { AdminBan, AdminStore } from "../../shapes/admin.js";
 import type { AdminEvent } from "../../shapes/audit.js";
-import type { AuthConfig } from "../../types.js";
+import type { AuthConfig } from "../config/options.js";
 import { recordAudit } from "../audit/record.js";
 import { hasMethods } from "../base/adapter-for.js";
 import { errorOf, messageOf } from "../base/error-of.js";

@@ -2,9 +2,10 @@
  * The configuration's `admin` option, and the one check every sign-in makes with it: a banned user
  * gets no session. Imports no other part of `lib/config/` (the flows call it).
  */
-import { AccessDenied, AdapterError, InvalidConfiguration } from "../base/errors.js";
+
 import type { AdminStore } from "../../shapes/admin.js";
 import { errorOf } from "../base/error-of.js";
+import { AccessDenied, AdapterError, InvalidConfiguration } from "../base/errors.js";
 import { fieldOf } from "../base/merge.js";
 
 const checked = new WeakMap<object, AdminStore>();

@@ -11,14 +11,14 @@
  */
 
 import type { AdapterUser } from "../../shapes/adapters.js";
-import { MissingAdapterMethods, SignOutError, UnsupportedStrategy } from "../base/errors.js";
 import type { AdminBan, AdminStore } from "../../shapes/admin.js";
 import type { AdminEvent } from "../../shapes/audit.js";
-import type { AuthConfig } from "../config/options.js";
 import { recordAudit } from "../audit/record.js";
 import { hasMethods } from "../base/adapter-for.js";
 import { errorOf, messageOf } from "../base/error-of.js";
+import { MissingAdapterMethods, SignOutError, UnsupportedStrategy } from "../base/errors.js";
 import type { Env } from "../config/env.js";
+import type { AuthConfig } from "../config/options.js";
 import { resolveConfig, sessionStrategyOf } from "../config/resolve.js";
 import type { ResolvedConfig } from "../config/types.js";
 import { isIdentifier, visibleText } from "../organizations/checks.js";

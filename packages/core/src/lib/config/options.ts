@@ -3,6 +3,7 @@
 // configuration's shapes are lib/config/types.ts.
 import type { Provider } from "../../providers/index.js";
 import type { Adapter, AdapterAccount, AdapterSession, AdapterUser } from "../../shapes/adapters.js";
+import type { AdminConfig } from "../../shapes/admin.js";
 import type { AuditEvent, AuditOptions } from "../../shapes/audit.js";
 import type {
   Account,
@@ -18,7 +19,6 @@ import type {
   User,
 } from "../../shapes/data.js";
 import type { JWT, JWTOptions } from "../../shapes/jwt.js";
-import type { AdminConfig } from "../../shapes/admin.js";
 import type { OrganizationsConfig } from "../../shapes/organizations.js";
 import type { RateLimitOptions } from "../../shapes/rate-limit.js";
 import type { RefreshStore } from "../../shapes/refresh.js";

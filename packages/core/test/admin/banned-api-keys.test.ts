@@ -60,8 +60,8 @@ describe("API keys of a banned user", () => {
     };
     const racing = await keys.create(EVE, { name: "racing the ban", scopes: ["reports:read"] });
     expect(hook.run).toBeUndefined();
-    expect((await keys.verify(bearer(before.key))).ok).toBe(false);
-    if (racing.ok) expect((await keys.verify(bearer(racing.key))).ok).toBe(false);
+    expect((await keys.verify(bearer(before.value.key))).ok).toBe(false);
+    if (racing.ok) expect((await keys.verify(bearer(racing.value.key))).ok).toBe(false);
     else expect(racing.reason).toBe("forbidden");
     const listed = await keys.list(EVE);
     if (!listed.ok) throw new Error(listed.reason);

@@ -25,7 +25,6 @@ export {
   builtInRoles,
   defineRoles,
   ORGANIZATION_PERMISSIONS,
-  OWNER,
   type Permission,
   type PermissionOf,
   type RoleDeclaration,
@@ -35,6 +34,5 @@ export {
 export {
   type MemberView,
   Organizations,
-  type OrganizationsApi,
   type OrganizationsOptions,
 } from "./service.js";

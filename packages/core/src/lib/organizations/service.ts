@@ -261,6 +261,3 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
     },
   };
 }
-
-/** What {@link Organizations} gives. */
-export type OrganizationsApi = ReturnType<typeof Organizations>;

@@ -38,6 +38,8 @@ const knownOptions = [
   "clientAddress",
   "accessTokens",
   "audit",
+  "organizations",
+  "admin",
 ] as const;
 
 // The options of OAuth 2 and OpenID Connect providers (OAuth2Config, OIDCConfig), and the ones

@@ -35,6 +35,7 @@ export {
   type OrganizationRefusal,
   type OrganizationResult,
   Organizations,
+  type OrganizationsApi,
   type OrganizationsOptions,
   type PendingInvitation,
   type Permission,

@@ -34,5 +34,6 @@ export {
 export {
   type MemberView,
   Organizations,
+  type OrganizationsApi,
   type OrganizationsOptions,
 } from "./service.js";

@@ -261,3 +261,6 @@ export function Organizations<R extends RoleDeclaration = typeof builtInRoles>(
     },
   };
 }
+
+/** What {@link Organizations} gives. */
+export type OrganizationsApi = ReturnType<typeof Organizations>;

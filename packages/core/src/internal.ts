@@ -81,9 +81,11 @@ export {
   type ServerCall,
   type SessionRequest,
   type SignInAuthorizationParams,
+  type SwitchedOrganization,
   serve,
   serverSignIn,
   serverSignOut,
+  serverSwitchOrganization,
   sessionCookieOf,
 } from "./lib/serve/index.js";
 export { type SessionReadAnswer, sessionReadOf } from "./lib/session/index.js";

@@ -22,6 +22,7 @@ export const APPS = [
   "latchkey-postgres-cache",
   "authjs-postgres",
   "latchkey-revocation",
+  "latchkey-organizations",
   "latchkey-postgres-credentials",
   "hono-bare",
   "hono",
@@ -43,6 +44,7 @@ export const LABELS = {
   "latchkey-postgres-cache": "Latchkey (PostgreSQL, session.cache)",
   "authjs-postgres": "Auth.js (@auth/pg-adapter)",
   "latchkey-revocation": "Latchkey, revocation on (Redis)",
+  "latchkey-organizations": "Latchkey, an active organization (memory store)",
   "latchkey-postgres-credentials": "Latchkey (PostgreSQL, credentials)",
   "hono-bare": "bare Hono",
   hono: "Latchkey on Hono",
@@ -192,6 +194,20 @@ export const CASES = [
     check: (r) => (isAda(json(r.body)) ? null : "no signed-in user in the session body"),
   },
   {
+    // The session of a member with an active organization: its cookie's seal checked and the
+    // membership (the role) read from the organization store on every request.
+    id: "session-organization",
+    title: "signed-in GET /auth/session (JWT) with an active organization, its role read from the store",
+    apps: ["latchkey-organizations"],
+    request: (p) => ({ method: "GET", path: "/auth/session", headers: { cookie: p.sessionCookie } }),
+    status: 200,
+    check: (r) => {
+      const session = json(r.body);
+      if (!isAda(session)) return "no signed-in user in the session body";
+      return session.activeOrganization?.role === "owner" ? null : "no active organization with Ada's role";
+    },
+  },
+  {
     id: "protected",
     title: "route behind requireAuth GET /protected",
     apps: ["latchkey"],
@@ -314,9 +330,39 @@ const cookieHeader = (jar) => [...jar].map(([name, value]) => `${name}=${value}`
 export async function prepare(server) {
   if (isBare(server.app)) return {};
   const apiKey = server.apiKey ? { apiKey: server.apiKey } : {};
+  if (server.organizationId) return { ...(await organizationChosen(server, await signInPrepared(server))), ...apiKey };
   if (!server.sessionToken)
     return { ...(await signInPrepared(server)), newUserCookies: await newUserCookies(), ...apiKey };
   return { ...(await signInPrepared(server)), ...apiKey };
+}
+
+/**
+ * The signed-in browser of `signInPrepared` after choosing the server's organization through
+ * `POST /auth/organization` (CSRF-checked), as a member's browser does: its cookie joins the others.
+ */
+async function organizationChosen(server, signedIn) {
+  const jar = new Map(
+    signedIn.sessionCookie
+      .split("; ")
+      .map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+  );
+  const chosen = await send(server.port, {
+    method: "POST",
+    path: "/auth/organization",
+    headers: {
+      cookie: signedIn.sessionCookie,
+      "content-type": "application/x-www-form-urlencoded",
+      origin: `http://127.0.0.1:${server.port}`,
+    },
+    body: new URLSearchParams({ csrfToken: signedIn.csrfToken, organizationId: server.organizationId }).toString(),
+  });
+  const before = jar.size;
+  applyCookies(jar, chosen.headers["set-cookie"]);
+  if (chosen.status !== 200 || jar.size !== before + 1)
+    throw new Error(
+      `${server.app}: POST /auth/organization chose nothing (${chosen.status} ${chosen.body.slice(0, 200)})`,
+    );
+  return { ...signedIn, sessionCookie: cookieHeader(jar) };
 }
 
 const NEW_USER_TOKENS = 20_000;
@@ -435,6 +481,7 @@ export function startServer(app, { execArgv = [], timeoutMs = 60_000, file = ser
         port: m.port,
         sessionToken: m.sessionToken,
         apiKey: m.apiKey,
+        organizationId: m.organizationId,
         pid: child.pid,
         prepared: undefined,
         stderr: () => stderr,

@@ -12,6 +12,8 @@
  *   authjs-postgres    Auth.js with database sessions through @auth/pg-adapter on PostgreSQL (the
  *                      schema of its documentation, plus an index on "sessionToken")
  *   latchkey-revocation  `latchkey` with `session.revocation` on a Redis store at 127.0.0.1:6379
+ *   latchkey-organizations  `latchkey` with `organizations` (a memory store holding one organization
+ *                      Ada owns, whose id goes to the parent as `organizationId`)
  *   latchkey-postgres-credentials  `latchkey`'s credentials provider with `databaseSessions: true` on
  *                      the PostgreSQL setup of `latchkey-postgres`, over 5,000 stored users: every
  *                      sign-in finds its user by account, stores a session row and keeps the user's
@@ -107,6 +109,7 @@ const latchkeyApps = [
   "latchkey-postgres",
   "latchkey-postgres-cache",
   "latchkey-revocation",
+  "latchkey-organizations",
 ];
 if (latchkeyApps.includes(app)) {
   const { ExpressAuth, getSession } = await import("@latchkey/express");
@@ -128,7 +131,17 @@ if (latchkeyApps.includes(app)) {
     },
   };
   if (app === "latchkey-revocation") config.session = { revocation: { store: await revocationStore() } };
-  if (app !== "latchkey" && app !== "latchkey-revocation") {
+  if (app === "latchkey-organizations") {
+    const { builtInRoles, defineRoles, MemoryOrganizationStore, Organizations } = await import(
+      "@latchkey/core/organizations"
+    );
+    const organizations = { store: MemoryOrganizationStore(), roles: defineRoles(builtInRoles) };
+    config.organizations = organizations;
+    const made = await Organizations(config, organizations).create("u1", { name: "Bench", slug: "bench" });
+    if (!made.ok) throw new Error(`bench: no organization made (${made.reason})`);
+    ready.organizationId = made.value.id;
+  }
+  if (!["latchkey", "latchkey-revocation", "latchkey-organizations"].includes(app)) {
     // Credentials sign-in works with JWT sessions only (as in Auth.js), so the database apps get
     // an OAuth provider instead; it is never contacted: the session row is made through the adapter.
     const { default: GitHub } = await import("@latchkey/express/providers/github");

@@ -34,7 +34,7 @@ export {
   type FormFields,
 } from "./lib/accounts/index.js";
 export { describeWith, type ServableServer, serveAuthorization } from "./lib/authorization-server/index.js";
-export { isThenable, type StructuredLog, shellConfig, structuredLogger } from "./lib/base/index.js";
+export { isThenable, type StructuredLog, shellConfig, structuredLogger, trimBasePath } from "./lib/base/index.js";
 export { withEnvDefaults } from "./lib/config/index.js";
 export {
   appendSetCookies,

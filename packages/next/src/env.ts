@@ -6,7 +6,7 @@
  */
 import type { AuthConfig } from "@latchkey/core";
 import { setEnvDefaults } from "@latchkey/core";
-import { shellConfig } from "@latchkey/core/internal";
+import { shellConfig, trimBasePath } from "@latchkey/core/internal";
 
 type Env = Record<string, string | undefined>;
 
@@ -65,7 +65,7 @@ export function nextConfig(config: AuthConfig): AuthConfig {
   // Without its trailing slash ("/api/auth/" is "/api/auth"), as the core resolves it: the paths
   // built from it here (the internal requests of auth() and the server actions, the sign-in page,
   // the proxy's own actions) must be the ones the pipeline parses.
-  const basePath = config.basePath?.replace(/(?<=.)\/+$/, "") || envBasePath() || "/api/auth";
+  const basePath = (config.basePath && trimBasePath(config.basePath)) || envBasePath() || "/api/auth";
   if (Object.isExtensible(config) && !Object.isFrozen(config)) {
     try {
       config.basePath = basePath;

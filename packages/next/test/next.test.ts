@@ -291,22 +291,27 @@ describe("auth()", () => {
     }
   });
 
-  it('a basePath written with a trailing slash ("/api/auth/") serves auth(), the server actions and the proxy alike', async () => {
-    const { handlers, auth, signIn } = NextAuth(
-      config({ basePath: "/api/auth/", callbacks: { authorized: ({ auth }) => !!auth?.user } }),
-    );
-    const jar = await signInByForm(handlers);
-    const read = await inNextRequest(`${ORIGIN}/dashboard`, { cookie: jar.header() }, () => auth(), "render");
-    expect(read.result?.user?.email).toBe("ada@example.com");
-    const action = await inNextRequest(`${ORIGIN}/login`, { origin: ORIGIN, "sec-fetch-site": "same-origin" }, () =>
-      signIn("credentials", { email: "ada@example.com", password: "right", redirectTo: "/in" }),
-    );
-    expect(action.redirectedTo).toBe(`${ORIGIN}/in`);
-    // The proxy never holds back the actions themselves, and sends a signed-out visitor to them.
-    expect((await auth(new NextRequest(`${ORIGIN}/api/auth/signin`))).headers.get("x-middleware-next")).toBe("1");
-    const out = await auth(new NextRequest(`${ORIGIN}/dashboard`));
-    expect(new URL(out.headers.get("location") as string).pathname).toBe("/api/auth/signin");
-  });
+  it.each([
+    ["a configuration object", false],
+    ["a frozen configuration (handed over as one copy)", true],
+  ])(
+    'a basePath written with a trailing slash ("/api/auth/") serves auth(), the server actions and the proxy alike: %s',
+    async (_, frozen) => {
+      const given = config({ basePath: "/api/auth/", callbacks: { authorized: ({ auth }) => !!auth?.user } });
+      const { handlers, auth, signIn } = NextAuth(frozen ? Object.freeze(given) : given);
+      const jar = await signInByForm(handlers);
+      const read = await inNextRequest(`${ORIGIN}/dashboard`, { cookie: jar.header() }, () => auth(), "render");
+      expect(read.result?.user?.email).toBe("ada@example.com");
+      const action = await inNextRequest(`${ORIGIN}/login`, { origin: ORIGIN, "sec-fetch-site": "same-origin" }, () =>
+        signIn("credentials", { email: "ada@example.com", password: "right", redirectTo: "/in" }),
+      );
+      expect(action.redirectedTo).toBe(`${ORIGIN}/in`);
+      // The proxy never holds back the actions themselves, and sends a signed-out visitor to them.
+      expect((await auth(new NextRequest(`${ORIGIN}/api/auth/signin`))).headers.get("x-middleware-next")).toBe("1");
+      const out = await auth(new NextRequest(`${ORIGIN}/dashboard`));
+      expect(new URL(out.headers.get("location") as string).pathname).toBe("/api/auth/signin");
+    },
+  );
 
   it("wraps middleware and route handlers with req.auth", async () => {
     const { handlers, auth } = NextAuth(config());

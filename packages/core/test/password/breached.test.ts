@@ -212,6 +212,18 @@ describe("an unanswered check is 'unknown': fail-open by default (logged), fail-
     expect(logs[0]).toMatch(/unreachable/);
   });
 
+  it("a fractional timeout (a deadline scaled by a factor) is waited in whole milliseconds, not refused", async () => {
+    mode = "hang";
+    const logs: string[] = [];
+    const result = await checkBreachedPassword("password123", {
+      endpoint,
+      timeoutMs: 100 * 2.3,
+      log: (m) => logs.push(m),
+    });
+    expect(result).toMatchObject({ status: "unknown", breached: false });
+    expect(logs[0]).toMatch(/no answer/);
+  });
+
   it("bad options are caller mistakes and throw at once", async () => {
     await expect(checkBreachedPassword("x", { endpoint, onUnavailable: "closed" as never })).rejects.toThrow(
       /onUnavailable/,

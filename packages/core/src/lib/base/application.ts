@@ -197,6 +197,17 @@ export function separateProcessesLikely(): string | undefined {
 const shellCopies = new WeakMap<AuthConfig, AuthConfig>();
 
 /**
+ * A base path without its trailing slashes, as the core resolves it (`"/"` stays: the
+ * configuration check turns it into the root).
+ *
+ * @example
+ * trimBasePath("/api/auth/") // "/api/auth"
+ */
+export function trimBasePath(path: string): string {
+  return path.replace(/(?<=.)\/+$/, "");
+}
+
+/**
  * The configuration a framework package hands to the core, the same way in every shell: the
  * application's own object when it sets everything the framework fills in (`basePath`, `logger`),
  * else one copy of it per object with those filled (made once, so a configuration's copy is
@@ -211,14 +222,20 @@ const shellCopies = new WeakMap<AuthConfig, AuthConfig>();
  * ```
  */
 export function shellConfig(config: AuthConfig, fill: Partial<Pick<AuthConfig, "basePath" | "logger">>): AuthConfig {
-  const missing = (Object.keys(fill) as Array<keyof typeof fill>).filter(
-    (key) => fill[key] !== undefined && config[key] === undefined,
+  // A base path given with its trailing slash ("/api/auth/") is the one the core resolves
+  // without it: the paths a shell builds from it (internal requests, sign-in redirects) must be
+  // the ones the pipeline parses, so the copy holds it trimmed.
+  const own = config.basePath;
+  const trimmed = typeof own === "string" ? trimBasePath(own) : own;
+  const filling = trimmed === own ? fill : { ...fill, basePath: trimmed };
+  const missing = (Object.keys(filling) as Array<keyof typeof filling>).filter(
+    (key) => filling[key] !== undefined && (config[key] === undefined || (key === "basePath" && trimmed !== own)),
   );
   if (!missing.length) return config;
   const known = shellCopies.get(config);
   if (known) return known;
   const copy: AuthConfig = { ...config };
-  for (const key of missing) Object.assign(copy, { [key]: fill[key] });
+  for (const key of missing) Object.assign(copy, { [key]: filling[key] });
   shellCopies.set(config, copy);
   return copy;
 }

@@ -14,6 +14,7 @@ export {
   separateProcessesLikely,
   shellConfig,
   slot,
+  trimBasePath,
 } from "./application.js";
 export { atHand, isThenable } from "./awaitable.js";
 export { errorOf, messageOf } from "./error-of.js";

@@ -96,7 +96,8 @@ export async function checkBreachedPassword(
     const response = await fetchImpl(url, {
       headers: { "add-padding": "true", "user-agent": "latchkey" },
       // One deadline for the headers and the body: a server that trickles its answer times out too.
-      signal: AbortSignal.timeout(timeoutMs),
+      // in whole milliseconds, as `AbortSignal.timeout` takes them (250.5 waits 251 ms).
+      signal: AbortSignal.timeout(Math.ceil(timeoutMs)),
     });
     if (response.status !== 200) {
       await response.body?.cancel().catch(() => {});

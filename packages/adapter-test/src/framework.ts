@@ -367,6 +367,11 @@ async function contractConfig(
       }),
     ],
     callbacks: {
+      // A session update may rename the user (the `jwt` callback's `trigger: "update"`), nothing else.
+      jwt: ({ token, trigger, session }) => {
+        const name = (session as { name?: unknown } | undefined)?.name;
+        return trigger === "update" && typeof name === "string" ? { ...token, name } : token;
+      },
       session: ({ session, token }) => ({ ...session, user: { ...session.user, id: String(token.sub) } }),
     },
     audit: {},
@@ -653,6 +658,51 @@ export function runFrameworkContract(driver: FrameworkDriver, tables: FrameworkT
             headers: { cookie, accept: "application/json" },
           });
           expect(guarded.status).toBe(401);
+        }
+      });
+    });
+
+    describe("rule: a session update (POST <basePath>/session) needs the browser's own CSRF token", () => {
+      /** The user's name the session action answers for `jar`. */
+      const nameOf = async (jar: ContractJar) =>
+        ((await (await jar.fetch(`${app.base}/session`)).json()) as { user?: { name?: string } } | null)?.user?.name;
+      const update = (jar: ContractJar, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+        jar.fetch(`${app.base}/session`, {
+          method: "POST",
+          body: JSON.stringify(body),
+          headers: { "content-type": "application/json", accept: "application/json", ...headers },
+        });
+
+      it("honest: with its token, the update goes through the callbacks and the next read shows it", async () => {
+        const jar = new ContractJar();
+        await signIn(jar, app.base);
+        const csrfToken = await csrfOf(jar, app.base);
+        const answer = await update(jar, { csrfToken, data: { name: "Ada L." } });
+        expect(answer.status).toBe(200);
+        expect(((await answer.json()) as { user?: { name?: string } }).user?.name).toBe("Ada L.");
+        expect(await nameOf(jar)).toBe("Ada L.");
+      });
+
+      it("attack: no token, a forged one, another browser's, or its own without its CSRF cookie changes nothing and is never a 5xx", async () => {
+        const jar = new ContractJar();
+        await signIn(jar, app.base);
+        const others = await csrfOf(new ContractJar(), app.base);
+        const own = await csrfOf(jar, app.base);
+        const attempts: Array<[Record<string, unknown>, Record<string, string>]> = [
+          [{ data: { name: "Mallory" } }, {}],
+          [{ csrfToken: "forged", data: { name: "Mallory" } }, {}],
+          [{ csrfToken: others, data: { name: "Mallory" } }, {}],
+          // The browser's own token, sent with another browser's cookies: the token is bound to its cookie.
+          [
+            { csrfToken: own, data: { name: "Mallory" } },
+            { cookie: `${SESSION_COOKIE}=${jar.cookies.get(SESSION_COOKIE)}` },
+          ],
+        ];
+        for (const [body, headers] of attempts) {
+          const answer = await update(jar.copy(), body, headers);
+          expect(answer.status, `${JSON.stringify(body)} ${JSON.stringify(headers)}`).not.toBe(200);
+          expect(answer.status, JSON.stringify(body)).toBeLessThan(500);
+          expect(await nameOf(jar)).toBe("Ada");
         }
       });
     });

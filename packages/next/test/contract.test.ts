@@ -61,9 +61,7 @@ const next: FrameworkDriver = {
         ? requireAuth(CONTRACT_GUARDS.permission, async (req) => Response.json(organizationAnswer(req.auth)))
         : undefined,
       "/contract/api-key": apiKeys
-        ? requireApiKey(apiKeys, CONTRACT_GUARDS.apiKey, async (req: NextRequest) =>
-            Response.json(apiKeyAnswer(req.apiKey)),
-          )
+        ? requireApiKey(apiKeys, CONTRACT_GUARDS.apiKey, async (req) => Response.json(apiKeyAnswer(req.apiKey)))
         : undefined,
     };
     const passwordAccounts = PasswordAccounts(own, accounts);

@@ -15,23 +15,10 @@ export const FACELESS_WINGS: ReadonlyMap<string, string> = new Map([
 ]);
 
 /**
- * The public modules of src/ (the files at its top, each a subpath of the package) that still
- * declare what they export, each with its reason: they sit below lib/ (lib/ imports them, see
- * layers.ts), so their declarations cannot move into a wing without every wing's imports moving.
- */
-export const DECLARING_MODULES: ReadonlyMap<string, string> = new Map([
-  ["errors.ts", "AuthError and its subclasses, which every layer throws"],
-  ["types.ts", "the configuration's declarations (AuthConfig), no code"],
-  ["adapters.ts", "the Adapter interface, its records and their checks, which the stores import"],
-  ["rate-limit.ts", "the rate-limit store's interface and its in-memory store"],
-  ["refresh-store.ts", "the refresh store's interface and its in-memory store"],
-]);
-
-/**
- * Every statement of a public module of src/ (a file at its top, but those of
- * {@link DECLARING_MODULES}) that is not a re-export (`export { a } from "./lib/x/index.js"`,
- * `export type { T } from "./shapes/data.js"`, `export * from ...`), as `file:line`: a public module
- * is a face, its code lives in lib/.
+ * Every statement of a public module of src/ (a file at its top, every one of them) that is not a
+ * re-export (`export { a } from "./lib/x/index.js"`, `export type { T } from "./shapes/data.js"`,
+ * `export * from ...`), as `file:line`: a public module is a face, its code and its declarations
+ * live in lib/ and shapes/.
  *
  * @example
  * publicModuleCode(new Map([["jwt.ts", 'export { encode } from "./lib/crypto/index.js";']])); // []
@@ -39,7 +26,7 @@ export const DECLARING_MODULES: ReadonlyMap<string, string> = new Map([
 export function publicModuleCode(files: ReadonlyMap<string, string>): string[] {
   const found: string[] = [];
   for (const [file, text] of files) {
-    if (file.includes("/") || DECLARING_MODULES.has(file)) continue;
+    if (file.includes("/")) continue;
     const source = parse(file, text);
     for (const statement of source.statements) {
       if (ts.isExportDeclaration(statement) && statement.moduleSpecifier) continue;

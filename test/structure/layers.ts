@@ -1,44 +1,35 @@
 // The layering of @latchkey/core's sources, as docs/architecture.md states it ("Layers"), in a
 // form a test can check edge by edge. Bottom to top:
 //   shapes/ (+ lib/base/symbols.ts)  plain data shapes; import nothing else
-//   adapters.ts errors.ts rate-limit.ts refresh-store.ts  records, errors and stores over shapes
 //   providers/                  provider factories; below the configuration
-//   types.ts                    the configuration (AuthConfig), over providers
-//   lib/                        the machinery, in wings (its folders), each with its face (faces.ts)
-//   the other files of src/     the entry modules (index, jwt, sessions, ...), over lib/'s faces
+//   lib/                        the machinery, in wings (its folders), each with its face (faces.ts);
+//                               the application's configuration is lib/config/options.ts
+//   the files of src/           the entry modules, public (index, errors, types, jwt, ...): faces over
+//                               lib/'s faces and shapes/; nothing below imports them
 import { FACELESS_WINGS, isFace, wingOf } from "./faces.js";
 import type { ImportGraph } from "./import-graph.js";
 
-/** The public modules of src/ that lib/ and providers/ may import: declarations and stores. */
-export const FOUNDATION = ["adapters.ts", "errors.ts", "rate-limit.ts", "refresh-store.ts"];
-const CONFIGURATION = "types.ts";
 const SYMBOLS = "lib/base/symbols.ts";
-const CONFIG_TYPES = "lib/config/types.ts";
+/** The configuration's declarations, the only files of lib/config/ a flow reads: neither calls a flow. */
+const CONFIG_SHAPES = ["lib/config/types.ts", "lib/config/options.ts"];
 
 const isShape = (file: string) => file.startsWith("shapes/") || file === SYMBOLS;
-const isRoot = (file: string) => !file.includes("/");
-const isEntry = (file: string) => isRoot(file) && file !== CONFIGURATION && !FOUNDATION.includes(file);
+const isEntry = (file: string) => !file.includes("/");
 
 /** Why `from` may not import `to` (paths relative to src/), or undefined when it may. */
 export function layerRule(from: string, to: string): string | undefined {
   if (isShape(from) && !isShape(to)) return "shapes/ import only shapes/ and lib/base/symbols.ts";
-  if (FOUNDATION.includes(from) && !isShape(to) && !FOUNDATION.includes(to)) {
-    return "adapters.ts, errors.ts, rate-limit.ts and refresh-store.ts import only shapes/ and each other";
-  }
-  if (from === CONFIGURATION && !isShape(to) && !FOUNDATION.includes(to) && to !== "providers/index.ts") {
-    return "types.ts imports only shapes/, the foundation modules and providers/index.ts";
-  }
-  if (from.startsWith("providers/") && (to === CONFIGURATION || isEntry(to))) {
-    return "providers/ import neither types.ts nor an entry module";
+  if (from.startsWith("providers/") && (to.startsWith("lib/config/") || isEntry(to))) {
+    return "providers/ import neither the configuration (lib/config/) nor an entry module";
   }
   if (from.startsWith("providers/") && to.startsWith("lib/flows/")) {
     return "providers/ import no flow: the helpers they run sit below them (lib/email/, lib/base/profile.ts)";
   }
-  if (from.startsWith("lib/flows/") && to.startsWith("lib/config/") && to !== CONFIG_TYPES) {
-    return `lib/flows/ read the resolved configuration's shapes from lib/config/types.ts, never ${to} (which calls them)`;
+  if (from.startsWith("lib/flows/") && to.startsWith("lib/config/") && !CONFIG_SHAPES.includes(to)) {
+    return `lib/flows/ read the configuration's shapes from lib/config/types.ts and lib/config/options.ts, never ${to} (which calls them)`;
   }
-  if (from === CONFIG_TYPES && to.startsWith("lib/flows/")) {
-    return "lib/config/types.ts imports no flow: the flows read it, lib/config/resolve.ts calls them";
+  if (CONFIG_SHAPES.includes(from) && to.startsWith("lib/flows/")) {
+    return `${from} imports no flow: the flows read it, lib/config/resolve.ts calls them`;
   }
   if (from.startsWith("lib/") && isEntry(to)) return "lib/ imports no entry module of src/";
   if (isEntry(from) && to.startsWith("lib/") && !isFace(to) && !FACELESS_WINGS.has(wingOf(to) ?? "")) {

@@ -27,9 +27,12 @@ import express, { type NextFunction, type Request, type Response } from "express
 import type { DemoSession } from "./auth.js";
 import type { DemoAuthorization } from "./authorization.js";
 import type { MailCatcher } from "./dev-mail.js";
+import { buttonForm, sameOrigin } from "./forms.js";
 import { esc, homeBody, layout, mailBody, methodNames, protectedBody } from "./pages.js";
 import { PASSWORD_PAGES, passwordAccounts } from "./passwords.js";
 import type { Storage } from "./storage.js";
+import { demoApi, organizationSection, teamPages } from "./team-pages.js";
+import type { DemoTeams } from "./teams.js";
 import { DEMO_USER } from "./users.js";
 
 /** What the account page says after a second-factor form, by `?totp=`. */
@@ -50,6 +53,8 @@ export interface AppOptions {
   authorization?: DemoAuthorization | undefined;
   /** The second application that signs in with the demo (development only). */
   partnerUrl?: string | undefined;
+  /** Organizations and API keys (teams.ts): the account page's switcher, /account/members, /account/api-keys. */
+  teams?: DemoTeams | undefined;
 }
 
 /** What the account page says after a button. */
@@ -57,16 +62,10 @@ const notices: Record<string, string> = {
   unlinked: "The account was unlinked.",
   "last-sign-in-method": "That is your last way to sign in: add another (a passkey, another provider) first.",
   "not-found": "No such account is linked to you.",
+  "organization-created": "The organization was created, with you as its owner: switch to it below.",
+  joined: "You joined the organization: switch to it below.",
+  left: "You left the organization.",
 };
-
-/** Rejects a post another site made (browsers say where a request came from). */
-function sameOrigin(req: Request, res: Response, next: NextFunction) {
-  const site = req.get("sec-fetch-site");
-  const origin = req.get("origin");
-  if ((site && site !== "same-origin") || (origin && origin !== `${req.protocol}://${req.get("host")}`))
-    return res.status(403).send("Cross-site request refused");
-  next();
-}
 
 /** The OAuth / OpenID Connect providers (id and name): the ones an account can be connected with. */
 const oauthProviders = (config: AuthConfig) =>
@@ -79,7 +78,7 @@ const hasPasswordSignIn = (config: AuthConfig) =>
   config.providers.some((p) => typeof p !== "function" && p.id === "credentials");
 
 /** Builds the demo application. */
-export function createApp({ config, storage, mailbox, authorization, partnerUrl }: AppOptions) {
+export function createApp({ config, storage, mailbox, authorization, partnerUrl, teams }: AppOptions) {
   const app = express();
   app.disable("x-powered-by");
   const page = (title: string, body: string) => layout(title, body, !!mailbox);
@@ -94,6 +93,8 @@ export function createApp({ config, storage, mailbox, authorization, partnerUrl 
 
   // 0. The demo as an authorization server: /.well-known/*, /oauth/*, /api/me, /mcp (authorization.ts).
   if (authorization) app.use(authorization.routes);
+  // 0b. The API a program calls with an organization's API key (team-pages.ts).
+  if (teams) app.use(demoApi({ teams, storage }));
 
   // 1. Latchkey's routes: /auth/signin, /auth/callback/<provider>, /auth/session, /auth/signout ...
   app.use("/auth", ExpressAuth(config));
@@ -144,9 +145,7 @@ export function createApp({ config, storage, mailbox, authorization, partnerUrl 
     // Every form of this page posts the CSRF token; the account functions check it themselves.
     const csrfToken = await getCsrfToken(req, res, config);
     const button = (action: string, fields: Record<string, string>, label: string) =>
-      `<form method="post" action="${action}" class="inline">${Object.entries({ ...fields, csrfToken })
-        .map(([name, value]) => `<input type="hidden" name="${name}" value="${esc(value)}">`)
-        .join("")}<button type="submit">${esc(label)}</button></form>`;
+      buttonForm(action, fields, label, csrfToken);
     const accountRows = (accounts ?? [])
       .map(
         (a) =>
@@ -174,6 +173,7 @@ export function createApp({ config, storage, mailbox, authorization, partnerUrl 
         "Session & accounts",
         `${notice ? `<p id="notice"><strong>${esc(notice)}</strong></p>` : ""}
          <h2>Session</h2><p>What <code>getSession(req, config)</code> returns:</p><pre id="session">${esc(JSON.stringify(s, null, 2))}</pre>
+         ${teams ? await organizationSection({ config, storage, teams, page }, s, csrfToken) : ""}
          <h2>Signed-in devices</h2>${deviceList}
          <h2>Linked accounts</h2>${accountRows ? `<table id="accounts"><tr><th>provider</th><th>type</th><th>account id</th><th></th></tr>${accountRows}</table>` : `<p id="accounts-note">${noAccounts}</p>`}
          <h2>Connect another account</h2><p>A sign-in button never links an account to the one you are signed in to; this does (a CSRF-checked <code>POST /auth/signin/&lt;provider&gt;</code> with <code>connect=true</code>, finished under this very session).</p>
@@ -202,6 +202,9 @@ export function createApp({ config, storage, mailbox, authorization, partnerUrl 
       ),
     );
   });
+
+  // Organizations, members, invitations and API keys (team-pages.ts).
+  if (teams) account.use(teamPages({ config, storage, teams, page }));
 
   // The account page's buttons. revokeSession, revokeOtherSessions and unlinkAccount refuse a
   // post without the page's CSRF token (403): a form on another site, or on a sibling sub-domain

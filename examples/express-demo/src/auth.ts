@@ -12,12 +12,19 @@ import TOTP from "@latchkey/express/providers/totp";
 import type { DemoIdP } from "./dev-idp.js";
 import { demoPasswords } from "./passwords.js";
 import type { Storage } from "./storage.js";
+import { demoRoles } from "./teams.js";
 
 /**
  * The session as the demo's callbacks shape it: the user's id, the provider of the first factor,
- * and the methods used (`amr`: `["pwd"]`, or `["pwd", "otp"]` after an authenticator app code).
+ * and the methods used (`amr`: `["pwd"]`, or `["pwd", "otp"]` after an authenticator app code);
+ * Latchkey adds the active organization and the user's role there, read from the store each time.
  */
-export type DemoSession = Session & { user: { id?: string }; provider?: string; amr?: string[] };
+export type DemoSession = Session & {
+  user: { id?: string };
+  provider?: string;
+  amr?: string[];
+  activeOrganization?: { id: string; role: string } | null;
+};
 
 export interface DemoAuthOptions {
   secret: string;
@@ -114,6 +121,9 @@ export function authConfig({
     // Security events (sign-ins, failures with their reason, revocations, ...) kept for a week in
     // the same database; the account page lists the user's own.
     audit: { store: true, retention: 7 * 24 * 60 * 60 },
+    // Organizations (teams.ts): the store and roles that the active organization (chosen with
+    // POST /auth/organization, on the account page) and requireAuth's `permission` read.
+    organizations: { store: storage.organizations, roles: demoRoles },
     experimental: { enableWebAuthn: true }, // passkeys
     theme: { colorScheme: "auto", brandColor: "#3b5bdb" },
     providers,

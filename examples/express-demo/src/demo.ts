@@ -18,6 +18,7 @@ import { startMailCatcher } from "./dev-mail.js";
 import { startPartner } from "./partner.js";
 import { demoPasswords } from "./passwords.js";
 import { openStorage } from "./storage.js";
+import { demoTeams, seedDemoOrganization } from "./teams.js";
 import { DEMO_USER, seedDemoUser } from "./users.js";
 
 export type { AppOptions };
@@ -89,13 +90,24 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
 
   const sessions = env.DEMO_SESSIONS === "database" ? "database" : "jwt";
   const config = authConfig({ secret: demoSecret(dataDir, env), storage, mail, idp, env, sessions });
+  // Organizations and API keys; the demo user owns the seeded organization (teams.ts).
+  const teams = demoTeams(config, storage, url, !!mail);
+  const organization = await seedDemoOrganization(teams, storage, demoUser.id);
   // The Express demo is also an authorization server; in development a second app signs in with it.
   const authorization = options.app ? undefined : await demoAuthorization(config, url);
   const partner =
     authorization && development ? await startPartner(url, (uri) => authorization.registerPartner(uri)) : undefined;
   server.on(
     "request",
-    await (options.app ?? createApp)({ config, storage, mailbox, url, authorization, partnerUrl: partner?.url }),
+    await (options.app ?? createApp)({
+      config,
+      storage,
+      mailbox,
+      url,
+      authorization,
+      partnerUrl: partner?.url,
+      teams,
+    }),
   );
 
   const enabled = [
@@ -118,6 +130,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
             : "sign in with the demo: the second app is off in production",
         ]
       : []),
+    `organizations: ${DEMO_USER.email} owns "${organization.name}"; members, invitations and API keys under ${url}/account`,
     `storage: ${storage.label}`,
   ];
 

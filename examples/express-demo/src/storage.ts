@@ -1,16 +1,22 @@
 /**
- * Where users, accounts and passkeys are kept: PostgreSQL when DATABASE_URL is set (any URL
+ * Where users, accounts, passkeys, organizations and API keys are kept: PostgreSQL when DATABASE_URL is set (any URL
  * `openDatabase` takes), Redis when REDIS_URL is set, otherwise a SQLite file in the data folder.
  * SQL databases are migrated on start (what `npx latchkey migrate <url>` of @latchkey/cli does).
  */
 import { join } from "node:path";
 import type { Adapter } from "@latchkey/core/adapters";
-import { RedisAdapter } from "@latchkey/redis-adapter";
-import { migrate, openDatabase, SqlAdapter } from "@latchkey/sql-adapter";
+import type { ApiKeyStore } from "@latchkey/core/api-keys";
+import type { OrganizationStore } from "@latchkey/core/organizations";
+import { RedisAdapter, RedisApiKeyStore, RedisOrganizationStore } from "@latchkey/redis-adapter";
+import { migrate, openDatabase, SqlAdapter, SqlApiKeyStore, SqlOrganizationStore } from "@latchkey/sql-adapter";
 import { Redis } from "ioredis";
 
 export interface Storage {
   adapter: Adapter;
+  /** Organizations, members, invitations and teams, in the same database (teams.ts). */
+  organizations: OrganizationStore;
+  /** API keys (their hashes), in the same database (teams.ts). */
+  apiKeys: ApiKeyStore;
   /** What it is, for the start-up message: "SQLite data/demo.sqlite", "Redis", ... */
   label: string;
   close(): Promise<void>;
@@ -26,6 +32,8 @@ export async function openStorage(options: {
     await redis.connect();
     return {
       adapter: RedisAdapter(redis),
+      organizations: RedisOrganizationStore(redis),
+      apiKeys: RedisApiKeyStore(redis),
       label: `Redis (${new URL(options.redisUrl).host})`,
       close: async () => void (await redis.quit()),
     };
@@ -38,6 +46,8 @@ export async function openStorage(options: {
   const label = options.databaseUrl ? options.databaseUrl.replace(/\/\/[^@/]*@/, "//") : `SQLite ${file}`;
   return {
     adapter: SqlAdapter(db),
+    organizations: SqlOrganizationStore(db),
+    apiKeys: SqlApiKeyStore(db),
     label,
     close: () => db.destroy(),
   };

@@ -19,13 +19,19 @@
  */
 
 // AuthError is re-exported so `instanceof` checks need one import.
-export { AccessTokenError, AuthError, IdTokenRefused, RefreshTokenRevoked, ResponseAlreadySent } from "./errors.js";
+export {
+  AccessTokenError,
+  AuthError,
+  IdTokenRefused,
+  RefreshTokenRevoked,
+  ResponseAlreadySent,
+} from "./lib/base/index.js";
 export type { ProviderTokens } from "./lib/refresh/index.js";
 export {
   type AccessToken,
   type AccessTokenRequest,
   type GetAccessTokenOptions,
   getAccessToken,
+  MemoryRefreshStore,
 } from "./lib/refresh/index.js";
-export type { RefreshStore } from "./refresh-store.js";
-export { MemoryRefreshStore } from "./refresh-store.js";
+export type { RefreshStore } from "./shapes/refresh.js";

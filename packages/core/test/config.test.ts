@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Auth, type AuthConfig, createActionURL, setEnvDefaults } from "../src/index.js";
+import { warnUnknownOptions } from "../src/lib/config/advice.js";
 import { resolveConfig } from "../src/lib/config/resolve.js";
 import { demoCredentials, makeConfig, recordingLogger, SECRET } from "./helpers.js";
 
@@ -162,6 +163,45 @@ describe("configuration is resolved once and never mutated", () => {
     expect(details).toContain(
       "unknown-option: `sesion` is not a Latchkey option and is ignored; did you mean `session`?",
     );
+  });
+  it("no option of AuthConfig is warned about as unknown (the list is typed: an option added to AuthConfig must be named here)", () => {
+    const every: Record<keyof AuthConfig, true> = {
+      providers: true,
+      secret: true,
+      session: true,
+      jwt: true,
+      pages: true,
+      theme: true,
+      callbacks: true,
+      events: true,
+      adapter: true,
+      debug: true,
+      logger: true,
+      useSecureCookies: true,
+      cookies: true,
+      trustHost: true,
+      trustedOrigins: true,
+      trustProxy: true,
+      skipCSRFCheck: true,
+      raw: true,
+      basePath: true,
+      redirectProxyUrl: true,
+      experimental: true,
+      adapterTimeout: true,
+      rateLimit: true,
+      audit: true,
+      clientAddress: true,
+      accessTokens: true,
+      organizations: true,
+    };
+    const warned: string[] = [];
+    const logger = {
+      error() {},
+      debug() {},
+      warn: (code: string, detail?: string) => void warned.push(`${code}: ${detail}`),
+    };
+    warnUnknownOptions(every as unknown as AuthConfig, logger);
+    expect(warned).toEqual([]);
   });
   it("a callback or event that is not a function is refused when the configuration is resolved", () => {
     const bad = resolutionError(makeConfig({ callbacks: { jwt: "token" as never } }));

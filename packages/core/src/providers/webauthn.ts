@@ -15,10 +15,11 @@
  * ```
  * @module providers/webauthn
  */
-import type { Adapter, AdapterUser } from "../adapters.js";
-import { MissingAdapter } from "../errors.js";
+
+import { MissingAdapter } from "../lib/base/errors.js";
 import { defaultRelyingPartyMark, simpleWebAuthnLoader } from "../lib/base/symbols.js";
 import { MAX_ADDRESS_LENGTH } from "../lib/email/identifier.js";
+import type { Adapter, AdapterUser } from "../shapes/adapters.js";
 import type { Awaitable, User } from "../shapes/data.js";
 import type { CredentialInput } from "./credentials.js";
 

@@ -1,5 +1,5 @@
-import type { AuthConfig } from "../../types.js";
 import type { Env } from "../config/env.js";
+import type { AuthConfig } from "../config/options.js";
 import { type AccountPageName, accountPageContent } from "../pages/accounts.js";
 import type { SafeHtml } from "../pages/html.js";
 import { page } from "../pages/layout.js";

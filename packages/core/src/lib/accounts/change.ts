@@ -1,12 +1,12 @@
 // A password changed while signed in: the other sessions end, this one goes on.
 import { randomUUID } from "#platform";
-import type { AdapterUser } from "../../adapters.js";
-import { SessionCookieTooLarge } from "../../errors.js";
+import type { AdapterUser } from "../../shapes/adapters.js";
 import type { Cookie } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
-import type { AuthConfig } from "../../types.js";
 import { recordAudit } from "../audit/record.js";
 import { withMethods } from "../base/adapter-for.js";
+import { SessionCookieTooLarge } from "../base/errors.js";
+import type { AuthConfig } from "../config/options.js";
 import { endPendingSignIns } from "../flows/second-factor/pending.js";
 import { dummyVerify, hashPassword, verifyPassword } from "../password/hash.js";
 import { sessionRequestOf } from "../serve/pipeline.js";

@@ -9,9 +9,9 @@
  * always holds a link that works, whoever spent its budget.
  */
 import { hash, toBase64url } from "#platform";
-import { InvalidConfiguration, RateLimited } from "../../errors.js";
-import type { RateLimit, RateLimitHit } from "../../rate-limit.js";
+import type { RateLimit, RateLimitHit } from "../../shapes/rate-limit.js";
 import { errorOf } from "../base/error-of.js";
+import { InvalidConfiguration, RateLimited } from "../base/errors.js";
 import { foldIdentifier } from "../base/fold-identifier.js";
 import type { ResolvedConfig } from "../config/types.js";
 import { clientKey } from "../limits/attempts.js";

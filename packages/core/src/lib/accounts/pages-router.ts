@@ -6,7 +6,7 @@
  * gives the calls bound to that request ({@link AccountsPagesCalls}) and writes the answer
  * (`@latchkey/express`'s `PasswordAccounts` router).
  */
-import { MissingCSRF } from "../../errors.js";
+import { MissingCSRF } from "../base/errors.js";
 import type { FormFields } from "./forms.js";
 
 /** A request to the pages, as the framework's router sees it. */

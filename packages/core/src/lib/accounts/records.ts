@@ -14,7 +14,7 @@
  * the e-mail sign-in can ever be taken for one of these.
  */
 import { hkdf, hmac, randomBytes, randomInt, toHex } from "#platform";
-import type { VerificationToken } from "../../adapters.js";
+import type { VerificationToken } from "../../shapes/adapters.js";
 import type { AdapterWith } from "../base/adapter-for.js";
 
 /** The key of password-account records under one secret. */

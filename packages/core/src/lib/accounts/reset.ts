@@ -1,10 +1,10 @@
 // A forgotten password: the reset request and the reset, which ends every session of the user.
 import { randomUUID } from "#platform";
-import { AuthError, InvalidConfiguration, MissingAdapterMethods, SignOutError } from "../../errors.js";
-import type { AuthConfig } from "../../types.js";
 import { recordAudit } from "../audit/record.js";
 import { errorOf } from "../base/error-of.js";
+import { AuthError, InvalidConfiguration, MissingAdapterMethods, SignOutError } from "../base/errors.js";
 import type { Env } from "../config/env.js";
+import type { AuthConfig } from "../config/options.js";
 import type { ResolvedConfig } from "../config/types.js";
 import { releaseToProver } from "../flows/identity.js";
 import { hashPassword } from "../password/hash.js";

@@ -1,9 +1,9 @@
 // The code of @latchkey/core's public module src/second-factor.ts (which documents it and re-exports it).
 import qrcode from "qrcode-generator";
 import { toBase64, utf8 } from "#platform";
-import { AuthError, InvalidConfiguration, RateLimited } from "../../errors.js";
-import type { AuthConfig } from "../../types.js";
+import { AuthError, InvalidConfiguration, RateLimited } from "../base/errors.js";
 import type { Env } from "../config/env.js";
+import type { AuthConfig } from "../config/options.js";
 import { resolveConfig } from "../config/resolve.js";
 import type { ResolvedConfig } from "../config/types.js";
 import {

@@ -1,9 +1,9 @@
-import { AuthError, InvalidConfiguration, MissingAdapterMethods } from "../../errors.js";
 import type { Cookie, CookieOption } from "../../shapes/data.js";
-import type { AuthConfig } from "../../types.js";
 import { type AdapterWith, hasMethods } from "../base/adapter-for.js";
 import { errorOf } from "../base/error-of.js";
+import { AuthError, InvalidConfiguration, MissingAdapterMethods } from "../base/errors.js";
 import { smtpSender } from "../base/symbols.js";
+import type { AuthConfig } from "../config/options.js";
 import type { EmailProviderInternal, ResolvedConfig } from "../config/types.js";
 import { openToken, sealToken } from "../crypto/jwe.js";
 import { normalizeEmailIdentifier } from "../email/identifier.js";

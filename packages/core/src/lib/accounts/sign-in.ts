@@ -1,6 +1,6 @@
-import type { AdapterUser } from "../../adapters.js";
-import { MissingAdapterMethods } from "../../errors.js";
-import type { AuthConfig } from "../../types.js";
+import type { AdapterUser } from "../../shapes/adapters.js";
+import { MissingAdapterMethods } from "../base/errors.js";
+import type { AuthConfig } from "../config/options.js";
 import { noteVerifiedPassword } from "../flows/sign-in-guard.js";
 import { dummyVerify, hashPassword, needsRehash, verifyPassword } from "../password/hash.js";
 import { sessionCookieOf } from "../serve/pipeline.js";

@@ -1,7 +1,7 @@
 // Sign-up and the verification of an address (the link, the code, the browser that signed up).
 import { randomUUID } from "#platform";
-import type { AdapterUser } from "../../adapters.js";
-import type { AuthConfig } from "../../types.js";
+import type { AdapterUser } from "../../shapes/adapters.js";
+import type { AuthConfig } from "../config/options.js";
 import { hashPassword } from "../password/hash.js";
 import { matchesStored, postedPassword } from "./change.js";
 import { accountMails } from "./mail.js";

@@ -1,5 +1,5 @@
-import { InvalidProvider } from "../../errors.js";
 import type { ResponseInternal } from "../../shapes/data.js";
+import { InvalidProvider } from "../base/errors.js";
 import { credentialsCallback } from "../flows/credentials.js";
 import type { RequestInternal } from "../http/request.js";
 import type { Context } from "../serve/context.js";

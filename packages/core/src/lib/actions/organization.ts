@@ -1,6 +1,6 @@
-import { SessionTokenError, UnknownAction } from "../../errors.js";
 import type { ResponseInternal } from "../../shapes/data.js";
 import { errorOf } from "../base/error-of.js";
+import { SessionTokenError, UnknownAction } from "../base/errors.js";
 import type { RequestInternal } from "../http/request.js";
 import { noStore } from "../http/response.js";
 import { activeOrganizationCookie, clearedActiveOrganizationCookie, organizationsOf } from "../organizations/active.js";

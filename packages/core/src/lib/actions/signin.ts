@@ -1,5 +1,5 @@
-import { InvalidProvider, UnknownAction } from "../../errors.js";
 import type { ResponseInternal } from "../../shapes/data.js";
+import { InvalidProvider, UnknownAction } from "../base/errors.js";
 import type { RequestInternal } from "../http/request.js";
 import { withQuery } from "../http/url.js";
 import { page } from "../pages/layout.js";

@@ -1,9 +1,9 @@
-import { SignOutError } from "../../errors.js";
 import type { ResponseInternal } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
 import { admitRecord, recordAudit } from "../audit/record.js";
 import { type AdapterWith, adapterFor } from "../base/adapter-for.js";
 import { errorOf } from "../base/error-of.js";
+import { SignOutError } from "../base/errors.js";
 import {
   clearChunkedCookie,
   cookieValues,

@@ -1,5 +1,5 @@
-import { RateLimited } from "../../errors.js";
 import type { ResponseInternal } from "../../shapes/data.js";
+import { RateLimited } from "../base/errors.js";
 import { WEBAUTHN_SCRIPT } from "../flows/webauthn/config.js";
 import type { RequestInternal } from "../http/request.js";
 import { reserveWebAuthnOptions } from "../limits/attempts.js";

@@ -10,17 +10,19 @@
  * request once, atomically in the rate-limit store; `lastUsedAt` is written at most once per
  * interval, by a conditional write, however many instances serve the key.
  */
-import { AdapterError } from "../../errors.js";
-import { MemoryRateLimitStore, type RateLimitStore } from "../../rate-limit.js";
+
 import type { ApiKeyOwner, ApiKeyRateLimit, ApiKeyRecord, ApiKeyStore } from "../../shapes/api-keys.js";
 import type { ApiKeyEvent } from "../../shapes/audit.js";
 import type { Awaitable } from "../../shapes/data.js";
-import type { AuthConfig } from "../../types.js";
+import type { RateLimitStore } from "../../shapes/rate-limit.js";
 import { recordAudit } from "../audit/record.js";
 import { held, slot } from "../base/application.js";
 import { errorOf } from "../base/error-of.js";
+import { AdapterError } from "../base/errors.js";
 import type { Env } from "../config/env.js";
+import type { AuthConfig } from "../config/options.js";
 import { resolveConfig } from "../config/resolve.js";
+import { MemoryRateLimitStore } from "../limits/memory-store.js";
 import { isKeyPrefix, keyHash, keyIdOf, keyMatches, newKey } from "./format.js";
 import { type ApiKeyInput, presentedKey } from "./presented.js";
 

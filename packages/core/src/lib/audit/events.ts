@@ -1,8 +1,9 @@
 // The code of @latchkey/core's public module src/audit.ts (which documents it and re-exports it).
-import { MissingAdapterMethods } from "../../errors.js";
+
 import type { AuditEventFilter, StoredAuditEvent } from "../../shapes/audit.js";
-import type { AuthConfig } from "../../types.js";
+import { MissingAdapterMethods } from "../base/errors.js";
 import type { Env } from "../config/env.js";
+import type { AuthConfig } from "../config/options.js";
 import { resolveConfig } from "../config/resolve.js";
 import { asRecorded, recordAudit } from "./record.js";
 

@@ -1,16 +1,18 @@
 import { hash, toBase64url } from "#platform";
-import { type Adapter, isAnonymousAuditEvent } from "../../adapters.js";
-import { AuthError, InvalidConfiguration, MissingAdapterMethods } from "../../errors.js";
-import { MemoryRateLimitStore, type RateLimit, type RateLimitStore } from "../../rate-limit.js";
+import type { Adapter } from "../../shapes/adapters.js";
 import type { AuditEvent, AuditEventFilter, AuditOptions, AuditStore } from "../../shapes/audit.js";
 import type { LoggerInstance } from "../../shapes/data.js";
-import type { EventCallbacks } from "../../types.js";
+import type { RateLimit, RateLimitStore } from "../../shapes/rate-limit.js";
 import { type Application, held, secretFingerprint, slot } from "../base/application.js";
 import { errorOf } from "../base/error-of.js";
+import { AuthError, InvalidConfiguration, MissingAdapterMethods } from "../base/errors.js";
 import { foldIdentifier } from "../base/fold-identifier.js";
 import { escapeForLog } from "../base/logger.js";
+import type { EventCallbacks } from "../config/options.js";
 import type { Secrets } from "../crypto/jwe.js";
+import { MemoryRateLimitStore } from "../limits/memory-store.js";
 import { databaseSessionId } from "../session/session-id.js";
+import { isAnonymousAuditEvent } from "../stores/records.js";
 
 const DAY = 24 * 60 * 60;
 

@@ -1,3 +1,4 @@
+import type { SignInFailureReason } from "../../shapes/audit.js";
 import {
   AccessDenied,
   AccountNotLinked,
@@ -10,8 +11,7 @@ import {
   OAuthProfileParseError,
   Verification,
   WebAuthnVerificationError,
-} from "../../errors.js";
-import type { SignInFailureReason } from "../../shapes/audit.js";
+} from "../base/errors.js";
 import type { RequestInternal } from "../http/request.js";
 import { clientKey } from "../limits/attempts.js";
 import type { Context } from "../serve/context.js";

@@ -3,7 +3,7 @@
  * of, list and remove clients; end a user's grants) and the users' side (the applications a user
  * authorised, and revoking one of them at once).
  */
-import { InvalidConfiguration } from "../../errors.js";
+import { InvalidConfiguration } from "../base/errors.js";
 import { checkRegistration, loadClient, newSecret, publicClient, usesSecret } from "./clients.js";
 import type { ServerState } from "./config.js";
 import { randomToken } from "./crypto.js";

@@ -8,8 +8,9 @@
  * covers the request, and the code. A request waiting for a sign-in or a consent is kept in the
  * store as an interaction, named by a random id, and resumed by it.
  */
-import { MissingCSRF } from "../../errors.js";
+
 import type { ResponseInternal } from "../../shapes/data.js";
+import { MissingCSRF } from "../base/errors.js";
 import { vouchingHost } from "./client-metadata.js";
 import { loadClient } from "./clients.js";
 import type { ServerState } from "./config.js";

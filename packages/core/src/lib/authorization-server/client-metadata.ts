@@ -12,8 +12,8 @@
  * server fetch on every request.
  */
 import { fetchDocument, fromUtf8 } from "#platform";
-import { InvalidConfiguration } from "../../errors.js";
 import type { LoggerInstance } from "../../shapes/data.js";
+import { InvalidConfiguration } from "../base/errors.js";
 import { isPlainObject } from "../base/merge.js";
 import type { ClientAuthMethod, ClientJwk, ClientMetadataDocumentOptions, GrantType } from "./options.js";
 import { type ClientData, isStrings } from "./records.js";

@@ -4,7 +4,7 @@
  * authorization endpoints (RFC 6749 §2.3, RFC 7523 §3, OAuth 2.1 §2.4).
  */
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
-import { InvalidConfiguration } from "../../errors.js";
+import { InvalidConfiguration } from "../base/errors.js";
 import { documentClient, isDocumentClientId } from "./client-metadata.js";
 import type { ServerState } from "./config.js";
 import { digest, randomToken, sameText } from "./crypto.js";

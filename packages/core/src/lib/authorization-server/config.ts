@@ -2,10 +2,10 @@
  * The authorization server's options, checked once when it is created (a mistake fails there,
  * naming the option and the fix) and resolved into the frozen state every endpoint reads.
  */
-import { InvalidConfiguration } from "../../errors.js";
-import type { AuthConfig } from "../../types.js";
+import { InvalidConfiguration } from "../base/errors.js";
 import { createLogger } from "../base/logger.js";
 import { fieldOf } from "../base/merge.js";
+import type { AuthConfig } from "../config/options.js";
 import { resolveConfig } from "../config/resolve.js";
 import type { ResolvedConfig } from "../config/types.js";
 import { type ResolvedRevocation, resolveRevocation } from "../session/revocation-list.js";

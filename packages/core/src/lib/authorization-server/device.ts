@@ -4,8 +4,8 @@
  * under a signed-in Latchkey session and consents there, as in the redirect flow.
  */
 import { randomInt } from "#platform";
-import { MissingCSRF } from "../../errors.js";
 import type { ResponseInternal } from "../../shapes/data.js";
+import { MissingCSRF } from "../base/errors.js";
 import { askDeviceConsent } from "./authorize.js";
 import { authenticateClient, loadClient } from "./clients.js";
 import type { ServerState } from "./config.js";

@@ -4,7 +4,7 @@
  * application that never makes a server loads nothing of it.
  */
 import type { ResponseInternal } from "../../shapes/data.js";
-import type { AuthConfig } from "../../types.js";
+import type { AuthConfig } from "../config/options.js";
 import type { IncomingRequest } from "../serve/pipeline.js";
 
 /** The key of a server's handler of described requests. */

@@ -7,8 +7,8 @@
  * `offline_access` end, and the browser goes back where the client asked, if it registered it.
  */
 import { compactVerify, decodeJwt } from "jose";
-import { MissingCSRF } from "../../errors.js";
 import type { ResponseInternal } from "../../shapes/data.js";
+import { MissingCSRF } from "../base/errors.js";
 import { loadClient } from "./clients.js";
 import type { ServerState } from "./config.js";
 import { redirect, type ServerRequest } from "./http.js";

@@ -2,10 +2,10 @@
  * The public shapes of the authorization server: its options, a client as registered, and what
  * the claims callback and a consent page of the application's own receive.
  */
-import type { AdapterUser } from "../../adapters.js";
+import type { AdapterUser } from "../../shapes/adapters.js";
 import type { Awaitable } from "../../shapes/data.js";
 import type { RevocationStore } from "../../shapes/revocation.js";
-import type { AuthConfig } from "../../types.js";
+import type { AuthConfig } from "../config/options.js";
 import type { AuthorizationStore } from "./store.js";
 
 /** The grants a client may use. */

@@ -12,8 +12,8 @@
  * made once per options object and kept with it, so a route passes the same object each time.
  */
 import { createRemoteJWKSet, customFetch, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from "jose";
-import { InvalidConfiguration } from "../../errors.js";
 import type { RevocationStore } from "../../shapes/revocation.js";
+import { InvalidConfiguration } from "../base/errors.js";
 import { createLogger } from "../base/logger.js";
 import { fieldOf, isPlainObject } from "../base/merge.js";
 import { type ResolvedRevocation, resolveRevocation } from "../session/revocation-list.js";

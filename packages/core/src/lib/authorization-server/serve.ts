@@ -4,8 +4,9 @@
  * once, and every failure becomes its answer: an OAuth error as JSON (RFC 6749 §5.2), a body that
  * cannot be read its 4xx, and anything else a logged 5xx that tells the client nothing more.
  */
-import { AuthError } from "../../errors.js";
+
 import type { ResponseInternal } from "../../shapes/data.js";
+import { AuthError } from "../base/errors.js";
 import { BadBody } from "../http/request.js";
 import type { IncomingRequest } from "../serve/pipeline.js";
 import { authorize, consent } from "./authorize.js";

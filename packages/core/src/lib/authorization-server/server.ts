@@ -5,7 +5,7 @@
  * resolved state stays inside (a `WeakMap` keyed by the server object), so nothing the
  * application holds can change it.
  */
-import type { AuthConfig } from "../../types.js";
+import type { AuthConfig } from "../config/options.js";
 import { serializeCookie } from "../http/cookies.js";
 import { toResponse } from "../http/response.js";
 import { webIncoming } from "../http/web-incoming.js";

@@ -4,8 +4,9 @@
  * send a browser to sign in, and the CSRF token and check of its forms (Latchkey's double-submit
  * cookie, the one its own pages use).
  */
-import { InvalidConfiguration, MissingCSRF, UntrustedHost } from "../../errors.js";
+
 import type { Cookie } from "../../shapes/data.js";
+import { InvalidConfiguration, MissingCSRF, UntrustedHost } from "../base/errors.js";
 import { csrfTokenFor, requireCsrf } from "../serve/csrf-check.js";
 import { sessionCookieOf } from "../serve/pipeline.js";
 import { sessionReadOf } from "../session/request-read.js";

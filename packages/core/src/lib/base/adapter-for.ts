@@ -1,5 +1,5 @@
-import type { Adapter } from "../../adapters.js";
-import { MissingAdapter, MissingAdapterMethods } from "../../errors.js";
+import type { Adapter } from "../../shapes/adapters.js";
+import { MissingAdapter, MissingAdapterMethods } from "./errors.js";
 
 /** The name of an adapter method. */
 export type AdapterMethod = Exclude<keyof Adapter, "transaction">;

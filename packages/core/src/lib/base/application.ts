@@ -20,7 +20,7 @@
  */
 import { hmac, toBase64url } from "#platform";
 import type { LoggerInstance } from "../../shapes/data.js";
-import type { AuthConfig } from "../../types.js";
+import type { AuthConfig } from "../config/options.js";
 import { derivedOnce } from "./key-cache.js";
 import { fieldOf } from "./merge.js";
 

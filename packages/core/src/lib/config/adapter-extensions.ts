@@ -5,7 +5,7 @@
  * The configuration says which ones once, as the `adapter-extensions-missing` warning, so that
  * nobody learns it from an exception in production.
  */
-import type { Adapter } from "../../adapters.js";
+import type { Adapter } from "../../shapes/adapters.js";
 import { secondFactorMethods } from "../flows/second-factor/secret.js";
 
 /** Each extension, the methods it needs, and what is unavailable without them. */

@@ -4,11 +4,12 @@
  * client id, a secret from the environment that is too short, and a database whose tables were
  * never created. Each check names the fix; resolution (config.ts) calls them.
  */
-import { InvalidProvider } from "../../errors.js";
+
 import type { Provider } from "../../providers/index.js";
 import type { LoggerInstance } from "../../shapes/data.js";
-import type { AuthConfig } from "../../types.js";
+import { InvalidProvider } from "../base/errors.js";
 import { fieldOf, isPlainObject } from "../base/merge.js";
+import type { AuthConfig } from "./options.js";
 
 const knownOptions = [
   "providers",
@@ -37,6 +38,7 @@ const knownOptions = [
   "clientAddress",
   "accessTokens",
   "audit",
+  "organizations",
 ] as const;
 
 // The options of OAuth 2 and OpenID Connect providers (OAuth2Config, OIDCConfig), and the ones

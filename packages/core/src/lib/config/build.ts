@@ -1,8 +1,7 @@
-import { InvalidConfiguration, MissingAdapter, MissingAdapterMethods } from "../../errors.js";
-import { MemoryRefreshStore, type RefreshStore } from "../../refresh-store.js";
-import type { AuthConfig, CallbacksOptions, SessionOptions } from "../../types.js";
+import type { RefreshStore } from "../../shapes/refresh.js";
 import { resolveAudit, withAuditedEvents } from "../audit/record.js";
 import { type Application, applicationOf, held, separateProcessesLikely, slot } from "../base/application.js";
+import { InvalidConfiguration, MissingAdapter, MissingAdapterMethods } from "../base/errors.js";
 import { createLogger, warnOnce } from "../base/logger.js";
 import { fieldOf, isPlainObject, merge } from "../base/merge.js";
 import { skipCSRFCheck } from "../base/symbols.js";
@@ -11,6 +10,7 @@ import { randomHexFromPool } from "../crypto/random-pool.js";
 import { assertConditionalUI } from "../flows/webauthn/config.js";
 import { defaultCookies } from "../http/cookies.js";
 import { defaultRateLimitStore, resolveRateLimit } from "../limits/rate-limits.js";
+import { MemoryRefreshStore } from "../refresh/memory-store.js";
 import { LOCK_TTL_MS } from "../refresh/single-flight.js";
 import { resolveRevocation } from "../session/revocation-list.js";
 import { announcingAdapter, carriesSessionCache, resolveSessionCache } from "../session/session-cache.js";
@@ -26,6 +26,7 @@ import {
   trustProxyOf,
 } from "./checks.js";
 import { secretSources, withEnvDefaults } from "./env.js";
+import type { AuthConfig, CallbacksOptions, SessionOptions } from "./options.js";
 import { resolveProviders } from "./providers.js";
 import { defaultCallbackSet, guardAdapter, guardEvents, requiredAdapterMethods } from "./runtime.js";
 import type { Env, ResolvedConfig } from "./types.js";

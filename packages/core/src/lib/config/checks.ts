@@ -1,8 +1,8 @@
-import { InvalidConfiguration, MissingSecret } from "../../errors.js";
-import type { AuthConfig } from "../../types.js";
+import { InvalidConfiguration, MissingSecret } from "../base/errors.js";
 import { isPlainObject } from "../base/merge.js";
 import type { Secrets } from "../crypto/jwe.js";
 import { secretName } from "./advice.js";
+import type { AuthConfig } from "./options.js";
 
 const BASE_PATH = /^\/(?:[A-Za-z0-9._~!$&'()*+,;=:@-]+\/?)*$/;
 

@@ -1,8 +1,8 @@
 import type { ProviderConfig } from "../../providers/index.js";
 import type { AuthAction } from "../../shapes/data.js";
-import type { AuthConfig } from "../../types.js";
 import { createLogger } from "../base/logger.js";
 import { proxiedArrival } from "../http/origin.js";
+import type { AuthConfig } from "./options.js";
 
 /** An environment: `process.env` or any record of the same shape. */
 export type Env = Record<string, string | undefined>;

@@ -5,6 +5,14 @@
  * lib/config/: a name not offered here is the wing's own (test/structure/faces.ts checks both).
  */
 export { createActionURL, type Env, setEnvDefaults, withEnvDefaults } from "./env.js";
+export type {
+  AccessTokensOptions,
+  AuthConfig,
+  CallbacksOptions,
+  EventCallbacks,
+  SessionOf,
+  SessionOptions,
+} from "./options.js";
 export { cookiesFor, resolveConfig, sessionStrategyOf } from "./resolve.js";
 export type {
   EmailProviderInternal,

@@ -1,18 +1,18 @@
+import type { OAuthCheck, OAuthConfig } from "../../providers/oauth.js";
 import {
   InvalidEndpoints,
   InvalidProvider,
   MissingAdapter,
   MissingAuthorize,
   UnsupportedStrategy,
-} from "../../errors.js";
-import type { OAuthCheck, OAuthConfig } from "../../providers/oauth.js";
-import type { AuthConfig, SessionOptions } from "../../types.js";
+} from "../base/errors.js";
 import { fieldOf } from "../base/merge.js";
 import { emailCodeOptions } from "../flows/email/code.js";
 import { resolveWebAuthnProvider } from "../flows/webauthn/config.js";
 import { isSecretOrControlField } from "../limits/rate-limits.js";
 import { assertClientId } from "./advice.js";
 import { positiveSeconds } from "./checks.js";
+import type { AuthConfig, SessionOptions } from "./options.js";
 import { applyProviderOptions } from "./provider-options.js";
 import type { InternalProvider, OAuthProviderInternal } from "./types.js";
 

@@ -1,8 +1,8 @@
 import type { CookieOption } from "../../shapes/data.js";
-import type { AuthConfig } from "../../types.js";
 import { noteSecretRotation } from "../audit/record.js";
 import type { CookieRole } from "../http/cookies.js";
 import { buildConfig } from "./build.js";
+import type { AuthConfig } from "./options.js";
 import type { Env, ResolvedConfig } from "./types.js";
 
 /**

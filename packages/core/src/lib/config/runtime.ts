@@ -2,17 +2,17 @@
 // callbacks, and what the application hands in, guarded: its adapter (the methods a configuration
 // needs; each call bounded in time, its failure named) and its event handlers (a throw is logged,
 // never the request's). Made when the configuration is built (build.ts), called by every flow.
-import type { Adapter } from "../../adapters.js";
-import { adapterMethods } from "../../adapters.js";
-import { AdapterError, EventError } from "../../errors.js";
+import type { Adapter } from "../../shapes/adapters.js";
 import type { LoggerInstance } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
-import type { CallbacksOptions, EventCallbacks, SessionOptions } from "../../types.js";
 import { errorOf } from "../base/error-of.js";
+import { AdapterError, EventError } from "../base/errors.js";
 import { secondFactorMethods } from "../flows/second-factor/secret.js";
 import { webauthnAdapterMethods } from "../flows/webauthn/config.js";
 import { defaultRedirect } from "../http/redirect.js";
+import { adapterMethods } from "../stores/records.js";
 import { missingSchemaAdvice } from "./advice.js";
+import type { CallbacksOptions, EventCallbacks, SessionOptions } from "./options.js";
 import type { InternalProvider } from "./types.js";
 
 /** A date as the client gets it: an ISO string (a database session's `expires` is a Date). */

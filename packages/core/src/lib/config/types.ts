@@ -4,16 +4,16 @@
  * nothing back), so the flows and `config.ts` need not import each other: `config.ts` calls the
  * flows' checks, the flows read these shapes.
  */
-import type { Adapter } from "../../adapters.js";
+
 import type { CredentialsConfig } from "../../providers/credentials.js";
 import type { OAuthConfigInternal } from "../../providers/oauth.js";
 import type { TOTPConfig } from "../../providers/totp.js";
 import type { RelyingPartyOptions, WebAuthnConfig } from "../../providers/webauthn.js";
-import type { RefreshStore } from "../../refresh-store.js";
+import type { Adapter } from "../../shapes/adapters.js";
 import type { CookieOption, LoggerInstance, PagesOptions, Profile, Theme, TokenSet } from "../../shapes/data.js";
 import type { EmailConfig } from "../../shapes/email.js";
 import type { JWTOptions } from "../../shapes/jwt.js";
-import type { AuthConfig, CallbacksOptions, EventCallbacks, SessionOptions } from "../../types.js";
+import type { RefreshStore } from "../../shapes/refresh.js";
 import type { ResolvedAudit } from "../audit/record.js";
 import type { Application } from "../base/application.js";
 import type { CsrfKeys } from "../crypto/csrf.js";
@@ -23,6 +23,7 @@ import type { ResolvedRateLimit } from "../limits/rate-limits.js";
 import type { ResolvedRevocation } from "../session/revocation-list.js";
 import type { SessionCache } from "../session/session-cache.js";
 import type { Env } from "./env.js";
+import type { AuthConfig, CallbacksOptions, EventCallbacks, SessionOptions } from "./options.js";
 
 export type { Env };
 

@@ -1,9 +1,10 @@
 // The code of @latchkey/core's public module src/jwt.ts (which documents it and re-exports it).
-import { MissingSecret } from "../../errors.js";
+
 import type { LoggerInstance } from "../../shapes/data.js";
 import type { JWT, JWTDecodeParams, JWTEncodeParams, JWTOptions } from "../../shapes/jwt.js";
-import type { AuthConfig } from "../../types.js";
+import { MissingSecret } from "../base/errors.js";
 import { fieldOf } from "../base/merge.js";
+import type { AuthConfig } from "../config/options.js";
 import { defaultCookieName, parseCookieHeader, readChunkedCookie } from "../http/cookies.js";
 import { openToken, type Secrets, sealToken } from "./jwe.js";
 

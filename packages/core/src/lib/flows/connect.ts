@@ -7,8 +7,8 @@
  * account's own user (or a new one), replacing the session.
  */
 import { hash, toBase64url } from "#platform";
-import type { AdapterUser } from "../../adapters.js";
-import { AccessDenied, InvalidCheck } from "../../errors.js";
+import type { AdapterUser } from "../../shapes/adapters.js";
+import { AccessDenied, InvalidCheck } from "../base/errors.js";
 import type { RequestInternal } from "../http/request.js";
 import type { Context } from "../serve/context.js";
 import { signedInOf } from "../session/read.js";

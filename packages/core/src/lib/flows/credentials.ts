@@ -1,9 +1,9 @@
 import { randomUUID } from "#platform";
-import { AuthError, CallbackRouteError, CredentialsSignin } from "../../errors.js";
 import type { Account, ResponseInternal, User } from "../../shapes/data.js";
 import { noteSignInAttempt } from "../audit/sign-in.js";
 import { isThenable } from "../base/awaitable.js";
 import { errorOf } from "../base/error-of.js";
+import { AuthError, CallbackRouteError, CredentialsSignin } from "../base/errors.js";
 import { warnOnce } from "../base/logger.js";
 import { fieldOf } from "../base/merge.js";
 import { lazyRequest, type RequestInternal } from "../http/request.js";

@@ -1,11 +1,11 @@
 import { randomUUID } from "#platform";
-import type { AdapterSession, AdapterUser } from "../../adapters.js";
-import { AccessDenied, AuthError } from "../../errors.js";
+import type { AdapterSession, AdapterUser } from "../../shapes/adapters.js";
 import type { Account, Awaitable, Profile, ResponseInternal, User } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
 import { recordSignInSuccess } from "../audit/sign-in.js";
 import { isThenable } from "../base/awaitable.js";
 import { errorOf } from "../base/error-of.js";
+import { AccessDenied, AuthError } from "../base/errors.js";
 import { clearChunkedCookie } from "../http/cookies.js";
 import type { RequestInternal } from "../http/request.js";
 import { withQuery } from "../http/url.js";

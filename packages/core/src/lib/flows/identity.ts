@@ -1,16 +1,11 @@
 import { randomUUID } from "#platform";
-import {
-  type AccountTokenChanges,
-  type Adapter,
-  type AdapterAccount,
-  type AdapterUser,
-  accountTokenFields,
-} from "../../adapters.js";
-import { AccountNotLinked, OAuthAccountNotLinked } from "../../errors.js";
+import type { AccountTokenChanges, Adapter, AdapterAccount, AdapterUser } from "../../shapes/adapters.js";
 import type { Account, Awaitable, Profile, TokenSet, User } from "../../shapes/data.js";
 import { type AdapterMethod, type AdapterWith, adapterFor, withMethods } from "../base/adapter-for.js";
+import { AccountNotLinked, OAuthAccountNotLinked } from "../base/errors.js";
 import type { RequestInternal } from "../http/request.js";
 import type { Context } from "../serve/context.js";
+import { accountTokenFields } from "../stores/records.js";
 
 /** The outcome of matching a signed-in identity with the stored users. */
 export interface LoginResult {

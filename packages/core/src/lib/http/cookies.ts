@@ -1,5 +1,5 @@
-import type { CookieTooLarge } from "../../errors.js";
 import type { Cookie, CookieOption, CookieSerializeOptions, CookiesOptions } from "../../shapes/data.js";
+import type { CookieTooLarge } from "../base/errors.js";
 
 /** The cookies Latchkey sets, by their role. */
 export type CookieRole = keyof CookiesOptions;

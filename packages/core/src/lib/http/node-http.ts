@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ResponseInternal } from "../../shapes/data.js";
-import type { AuthConfig } from "../../types.js";
+import type { AuthConfig } from "../config/options.js";
 import type { IncomingRequest } from "../serve/pipeline.js";
 import { BadBody, clientAddressOrPeer, MAX_BODY_BYTES, parseBody, parsedForm } from "./request.js";
 import { finalizeResponse, forbidCaching } from "./response.js";

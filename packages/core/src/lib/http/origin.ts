@@ -3,7 +3,7 @@
  * (`trustProxy`), and the origins a link mailed to someone may have (`AUTH_URL`, `trustedOrigins`,
  * a loopback name). `pipeline.ts`'s `originOf` decides every request's origin with these.
  */
-import { UntrustedHost } from "../../errors.js";
+import { UntrustedHost } from "../base/errors.js";
 import type { HeaderReader } from "./request.js";
 
 /** Where a request arrived, as its framework described it. */

@@ -1,6 +1,6 @@
-import { UnknownAction } from "../../errors.js";
 import type { AuthAction } from "../../shapes/data.js";
-import type { AuthConfig } from "../../types.js";
+import { UnknownAction } from "../base/errors.js";
+import type { AuthConfig } from "../config/options.js";
 import { readCapped } from "./read-capped.js";
 
 /** Reads request headers, whatever their source (a `Headers` object or Node's header record). */

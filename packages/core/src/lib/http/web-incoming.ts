@@ -1,4 +1,4 @@
-import type { AuthConfig } from "../../types.js";
+import type { AuthConfig } from "../config/options.js";
 import type { IncomingRequest } from "../serve/pipeline.js";
 import { clientAddressOrPeer, readWebBody } from "./request.js";
 

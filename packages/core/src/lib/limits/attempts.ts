@@ -1,13 +1,14 @@
 import { hash, isIP, toBase64url } from "#platform";
-import { AuthError, RateLimited } from "../../errors.js";
-import { MemoryRateLimitStore, type RateLimit, type RateLimitHit, type RateLimitStore } from "../../rate-limit.js";
 import type { Awaitable } from "../../shapes/data.js";
+import type { RateLimit, RateLimitHit, RateLimitStore } from "../../shapes/rate-limit.js";
 import { admitAnonymous, admitRecord, recordAudit } from "../audit/record.js";
 import { atHand, isThenable } from "../base/awaitable.js";
 import { errorOf } from "../base/error-of.js";
+import { AuthError, RateLimited } from "../base/errors.js";
 import { foldIdentifier } from "../base/fold-identifier.js";
 import type { RequestInternal } from "../http/request.js";
 import type { Context } from "../serve/context.js";
+import { MemoryRateLimitStore } from "./memory-store.js";
 import type { ResolvedRateLimit } from "./rate-limits.js";
 
 /**

@@ -12,6 +12,7 @@ export {
   reserveSecondFactorAttempt,
   reserveWebAuthnOptions,
 } from "./attempts.js";
+export { MemoryRateLimitStore } from "./memory-store.js";
 export {
   defaultRateLimitStore,
   isSecretOrControlField,

@@ -3,10 +3,12 @@
  * in-memory store kept per application (`lib/base/application.ts`). `lib/config/resolve.ts` resolves it once;
  * `lib/limits/attempts.ts` spends the limits request by request.
  */
-import { InvalidConfiguration } from "../../errors.js";
-import { MemoryRateLimitStore, type RateLimit, type RateLimitOptions, type RateLimitStore } from "../../rate-limit.js";
+
+import type { RateLimit, RateLimitOptions, RateLimitStore } from "../../shapes/rate-limit.js";
 import { type Application, held, slot } from "../base/application.js";
+import { InvalidConfiguration } from "../base/errors.js";
 import { fieldOf } from "../base/merge.js";
+import { MemoryRateLimitStore } from "./memory-store.js";
 
 const WINDOW = 15 * 60;
 

@@ -9,11 +9,10 @@
  * cannot say "admin of X" after X removed them, because it never says it).
  */
 import { fromBase64url, fromUtf8, hmac, timingSafeEqual, toBase64url, utf8 } from "#platform";
-import { InvalidConfiguration, SessionTokenError } from "../../errors.js";
 import type { Cookie, CookieOption, LoggerInstance } from "../../shapes/data.js";
 import type { OrganizationStore } from "../../shapes/organizations.js";
-
 import { errorOf } from "../base/error-of.js";
+import { InvalidConfiguration, SessionTokenError } from "../base/errors.js";
 import { fieldOf } from "../base/merge.js";
 import { isIdentifier } from "./checks.js";
 import { builtInRoles, defineRoles, type RoleDeclaration, type Roles } from "./roles.js";

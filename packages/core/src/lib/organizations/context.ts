@@ -4,9 +4,9 @@
  */
 import type { OrganizationEvent } from "../../shapes/audit.js";
 import type { Membership, OrganizationStore } from "../../shapes/organizations.js";
-import type { AuthConfig } from "../../types.js";
 import { recordAudit } from "../audit/record.js";
 import type { Env } from "../config/env.js";
+import type { AuthConfig } from "../config/options.js";
 import { resolveConfig } from "../config/resolve.js";
 import type { ResolvedConfig } from "../config/types.js";
 import { isIdentifier } from "./checks.js";

@@ -9,13 +9,13 @@
  * invitation and adds the member in one step, so of many accepts at once exactly one joins.
  */
 import { hash, randomBytes, toBase64url } from "#platform";
-import { AuthError, InvalidConfiguration, RateLimited } from "../../errors.js";
-import type { RateLimit, RateLimitHit } from "../../rate-limit.js";
 import type { Invitation, Membership } from "../../shapes/organizations.js";
+import type { RateLimit, RateLimitHit } from "../../shapes/rate-limit.js";
 import { minutes, renderMail } from "../accounts/mail.js";
 import { senderOf } from "../accounts/shared.js";
 import { hasMethods } from "../base/adapter-for.js";
 import { errorOf } from "../base/error-of.js";
+import { AuthError, InvalidConfiguration, RateLimited } from "../base/errors.js";
 import type { ResolvedConfig } from "../config/types.js";
 import { InvalidEmailAddress, normalizeEmailIdentifier } from "../email/identifier.js";
 import { linksMailable } from "../http/origin.js";

@@ -11,8 +11,8 @@
  */
 
 import type { Membership, Organization, OrganizationStore } from "../../shapes/organizations.js";
-import type { AuthConfig } from "../../types.js";
 import type { Env } from "../config/env.js";
+import type { AuthConfig } from "../config/options.js";
 import { actorOf, isIdentifier, organizationName, organizationSlug } from "./checks.js";
 import { audit, membershipOf as memberOf, type OrganizationsContext, trailOf } from "./context.js";
 import { type InvitationOptions, invitationCalls } from "./invitations.js";

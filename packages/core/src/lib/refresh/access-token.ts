@@ -1,4 +1,9 @@
 // The code of @latchkey/core's public module src/access-token.ts (which documents it and re-exports it).
+
+import type { Cookie, CookieOption } from "../../shapes/data.js";
+import type { JWT } from "../../shapes/jwt.js";
+import { hasMethods } from "../base/adapter-for.js";
+import { errorOf } from "../base/error-of.js";
 import {
   AccessTokenError,
   IdTokenRefused,
@@ -6,14 +11,10 @@ import {
   MissingAdapterMethods,
   RefreshTokenRevoked,
   ResponseAlreadySent,
-} from "../../errors.js";
-import type { Cookie, CookieOption } from "../../shapes/data.js";
-import type { JWT } from "../../shapes/jwt.js";
-import type { AuthConfig } from "../../types.js";
-import { hasMethods } from "../base/adapter-for.js";
-import { errorOf } from "../base/error-of.js";
+} from "../base/errors.js";
 import { warnOnce } from "../base/logger.js";
 import type { Env } from "../config/env.js";
+import type { AuthConfig } from "../config/options.js";
 import type { RefreshOutcome, ResolvedConfig } from "../config/types.js";
 import type { IdTokenSubject } from "../flows/oauth/code-exchange.js";
 import type { OAuthProvider } from "../flows/oauth/discovery.js";

@@ -11,5 +11,6 @@ export {
   type GetAccessTokenOptions,
   getAccessToken,
 } from "./access-token.js";
+export { MemoryRefreshStore } from "./memory-store.js";
 export { LOCK_TTL_MS } from "./single-flight.js";
 export { type ProviderTokens, providerTokensOf } from "./tokens.js";

@@ -18,10 +18,10 @@
  * redeem one refresh token (which a provider with reuse detection answers by revoking the grant).
  */
 import { fromBase64url, fromUtf8, gcmCipher, hash, hkdf, randomBytes, randomUUID, toBase64url, utf8 } from "#platform";
-import { AccessTokenError } from "../../errors.js";
-import type { RefreshStore } from "../../refresh-store.js";
+import type { RefreshStore } from "../../shapes/refresh.js";
 import { type Application, held, slot } from "../base/application.js";
 import { errorOf } from "../base/error-of.js";
+import { AccessTokenError } from "../base/errors.js";
 import type { RefreshOutcome } from "../config/types.js";
 
 /** How long a refresh lock lives: a holder that crashed frees it after this. */

@@ -1,8 +1,8 @@
 // The code of @latchkey/core's public module src/index.ts (which documents it and re-exports it).
 
 import type { ResponseInternal, Session } from "../../shapes/data.js";
-import type { AuthConfig } from "../../types.js";
 import { raw } from "../base/symbols.js";
+import type { AuthConfig } from "../config/options.js";
 import { toResponse } from "../http/response.js";
 import { webIncoming } from "../http/web-incoming.js";
 import { sessionReadOf } from "../session/request-read.js";

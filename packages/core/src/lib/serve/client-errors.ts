@@ -1,5 +1,5 @@
 // What a client may be told of an error: its `?error=` value (spec §7.2), from an allow-list.
-import { AuthError, type ErrorType } from "../../errors.js";
+import { AuthError, type ErrorType } from "../base/errors.js";
 
 /**
  * The value each client-safe error shows as `?error=` (spec §7.2). Anything not listed here is

@@ -1,6 +1,6 @@
-import { MissingCSRF } from "../../errors.js";
 import type { Awaitable, Cookie, CookieOption } from "../../shapes/data.js";
 import { isThenable } from "../base/awaitable.js";
+import { MissingCSRF } from "../base/errors.js";
 import { cookiesFor } from "../config/resolve.js";
 import type { InternalProvider, ResolvedConfig } from "../config/types.js";
 import { createCsrfToken, csrfTokensMatch, readCsrfCookie } from "../crypto/csrf.js";

@@ -3,8 +3,9 @@
  * helpers of `@latchkey/core/sessions`, the password-account server actions): the request's CSRF
  * cookie, of the same set as its session cookie, against the token the form posted.
  */
-import { MissingCSRF } from "../../errors.js";
+
 import type { Cookie, CookieOption } from "../../shapes/data.js";
+import { MissingCSRF } from "../base/errors.js";
 import { skipCSRFCheck } from "../base/symbols.js";
 import type { ResolvedConfig } from "../config/types.js";
 import { createCsrfToken, csrfTokensMatch, readCsrfCookie } from "../crypto/csrf.js";

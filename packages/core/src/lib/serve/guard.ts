@@ -1,6 +1,6 @@
 import type { ResponseInternal, Session } from "../../shapes/data.js";
-import type { AuthConfig } from "../../types.js";
 import { held, slot } from "../base/application.js";
+import type { AuthConfig } from "../config/options.js";
 import { resolveConfig } from "../config/resolve.js";
 import type { Env } from "../config/types.js";
 import { withQuery } from "../http/url.js";

@@ -1,8 +1,15 @@
-import { AuthError, CredentialsSignin, ErrorPageLoop, RateLimited, SignOutError, UnknownAction } from "../../errors.js";
 import type { LoggerInstance, ResponseInternal, Theme } from "../../shapes/data.js";
-import type { AuthConfig } from "../../types.js";
 import { failureReasonOf, recordSignInFailure } from "../audit/sign-in.js";
+import {
+  AuthError,
+  CredentialsSignin,
+  ErrorPageLoop,
+  RateLimited,
+  SignOutError,
+  UnknownAction,
+} from "../base/errors.js";
 import { createLogger } from "../base/logger.js";
+import type { AuthConfig } from "../config/options.js";
 import type { ResolvedConfig } from "../config/types.js";
 import { BadBody, type RequestInternal } from "../http/request.js";
 import { withQuery } from "../http/url.js";

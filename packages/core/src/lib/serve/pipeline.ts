@@ -4,11 +4,12 @@
  * fixed: resolve the configuration, parse the action, decide the origin and whether its host is
  * trusted, read the body, dispatch, and turn every failure into its answer.
  */
-import { UnknownAction, UntrustedHost } from "../../errors.js";
+
 import type { CookieOption, ResponseInternal } from "../../shapes/data.js";
-import type { AuthConfig } from "../../types.js";
 import { recordPendingAudit } from "../audit/record.js";
+import { UnknownAction, UntrustedHost } from "../base/errors.js";
 import { warnOnce } from "../base/logger.js";
+import type { AuthConfig } from "../config/options.js";
 import { cookiesFor, resolveConfig } from "../config/resolve.js";
 import type { Env, ResolvedConfig } from "../config/types.js";
 import { parseCookieHeader } from "../http/cookies.js";

@@ -1,4 +1,3 @@
-import { UnknownAction } from "../../errors.js";
 import type { Awaitable, ResponseInternal } from "../../shapes/data.js";
 import { callback } from "../actions/callback.js";
 import { csrf } from "../actions/csrf.js";
@@ -9,6 +8,7 @@ import { session } from "../actions/session.js";
 import { signinGet, signinPost } from "../actions/signin.js";
 import { signoutGet, signoutPost } from "../actions/signout.js";
 import { webauthnOptions } from "../actions/webauthn-options.js";
+import { UnknownAction } from "../base/errors.js";
 import type { RequestInternal } from "../http/request.js";
 import type { Context } from "./context.js";
 

@@ -17,10 +17,11 @@
  * token itself (`csrfToken` in the form or the options, with the CSRF cookie), as a form posted to
  * the pipeline's own routes does; without one it is refused with `MissingCSRF`.
  */
-import { MissingCSRF } from "../../errors.js";
+
 import type { ResponseInternal } from "../../shapes/data.js";
-import type { AuthConfig } from "../../types.js";
+import { MissingCSRF } from "../base/errors.js";
 import type { Env } from "../config/env.js";
+import type { AuthConfig } from "../config/options.js";
 import { arrivalOf } from "../http/origin.js";
 import { clientAddressFrom, formRecord, type HeaderReader } from "../http/request.js";
 import { requireCsrf } from "./csrf-check.js";

@@ -1,7 +1,7 @@
-import { JWTSessionError, SessionCookieTooLarge } from "../../errors.js";
 import type { Cookie, Session } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
 import { errorOf } from "../base/error-of.js";
+import { JWTSessionError, SessionCookieTooLarge } from "../base/errors.js";
 import { warnOnce } from "../base/logger.js";
 import type { ResolvedConfig } from "../config/types.js";
 import { type Opened, openTokenWithReason, sealToken } from "../crypto/jwe.js";

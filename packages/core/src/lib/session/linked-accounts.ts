@@ -1,9 +1,9 @@
-import type { AdapterAccount, AdapterUser } from "../../adapters.js";
-import { AuthError, InvalidConfiguration } from "../../errors.js";
-import type { AuthConfig } from "../../types.js";
+import type { AdapterAccount, AdapterUser } from "../../shapes/adapters.js";
 import type { AdapterWith } from "../base/adapter-for.js";
 import { held, slot } from "../base/application.js";
 import { errorOf } from "../base/error-of.js";
+import { AuthError, InvalidConfiguration } from "../base/errors.js";
+import type { AuthConfig } from "../config/options.js";
 import type { ResolvedConfig } from "../config/types.js";
 import {
   type ChangeOptions,

@@ -1,14 +1,20 @@
 // The sessions API (the public module sessions.ts): the sessions a user can see and end; the
 // accounts linked to the user are in linked-accounts.ts.
 import { timingSafeEqual, utf8 } from "#platform";
-import type { AdapterAccountType, AdapterSession, AdapterUser } from "../../adapters.js";
-import { MissingAdapter, MissingAdapterMethods, MissingCSRF, SignOutError, UnsupportedStrategy } from "../../errors.js";
+import type { AdapterAccountType, AdapterSession, AdapterUser } from "../../shapes/adapters.js";
 import type { Awaitable, Cookie, SessionEndReason } from "../../shapes/data.js";
-import type { AuthConfig } from "../../types.js";
 import { recordAudit } from "../audit/record.js";
 import { type AdapterMethod, type AdapterWith, hasMethods } from "../base/adapter-for.js";
 import { errorOf, messageOf } from "../base/error-of.js";
+import {
+  MissingAdapter,
+  MissingAdapterMethods,
+  MissingCSRF,
+  SignOutError,
+  UnsupportedStrategy,
+} from "../base/errors.js";
 import type { Env } from "../config/env.js";
+import type { AuthConfig } from "../config/options.js";
 import { sessionStrategyOf } from "../config/resolve.js";
 import type { ResolvedConfig } from "../config/types.js";
 import { endPendingSignIns } from "../flows/second-factor/pending.js";

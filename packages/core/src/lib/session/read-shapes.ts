@@ -3,7 +3,7 @@
  * `read.ts` dispatches on and `jwt-strategy.ts` / `database-strategy.ts` implement. A leaf: the
  * strategies and the read import it, it imports neither.
  */
-import type { AdapterSession, AdapterUser } from "../../adapters.js";
+import type { AdapterSession, AdapterUser } from "../../shapes/adapters.js";
 import type { Cookie, CookieOption, Session } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
 import type { ResolvedConfig } from "../config/types.js";

@@ -10,10 +10,10 @@
  * as no session; a cookie that does not open, an expired session (`expiry.ts`: expired iff
  * `expires <= now`) and a revoked one read as no session with the cookie cleared.
  */
-import type { AdapterUser } from "../../adapters.js";
-import { InvalidConfiguration, SessionTokenError } from "../../errors.js";
+import type { AdapterUser } from "../../shapes/adapters.js";
 import { adapterFor } from "../base/adapter-for.js";
 import { errorOf } from "../base/error-of.js";
+import { InvalidConfiguration, SessionTokenError } from "../base/errors.js";
 import type { ResolvedConfig } from "../config/types.js";
 import { readChunkedCookie } from "../http/cookies.js";
 import { liveDatabaseSession, readDatabaseSession } from "./database-strategy.js";

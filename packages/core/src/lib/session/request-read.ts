@@ -6,10 +6,11 @@
  * cannot be resolved (no secret) and an untrusted host are logged, naming their fix, and read as
  * no session; a malformed host is no session, silently. Then `read.ts` reads.
  */
-import { AuthError } from "../../errors.js";
+
 import type { Cookie, CookieOption, Session } from "../../shapes/data.js";
-import type { AuthConfig } from "../../types.js";
+import { AuthError } from "../base/errors.js";
 import { createLogger } from "../base/logger.js";
+import type { AuthConfig } from "../config/options.js";
 import { resolveConfig } from "../config/resolve.js";
 import type { Env, ResolvedConfig } from "../config/types.js";
 import {

@@ -4,7 +4,7 @@
  * pushes keep it current, and it loads the whole list from the store once before the first read,
  * and again after every reconnection (pushes may have been missed meanwhile).
  */
-import { InvalidConfiguration } from "../../errors.js";
+
 import type { LoggerInstance } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
 import type {
@@ -16,6 +16,7 @@ import type {
 } from "../../shapes/revocation.js";
 import { type Application, held, processWide, separateProcessesLikely, slot } from "../base/application.js";
 import { errorOf } from "../base/error-of.js";
+import { InvalidConfiguration } from "../base/errors.js";
 import { fieldOf } from "../base/merge.js";
 
 /** The revocation settings of a resolved configuration. */

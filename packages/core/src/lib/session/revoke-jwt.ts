@@ -1,7 +1,7 @@
 // The code of @latchkey/core's public module src/revocation.ts (which documents it and re-exports it).
 import type { JWT } from "../../shapes/jwt.js";
-import type { AuthConfig } from "../../types.js";
 import type { Env } from "../config/env.js";
+import type { AuthConfig } from "../config/options.js";
 import { revocationOf, revokeOneJwtSession } from "./revoke.js";
 
 /**

@@ -2,12 +2,13 @@
  * Writing to the revocation list of JWT sessions: what `revokeJwtSession`, `revokeUserSessions`
  * (JWT sessions) share. An entry reaches this instance's memory only once the store confirmed it.
  */
-import { SignOutError } from "../../errors.js";
+
 import type { JWT } from "../../shapes/jwt.js";
 import type { RevocationEntry } from "../../shapes/revocation.js";
-import type { AuthConfig } from "../../types.js";
 import { recordAudit } from "../audit/record.js";
 import { errorOf, messageOf } from "../base/error-of.js";
+import { SignOutError } from "../base/errors.js";
+import type { AuthConfig } from "../config/options.js";
 import { resolveConfig } from "../config/resolve.js";
 import type { Env, ResolvedConfig } from "../config/types.js";
 import { endPendingSignIns } from "../flows/second-factor/pending.js";

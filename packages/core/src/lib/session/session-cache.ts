@@ -9,12 +9,12 @@
  * again), every read goes to the database and nothing is kept.
  */
 
-import type { Adapter, AdapterSession, AdapterUser } from "../../adapters.js";
-import { InvalidConfiguration } from "../../errors.js";
+import type { Adapter, AdapterSession, AdapterUser } from "../../shapes/adapters.js";
 import type { LoggerInstance } from "../../shapes/data.js";
 import type { RevocationStore, SessionCacheOptions, SessionChange } from "../../shapes/revocation.js";
 import { type Application, held, processWide, separateProcessesLikely, slot } from "../base/application.js";
 import { errorOf } from "../base/error-of.js";
+import { InvalidConfiguration } from "../base/errors.js";
 import { fieldOf } from "../base/merge.js";
 import { failAfter, sessionKeyOf } from "../stores/revocation-channel.js";
 import { MemoryRevocationStore, revocationListOf } from "./revocation-list.js";

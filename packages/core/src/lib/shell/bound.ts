@@ -1,6 +1,5 @@
 // The code of @latchkey/core's public module src/internal.ts (which documents it and re-exports it).
 
-import type { AuthConfig } from "../../types.js";
 import { accountPage } from "../accounts/account-page.js";
 import { changePassword } from "../accounts/change.js";
 import { accountInputs, type FormFields } from "../accounts/forms.js";
@@ -10,6 +9,7 @@ import { requestPasswordReset, resetPassword } from "../accounts/reset.js";
 import { signUp, verifyEmail } from "../accounts/sign-up.js";
 import { type WarningCode, warnOnce } from "../base/logger.js";
 import type { Env } from "../config/env.js";
+import type { AuthConfig } from "../config/options.js";
 import { resolveConfig } from "../config/resolve.js";
 import type { AccountPageName } from "../pages/accounts.js";
 import type { SessionRequest } from "../serve/pipeline.js";

@@ -14,6 +14,14 @@ export {
   memoryTokenKey,
 } from "./memory-adapter.js";
 export {
+  accountTokenFields,
+  adapterMethods,
+  auditEventMatches,
+  isAnonymousAuditEvent,
+  isDate,
+  parseAuditEvent,
+} from "./records.js";
+export {
   ChannelHealth,
   decodeRevocationEntry,
   decodeSessionChange,

@@ -6,10 +6,10 @@ import type {
   AdapterSecondFactor,
   AdapterSession,
   AdapterUser,
-  StoredAuditEvent,
   VerificationToken,
-} from "../../adapters.js";
-import { accountTokenFields, auditEventMatches, isAnonymousAuditEvent } from "../../adapters.js";
+} from "../../shapes/adapters.js";
+import type { StoredAuditEvent } from "../../shapes/audit.js";
+import { accountTokenFields, auditEventMatches, isAnonymousAuditEvent } from "./records.js";
 
 /** The maps a {@link MemoryAdapter} stores its records in; pass your own to look inside in tests. */
 export interface MemoryStore {

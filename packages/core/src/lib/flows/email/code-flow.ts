@@ -3,9 +3,10 @@
  * for, and `POST /callback/<email provider>` with the code typed on the verify-request page.
  * The records it consumes are described in `lib/flows/email/code.ts`.
  */
-import { MissingCSRF, Verification } from "../../../errors.js";
+
 import type { CookieSerializeOptions, ResponseInternal } from "../../../shapes/data.js";
 import { noteSignInAttempt, recordSignInFailure } from "../../audit/sign-in.js";
+import { MissingCSRF, Verification } from "../../base/errors.js";
 import { openToken, sealToken } from "../../crypto/jwe.js";
 import type { RequestInternal } from "../../http/request.js";
 import { reserveEmailCodeAttempt } from "../../limits/attempts.js";

@@ -17,8 +17,8 @@
  * was spent: the verification is void), then the alive record.
  */
 import { hkdf, hmac, randomInt, toHex } from "#platform";
-import { InvalidProvider } from "../../../errors.js";
 import type { EmailConfig } from "../../../shapes/email.js";
+import { InvalidProvider } from "../../base/errors.js";
 
 /** The resolved `code` option of an e-mail provider. */
 export interface EmailCodeOptions {

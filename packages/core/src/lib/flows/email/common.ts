@@ -4,7 +4,7 @@
  * two flows do not import each other.
  */
 import { randomUUID } from "#platform";
-import type { AdapterUser } from "../../../adapters.js";
+import type { AdapterUser } from "../../../shapes/adapters.js";
 import type { Account, ResponseInternal } from "../../../shapes/data.js";
 import { type AdapterWith, adapterFor } from "../../base/adapter-for.js";
 import type { InternalProvider } from "../../config/types.js";

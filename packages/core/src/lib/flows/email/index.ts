@@ -1,8 +1,8 @@
-import type { Adapter, AdapterUser } from "../../../adapters.js";
-import { AuthError, EmailSignInError, Verification } from "../../../errors.js";
+import type { Adapter, AdapterUser } from "../../../shapes/adapters.js";
 import type { Account, ResponseInternal } from "../../../shapes/data.js";
 import { noteSignInAttempt } from "../../audit/sign-in.js";
 import { errorOf } from "../../base/error-of.js";
+import { AuthError, EmailSignInError, Verification } from "../../base/errors.js";
 import type { InternalProvider } from "../../config/types.js";
 import { unmailableOrigin } from "../../http/origin.js";
 import type { RequestInternal } from "../../http/request.js";

@@ -2,8 +2,9 @@
  * The authorization request: the URL the user is sent to at the provider, and the check cookies
  * that go with it.
  */
-import { InvalidConfiguration } from "../../../errors.js";
+
 import type { Cookie } from "../../../shapes/data.js";
+import { InvalidConfiguration } from "../../base/errors.js";
 import type { Context } from "../../serve/context.js";
 import { checkCookie, createNonce, createPkce, createState, type FlowClaims } from "./checks.js";
 import type { OAuthProvider } from "./discovery.js";

@@ -8,8 +8,8 @@
  * callback, whatever its outcome.
  */
 import * as o from "oauth4webapi";
-import { InvalidCheck } from "../../../errors.js";
 import type { Cookie, CookieSerializeOptions } from "../../../shapes/data.js";
+import { InvalidCheck } from "../../base/errors.js";
 import { openToken, sealToken } from "../../crypto/jwe.js";
 import { expiredCookie } from "../../http/cookies.js";
 import type { RequestInternal } from "../../http/request.js";

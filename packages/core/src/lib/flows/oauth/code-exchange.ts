@@ -16,9 +16,9 @@ import {
   toBase64,
   utf8,
 } from "#platform";
-import { AuthError, InvalidConfiguration, OAuthCallbackError, OAuthProfileParseError } from "../../../errors.js";
 import type { Account, Profile, TokenSet, User } from "../../../shapes/data.js";
 import { errorOf, messageOf } from "../../base/error-of.js";
+import { AuthError, InvalidConfiguration, OAuthCallbackError, OAuthProfileParseError } from "../../base/errors.js";
 import { escapeForLog } from "../../base/logger.js";
 import { fieldOf, textOf } from "../../base/merge.js";
 import { defaultProfile } from "../../base/profile.js";

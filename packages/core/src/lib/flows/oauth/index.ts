@@ -1,7 +1,7 @@
-import { AuthError, InvalidCheck, OAuthProfileParseError, OAuthSignInError } from "../../../errors.js";
 import type { ResponseInternal } from "../../../shapes/data.js";
 import { adapterFor } from "../../base/adapter-for.js";
 import { errorOf, messageOf } from "../../base/error-of.js";
+import { AuthError, InvalidCheck, OAuthProfileParseError, OAuthSignInError } from "../../base/errors.js";
 import type { RequestInternal } from "../../http/request.js";
 import type { Context } from "../../serve/context.js";
 import { bindFlow } from "../binding.js";

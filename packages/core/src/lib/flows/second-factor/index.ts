@@ -9,9 +9,10 @@
  * (`useSecondFactorStep(user, expected, next)`). Of concurrent submissions, replays and a second
  * use of the same cookie, exactly one can win; a code of an already used step never does.
  */
-import { AuthError, RateLimited } from "../../../errors.js";
+
 import type { ResponseInternal } from "../../../shapes/data.js";
 import { noteSignInAttempt, recordSignInFailure } from "../../audit/sign-in.js";
+import { AuthError, RateLimited } from "../../base/errors.js";
 import { clearChunkedCookie } from "../../http/cookies.js";
 import type { RequestInternal } from "../../http/request.js";
 import { withQuery } from "../../http/url.js";

@@ -4,9 +4,9 @@
  * (`holdForSecondFactor`); `index.ts` reads it back when the code comes.
  */
 import { randomUUID } from "#platform";
-import type { AdapterUser } from "../../../adapters.js";
-import { CookieTooLarge } from "../../../errors.js";
+import type { AdapterUser } from "../../../shapes/adapters.js";
 import type { Account, Profile, User } from "../../../shapes/data.js";
+import { CookieTooLarge } from "../../base/errors.js";
 import { fieldOf } from "../../base/merge.js";
 import type { ResolvedConfig } from "../../config/types.js";
 import { openToken, sealToken } from "../../crypto/jwe.js";

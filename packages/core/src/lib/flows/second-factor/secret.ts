@@ -4,8 +4,8 @@
  * enrolment functions (`@latchkey/core/second-factor`) and the code check (flows/second-factor/index.ts).
  */
 import { hash, randomBytes, toBase64url } from "#platform";
-import { InvalidConfiguration, MissingAdapterMethods } from "../../../errors.js";
 import { type AdapterWith, hasMethods } from "../../base/adapter-for.js";
+import { InvalidConfiguration, MissingAdapterMethods } from "../../base/errors.js";
 import type { ResolvedConfig } from "../../config/types.js";
 import { openToken, sealToken } from "../../crypto/jwe.js";
 import { base32Decode, base32Encode } from "./totp.js";

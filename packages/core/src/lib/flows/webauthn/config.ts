@@ -3,7 +3,9 @@
  * WebAuthn flow, so that resolving a configuration does not load the flow (and its optional
  * peer, @simplewebauthn/server) for applications that never serve a passkey request.
  */
-import type { Adapter } from "../../../adapters.js";
+
+import type { RelyingPartyOptions, WebAuthnConfig } from "../../../providers/webauthn.js";
+import type { Adapter } from "../../../shapes/adapters.js";
 import {
   DuplicateConditionalUI,
   ExperimentalFeatureNotEnabled,
@@ -11,8 +13,7 @@ import {
   InvalidProvider,
   MissingAdapter,
   MissingWebAuthnAutocomplete,
-} from "../../../errors.js";
-import type { RelyingPartyOptions, WebAuthnConfig } from "../../../providers/webauthn.js";
+} from "../../base/errors.js";
 import type { WebAuthnProviderInternal } from "../../config/types.js";
 
 /** The path segment the browser script is served at: `<basePath>/webauthn-script.js`. */

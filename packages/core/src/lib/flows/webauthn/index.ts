@@ -1,15 +1,15 @@
 import { fromBase64 as decodeBase64, toBase64 as encodeBase64, hash, randomBytes, toBase64url, toHex } from "#platform";
-import type { AdapterAuthenticator, AdapterUser } from "../../../adapters.js";
+import type { RelyingParty, WebAuthnAction, WebAuthnUserInfo } from "../../../providers/webauthn.js";
+import type { AdapterAuthenticator, AdapterUser } from "../../../shapes/adapters.js";
+import type { Account, ResponseInternal, User } from "../../../shapes/data.js";
+import { adapterFor, hasMethods } from "../../base/adapter-for.js";
 import {
   AccountNotLinked,
   AuthError,
   InvalidCheck,
   InvalidConfiguration,
   WebAuthnVerificationError,
-} from "../../../errors.js";
-import type { RelyingParty, WebAuthnAction, WebAuthnUserInfo } from "../../../providers/webauthn.js";
-import type { Account, ResponseInternal, User } from "../../../shapes/data.js";
-import { adapterFor, hasMethods } from "../../base/adapter-for.js";
+} from "../../base/errors.js";
 import { fieldOf, textOf } from "../../base/merge.js";
 import { defaultRelyingPartyMark } from "../../base/symbols.js";
 import { openToken, sealToken } from "../../crypto/jwe.js";

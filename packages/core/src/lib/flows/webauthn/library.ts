@@ -7,8 +7,8 @@
  */
 
 import { fromBase64url, packageVersion, toBase64url } from "#platform";
-import { InvalidConfiguration } from "../../../errors.js";
 import { errorOf } from "../../base/error-of.js";
+import { InvalidConfiguration } from "../../base/errors.js";
 import { simpleWebAuthnLoader } from "../../base/symbols.js";
 import type { WebAuthnProviderInternal } from "./config.js";
 

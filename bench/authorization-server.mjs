@@ -46,6 +46,11 @@ const web = express();
 web.get("/bare", (_req, res) => {
   res.json({ ok: true });
 });
+// The resource server's routes (latchkey's /api, /api-jose, /api-node) sit where /bare does, in
+// front of the authorization server's middleware: what they are compared with is the check, not
+// the middleware a request for another path passes through.
+const resourceRoutes = express.Router();
+web.use(resourceRoutes);
 let mount = (_req, _res, next) => next();
 web.use((req, res, next) => mount(req, res, next));
 
@@ -142,7 +147,7 @@ if (app === "latchkey") {
     resources: [audience],
   });
   const api = { issuer: tokens, audience };
-  web.get("/api", async (req, res) => {
+  resourceRoutes.get("/api", async (req, res) => {
     const check = await verifyAccessToken({ headers: { get: (name) => req.get(name) ?? null } }, api, ["api:read"]);
     if (!check.ok) return res.status(check.status).set(check.headers).json(check.body);
     res.json({ ok: true, sub: check.token.sub });
@@ -155,7 +160,7 @@ if (app === "latchkey") {
   const { keys } = await (await tokens.fetch(new Request(`${origin}/jwt/oauth/jwks`))).json();
   const jwks = createLocalJWKSet({ keys });
   const bearer = (req) => (req.get("authorization") ?? "").replace(/^Bearer /, "");
-  web.get("/api-jose", async (req, res) => {
+  resourceRoutes.get("/api-jose", async (req, res) => {
     try {
       const { payload } = await jwtVerify(bearer(req), jwks, { audience, typ: "at+jwt", algorithms: ["RS256"] });
       res.json({ ok: true, sub: payload.sub });
@@ -164,7 +169,7 @@ if (app === "latchkey") {
     }
   });
   const publicKeys = new Map(keys.map((k) => [k.kid, createPublicKey({ key: k, format: "jwk" })]));
-  web.get("/api-node", (req, res) => {
+  resourceRoutes.get("/api-node", (req, res) => {
     const [header, payload, signature] = bearer(req).split(".");
     const key = publicKeys.get(JSON.parse(Buffer.from(header ?? "", "base64url").toString()).kid);
     const signed = Buffer.from(`${header}.${payload}`);

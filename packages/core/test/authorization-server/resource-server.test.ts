@@ -94,6 +94,31 @@ describe("verifyAccessToken against a server in this process", () => {
     }
   });
 
+  it("answers 401, never 5xx, to tokens bent out of shape: huge, crit, b64 false, padded, cut, another token's signature, 30 at once", async () => {
+    const { app, client, jar, tokens } = await withApi();
+    const options: AccessTokenOptions = { issuer: app.server, audience: API };
+    const good = tokens.access_token ?? "";
+    const [header = "", payload = "", signature = ""] = good.split(".");
+    const decode = (part: string) => JSON.parse(Buffer.from(part, "base64url").toString());
+    const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+    const again = await tokensFor(app, client.clientId, jar, { resource: API, scope: "openid email" });
+    const hostile = [
+      `${header}.${encode({ ...decode(payload), pad: "x".repeat(20_000) })}.${signature}`,
+      `${encode({ ...decode(header), crit: ["exp"] })}.${payload}.${signature}`,
+      `${encode({ ...decode(header), crit: ["b64"], b64: false })}.${payload}.${signature}`,
+      `${good}==`,
+      `${header}.${payload}.${signature.slice(0, -2)}`,
+      `${header}.${payload}.${(again.access_token ?? "").split(".")[2]}`,
+      `${header}.${payload}`,
+      `${good}.${signature}`,
+    ];
+    const checks = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => verifyAccessToken(bearer(hostile[i % hostile.length] ?? ""), options)),
+    );
+    for (const check of checks) expect(check).toMatchObject({ ok: false, status: 401, error: "invalid_token" });
+    expect((await verifyAccessToken(bearer(good), options)).ok).toBe(true);
+  });
+
   it("refuses an expired token", async () => {
     const { app, tokens } = await withApi();
     const options: AccessTokenOptions = { issuer: app.server, audience: API };

@@ -79,6 +79,7 @@ export class KeyRing {
   #loading: Promise<KeyData[]> | undefined;
   readonly #private = new Map<string, Promise<JoseKey>>();
   #verifier: { keys: KeyData[]; get: JWTVerifyGetKey } | undefined;
+  #published: { keys: KeyData[]; jwks: readonly JWK[] } | undefined;
 
   constructor(options: KeyRingOptions) {
     this.#options = options;
@@ -179,6 +180,17 @@ export class KeyRing {
   /** The public keys, as the JWKS endpoint serves them (the next period's included). */
   async jwks(): Promise<{ keys: JWK[] }> {
     return { keys: (await this.#keys()).map((k) => ({ ...k.publicJwk })) };
+  }
+
+  /**
+   * The public keys as the JWKS lists them, the same objects while the loaded keys are the same:
+   * a resource server in this process imports each once (see verify-jwt.ts).
+   */
+  async publicKeys(): Promise<readonly JWK[]> {
+    const keys = await this.#keys();
+    if (this.#published?.keys !== keys)
+      this.#published = { keys, jwks: Object.freeze(keys.map((k) => Object.freeze({ ...k.publicJwk }))) };
+    return this.#published.jwks;
   }
 
   /** A key resolver over the published keys, for verifying the server's own tokens: made again only when they change. */

@@ -11,7 +11,7 @@
  * What is derived from the options (the JWKS, the discovered metadata, the revocation list) is
  * made once per options object and kept with it, so a route passes the same object each time.
  */
-import { createRemoteJWKSet, customFetch, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from "jose";
+import type { JWTPayload } from "jose";
 import type { RevocationStore } from "../../shapes/revocation.js";
 import { InvalidConfiguration } from "../base/errors.js";
 import { createLogger } from "../base/logger.js";
@@ -20,12 +20,15 @@ import { type ResolvedRevocation, resolveRevocation } from "../session/revocatio
 import { isStrings } from "./records.js";
 import { accessTokenVerdict } from "./tokens.js";
 import { issuerProblem } from "./uris.js";
+import { ImportedKeys, type KeySource, remoteKeys, verifyJwt } from "./verify-jwt.js";
 
 /** What a server made by `AuthorizationServer` lends a resource server in the same process. */
 export interface LocalIssuer {
   issuer: string;
   /** The server's published keys. */
-  keys(): Promise<JWTVerifyGetKey>;
+  keys: KeySource;
+  /** Its keys as imported for checking signatures: one set per server, however many options objects name it. */
+  imported: ImportedKeys;
   revocation: ResolvedRevocation | null;
   /** The claims of a live opaque token, or null. */
   opaque(token: string): Promise<Record<string, unknown> | null>;
@@ -96,7 +99,9 @@ export type AccessTokenCheck =
 
 interface Verifier {
   issuer: string;
-  keys(): Promise<JWTVerifyGetKey>;
+  keys: KeySource;
+  /** The keys imported for signatures, once each. */
+  imported: ImportedKeys;
   opaque(token: string): Promise<Record<string, unknown> | null>;
   revocation: ResolvedRevocation | null;
   algorithms: string[];
@@ -115,11 +120,10 @@ function metadataUrl(issuer: string): URL {
   return new URL(`/.well-known/oauth-authorization-server${path}`, url.origin);
 }
 
-/** The verifier of remote tokens: the issuer's metadata fetched once (again after a failure), its JWKS through `jose`. */
+/** The verifier of remote tokens: the issuer's metadata fetched once (again after a failure), then its JWKS (verify-jwt.ts). */
 function remoteVerifier(issuer: string, options: AccessTokenOptions, revocation: ResolvedRevocation | null): Verifier {
   const doFetch = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
   let metadata: Promise<Record<string, unknown>> | undefined;
-  let jwks: JWTVerifyGetKey | undefined;
   const discover = () => {
     metadata ??= (async () => {
       const response = await doFetch(metadataUrl(issuer), { headers: { accept: "application/json" } });
@@ -138,13 +142,12 @@ function remoteVerifier(issuer: string, options: AccessTokenOptions, revocation:
     issuer,
     revocation,
     algorithms: ALGORITHMS,
-    async keys() {
-      if (jwks) return jwks;
+    imported: new ImportedKeys(),
+    keys: remoteKeys(async () => {
       const uri = fieldOf(await discover(), "jwks_uri");
       if (typeof uri !== "string") throw new Error("The authorization server's metadata has no jwks_uri");
-      jwks = createRemoteJWKSet(new URL(uri), { [customFetch]: doFetch });
-      return jwks;
-    },
+      return uri;
+    }, doFetch),
     async opaque(token) {
       const credentials = options.introspection;
       if (!credentials) return null;
@@ -194,7 +197,8 @@ function verifierOf(options: AccessTokenOptions): Verifier {
       throw new InvalidConfiguration("`issuer` must be the issuer's URL, or a server made by AuthorizationServer");
     verifier = {
       issuer: local.issuer,
-      keys: () => local.keys(),
+      keys: local.keys,
+      imported: local.imported,
       opaque: (token) => local.opaque(token),
       revocation: revocation ?? local.revocation,
       algorithms: [...local.algorithms],
@@ -241,38 +245,23 @@ function bearerOf(request: { headers: { get(name: string): string | null } }): s
   return match?.[1] ?? null;
 }
 
-/** What `jose` says of a token it refuses (as opposed to keys it could not fetch, which is no fault of the token). */
-const TOKEN_FAULTS = new Set([
-  "ERR_JWT_EXPIRED",
-  "ERR_JWT_CLAIM_VALIDATION_FAILED",
-  "ERR_JWT_INVALID",
-  "ERR_JWS_INVALID",
-  "ERR_JWS_SIGNATURE_VERIFICATION_FAILED",
-  "ERR_JOSE_ALG_NOT_ALLOWED",
-  "ERR_JOSE_NOT_SUPPORTED",
-  "ERR_JWKS_NO_MATCHING_KEY",
-  "ERR_JWKS_MULTIPLE_MATCHING_KEYS",
-]);
+/** The claims an RFC 9068 access token must carry (§2.2), and Latchkey's `client_id` is one. */
+const REQUIRED_CLAIMS = ["sub", "client_id", "iat", "exp", "jti"];
+/** Seconds of clock difference allowed between the authorization server and this one. */
+const CLOCK_TOLERANCE = 15;
 
 /**
  * The claims of a JWT access token for `options`, or null when it is not one (signature, type,
- * issuer, audience, expiry). Throws when the keys cannot be had (the caller answers 503).
+ * issuer, audience, expiry: verify-jwt.ts). Throws when the keys cannot be had (the caller answers 503).
  */
-async function jwtClaims(verifier: Verifier, options: AccessTokenOptions, token: string): Promise<JWTPayload | null> {
-  try {
-    const { payload } = await jwtVerify(token, await verifier.keys(), {
-      issuer: verifier.issuer,
-      audience: options.audience,
-      typ: "at+jwt",
-      algorithms: verifier.algorithms,
-      clockTolerance: 15,
-      requiredClaims: ["sub", "client_id", "iat", "exp", "jti"],
-    });
-    return payload;
-  } catch (e) {
-    if (TOKEN_FAULTS.has(String(fieldOf(e, "code")))) return null;
-    throw e;
-  }
+function jwtClaims(verifier: Verifier, options: AccessTokenOptions, token: string): Promise<JWTPayload | null> {
+  return verifyJwt(token, verifier.keys, verifier.imported, {
+    issuer: verifier.issuer,
+    audience: options.audience,
+    algorithms: verifier.algorithms,
+    requiredClaims: REQUIRED_CLAIMS,
+    clockTolerance: CLOCK_TOLERANCE,
+  });
 }
 
 /**

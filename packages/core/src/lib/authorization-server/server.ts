@@ -22,6 +22,7 @@ import type { AuthorizationServerOptions, Client, ClientRegistration, ConsentDet
 import { type LocalServer, localIssuer } from "./resource-server.js";
 import { serveAuthorization as serve } from "./serve.js";
 import { csrfToken, signedInUser } from "./signed-in.js";
+import { ImportedKeys } from "./verify-jwt.js";
 
 export type { AuthorizedApp } from "./admin.js";
 export type * from "./options.js";
@@ -76,7 +77,8 @@ export function createAuthorizationServer(
     [incomingConfig]: { clientAddress: state.auth.clientAddress },
     [localIssuer]: {
       issuer: state.issuer,
-      keys: () => state.keys.verifier(),
+      keys: { keys: () => state.keys.publicKeys(), refreshed: () => state.keys.publicKeys() },
+      imported: new ImportedKeys(),
       revocation: state.revocation,
       opaque: async (token: string) => {
         const claims = await liveAccessToken(state, token);

@@ -44,6 +44,20 @@ export interface GcmCipher {
   open(iv: Uint8Array, ciphertext: Uint8Array, tag: Uint8Array, aad: Uint8Array): Awaitable<Uint8Array>;
 }
 
+/** The JWS algorithms a Latchkey authorization server signs with (RFC 7518 §3.3, §3.4). */
+export type SignatureAlgorithm = "RS256" | "ES256";
+
+/**
+ * A public key imported once, checking a JWS signature over its signing input (RFC 7515 §5.2):
+ * false for a signature that does not verify, a wrong length included, never a throw. Node.js
+ * answers at once (`node:crypto`'s `verify`, about 48 µs for RS256); a Web runtime with Web
+ * Crypto's promise.
+ */
+export type SignatureCheck = (signingInput: Uint8Array, signature: Uint8Array) => Awaitable<boolean>;
+
+/** The members of a public JWK that make the key (RFC 7518 §6.2.1, §6.3.1); the caller has checked the rest. */
+export type PublicJwk = { kty: "RSA"; n: string; e: string } | { kty: "EC"; crv: "P-256"; x: string; y: string };
+
 /** scrypt's cost (RFC 7914), with the most memory one derivation may take. */
 export interface ScryptCost {
   N: number;
@@ -73,6 +87,12 @@ export declare function awaitableMacOf(name: "sha512", key: Uint8Array): Awaitab
 export declare function hkdf(secret: Data, salt: Data, info: Data, length: number): Uint8Array;
 /** Constant-time equality of two byte strings; false, at once, when their lengths differ. */
 export declare function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean;
+
+/**
+ * Imports `jwk` once to check `alg` signatures: RS256 with an RSA key of at least 2048 bits
+ * (RFC 8725 §3.5), ES256 with a P-256 key. Throws (or rejects) when the key is not such a key.
+ */
+export declare function signatureCheckOf(jwk: PublicJwk, alg: SignatureAlgorithm): Awaitable<SignatureCheck>;
 
 export declare function cbcCipher(key: Uint8Array): CbcCipher;
 export declare function gcmCipher(key: Uint8Array): GcmCipher;

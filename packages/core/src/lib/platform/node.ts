@@ -8,12 +8,14 @@ import {
   createDecipheriv,
   createHash,
   createHmac,
+  createPublicKey,
   createSecretKey,
   hkdfSync,
   randomInt as nodeRandomInt,
   randomUUID as nodeRandomUUID,
   scrypt as nodeScrypt,
   timingSafeEqual as nodeTimingSafeEqual,
+  verify as nodeVerify,
   randomFillSync,
 } from "node:crypto";
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
@@ -35,7 +37,10 @@ import type {
   GcmCipher,
   HashName,
   Mac,
+  PublicJwk,
   ScryptCost,
+  SignatureAlgorithm,
+  SignatureCheck,
 } from "./contract.js";
 
 export const platformName = "node";
@@ -119,6 +124,27 @@ export function gcmCipher(key: Uint8Array): GcmCipher {
       decipher.setAuthTag(tag);
       return Buffer.concat([decipher.update(ciphertext), decipher.final()]);
     },
+  };
+}
+
+export function signatureCheckOf(jwk: PublicJwk, alg: SignatureAlgorithm): SignatureCheck {
+  // Only the members that make a public key: a `d` cannot slip in and make a private one.
+  const members =
+    jwk.kty === "RSA" ? { kty: jwk.kty, n: jwk.n, e: jwk.e } : { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y };
+  const key = createPublicKey({ key: members, format: "jwk" });
+  const details = key.asymmetricKeyDetails;
+  if (alg === "RS256" && !(key.asymmetricKeyType === "rsa" && (details?.modulusLength ?? 0) >= 2048))
+    throw new Error("RS256 needs an RSA key of at least 2048 bits");
+  if (alg === "ES256" && !(key.asymmetricKeyType === "ec" && details?.namedCurve === "prime256v1"))
+    throw new Error("ES256 needs a P-256 key");
+  // JWS carries ECDSA signatures as r ‖ s (RFC 7518 §3.4), not DER.
+  const verifier = alg === "ES256" ? { key, dsaEncoding: "ieee-p1363" as const } : key;
+  return (signingInput, signature) => {
+    try {
+      return nodeVerify("sha256", signingInput, verifier, signature);
+    } catch {
+      return false;
+    }
   };
 }
 

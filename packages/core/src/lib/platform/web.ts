@@ -24,7 +24,10 @@ import type {
   GcmCipher,
   HashName,
   Mac,
+  PublicJwk,
   ScryptCost,
+  SignatureAlgorithm,
+  SignatureCheck,
 } from "./contract.js";
 
 export const platformName = "web";
@@ -195,6 +198,25 @@ export function gcmCipher(key: Uint8Array): GcmCipher {
       );
     },
   };
+}
+
+export async function signatureCheckOf(jwk: PublicJwk, alg: SignatureAlgorithm): Promise<SignatureCheck> {
+  const members: JsonWebKey =
+    jwk.kty === "RSA" ? { kty: jwk.kty, n: jwk.n, e: jwk.e } : { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y };
+  const imported =
+    alg === "RS256" ? { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" } : { name: "ECDSA", namedCurve: "P-256" };
+  const key = await crypto.subtle.importKey("jwk", members, imported, false, ["verify"]);
+  const algorithm = key.algorithm as Partial<RsaHashedKeyAlgorithm & EcKeyAlgorithm>;
+  if (alg === "RS256" && !(algorithm.name === "RSASSA-PKCS1-v1_5" && (algorithm.modulusLength ?? 0) >= 2048))
+    throw new Error("RS256 needs an RSA key of at least 2048 bits");
+  if (alg === "ES256" && !(algorithm.name === "ECDSA" && algorithm.namedCurve === "P-256"))
+    throw new Error("ES256 needs a P-256 key");
+  const signing = alg === "RS256" ? imported : { name: "ECDSA", hash: "SHA-256" };
+  return (signingInput, signature) =>
+    crypto.subtle.verify(signing, key, view(signature), view(signingInput)).then(
+      (verified) => verified,
+      () => false,
+    );
 }
 
 export function scrypt(password: Uint8Array, salt: Uint8Array, length: number, cost: ScryptCost): Promise<Uint8Array> {

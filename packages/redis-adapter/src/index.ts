@@ -27,6 +27,7 @@ import type {
 import { auditEventMatches, isAnonymousAuditEvent, parseAuditEvent } from "@latchkey/core/adapters";
 import type { RedisLike, RedisTransaction } from "./client.js";
 
+export { RedisAdminStore } from "./admin-store.js";
 export { RedisApiKeyStore } from "./api-key-store.js";
 export { RedisAuthorizationStore } from "./authorization-store.js";
 export type { RedisLike, RedisTransaction } from "./client.js";

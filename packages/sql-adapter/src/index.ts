@@ -26,7 +26,7 @@ import type {
   VerificationToken,
 } from "@latchkey/core/adapters";
 import { isAnonymousAuditEvent, parseAuditEvent } from "@latchkey/core/adapters";
-import { CompiledQuery, sql } from "kysely";
+import { CompiledQuery, type SqlBool, sql } from "kysely";
 import {
   type AnyKysely,
   type DialectName,
@@ -39,6 +39,7 @@ import {
   tableNames,
 } from "./schema.js";
 
+export { SqlAdminStore } from "./admin-store.js";
 export { SqlApiKeyStore } from "./api-key-store.js";
 export { SqlAuthorizationStore } from "./authorization-store.js";
 export { openDatabase } from "./open.js";
@@ -396,6 +397,23 @@ function create(db: AnyKysely, dialect: DialectName, t: TableNames, options: Sql
         db.selectFrom(t.users).select(userColumns).where("email", "=", email),
       );
       return row ? c.user(row) : null;
+    },
+    async listUsers({ query, after, limit }) {
+      let select = db.selectFrom(t.users).select(userColumns);
+      if (after !== undefined) select = select.where("id", ">", after);
+      if (query !== undefined) {
+        // Taken literally: the query's own %, _ and ! are escaped with !, which every dialect
+        // accepts as a LIKE escape (a backslash is not one on MySQL without doubling).
+        const pattern = `%${query.toLowerCase().replace(/[!%_]/g, (ch) => `!${ch}`)}%`;
+        select = select.where((eb) =>
+          eb.or([
+            sql<SqlBool>`lower(${sql.ref("email")}) like ${pattern} escape '!'`,
+            sql<SqlBool>`lower(${sql.ref("name")}) like ${pattern} escape '!'`,
+          ]),
+        );
+      }
+      const rows = (await select.orderBy("id").limit(limit).execute()) as Row[];
+      return rows.map((row) => c.user(row));
     },
     async getUserByAccount({ provider, providerAccountId }) {
       const [row] = await run<Row>("getUserByAccount", [provider, providerAccountId], () =>

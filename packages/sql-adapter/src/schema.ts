@@ -55,6 +55,10 @@ export interface TableNames {
   organizationTeamMembers: string;
   /** API keys, one row per key, kept as a keyed hash (`SqlApiKeyStore`). @default "api_keys" */
   apiKeys: string;
+  /** Application-level roles of users, one row per user who has one (`SqlAdminStore`). @default "admin_roles" */
+  adminRoles: string;
+  /** Bans of users, one row per banned user (`SqlAdminStore`). @default "admin_bans" */
+  adminBans: string;
 }
 
 /** The default table names. */
@@ -76,6 +80,8 @@ export const defaultTableNames: Readonly<TableNames> = Object.freeze({
   organizationTeams: "organization_teams",
   organizationTeamMembers: "organization_team_members",
   apiKeys: "api_keys",
+  adminRoles: "admin_roles",
+  adminBans: "admin_bans",
 });
 
 /** Options shared by `SqlAdapter` and `migrate`. */
@@ -635,6 +641,7 @@ export async function migrate(db: AnyKysely, options: MigrateOptions = {}): Prom
   await migrateAuthorizationRecords(db, t.authorizationRecords, type, done);
   await migrateOrganizations(db, t, type, done);
   await migrateApiKeys(db, t.apiKeys, type, done);
+  await migrateAdmin(db, t, type, done);
   if (dialect === "mysql") await widenTextColumns(db, t, done);
   if (dialect === "postgres") await migrateChangeTriggers(db, t, options.channel ?? DEFAULT_CHANNEL, done);
   return done;
@@ -918,6 +925,35 @@ async function migrateApiKeys(db: AnyKysely, table: string, type: ColumnTypes, d
     ],
     done,
   );
+}
+
+/**
+ * The tables of `SqlAdminStore`, created when missing: `admin_roles` (`userId` primary key, `role`)
+ * and `admin_bans` (`userId` primary key, `reason` (null when none), `bannedBy`, `bannedAt` and
+ * `expiresAt` in epoch milliseconds, `expiresAt` null for a ban until lifted). Kept apart from
+ * `users`, so that a database of another adapter (an Auth.js schema) needs no new column.
+ */
+async function migrateAdmin(db: AnyKysely, t: TableNames, type: ColumnTypes, done: string[]): Promise<void> {
+  const tables = await existingNames(db, dialectOf(db), "table");
+  if (!tables.has(t.adminRoles)) {
+    await db.schema
+      .createTable(t.adminRoles)
+      .addColumn("userId", sql.raw(type.key), (col) => col.primaryKey())
+      .addColumn("role", sql.raw(type.key), (col) => col.notNull())
+      .execute();
+    done.push(`created table ${t.adminRoles}`);
+  }
+  if (!tables.has(t.adminBans)) {
+    await db.schema
+      .createTable(t.adminBans)
+      .addColumn("userId", sql.raw(type.key), (col) => col.primaryKey())
+      .addColumn("reason", sql.raw(type.text))
+      .addColumn("bannedBy", sql.raw(type.key), (col) => col.notNull())
+      .addColumn("bannedAt", sql.raw(type.bigint), (col) => col.notNull())
+      .addColumn("expiresAt", sql.raw(type.bigint))
+      .execute();
+    done.push(`created table ${t.adminBans}`);
+  }
 }
 
 /** Creates each missing one-column index `<table>_<suffix>` of `indexes` ([column, suffix]), noting it in `done`. */

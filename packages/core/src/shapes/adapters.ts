@@ -182,6 +182,13 @@ export interface Adapter {
    * comes back through a concurrent `updateSession`.
    */
   deleteSessions?(userId: string, exceptSessionToken?: string): Awaitable<AdapterSession[]>;
+  /**
+   * Latchkey extension (admin, `listUsers` of `@latchkey/core/admin`): at most `limit` users ordered
+   * by `id`, only those whose id sorts after `after` when given, and when `query` is given only
+   * those whose e-mail or name contains it, case aside (taken literally: `%`, `_` and the like are
+   * no wildcards).
+   */
+  listUsers?(options: { query?: string; after?: string; limit: number }): Awaitable<AdapterUser[]>;
   /** Latchkey extension: the user's linked accounts (with their tokens: Latchkey strips them). */
   listAccounts?(userId: string): Awaitable<AdapterAccount[]>;
   /**

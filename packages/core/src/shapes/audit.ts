@@ -173,6 +173,20 @@ export interface ApiKeyEvent extends AuditEventBase {
   replacedBy?: string;
 }
 
+/**
+ * An admin's act on a user (`@latchkey/core/admin`). `userId` is the admin who acted; `targetUserId`
+ * the user acted on; `reason` the ban's reason; `expiresAt` when the ban ends (absent: until
+ * unbanned); `role` the role given (null: taken away) and `previousRole` the one before.
+ */
+export interface AdminEvent extends AuditEventBase {
+  type: "admin.user.banned" | "admin.user.unbanned" | "admin.role.changed";
+  targetUserId: string;
+  reason?: string;
+  expiresAt?: Date;
+  role?: string | null;
+  previousRole?: string | null;
+}
+
 /** One security event. Switch on `type`. */
 export type AuditEvent =
   | SignInSucceededEvent
@@ -184,7 +198,8 @@ export type AuditEvent =
   | PasswordChangedEvent
   | SecretRotatedEvent
   | OrganizationEvent
-  | ApiKeyEvent;
+  | ApiKeyEvent
+  | AdminEvent;
 
 /** The `type` of every audit event. */
 export type AuditEventType = AuditEvent["type"];

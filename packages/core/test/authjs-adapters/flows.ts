@@ -37,6 +37,7 @@ const LATCHKEY_EXTENSIONS = [
   "listSessions",
   "deleteSessions",
   "listAccounts",
+  "listUsers",
   "getSecondFactor",
   "setSecondFactor",
   "deleteSecondFactor",

@@ -39,6 +39,7 @@ const knownOptions = [
   "accessTokens",
   "audit",
   "organizations",
+  "admin",
 ] as const;
 
 // The options of OAuth 2 and OpenID Connect providers (OAuth2Config, OIDCConfig), and the ones

@@ -3,6 +3,7 @@
 // configuration's shapes are lib/config/types.ts.
 import type { Provider } from "../../providers/index.js";
 import type { Adapter, AdapterAccount, AdapterSession, AdapterUser } from "../../shapes/adapters.js";
+import type { AdminConfig } from "../../shapes/admin.js";
 import type { AuditEvent, AuditOptions } from "../../shapes/audit.js";
 import type {
   Account,
@@ -325,6 +326,16 @@ export interface AuthConfig {
    * ```
    */
   organizations?: OrganizationsConfig;
+  /**
+   * Latchkey extension: the admin store (the one given to `Admin` of `@latchkey/core/admin`), so
+   * that every sign-in, on every instance, refuses a banned user (`AccessDenied`).
+   *
+   * @example
+   * ```ts
+   * admin: { store: SqlAdminStore(db) }
+   * ```
+   */
+  admin?: AdminConfig;
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomUUID } from "#platform";
 import type { AdapterSession, AdapterUser } from "../../shapes/adapters.js";
 import type { Account, Awaitable, Profile, ResponseInternal, User } from "../../shapes/data.js";
 import type { JWT } from "../../shapes/jwt.js";
+import { refuseBanned } from "../admin/config.js";
 import { recordSignInSuccess } from "../audit/sign-in.js";
 import { isThenable } from "../base/awaitable.js";
 import { errorOf } from "../base/error-of.js";
@@ -90,6 +91,11 @@ export async function startSession(
 ): Promise<boolean> {
   const { config } = ctx;
   const { user, account, profile, isNewUser = false } = params;
+  // A banned user gets no session, whichever way they signed in: asked before anything is made,
+  // and again once the session exists and before its cookie is written (a ban stored meanwhile
+  // is seen there; one stored after it ends the session it finds). Only with `admin` configured.
+  const refuseIfBanned = config.source.admin ? () => refuseBanned(config.source, user.id?.toString()) : undefined;
+  await refuseIfBanned?.();
   const totp = totpProviderOf(ctx);
   let amr: string[] | undefined;
   if (totp) {
@@ -158,6 +164,7 @@ export async function startSession(
       const cookies = isThenable(sealed) ? await sealed : sealed;
       // Its `auth_time` is fixed now: a revocation not yet seen began after it, and refuses it.
       if (params.revokedSince && (await params.revokedSince())) return false;
+      await refuseIfBanned?.();
       ctx.cookies.push(...cookies);
     }
   } else {
@@ -182,6 +189,12 @@ export async function startSession(
     if (params.revokedSince && (await params.revokedSince())) {
       await adapter.deleteSession!(created.sessionToken);
       return false;
+    }
+    try {
+      await refuseIfBanned?.();
+    } catch (e) {
+      await adapter.deleteSession!(created.sessionToken);
+      throw e;
     }
     // The new session stands even when this fails: the excess is ended at the next sign-in.
     if (adapter.listSessions) {

@@ -8,10 +8,15 @@ const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
 const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
 
+/** Text a person reads, trimmed (NFC): 1 to `max` characters, none of them invisible; undefined otherwise. */
+export function visibleText(value: unknown, max: number): string | undefined {
+  const text = typeof value === "string" ? value.normalize("NFC").trim() : "";
+  return text === "" || text.length > max || INVISIBLE.test(text) ? undefined : text;
+}
+
 /** An organization's name, trimmed: 1 to 100 characters, none of them invisible; undefined otherwise. */
 export function organizationName(value: unknown): string | undefined {
-  const name = typeof value === "string" ? value.normalize("NFC").trim() : "";
-  return name === "" || name.length > 100 || INVISIBLE.test(name) ? undefined : name;
+  return visibleText(value, 100);
 }
 
 /**

@@ -11,7 +11,7 @@ export {
   readActiveOrganization,
   withActiveOrganization,
 } from "./active.js";
-export { isIdentifier } from "./checks.js";
+export { isIdentifier, visibleText } from "./checks.js";
 
 export type {
   InvitationLimits,

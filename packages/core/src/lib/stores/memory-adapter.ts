@@ -156,6 +156,18 @@ export function MemoryAdapter(store: MemoryStore = createMemoryStore()): Adapter
       const user = users.get(id);
       return user ? copy(user) : null;
     },
+    async listUsers({ query, after, limit }) {
+      const needle = query?.toLowerCase();
+      const holds = (text: string | null | undefined) =>
+        typeof text === "string" && text.toLowerCase().includes(needle ?? "");
+      return [...users.values()]
+        .filter(
+          (u) => (after === undefined || u.id > after) && (needle === undefined || holds(u.email) || holds(u.name)),
+        )
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .slice(0, limit)
+        .map(copy);
+    },
     async getUserByEmail(email) {
       const user = findUserByEmail(email);
       return user ? copy(user) : null;

@@ -41,6 +41,7 @@ export const adapterMethods = [
   "listSessions",
   "deleteSessions",
   "listAccounts",
+  "listUsers",
   "getSecondFactor",
   "setSecondFactor",
   "deleteSecondFactor",

@@ -3,8 +3,7 @@ import {
   type ApiKeyPrincipal,
   type ApiKeyRequirement,
   type ApiKeysApi,
-  apiKeyRefusalResponse,
-  verifyApiKey,
+  requireApiKey as keyOrRefusal,
 } from "@latchkey/core/api-keys";
 import type { MiddlewareHandler } from "hono";
 
@@ -25,9 +24,9 @@ export type ApiKeyVariables = { Variables: { apiKey: ApiKeyPrincipal } };
  */
 export function requireApiKey(keys: ApiKeysApi, required: ApiKeyRequirement = {}): MiddlewareHandler<ApiKeyVariables> {
   return async function apiKeyGuard(c, next) {
-    const check = await verifyApiKey(c.req.raw, keys, required);
-    if (!check.ok) return apiKeyRefusalResponse(check);
-    c.set("apiKey", check.key);
+    const key = await keyOrRefusal(c.req.raw, keys, required);
+    if (key instanceof Response) return key;
+    c.set("apiKey", key);
     await next();
   };
 }

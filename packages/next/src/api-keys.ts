@@ -3,8 +3,7 @@ import {
   type ApiKeyPrincipal,
   type ApiKeyRequirement,
   type ApiKeysApi,
-  apiKeyRefusalResponse,
-  verifyApiKey,
+  requireApiKey as keyOrRefusal,
 } from "@latchkey/core/api-keys";
 
 /**
@@ -25,10 +24,10 @@ export function requireApiKey<R extends Request, C>(
   handler: (req: R & { apiKey: ApiKeyPrincipal }, ctx: C) => Response | Promise<Response>,
 ): (req: R, ctx: C) => Promise<Response> {
   return async (req, ctx) => {
-    const check = await verifyApiKey(req, keys, required);
-    if (!check.ok) return apiKeyRefusalResponse(check);
+    const key = await keyOrRefusal(req, keys, required);
+    if (key instanceof Response) return key;
     const augmented = req as R & { apiKey: ApiKeyPrincipal };
-    augmented.apiKey = check.key;
+    augmented.apiKey = key;
     return handler(augmented, ctx);
   };
 }

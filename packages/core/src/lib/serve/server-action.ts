@@ -407,3 +407,50 @@ export async function serverSignOut(
   const res = await postServerCall(call, "/signout", { callbackUrl }, "application/x-www-form-urlencoded", csrfToken);
   return res.redirect ?? callbackUrl;
 }
+
+/** What switching the active organization on the server answered: the organization chosen (null: cleared), or why not. */
+export type SwitchedOrganization =
+  | { ok: true; activeOrganization: { id: string; role: string } | null }
+  | {
+      ok: false;
+      /** 400 not one id, 401 signed out, 404 not an organization of the user's (or none at all). */
+      status: number;
+      error: "InvalidOrganization" | "SessionRequired" | "OrganizationNotFound";
+      message: string;
+    };
+
+/**
+ * Makes `organizationId` the active organization of the call's signed-in user (`POST
+ * <basePath>/organization`, its membership confirmed by the store; empty or null clears it),
+ * the cookie delivered through the call. A refusal the user can act on is answered; anything else
+ * (the store failing) throws, as the pipeline's other failures do. `csrfToken` as for `serverSignOut`.
+ *
+ * @example
+ * ```ts
+ * const switched = await serverSwitchOrganization(call, form.organizationId, form.csrfToken)
+ * if (!switched.ok) return fail(switched.status, switched)
+ * ```
+ */
+export async function serverSwitchOrganization(
+  call: CheckedServerCall,
+  organizationId: unknown,
+  csrfToken?: unknown,
+): Promise<SwitchedOrganization> {
+  const res = await postServerCall(
+    call,
+    "/organization",
+    { organizationId: organizationId ?? "" },
+    "application/x-www-form-urlencoded",
+    csrfToken,
+  );
+  const body = (res.body ?? {}) as {
+    activeOrganization?: { id: string; role: string } | null;
+    error?: unknown;
+    message?: unknown;
+  };
+  const status = res.status ?? 200;
+  if (status === 200) return { ok: true, activeOrganization: body.activeOrganization ?? null };
+  if (status < 500 && typeof body.error === "string")
+    return { ok: false, status, error: body.error as "SessionRequired", message: String(body.message ?? "") };
+  throw new Error(`Switching the active organization failed (${status}): ${String(body.message ?? "")}`);
+}

@@ -10,7 +10,8 @@
  * whatever the framework's own check allows and wherever the call is made from: a request from
  * another origin or site (`Sec-Fetch-Site` `cross-site` or `same-site`, an `Origin` whose scheme,
  * host or port is not the application's, `Origin: null`) is refused with `MissingCSRF` before
- * anything is posted. Only a request that proved its origin (a matching `Origin`, or
+ * anything is posted, unless it is a top-level GET navigation (a link followed from another site
+ * to a Route Handler that signs in on GET: see `topLevelNavigation`). Only a request that proved its origin (a matching `Origin`, or
  * `Sec-Fetch-Site: same-origin`) has the pipeline's token minted for the internal request, so the
  * pipeline's own check still runs, and passes only here. A request with neither header proves
  * nothing (every browser of the last years sends `Origin` on a POST): it must carry the pipeline's
@@ -84,6 +85,20 @@ function parsedOrigin(value: string): string | undefined {
 }
 
 /**
+ * Whether a request is a top-level GET (or HEAD) navigation: a link the visitor followed, from
+ * whatever site, to a page or a Route Handler that signs in on GET (a guest sign-in a proxy sends
+ * every new visitor to). A browser that sends Fetch Metadata sends `Origin` with every request whose
+ * method is not GET or HEAD (the Fetch standard), so a navigation to a document without `Origin` is
+ * one; a cross-site form post, a framed page and a script's request are not. What such a call does
+ * is what the application chose to do on a link, as any GET of its that changes state, and the
+ * Fetch Metadata isolation policy lets top-level navigations through for that reason; a
+ * `SameSite=Lax` cookie is sent on them all the same.
+ */
+function topLevelNavigation(h: HeaderReader): boolean {
+  return h.get("sec-fetch-mode") === "navigate" && h.get("sec-fetch-dest") === "document" && h.get("origin") === null;
+}
+
+/**
  * The CSRF check of a server-side call (see the module's comment). A request another site made
  * is refused: `Sec-Fetch-Site` `cross-site` or `same-site` (a sibling subdomain is another
  * origin), or an `Origin` that is not this application's whole origin (scheme, host and port;
@@ -93,10 +108,12 @@ function parsedOrigin(value: string): string | undefined {
  */
 function sameOrigin(h: HeaderReader, where: Arrival, env: Env): boolean {
   const site = h.get("sec-fetch-site");
-  if (site && site !== "same-origin" && site !== "none")
+  if (site && site !== "same-origin" && site !== "none") {
+    if (topLevelNavigation(h)) return true;
     throw new MissingCSRF(
       `A server-side call (sign-in, sign-out, session update, password account) came from a ${site} request`,
     );
+  }
   const origin = h.get("origin");
   if (origin === null) return site !== null;
   const expected = parsedOrigin(originOf(where, env));
@@ -389,4 +406,51 @@ export async function serverSignOut(
   const callbackUrl = String(redirectTo ?? call.headers.get("referer") ?? "/");
   const res = await postServerCall(call, "/signout", { callbackUrl }, "application/x-www-form-urlencoded", csrfToken);
   return res.redirect ?? callbackUrl;
+}
+
+/** What switching the active organization on the server answered: the organization chosen (null: cleared), or why not. */
+export type SwitchedOrganization =
+  | { ok: true; activeOrganization: { id: string; role: string } | null }
+  | {
+      ok: false;
+      /** 400 not one id, 401 signed out, 404 not an organization of the user's (or none at all). */
+      status: number;
+      error: "InvalidOrganization" | "SessionRequired" | "OrganizationNotFound";
+      message: string;
+    };
+
+/**
+ * Makes `organizationId` the active organization of the call's signed-in user (`POST
+ * <basePath>/organization`, its membership confirmed by the store; empty or null clears it),
+ * the cookie delivered through the call. A refusal the user can act on is answered; anything else
+ * (the store failing) throws, as the pipeline's other failures do. `csrfToken` as for `serverSignOut`.
+ *
+ * @example
+ * ```ts
+ * const switched = await serverSwitchOrganization(call, form.organizationId, form.csrfToken)
+ * if (!switched.ok) return fail(switched.status, switched)
+ * ```
+ */
+export async function serverSwitchOrganization(
+  call: CheckedServerCall,
+  organizationId: unknown,
+  csrfToken?: unknown,
+): Promise<SwitchedOrganization> {
+  const res = await postServerCall(
+    call,
+    "/organization",
+    { organizationId: organizationId ?? "" },
+    "application/x-www-form-urlencoded",
+    csrfToken,
+  );
+  const body = (res.body ?? {}) as {
+    activeOrganization?: { id: string; role: string } | null;
+    error?: unknown;
+    message?: unknown;
+  };
+  const status = res.status ?? 200;
+  if (status === 200) return { ok: true, activeOrganization: body.activeOrganization ?? null };
+  if (status < 500 && typeof body.error === "string")
+    return { ok: false, status, error: body.error as "SessionRequired", message: String(body.message ?? "") };
+  throw new Error(`Switching the active organization failed (${status}): ${String(body.message ?? "")}`);
 }

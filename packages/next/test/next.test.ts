@@ -735,6 +735,33 @@ describe("server actions", () => {
     expect(out.redirectedTo).toBe(`${ORIGIN}/in`);
   });
 
+  it("attack: another site's request is refused whatever its Fetch Metadata says, a followed link included (a sign-in with a password, a sign-out)", async () => {
+    const { signIn, signOut } = NextAuth(config());
+    const navigation = { "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate", "sec-fetch-dest": "document" };
+    const refused: Record<string, Record<string, string>> = {
+      // A link to a Route Handler that signs in with what the URL says is login CSRF; one that signs out, a forced sign-out.
+      "a link followed from another site": navigation,
+      "a link followed from a sibling": { ...navigation, "sec-fetch-site": "same-site" },
+      // A form another site posts is a navigation too, but carries Origin (every method but GET and HEAD does).
+      "a cross-site form post": { ...navigation, origin: "https://evil.example" },
+      "a form post with Origin: null": { ...navigation, origin: "null" },
+      "a framed page": { ...navigation, "sec-fetch-dest": "iframe" },
+      "a script's request": { "sec-fetch-site": "cross-site", "sec-fetch-mode": "no-cors", "sec-fetch-dest": "empty" },
+      "a navigation to an embedded object": { ...navigation, "sec-fetch-dest": "object" },
+      "no Sec-Fetch-Mode": { "sec-fetch-site": "cross-site", "sec-fetch-dest": "document" },
+    };
+    for (const [what, headers] of Object.entries(refused)) {
+      const out = await inNextRequest(`${ORIGIN}/api/auth/guest`, headers, () =>
+        signIn("credentials", { email: "ada@example.com", password: "right" }),
+      );
+      expect(out.error, what).toBeInstanceOf(MissingCSRF);
+      expect(out.setCookies, what).toEqual([]);
+      const out2 = await inNextRequest(`${ORIGIN}/api/auth/guest`, headers, () => signOut({ redirect: false }));
+      expect(out2.error, what).toBeInstanceOf(MissingCSRF);
+    }
+    expect(attempts).toEqual([]);
+  });
+
   // The internal request sends the freshly minted CSRF cookie with the browser's cookies; a browser
   // whose CSRF cookie no longer verifies (the secret changed, a truncated or planted value) then
   // carried the name twice, which reads as no cookie: every server-action sign-in was MissingCSRF.

@@ -193,6 +193,7 @@ describe("configuration is resolved once and never mutated", () => {
       clientAddress: true,
       accessTokens: true,
       organizations: true,
+      admin: true,
     };
     const warned: string[] = [];
     const logger = {

@@ -7,7 +7,12 @@
  * abuse, and many requests at once.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { type AuthorizationServerOptions, consentDetails } from "../../src/authorization-server.js";
+import {
+  type AuthorizationServerOptions,
+  consentDetails,
+  rotateClientSecret,
+  updateClient,
+} from "../../src/authorization-server.js";
 import { isPublicAddress } from "../../src/lib/platform/addresses.js";
 import { type DocumentHost, startDocumentHost } from "./document-host.js";
 import {
@@ -616,6 +621,52 @@ describe("rule: dynamic registrations are bounded: an unused one expires, and at
     expect(full?.headers.get("retry-after")).toBe("300");
     vi.setSystemTime(Date.now() + 301_000);
     expect((await registerFrom(app, "198.51.100.3"))?.status).toBe(201);
+  });
+
+  it("an admin's change to a dynamic registration (updateClient, rotateClientSecret) keeps it counting toward maxClients and on its unused clock", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const app = await makeApp(bounded({ maxClients: 2, unusedSeconds: 600 }), byAddress);
+    const named = await idOf(await registerFrom(app, "198.51.100.1"));
+    const confidential = await app.server.fetch(
+      new Request("http://localhost:3000/oauth/register", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-test-client": "198.51.100.2" },
+        body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "client_secret_basic" }),
+      }),
+    );
+    expect(confidential?.status).toBe(201);
+    const rotated = await idOf(confidential);
+    const before = await Promise.all([named, rotated].map((id) => app.store.get("client", id)));
+    await updateClient(app.server, named, { name: "Renamed by the admin" });
+    await rotateClientSecret(app.server, rotated);
+    for (const [i, id] of [named, rotated].entries()) {
+      const record = await app.store.get("client", id);
+      expect(record?.data.origin).toBe("registration");
+      expect(record?.expiresAt).toBe(before[i]?.expiresAt);
+    }
+    expect((await app.store.get("client", named))?.data.name).toBe("Renamed by the admin");
+    // Still two registrations kept: a third stranger is refused.
+    expect((await registerFrom(app, "198.51.100.3"))?.status).toBe(503);
+    // And still unused ones: gone after unusedSeconds, making room again.
+    vi.setSystemTime(Date.now() + 601_000);
+    expect(await app.store.get("client", named)).toBeNull();
+    expect((await registerFrom(app, "198.51.100.3"))?.status).toBe(201);
+  });
+
+  it("an admin's change racing a user's grant keeps both: the new name, and the client kept for good", async () => {
+    const app = await makeApp(bounded({ maxClients: 5, unusedSeconds: 600 }), byAddress);
+    const id = await idOf(await registerFrom(app, "198.51.100.1"));
+    const jar = await signedInBrowser(app);
+    const { challenge } = await pkce();
+    const [back] = await Promise.all([
+      authorizeInBrowser(app, jar, authorizationQuery(id, challenge, { scope: "openid" })),
+      ...Array.from({ length: 5 }, (_, i) => updateClient(app.server, id, { name: `Renamed ${i}` })),
+    ]);
+    expect(back.searchParams.get("code")).toBeTruthy();
+    const record = await app.store.get("client", id);
+    expect(record?.expiresAt).toBeUndefined();
+    expect(record?.data.origin).toBe("registration");
+    expect(String(record?.data.name)).toMatch(/^Renamed \d$/);
   });
 
   it.each([

@@ -64,25 +64,55 @@ async function existing(server: ServerState, clientId: string): Promise<ClientDa
   return client;
 }
 
+/** How often a change of a stored client is tried again when the record changed under it. */
+const REWRITE_ATTEMPTS = 5;
+
 /**
- * Changes a client's registration (the fields given replace the registered ones; the id and
- * secrets stay). Narrowing its scopes or resources does not shrink what users already granted;
- * end those grants with {@link endClientGrants} when it must.
+ * Replaces a stored client's data with `change(client)`, keeping what the admin API does not set:
+ * the record's expiry (a dynamic registration kept only while unused stays so) and, through
+ * `change`, its `origin` (so it still counts toward `maxClients`). Compare-and-set, so a grant made
+ * meanwhile, which keeps the client for good (`keepGrantedClient`), is not undone.
+ */
+async function rewriteClient(
+  server: ServerState,
+  clientId: string,
+  change: (client: ClientData) => Promise<ClientData> | ClientData,
+): Promise<ClientData> {
+  for (let attempt = 0; attempt < REWRITE_ATTEMPTS; attempt++) {
+    const record = typeof clientId === "string" ? await server.store.get("client", clientId) : null;
+    const client = dataOf(record, isClientData);
+    if (!record || !client) {
+      await existing(server, clientId);
+      throw new InvalidConfiguration(
+        `Client ${JSON.stringify(clientId)} is not registered here: its metadata document is its registration`,
+      );
+    }
+    const data = await change(client);
+    if (await server.store.swap({ ...record, data: { ...data }, version: record.version + 1 })) return data;
+  }
+  throw new Error(`Client ${clientId} kept changing while it was being updated: try again`);
+}
+
+/**
+ * Changes a client's registration (the fields given replace the registered ones; the id, the
+ * secrets, and for a dynamic registration its origin and unused expiry stay). Narrowing its
+ * scopes or resources does not shrink what users already granted; end those grants with
+ * {@link endClientGrants} when it must.
  */
 export async function updateClient(
   server: ServerState,
   clientId: string,
   changes: Partial<ClientRegistration>,
 ): Promise<Client> {
-  const client = await existing(server, clientId);
-  const { clientId: _id, secrets, createdAt, ...registered } = client;
-  const checked = checkRegistration(server, { ...registered, ...changes });
-  if (usesSecret(client.tokenEndpointAuthMethod) !== usesSecret(checked.tokenEndpointAuthMethod))
-    throw new InvalidConfiguration(
-      "A client cannot switch between secret and non-secret authentication: register a new one",
-    );
-  const data: ClientData = { ...checked, clientId, secrets, createdAt };
-  await server.store.set({ kind: "client", id: clientId, data: { ...data }, clientId, version: 1 });
+  const data = await rewriteClient(server, clientId, (client) => {
+    const { clientId: _id, secrets, createdAt, origin, ...registered } = client;
+    const checked = checkRegistration(server, { ...registered, ...changes });
+    if (usesSecret(client.tokenEndpointAuthMethod) !== usesSecret(checked.tokenEndpointAuthMethod))
+      throw new InvalidConfiguration(
+        "A client cannot switch between secret and non-secret authentication: register a new one",
+      );
+    return { ...checked, clientId, secrets, createdAt, ...(origin !== undefined && { origin }) };
+  });
   return publicClient(data);
 }
 
@@ -95,25 +125,25 @@ export async function rotateClientSecret(
   clientId: string,
   options: { graceSeconds?: number } = {},
 ): Promise<string> {
-  const client = await existing(server, clientId);
-  if (!usesSecret(client.tokenEndpointAuthMethod))
-    throw new InvalidConfiguration(`Client ${clientId} does not authenticate with a secret`);
   const grace = options.graceSeconds ?? 0;
   if (!Number.isSafeInteger(grace) || grace < 0)
     throw new InvalidConfiguration("`graceSeconds` must be a whole number, 0 or more");
   const secret = await newSecret();
-  const now = Date.now();
-  const kept =
-    grace > 0
-      ? client.secrets
-          .filter((s) => s.expiresAt === undefined || s.expiresAt > now)
-          .map((s) => ({
-            digest: s.digest,
-            expiresAt: Math.min(s.expiresAt ?? Number.POSITIVE_INFINITY, now + grace * 1000),
-          }))
-      : [];
-  const data: ClientData = { ...client, secrets: [{ digest: secret.digest }, ...kept] };
-  await server.store.set({ kind: "client", id: clientId, data: { ...data }, clientId, version: 1 });
+  await rewriteClient(server, clientId, (client) => {
+    if (!usesSecret(client.tokenEndpointAuthMethod))
+      throw new InvalidConfiguration(`Client ${clientId} does not authenticate with a secret`);
+    const now = Date.now();
+    const kept =
+      grace > 0
+        ? client.secrets
+            .filter((s) => s.expiresAt === undefined || s.expiresAt > now)
+            .map((s) => ({
+              digest: s.digest,
+              expiresAt: Math.min(s.expiresAt ?? Number.POSITIVE_INFINITY, now + grace * 1000),
+            }))
+        : [];
+    return { ...client, secrets: [{ digest: secret.digest }, ...kept] };
+  });
   return secret.secret;
 }
 

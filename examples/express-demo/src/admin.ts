@@ -9,7 +9,7 @@ import type { ApiKeysApi } from "@latchkey/core/api-keys";
 import { type AuthConfig, getCsrfToken, requireCsrf } from "@latchkey/express";
 import express, { type Request, type Response } from "express";
 import type { DemoSession } from "./auth.js";
-import { buttonForm, sameOrigin } from "./forms.js";
+import { buttonForm, refusalBody, sameOrigin } from "./forms.js";
 import { esc } from "./pages.js";
 import type { Storage } from "./storage.js";
 
@@ -79,14 +79,7 @@ export function adminPage(options: {
   const userIdOf = (res: Response) => (res.locals.session as DemoSession).user.id ?? "";
   const refuse = (res: Response, reason: AdminRefusal) => {
     const { status, text } = refusals[reason];
-    res
-      .status(status)
-      .send(
-        page(
-          "Not done",
-          `<p id="refusal" class="alert" role="alert">${esc(text)}</p><p><a href="/account/admin">Back</a></p>`,
-        ),
-      );
+    res.status(status).send(page("Not done", refusalBody(text, "/account/admin")));
   };
   const field = (req: Request, name: string): unknown => req.body?.[name];
 

@@ -5,7 +5,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { expect, inject } from "vitest";
 import { type ServerProcess, startServerProcess } from "../../../test/support/server-process.js";
 
@@ -123,4 +123,15 @@ export function forcePost(page: Page, action: string, fields: Record<string, str
     },
     { action, fields },
   );
+}
+
+/**
+ * A new page in a fresh context of `browser` (no cookies shared with other tests), added to
+ * `contexts` for the suite to close; a step that hangs fails with its name within the test's time.
+ */
+export async function freshPage(browser: Browser, contexts: BrowserContext[]): Promise<Page> {
+  const context = await browser.newContext();
+  contexts.push(context);
+  context.setDefaultTimeout(10_000);
+  return context.newPage();
 }

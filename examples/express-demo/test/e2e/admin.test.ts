@@ -6,12 +6,13 @@
  *
  * Without /usr/bin/chromium the suite is skipped with a notice, unless CI is set: then it fails.
  */
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { browserSuiteRuns, launchChromium } from "../../../../packages/express/test/support/chromium.js";
 import {
   type DemoProcess,
   forcePost,
+  freshPage,
   signInAsDemoUser,
   signInByEmailCode,
   startDemoProcess,
@@ -23,13 +24,6 @@ const runs = browserSuiteRuns("express-demo admin e2e");
 let demo: DemoProcess;
 let browser: Browser;
 const contexts: BrowserContext[] = [];
-
-async function freshPage(): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  context.setDefaultTimeout(10_000); // a step that hangs fails with its name, within the test's time
-  return context.newPage();
-}
 
 describe.skipIf(!runs)("the demo's admin page in Chromium", () => {
   beforeAll(async () => {
@@ -44,7 +38,7 @@ describe.skipIf(!runs)("the demo's admin page in Chromium", () => {
 
   it("the owner finds a user, bans them (signed out at once, sign-in refused), and unbans them; a non-admin cannot", async () => {
     const address = `user-${crypto.randomUUID().slice(0, 8)}@example.com`;
-    const user = await freshPage();
+    const user = await freshPage(browser, contexts);
     await signInByEmailCode(user, demo.url, address);
     const userId = JSON.parse((await user.textContent("#session")) ?? "null").user.id as string;
 
@@ -52,7 +46,7 @@ describe.skipIf(!runs)("the demo's admin page in Chromium", () => {
     expect(await user.locator("#admin-link").count()).toBe(0);
     expect((await user.goto(`${demo.url}/account/admin`))?.status()).toBe(403);
     await user.goto(`${demo.url}/account`);
-    const owner = await freshPage();
+    const owner = await freshPage(browser, contexts);
     await signInAsDemoUser(owner, demo.url);
     await owner.goto(`${demo.url}/account`);
     const ownerId = JSON.parse((await owner.textContent("#session")) ?? "null").user.id as string;

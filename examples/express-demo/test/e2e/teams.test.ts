@@ -15,6 +15,7 @@ import { browserSuiteRuns, launchChromium } from "../../../../packages/express/t
 import {
   type DemoProcess,
   forcePost,
+  freshPage,
   mailsTo,
   signInAsDemoUser,
   signInByEmailCode,
@@ -26,14 +27,6 @@ const runs = browserSuiteRuns("express-demo teams e2e");
 let demo: DemoProcess;
 let browser: Browser;
 const contexts: BrowserContext[] = [];
-
-/** A new page in a fresh context (no cookies shared with other tests). */
-async function freshPage(): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  context.setDefaultTimeout(10_000); // a step that hangs fails with its name, within the test's time
-  return context.newPage();
-}
 
 /** The invitation link of the newest invitation e-mail to `address` on /dev/mail. */
 async function invitationLink(page: Page, address: string): Promise<string> {
@@ -66,7 +59,7 @@ describe.skipIf(!runs)("the demo's organizations, invitations and API keys in Ch
   });
 
   it("the owner invites by e-mail; the invited person accepts with the mailed link, switches, sees their role; a member cannot invite", async () => {
-    const owner = await freshPage();
+    const owner = await freshPage(browser, contexts);
     await signInAsDemoUser(owner, demo.url);
     // The seeded organization: the demo user owns it from the first start.
     expect(await switchTo(owner, "demo-company", "Demo Company")).toBe("owner");
@@ -82,7 +75,7 @@ describe.skipIf(!runs)("the demo's organizations, invitations and API keys in Ch
     expect(await owner.textContent(`#invitations tr[data-email="${invited}"]`)).toContain("member");
 
     // The invited person signs in with the invited address (the e-mailed code proves it).
-    const teammate = await freshPage();
+    const teammate = await freshPage(browser, contexts);
     await signInByEmailCode(teammate, demo.url, invited);
     expect(await teammate.locator("#organizations-note").count()).toBe(1);
     const link = await invitationLink(teammate, invited);
@@ -153,7 +146,7 @@ describe.skipIf(!runs)("the demo's organizations, invitations and API keys in Ch
   });
 
   it("an invitation for another address is refused, and a revoked one no longer opens", async () => {
-    const owner = await freshPage();
+    const owner = await freshPage(browser, contexts);
     await signInAsDemoUser(owner, demo.url);
     await switchTo(owner, "demo-company", "Demo Company");
     const invited = `invitee-${crypto.randomUUID().slice(0, 8)}@example.com`;
@@ -162,7 +155,7 @@ describe.skipIf(!runs)("the demo's organizations, invitations and API keys in Ch
     await Promise.all([owner.waitForURL(/notice=invited$/), owner.click("#invite button")]);
 
     // Someone else, signed in with their own proven address, holds the link: it does not open for them.
-    const other = await freshPage();
+    const other = await freshPage(browser, contexts);
     const otherAddress = `other-${crypto.randomUUID().slice(0, 8)}@example.com`;
     await signInByEmailCode(other, demo.url, otherAddress);
     const link = await invitationLink(other, invited);
@@ -181,7 +174,7 @@ describe.skipIf(!runs)("the demo's organizations, invitations and API keys in Ch
       owner.click(`#invitations tr[data-email="${invited}"] button`),
     ]);
     expect(await owner.locator(`#invitations tr[data-email="${invited}"]`).count()).toBe(0);
-    const invitee = await freshPage();
+    const invitee = await freshPage(browser, contexts);
     await signInByEmailCode(invitee, demo.url, invited);
     await invitee.goto(link);
     const [revoked] = await Promise.all([
@@ -196,7 +189,7 @@ describe.skipIf(!runs)("the demo's organizations, invitations and API keys in Ch
   });
 
   it("an API key made in the browser opens /api/organization with fetch, is listed with its last use, and stops at revocation", async () => {
-    const owner = await freshPage();
+    const owner = await freshPage(browser, contexts);
     await signInAsDemoUser(owner, demo.url);
     await switchTo(owner, "demo-company", "Demo Company");
     const api = (key: string) =>

@@ -30,23 +30,24 @@
  *                     /work/main), as "latchkey@base" in the same rounds, and report its server CPU
  *                     per request ÷ this checkout's (an A/B of two builds on each runtime; implies
  *                     --no-write)
+ *   --jwe-floor       also run bench/runtime-apps/jwe-floor.ts (a Worker that only opens the JWE with
+ *                     Web Crypto and answers the session: the least work a fresh read can be) in the
+ *                     same rounds, and report Auth.js's and Latchkey's server CPU per request ÷ its
+ *                     (Auth.js ÷ floor: the most any library could show against Auth.js there)
  */
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { encode } from "@auth/core/jwt";
-import autocannon from "autocannon";
-import { build } from "esbuild";
 import { fmt, median, ROUND_OPTIONS, rotation, spread, writeResultsSection } from "./lib.mjs";
+import { loadDrivers, loadSession, newSecret, runtimeApp, sessionCookies } from "./runtime-drivers.mjs";
 
-const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const { values: opts } = parseArgs({
   options: {
     ...ROUND_OPTIONS,
     runtimes: { type: "string" },
     base: { type: "string" },
+    "jwe-floor": { type: "boolean", default: false },
     "no-write": { type: "boolean", default: false },
   },
 });
@@ -55,22 +56,7 @@ const duration = Number(opts.duration);
 const connections = Number(opts.connections);
 const log = (...args) => console.error(...args);
 
-// The runtime tests' drivers, compiled next to the packages they import.
-const drivers = here("../node_modules/.cache/latchkey-runtimes/bench-drivers.mjs");
-await build({
-  stdin: {
-    contents: 'export * from "./runtimes.ts"; export { buildFolder } from "./bundle.ts";',
-    resolveDir: here("../test/runtimes"),
-    loader: "ts",
-  },
-  outfile: drivers,
-  bundle: true,
-  format: "esm",
-  platform: "node",
-  packages: "external",
-  logLevel: "error",
-});
-const { buildFolder, bun, deno, edge, node, workerd } = await import(drivers);
+const { buildFolder, bun, deno, edge, node, workerd } = await loadDrivers();
 
 const RUNTIMES = {
   node,
@@ -81,74 +67,21 @@ const RUNTIMES = {
   edge,
 };
 const BASE = opts.base;
-const APPS = ["bare", "latchkey", "authjs", ...(BASE ? ["latchkey@base"] : [])];
-const LABELS = { bare: "no library", latchkey: "Latchkey", authjs: "Auth.js", "latchkey@base": "Latchkey (base)" };
-
-/** A Worker module of bench/runtime-apps as the drivers start it (`latchkey@base`: the one of --base, on its packages). */
-const appOf = (name) => {
-  const file =
-    name === "latchkey@base"
-      ? join(resolve(BASE), "bench", "runtime-apps", "latchkey.ts")
-      : here(`./runtime-apps/${name}.ts`);
-  return {
-    name,
-    entries: {
-      node: [here("../test/runtimes/serve/node.ts"), file],
-      bun: [here("../test/runtimes/serve/bun.ts"), file],
-      deno: [here("../test/runtimes/serve/deno.ts"), file],
-      worker: file,
-    },
-  };
+const FLOOR = opts["jwe-floor"];
+const APPS = ["bare", "latchkey", "authjs", ...(BASE ? ["latchkey@base"] : []), ...(FLOOR ? ["jwe-floor"] : [])];
+const LABELS = {
+  bare: "no library",
+  latchkey: "Latchkey",
+  authjs: "Auth.js",
+  "latchkey@base": "Latchkey (base)",
+  "jwe-floor": "the JWE floor",
 };
 
-/** CPU seconds of `pid` and every process under it (/proc; clock ticks of 1/100 s). */
-function treeCpu(pid) {
-  const stats = new Map();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const text = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-      stats.set(Number(entry), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  let ticks = 0;
-  const queue = [pid];
-  while (queue.length) {
-    const current = queue.pop();
-    ticks += stats.get(current)?.ticks ?? 0;
-    for (const [child, stat] of stats) if (stat.ppid === current) queue.push(child);
-  }
-  return ticks / 100;
-}
-
-/**
- * Loads `GET /auth/session` of `server` for `seconds`, each request carrying the next cookie of
- * `cookies` (round robin): answers per second, p99 and server CPU per answer.
- */
-async function load(server, cookies, seconds) {
-  const before = treeCpu(server.pid);
-  const started = process.hrtime.bigint();
-  let next = 0;
-  const request = {
-    method: "GET",
-    path: "/auth/session",
-    setupRequest: (req) => ({ ...req, headers: { ...req.headers, cookie: cookies[next++ % cookies.length] } }),
-  };
-  const result = await new Promise((resolve, reject) =>
-    autocannon({ url: server.url, requests: [request], connections, duration: seconds, timeout: 10 }, (error, res) =>
-      error ? reject(error) : resolve(res),
-    ),
-  );
-  const wall = Number(process.hrtime.bigint() - started) / 1e9;
-  const cpu = treeCpu(server.pid) - before;
-  const answered = result["2xx"];
-  if (result.non2xx || result.errors || result.timeouts)
-    throw new Error(`${server.label}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
-  return { rps: answered / wall, cpuUs: (cpu / answered) * 1e6, p99: result.latency.p99 };
-}
+/** A Worker module of bench/runtime-apps as the drivers start it (`latchkey@base`: the one of --base, on its packages). */
+const appOf = (name) =>
+  name === "latchkey@base"
+    ? runtimeApp(name, join(resolve(BASE), "bench", "runtime-apps", "latchkey.ts"))
+    : runtimeApp(name);
 
 /** The answer each app must give: the user of the cookie, or the bare route's body. */
 async function verify(server, app, cookie) {
@@ -159,23 +92,17 @@ async function verify(server, app, cookie) {
     throw new Error(`${server.label} answered ${response.status} ${JSON.stringify(body)}: not what it is measured on`);
 }
 
-const secret = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
-const sealed = () =>
-  encode({
-    token: { name: "Ada Lovelace", email: "ada@example.com", sub: "u1" },
-    secret,
-    salt: "authjs.session-token",
-  });
+const secret = newSecret();
 /**
  * The cases: one user's cookie read again and again (what a signed-in browser sends; a library
  * may keep what it opened), and a cookie never seen before on every request (5,000 of them, more
  * than Latchkey keeps opened: every read decrypts).
  */
 const CASES = {
-  returning: { title: "the same session cookie on every request", cookies: [`authjs.session-token=${await sealed()}`] },
+  returning: { title: "the same session cookie on every request", cookies: await sessionCookies(secret, 1) },
   fresh: {
     title: "a cookie not seen before on every request (5,000 in turn)",
-    cookies: await Promise.all(Array.from({ length: 5000 }, async () => `authjs.session-token=${await sealed()}`)),
+    cookies: await sessionCookies(secret, 5000),
   },
 };
 const cookie = CASES.returning.cookies[0];
@@ -198,10 +125,11 @@ for (const id of chosen) {
     }
     const runs = {};
     for (const [id, kase] of Object.entries(CASES)) {
-      for (const app of APPS) await load(servers[app], kase.cookies, Number(opts.warmup));
+      for (const app of APPS) await loadSession(servers[app], kase.cookies, Number(opts.warmup), connections);
       runs[id] = Object.fromEntries(APPS.map((app) => [app, []]));
       for (let round = 0; round < rounds; round++) {
-        for (const app of rotation(APPS, round)) runs[id][app].push(await load(servers[app], kase.cookies, duration));
+        for (const app of rotation(APPS, round))
+          runs[id][app].push(await loadSession(servers[app], kase.cookies, duration, connections));
         log(
           `  ${id}, round ${round + 1}: ${APPS.map((app) => `${app} ${fmt(runs[id][app].at(-1).rps)} req/s`).join(", ")}`,
         );
@@ -224,6 +152,10 @@ for (const id of chosen) {
         authjsOverBare: ratios("authjs", "bare", "rps"),
         // Server CPU per request of the --base build ÷ this one's (above 1: this build is cheaper).
         baseOverBranch: BASE ? ratios("latchkey", "latchkey@base", "cpu") : undefined,
+        // Server CPU per request of each library ÷ the JWE floor's (how far each is from the least work).
+        overFloor: FLOOR
+          ? { authjs: ratios("jwe-floor", "authjs", "cpu"), latchkey: ratios("jwe-floor", "latchkey", "cpu") }
+          : undefined,
       });
     }
   } finally {
@@ -261,6 +193,19 @@ const markdown = [
         ...report.map(
           (r) =>
             `| ${r.runtime} | ${r.case} | ${fmt(r.apps["latchkey@base"].cpuUs)}, ${fmt(r.apps.latchkey.cpuUs)} | ${ratio(r.baseOverBranch)} |`,
+        ),
+        "",
+      ]
+    : []),
+  ...(FLOOR
+    ? [
+        "**The JWE floor (bench/runtime-apps/jwe-floor.ts: the JWE opened with Web Crypto and the session answered, nothing else), in the same rounds**",
+        "",
+        "| runtime | case | server CPU µs/req: no library, JWE floor, Latchkey, Auth.js | Auth.js ÷ floor (CPU/req) | Latchkey ÷ floor (CPU/req) |",
+        "| --- | --- | --- | --- | --- |",
+        ...report.map(
+          (r) =>
+            `| ${r.runtime} | ${r.case} | ${fmt(r.apps.bare.cpuUs)}, ${fmt(r.apps["jwe-floor"].cpuUs)}, ${fmt(r.apps.latchkey.cpuUs)}, ${fmt(r.apps.authjs.cpuUs)} | ${ratio(r.overFloor.authjs)} | ${ratio(r.overFloor.latchkey)} |`,
         ),
         "",
       ]

@@ -107,9 +107,9 @@ async function listeningSocket(): Promise<{ fd: number; url: string; close(): vo
  * (wrangler's esbuild conditions, and with `nodejs_compat` its polyfills of the Node.js modules
  * workerd lacks), and `workerd serve` runs that bundle with the variables as text bindings, on a
  * socket this process opened (no `wrangler dev` and its proxy in front). Nothing is fetched from
- * Cloudflare.
+ * Cloudflare. `args` go to `workerd serve` as well (the bench's profiler passes `--inspector-addr`).
  */
-export function workerd(nodejsCompat: boolean): Runtime {
+export function workerd(nodejsCompat: boolean, args: string[] = []): Runtime {
   const flags = nodejsCompat ? ["nodejs_compat"] : [];
   const name = `${nodejsCompat ? "with" : "without"} nodejs_compat`;
   return {
@@ -157,7 +157,7 @@ const worker :Workerd.Worker = (
       );
       const socket = await listeningSocket();
       try {
-        return await startServerProcess(["serve", "config.capnp", "--socket-fd", "http=3"], {
+        return await startServerProcess(["serve", "config.capnp", "--socket-fd", "http=3", ...args], {
           command: join(root, "node_modules", "workerd", "bin", "workerd"),
           cwd: dir,
           env: baseEnv({}),

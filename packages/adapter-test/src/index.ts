@@ -452,6 +452,31 @@ export function runAdapterConformance(
       });
     });
 
+    describe("listUsers (Latchkey extension, the admin's user search)", () => {
+      it("pages the users whose e-mail or name holds the query, case aside and literally, ordered by id after the cursor", async (ctx) => {
+        if (typeof fixture?.adapter.listUsers !== "function") return ctx.skip();
+        const tag = randomUUID().slice(0, 8);
+        const made: AdapterUser[] = [];
+        for (const [i, name] of [`Tag ${tag} one`, `100%_${tag}`, "no tag here"].entries())
+          made.push(
+            await storedUser({
+              name,
+              email: i === 2 ? `Found-${tag.toUpperCase()}-${randomUUID()}@example.com` : undefined,
+            }),
+          );
+        const ids = made.map((u) => u.id).sort();
+        const found = await call.listUsers({ query: tag, limit: 10 });
+        expect(found.map((u) => u.id)).toEqual(ids);
+        expect(found.find((u) => u.id === made[0]?.id)).toEqual(made[0]);
+        const first = await call.listUsers({ query: tag.toUpperCase(), limit: 2 });
+        expect(first.map((u) => u.id)).toEqual(ids.slice(0, 2));
+        const rest = await call.listUsers({ query: tag, limit: 2, after: first.at(-1)?.id as string });
+        expect(rest.map((u) => u.id)).toEqual(ids.slice(2));
+        expect((await call.listUsers({ query: `%_${tag}`, limit: 10 })).map((u) => u.id)).toEqual([made[1]?.id]);
+        expect(await call.listUsers({ query: `${tag}%one`, limit: 10 })).toEqual([]);
+      });
+    });
+
     describe("session metadata, listSessions, deleteSessions, listAccounts (Latchkey extension)", () => {
       const extended = () => typeof fixture?.adapter.listSessions === "function";
       const withMetadata = (userId: string, overrides: Partial<AdapterSession> = {}): AdapterSession => ({

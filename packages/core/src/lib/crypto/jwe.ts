@@ -136,8 +136,12 @@ export function openToken(token: string, secrets: readonly string[], salt: strin
 
 const claimsOf = (opened: Opened): JWT | null => ("claims" in opened ? opened.claims : null);
 
-/** What {@link openTokenWithReason} answers. @internal */
-export type Opened = { claims: JWT } | { failure: OpenFailure };
+/**
+ * What {@link openTokenWithReason} answers: the claims with the JSON text they were parsed from
+ * (a cache of opened tokens keeps the text, and need not write it again), or why nothing opened.
+ * @internal
+ */
+export type Opened = { claims: JWT; json: string } | { failure: OpenFailure };
 
 /**
  * {@link openToken}, saying why nothing opened: an operator needs to know when well-formed
@@ -248,8 +252,10 @@ function parsedHeader(protectedHeader: string): Header | undefined {
 function checkClaims(plaintext: Uint8Array): Opened {
   const invalid = { failure: "invalid-claims" } as const;
   let claims: unknown;
+  let json: string;
   try {
-    claims = JSON.parse(fromUtf8(plaintext));
+    json = fromUtf8(plaintext);
+    claims = JSON.parse(json);
   } catch {
     return invalid;
   }
@@ -261,5 +267,5 @@ function checkClaims(plaintext: Uint8Array): Opened {
   const t = now();
   if (typeof jwt.exp === "number" && jwtExpired(jwt.exp, t)) return invalid;
   if (typeof jwt.nbf === "number" && jwt.nbf > t + CLOCK_TOLERANCE) return invalid;
-  return { claims: jwt };
+  return { claims: jwt, json };
 }

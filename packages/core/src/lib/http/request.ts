@@ -159,6 +159,8 @@ export function parsedForm(contentType: string | null, parsed: Record<string, un
 /** The query as a record; the first of repeated names wins. */
 export function queryRecord(url: URL): Record<string, string> {
   const out: Record<string, string> = {};
+  // No query (a session read, most requests): `searchParams` would be built for nothing.
+  if (!url.search) return out;
   for (const [key, value] of url.searchParams) if (!Object.hasOwn(out, key)) out[key] = value;
   return out;
 }

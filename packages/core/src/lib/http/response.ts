@@ -71,10 +71,25 @@ export function finalizeResponse(res: ResponseInternal): {
   return { status: res.status ?? 200, headers, body };
 }
 
-/** Turns a `ResponseInternal` into a Web `Response` (one `Set-Cookie` header per cookie). */
+/**
+ * Turns a `ResponseInternal` into a Web `Response` (one `Set-Cookie` header per cookie). Headers
+ * go to the constructor as a record, which workerd converts in one step: a `Headers` filled a
+ * call at a time, or a list of pairs (converted through the iterator protocol), cost a session
+ * read on workerd several times the conversion of a record (`bench/workerd-profile.mjs`). A name
+ * given twice is joined with ", " as `Headers#append` joins it; only cookies are appended one by
+ * one, since `Set-Cookie` is never joined.
+ */
 export function toResponse(res: ResponseInternal): Response {
   const { status, headers, body } = finalizeResponse(res);
-  const h = new Headers();
-  for (const [name, value] of headers) h.append(name, value);
-  return new Response(body, { status, headers: h });
+  // No prototype: a header name is only ever a key here.
+  const record: Record<string, string> = Object.create(null);
+  const cookies: string[] = [];
+  for (const [name, value] of headers) {
+    if (name === "Set-Cookie") cookies.push(value);
+    else record[name] = Object.hasOwn(record, name) ? `${record[name]}, ${value}` : value;
+  }
+  if (!cookies.length) return new Response(body, { status, headers: record });
+  const withCookies = new Headers(record);
+  for (const cookie of cookies) withCookies.append("Set-Cookie", cookie);
+  return new Response(body, { status, headers: withCookies });
 }

@@ -212,7 +212,9 @@ export async function serve(
 
   let req: RequestInternal;
   try {
-    req = await buildRequest(incoming, resolved, origin.origin);
+    // A GET is built on this turn; only a POST waits for its body.
+    const built = buildRequest(incoming, resolved, origin.origin);
+    req = built instanceof Promise ? await built : built;
   } catch (e) {
     const res = unparsableRequestResponse(e, resolved.logger);
     if (res) return finish(res);
@@ -229,14 +231,15 @@ function basePathOf(incoming: IncomingRequest, config: ResolvedConfig): string {
 }
 
 /**
- * The one builder of the internal request. Throws `UnknownAction` for methods and paths that are
- * no action and `BadBody` for bodies that cannot be read.
+ * The one builder of the internal request: at hand for a GET, a promise for a POST (its body is
+ * read first). Throws `UnknownAction` for methods and paths that are no action and `BadBody` for
+ * bodies that cannot be read.
  */
-async function buildRequest(
+function buildRequest(
   incoming: IncomingRequest,
   config: ResolvedConfig,
   origin: string,
-): Promise<RequestInternal> {
+): RequestInternal | Promise<RequestInternal> {
   const method = incoming.method;
   if (method !== "GET" && method !== "POST")
     throw new UnknownAction(`The method ${method} is not supported; use GET or POST`);
@@ -245,9 +248,9 @@ async function buildRequest(
   const url = new URL(`${origin}${incoming.path}`);
   const basePath = basePathOf(incoming, config);
   const { action, providerId } = parseActionPath(url.pathname, basePath);
-  let body: Record<string, unknown> | undefined;
-  if (method === "POST") {
-    const read = await incoming.body();
+  const parts = { url, method, action, providerId, basePath } as const;
+  if (method === "GET") return internalRequest(incoming, parts, undefined);
+  return incoming.body().then((read) => {
     const type = incoming.headers.get("content-type");
     if (
       read !== undefined &&
@@ -255,14 +258,20 @@ async function buildRequest(
       (typeof read !== "object" || read === null || Array.isArray(read))
     )
       throw new BadBody("The body must be a form or a JSON object");
-    body = typeof read === "string" ? parseBody(type, read) : read && parsedForm(type, read);
-  }
+    const body = typeof read === "string" ? parseBody(type, read) : read && parsedForm(type, read);
+    return internalRequest(incoming, parts, body);
+  });
+}
+
+/** The internal request of {@link buildRequest}, once its body (a POST's) is read. */
+function internalRequest(
+  incoming: IncomingRequest,
+  parts: Pick<RequestInternal, "url" | "method" | "action" | "providerId" | "basePath">,
+  body: Record<string, unknown> | undefined,
+): RequestInternal {
+  const { url, method } = parts;
   return {
-    url,
-    method,
-    action,
-    providerId,
-    basePath,
+    ...parts,
     query: queryRecord(url),
     body,
     cookies: parseCookieHeader(incoming.headers.get("cookie")),

@@ -57,12 +57,13 @@ function keepOpened(config: ResolvedConfig, key: string, result: Opened): JWT | 
     if (result.failure === "unknown-secret") noticeUnknownSecret(config);
     return null;
   }
-  const { claims } = result;
+  const { claims, json } = result;
   if (cache.size >= OPENED_LIMIT) {
     const [oldest] = cache.keys();
     if (oldest !== undefined) cache.delete(oldest);
   }
-  cache.set(key, { json: JSON.stringify(claims), exp: typeof claims.exp === "number" ? claims.exp : undefined });
+  // The token's own JSON text, which parses to these claims (not yet handed to anyone to change).
+  cache.set(key, { json, exp: typeof claims.exp === "number" ? claims.exp : undefined });
   return claims;
 }
 

@@ -4,6 +4,7 @@
  * to each other, and to what the core relies on (Node.js's lenient decoders, constant-time
  * comparison that refuses other lengths, AES that refuses a wrong padding or tag).
  */
+import { generateKeyPairSync, sign } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import * as node from "../../dist/lib/platform/node.js";
@@ -20,6 +21,29 @@ const toHex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).pad
 describe.each(implementations)("#platform (%s)", (name, platform) => {
   it("names itself", () => {
     expect(platform.platformName).toBe(name);
+  });
+
+  it("signs JWS inputs (RS256, ES256) that both implementations' checks accept, RS256 byte for byte as node:crypto signs, and refuses a short RSA key", async () => {
+    const input = new TextEncoder().encode("eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1MSJ9");
+    const rsa = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const ec = generateKeyPairSync("ec", { namedCurve: "P-256" });
+    for (const [alg, pair] of [
+      ["RS256", rsa],
+      ["ES256", ec],
+    ] as const) {
+      const privateJwk = { ...(pair.privateKey.export({ format: "jwk" }) as Record<string, unknown>), alg, use: "sig" };
+      const publicJwk = pair.publicKey.export({ format: "jwk" }) as Parameters<typeof node.signatureCheckOf>[0];
+      const signature = await (await platform.signerOf(privateJwk, alg))(input);
+      for (const checker of [node, web]) {
+        const check = await checker.signatureCheckOf(publicJwk, alg);
+        expect(await check(input, signature)).toBe(true);
+        expect(await check(new TextEncoder().encode("another input"), signature)).toBe(false);
+      }
+      if (alg === "RS256") expect(toHex(signature)).toBe(toHex(sign("sha256", input, rsa.privateKey)));
+      else expect(signature).toHaveLength(64);
+    }
+    const weak = generateKeyPairSync("rsa", { modulusLength: 1024 }).privateKey.export({ format: "jwk" });
+    await expect(async () => platform.signerOf(weak as Record<string, unknown>, "RS256")).rejects.toThrow(/2048/);
   });
 
   it("hashes as FIPS 180-4's examples say (SHA-1, SHA-256, SHA-384, SHA-512 of 'abc', in parts)", () => {

@@ -11,11 +11,10 @@ import {
   createLocalJWKSet,
   exportJWK,
   generateKeyPair,
-  importJWK,
-  type CryptoKey as JoseKey,
   type JWK,
   type JWTVerifyGetKey,
 } from "jose";
+import { type Signer, signerOf } from "#platform";
 import { openToken, type Secrets, sealToken } from "../crypto/jwe.js";
 import type { SigningAlgorithm } from "./options.js";
 import type { AuthorizationRecord, AuthorizationStore } from "./store.js";
@@ -28,7 +27,8 @@ const RELOAD_MS = 60_000;
 export interface SigningKey {
   alg: SigningAlgorithm;
   kid: string;
-  key: JoseKey;
+  /** Signs a JWS signing input (`#platform`: `node:crypto` on Node.js, Web Crypto elsewhere). */
+  sign: Signer;
 }
 
 interface KeyData {
@@ -70,14 +70,14 @@ export interface KeyRingOptions {
  *
  * @example
  * ```ts
- * const { kid, key } = await ring.signingKey("RS256")
+ * const { kid, sign } = await ring.signingKey("RS256")
  * ```
  */
 export class KeyRing {
   readonly #options: KeyRingOptions;
   #loaded: { at: number; period: number; keys: KeyData[] } | undefined;
   #loading: Promise<KeyData[]> | undefined;
-  readonly #private = new Map<string, Promise<JoseKey>>();
+  readonly #private = new Map<string, Promise<Signer>>();
   #verifier: { keys: KeyData[]; get: JWTVerifyGetKey } | undefined;
   #published: { keys: KeyData[]; jwks: readonly JWK[] } | undefined;
 
@@ -160,10 +160,10 @@ export class KeyRing {
       // Keys of past periods are no longer asked for: keep only the ones still listed.
       for (const kid of this.#private.keys()) if (!keys.some((k) => k.kid === kid)) this.#private.delete(kid);
     }
-    return { alg, kid: current.kid, key: await key };
+    return { alg, kid: current.kid, sign: await key };
   }
 
-  async #open(data: KeyData): Promise<JoseKey> {
+  async #open(data: KeyData): Promise<Signer> {
     const opened = await openToken(data.sealed, this.#options.secrets(), SEAL_SALT);
     const jwk = opened?.jwk;
     if (!jwk || typeof jwk !== "object") {
@@ -172,9 +172,7 @@ export class KeyRing {
         `The signing key ${data.kid} cannot be opened with the configured secrets: keep the secret it was sealed with in \`secret\`'s list`,
       );
     }
-    const key = await importJWK(jwk as JWK, data.alg);
-    if (key instanceof Uint8Array) throw new Error(`The signing key ${data.kid} is not an asymmetric key`);
-    return key;
+    return signerOf({ ...jwk }, data.alg);
   }
 
   /** The public keys, as the JWKS endpoint serves them (the next period's included). */

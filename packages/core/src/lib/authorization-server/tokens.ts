@@ -9,10 +9,11 @@
  *   token: a token of an older generation with a valid MAC is a stolen copy being reused;
  * - ID tokens (OIDC Core §2) and logout tokens (OIDC Back-Channel Logout §2.4).
  */
-import { SignJWT } from "jose";
+import { toBase64url, utf8 } from "#platform";
 import type { RevocationEntry } from "../../shapes/revocation.js";
 import type { ServerState } from "./config.js";
 import { digest, leftHalfDigest, mac, randomToken, sameText } from "./crypto.js";
+import type { SigningKey } from "./keys.js";
 import type { SigningAlgorithm } from "./options.js";
 import type { FamilyData, SignedInAs, TokenClaims } from "./records.js";
 
@@ -37,6 +38,19 @@ export interface AccessTokenGrant {
   signedIn?: SignedInAs;
   grantId?: string;
   familyId?: string;
+}
+
+/** The JSON of a JWS part, base64url-encoded (RFC 7515 §7.1). */
+const encodedJson = (value: unknown) => toBase64url(utf8(JSON.stringify(value)));
+
+/**
+ * A compact JWS of `payload` (RFC 7515 §7.1) signed by `key`, its header `{ alg, kid, typ }`: the
+ * signature from `#platform` (`node:crypto`'s synchronous `sign` on Node.js, where `jose`'s
+ * `SignJWT` went through Web Crypto's thread pool).
+ */
+async function signJwt(key: SigningKey, typ: string, payload: Record<string, unknown>): Promise<string> {
+  const input = `${encodedJson({ alg: key.alg, kid: key.kid, typ })}.${encodedJson(payload)}`;
+  return `${input}.${toBase64url(await key.sign(utf8(input)))}`;
 }
 
 /**
@@ -81,10 +95,10 @@ export async function issueAccessToken(
   }
   const { aud, ...rest } = claims;
   const [alg] = server.algorithms;
-  const { kid, key } = await server.keys.signingKey(alg);
-  const token = await new SignJWT({ ...rest, aud: aud.length === 1 ? aud[0] : aud })
-    .setProtectedHeader({ alg, kid, typ: "at+jwt" })
-    .sign(key);
+  const token = await signJwt(await server.keys.signingKey(alg), "at+jwt", {
+    ...rest,
+    aud: aud.length === 1 ? aud[0] : aud,
+  });
   return { token, claims };
 }
 
@@ -161,7 +175,7 @@ export async function issueIdToken(
 ): Promise<string> {
   const { signedIn } = params;
   const alg = params.alg ?? server.algorithms[0];
-  const { kid, key } = await server.keys.signingKey(alg);
+  const key = await server.keys.signingKey(alg);
   const iat = nowSeconds();
   const payload: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(params.claims ?? {}))
@@ -174,14 +188,14 @@ export async function issueIdToken(
   if (signedIn.amr.length) payload.amr = [...signedIn.amr];
   if (params.nonce !== undefined) payload.nonce = params.nonce;
   if (signedIn.sessionId !== undefined) payload.sid = signedIn.sessionId;
-  return new SignJWT(payload)
-    .setProtectedHeader({ alg, kid, typ: "JWT" })
-    .setIssuer(server.issuer)
-    .setSubject(signedIn.userId)
-    .setAudience(params.clientId)
-    .setIssuedAt(iat)
-    .setExpirationTime(iat + server.ttl.idToken)
-    .sign(key);
+  return signJwt(key, "JWT", {
+    ...payload,
+    iss: server.issuer,
+    sub: signedIn.userId,
+    aud: params.clientId,
+    iat,
+    exp: iat + server.ttl.idToken,
+  });
 }
 
 /** A logout token (OIDC Back-Channel Logout §2.4) telling `clientId` that the user's session ended. */
@@ -190,20 +204,17 @@ export async function issueLogoutToken(
   params: { clientId: string; userId: string; sessionId?: string },
 ): Promise<string> {
   const [alg] = server.algorithms;
-  const { kid, key } = await server.keys.signingKey(alg);
   const iat = nowSeconds();
-  return new SignJWT({
+  return signJwt(await server.keys.signingKey(alg), "logout+jwt", {
     events: { "http://schemas.openid.net/event/backchannel-logout": {} },
     ...(params.sessionId !== undefined && { sid: params.sessionId }),
-  })
-    .setProtectedHeader({ alg, kid, typ: "logout+jwt" })
-    .setIssuer(server.issuer)
-    .setSubject(params.userId)
-    .setAudience(params.clientId)
-    .setIssuedAt(iat)
-    .setExpirationTime(iat + 120)
-    .setJti(randomToken(16))
-    .sign(key);
+    iss: server.issuer,
+    sub: params.userId,
+    aud: params.clientId,
+    iat,
+    exp: iat + 120,
+    jti: randomToken(16),
+  });
 }
 
 /**

@@ -55,6 +55,13 @@ export type SignatureAlgorithm = "RS256" | "ES256";
  */
 export type SignatureCheck = (signingInput: Uint8Array, signature: Uint8Array) => Awaitable<boolean>;
 
+/**
+ * A private key imported once, signing a JWS signing input (RFC 7515 §5.1): RS256 (deterministic,
+ * RSASSA-PKCS1-v1_5) or ES256 (r ‖ s). Node.js answers at once (`node:crypto`'s `sign`: no
+ * thread-pool job and promise per signature, as Web Crypto's); a Web runtime with a promise.
+ */
+export type Signer = (signingInput: Uint8Array) => Awaitable<Uint8Array>;
+
 /** The members of a public JWK that make the key (RFC 7518 §6.2.1, §6.3.1); the caller has checked the rest. */
 export type PublicJwk = { kty: "RSA"; n: string; e: string } | { kty: "EC"; crv: "P-256"; x: string; y: string };
 
@@ -93,6 +100,9 @@ export declare function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean;
  * (RFC 8725 §3.5), ES256 with a P-256 key. Throws (or rejects) when the key is not such a key.
  */
 export declare function signatureCheckOf(jwk: PublicJwk, alg: SignatureAlgorithm): Awaitable<SignatureCheck>;
+
+/** Imports a private JWK (RFC 7518 §6.2.2, §6.3.2) once to sign with `alg`; throws (or rejects) when it is not such a key. */
+export declare function signerOf(jwk: Record<string, unknown>, alg: SignatureAlgorithm): Awaitable<Signer>;
 
 export declare function cbcCipher(key: Uint8Array): CbcCipher;
 export declare function gcmCipher(key: Uint8Array): GcmCipher;

@@ -8,12 +8,15 @@ import {
   createDecipheriv,
   createHash,
   createHmac,
+  createPrivateKey,
   createPublicKey,
   createSecretKey,
   hkdfSync,
+  type KeyObject,
   randomInt as nodeRandomInt,
   randomUUID as nodeRandomUUID,
   scrypt as nodeScrypt,
+  sign as nodeSign,
   timingSafeEqual as nodeTimingSafeEqual,
   verify as nodeVerify,
   randomFillSync,
@@ -41,6 +44,7 @@ import type {
   ScryptCost,
   SignatureAlgorithm,
   SignatureCheck,
+  Signer,
 } from "./contract.js";
 
 export const platformName = "node";
@@ -127,18 +131,22 @@ export function gcmCipher(key: Uint8Array): GcmCipher {
   };
 }
 
-export function signatureCheckOf(jwk: PublicJwk, alg: SignatureAlgorithm): SignatureCheck {
-  // Only the members that make a public key: a `d` cannot slip in and make a private one.
-  const members =
-    jwk.kty === "RSA" ? { kty: jwk.kty, n: jwk.n, e: jwk.e } : { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y };
-  const key = createPublicKey({ key: members, format: "jwk" });
+/** `key` as `sign`/`verify` take it for `alg`, once its type and size are checked (RFC 7518 §3.3: RSA of 2048 bits or more). */
+function jwsKey(key: KeyObject, alg: SignatureAlgorithm): KeyObject | { key: KeyObject; dsaEncoding: "ieee-p1363" } {
   const details = key.asymmetricKeyDetails;
   if (alg === "RS256" && !(key.asymmetricKeyType === "rsa" && (details?.modulusLength ?? 0) >= 2048))
     throw new Error("RS256 needs an RSA key of at least 2048 bits");
   if (alg === "ES256" && !(key.asymmetricKeyType === "ec" && details?.namedCurve === "prime256v1"))
     throw new Error("ES256 needs a P-256 key");
   // JWS carries ECDSA signatures as r ‖ s (RFC 7518 §3.4), not DER.
-  const verifier = alg === "ES256" ? { key, dsaEncoding: "ieee-p1363" as const } : key;
+  return alg === "ES256" ? { key, dsaEncoding: "ieee-p1363" } : key;
+}
+
+export function signatureCheckOf(jwk: PublicJwk, alg: SignatureAlgorithm): SignatureCheck {
+  // Only the members that make a public key: a `d` cannot slip in and make a private one.
+  const members =
+    jwk.kty === "RSA" ? { kty: jwk.kty, n: jwk.n, e: jwk.e } : { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y };
+  const verifier = jwsKey(createPublicKey({ key: members, format: "jwk" }), alg);
   return (signingInput, signature) => {
     try {
       return nodeVerify("sha256", signingInput, verifier, signature);
@@ -146,6 +154,11 @@ export function signatureCheckOf(jwk: PublicJwk, alg: SignatureAlgorithm): Signa
       return false;
     }
   };
+}
+
+export function signerOf(jwk: Record<string, unknown>, alg: SignatureAlgorithm): Signer {
+  const signing = jwsKey(createPrivateKey({ key: jwk, format: "jwk" }), alg);
+  return (signingInput) => nodeSign("sha256", signingInput, signing);
 }
 
 export function scrypt(password: Uint8Array, salt: Uint8Array, length: number, cost: ScryptCost): Promise<Uint8Array> {

@@ -28,6 +28,7 @@ import type {
   ScryptCost,
   SignatureAlgorithm,
   SignatureCheck,
+  Signer,
 } from "./contract.js";
 
 export const platformName = "web";
@@ -217,6 +218,18 @@ export async function signatureCheckOf(jwk: PublicJwk, alg: SignatureAlgorithm):
       (verified) => verified,
       () => false,
     );
+}
+
+export async function signerOf(jwk: Record<string, unknown>, alg: SignatureAlgorithm): Promise<Signer> {
+  const { alg: _alg, use: _use, key_ops: _ops, ext: _ext, ...members } = jwk;
+  const imported =
+    alg === "RS256" ? { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" } : { name: "ECDSA", namedCurve: "P-256" };
+  const key = await crypto.subtle.importKey("jwk", members as JsonWebKey, imported, false, ["sign"]);
+  const algorithm = key.algorithm as Partial<RsaHashedKeyAlgorithm & EcKeyAlgorithm>;
+  if (alg === "RS256" && (algorithm.modulusLength ?? 0) < 2048)
+    throw new Error("RS256 needs an RSA key of at least 2048 bits");
+  const signing = alg === "RS256" ? imported : { name: "ECDSA", hash: "SHA-256" };
+  return (signingInput) => crypto.subtle.sign(signing, key, view(signingInput)).then(bytesOfBuffer);
 }
 
 export function scrypt(password: Uint8Array, salt: Uint8Array, length: number, cost: ScryptCost): Promise<Uint8Array> {

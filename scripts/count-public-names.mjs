@@ -34,36 +34,54 @@ function subpaths(dir) {
   return { found, patterns };
 }
 
-const plan = PACKAGES.map((name) => ({ name, ...subpaths(join(root, "packages", name)) }));
-const program = ts.createProgram(
-  plan.flatMap((p) => p.found.map(([, file]) => file)),
-  {
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    jsx: ts.JsxEmit.ReactJSX,
-    noEmit: true,
-    skipLibCheck: true,
-  },
-);
-const checker = program.getTypeChecker();
-let total = 0;
-for (const { name, found, patterns } of plan) {
-  const distinct = new Set();
-  let sum = 0;
-  console.log(`@latchkey/${name}`);
-  for (const [subpath, file] of found) {
-    const source = program.getSourceFile(file);
-    const symbol = source && checker.getSymbolAtLocation(source);
-    if (!symbol) throw new Error(`${file}: not a module the compiler read`);
-    const names = checker.getExportsOfModule(symbol).map((s) => s.name);
-    for (const n of names) distinct.add(n);
-    sum += names.length;
-    console.log(
-      `  ${subpath.padEnd(24)} ${String(names.length).padStart(4)}${list ? `  ${names.sort().join(", ")}` : ""}`,
-    );
-  }
-  total += sum;
-  console.log(`  subpaths' sum ${sum}, distinct names ${distinct.size}; ./providers/*: ${patterns} provider modules`);
+/**
+ * The public modules of `packages` (folder names under packages/): for each package its subpaths,
+ * each with its source file and the symbols the compiler sees it export, and the program and
+ * checker that read them (for a caller that looks further, scripts/public-name-consumers.mjs).
+ */
+export function publicModules(packages = PACKAGES) {
+  const plan = packages.map((name) => ({ name, ...subpaths(join(root, "packages", name)) }));
+  const program = ts.createProgram(
+    plan.flatMap((p) => p.found.map(([, file]) => file)),
+    {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      jsx: ts.JsxEmit.ReactJSX,
+      noEmit: true,
+      skipLibCheck: true,
+    },
+  );
+  const checker = program.getTypeChecker();
+  const modules = plan.map(({ name, found, patterns }) => ({
+    name,
+    patterns,
+    subpaths: found.map(([subpath, file]) => {
+      const source = program.getSourceFile(file);
+      const symbol = source && checker.getSymbolAtLocation(source);
+      if (!symbol) throw new Error(`${file}: not a module the compiler read`);
+      return { subpath, file, exports: checker.getExportsOfModule(symbol) };
+    }),
+  }));
+  return { modules, program, checker };
 }
-console.log(`all packages: ${total} (subpath, name) pairs`);
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  let total = 0;
+  for (const { name, subpaths: found, patterns } of publicModules().modules) {
+    const distinct = new Set();
+    let sum = 0;
+    console.log(`@latchkey/${name}`);
+    for (const { subpath, exports } of found) {
+      const names = exports.map((s) => s.name);
+      for (const n of names) distinct.add(n);
+      sum += names.length;
+      console.log(
+        `  ${subpath.padEnd(24)} ${String(names.length).padStart(4)}${list ? `  ${names.sort().join(", ")}` : ""}`,
+      );
+    }
+    total += sum;
+    console.log(`  subpaths' sum ${sum}, distinct names ${distinct.size}; ./providers/*: ${patterns} provider modules`);
+  }
+  console.log(`all packages: ${total} (subpath, name) pairs`);
+}

@@ -26,12 +26,10 @@ export {
   RefreshTokenRevoked,
   ResponseAlreadySent,
 } from "./lib/base/index.js";
-export type { ProviderTokens } from "./lib/refresh/index.js";
 export {
   type AccessToken,
   type AccessTokenRequest,
   type GetAccessTokenOptions,
   getAccessToken,
-  MemoryRefreshStore,
 } from "./lib/refresh/index.js";
 export type { RefreshStore } from "./shapes/refresh.js";

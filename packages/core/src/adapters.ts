@@ -14,7 +14,6 @@
  */
 
 export {
-  accountTokenFields,
   adapterMethods,
   auditEventMatches,
   isAnonymousAuditEvent,

@@ -36,7 +36,6 @@ export {
   type ApiKeysApi,
   type ApiKeysOptions,
   type ApiKeyView,
-  apiKeyRefusalResponse,
   type CreatedApiKey,
   MemoryApiKeyStore,
   requireApiKey,

@@ -7,13 +7,13 @@
  * bytes or a Web `Response` (`finalizeResponse`, `toResponse`), the headers that keep a response
  * carrying a cookie out of every cache (`forbidCaching`), a Web `Request` as the pipeline
  * reads it (`webIncoming`) and a Node request (`nodeIncoming`): the one description of an
- * incoming request every shell hands over; a Web body read within the bound (`readWebBody`), the
+ * incoming request every shell hands over; the
  * client's address by one rule (`clientAddressOrPeer`: the `clientAddress` option, else the
  * framework's peer), the one rule of a repeated form field (`formRecord`: the first wins),
- * Latchkey's log lines on a structured logger (`structuredLogger`), the environment's defaults on
- * a copy (`withEnvDefaults`), the configuration a shell hands over (`shellConfig`), where the
+ * Latchkey's log lines on a structured logger (`structuredLogger`), the configuration a shell hands
+ * over (`shellConfig`), where the
  * handler was mounted for `requireAuth` (`noteMount`, `mountNoted`), Node's request headers, body
- * and response (`nodeHeader`, `nodeWebHeaders`, `readNodeBody`, `writeNodeResponse`,
+ * and response (`nodeHeader`, `readNodeForm`, `writeNodeResponse`,
  * `appendSetCookies` for an application's own response), whether an answer must be awaited
  * (`isThenable`),
  * a warning logged once per configuration (`warnOnceFor`), the one encoding of a cookie value
@@ -27,19 +27,14 @@
 
 export {
   type AccountsPagesAnswer,
-  type AccountsPagesCalls,
   type AccountsPagesRequest,
   accountInputs,
-  accountsPages,
   type FormFields,
 } from "./lib/accounts/index.js";
 export { describeWith, type ServableServer, serveAuthorization } from "./lib/authorization-server/index.js";
 export { isThenable, type StructuredLog, shellConfig, structuredLogger, trimBasePath } from "./lib/base/index.js";
-export { withEnvDefaults } from "./lib/config/index.js";
 export {
   appendSetCookies,
-  BadBody,
-  clientAddressFrom,
   clientAddressOrPeer,
   encodeCookieValue,
   finalizeResponse,
@@ -52,11 +47,8 @@ export {
   nodeClientAddress,
   nodeHeader,
   nodeIncoming,
-  nodeWebHeaders,
   parsedForm,
-  readNodeBody,
   readNodeForm,
-  readWebBody,
   toResponse,
   type WebArrival,
   webIncoming,
@@ -84,7 +76,6 @@ export {
   serve,
   serverSignIn,
   serverSignOut,
-  sessionCookieOf,
 } from "./lib/serve/index.js";
 export { type SessionReadAnswer, sessionReadOf } from "./lib/session/index.js";
 export { boundAccounts, boundSessions, warnOnceFor } from "./lib/shell/index.js";

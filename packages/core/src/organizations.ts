@@ -37,7 +37,6 @@ export {
   Organizations,
   type OrganizationsApi,
   type OrganizationsOptions,
-  OWNER,
   type PendingInvitation,
   type Permission,
   type PermissionOf,

@@ -24,22 +24,18 @@
 export {
   isEntry as isRevocationEntry,
   MAX_HEARTBEAT_MS,
-  MemoryRevocationStore,
 } from "./lib/session/index.js";
 export {
   ChannelHealth,
   decodeRevocationEntry,
-  decodeSessionChange,
   deliver,
   encodeRevocationEntry,
   encodeSessionChange,
   failAfter,
   revocationHeartbeatMs,
-  sessionKeyOf,
 } from "./lib/stores/index.js";
 export type { RateLimitHit, RateLimitStore } from "./rate-limit.js";
 export { MemoryRateLimitStore } from "./rate-limit.js";
 export type { RefreshStore } from "./refresh-store.js";
-export { MemoryRefreshStore } from "./refresh-store.js";
 export type { AuditStore } from "./shapes/audit.js";
 export type { RevocationEntry, RevocationListener, RevocationStore, SessionChange } from "./shapes/revocation.js";

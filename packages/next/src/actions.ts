@@ -7,7 +7,8 @@
  *
  * CSRF: Next.js refuses a server action whose `Origin` is not the host's, and the core checks
  * again, whatever Next.js is configured to allow and wherever these are called from (a Route
- * Handler has no check of Next.js's own): another origin or site is refused with `MissingCSRF`,
+ * Handler has no check of Next.js's own): another origin or site is refused with `MissingCSRF`
+ * (a top-level GET navigation, a link followed to a Route Handler that signs in on GET, excepted),
  * and a request with neither `Origin` nor `Sec-Fetch-Site` must carry the pipeline's CSRF token
  * (`csrfToken` in the form or the options, with the CSRF cookie). See the core's
  * `lib/serve/server-action.ts`.

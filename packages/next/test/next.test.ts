@@ -638,6 +638,46 @@ describe("server actions", () => {
     expect(out.redirectedTo).toBe(`${ORIGIN}/in`);
   });
 
+  // Vercel's AI chatbot: its proxy sends every visitor without a session to a GET Route Handler that
+  // calls signIn("guest"); a visitor who came by a link from another site reaches it cross-site.
+  // next-auth signs the guest in; Latchkey answered MissingCSRF (the route's 500).
+  it("a Route Handler's signIn on a link followed from another site or a sibling (a top-level GET navigation) signs in", async () => {
+    const { signIn } = NextAuth(config());
+    for (const site of ["cross-site", "same-site"]) {
+      const out = await inNextRequest(
+        `${ORIGIN}/api/auth/guest`,
+        { "sec-fetch-site": site, "sec-fetch-mode": "navigate", "sec-fetch-dest": "document" },
+        () => signIn("credentials", { email: "ada@example.com", password: "right", redirectTo: "/chat" }),
+      );
+      expect(out.redirectedTo, `${site}: ${String(out.error)}`).toBe(`${ORIGIN}/chat`);
+      expect(out.setCookies.some((c) => c.startsWith("authjs.session-token="))).toBe(true);
+    }
+  });
+
+  it("attack: another site's request that is not a top-level GET navigation is still refused (CSRF)", async () => {
+    const { signIn, signOut } = NextAuth(config());
+    const navigation = { "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate", "sec-fetch-dest": "document" };
+    const refused: Record<string, Record<string, string>> = {
+      // A form another site posts is a navigation too, but carries Origin (every method but GET and HEAD does).
+      "a cross-site form post": { ...navigation, origin: "https://evil.example" },
+      "a form post with Origin: null": { ...navigation, origin: "null" },
+      "a framed page": { ...navigation, "sec-fetch-dest": "iframe" },
+      "a script's request": { "sec-fetch-site": "cross-site", "sec-fetch-mode": "no-cors", "sec-fetch-dest": "empty" },
+      "a navigation to an embedded object": { ...navigation, "sec-fetch-dest": "object" },
+      "no Sec-Fetch-Mode": { "sec-fetch-site": "cross-site", "sec-fetch-dest": "document" },
+    };
+    for (const [what, headers] of Object.entries(refused)) {
+      const out = await inNextRequest(`${ORIGIN}/api/auth/guest`, headers, () =>
+        signIn("credentials", { email: "ada@example.com", password: "right" }),
+      );
+      expect(out.error, what).toBeInstanceOf(MissingCSRF);
+      expect(out.setCookies, what).toEqual([]);
+      const out2 = await inNextRequest(`${ORIGIN}/api/auth/guest`, headers, () => signOut({ redirect: false }));
+      expect(out2.error, what).toBeInstanceOf(MissingCSRF);
+    }
+    expect(attempts).toEqual([]);
+  });
+
   // The internal request sends the freshly minted CSRF cookie with the browser's cookies; a browser
   // whose CSRF cookie no longer verifies (the secret changed, a truncated or planted value) then
   // carried the name twice, which reads as no cookie: every server-action sign-in was MissingCSRF.

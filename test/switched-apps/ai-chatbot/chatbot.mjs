@@ -44,6 +44,15 @@ const userLabel = (page) =>
     .catch(() => null);
 const waitForUserLabel = (page, text) =>
   settle(page.getByTestId("user-email").filter({ hasText: text }).first().waitFor({ timeout: patience }));
+/** Whether the page comes to show the fake gateway's answer to `text`. */
+const answerShown = (page, text) =>
+  settle(
+    page
+      .getByTestId("message-assistant")
+      .filter({ hasText: `Fake gateway heard: ${text}` })
+      .first()
+      .waitFor({ timeout: patience }),
+  );
 const fillCredentials = async (page, address, secret) => {
   await page.getByPlaceholder("user@acme.com").fill(address);
   await page.getByLabel("Password").fill(secret);
@@ -57,6 +66,14 @@ try {
     "the proxy sends a visitor without a cookie to the guest sign-in with the page as redirectUrl",
     bare.status() === 307 && (bare.headers().location ?? "").includes("/api/auth/guest?redirectUrl="),
     `${bare.status()} ${bare.headers().location}`,
+  );
+
+  // A client that is not a browser (a monitor, a link preview) sends neither Origin nor Fetch Metadata.
+  const monitor = await api.get(`${base}/`);
+  check(
+    "a client sending neither Origin nor Sec-Fetch-Site follows the redirects to / as a guest",
+    monitor.status() === 200 && new URL(monitor.url()).pathname === "/",
+    `${monitor.status()} ${monitor.url()}`,
   );
 
   // A first visit makes a guest (the guest route's `signIn("guest", { redirectTo })`).
@@ -97,16 +114,7 @@ try {
   // A guest may chat (the chat route's `auth()` on a guest's session).
   await page.getByTestId("multimodal-input").fill(`guest ${said}`);
   await page.getByTestId("send-button").click();
-  check(
-    "a guest's chat turn is answered through the gateway",
-    await settle(
-      page
-        .getByTestId("message-assistant")
-        .filter({ hasText: `Fake gateway heard: guest ${said}` })
-        .first()
-        .waitFor({ timeout: patience }),
-    ),
-  );
+  check("a guest's chat turn is answered through the gateway", await answerShown(page, `guest ${said}`));
 
   // Register (a server action: createUser, then `signIn("credentials", { redirect: false })`).
   await page.goto(`${base}/register`);
@@ -131,23 +139,11 @@ try {
   // A chat turn: the chat route's `auth()`, the model through the (fake) gateway, the messages saved.
   await page.getByTestId("multimodal-input").fill(said);
   await page.getByTestId("send-button").click();
-  const answered = await settle(
-    page
-      .getByTestId("message-assistant")
-      .filter({ hasText: `Fake gateway heard: ${said}` })
-      .first()
-      .waitFor({ timeout: patience }),
-  );
+  const answered = await answerShown(page, said);
   check("a chat turn as the signed-in user is answered through the gateway", answered);
   const chatUrl = await settle(page.waitForURL(/\/chat\/[0-9a-f-]{36}$/, { timeout: patience })).then(() => page.url());
   await page.goto(chatUrl);
-  const kept = await settle(
-    page
-      .getByTestId("message-assistant")
-      .filter({ hasText: `Fake gateway heard: ${said}` })
-      .first()
-      .waitFor({ timeout: patience }),
-  );
+  const kept = await answerShown(page, said);
   check("the chat page (private, owner checked with auth()) shows the saved turn after a reload", kept, chatUrl);
   const history = await page.request.get(`${base}/api/history?limit=10`);
   const listed = history.ok() ? ((await history.json()).chats ?? []).map((chat) => chat.id) : [];
@@ -160,15 +156,7 @@ try {
   // The other library reads this library's session on the same secret.
   const there = await first.newPage();
   const reached = await settle(there.goto(`${elsewhere}${new URL(chatUrl).pathname}`));
-  const readThere =
-    reached &&
-    (await settle(
-      there
-        .getByTestId("message-assistant")
-        .filter({ hasText: `Fake gateway heard: ${said}` })
-        .first()
-        .waitFor({ timeout: patience }),
-    ));
+  const readThere = reached && (await answerShown(there, said));
   check(
     `the other copy (port ${other}) reads the session: the user's private chat opens there`,
     readThere && (await waitForUserLabel(there, email)),

@@ -11,7 +11,6 @@ export type { AccountLimits } from "./limits.js";
 export { type AccountMail, type AccountMailKind, minutes, renderMail } from "./mail.js";
 export {
   type AccountsPagesAnswer,
-  type AccountsPagesCalls,
   type AccountsPagesRequest,
   accountsPages,
 } from "./pages-router.js";

@@ -31,7 +31,7 @@ export function verifyApiKey(input: ApiKeyInput, keys: ApiKeysApi, required?: Ap
 }
 
 /** The refusal of a check as a Web `Response` (JSON body, `WWW-Authenticate`, never cached). */
-export function apiKeyRefusalResponse(check: Extract<ApiKeyCheck, { ok: false }>): Response {
+function apiKeyRefusalResponse(check: Extract<ApiKeyCheck, { ok: false }>): Response {
   const headers = new Headers(check.headers);
   if (check.body) headers.set("content-type", "application/json");
   return new Response(check.body ? JSON.stringify(check.body) : null, { status: check.status, headers });

@@ -1,7 +1,7 @@
 /**
  * The face of lib/api-keys/: every name the rest of the library uses from this wing.
  */
-export { type ApiKeyRequirement, apiKeyRefusalResponse, requireApiKey, verifyApiKey } from "./guard.js";
+export { type ApiKeyRequirement, requireApiKey, verifyApiKey } from "./guard.js";
 export { MemoryApiKeyStore } from "./memory-store.js";
 export type { ApiKeyInput } from "./presented.js";
 export {

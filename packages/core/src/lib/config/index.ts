@@ -4,7 +4,7 @@
  * file that defines it (which keeps the import graph free of cycles), and nothing else of
  * lib/config/: a name not offered here is the wing's own (test/structure/faces.ts checks both).
  */
-export { createActionURL, type Env, setEnvDefaults, withEnvDefaults } from "./env.js";
+export { createActionURL, type Env, setEnvDefaults } from "./env.js";
 export type {
   AccessTokensOptions,
   AuthConfig,

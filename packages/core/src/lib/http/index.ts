@@ -24,8 +24,6 @@ export {
   nodeClientAddress,
   nodeHeader,
   nodeIncoming,
-  nodeWebHeaders,
-  readNodeBody,
   readNodeForm,
   writeNodeResponse,
 } from "./node-http.js";
@@ -46,7 +44,6 @@ export {
   parsedForm,
   queryRecord,
   type RequestInternal,
-  readWebBody,
   rebuildRequest,
 } from "./request.js";
 export { finalizeResponse, forbidCaching, type HeaderSetter, noStore, toResponse } from "./response.js";

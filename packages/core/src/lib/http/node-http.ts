@@ -162,7 +162,7 @@ export function nodeHeader(req: Pick<IncomingMessage, "headers">, name: string):
  * const headers = nodeWebHeaders(req)
  * ```
  */
-export function nodeWebHeaders(req: IncomingMessage): Headers {
+function nodeWebHeaders(req: IncomingMessage): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers))
     if (value !== undefined && !name.startsWith(":"))
@@ -179,7 +179,7 @@ export function nodeWebHeaders(req: IncomingMessage): Headers {
  * const text = await readNodeBody(req)
  * ```
  */
-export function readNodeBody(req: IncomingMessage): Promise<string> {
+function readNodeBody(req: IncomingMessage): Promise<string> {
   if (Number(req.headers["content-length"]) > MAX_BODY_BYTES)
     return Promise.reject(new BadBody("The request body is too large", 413));
   if (req.readableEnded) return Promise.resolve("");

@@ -25,7 +25,6 @@ export {
   builtInRoles,
   defineRoles,
   ORGANIZATION_PERMISSIONS,
-  OWNER,
   type Permission,
   type PermissionOf,
   type RoleDeclaration,

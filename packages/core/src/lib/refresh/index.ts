@@ -13,4 +13,4 @@ export {
 } from "./access-token.js";
 export { MemoryRefreshStore } from "./memory-store.js";
 export { LOCK_TTL_MS } from "./single-flight.js";
-export { type ProviderTokens, providerTokensOf } from "./tokens.js";
+export { providerTokensOf } from "./tokens.js";

@@ -10,7 +10,8 @@
  * whatever the framework's own check allows and wherever the call is made from: a request from
  * another origin or site (`Sec-Fetch-Site` `cross-site` or `same-site`, an `Origin` whose scheme,
  * host or port is not the application's, `Origin: null`) is refused with `MissingCSRF` before
- * anything is posted. Only a request that proved its origin (a matching `Origin`, or
+ * anything is posted, unless it is a top-level GET navigation (a link followed from another site
+ * to a Route Handler that signs in on GET: see `topLevelNavigation`). Only a request that proved its origin (a matching `Origin`, or
  * `Sec-Fetch-Site: same-origin`) has the pipeline's token minted for the internal request, so the
  * pipeline's own check still runs, and passes only here. A request with neither header proves
  * nothing (every browser of the last years sends `Origin` on a POST): it must carry the pipeline's
@@ -84,6 +85,20 @@ function parsedOrigin(value: string): string | undefined {
 }
 
 /**
+ * Whether a request is a top-level GET (or HEAD) navigation: a link the visitor followed, from
+ * whatever site, to a page or a Route Handler that signs in on GET (a guest sign-in a proxy sends
+ * every new visitor to). A browser that sends Fetch Metadata sends `Origin` with every request whose
+ * method is not GET or HEAD (the Fetch standard), so a navigation to a document without `Origin` is
+ * one; a cross-site form post, a framed page and a script's request are not. What such a call does
+ * is what the application chose to do on a link, as any GET of its that changes state, and the
+ * Fetch Metadata isolation policy lets top-level navigations through for that reason; a
+ * `SameSite=Lax` cookie is sent on them all the same.
+ */
+function topLevelNavigation(h: HeaderReader): boolean {
+  return h.get("sec-fetch-mode") === "navigate" && h.get("sec-fetch-dest") === "document" && h.get("origin") === null;
+}
+
+/**
  * The CSRF check of a server-side call (see the module's comment). A request another site made
  * is refused: `Sec-Fetch-Site` `cross-site` or `same-site` (a sibling subdomain is another
  * origin), or an `Origin` that is not this application's whole origin (scheme, host and port;
@@ -93,10 +108,12 @@ function parsedOrigin(value: string): string | undefined {
  */
 function sameOrigin(h: HeaderReader, where: Arrival, env: Env): boolean {
   const site = h.get("sec-fetch-site");
-  if (site && site !== "same-origin" && site !== "none")
+  if (site && site !== "same-origin" && site !== "none") {
+    if (topLevelNavigation(h)) return true;
     throw new MissingCSRF(
       `A server-side call (sign-in, sign-out, session update, password account) came from a ${site} request`,
     );
+  }
   const origin = h.get("origin");
   if (origin === null) return site !== null;
   const expected = parsedOrigin(originOf(where, env));

@@ -24,7 +24,6 @@ export {
 export {
   ChannelHealth,
   decodeRevocationEntry,
-  decodeSessionChange,
   deliver,
   encodeRevocationEntry,
   encodeSessionChange,

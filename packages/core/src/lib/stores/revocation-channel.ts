@@ -44,7 +44,7 @@ export function encodeSessionChange(change: SessionChange): string {
 }
 
 /** A session change from its wire form; null for anything else (an entry, a foreign message). */
-export function decodeSessionChange(text: string | undefined | null): SessionChange | null {
+function decodeSessionChange(text: string | undefined | null): SessionChange | null {
   if (!text?.includes('"c"')) return null;
   try {
     const raw: unknown = JSON.parse(text);

@@ -138,6 +138,9 @@ if (app === "latchkey") {
     auth: config,
     store: new core.MemoryAuthorizationStore(),
     scopes: ["api:read"],
+    // The token /api checks is fetched once: it must outlive a whole run on a loaded machine (a run
+    // of 11 minutes at load 25 outlived the default 10 and stopped on /api's rightful 401).
+    ttl: { accessToken: 3600 },
   });
   const service = await core.registerClient(tokens, {
     name: "Service",

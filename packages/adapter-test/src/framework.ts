@@ -5,7 +5,8 @@
  * reach) and calls `runFrameworkContract(driver)` once; the suite then holds the package to the
  * rules every shell shares: mounts (the default and an odd one), body limits, repeated fields,
  * hostile hosts, concurrency, the client address, cookies (attributes, a planted duplicate),
- * Cache-Control, and the session and account helpers the package exposes. Everything runs over
+ * Cache-Control, the session and account helpers the package exposes, the organization guard
+ * (core's `requireAuth` with `organization` / `permission`) and the API-key guard. Everything runs over
  * real HTTP on a loopback socket, through the package as an application uses it.
  * @module framework
  */
@@ -18,10 +19,19 @@ import {
   type PasswordAccountsOptions,
   type PasswordStore,
 } from "@latchkey/core/accounts";
+import { ApiKeys, type ApiKeysApi, MemoryApiKeyStore } from "@latchkey/core/api-keys";
 import { createMemoryStore, MemoryAdapter } from "@latchkey/core/memory-adapter";
+import {
+  builtInRoles,
+  defineRoles,
+  MemoryOrganizationStore,
+  Organizations,
+  type OrganizationsApi,
+} from "@latchkey/core/organizations";
 import { hashPassword } from "@latchkey/core/password";
 import Credentials from "@latchkey/core/providers/credentials";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { untilTrue } from "./wait.js";
 
 /** A started application of the framework under test. */
 export interface FrameworkServer {
@@ -40,6 +50,12 @@ export interface FrameworkSetup {
   mount: string;
   /** The password accounts' options, for the drivers whose package exposes account functions. */
   accounts: PasswordAccountsOptions;
+  /**
+   * The application's API keys (`ApiKeys(config, { store })`), for the package's API-key guard at
+   * `GET /contract/api-key` (see {@link FrameworkDriver.apiKeyGuard}); absent where the suite asks
+   * nothing of API keys.
+   */
+  apiKeys?: ApiKeysApi;
 }
 
 /** The helpers of a package the contract reaches, each through a route the driver serves. */
@@ -69,6 +85,13 @@ export interface FrameworkHelpers {
    * application's own forms, answering `200 {"ok": true}` (or the check's 403).
    */
   csrf?: boolean;
+  /**
+   * `POST /contract/switch-organization`: the package's server-side switch of the active
+   * organization (a server action, a form action) given the posted form (`organizationId`),
+   * answering `200 {"activeOrganization": ...}`, its refusal's status with `{"error": ...}`, or
+   * 403 for `MissingCSRF`.
+   */
+  switchOrganization?: boolean;
 }
 
 /** How the contract drives one framework package. */
@@ -97,6 +120,28 @@ export interface FrameworkDriver {
    */
   readers?: string[];
   /**
+   * Whether the package has the organization guard (core's `requireAuth` with `organization`,
+   * `role`, `permission`), served when the configuration has `organizations` as
+   * `GET /contract/organization` (`{ organization: true }`) and `GET /contract/permission`
+   * (`{ permission: "project:delete" }`), each answering `200 {"id": ..., "organizationId": ...}`
+   * (the session's user and active organization) behind it, and a client that does not accept
+   * HTML a `401`/`403` with the guard's JSON body.
+   */
+  organizationGuard?: boolean;
+  /**
+   * Whether the package has an API-key guard, served when `setup.apiKeys` is given as
+   * `GET /contract/api-key` demanding the scope `project:read` and answering
+   * `200 {"id": ..., "owner": ...}` (the key's principal) behind it, core's refusal otherwise.
+   */
+  apiKeyGuard?: boolean;
+  /**
+   * Whether the server under the framework shows the guard an `Authorization` header sent twice
+   * (Node.js keeps only the first in `request.headers` and every one in `rawHeaders`; Hono's
+   * Node.js server joins them). False where the framework builds its request from Node.js's
+   * `headers` (Next.js's server, SvelteKit's adapter-node): the first is then the only one it has.
+   */
+  seesRepeatedAuthorization?: boolean;
+  /**
    * Starts an application with `config`, the actions served at `setup.mount`, and these routes:
    * `GET /contract/session` answering `200` with the {@link sessionAnswer} of the package's session
    * read (`getSession`, `auth()`, `event.locals.auth()`), the guard's `GET /contract/guarded`
@@ -111,6 +156,8 @@ const USERS: Record<string, { id: string; name: string; password: string }> = {
 };
 const EMAIL = "ada@example.com";
 const USER_ID = "u1";
+const ADA = "u1";
+const EVE = "u2";
 /** Ada's password in the password accounts' store (the credentials provider of the contract has its own). */
 const ACCOUNT_PASSWORD = "lovelace analytical engine";
 const ODD_MOUNT = "/odd.mount/v-2/auth";
@@ -128,7 +175,21 @@ interface Started {
   /** The client address of each audited sign-in attempt, in order. */
   addresses: Array<string | undefined>;
   errors: unknown[];
+  /** The application's organizations (its configuration's `organizations`). */
+  orgs: OrganizationsApi;
+  /** The application's API keys, the ones the package's guard is given. */
+  keys: ApiKeysApi;
+  /** The API keys of another instance of the application: its own configuration object, the same store. */
+  otherKeys: ApiKeysApi;
 }
+
+/** The contract's roles: admins (and owners) may delete projects, members read them. */
+const ROLES = defineRoles({
+  ...builtInRoles,
+  admin: [...builtInRoles.admin, "project:delete"],
+  member: ["project:read"],
+});
+const ACTIVE_ORGANIZATION_COOKIE = `${SESSION_COOKIE}-organization`;
 
 /**
  * What a reader route of a driver answers for `session` (the package's session, or null): the
@@ -146,6 +207,45 @@ export function sessionAnswer(session: { user?: { id?: unknown } | null } | null
   const id = session?.user?.id;
   return { id: typeof id === "string" ? id : null, signedIn: !!session?.user };
 }
+
+/**
+ * What an organization-guarded route of a driver answers for `session`: the user's id and the
+ * active organization's (null: none).
+ *
+ * @example
+ * ```ts
+ * app.get("/contract/organization", requireAuth(config, { organization: true }), (_req, res) => res.json(organizationAnswer(res.locals.session)))
+ * ```
+ */
+export function organizationAnswer(session: { user?: { id?: unknown } | null } | null | undefined): {
+  id: string | null;
+  organizationId: string | null;
+} {
+  const active = (session as { activeOrganization?: { id?: unknown } | null } | null | undefined)?.activeOrganization;
+  return { id: sessionAnswer(session).id, organizationId: typeof active?.id === "string" ? active.id : null };
+}
+
+/**
+ * What an API-key-guarded route of a driver answers for the key's principal: its id and owner.
+ *
+ * @example
+ * ```ts
+ * app.get("/contract/api-key", requireApiKey(keys, { scopes: ["project:read"] }), (c) => c.json(apiKeyAnswer(c.get("apiKey"))))
+ * ```
+ */
+export function apiKeyAnswer(key: { id: string; owner: { type: string; id: string } }): {
+  id: string;
+  owner: { type: string; id: string };
+} {
+  return { id: key.id, owner: key.owner };
+}
+
+/** The guard options of `GET /contract/organization` and `GET /contract/permission`, and the scopes of `GET /contract/api-key`. */
+export const CONTRACT_GUARDS = {
+  organization: { organization: true },
+  permission: { permission: "project:delete" },
+  apiKey: { scopes: ["project:read"] },
+} as const;
 
 /** A browser's cookie jar: what a response sets is sent back; redirects are not followed. */
 export class ContractJar {
@@ -267,6 +367,11 @@ async function contractConfig(
       }),
     ],
     callbacks: {
+      // A session update may rename the user (the `jwt` callback's `trigger: "update"`), nothing else.
+      jwt: ({ token, trigger, session }) => {
+        const name = (session as { name?: unknown } | undefined)?.name;
+        return trigger === "update" && typeof name === "string" ? { ...token, name } : token;
+      },
       session: ({ session, token }) => ({ ...session, user: { ...session.user, id: String(token.sub) } }),
     },
     audit: {},
@@ -316,8 +421,20 @@ export function runFrameworkContract(driver: FrameworkDriver, tables: FrameworkT
       const accounts = await accountsOptions(started.mails);
       started.accounts = accounts;
       started.hash = await accounts.passwords.getPasswordHash(USER_ID);
-      const config = await contractConfig(started, extra);
-      started.server = await driver.start(config, { mount, accounts });
+      const organizationStore = MemoryOrganizationStore();
+      const config = await contractConfig(started, {
+        organizations: { store: organizationStore, roles: ROLES },
+        ...extra,
+      });
+      started.orgs = Organizations(config, { store: organizationStore, roles: ROLES });
+      const keyOptions = {
+        store: MemoryApiKeyStore(),
+        organizations: started.orgs,
+        userScopes: ["project:read", "project:write"],
+      };
+      started.keys = ApiKeys(config, keyOptions);
+      started.otherKeys = ApiKeys({ ...config }, keyOptions);
+      started.server = await driver.start(config, { mount, accounts, apiKeys: started.keys });
       started.mount = mount;
       started.base = `${started.server.origin}${mount}`;
       running.push(started);
@@ -545,6 +662,51 @@ export function runFrameworkContract(driver: FrameworkDriver, tables: FrameworkT
       });
     });
 
+    describe("rule: a session update (POST <basePath>/session) needs the browser's own CSRF token", () => {
+      /** The user's name the session action answers for `jar`. */
+      const nameOf = async (jar: ContractJar) =>
+        ((await (await jar.fetch(`${app.base}/session`)).json()) as { user?: { name?: string } } | null)?.user?.name;
+      const update = (jar: ContractJar, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+        jar.fetch(`${app.base}/session`, {
+          method: "POST",
+          body: JSON.stringify(body),
+          headers: { "content-type": "application/json", accept: "application/json", ...headers },
+        });
+
+      it("honest: with its token, the update goes through the callbacks and the next read shows it", async () => {
+        const jar = new ContractJar();
+        await signIn(jar, app.base);
+        const csrfToken = await csrfOf(jar, app.base);
+        const answer = await update(jar, { csrfToken, data: { name: "Ada L." } });
+        expect(answer.status).toBe(200);
+        expect(((await answer.json()) as { user?: { name?: string } }).user?.name).toBe("Ada L.");
+        expect(await nameOf(jar)).toBe("Ada L.");
+      });
+
+      it("attack: no token, a forged one, another browser's, or its own without its CSRF cookie changes nothing and is never a 5xx", async () => {
+        const jar = new ContractJar();
+        await signIn(jar, app.base);
+        const others = await csrfOf(new ContractJar(), app.base);
+        const own = await csrfOf(jar, app.base);
+        const attempts: Array<[Record<string, unknown>, Record<string, string>]> = [
+          [{ data: { name: "Mallory" } }, {}],
+          [{ csrfToken: "forged", data: { name: "Mallory" } }, {}],
+          [{ csrfToken: others, data: { name: "Mallory" } }, {}],
+          // The browser's own token, sent with another browser's cookies: the token is bound to its cookie.
+          [
+            { csrfToken: own, data: { name: "Mallory" } },
+            { cookie: `${SESSION_COOKIE}=${jar.cookies.get(SESSION_COOKIE)}` },
+          ],
+        ];
+        for (const [body, headers] of attempts) {
+          const answer = await update(jar.copy(), body, headers);
+          expect(answer.status, `${JSON.stringify(body)} ${JSON.stringify(headers)}`).not.toBe(200);
+          expect(answer.status, JSON.stringify(body)).toBeLessThan(500);
+          expect(await nameOf(jar)).toBe("Ada");
+        }
+      });
+    });
+
     describe("rule: nothing that carries a session or sets a cookie is cached", () => {
       it("every answer of the actions that sets a cookie, and the session of a signed-in user, is no-store", async () => {
         const jar = new ContractJar();
@@ -558,6 +720,281 @@ export function runFrameworkContract(driver: FrameworkDriver, tables: FrameworkT
         }
       });
     });
+
+    if (driver.organizationGuard)
+      describe("rule: the organization guard is core's requireAuth, whatever the framework", () => {
+        let served: Started;
+        beforeAll(async () => {
+          served = await start(driver.defaultMount);
+        });
+        const json = { accept: "application/json" };
+        /** What `path` answers the browser holding `jar` (as an API client). */
+        const at = async (jar: ContractJar, path: string, headers: Record<string, string> = {}) => {
+          const answer = await jar.fetch(`${served.server.origin}${path}`, { headers: { ...json, ...headers } });
+          const text = await answer.text();
+          return { status: answer.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> | null };
+        };
+        /** Switches the active organization through the action `POST <base>/organization`. */
+        const choose = async (jar: ContractJar, organizationId: string) => {
+          const csrfToken = await csrfOf(jar, served.base);
+          return jar.fetch(`${served.base}/organization`, { form: { csrfToken, organizationId }, headers: json });
+        };
+        /** A new organization owned by `owner`, with `members` added by the owner. */
+        const organization = async (owner: string, members: Record<string, string> = {}) => {
+          const slug = `contract-${randomBytes(4).toString("hex")}`;
+          const created = await served.orgs.create(owner, { name: slug, slug });
+          if (!created.ok) throw new Error(`the contract could not create an organization: ${created.reason}`);
+          for (const [userId, role] of Object.entries(members)) {
+            const added = await served.orgs.addMember(owner, created.value.id, { userId, role });
+            if (!added.ok) throw new Error(`the contract could not add ${userId}: ${added.reason}`);
+          }
+          return created.value.id;
+        };
+        const signedIn = async (user: string) => {
+          const jar = new ContractJar();
+          expect((await signIn(jar, served.base, user)).status).toBe(302);
+          return jar;
+        };
+
+        it("signed out: a client gets 401 SessionRequired, a browser is sent to sign in with its URL", async () => {
+          for (const path of ["/contract/organization", "/contract/permission"]) {
+            expect(await at(new ContractJar(), path)).toMatchObject({
+              status: 401,
+              body: { error: "SessionRequired" },
+            });
+            const browser = await fetch(`${served.server.origin}${path}?tab=2`, {
+              headers: { accept: "text/html" },
+              redirect: "manual",
+            });
+            expect([302, 303, 307], path).toContain(browser.status);
+            const location = new URL(browser.headers.get("location") ?? "", served.server.origin);
+            expect(location.pathname).toBe(`${served.mount}/signin`);
+            expect(location.searchParams.get("callbackUrl")).toMatch(new RegExp(`${path}\\?tab=2$`));
+          }
+        });
+
+        it("signed in without an active organization: 403 OrganizationRequired, at both", async () => {
+          const jar = await signedIn("ada");
+          await organization(ADA);
+          for (const path of ["/contract/organization", "/contract/permission"])
+            expect(await at(jar, path)).toMatchObject({ status: 403, body: { error: "OrganizationRequired" } });
+        });
+
+        it("a member without the permission is refused it; promoted, she has it at her next request; removed, she loses the organization at her next request", async () => {
+          const acme = await organization(ADA, { [EVE]: "member" });
+          const eve = await signedIn("eve");
+          expect((await choose(eve, acme)).status).toBe(200);
+          expect(await at(eve, "/contract/organization")).toEqual({
+            status: 200,
+            body: { id: EVE, organizationId: acme },
+          });
+          expect(await at(eve, "/contract/permission")).toMatchObject({ status: 403, body: { error: "Forbidden" } });
+          expect((await served.orgs.setRole(ADA, acme, EVE, "admin")).ok).toBe(true);
+          expect(await at(eve, "/contract/permission")).toEqual({
+            status: 200,
+            body: { id: EVE, organizationId: acme },
+          });
+          expect((await served.orgs.removeMember(ADA, acme, EVE)).ok).toBe(true);
+          for (const path of ["/contract/organization", "/contract/permission"])
+            expect(await at(eve, path)).toMatchObject({ status: 403, body: { error: "OrganizationRequired" } });
+        });
+
+        it("attack: choosing an organization one is not a member of, or one that does not exist, is the same 404 and chooses nothing", async () => {
+          const theirs = await organization(EVE);
+          const ada = await signedIn("ada");
+          const answers = [];
+          for (const id of [theirs, `${theirs.slice(0, -1)}${theirs.endsWith("0") ? "1" : "0"}`]) {
+            const answer = await choose(ada, id);
+            answers.push({ status: answer.status, body: await answer.json() });
+          }
+          expect(answers[0]).toMatchObject({ status: 404, body: { error: "OrganizationNotFound" } });
+          expect(answers[1]).toEqual(answers[0]);
+          expect(await at(ada, "/contract/organization")).toMatchObject({ status: 403 });
+        });
+
+        it("attack: another user's active-organization cookie, even for an organization both belong to, decides nothing", async () => {
+          const shared = await organization(EVE, { [ADA]: "admin" });
+          const evesOwn = await organization(EVE);
+          const ada = await signedIn("ada");
+          for (const id of [shared, evesOwn]) {
+            const eve = await signedIn("eve");
+            expect((await choose(eve, id)).status).toBe(200);
+            const planted = eve.cookies.get(ACTIVE_ORGANIZATION_COOKIE);
+            expect(planted, "the action set eve's cookie").toBeTruthy();
+            const jar = ada.copy();
+            jar.cookies.set(ACTIVE_ORGANIZATION_COOKIE, planted as string);
+            for (const path of ["/contract/organization", "/contract/permission"])
+              expect(await at(jar, path)).toMatchObject({ status: 403, body: { error: "OrganizationRequired" } });
+          }
+        });
+
+        it("attack: a cookie a sibling sub-domain plants beside the browser's own (either order), or a forged one, decides nothing", async () => {
+          const adas = await organization(ADA);
+          const evesOwn = await organization(EVE);
+          const ada = await signedIn("ada");
+          expect((await choose(ada, adas)).status).toBe(200);
+          const eve = await signedIn("eve");
+          expect((await choose(eve, evesOwn)).status).toBe(200);
+          const own = `${ACTIVE_ORGANIZATION_COOKIE}=${ada.cookies.get(ACTIVE_ORGANIZATION_COOKIE)}`;
+          const planted = `${ACTIVE_ORGANIZATION_COOKIE}=${eve.cookies.get(ACTIVE_ORGANIZATION_COOKIE)}`;
+          const session = `${SESSION_COOKIE}=${ada.cookies.get(SESSION_COOKIE)}`;
+          const forged = `${ACTIVE_ORGANIZATION_COOKIE}=${Buffer.from(evesOwn).toString("base64url")}.${"A".repeat(43)}`;
+          for (const cookie of [`${planted}; ${session}; ${own}`, `${session}; ${own}; ${planted}`]) {
+            expect(await at(new ContractJar(), "/contract/permission", { cookie })).toMatchObject({
+              status: 403,
+              body: { error: "OrganizationRequired" },
+            });
+          }
+          expect(
+            await at(new ContractJar(), "/contract/organization", { cookie: `${session}; ${forged}` }),
+          ).toMatchObject({ status: 403, body: { error: "OrganizationRequired" } });
+          // Her own cookie alone still works: the refusals above were the planted cookies'.
+          expect(await at(ada, "/contract/permission")).toEqual({
+            status: 200,
+            body: { id: ADA, organizationId: adas },
+          });
+        });
+
+        it.runIf(driver.helpers?.switchOrganization)(
+          "the package's server-side switch: the application's own page switches (the guard follows), another site's post is 403 and switches nothing",
+          async () => {
+            const acme = await organization(ADA);
+            const ada = await signedIn("ada");
+            const url = `${served.server.origin}/contract/switch-organization`;
+            for (const headers of [
+              { origin: "http://evil.example", "sec-fetch-site": "cross-site" },
+              { origin: served.server.origin, "sec-fetch-site": "same-site" },
+            ]) {
+              expect((await ada.fetch(url, { form: { organizationId: acme }, headers })).status).toBe(403);
+              expect(await at(ada, "/contract/organization")).toMatchObject({ status: 403 });
+            }
+            const sameOrigin = { origin: served.server.origin, "sec-fetch-site": "same-origin" };
+            const other = await organization(EVE);
+            const refused = await ada.fetch(url, { form: { organizationId: other }, headers: sameOrigin });
+            expect(refused.status).toBe(404);
+            expect(await refused.json()).toMatchObject({ error: "OrganizationNotFound" });
+            const answer = await ada.fetch(url, { form: { organizationId: acme }, headers: sameOrigin });
+            expect(answer.status).toBe(200);
+            expect(await answer.json()).toEqual({ activeOrganization: { id: acme, role: "owner" } });
+            expect(await at(ada, "/contract/permission")).toEqual({
+              status: 200,
+              body: { id: ADA, organizationId: acme },
+            });
+          },
+        );
+      });
+
+    if (driver.apiKeyGuard)
+      describe("rule: the API-key guard is core's, whatever the framework", () => {
+        let served: Started;
+        beforeAll(async () => {
+          served = await start(driver.defaultMount);
+        });
+        const url = () => `${served.server.origin}/contract/api-key`;
+        /** A new key of ada's (scope project:read unless told). */
+        const keyOf = async (
+          input: Parameters<ApiKeysApi["create"]>[1] = { name: "contract", scopes: ["project:read"] },
+        ) => {
+          const made = await served.keys.create(ADA, input);
+          if (!made.ok) throw new Error(`the contract could not make a key: ${made.reason}`);
+          return made.value;
+        };
+        const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+        const answer = async (headers: Record<string, string | string[]>) => {
+          const got = await raw(url(), { headers });
+          return {
+            status: got.status,
+            body: got.body ? (JSON.parse(got.body) as Record<string, unknown>) : null,
+            headers: got.headers,
+          };
+        };
+
+        it("honest: a key with the scope passes, its principal handed to the route (a user's and an organization's)", async () => {
+          const { key, record } = await keyOf();
+          expect(await answer(bearer(key))).toMatchObject({
+            status: 200,
+            body: { id: record.id, owner: { type: "user", id: ADA } },
+          });
+          const created = await served.orgs.create(ADA, {
+            name: "Keys",
+            slug: `keys-${randomBytes(4).toString("hex")}`,
+          });
+          if (!created.ok) throw new Error(created.reason);
+          const org = await keyOf({ name: "ci", scopes: ["project:read"], organizationId: created.value.id });
+          expect(await answer({ "x-api-key": org.key })).toMatchObject({
+            status: 200,
+            body: { id: org.record.id, owner: { type: "organization", id: created.value.id } },
+          });
+        });
+
+        it("no key: 401 with a Bearer challenge and no error (RFC 6750 §3.1), never cached", async () => {
+          const got = await answer({});
+          expect(got.status).toBe(401);
+          expect(String(got.headers["www-authenticate"])).toMatch(/^Bearer /);
+          expect(String(got.headers["www-authenticate"])).not.toMatch(/error=/);
+          expect(String(got.headers["cache-control"])).toMatch(/no-store/);
+        });
+
+        it("attack: malformed — two different keys, a Bearer value of two tokens, a key of 10 kB — is 400 invalid_request", async () => {
+          const { key } = await keyOf();
+          for (const headers of [
+            { ...bearer(key), "x-api-key": `${key.slice(0, -1)}x` },
+            { authorization: `Bearer ${key} ${key}` },
+            bearer(`lk_0123456789abcdef_${"A".repeat(10_000)}`),
+          ])
+            expect(await answer(headers)).toMatchObject({ status: 400, body: { error: "invalid_request" } });
+        });
+
+        it("attack: a wrong secret, a revoked key, an expired key are one 401 invalid_token, alike", async () => {
+          const { key } = await keyOf();
+          const last = key.at(-1) === "A" ? "B" : "A";
+          const wrong = await answer(bearer(`${key.slice(0, -1)}${last}`));
+          expect(wrong).toMatchObject({ status: 401, body: { error: "invalid_token" } });
+          const revoked = await keyOf();
+          expect((await answer(bearer(revoked.key))).status).toBe(200);
+          // Revoked through another instance of the application over the same store: refused at once here.
+          expect((await served.otherKeys.revoke(ADA, revoked.record.id)).ok).toBe(true);
+          const afterRevocation = await answer(bearer(revoked.key));
+          const expiring = await keyOf({ name: "brief", scopes: ["project:read"], expiresIn: 0.001 });
+          const expiresAt = expiring.record.expiresAt?.getTime() ?? 0;
+          await untilTrue(async () => Date.now() > expiresAt);
+          const expired = await answer(bearer(expiring.key));
+          for (const refused of [afterRevocation, expired]) {
+            expect(refused.status).toBe(401);
+            expect(refused.body).toEqual(wrong.body);
+          }
+        });
+
+        it("attack: a key without the route's scope is 403 insufficient_scope", async () => {
+          const { key } = await keyOf({ name: "writer", scopes: ["project:write"] });
+          expect(await answer(bearer(key))).toMatchObject({ status: 403, body: { error: "insufficient_scope" } });
+        });
+
+        it("attack: a header sent twice is never 'the first wins' where the framework shows it", async () => {
+          const { key } = await keyOf();
+          const other = (await keyOf()).key;
+          // Node.js joins a repeated X-API-Key into one value: malformed in every framework.
+          expect(await answer({ "x-api-key": [key, other] })).toMatchObject({ status: 400 });
+          expect(await answer({ "x-api-key": [key, key] })).toMatchObject({ status: 400 });
+          const twice = await answer({ authorization: [`Bearer ${key}`, `Bearer ${other}`] });
+          if (driver.seesRepeatedAuthorization) expect(twice).toMatchObject({ status: 400 });
+          // Node.js's `headers` keep the first Authorization only: the framework hands nothing else on.
+          else expect(twice).toMatchObject({ status: 200 });
+        });
+
+        it("attack: 15 requests at once on a key limited to 5 let exactly 5 through: each request counted once", async () => {
+          const { key } = await keyOf({
+            name: "limited",
+            scopes: ["project:read"],
+            rateLimit: { max: 5, windowSeconds: 3600 },
+          });
+          const answers = await Promise.all(Array.from({ length: 15 }, () => answer(bearer(key))));
+          const statuses = answers.map((a) => a.status).sort();
+          expect(statuses).toEqual([...Array(5).fill(200), ...Array(10).fill(429)]);
+          for (const limited of answers.filter((a) => a.status === 429))
+            expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
+        });
+      });
 
     const helpers = driver.helpers ?? {};
     if (helpers.signIn || helpers.signOut)

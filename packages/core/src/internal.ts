@@ -73,9 +73,11 @@ export {
   type ServerCall,
   type SessionRequest,
   type SignInAuthorizationParams,
+  type SwitchedOrganization,
   serve,
   serverSignIn,
   serverSignOut,
+  serverSwitchOrganization,
 } from "./lib/serve/index.js";
 export { type SessionReadAnswer, sessionReadOf } from "./lib/session/index.js";
 export { boundAccounts, boundSessions, warnOnceFor } from "./lib/shell/index.js";

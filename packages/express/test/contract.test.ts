@@ -2,7 +2,14 @@
 // mount, getSession and requireAuth, requestPasswordReset and changePassword with the request's
 // form, getCsrfToken and requireCsrf.
 import type { AddressInfo } from "node:net";
-import { type FrameworkDriver, runFrameworkContract, sessionAnswer } from "@latchkey/adapter-test/framework";
+import {
+  apiKeyAnswer,
+  CONTRACT_GUARDS,
+  type FrameworkDriver,
+  organizationAnswer,
+  runFrameworkContract,
+  sessionAnswer,
+} from "@latchkey/adapter-test/framework";
 import { hostileHostMailCases } from "@latchkey/adapter-test/hostile-hosts";
 import express from "express";
 import { sessionReads } from "../../../test/frameworks/session-reads.js";
@@ -12,6 +19,7 @@ import {
   getCsrfToken,
   getSession,
   requestPasswordReset,
+  requireApiKey,
   requireAuth,
   requireCsrf,
 } from "../src/index.js";
@@ -22,8 +30,11 @@ const express5: FrameworkDriver = {
   defaultMount: "/auth",
   namesPeer: true,
   guard: "status",
+  organizationGuard: true,
+  apiKeyGuard: true,
+  seesRepeatedAuthorization: true,
   helpers: { requestPasswordReset: true, changePassword: true, csrf: true },
-  async start(config, { mount, accounts }) {
+  async start(config, { mount, accounts, apiKeys }) {
     const app = express();
     app.use(mount, ExpressAuth(config));
     app.get("/contract/session", async (req, res) => {
@@ -32,6 +43,18 @@ const express5: FrameworkDriver = {
     app.get("/contract/guarded", requireAuth(config), (_req, res) => {
       res.json({ id: res.locals.session.user?.id });
     });
+    if (config.organizations) {
+      app.get("/contract/organization", requireAuth(config, CONTRACT_GUARDS.organization), (_req, res) => {
+        res.json(organizationAnswer(res.locals.session));
+      });
+      app.get("/contract/permission", requireAuth(config, CONTRACT_GUARDS.permission), (_req, res) => {
+        res.json(organizationAnswer(res.locals.session));
+      });
+    }
+    if (apiKeys)
+      app.get("/contract/api-key", requireApiKey(apiKeys, CONTRACT_GUARDS.apiKey), (_req, res) => {
+        res.json(apiKeyAnswer(res.locals.apiKey as Parameters<typeof apiKeyAnswer>[0]));
+      });
     app.post("/contract/forgot", express.urlencoded({ extended: false }), async (req, res) => {
       res.json(await requestPasswordReset(req, config, accounts));
     });

@@ -19,6 +19,7 @@
  * @module @latchkey/fastify
  */
 import type { AuthConfig, Session } from "@latchkey/core";
+import type { ApiKeyPrincipal } from "@latchkey/core/api-keys";
 import {
   finalizeResponse,
   type GuardOptions,
@@ -35,6 +36,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHook
 export { customFetch, skipCSRFCheck } from "@latchkey/core";
 export * from "@latchkey/core/errors";
 export type * from "@latchkey/core/types";
+export { requireApiKey } from "./api-keys.js";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -116,6 +118,7 @@ async function latchkey(fastify: FastifyInstance, options: AuthConfig & { prefix
   const config = shellConfig(auth, { logger: structuredLogger(fastify.log) });
   fastify.decorate(kConfig as unknown as string, config);
   fastify.decorateRequest("session", null as unknown as Session);
+  fastify.decorateRequest("apiKey", null as unknown as ApiKeyPrincipal);
   fastify.decorate("requireAuth", (guardOptions: GuardOptions = {}): preHandlerAsyncHookHandler => {
     const check = guard(config, guardOptions);
     return async function requireSession(request, reply) {

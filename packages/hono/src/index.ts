@@ -36,6 +36,7 @@ import type { Context, MiddlewareHandler } from "hono";
 export { customFetch, skipCSRFCheck } from "@latchkey/core";
 export * from "@latchkey/core/errors";
 export type * from "@latchkey/core/types";
+export { type ApiKeyVariables, requireApiKey } from "./api-keys.js";
 
 /** The context variables Latchkey sets: `c.get("session")`. */
 export type SessionVariables<S> = { Variables: { session: S } };

@@ -8,7 +8,7 @@
  * CSRF: Next.js refuses a server action whose `Origin` is not the host's, and the core checks
  * again, whatever Next.js is configured to allow and wherever these are called from (a Route
  * Handler has no check of Next.js's own): another origin or site is refused with `MissingCSRF`
- * (a top-level GET navigation, a link followed to a Route Handler that signs in on GET, excepted),
+ * (a credentials sign-in with no field of its own, a guest, excepted while no session is live),
  * and a request with neither `Origin` nor `Sec-Fetch-Site` must carry the pipeline's CSRF token
  * (`csrfToken` in the form or the options, with the CSRF cookie). See the core's
  * `lib/serve/server-action.ts`.
@@ -20,17 +20,19 @@ import {
   formFields,
   postServerCall,
   type SignInAuthorizationParams,
+  type SwitchedOrganization,
   serverSignIn,
   serverSignOut,
+  serverSwitchOrganization,
 } from "@latchkey/core/internal";
 import { arrival, type CookieWriter, writeCookies } from "./convert.js";
 import { nextEnv } from "./env.js";
 import { nextHeaders, nextNavigation } from "./next-modules.js";
 
-export type { SignInAuthorizationParams };
+export type { SignInAuthorizationParams, SwitchedOrganization };
 
 const RENDERING =
-  "signIn, signOut and unstable_update of @latchkey/next must run in a Server Action or a Route Handler: Next.js forbids setting cookies while a Server Component renders. Call them from a form's action or an onClick server action instead.";
+  "signIn, signOut, unstable_update and switchOrganization of @latchkey/next must run in a Server Action or a Route Handler: Next.js forbids setting cookies while a Server Component renders. Call them from a form's action or an onClick server action instead.";
 
 /**
  * Whether a cookie store is the read-only one Next.js gives a Server Component: all its writing
@@ -96,4 +98,18 @@ export async function update(config: AuthConfig, data: unknown): Promise<Session
   const res = await postServerCall(await begin(config), "/session", { data }, "application/json");
   const body = res.body;
   return (res.status ?? 200) === 200 && body && typeof body === "object" ? (body as unknown as Session) : null;
+}
+
+/** The server-side switch of the active organization (see `NextAuthResult.switchOrganization`). */
+export async function switchOrganization(
+  config: AuthConfig,
+  input: FormData | string | null | { organizationId?: string | null; csrfToken?: string },
+): Promise<SwitchedOrganization> {
+  const fields =
+    input instanceof FormData
+      ? formFields(input)
+      : typeof input === "object" && input !== null
+        ? input
+        : { organizationId: input };
+  return serverSwitchOrganization(await begin(config), fields.organizationId, fields.csrfToken);
 }

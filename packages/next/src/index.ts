@@ -28,7 +28,14 @@ import {
   warnOnceFor,
 } from "@latchkey/core/internal";
 import type { NextFetchEvent, NextMiddleware, NextRequest } from "next/server.js";
-import { type SignInAuthorizationParams, signIn, signOut, update } from "./actions.js";
+import {
+  type SignInAuthorizationParams,
+  type SwitchedOrganization,
+  signIn,
+  signOut,
+  switchOrganization,
+  update,
+} from "./actions.js";
 import {
   arrival,
   type CookieWriter,
@@ -39,12 +46,15 @@ import {
   writeCookies,
 } from "./convert.js";
 import { nextConfig, nextEnv } from "./env.js";
+import { nextRequireAuth } from "./guard.js";
 import { loadedNextHeaders, loadedNextServer, nextHeaders, nextServer } from "./next-modules.js";
 
 export { customFetch, skipCSRFCheck } from "@latchkey/core";
 export * from "@latchkey/core/errors";
 export type { Account, DefaultSession, Profile, Session, User } from "@latchkey/core/types";
-export type { SignInAuthorizationParams, SignInOptions } from "./actions.js";
+export type { SignInAuthorizationParams, SignInOptions, SwitchedOrganization } from "./actions.js";
+export { requireApiKey } from "./api-keys.js";
+export type { GuardedRouteHandler, NextGuardOptions } from "./guard.js";
 export { EdgeRuntimeUnsupported } from "./runtime.js";
 
 /** The configuration of `NextAuth`: Latchkey's, with the `authorized` callback of middleware. */
@@ -125,6 +135,25 @@ export interface NextAuthResult {
   }) => Promise<R extends false ? any : never>;
   /** Updates the session from the server (the `jwt` callback's `trigger: "update"`); returns the new session. */
   unstable_update: (data: Partial<Session | { user: Partial<Session["user"]> }>) => Promise<Session | null>;
+  /**
+   * The route guard (core's `requireAuth`: signed in, `factors`/`amr`, and with `organizations`
+   * configured `organization`, `role`, `permission` in the active organization). In a Server
+   * Component or Server Action, `await requireAuth(options)` returns the session, or calls
+   * Next.js's `redirect()` to sign in (back to `callbackUrl`), and for a refusal `forbidden()`
+   * (with `experimental.authInterrupts`; else `notFound()`). `requireAuth(options, handler)` wraps
+   * a Route Handler: the session on `req.auth`, or a browser redirected to sign in and another
+   * client answered `401`/`403` JSON (`SessionRequired`, `OrganizationRequired`, `Forbidden`).
+   */
+  requireAuth: ReturnType<typeof nextRequireAuth>;
+  /**
+   * A Server Action making `organizationId` the active organization of the signed-in user (a
+   * string, `null` to clear it, or a form with `organizationId`), after the store confirms the
+   * membership: `{ ok: true, activeOrganization }`, or `{ ok: false, status, error, message }`
+   * (400 `InvalidOrganization`, 401 `SessionRequired`, 404 `OrganizationNotFound`).
+   */
+  switchOrganization: (
+    input: FormData | string | null | { organizationId?: string | null; csrfToken?: string },
+  ) => Promise<SwitchedOrganization>;
 }
 
 /**
@@ -353,6 +382,8 @@ export default function NextAuth(config: ConfigSource): NextAuthResult {
     }) as NextAuthResult["signIn"],
     signOut: (async (options) => signOut(await resolved(), options)) as NextAuthResult["signOut"],
     unstable_update: async (data) => update(await resolved(), data),
+    requireAuth: nextRequireAuth(fixed ? nextConfig(fixed) : resolved),
+    switchOrganization: async (input) => switchOrganization(await resolved(), input),
   };
 }
 

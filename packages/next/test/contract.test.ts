@@ -6,10 +6,17 @@ import "./next-internals.js";
 
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type FrameworkDriver, runFrameworkContract, sessionAnswer } from "@latchkey/adapter-test/framework";
+import {
+  apiKeyAnswer,
+  CONTRACT_GUARDS,
+  type FrameworkDriver,
+  organizationAnswer,
+  runFrameworkContract,
+  sessionAnswer,
+} from "@latchkey/adapter-test/framework";
 import { hostileHostMailCases } from "@latchkey/adapter-test/hostile-hosts";
 import { MissingCSRF } from "@latchkey/core/errors";
-import { NextAuth, type NextAuthConfig } from "@latchkey/next";
+import { NextAuth, type NextAuthConfig, requireApiKey } from "@latchkey/next";
 import { PasswordAccounts } from "@latchkey/next/accounts";
 import { NextRequest } from "next/server.js";
 import { webRequestOf, writeWebResponse } from "../../../test/frameworks/http.js";
@@ -32,15 +39,31 @@ const next: FrameworkDriver = {
   defaultMount: "/api/auth",
   namesPeer: false,
   guard: "redirect",
-  helpers: { signIn: true, signOut: true, requestPasswordReset: true, changePassword: true },
+  organizationGuard: true,
+  apiKeyGuard: true,
+  // Next.js's server builds the request from Node.js's `headers`, which keep the first Authorization only.
+  seesRepeatedAuthorization: false,
+  helpers: { signIn: true, signOut: true, requestPasswordReset: true, changePassword: true, switchOrganization: true },
   readers: ["/contract/proxied"],
-  async start(config, { mount, accounts }) {
+  async start(config, { mount, accounts, apiKeys }) {
     const own: NextAuthConfig = {
       ...config,
       basePath: mount === "/api/auth" ? undefined : mount,
       callbacks: { ...config.callbacks, authorized: ({ auth }) => !!auth },
     };
-    const { handlers, auth, signIn, signOut } = NextAuth(own);
+    const { handlers, auth, signIn, signOut, requireAuth, switchOrganization } = NextAuth(own);
+    // Route Handlers behind the guards, as an application exports them from its route.ts files.
+    const routes: Record<string, ((req: NextRequest, ctx: unknown) => Promise<Response>) | undefined> = {
+      "/contract/organization": own.organizations
+        ? requireAuth(CONTRACT_GUARDS.organization, async (req) => Response.json(organizationAnswer(req.auth)))
+        : undefined,
+      "/contract/permission": own.organizations
+        ? requireAuth(CONTRACT_GUARDS.permission, async (req) => Response.json(organizationAnswer(req.auth)))
+        : undefined,
+      "/contract/api-key": apiKeys
+        ? requireApiKey(apiKeys, CONTRACT_GUARDS.apiKey, async (req) => Response.json(apiKeyAnswer(req.apiKey)))
+        : undefined,
+    };
     const passwordAccounts = PasswordAccounts(own, accounts);
     let origin = "";
     const server = createServer(async (req, res) => {
@@ -49,7 +72,22 @@ const next: FrameworkDriver = {
       const headers = Object.fromEntries(request.headers);
       const form = async () => new URLSearchParams(await request.text());
       let response: Response;
-      if (pathname.startsWith(`${mount}/`)) {
+      const route = routes[pathname];
+      if (route) {
+        response = await route(new NextRequest(request), { params: Promise.resolve({}) });
+      } else if (pathname === "/contract/switch-organization") {
+        const data = new FormData();
+        for (const [name, value] of await form()) data.append(name, value);
+        const out = await inNextRequest(request.url, headers, () => switchOrganization(data));
+        const switched = out.result;
+        if (!switched) response = answerOf(out);
+        else {
+          response = switched.ok
+            ? Response.json({ activeOrganization: switched.activeOrganization })
+            : Response.json({ error: switched.error }, { status: switched.status });
+          for (const cookie of out.setCookies) response.headers.append("set-cookie", cookie);
+        }
+      } else if (pathname.startsWith(`${mount}/`)) {
         const nextRequest = new NextRequest(request);
         response = await (request.method === "POST" ? handlers.POST(nextRequest) : handlers.GET(nextRequest));
       } else if (pathname === "/contract/session") {

@@ -563,6 +563,103 @@ describe("server actions", () => {
     expect(attempts).toEqual([]);
   });
 
+  describe("a credentials sign-in with no field of its own (a guest) may be started from anywhere", () => {
+    /** The guest provider of a next-auth application: every sign-in a new guest, whatever the request. */
+    let guests = 0;
+    const guestConfig = () =>
+      config({
+        providers: [
+          ...config().providers,
+          Credentials({
+            id: "guest",
+            credentials: {},
+            authorize: async () => {
+              guests++;
+              return { id: `guest-${guests}`, email: `guest-${guests}@example.com` };
+            },
+          }),
+        ],
+      });
+    // A GET Route Handler calling signIn("guest"), as Vercel's AI chatbot's /api/auth/guest does,
+    // reached by a link from another site, a link preview, a monitor.
+    const visits: Array<[string, Record<string, string>]> = [
+      ["a link from another site", { "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate" }],
+      ["a sibling sub-domain's link", { "sec-fetch-site": "same-site" }],
+      ["a client sending neither Origin nor Sec-Fetch-Site", {}],
+    ];
+    const visit = (headers: Record<string, string>, fn: () => Promise<unknown>) =>
+      inNextRequest(`${ORIGIN}/api/auth/guest`, headers, fn);
+
+    it.each(visits)("honest: %s signs a browser with no session in as a new guest", async (_, headers) => {
+      const { signIn, auth } = NextAuth(guestConfig());
+      const out = await visit(headers, () => signIn("guest", { redirect: false, redirectTo: "/" }));
+      expect(out.error).toBeUndefined();
+      expect(out.result).toBe(`${ORIGIN}/`);
+      const session = await inNextRequest(
+        `${ORIGIN}/`,
+        { cookie: cookieHeader(out.setCookies) },
+        () => auth(),
+        "render",
+      );
+      expect(session.result?.user?.email).toBe(`guest-${guests}@example.com`);
+    });
+
+    it.each(visits)(
+      "attack: %s never replaces a live session (it would sign the user out from another site)",
+      async (_, headers) => {
+        const { signIn, handlers, auth } = NextAuth(guestConfig());
+        const jar = await signInByForm(handlers);
+        const before = guests;
+        const out = await visit({ ...headers, cookie: jar.header() }, () => signIn("guest", { redirect: false }));
+        expect(out.error).toBeInstanceOf(MissingCSRF);
+        expect(out.setCookies).toEqual([]);
+        expect(guests).toBe(before);
+        const still = await inNextRequest(`${ORIGIN}/`, { cookie: jar.header() }, () => auth(), "render");
+        expect(still.result?.user?.email).toBe("ada@example.com");
+      },
+    );
+
+    it.each(visits)(
+      "attack: %s cannot sign in with fields it chose: a password, an address, a token (login CSRF)",
+      async (_, headers) => {
+        const { signIn } = NextAuth(guestConfig());
+        for (const [provider, fields] of [
+          ["credentials", { email: "ada@example.com", password: "right" }],
+          ["guest", { email: "attacker@example.com" }],
+          ["guest", { csrfToken: "forged", callbackUrl: "/x", id: "guest-1" }],
+        ] as const) {
+          const out = await visit(headers, () => signIn(provider, { ...fields, redirect: false }));
+          expect(out.error, JSON.stringify(fields)).toBeInstanceOf(MissingCSRF);
+          expect(out.setCookies).toEqual([]);
+        }
+        expect(attempts).toEqual([]);
+      },
+    );
+
+    it("attack: another site cannot add authorization parameters to a fieldless sign-in", async () => {
+      const { signIn } = NextAuth(guestConfig());
+      const before = guests;
+      const out = await visit({ "sec-fetch-site": "cross-site" }, () =>
+        signIn("guest", { redirect: false }, { login_hint: "attacker" }),
+      );
+      expect(out.error).toBeInstanceOf(MissingCSRF);
+      expect(guests).toBe(before);
+    });
+
+    it("a planted garbage session cookie (no live session) does not stop the guest", async () => {
+      const { signIn } = NextAuth(guestConfig());
+      const planted = await visit({ "sec-fetch-site": "cross-site", cookie: "authjs.session-token=garbage" }, () =>
+        signIn("guest", { redirect: false }),
+      );
+      expect(planted.error).toBeUndefined();
+      expect(
+        planted.setCookies.some(
+          (c) => c.startsWith("authjs.session-token=") && !c.startsWith("authjs.session-token=;"),
+        ),
+      ).toBe(true);
+    });
+  });
+
   it("attack: an Origin with this host but another scheme or port is another origin, refused (CSRF)", async () => {
     const { signIn } = NextAuth(config());
     for (const origin of ["https://localhost:3000", "http://localhost:3001", "http://localhost", "null"]) {
@@ -638,26 +735,13 @@ describe("server actions", () => {
     expect(out.redirectedTo).toBe(`${ORIGIN}/in`);
   });
 
-  // Vercel's AI chatbot: its proxy sends every visitor without a session to a GET Route Handler that
-  // calls signIn("guest"); a visitor who came by a link from another site reaches it cross-site.
-  // next-auth signs the guest in; Latchkey answered MissingCSRF (the route's 500).
-  it("a Route Handler's signIn on a link followed from another site or a sibling (a top-level GET navigation) signs in", async () => {
-    const { signIn } = NextAuth(config());
-    for (const site of ["cross-site", "same-site"]) {
-      const out = await inNextRequest(
-        `${ORIGIN}/api/auth/guest`,
-        { "sec-fetch-site": site, "sec-fetch-mode": "navigate", "sec-fetch-dest": "document" },
-        () => signIn("credentials", { email: "ada@example.com", password: "right", redirectTo: "/chat" }),
-      );
-      expect(out.redirectedTo, `${site}: ${String(out.error)}`).toBe(`${ORIGIN}/chat`);
-      expect(out.setCookies.some((c) => c.startsWith("authjs.session-token="))).toBe(true);
-    }
-  });
-
-  it("attack: another site's request that is not a top-level GET navigation is still refused (CSRF)", async () => {
+  it("attack: another site's request is refused whatever its Fetch Metadata says, a followed link included (a sign-in with a password, a sign-out)", async () => {
     const { signIn, signOut } = NextAuth(config());
     const navigation = { "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate", "sec-fetch-dest": "document" };
     const refused: Record<string, Record<string, string>> = {
+      // A link to a Route Handler that signs in with what the URL says is login CSRF; one that signs out, a forced sign-out.
+      "a link followed from another site": navigation,
+      "a link followed from a sibling": { ...navigation, "sec-fetch-site": "same-site" },
       // A form another site posts is a navigation too, but carries Origin (every method but GET and HEAD does).
       "a cross-site form post": { ...navigation, origin: "https://evil.example" },
       "a form post with Origin: null": { ...navigation, origin: "null" },

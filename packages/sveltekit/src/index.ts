@@ -15,30 +15,37 @@
  */
 
 import type { AuthConfig, Session } from "@latchkey/core";
+import type { ApiKeyPrincipal } from "@latchkey/core/api-keys";
 import {
   beginServerCall,
   type CheckedServerCall,
   encodeCookieValue,
   formFields,
+  type GuardOptions,
+  guard,
   serve,
   serverSignIn,
   serverSignOut,
+  serverSwitchOrganization,
   sessionReadOf,
   shellConfig,
   toResponse,
   webIncoming,
 } from "@latchkey/core/internal";
-import { type Action, type Handle, type RequestEvent, redirect } from "@sveltejs/kit";
+import { type Action, error, fail, type Handle, type RequestEvent, redirect } from "@sveltejs/kit";
 
 export { customFetch, skipCSRFCheck } from "@latchkey/core";
 export * from "@latchkey/core/errors";
 export type * from "@latchkey/core/types";
+export { requireApiKey } from "./api-keys.js";
 
 declare global {
   namespace App {
     interface Locals {
       /** The session of the request, or null (set by Latchkey's `handle`). */
       auth(): Promise<Session | null>;
+      /** The verified API key's principal, set by `requireApiKey` when the key is accepted. */
+      apiKey?: ApiKeyPrincipal;
     }
   }
 }
@@ -53,6 +60,23 @@ export interface SvelteKitAuthResult {
   signIn: Action;
   /** A form action: signs out, then redirects to the form's `redirectTo` (else the page it came from). */
   signOut: Action;
+  /**
+   * A form action: makes the form's `organizationId` the active organization (empty clears it),
+   * after the store confirms the membership. Answers `{ activeOrganization }`, or `fail(status,
+   * { error, message })`: 400 `InvalidOrganization`, 401 `SessionRequired`, 404
+   * `OrganizationNotFound` (also for an organization that does not exist).
+   */
+  switchOrganization: Action;
+  /**
+   * The guard of a `load` function, a form action, an endpoint or `handle`: the session when the
+   * request is signed in with what `options` demand (`organization`, `role`, `permission`,
+   * `factors`, `amr`), decided by core's `requireAuth`. Otherwise it throws SvelteKit's answer: a
+   * browser without a session is redirected (303) to sign in with this URL as `callbackUrl`,
+   * another client gets `error(401)`; no active organization, a role or permission it lacks, or a
+   * missing factor is `error(403, { message, error })` (`OrganizationRequired`, `Forbidden`,
+   * `SecondFactorRequired`).
+   */
+  requireAuth(event: RequestEvent, options?: GuardOptions): Promise<Session>;
 }
 
 /**
@@ -148,6 +172,33 @@ export function SvelteKitAuth(
       const call = await callOf(event);
       const { redirectTo, csrfToken } = formFields(await event.request.formData());
       redirect(303, await serverSignOut(call, redirectTo, csrfToken));
+    },
+    async switchOrganization(event) {
+      const call = await callOf(event);
+      const { organizationId, csrfToken } = formFields(await event.request.formData());
+      const switched = await serverSwitchOrganization(call, organizationId, csrfToken);
+      if (!switched.ok) return fail(switched.status, { error: switched.error, message: switched.message });
+      return { activeOrganization: switched.activeOrganization };
+    },
+    async requireAuth(event, options = {}) {
+      const check = guard(await configOf(event), options);
+      const request = event.request;
+      const result = await check(
+        {
+          ...arrival(event),
+          cookieHeader: request.headers.get("cookie"),
+          accept: request.headers.get("accept"),
+          url: `${event.url.pathname}${event.url.search}`,
+        },
+        { env: await environment() },
+      );
+      if (result.session) return result.session;
+      const answer = result.response;
+      for (const { name, value, options: o } of answer.cookies ?? [])
+        event.cookies.set(name, value, { ...o, path: o?.path ?? "/", encode: encodeCookieValue });
+      if (answer.redirect) redirect(303, answer.redirect);
+      const body = (answer.body ?? {}) as { error?: string; message?: string };
+      error(answer.status ?? 403, { message: body.message ?? "Forbidden", error: body.error } as App.Error);
     },
   };
 }

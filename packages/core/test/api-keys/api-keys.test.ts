@@ -329,6 +329,26 @@ describe("ApiKeys: keys that must not open anything", () => {
     ["a key of 10 kB", `lk_0123456789abcdef_${"A".repeat(10_000)}`, 400, "invalid_request"],
     ["a header sent twice", { headers: { "x-api-key": ["lk_a", "lk_b"] } }, 400, "invalid_request"],
     ["two different keys", { headers: { authorization: "Bearer lk_a", "x-api-key": "lk_b" } }, 400, "invalid_request"],
+    [
+      "Authorization twice, joined by a Web Headers",
+      new Headers([
+        ["authorization", "Bearer lk_a"],
+        ["authorization", "Bearer lk_a"],
+      ]),
+      400,
+      "invalid_request",
+    ],
+    ["X-API-Key twice, joined by Node.js", { headers: { "x-api-key": "lk_a, lk_b" } }, 400, "invalid_request"],
+    [
+      "Authorization twice, its second only in Node.js's rawHeaders",
+      {
+        headers: { authorization: "Bearer lk_a" },
+        rawHeaders: ["Authorization", "Bearer lk_a", "authorization", "Bearer lk_b"],
+      },
+      400,
+      "invalid_request",
+    ],
+    ["a Bearer value of two tokens", "Bearer lk_a lk_b", 400, "invalid_request"],
     ["control characters", "lk_0123456789abcdef_\u0000\r\nset-cookie: x", 401, "invalid_token"],
     ["another prefix", `gh_0123456789abcdef_${"A".repeat(43)}`, 401, "invalid_token"],
     ["a JWT", "Bearer eyJhbGciOiJIUzI1NiJ9.e30.abc", 401, "invalid_token"],

@@ -22,6 +22,8 @@ export {
   postServerCall,
   type ServerCall,
   type SignInAuthorizationParams,
+  type SwitchedOrganization,
   serverSignIn,
   serverSignOut,
+  serverSwitchOrganization,
 } from "./server-action.js";

@@ -10,21 +10,30 @@
  * whatever the framework's own check allows and wherever the call is made from: a request from
  * another origin or site (`Sec-Fetch-Site` `cross-site` or `same-site`, an `Origin` whose scheme,
  * host or port is not the application's, `Origin: null`) is refused with `MissingCSRF` before
- * anything is posted, unless it is a top-level GET navigation (a link followed from another site
- * to a Route Handler that signs in on GET: see `topLevelNavigation`). Only a request that proved its origin (a matching `Origin`, or
+ * anything is posted. Only a request that proved its origin (a matching `Origin`, or
  * `Sec-Fetch-Site: same-origin`) has the pipeline's token minted for the internal request, so the
  * pipeline's own check still runs, and passes only here. A request with neither header proves
  * nothing (every browser of the last years sends `Origin` on a POST): it must carry the pipeline's
  * token itself (`csrfToken` in the form or the options, with the CSRF cookie), as a form posted to
  * the pipeline's own routes does; without one it is refused with `MissingCSRF`.
+ *
+ * One exception: a credentials sign-in the application makes with no field of its own
+ * (`signIn("guest")`: nothing but where to go next) may run for a request from anywhere, as
+ * long as the browser holds no live session. Login CSRF needs the other site to choose the
+ * account the browser ends up in; with no field, the provider alone decides who signs in (a new
+ * guest), so a link from another site, a link preview or a monitor may start it. It never
+ * replaces a live session (that would sign the user out from another site), and any field (a
+ * password, an address) keeps the rule above.
  */
 
 import type { ResponseInternal } from "../../shapes/data.js";
 import { MissingCSRF } from "../base/errors.js";
+import { escapeForLog } from "../base/logger.js";
 import type { Env } from "../config/env.js";
 import type { AuthConfig } from "../config/options.js";
 import { arrivalOf } from "../http/origin.js";
 import { clientAddressFrom, formRecord, type HeaderReader } from "../http/request.js";
+import { liveSessionOf, readSession } from "../session/read.js";
 import { requireCsrf } from "./csrf-check.js";
 import { type IncomingRequest, type SessionRequest, serve, sessionCookieOf } from "./pipeline.js";
 
@@ -62,6 +71,11 @@ export interface ServerCall {
 export interface CheckedServerCall extends ServerCall {
   /** The request proved it came from this origin (`Origin`, `Sec-Fetch-Site`). */
   proven: boolean;
+  /**
+   * Another site or origin made the request: why (the `MissingCSRF` every call but a fieldless
+   * sign-in is refused with, before anything is posted).
+   */
+  crossSite?: string;
 }
 
 /** The headers of the request a call runs for, less those the internal request sets. */
@@ -85,20 +99,6 @@ function parsedOrigin(value: string): string | undefined {
 }
 
 /**
- * Whether a request is a top-level GET (or HEAD) navigation: a link the visitor followed, from
- * whatever site, to a page or a Route Handler that signs in on GET (a guest sign-in a proxy sends
- * every new visitor to). A browser that sends Fetch Metadata sends `Origin` with every request whose
- * method is not GET or HEAD (the Fetch standard), so a navigation to a document without `Origin` is
- * one; a cross-site form post, a framed page and a script's request are not. What such a call does
- * is what the application chose to do on a link, as any GET of its that changes state, and the
- * Fetch Metadata isolation policy lets top-level navigations through for that reason; a
- * `SameSite=Lax` cookie is sent on them all the same.
- */
-function topLevelNavigation(h: HeaderReader): boolean {
-  return h.get("sec-fetch-mode") === "navigate" && h.get("sec-fetch-dest") === "document" && h.get("origin") === null;
-}
-
-/**
  * The CSRF check of a server-side call (see the module's comment). A request another site made
  * is refused: `Sec-Fetch-Site` `cross-site` or `same-site` (a sibling subdomain is another
  * origin), or an `Origin` that is not this application's whole origin (scheme, host and port;
@@ -106,22 +106,22 @@ function topLevelNavigation(h: HeaderReader): boolean {
  * proved it came from this origin: a request with neither header (a non-browser client, a browser
  * too old to send them) proves nothing and must carry the pipeline's CSRF token itself.
  */
-function sameOrigin(h: HeaderReader, where: Arrival, env: Env): boolean {
+function sameOrigin(h: HeaderReader, where: Arrival, env: Env): Pick<CheckedServerCall, "proven" | "crossSite"> {
   const site = h.get("sec-fetch-site");
-  if (site && site !== "same-origin" && site !== "none") {
-    if (topLevelNavigation(h)) return true;
-    throw new MissingCSRF(
-      `A server-side call (sign-in, sign-out, session update, password account) came from a ${site} request`,
-    );
-  }
+  if (site && site !== "same-origin" && site !== "none")
+    return {
+      proven: false,
+      crossSite: `A server-side call (sign-in, sign-out, session update, password account) came from a ${site} request`,
+    };
   const origin = h.get("origin");
-  if (origin === null) return site !== null;
+  if (origin === null) return { proven: site !== null };
   const expected = parsedOrigin(originOf(where, env));
   if (expected === undefined || parsedOrigin(origin) !== expected)
-    throw new MissingCSRF(
-      `A server-side call (sign-in, sign-out, session update, password account) came from the origin ${origin}`,
-    );
-  return true;
+    return {
+      proven: false,
+      crossSite: `A server-side call (sign-in, sign-out, session update, password account) came from the origin ${escapeForLog(origin)}`,
+    };
+  return { proven: true };
 }
 
 /**
@@ -141,7 +141,7 @@ export function beginServerCall(call: ServerCall): CheckedServerCall {
   // requests, the origin check and the account functions all read this arrival, never again the headers.
   const arrived = arrivalOf(resolved, { ...call.where, headers });
   const where: Arrival = { protocol: arrived.protocol, host: arrived.host ?? null, arrivalDecided: true };
-  return { ...call, where, proven: sameOrigin(headers, where, call.env) };
+  return { ...call, where, ...sameOrigin(headers, where, call.env) };
 }
 
 /** Headers given as a record, readable by the pipeline and as a Web `Headers`. */
@@ -204,11 +204,13 @@ function without(header: string | null, name: string): string[] {
 async function csrfOfCall(
   call: CheckedServerCall,
   submitted: unknown,
+  fromAnywhere = false,
 ): Promise<{ cookie: string | null; csrfToken: unknown }> {
   const { config, where, env } = call;
   if (call.undeliverable) throw new Error(call.undeliverable);
+  if (call.crossSite && !fromAnywhere) throw new MissingCSRF(call.crossSite);
   const cookieHeader = call.headers.get("cookie");
-  if (!call.proven) {
+  if (!call.proven && !fromAnywhere) {
     if (typeof submitted !== "string" || !submitted) {
       throw new MissingCSRF(
         "A server-side call (sign-in, sign-out, session update, password account) came with neither Origin nor Sec-Fetch-Site, and without the CSRF token (csrfToken) that would stand in for them",
@@ -304,9 +306,10 @@ export async function postServerCall(
   body: Record<string, unknown>,
   contentType: string,
   submitted?: unknown,
+  fromAnywhere = false,
 ): Promise<ResponseInternal> {
   const { config, where, env } = call;
-  const { cookie, csrfToken } = await csrfOfCall(call, submitted);
+  const { cookie, csrfToken } = await csrfOfCall(call, submitted, fromAnywhere);
   const forwarded: Record<string, string | undefined> = {};
   call.headers.forEach((value, name) => {
     if (!notForwarded.has(name)) forwarded[name] = value;
@@ -353,6 +356,16 @@ function providerOf(config: AuthConfig, id: string): { id: string; type: string 
   return undefined;
 }
 
+/** Whether the browser of a call holds a session that reads live (a store that fails reads as one: nothing is replaced). */
+async function holdsLiveSession(call: CheckedServerCall): Promise<boolean> {
+  const request = { ...call.where, cookieHeader: call.headers.get("cookie") };
+  const { resolved, cookie, cookies } = sessionCookieOf(request, call.config, { env: call.env });
+  if (!cookie) return true;
+  const read = readSession(resolved, { cookies, cookie, reissue: false });
+  const found = read instanceof Promise ? await read : read;
+  return found.failed === true || liveSessionOf(resolved, found) !== null;
+}
+
 export type SignInAuthorizationParams = string[][] | Record<string, string> | string | URLSearchParams;
 
 /**
@@ -378,12 +391,15 @@ export async function serverSignIn(
   if (!found) return `${originOf(where, env)}${config.basePath}/signin?${new URLSearchParams({ callbackUrl })}`;
   const query = new URLSearchParams(authorizationParams).toString();
   const path = `/${found.type === "credentials" ? "callback" : "signin"}/${encodeURIComponent(found.id)}${query ? `?${query}` : ""}`;
+  const fieldless = found.type === "credentials" && !query && Object.keys(rest).every((key) => key === "csrfToken");
+  const fromAnywhere = !call.proven && fieldless && !(await holdsLiveSession(call));
   const res = await postServerCall(
     call,
     path,
     { ...rest, callbackUrl },
     "application/x-www-form-urlencoded",
     rest.csrfToken,
+    fromAnywhere,
   );
   return res.redirect ?? `${originOf(where, env)}${config.basePath}${path}`;
 }
@@ -406,4 +422,51 @@ export async function serverSignOut(
   const callbackUrl = String(redirectTo ?? call.headers.get("referer") ?? "/");
   const res = await postServerCall(call, "/signout", { callbackUrl }, "application/x-www-form-urlencoded", csrfToken);
   return res.redirect ?? callbackUrl;
+}
+
+/** What switching the active organization on the server answered: the organization chosen (null: cleared), or why not. */
+export type SwitchedOrganization =
+  | { ok: true; activeOrganization: { id: string; role: string } | null }
+  | {
+      ok: false;
+      /** 400 not one id, 401 signed out, 404 not an organization of the user's (or none at all). */
+      status: number;
+      error: "InvalidOrganization" | "SessionRequired" | "OrganizationNotFound";
+      message: string;
+    };
+
+/**
+ * Makes `organizationId` the active organization of the call's signed-in user (`POST
+ * <basePath>/organization`, its membership confirmed by the store; empty or null clears it),
+ * the cookie delivered through the call. A refusal the user can act on is answered; anything else
+ * (the store failing) throws, as the pipeline's other failures do. `csrfToken` as for `serverSignOut`.
+ *
+ * @example
+ * ```ts
+ * const switched = await serverSwitchOrganization(call, form.organizationId, form.csrfToken)
+ * if (!switched.ok) return fail(switched.status, switched)
+ * ```
+ */
+export async function serverSwitchOrganization(
+  call: CheckedServerCall,
+  organizationId: unknown,
+  csrfToken?: unknown,
+): Promise<SwitchedOrganization> {
+  const res = await postServerCall(
+    call,
+    "/organization",
+    { organizationId: organizationId ?? "" },
+    "application/x-www-form-urlencoded",
+    csrfToken,
+  );
+  const body = (res.body ?? {}) as {
+    activeOrganization?: { id: string; role: string } | null;
+    error?: unknown;
+    message?: unknown;
+  };
+  const status = res.status ?? 200;
+  if (status === 200) return { ok: true, activeOrganization: body.activeOrganization ?? null };
+  if (status < 500 && typeof body.error === "string")
+    return { ok: false, status, error: body.error as "SessionRequired", message: String(body.message ?? "") };
+  throw new Error(`Switching the active organization failed (${status}): ${String(body.message ?? "")}`);
 }

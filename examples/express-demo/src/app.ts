@@ -2,6 +2,8 @@
  * The demo's Express application: Latchkey's routes under /auth, and a few pages that read the
  * session with getSession().
  */
+
+import type { AdminApi } from "@latchkey/core/admin";
 import {
   confirmTotpEnrolment,
   disableTotp,
@@ -24,6 +26,7 @@ import {
   unlinkAccount,
 } from "@latchkey/express";
 import express, { type NextFunction, type Request, type Response } from "express";
+import { adminPage } from "./admin.js";
 import type { DemoSession } from "./auth.js";
 import type { DemoAuthorization } from "./authorization.js";
 import type { MailCatcher } from "./dev-mail.js";
@@ -55,6 +58,8 @@ export interface AppOptions {
   partnerUrl?: string | undefined;
   /** Organizations and API keys (teams.ts): the account page's switcher, /account/members, /account/api-keys. */
   teams?: DemoTeams | undefined;
+  /** The admin tools (admin.ts): /account/admin, for the admins `Admin` names. */
+  admin?: AdminApi | undefined;
 }
 
 /** What the account page says after a button. */
@@ -78,7 +83,7 @@ const hasPasswordSignIn = (config: AuthConfig) =>
   config.providers.some((p) => typeof p !== "function" && p.id === "credentials");
 
 /** Builds the demo application. */
-export function createApp({ config, storage, mailbox, authorization, partnerUrl, teams }: AppOptions) {
+export function createApp({ config, storage, mailbox, authorization, partnerUrl, teams, admin }: AppOptions) {
   const app = express();
   app.disable("x-powered-by");
   const page = (title: string, body: string) => layout(title, body, !!mailbox);
@@ -173,6 +178,7 @@ export function createApp({ config, storage, mailbox, authorization, partnerUrl,
         "Session & accounts",
         `${notice ? `<p id="notice"><strong>${esc(notice)}</strong></p>` : ""}
          <h2>Session</h2><p>What <code>getSession(req, config)</code> returns:</p><pre id="session">${esc(JSON.stringify(s, null, 2))}</pre>
+         ${admin && (await admin.isAdmin(userId)) ? `<p id="admin-link">You are an admin of this application: <a href="/account/admin">search users, ban and unban</a>.</p>` : ""}
          ${teams ? await organizationSection({ config, storage, teams, page }, s, csrfToken) : ""}
          <h2>Signed-in devices</h2>${deviceList}
          <h2>Linked accounts</h2>${accountRows ? `<table id="accounts"><tr><th>provider</th><th>type</th><th>account id</th><th></th></tr>${accountRows}</table>` : `<p id="accounts-note">${noAccounts}</p>`}
@@ -205,6 +211,8 @@ export function createApp({ config, storage, mailbox, authorization, partnerUrl,
 
   // Organizations, members, invitations and API keys (team-pages.ts).
   if (teams) account.use(teamPages({ config, storage, teams, page }));
+  // The admin tools (admin.ts).
+  if (admin) account.use(adminPage({ config, admin, page }));
 
   // The account page's buttons. revokeSession, revokeOtherSessions and unlinkAccount refuse a
   // post without the page's CSRF token (403): a form on another site, or on a sibling sub-domain

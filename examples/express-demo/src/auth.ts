@@ -124,6 +124,8 @@ export function authConfig({
     // Organizations (teams.ts): the store and roles that the active organization (chosen with
     // POST /auth/organization, on the account page) and requireAuth's `permission` read.
     organizations: { store: storage.organizations, roles: demoRoles },
+    // The admin tools' store (admin.ts): every sign-in, by any method, refuses a banned user.
+    admin: { store: storage.admin },
     experimental: { enableWebAuthn: true }, // passkeys
     theme: { colorScheme: "auto", brandColor: "#3b5bdb" },
     providers,

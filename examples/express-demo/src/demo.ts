@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { hashPassword } from "@latchkey/core/password";
+import { demoAdmin } from "./admin.js";
 import { type AppOptions, createApp } from "./app.js";
 import { authConfig } from "./auth.js";
 import { demoAuthorization } from "./authorization.js";
@@ -93,6 +94,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   // Organizations and API keys; the demo user owns the seeded organization (teams.ts).
   const teams = demoTeams(config, storage, url, !!mail);
   const organization = await seedDemoOrganization(teams, storage, demoUser.id);
+  // The admin tools: the demo user is their owner (admin.ts).
+  const admin = demoAdmin(config, storage, demoUser.id, teams.apiKeys);
   // The Express demo is also an authorization server; in development a second app signs in with it.
   const authorization = options.app ? undefined : await demoAuthorization(config, url);
   const partner =
@@ -107,6 +110,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
       authorization,
       partnerUrl: partner?.url,
       teams,
+      admin,
     }),
   );
 
@@ -130,6 +134,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
             : "sign in with the demo: the second app is off in production",
         ]
       : []),
+    `admin: ${DEMO_USER.email} searches users and bans them at ${url}/account/admin`,
     `organizations: ${DEMO_USER.email} owns "${organization.name}"; members, invitations and API keys under ${url}/account`,
     `storage: ${storage.label}`,
   ];

@@ -29,3 +29,8 @@ export function sameOrigin(req: Request, res: Response, next: NextFunction) {
     return res.status(403).send("Cross-site request refused");
   next();
 }
+
+/** The body of the page a refused form answers: why, and the way back. */
+export function refusalBody(text: string, back: string): string {
+  return `<p id="refusal" class="alert" role="alert">${esc(text)}</p><p><a href="${esc(back)}">Back</a></p>`;
+}

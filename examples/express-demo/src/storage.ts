@@ -1,14 +1,22 @@
 /**
- * Where users, accounts, passkeys, organizations and API keys are kept: PostgreSQL when DATABASE_URL is set (any URL
+ * Where users, accounts, passkeys, organizations, API keys and the admin tools' roles and bans are kept: PostgreSQL when DATABASE_URL is set (any URL
  * `openDatabase` takes), Redis when REDIS_URL is set, otherwise a SQLite file in the data folder.
  * SQL databases are migrated on start (what `npx latchkey migrate <url>` of @latchkey/cli does).
  */
 import { join } from "node:path";
 import type { Adapter } from "@latchkey/core/adapters";
+import type { AdminStore } from "@latchkey/core/admin";
 import type { ApiKeyStore } from "@latchkey/core/api-keys";
 import type { OrganizationStore } from "@latchkey/core/organizations";
-import { RedisAdapter, RedisApiKeyStore, RedisOrganizationStore } from "@latchkey/redis-adapter";
-import { migrate, openDatabase, SqlAdapter, SqlApiKeyStore, SqlOrganizationStore } from "@latchkey/sql-adapter";
+import { RedisAdapter, RedisAdminStore, RedisApiKeyStore, RedisOrganizationStore } from "@latchkey/redis-adapter";
+import {
+  migrate,
+  openDatabase,
+  SqlAdapter,
+  SqlAdminStore,
+  SqlApiKeyStore,
+  SqlOrganizationStore,
+} from "@latchkey/sql-adapter";
 import { Redis } from "ioredis";
 
 export interface Storage {
@@ -17,6 +25,8 @@ export interface Storage {
   organizations: OrganizationStore;
   /** API keys (their hashes), in the same database (teams.ts). */
   apiKeys: ApiKeyStore;
+  /** The admin tools' application-level roles and bans (admin.ts); every sign-in reads the bans. */
+  admin: AdminStore;
   /** What it is, for the start-up message: "SQLite data/demo.sqlite", "Redis", ... */
   label: string;
   close(): Promise<void>;
@@ -34,6 +44,7 @@ export async function openStorage(options: {
       adapter: RedisAdapter(redis),
       organizations: RedisOrganizationStore(redis),
       apiKeys: RedisApiKeyStore(redis),
+      admin: RedisAdminStore(redis),
       label: `Redis (${new URL(options.redisUrl).host})`,
       close: async () => void (await redis.quit()),
     };
@@ -48,6 +59,7 @@ export async function openStorage(options: {
     adapter: SqlAdapter(db),
     organizations: SqlOrganizationStore(db),
     apiKeys: SqlApiKeyStore(db),
+    admin: SqlAdminStore(db),
     label,
     close: () => db.destroy(),
   };

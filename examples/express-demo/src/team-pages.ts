@@ -12,7 +12,7 @@ import type { OrganizationRefusal } from "@latchkey/core/organizations";
 import { type AuthConfig, getCsrfToken, requireApiKey, requireCsrf } from "@latchkey/express";
 import express, { type Request, type Response } from "express";
 import type { DemoSession } from "./auth.js";
-import { buttonForm, sameOrigin } from "./forms.js";
+import { buttonForm, refusalBody, sameOrigin } from "./forms.js";
 import { esc } from "./pages.js";
 import type { Storage } from "./storage.js";
 import { API_KEY_SCOPES, type DemoTeams, demoRoles } from "./teams.js";
@@ -139,14 +139,7 @@ export function teamPages(options: TeamPagesOptions): express.Router {
   const userIdOf = (res: Response) => sessionOf(res).user.id ?? "";
   const refuse = (res: Response, reason: OrganizationRefusal, back: string) => {
     const { status, text } = refusals[reason];
-    res
-      .status(status)
-      .send(
-        page(
-          "Not done",
-          `<p id="refusal" class="alert" role="alert">${esc(text)}</p><p><a href="${back}">Back</a></p>`,
-        ),
-      );
+    res.status(status).send(page("Not done", refusalBody(text, back)));
   };
   /** The active organization and the user's role there, or a page asking to choose one. */
   const activeOf = (res: Response) => {

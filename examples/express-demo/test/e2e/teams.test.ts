@@ -12,50 +12,21 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { browserSuiteRuns, launchChromium } from "../../../../packages/express/test/support/chromium.js";
-import { type DemoProcess, formOf, startDemoProcess } from "../support.js";
+import {
+  type DemoProcess,
+  forcePost,
+  freshPage,
+  mailsTo,
+  signInAsDemoUser,
+  signInByEmailCode,
+  startDemoProcess,
+} from "../support.js";
 
 const runs = browserSuiteRuns("express-demo teams e2e");
 
 let demo: DemoProcess;
 let browser: Browser;
 const contexts: BrowserContext[] = [];
-
-/** A new page in a fresh context (no cookies shared with other tests). */
-async function freshPage(): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  context.setDefaultTimeout(10_000); // a step that hangs fails with its name, within the test's time
-  return context.newPage();
-}
-
-/** Signs the demo user in with the password, on the built-in page. */
-async function signInAsOwner(page: Page): Promise<void> {
-  await page.goto(`${demo.url}/auth/signin`);
-  const form = formOf(page, "/auth/callback/credentials");
-  await form.locator('input[name="email"]').fill("demo@example.com");
-  await form.locator('input[name="password"]').fill("demo-password");
-  await Promise.all([page.waitForURL(`${demo.url}/`), form.locator("button").click()]);
-}
-
-/** The messages to `to` on /dev/mail whose subject has `subject`, newest first, as a locator. */
-function mailsTo(page: Page, to: string, subject: string) {
-  return page.locator("li.mail", { has: page.locator(".to", { hasText: to }) }).filter({ hasText: subject });
-}
-
-/** Signs in a new address with the e-mailed code (which proves the address); lands on /account. */
-async function signInByEmail(page: Page, address: string): Promise<void> {
-  await page.goto(`${demo.url}/auth/signin?callbackUrl=%2Faccount`);
-  const form = formOf(page, "/auth/signin/nodemailer");
-  await form.locator('input[name="email"]').fill(address);
-  await Promise.all([page.waitForURL(/\/auth\/verify-request/), form.locator("button").click()]);
-  const mailbox = await page.context().newPage();
-  await mailbox.goto(`${demo.url}/dev/mail`);
-  const code = (await mailsTo(mailbox, address, "Sign in").first().locator("code.code").textContent()) ?? "";
-  await mailbox.close();
-  const codeForm = page.locator('form.email-code[action$="/auth/callback/nodemailer"]');
-  await codeForm.locator('input[name="code"]').fill(code);
-  await Promise.all([page.waitForURL(`${demo.url}/account`), codeForm.locator("button").click()]);
-}
 
 /** The invitation link of the newest invitation e-mail to `address` on /dev/mail. */
 async function invitationLink(page: Page, address: string): Promise<string> {
@@ -76,18 +47,6 @@ async function switchTo(page: Page, slug: string, name: string): Promise<string>
   return (await active.locator(".role").textContent()) ?? "";
 }
 
-/** Posts a form of the current page's origin with fetch (what a person could forge from the console); resolves to the status. */
-function forcePost(page: Page, action: string, fields: Record<string, string>): Promise<number> {
-  return page.evaluate(
-    async ({ action, fields }) => {
-      const csrfToken = (document.querySelector('input[name="csrfToken"]') as HTMLInputElement).value;
-      const answer = await fetch(action, { method: "POST", body: new URLSearchParams({ ...fields, csrfToken }) });
-      return answer.status;
-    },
-    { action, fields },
-  );
-}
-
 describe.skipIf(!runs)("the demo's organizations, invitations and API keys in Chromium", () => {
   beforeAll(async () => {
     [demo, browser] = await Promise.all([startDemoProcess(), launchChromium()]);
@@ -100,8 +59,8 @@ describe.skipIf(!runs)("the demo's organizations, invitations and API keys in Ch
   });
 
   it("the owner invites by e-mail; the invited person accepts with the mailed link, switches, sees their role; a member cannot invite", async () => {
-    const owner = await freshPage();
-    await signInAsOwner(owner);
+    const owner = await freshPage(browser, contexts);
+    await signInAsDemoUser(owner, demo.url);
     // The seeded organization: the demo user owns it from the first start.
     expect(await switchTo(owner, "demo-company", "Demo Company")).toBe("owner");
     const session = JSON.parse((await owner.textContent("#session")) ?? "null");
@@ -116,8 +75,8 @@ describe.skipIf(!runs)("the demo's organizations, invitations and API keys in Ch
     expect(await owner.textContent(`#invitations tr[data-email="${invited}"]`)).toContain("member");
 
     // The invited person signs in with the invited address (the e-mailed code proves it).
-    const teammate = await freshPage();
-    await signInByEmail(teammate, invited);
+    const teammate = await freshPage(browser, contexts);
+    await signInByEmailCode(teammate, demo.url, invited);
     expect(await teammate.locator("#organizations-note").count()).toBe(1);
     const link = await invitationLink(teammate, invited);
     // Opening the link uses nothing up (a mail scanner may open it); the button accepts.
@@ -187,8 +146,8 @@ describe.skipIf(!runs)("the demo's organizations, invitations and API keys in Ch
   });
 
   it("an invitation for another address is refused, and a revoked one no longer opens", async () => {
-    const owner = await freshPage();
-    await signInAsOwner(owner);
+    const owner = await freshPage(browser, contexts);
+    await signInAsDemoUser(owner, demo.url);
     await switchTo(owner, "demo-company", "Demo Company");
     const invited = `invitee-${crypto.randomUUID().slice(0, 8)}@example.com`;
     await owner.goto(`${demo.url}/account/members`);
@@ -196,9 +155,9 @@ describe.skipIf(!runs)("the demo's organizations, invitations and API keys in Ch
     await Promise.all([owner.waitForURL(/notice=invited$/), owner.click("#invite button")]);
 
     // Someone else, signed in with their own proven address, holds the link: it does not open for them.
-    const other = await freshPage();
+    const other = await freshPage(browser, contexts);
     const otherAddress = `other-${crypto.randomUUID().slice(0, 8)}@example.com`;
-    await signInByEmail(other, otherAddress);
+    await signInByEmailCode(other, demo.url, otherAddress);
     const link = await invitationLink(other, invited);
     await other.goto(link);
     const [stolen] = await Promise.all([
@@ -215,8 +174,8 @@ describe.skipIf(!runs)("the demo's organizations, invitations and API keys in Ch
       owner.click(`#invitations tr[data-email="${invited}"] button`),
     ]);
     expect(await owner.locator(`#invitations tr[data-email="${invited}"]`).count()).toBe(0);
-    const invitee = await freshPage();
-    await signInByEmail(invitee, invited);
+    const invitee = await freshPage(browser, contexts);
+    await signInByEmailCode(invitee, demo.url, invited);
     await invitee.goto(link);
     const [revoked] = await Promise.all([
       invitee.waitForResponse(
@@ -230,8 +189,8 @@ describe.skipIf(!runs)("the demo's organizations, invitations and API keys in Ch
   });
 
   it("an API key made in the browser opens /api/organization with fetch, is listed with its last use, and stops at revocation", async () => {
-    const owner = await freshPage();
-    await signInAsOwner(owner);
+    const owner = await freshPage(browser, contexts);
+    await signInAsDemoUser(owner, demo.url);
     await switchTo(owner, "demo-company", "Demo Company");
     const api = (key: string) =>
       owner.evaluate(async (key) => {

@@ -277,4 +277,23 @@ describe("the active organization", () => {
     expect((await sessionOf(a, jar))?.activeOrganization).toBeNull();
     expect(await guard(a, { organization: true })(guardRequest(jar))).toMatchObject({ response: { status: 403 } });
   });
+
+  it("rule: a switch while the store is down is a 503 with Retry-After, logged, and chooses nothing", async () => {
+    const store = MemoryOrganizationStore();
+    const { a, acme, other, jar } = await jwtWorld(store);
+    expect((await choose(a, jar, acme)).status).toBe(200);
+    const chosen = jar.header();
+    const membership = store.getMembership;
+    store.getMembership = async () => {
+      throw new Error("connection refused");
+    };
+    const down = await choose(a, jar, other);
+    expect(down.status).toBe(503);
+    expect(down.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(down.headers.getSetCookie().filter((c) => c.includes("-organization="))).toEqual([]);
+    expect(JSON.stringify(await down.json())).not.toContain("connection refused");
+    store.getMembership = membership;
+    expect(jar.header()).toBe(chosen);
+    expect((await sessionOf(a, jar))?.activeOrganization?.id).toBe(acme);
+  });
 });

@@ -9,6 +9,8 @@ import type { Context } from "../serve/context.js";
 import { liveSessionOf, readSession } from "../session/read.js";
 
 const headers = { "Content-Type": "application/json", ...noStore };
+/** A store that failed (logged): nothing chosen, the client told to try again, not why. */
+const unavailable = { ...headers, "Retry-After": "5" };
 
 /**
  * `POST /organization` (CSRF-checked; served when the configuration has `organizations`): makes
@@ -17,7 +19,8 @@ const headers = { "Content-Type": "application/json", ...noStore };
  * `organizationId` (or `null`) clears it. An organization the user is not a member of is answered
  * `404 {"error":"OrganizationNotFound"}`, exactly as one that does not exist (nothing to probe);
  * a signed-out request `401 {"error":"SessionRequired"}`; a value that cannot be an id (a repeated
- * field, an object) `400 {"error":"InvalidOrganization"}`.
+ * field, an object) `400 {"error":"InvalidOrganization"}`; a session or organization store that
+ * fails `503` with `Retry-After` (logged), the choice unchanged.
  */
 export async function organization(req: RequestInternal, ctx: Context): Promise<ResponseInternal> {
   const organizations = organizationsOf(ctx.config.source);
@@ -31,7 +34,11 @@ export async function organization(req: RequestInternal, ctx: Context): Promise<
   const read = readSession(ctx.config, { cookies: req.cookies, cookie, reissue: false });
   const done = read instanceof Promise ? await read : read;
   if (done.failed) {
-    return { status: 500, headers, body: { message: "The session could not be read. Check the server logs." } };
+    return {
+      status: 503,
+      headers: unavailable,
+      body: { message: "The session could not be read. Try again shortly." },
+    };
   }
   const userId = done.session ? liveSessionOf(ctx.config, done)?.userId : undefined;
   if (!userId) {
@@ -50,7 +57,11 @@ export async function organization(req: RequestInternal, ctx: Context): Promise<
     membership = await organizations.store.getMembership(wanted, userId);
   } catch (e) {
     ctx.config.logger.error(new SessionTokenError("The membership could not be read", { err: errorOf(e) }));
-    return { status: 500, headers, body: { message: "The organization could not be chosen. Check the server logs." } };
+    return {
+      status: 503,
+      headers: unavailable,
+      body: { message: "The organization could not be chosen. Try again shortly." },
+    };
   }
   if (!membership) {
     const message = "No organization with this id has you as a member.";

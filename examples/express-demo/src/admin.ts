@@ -6,6 +6,7 @@
  */
 import { Admin, type AdminApi, type AdminRefusal, type AdminUserView } from "@latchkey/core/admin";
 import type { ApiKeysApi } from "@latchkey/core/api-keys";
+import { MissingAdapterMethods } from "@latchkey/core/errors";
 import { type AuthConfig, getCsrfToken, requireCsrf } from "@latchkey/express";
 import express, { type Request, type Response } from "express";
 import type { DemoSession } from "./auth.js";
@@ -19,6 +20,10 @@ export function demoAdmin(config: AuthConfig, storage: Storage, ownerId: string,
 }
 
 /** What a refused call says, and its status. */
+/** What the admin page says on a storage whose adapter cannot list users (Redis). */
+const SEARCH_NEEDS_SQL =
+  "Searching users needs an adapter that can list them: start the demo on SQLite (the default) or DATABASE_URL, not REDIS_URL.";
+
 const refusals: Record<AdminRefusal, { status: number; text: string }> = {
   forbidden: { status: 403, text: "You may not use the admin tools, or not for that." },
   self: { status: 409, text: "An admin does not act on themselves." },
@@ -86,7 +91,15 @@ export function adminPage(options: {
   router.get("/admin", async (req, res) => {
     const query = typeof req.query.q === "string" ? req.query.q : "";
     const cursor = typeof req.query.after === "string" ? req.query.after : undefined;
-    const found = await admin.listUsers(userIdOf(res), { query, limit: 20, ...(cursor && { cursor }) });
+    let found: Awaited<ReturnType<AdminApi["listUsers"]>>;
+    try {
+      found = await admin.listUsers(userIdOf(res), { query, limit: 20, ...(cursor && { cursor }) });
+    } catch (e) {
+      // The Redis storage's adapter cannot list users: the page says so instead of failing.
+      if (!(e instanceof MissingAdapterMethods)) throw e;
+      res.status(501).send(page("Admin", refusalBody(SEARCH_NEEDS_SQL, "/account")));
+      return;
+    }
     if (!found.ok) return refuse(res, found.reason);
     const csrfToken = await getCsrfToken(req, res, config);
     const notice = typeof req.query.notice === "string" ? notices[req.query.notice] : undefined;

@@ -263,6 +263,11 @@ describe("the demo on other stores", () => {
       expect(other.output()).toContain("storage: Redis (127.0.0.1:6379)");
       expect((await signIn(other.url, "demo-password")).headers.get("location")).toBe(`${other.url}/protected`);
       expect(await redis.get(redisKeys().userByEmail("demo@example.com"))).toBeTruthy();
+      // Its adapter cannot list users: the admin page says what to use instead of failing.
+      const signedIn = await signIn(other.url, "demo-password", "/account/admin");
+      const adminPage = await fetch(`${other.url}/account/admin`, { headers: { cookie: cookiesOf(signedIn) } });
+      expect(adminPage.status).toBe(501);
+      expect(await adminPage.text()).toContain("Searching users needs an adapter that can list them");
     } finally {
       await other.stop();
       const keys = await redis.keys("latchkey:*");

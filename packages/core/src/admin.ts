@@ -8,7 +8,10 @@
  *   sessions through `session.revocation`, which a ban of JWT sessions needs), revokes their API
  *   keys when `apiKeys` is given, and until it expires refuses every sign-in of theirs (OAuth,
  *   e-mail, credentials, password accounts, passkeys) with `AccessDenied`: the user sees the same
- *   page as a `signIn` callback's refusal, nothing about the ban.
+ *   page as a `signIn` callback's refusal, nothing about the ban. The authorization server
+ *   (`@latchkey/core/authorization-server`) issues the user no token either: a refresh token, a
+ *   code or an approved device of theirs is refused (`invalid_grant`); access tokens it issued
+ *   before the ban hold until they expire (`ttl.accessToken`).
  * - Nobody acts on themselves; owners are untouchable; only an owner bans another admin, or gives
  *   or takes away an admin role.
  * - Bans and roles live in their own store (`MemoryAdminStore`, `SqlAdminStore`,

@@ -353,6 +353,47 @@ describe("remoteKeys: the JWKS of a remote issuer", () => {
     }
   });
 
+  it("attack: while the issuer's JWKS fails, tokens naming made-up kids fetch it at most once per cool-down", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    let up = true;
+    let requests = 0;
+    let keys: Jwk[] = [RSA_JWK];
+    const server = createServer((_req, res) => {
+      requests++;
+      if (!up) return res.writeHead(500).end();
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const uri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`;
+      const source = remoteKeys(async () => uri, fetch);
+      const imported = new ImportedKeys();
+      expect(await verifyJwt(good(), source, imported, EXPECTED)).not.toBeNull();
+      expect(requests).toBe(1);
+      vi.setSystemTime(Date.now() + JWKS_COOLDOWN_MS + 1_000);
+      up = false;
+      // A stranger's made-up kids, one after another: the first asks the failing issuer (503).
+      await expect(verifyJwt(token({ ...RS, kid: "made-up-0" }, claims()), source, imported, EXPECTED)).rejects.toThrow(
+        /JWKS answered 500/,
+      );
+      for (let i = 1; i < 20; i++) {
+        const answer = await verifyJwt(token({ ...RS, kid: `made-up-${i}` }, claims()), source, imported, EXPECTED);
+        expect(answer).toBeNull();
+      }
+      expect(requests).toBe(2);
+      // Known keys keep working meanwhile, from the cached set.
+      expect(await verifyJwt(good(), source, imported, EXPECTED)).not.toBeNull();
+      // Once the cool-down has passed, a rotated key is fetched again.
+      up = true;
+      keys = [RSA_JWK, EC_JWK];
+      vi.setSystemTime(Date.now() + JWKS_COOLDOWN_MS + 1_000);
+      expect((await verifyJwt(token(ES, claims(), "ec"), source, imported, EXPECTED))?.sub).toBe("u1");
+      expect(requests).toBe(3);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it("throws (503) when the key set cannot be fetched, and fetches again on the next token", async () => {
     let up = false;
     let requests = 0;

@@ -15,10 +15,11 @@ import type { ApiKeyOwner, ApiKeyRateLimit, ApiKeyRecord, ApiKeyStore } from "..
 import type { ApiKeyEvent } from "../../shapes/audit.js";
 import type { Awaitable } from "../../shapes/data.js";
 import type { RateLimitStore } from "../../shapes/rate-limit.js";
+import { refuseBanned } from "../admin/config.js";
 import { recordAudit } from "../audit/record.js";
 import { held, slot } from "../base/application.js";
 import { errorOf } from "../base/error-of.js";
-import { AdapterError } from "../base/errors.js";
+import { AccessDenied, AdapterError } from "../base/errors.js";
 import type { Env } from "../config/env.js";
 import type { AuthConfig } from "../config/options.js";
 import { resolveConfig } from "../config/resolve.js";
@@ -256,6 +257,34 @@ export function ApiKeys(config: AuthConfig, options: ApiKeysOptions) {
     return organizations && (await organizations.can(userId, record.organizationId, manage)) ? record : undefined;
   }
 
+  /** Whether `userId` is banned (the configuration's `admin`; never without it); throws when its store cannot be read. */
+  async function isBanned(userId: string): Promise<boolean> {
+    try {
+      await refuseBanned(config, userId);
+      return false;
+    } catch (e) {
+      if (e instanceof AccessDenied) return true;
+      throw e;
+    }
+  }
+
+  /**
+   * Asked once the key `id` of `userId` is stored: a ban that landed meanwhile may have revoked the
+   * user's keys before this one existed, so the key is revoked here (and when the ban cannot be
+   * read, before the error is thrown). True when it was.
+   */
+  async function revokedByBan(userId: string, id: string): Promise<boolean> {
+    let banned: boolean;
+    try {
+      banned = await isBanned(userId);
+    } catch (e) {
+      await store.revokeApiKey(id, new Date());
+      throw e;
+    }
+    if (banned) await store.revokeApiKey(id, new Date());
+    return banned;
+  }
+
   /** Writes `lastUsedAt` unless this instance did within the interval; the store's condition covers the others. */
   function touch(record: ApiKeyRecord, now: number) {
     if (record.lastUsedAt !== null && now - record.lastUsedAt.getTime() < intervalMs) return;
@@ -276,7 +305,8 @@ export function ApiKeys(config: AuthConfig, options: ApiKeysOptions) {
   return {
     /**
      * Makes a key for the acting user, or with `organizationId` for that organization (the
-     * acting user needs `managePermission` there). Every scope must be the acting user's own.
+     * acting user needs `managePermission` there). Every scope must be the acting user's own. A
+     * banned user (the configuration's `admin`) makes none, even when the ban lands meanwhile.
      */
     async create(
       actorId: string,
@@ -310,6 +340,8 @@ export function ApiKeys(config: AuthConfig, options: ApiKeysOptions) {
       if (organizationId !== null && (typeof organizationId !== "string" || organizationId === ""))
         return refused("forbidden");
       if (!(await mayGrant(userId, organizationId, scopes))) return refused("forbidden");
+      // A banned user makes no key: asked before it is stored, and again after (revokedByBan).
+      if (await isBanned(userId)) return refused("forbidden");
       const { id, key } = newKey(prefix);
       const createdAt = new Date();
       const record: ApiKeyRecord = {
@@ -326,6 +358,7 @@ export function ApiKeys(config: AuthConfig, options: ApiKeysOptions) {
         rateLimit,
       };
       await store.createApiKey(record);
+      if (await revokedByBan(userId, id)) return refused("forbidden");
       await audit(trail, {
         type: "apikey.created",
         userId,
@@ -377,6 +410,7 @@ export function ApiKeys(config: AuthConfig, options: ApiKeysOptions) {
       const old = await manageable(userId, keyId);
       if (!old || old.revokedAt !== null) return refused("not-found");
       if (!(await mayGrant(userId, old.organizationId, old.scopes))) return refused("forbidden");
+      if (await isBanned(userId)) return refused("forbidden");
       const { id, key } = newKey(prefix);
       const now = new Date();
       const record: ApiKeyRecord = {
@@ -389,6 +423,7 @@ export function ApiKeys(config: AuthConfig, options: ApiKeysOptions) {
         revokedAt: null,
       };
       if (!(await store.rotateApiKey(old.id, now, record))) return refused("not-found");
+      if (await revokedByBan(userId, id)) return refused("forbidden");
       await audit(trail, {
         type: "apikey.rotated",
         userId,

@@ -4,6 +4,8 @@
  * code grant (RFC 8628 §3.4).
  */
 import type { ResponseInternal } from "../../shapes/data.js";
+import { refuseBanned } from "../admin/config.js";
+import { AccessDenied, AdapterError } from "../base/errors.js";
 import { authenticateClient } from "./clients.js";
 import type { ServerState } from "./config.js";
 import { digest, sameText } from "./crypto.js";
@@ -36,6 +38,23 @@ const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 const SPENT_CODE_MS = 10 * 60_000;
 
 const invalidGrant = (description: string) => new OAuthError("invalid_grant", description);
+
+/**
+ * Whether the user is banned (the configuration's `admin`): every user grant (a code, a refresh,
+ * an approved device) asks before issuing, so what a client got before a ban mints nothing after
+ * it. An admin store that cannot be read refuses too: logged, and answered 503.
+ */
+async function banned(server: ServerState, userId: string): Promise<boolean> {
+  try {
+    await refuseBanned(server.auth, userId);
+    return false;
+  } catch (e) {
+    if (e instanceof AccessDenied) return true;
+    if (!(e instanceof AdapterError)) throw e;
+    server.latchkey().logger.error(e);
+    throw new OAuthError("temporarily_unavailable", "Try again in a moment", 503, { "retry-after": "5" });
+  }
+}
 
 /** The resources a token request asks for, each among `allowed` (RFC 8707 §2.2): all of them when none is named. */
 function resourcesOf(req: ServerRequest, allowed: readonly string[]): string[] {
@@ -162,6 +181,7 @@ async function authorizationCode(
   const challenge = digest(verifier);
   if (!sameText(challenge, data.codeChallenge)) throw invalidGrant("code_verifier does not match the code_challenge");
   if (!(await grantStands(server, data.grantId))) throw invalidGrant("The grant was revoked");
+  if (await banned(server, data.userId)) throw invalidGrant("The user may not sign in");
   const resources = resourcesOf(req, data.resources);
   const signedIn: SignedInAs = {
     userId: data.userId,
@@ -214,6 +234,11 @@ async function refreshToken(server: ServerState, req: ServerRequest, client: Cli
   if (!(await grantStands(server, family.grantId))) {
     await endFamily(server, opened.familyId);
     throw invalidGrant("The grant was revoked");
+  }
+  // Before the family moves on: a store outage leaves the token usable once it answers.
+  if (await banned(server, family.userId)) {
+    await endFamily(server, opened.familyId);
+    throw invalidGrant("The user may not sign in");
   }
   const scopes = scopesAsked(req, family.scopes);
   const resources = resourcesOf(req, family.resources);
@@ -282,6 +307,7 @@ async function deviceCode(server: ServerState, req: ServerRequest, client: Clien
     const taken = dataOf(await server.store.take("device", id), isDeviceData);
     if (!taken?.signedIn || !taken.grantId) throw invalidGrant("The device code was already used");
     if (!(await grantStands(server, taken.grantId))) throw invalidGrant("The grant was revoked");
+    if (await banned(server, taken.signedIn.userId)) throw invalidGrant("The user may not sign in");
     const issued = await userTokens(server, client, {
       grantId: taken.grantId,
       signedIn: taken.signedIn,

@@ -241,7 +241,8 @@ export async function verifyJwt(
 /**
  * The keys of a remote issuer's `jwks_uri`: fetched on first use and again after
  * {@link JWKS_MAX_AGE_MS}, or for an unknown `kid` once {@link JWKS_COOLDOWN_MS} has passed
- * since the last fetch (so tokens naming made-up keys cannot make us fetch in a loop); one fetch
+ * since the last fetch, answered or failed (so tokens naming made-up keys cannot make us fetch in
+ * a loop, even while the issuer fails: they are refused from the cached set meanwhile); one fetch
  * at a time, no redirect followed, a 200 with a key set or an error.
  *
  * @example
@@ -252,8 +253,11 @@ export async function verifyJwt(
 export function remoteKeys(uri: () => Promise<string>, doFetch: typeof fetch): KeySource {
   let cached: { at: number; keys: readonly Jwk[] } | undefined;
   let pending: Promise<readonly Jwk[]> | undefined;
+  // When the last fetch began, answered or not: a failing issuer is not asked once per made-up kid.
+  let attemptedAt = Number.NEGATIVE_INFINITY;
   const load = () => {
     pending ??= (async () => {
+      attemptedAt = Date.now();
       const response = await doFetch(await uri(), {
         headers: { accept: "application/jwk-set+json, application/json" },
         redirect: "manual",
@@ -274,6 +278,8 @@ export function remoteKeys(uri: () => Promise<string>, doFetch: typeof fetch): K
   const within = (ms: number) => cached !== undefined && Date.now() - cached.at < ms;
   return {
     keys: () => (cached && within(JWKS_MAX_AGE_MS) ? cached.keys : load()),
-    refreshed: () => (cached && within(JWKS_COOLDOWN_MS) ? cached.keys : load()),
+    refreshed: () =>
+      pending ??
+      (cached && (within(JWKS_COOLDOWN_MS) || Date.now() - attemptedAt < JWKS_COOLDOWN_MS) ? cached.keys : load()),
   };
 }

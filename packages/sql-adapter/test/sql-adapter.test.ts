@@ -153,7 +153,7 @@ for (const { dialect, label, up } of dialects) {
       await database?.drop();
     });
 
-    it("migrate creates the seventeen tables and twenty-five indexes, then nothing on a second run", async () => {
+    it("migrate creates the nineteen tables and twenty-five indexes, then nothing on a second run", async () => {
       expect(database.migrated.filter((line) => line.startsWith("created table"))).toEqual([
         "created table users",
         "created table accounts",
@@ -172,6 +172,8 @@ for (const { dialect, label, up } of dialects) {
         "created table organization_teams",
         "created table organization_team_members",
         "created table api_keys",
+        "created table admin_roles",
+        "created table admin_bans",
       ]);
       expect(database.migrated.filter((line) => line.includes("index"))).toEqual([
         "created unique index users_email_key on users (email)",
